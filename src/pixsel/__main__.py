@@ -1,0 +1,3 @@
+from pixsel.cli import main
+
+raise SystemExit(main())

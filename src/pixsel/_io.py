@@ -1,0 +1,64 @@
+"""Atomic output: files are written completely or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["atomic_path", "write_json", "save_figure", "to_jsonable"]
+
+
+@contextmanager
+def atomic_path(path):
+    """Yield a temporary path in the target's folder; rename it onto ``path`` on success only."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def to_jsonable(obj):
+    """Convert NumPy scalars and arrays (recursively) to plain Python for ``json``."""
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None if np.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def write_json(path, data):
+    """Write ``data`` as indented JSON, atomically."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "w") as fh:
+            json.dump(to_jsonable(data), fh, indent=2)
+            fh.write("\n")
+    return Path(path)
+
+
+def save_figure(fig, path, **kwargs):
+    """Save a matplotlib figure atomically and close it."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", **kwargs)
+    plt.close(fig)
+    return path

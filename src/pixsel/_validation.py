@@ -1,0 +1,158 @@
+"""Input validation with one message format.
+
+Every public function and estimator of pixsel validates its parameters through the helpers
+here, so that a user always reads the same kind of message::
+
+    The 'k' parameter of SparseLDASelector must be an int in the range [1, 256]. Got 0 instead.
+
+and every data problem says how to fix it. Nothing here modifies the caller's arrays: when a
+conversion is needed a new array is returned, and the dtype policy is explicit (see
+:func:`as_float_array`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_int",
+    "check_real",
+    "check_options",
+    "as_float_array",
+    "check_finite",
+    "check_square_symmetric",
+    "is_dask_array",
+]
+
+
+def _owner(owner: str | None) -> str:
+    return f" of {owner}" if owner else ""
+
+
+def check_int(value, name, *, low=None, high=None, owner=None):
+    """Return ``value`` as an int, or raise ``ValueError``/``TypeError`` in the standard format.
+
+    Examples
+    --------
+    >>> check_int(3, "k", low=1, high=5)
+    3
+    >>> check_int(0, "k", low=1, high=5, owner="SparseLDASelector")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'k' parameter of SparseLDASelector must be an int in the range [1, 5]. Got 0 instead.
+    """
+    lo = "-inf" if low is None else str(low)
+    hi = "inf" if high is None else str(high)
+    rng = f"[{lo}, {hi}]" if high is not None else f"[{lo}, inf)"
+    msg = f"The '{name}' parameter{_owner(owner)} must be an int in the range {rng}. Got {value!r} instead."
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(msg)
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(msg)
+    return value
+
+
+def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, owner=None):
+    """Return ``value`` as a float within bounds, or raise in the standard format.
+
+    Examples
+    --------
+    >>> check_real(0.5, "eta", low=0, high=1, low_open=True, high_open=True)
+    0.5
+    """
+    lb = "(" if low_open else "["
+    rb = ")" if high_open else "]"
+    lo = "-inf" if low is None else f"{low}"
+    hi = "inf" if high is None else f"{high}"
+    msg = (
+        f"The '{name}' parameter{_owner(owner)} must be a real number in the range "
+        f"{lb}{lo}, {hi}{rb}. Got {value!r} instead."
+    )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(msg)
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(msg)
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(msg)
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(msg)
+    return value
+
+
+def check_options(value, name, options, *, owner=None):
+    """Raise unless ``value`` is one of ``options``.
+
+    Examples
+    --------
+    >>> check_options("forward", "direction", ("forward", "backward"))
+    'forward'
+    """
+    if not isinstance(value, str) or value not in options:
+        opts = ", ".join(repr(o) for o in options)
+        raise ValueError(
+            f"The '{name}' parameter{_owner(owner)} must be one of {{{opts}}}. Got {value!r} instead."
+        )
+    return value
+
+
+def is_dask_array(x) -> bool:
+    """True for a ``dask.array.Array`` (without importing dask when it is not loaded)."""
+    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "chunks")
+
+
+def check_finite(x, name="X"):
+    """Raise a ``ValueError`` that locates the first NaN or infinite entry of an array."""
+    x = np.asarray(x)
+    if x.dtype.kind in "fc" and not np.all(np.isfinite(x)):
+        bad = np.argwhere(~np.isfinite(x))
+        first = tuple(int(i) for i in bad[0])
+        raise ValueError(
+            f"{name} contains {len(bad)} NaN or infinite value(s), the first at index {first}. "
+            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before fitting."
+        )
+    return x
+
+
+def as_float_array(x, name="X", *, dtype=None):
+    """Return a 2-D floating array, following pixsel's dtype policy.
+
+    * float32 and float64 are kept as they are (no copy);
+    * integer images (uint8, uint16, int...) and booleans are converted explicitly to float64;
+    * anything else raises.
+
+    The caller's array is never modified: a conversion always makes a new array.
+    """
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with "
+            f"{arr.ndim} dimension(s). Flatten images with X.reshape(len(X), -1)."
+        )
+    if dtype is not None:
+        return check_finite(arr.astype(dtype, copy=False), name)
+    if arr.dtype in (np.float32, np.float64):
+        return check_finite(arr, name)
+    if arr.dtype.kind in "uib":
+        return arr.astype(np.float64)
+    if arr.dtype.kind == "f":  # float16, longdouble
+        return check_finite(arr.astype(np.float64), name)
+    raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
+
+
+def check_square_symmetric(B, name="B", *, rtol=1e-8):
+    """Return ``B`` as a float64 symmetric matrix or raise a ValueError that says what is wrong."""
+    B = np.asarray(B, dtype=np.float64)
+    if B.ndim != 2 or B.shape[0] != B.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {B.shape}.")
+    check_finite(B, name)
+    scale = max(float(np.max(np.abs(B))) if B.size else 0.0, np.finfo(float).tiny)
+    if not np.allclose(B, B.T, rtol=0, atol=rtol * scale):
+        raise ValueError(
+            f"{name} must be symmetric; the largest asymmetry |{name} - {name}.T| is "
+            f"{float(np.max(np.abs(B - B.T))):.3g}. Pass ({name} + {name}.T) / 2 if that is intended."
+        )
+    return B
