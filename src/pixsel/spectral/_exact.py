@@ -769,6 +769,15 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
+    try:  # BLAS threads only slow down the many small factorizations of a search
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
+
+
+def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy):
     t0 = time.perf_counter()
     A, B, form, k, criterion = _validate(A, B, k, criterion)
     strategy = check_options(strategy, "strategy", ("best-first", "plain"), owner="exact_support")
@@ -815,9 +824,12 @@ def exact_support(
     obj = _criterion_value(A, B, S, criterion_eff)
     ub = search.upper_bound()
     if status == "optimal":
-        ub = max(obj, search.best, search.tol_max)
+        # the search proved that no support beats the incumbent: its direct value is the optimum
+        # (the incremental value it was compared with differs from it by rounding only)
+        ub = obj
         if search.tol_max > max(obj, search.best):
             status = "gap_reached"
+            ub = search.tol_max
     ub = max(ub, obj)
     if not math.isfinite(ub):
         ub = _criterion_value(A, B, np.arange(p), criterion_eff)
