@@ -745,7 +745,9 @@ def exact_support(
         Relative tolerance: nodes whose bound is within ``gap_tol * |incumbent|`` of the
         incumbent are discarded. With ``gap_tol > 0`` the search may end with ``'gap_reached'``.
     initial : array-like of int of shape (k,) or None
-        A support to start from (kept if it beats the greedy incumbent).
+        The starting incumbent. ``None`` (default): the better of the forward and backward greedy
+        supports (the dual pass, paper 002 section 2.3). Given, the greedy passes are skipped
+        (pass the dual-pass support when it is already known, e.g. from a greedy path).
     progress : bool, default True
         Show a tqdm bar (nodes, incumbent, bound, gap) once a solve has run for 3 seconds.
     strategy : {'best-first', 'plain'}
@@ -795,7 +797,7 @@ def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial,
     search = _Search(p, k, gap_tol, time_limit, node_limit, progress)
     search.t0 = t0
     # incumbents: dual-pass greedy and the caller's support
-    cands = _greedy_incumbent(A, B, k, criterion_eff, form)
+    cands = [] if initial is not None else _greedy_incumbent(A, B, k, criterion_eff, form)
     if initial is not None:
         init = np.unique(np.asarray(initial, dtype=np.intp))
         if init.shape != (k,) or init.min() < 0 or init.max() >= p:
