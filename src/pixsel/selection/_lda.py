@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_options, check_real, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..stats import class_statistics, regularize
+from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 __all__ = ["SparseLDASelector"]
 
@@ -48,6 +49,14 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
         what was done is recorded in ``regularization_``.
+    solver : {'greedy', 'exact'}, default='greedy'
+        ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced
+        by the certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound
+        started from the greedy support); ``status_``, ``gap_``, ``upper_bound_`` and ``n_nodes_``
+        report it. Supports read at other k with :meth:`get_support_at` stay greedy.
+    time_limit : float or None, default=None
+        Seconds allowed to the exact search; when it stops before proving optimality, the best
+        support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
 
     Attributes
     ----------
@@ -62,6 +71,9 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     regularization_ : dict
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
+    status_, gap_, upper_bound_, n_nodes_ : str, float, float, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...),
+        the certified gap and upper bound at ``n_features_to_select_``, and the nodes searched.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -78,10 +90,14 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     2
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", regularization="auto"):
+    def __init__(
+        self, n_features_to_select=10, *, direction="dual", regularization="auto", solver="greedy", time_limit=None
+    ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.regularization = regularization
+        self.solver = solver
+        self.time_limit = time_limit
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -104,6 +120,7 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
+        _check_solver_params(self, owner)
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
@@ -156,6 +173,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
             self.objective_path_ = (fwd or bwd).objective.copy()
         self.n_features_to_select_ = k
         self.support_ = self._mask_at(k)
+        if self.solver == "exact":
+            self.support_ = _exact_fit_attributes(self, a, B, k, initial=np.flatnonzero(self.support_))
         S = np.flatnonzero(self.support_)
         self.coef_ = weights_on_support(a, B, S)[S]
         return self
