@@ -43,6 +43,7 @@ problem.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import time
@@ -57,6 +58,7 @@ from ._path import SparsePath, objective_on_support, weights_on_support
 __all__ = ["ExactResult", "exact_support", "tighten_path_bound"]
 
 _BRANCH_RULE = "important-include"  # measured best of three rules (docs/issue-4.md)
+_BATCH_EIG_MAX_R = 64
 _STATUSES = ("optimal", "gap_reached", "time_limit", "node_limit", "interrupted")
 
 
@@ -544,6 +546,11 @@ class _FactorBnB:
             # support without j: removes j and drop-1 others
             low_wo1 = np.where(rank_d < drop - 1, csum_d[min(drop, len(delta))] - delta, csum_d[drop - 1])
             exc_bound = fU - np.maximum(delta, (delta + low_wo1) / nu)
+        elif self.r <= _BATCH_EIG_MAX_R:
+            # exact inclusion bound of every exclude child: r x r eigenproblems in one batch
+            Wf = W[free]
+            Gs = st["G"][None, :, :] - Wf[:, :, None] * (Wf[:, None, :] / dP[:, None, None])
+            exc_bound = np.linalg.eigvalsh(Gs)[:, -1]
         else:
             exc_bound = np.full(len(free), fU)
         # support without j: forward gains of the others
@@ -614,11 +621,13 @@ class _FullBnB:
             return False
 
     def _eig(self, U):
+        ix = np.ix_(U, U)
         if self.identity:
-            vals, vecs = np.linalg.eigh(self.A[np.ix_(U, U)])
-        else:
-            vals, vecs = sla.eigh(self.A[np.ix_(U, U)], self.B[np.ix_(U, U)])
-        return float(vals[-1]), vecs[:, -1]
+            vals, vecs = np.linalg.eigh(self.A[ix])
+            return float(vals[-1]), vecs[:, -1]
+        Li = np.linalg.inv(np.linalg.cholesky(self.B[ix]))
+        vals, vecs = np.linalg.eigh(Li @ self.A[ix] @ Li.T)
+        return float(vals[-1]), Li.T @ vecs[:, -1]
 
     def dive(self, Imask, Umask, key):
         s, k = self.s, self.k
@@ -771,12 +780,22 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    try:  # BLAS threads only slow down the many small factorizations of a search
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+    controller = _blas_controller()
+    if controller is None:  # pragma: no cover - threadpoolctl ships with scikit-learn
         return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
-    with threadpool_limits(limits=1, user_api="blas"):
+    # BLAS threads only slow down the many small factorizations of a search
+    with controller.limit(limits=1, user_api="blas"):
         return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    """One threadpoolctl controller (scanning the loaded libraries costs ~10 ms; limiting ~20 us)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover
+        return None
+    return ThreadpoolController()
 
 
 def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy):
@@ -808,7 +827,17 @@ def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial,
     for S in cands:
         search.offer(_criterion_value(A, B, S, criterion_eff), S)
 
-    if strategy == "plain":
+    if k == 1 or k == p:
+        # closed forms: the best single ratio A_ii / B_ii, or the whole set
+        if k == 1:
+            diagA = A**2 if form == "vector" else (np.sum(A**2, axis=1) if form == "factor" else np.diag(A))
+            S = [int(np.argmax(diagA / np.diag(B)))]
+        else:
+            S = np.arange(p)
+        search.offer(_criterion_value(A, B, S, criterion_eff), S)
+        search.n_nodes = 1
+        status = "optimal"
+    elif strategy == "plain":
         status = _plain_dfs(A, B, k, criterion_eff, form, search)
     else:
         if form == "full" and criterion_eff == "trace":
