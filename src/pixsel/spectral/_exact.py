@@ -59,6 +59,7 @@ __all__ = ["ExactResult", "exact_support", "tighten_path_bound"]
 
 _BRANCH_RULE = "important-include"  # measured best of three rules (docs/issue-4.md)
 _BATCH_EIG_MAX_R = 64
+_FIXING = True
 _STATUSES = ("optimal", "gap_reached", "time_limit", "node_limit", "interrupted")
 
 
@@ -209,19 +210,26 @@ def _criterion_value(A, B, S, criterion):
 
 
 def _greedy_incumbent(A, B, k, criterion, form):
-    """Best of the forward and backward greedy supports at ``k`` (the paper's dual pass)."""
-    if form == "vector":
-        from . import greedy_path
+    """Forward and backward greedy supports at ``k`` (the paper's dual pass; the best is kept).
 
-        cands = []
-        for direction in ("forward", "backward"):
-            try:
-                path = greedy_path(A, B, direction=direction)
-            except TypeError:  # pragma: no cover - signature of the general entry point
-                path = greedy_path(A, B, direction=direction, criterion=criterion)
-            cands.append(path.support(k))
-        return cands
-    return _small_dual_pass(A, B, k, criterion)
+    Uses :func:`pixsel.spectral.greedy_path` for vectors, and for factors and full matrices once
+    the general entry point (with a ``criterion``) is available; otherwise a small direct pass.
+    """
+    import inspect
+
+    from . import greedy_path
+
+    general = "criterion" in inspect.signature(greedy_path).parameters
+    if form != "vector" and not general:
+        return _small_dual_pass(A, B, k, criterion)
+    cands = []
+    for direction in ("forward", "backward"):
+        if general:
+            path = greedy_path(A, B, direction=direction, criterion=criterion)
+        else:
+            path = greedy_path(A, B, direction=direction)
+        cands.append(path.support(k))
+    return cands
 
 
 def _small_dual_pass(A, B, k, criterion):
@@ -292,6 +300,13 @@ class _Search:
                 self.tol_max = max(self.tol_max, bound)
             return True
         return False
+
+    def discard_many(self, bounds):
+        """Vectorized :meth:`discard`: a boolean mask of the bounds that cannot beat the incumbent."""
+        out = bounds <= self.theta
+        if self.theta > self.best and np.any(out):
+            self.tol_max = max(self.tol_max, float(np.max(bounds[out])))
+        return out
 
     def push(self, key, Imask, Umask):
         if self.discard(key):
@@ -384,20 +399,19 @@ class _FactorBnB:
         U = np.flatnonzero(Umask)
         inI = Imask[U]
         BUU = B[np.ix_(U, U)]
-        c = sla.cho_factor(BUU)
-        P = sla.cho_solve(c, np.eye(len(U)))
+        P = np.linalg.inv(BUU)
         P = (P + P.T) / 2
         MU = M[U]
         W = P @ MU
         G = MU.T @ W
         I = np.flatnonzero(inI)
         if len(I):
-            BII = BUU[np.ix_(I, I)]
-            cI = sla.cho_factor(BII)
-            X = sla.cho_solve(cI, BUU[I])  # B_II^{-1} B_IU
-            R = BUU - BUU[:, I] @ X
-            Rm = MU - X.T @ MU[I]
-            GI = MU[I].T @ sla.cho_solve(cI, MU[I])
+            X = np.linalg.solve(BUU[np.ix_(I, I)], np.hstack([BUU[I], MU[I]]))
+            XB, XM = X[:, : len(U)], X[:, len(U) :]  # B_II^{-1} B_IU, B_II^{-1} M_I
+            R = BUU - BUU[:, I] @ XB
+            Rm = MU - XB.T @ MU[I]
+            GI = MU[I].T @ XM
+            GI = (GI + GI.T) / 2
         else:
             R = BUU.copy()
             Rm = MU.copy()
@@ -413,9 +427,10 @@ class _FactorBnB:
         u = P[:, t].copy()
         pi = u[t]
         wt = W[t].copy()
-        P -= np.outer(u / pi, u)
-        W -= np.outer(u / pi, wt)
-        st["G"] = st["G"] - np.outer(wt / pi, wt)
+        v = u / pi
+        P -= v[:, None] * u
+        W -= v[:, None] * wt
+        st["G"] = st["G"] - (wt / pi)[:, None] * wt
         P[t, :] = 0.0
         P[:, t] = 0.0
         W[t] = 0.0
@@ -426,9 +441,10 @@ class _FactorBnB:
         R, Rm = st["R"], st["Rm"]
         c = R[:, t].copy()
         rt = Rm[t].copy()
-        st["GI"] = st["GI"] + np.outer(rt, rt) / c[t]
-        R -= np.outer(c / c[t], c)
-        Rm -= np.outer(c / c[t], rt)
+        v = c / c[t]
+        st["GI"] = st["GI"] + (rt / c[t])[:, None] * rt
+        R -= v[:, None] * c
+        Rm -= v[:, None] * rt
         st["inI"][t] = True
 
     def _masks(self, st):
@@ -498,68 +514,65 @@ class _FactorBnB:
             self._include(st, t)
 
     def _bounds_and_fixing(self, st, free, m, u, fU):
-        """Cardinality bounds at the node; returns None (prune), or whether variables were fixed."""
+        """Cardinality bounds at the node; returns (None | fixed?, bound). None means pruned."""
         s, k = self.s, self.k
         P, W, R, Rm = st["P"], st["W"], st["R"], st["Rm"]
         need = k - m  # still to add
         drop = u - k  # still to remove
-        PFF = P[np.ix_(free, free)]
-        dP = np.diag(PFF)
-        dR = np.diag(R)[free]
-        g = np.einsum("ij,ij->i", Rm[free], Rm[free]) / dR  # forward gains given I
-        # mu <= lambda_min(corr(R_FF)) through Gershgorin on its inverse D^1/2 P_FF D^1/2
+        nf = len(free)
+        absP = np.abs(P[np.ix_(free, free)])
+        dP = P[free, free]
+        dR = R[free, free]
+        Rmf = Rm[free]
+        g = np.einsum("ij,ij->i", Rmf, Rmf) / dR  # forward gains given I
+        # mu <= lambda_min(corr(R_FF)): Gershgorin on its inverse D^1/2 P_FF D^1/2 (D = diag R_FF)
         sq = np.sqrt(dR)
-        mu = 1.0 / float(np.max(np.abs(PFF * np.outer(sq, sq)).sum(axis=1)))
-        mu = min(mu, 1.0)
+        mu = min(1.0, 1.0 / float(np.max(sq * (absP @ sq))))
         fI = self.crit(st["GI"])
-        gs = np.sort(g)[::-1]
-        csum_g = np.concatenate(([0.0], np.cumsum(gs)))
-        ub_fwd = fI + csum_g[need] / mu
-        bound = min(fU, ub_fwd)
+        order_g = np.argsort(-g, kind="stable")
+        csum_g = np.zeros(nf + 1)
+        np.cumsum(g[order_g], out=csum_g[1:])
+        bound = min(fU, fI + csum_g[need] / mu)
         back = self.r == 1 or self.trace
         if back:
-            delta = np.einsum("ij,ij->i", W[free], W[free]) / dP
+            Wf = W[free]
+            delta = np.einsum("ij,ij->i", Wf, Wf) / dP
+            # nu >= lambda_max(corr(P_FF)) by Gershgorin
             isq = 1.0 / np.sqrt(dP)
-            nu = float(np.max(np.abs(PFF * np.outer(isq, isq)).sum(axis=1)))
-            nu = max(nu, 1.0)
-            ds = np.sort(delta)
-            csum_d = np.concatenate(([0.0], np.cumsum(ds)))
-            ub_back = fU - csum_d[drop] / nu
-            bound = min(bound, ub_back)
+            nu = max(1.0, float(np.max(isq * (absP @ isq))))
+            order_d = np.argsort(delta, kind="stable")
+            csum_d = np.zeros(nf + 1)
+            np.cumsum(delta[order_d], out=csum_d[1:])
+            bound = min(bound, fU - csum_d[drop] / nu)
         if s.discard(bound):
             return None, bound
-        # fixing. Out: every support containing j is bounded by the incumbent.
-        # top_{need-1} of g without j: gs rank of j
-        order_g = np.argsort(-g, kind="stable")
-        rank_g = np.empty(len(g), np.intp)
-        rank_g[order_g] = np.arange(len(g))
+        if not _FIXING:
+            return False, bound
+        # fixing; top-t sums of the gains without j, from the rank of j
+        rank_g = np.empty(nf, np.intp)
+        rank_g[order_g] = np.arange(nf)
         t1 = need - 1
-        top_wo = np.where(rank_g < t1, csum_g[min(t1 + 1, len(g))] - g, csum_g[t1])
-        inc_bound = fI + (g + top_wo) / mu
+        top_wo = np.where(rank_g < t1, csum_g[min(t1 + 1, nf)] - g, csum_g[t1])
+        inc_bound = fI + (g + top_wo) / mu  # every support containing j
+        top_need_wo = np.where(rank_g < need, csum_g[min(need + 1, nf)] - g, csum_g[need])
+        exc_bound = fI + top_need_wo / mu  # every support without j
         if back:
-            # support containing j removes `drop` others from F - j
-            order_d = np.argsort(delta, kind="stable")
-            rank_d = np.empty(len(delta), np.intp)
-            rank_d[order_d] = np.arange(len(delta))
-            low_wo = np.where(rank_d < drop, csum_d[min(drop + 1, len(delta))] - delta, csum_d[drop])
+            rank_d = np.empty(nf, np.intp)
+            rank_d[order_d] = np.arange(nf)
+            # containing j: `drop` others are removed from F - j
+            low_wo = np.where(rank_d < drop, csum_d[min(drop + 1, nf)] - delta, csum_d[drop])
             inc_bound = np.minimum(inc_bound, fU - low_wo / nu)
-            # support without j: removes j and drop-1 others
-            low_wo1 = np.where(rank_d < drop - 1, csum_d[min(drop, len(delta))] - delta, csum_d[drop - 1])
-            exc_bound = fU - np.maximum(delta, (delta + low_wo1) / nu)
+            # without j: j and drop - 1 others are removed (removing j alone is exact)
+            low_wo1 = np.where(rank_d < drop - 1, csum_d[min(drop, nf)] - delta, csum_d[drop - 1])
+            exc_bound = np.minimum(exc_bound, fU - np.maximum(delta, (delta + low_wo1) / nu))
         elif self.r <= _BATCH_EIG_MAX_R:
             # exact inclusion bound of every exclude child: r x r eigenproblems in one batch
             Wf = W[free]
             Gs = st["G"][None, :, :] - Wf[:, :, None] * (Wf[:, None, :] / dP[:, None, None])
-            exc_bound = np.linalg.eigvalsh(Gs)[:, -1]
-        else:
-            exc_bound = np.full(len(free), fU)
-        # support without j: forward gains of the others
-        top_need_wo = np.where(rank_g < need, csum_g[min(need + 1, len(g))] - g, csum_g[need])
-        exc_bound = np.minimum(exc_bound, fI + top_need_wo / mu)
-        fix_out = np.array([s.discard(b) for b in inc_bound], bool)
-        fix_in = np.array([s.discard(b) for b in exc_bound], bool)
-        both = fix_in & fix_out
-        if np.any(both):
+            exc_bound = np.minimum(exc_bound, np.linalg.eigvalsh(Gs)[:, -1])
+        fix_out = s.discard_many(inc_bound)
+        fix_in = s.discard_many(exc_bound)
+        if np.any(fix_in & fix_out):
             return None, bound  # no improving support either way
         n_in = int(np.count_nonzero(fix_in))
         n_out = int(np.count_nonzero(fix_out))
