@@ -59,11 +59,11 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=16)
     ap.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="smoke run: 5 pairs, n = 10")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 4 pairs, n = 8")
     ap.add_argument("--out", default="results/exact_montecarlo")
     args = ap.parse_args(argv)
     if args.quick:
-        args.pairs, args.n = 5, 10
+        args.pairs, args.n = 4, 8
     n = args.n
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()

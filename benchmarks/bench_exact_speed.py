@@ -78,7 +78,7 @@ def solve_both(name, A, B, k, args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="smoke size (n=20/16, 1 instance each)")
+    ap.add_argument("--quick", action="store_true", help="smoke size (n=16/12, 1 instance each)")
     ap.add_argument("--binary-instances", type=int, default=5)
     ap.add_argument("--full-instances", type=int, default=3)
     ap.add_argument("--limit", type=float, default=120.0, help="time limit of our solver (s)")
@@ -86,10 +86,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/exact_speed")
     args = ap.parse_args(argv)
-    nb, kb, nf, kf = (40, 20, 30, 15) if not args.quick else (20, 10, 14, 7)
+    nb, kb, nf, kf = (40, 20, 30, 15) if not args.quick else (16, 8, 12, 6)
     if args.quick:
         args.binary_instances, args.full_instances = 1, 1
-        args.plain_limit = min(args.plain_limit, 5.0)
+        args.plain_limit = min(args.plain_limit, 2.0)
     rng = np.random.default_rng(args.seed)
     print(f"load average {os.getloadavg()} on {os.cpu_count()} cores", flush=True)
     rows = []
