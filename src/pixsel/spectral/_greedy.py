@@ -93,9 +93,14 @@ class _Working:
         return self.buf[: self.m * self.m].reshape((self.m, self.m), order="F")
 
     def load(self, M):
-        """Copy the symmetric matrix ``M`` (any order) into the buffer."""
+        """Copy the symmetric matrix ``M`` into the buffer (a plain memory copy when ``M`` is
+        C- or F-contiguous: ``M`` is symmetric, so its C-order memory is its F-order memory up to
+        which triangle is read)."""
         self.m = M.shape[0]
-        self.mat[...] = M
+        if M.flags.c_contiguous or M.flags.f_contiguous:
+            self.buf[: self.m * self.m] = M.ravel(order="K")
+        else:
+            self.mat[...] = M
 
     def column(self, j):
         """Column ``j`` of the symmetric matrix (a new array) from its lower triangle."""
@@ -153,8 +158,10 @@ class _Working:
         chunk = max(1, (1 << 20) // max(m_new, 1))
         for c0 in range(0, m_new, chunk):
             c1 = min(m_new, c0 + chunk)
-            block = M[np.ix_(keep, keep[c0:c1])]
-            self.buf[c0 * m_new : c1 * m_new] = block.ravel(order="F")
+            # only the lower triangle is kept: rows c0.. of the new columns c0..c1-1
+            block = M[:, keep[c0:c1]][keep[c0:]]
+            dest = self.buf[c0 * m_new : c1 * m_new].reshape((m_new, c1 - c0), order="F")
+            dest[c0:] = block
         self.m = m_new
 
 
@@ -423,6 +430,30 @@ def _new_info(block_size):
 # --------------------------------------------------------------------------------------------
 # Public, validated entry point
 # --------------------------------------------------------------------------------------------
+def _check_square_symmetric_fast(B, *, rtol=1e-8, rows=256):
+    """:func:`pixsel._validation.check_square_symmetric` in cache-sized row blocks.
+
+    Same acceptance rule and messages (the standard helper is called to raise them), without
+    the several ``p x p`` temporaries of ``np.allclose``: at ``p = 2048`` it took longer than the
+    greedy path itself.
+    """
+    B = np.asarray(B)
+    if B.ndim != 2 or B.shape[0] != B.shape[1]:
+        return check_square_symmetric(B, "B")
+    B = B.astype(np.float64, copy=False)
+    p = B.shape[0]
+    worst, scale = 0.0, 0.0
+    for i0 in range(0, p, rows):
+        blk = B[i0 : i0 + rows]
+        if not np.isfinite(blk).all():
+            return check_square_symmetric(B, "B")
+        scale = max(scale, float(np.abs(blk).max()))
+        worst = max(worst, float(np.abs(blk - B[:, i0 : i0 + rows].T).max()))
+    if worst > rtol * max(scale, np.finfo(np.float64).tiny):
+        return check_square_symmetric(B, "B")
+    return B
+
+
 def _check_pair(a, B, owner):
     """Validate ``a`` (1-D, finite) and ``B`` (square, symmetric, finite, same size): float64 copies
     only when a conversion is needed (the caller's arrays are never written to)."""
@@ -438,7 +469,7 @@ def _check_pair(a, B, owner):
     B_arr = np.asarray(B)
     if B_arr.dtype.kind not in "biuf":
         raise TypeError(f"B must hold real numbers; got dtype {B_arr.dtype}.")
-    B_arr = check_square_symmetric(B_arr, "B")
+    B_arr = _check_square_symmetric_fast(B_arr)
     if B_arr.shape[0] != a_arr.shape[0]:
         raise ValueError(
             f"a and B must describe the same features: a has {a_arr.shape[0]} entries but B is "
