@@ -155,7 +155,7 @@ class _Working:
         keep = np.asarray(keep, dtype=np.intp)
         m_new = len(keep)
         M = self.mat
-        chunk = max(1, (1 << 20) // max(m_new, 1))
+        chunk = max(1, (1 << 17) // max(m_new, 1))  # temporaries of about 1 MB
         for c0 in range(0, m_new, chunk):
             c1 = min(m_new, c0 + chunk)
             # only the lower triangle is kept: rows c0.. of the new columns c0..c1-1
@@ -430,7 +430,7 @@ def _new_info(block_size):
 # --------------------------------------------------------------------------------------------
 # Public, validated entry point
 # --------------------------------------------------------------------------------------------
-def _check_square_symmetric_fast(B, *, rtol=1e-8, rows=256):
+def _check_square_symmetric_fast(B, *, rtol=1e-8):
     """:func:`pixsel._validation.check_square_symmetric` in cache-sized row blocks.
 
     Same acceptance rule and messages (the standard helper is called to raise them), without
@@ -442,6 +442,7 @@ def _check_square_symmetric_fast(B, *, rtol=1e-8, rows=256):
         return check_square_symmetric(B, "B")
     B = B.astype(np.float64, copy=False)
     p = B.shape[0]
+    rows = max(8, (1 << 17) // max(p, 1))  # temporaries of about 1 MB
     worst, scale = 0.0, 0.0
     for i0 in range(0, p, rows):
         blk = B[i0 : i0 + rows]
