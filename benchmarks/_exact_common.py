@@ -1,15 +1,16 @@
 """Shared pieces of the exact-solver benchmarks (issue 4): generators, baselines, classifier.
 
-Everything solver-related goes through pixsel's public API. Two baselines are *local* stand-ins,
-labelled as such, until the kernel helper's thresholding paths and the general helper's
-matrix greedy path are on main:
+Everything solver-related goes through pixsel's public API. Thresholding baselines:
 
-* ``local_simple_thresholding_order``: simple thresholding (ST, paper 002 section 3) - rank the
-  variables by ``|x_i|`` of the principal generalized eigenvector ``x`` of ``(A, B)`` (the
-  unconstrained LDA discriminant ``B^{-1} a`` for two classes); the k largest are kept and
-  renormalized (the paper's "fix": the objective is evaluated on the support).
-* ``local_dual_pass_objectives``: forward and backward greedy by direct evaluation of the
-  objective (``objective_on_support``), best of the two at every k (GSLDA's dual pass).
+* ST (simple thresholding, paper 002 section 3): ``pixsel.spectral.simple_thresholding_path`` -
+  rank ``|v|``, ``v`` the principal eigenvector of ``C = B^{-1/2} A B^{-1/2}`` (for two classes
+  ``v ~ B^{-1/2} a``), every prefix renormalized (the paper's "fix");
+* FT (thresholding of the generalized eigenvector ``x = B^{-1/2} v``, for two classes the dense
+  Fisher discriminant ``B^{-1} a``): ``fisher_thresholding_path`` for vectors, a local
+  ``eigh(A, B)`` ranking for matrices.
+
+The greedy dual pass for a full matrix A is local (``local_dual_pass_objectives``, direct
+evaluation) until the general helper's matrix ``greedy_path`` is on main.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from pixsel.spectral import greedy_path, objective_on_support
+from pixsel.spectral import (
+    fisher_thresholding_path,
+    greedy_path,
+    objective_on_support,
+    simple_thresholding_path,
+)
 
 
 def brownian_kernel(n, gamma, length):
@@ -66,10 +72,16 @@ def principal_vector(A, B):
     return sla.eigh(A, B)[1][:, -1]
 
 
-def local_simple_thresholding_order(A, B):
-    """ST ranking (local stand-in, see the module docstring): largest ``|x_i|`` first."""
-    x = principal_vector(A, B)
-    return np.argsort(-np.abs(x), kind="stable")
+def st_order(A, B):
+    """ST ranking (``simple_thresholding_path``), best first."""
+    return simple_thresholding_path(A, B).order
+
+
+def ft_order(A, B):
+    """FT ranking: ``|x|`` of the principal generalized eigenvector (``B^{-1} a``), best first."""
+    if np.ndim(A) == 1:
+        return fisher_thresholding_path(A, B).order
+    return np.argsort(-np.abs(principal_vector(A, B)), kind="stable")
 
 
 def pearson_order(X, y):

@@ -8,7 +8,8 @@ processes with random smoothness, ``_exact_common.random_pair``: kernel ``exp(-|
   the dual-pass greedy support; every solve must end ``'optimal'`` (counted and reported);
 * GSLDA: the better of the forward and backward greedy passes (local direct-evaluation dual pass,
   see ``_exact_common``);
-* ST: simple thresholding of the principal generalized eigenvector, renormalized.
+* ST: simple thresholding (``simple_thresholding_path``: principal eigenvector of
+  ``B^{-1/2} A B^{-1/2}``), renormalized; FT: thresholding of the generalized eigenvector.
 
 Reported per k: the mean normalized score ``R(k) / lambda_max(A, B)`` of the three, the mean
 ratios greedy/optimal and ST/optimal, the worst greedy ratio, and how often greedy is optimal.
@@ -29,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import local_dual_pass_objectives, local_simple_thresholding_order, random_pair  # noqa: E402
+from _exact_common import ft_order, local_dual_pass_objectives, random_pair, st_order  # noqa: E402
 
 from pixsel._io import save_figure, write_json  # noqa: E402
 from pixsel.spectral import exact_support, objective_on_support  # noqa: E402
@@ -39,8 +40,10 @@ def one_pair(A, B):
     n = len(B)
     fwd, bwd, fsup, bsup = local_dual_pass_objectives(A, B)
     greedy = np.maximum(fwd, bwd)
-    order = local_simple_thresholding_order(A, B)
+    order = st_order(A, B)
     st = np.array([objective_on_support(A, B, np.sort(order[:k])) for k in range(1, n + 1)])
+    order = ft_order(A, B)
+    ft = np.array([objective_on_support(A, B, np.sort(order[:k])) for k in range(1, n + 1)])
     opt = np.empty(n)
     nodes = np.zeros(n, int)
     statuses = []
@@ -50,7 +53,7 @@ def one_pair(A, B):
         opt[k - 1] = res.objective
         nodes[k - 1] = res.n_nodes
         statuses.append(res.status)
-    return opt, greedy, st, nodes, statuses
+    return opt, greedy, st, ft, nodes, statuses
 
 
 def main(argv=None):
@@ -67,12 +70,12 @@ def main(argv=None):
     n = args.n
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    opt_n, gre_n, st_n, r_gre, r_st, nodes_all = [], [], [], [], [], []
+    opt_n, gre_n, st_n, r_gre, r_st, r_ft, nodes_all = [], [], [], [], [], [], []
     not_optimal = 0
     done = 0
     for i in range(args.pairs):
         A, B = random_pair(n, rng)
-        opt, greedy, st, nodes, statuses = one_pair(A, B)
+        opt, greedy, st, ft, nodes, statuses = one_pair(A, B)
         not_optimal += sum(s != "optimal" for s in statuses)
         top = opt[-1]
         opt_n.append(opt / top)
@@ -80,6 +83,7 @@ def main(argv=None):
         st_n.append(st / top)
         r_gre.append(greedy / opt)
         r_st.append(st / opt)
+        r_ft.append(ft / opt)
         nodes_all.append(nodes)
         done += 1
         if args.max_seconds is not None and time.perf_counter() - t0 > args.max_seconds:
@@ -88,15 +92,15 @@ def main(argv=None):
             print(f"  {done} pairs, {time.perf_counter() - t0:.0f} s", flush=True)
     elapsed = time.perf_counter() - t0
     opt_n, gre_n, st_n = map(np.array, (opt_n, gre_n, st_n))
-    r_gre, r_st, nodes_all = np.array(r_gre), np.array(r_st), np.array(nodes_all)
+    r_gre, r_st, r_ft, nodes_all = np.array(r_gre), np.array(r_st), np.array(r_ft), np.array(nodes_all)
     ks = np.arange(1, n + 1)
     print(f"{done} pairs (n = {n}) in {elapsed:.1f} s; solves not optimal: {not_optimal}")
-    print(" k | mean R*/Rn | mean GSLDA/Rn | mean ST/Rn | GSLDA/opt mean (min) | ST/opt mean (min) | GSLDA optimal | nodes")
+    print(" k | mean R*/Rn | mean GSLDA/Rn | mean ST/Rn | GSLDA/opt mean (min) | ST/opt mean (min) | FT/opt mean | GSLDA optimal | nodes")
     for j, k in enumerate(ks):
         print(
             f"{k:2d} | {opt_n[:, j].mean():10.4f} | {gre_n[:, j].mean():13.4f} | {st_n[:, j].mean():10.4f} |"
             f" {r_gre[:, j].mean():.4f} ({r_gre[:, j].min():.4f}) | {r_st[:, j].mean():.4f} ({r_st[:, j].min():.4f}) |"
-            f" {np.mean(r_gre[:, j] >= 1 - 1e-9):12.1%} | {nodes_all[:, j].mean():6.1f}"
+            f" {r_ft[:, j].mean():11.4f} | {np.mean(r_gre[:, j] >= 1 - 1e-9):12.1%} | {nodes_all[:, j].mean():6.1f}"
         )
     worst_k = int(ks[np.argmin(r_gre.mean(0))])
     print(f"greedy mean ratio >= 0.90 at every k: {bool(np.all(r_gre.mean(0) >= 0.9))}; worst mean ratio at k = {worst_k}")
@@ -105,7 +109,7 @@ def main(argv=None):
         "args": vars(args), "pairs_done": done, "elapsed_s": elapsed, "not_optimal": not_optimal,
         "k": ks, "mean_opt_norm": opt_n.mean(0), "mean_greedy_norm": gre_n.mean(0), "mean_st_norm": st_n.mean(0),
         "mean_ratio_greedy": r_gre.mean(0), "min_ratio_greedy": r_gre.min(0), "mean_ratio_st": r_st.mean(0),
-        "min_ratio_st": r_st.min(0), "greedy_optimal_fraction": (r_gre >= 1 - 1e-9).mean(0),
+        "min_ratio_st": r_st.min(0), "mean_ratio_ft": r_ft.mean(0), "greedy_optimal_fraction": (r_gre >= 1 - 1e-9).mean(0),
         "mean_nodes": nodes_all.mean(0), "load": os.getloadavg(),
     }
     write_json(out / "montecarlo.json", data)
@@ -122,6 +126,7 @@ def main(argv=None):
     ax[0].legend()
     ax[1].plot(ks, r_gre.mean(0), "rd-", label="GSLDA / optimal")
     ax[1].plot(ks, r_st.mean(0), "bs-", label="ST / optimal")
+    ax[1].plot(ks, r_ft.mean(0), "c^--", label="FT / optimal")
     ax[1].axhline(0.9, color="gray", ls=":")
     ax[1].set(xlabel="k", ylabel="mean ratio to optimum", title="(b) optimality ratio")
     ax[1].legend()

@@ -7,7 +7,8 @@ The test 20% is classified by the sparse discriminant on the selected support wi
 ``_exact_common.fisher_predict``: ``w = B_SS^{-1} a_S`` and the threshold at the midpoint of the
 projected training class means. Selectors:
 
-* ST - simple thresholding of ``B^{-1} a`` (local stand-in, see ``_exact_common``), renormalized;
+* ST - simple thresholding (``simple_thresholding_path``: ranks ``|B^{-1/2} a|``), renormalized;
+* FT - thresholding of the dense Fisher discriminant ``B^{-1} a`` (``fisher_thresholding_path``);
 * P-corr - ranking by |Pearson correlation| with the label;
 * GSLDA - the dual pass (better of the forward and backward greedy supports at each k)
   (``--dataset sonar``);
@@ -30,7 +31,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import fisher_predict, local_simple_thresholding_order, pearson_order  # noqa: E402
+from _exact_common import fisher_predict, ft_order, pearson_order, st_order  # noqa: E402
 
 from pixsel._io import save_figure, write_json  # noqa: E402
 from pixsel.datasets import load_shared  # noqa: E402
@@ -65,7 +66,7 @@ def main(argv=None):
         ks = ks[:: max(1, len(ks) // 5)]
     exact = args.dataset == "ionosphere"
     main_name = "ESLDA" if exact else "GSLDA"
-    methods = ["ST", "P-corr", main_name]
+    methods = ["ST", "FT", "P-corr", main_name]
     err = {m: np.zeros((args.reps, len(ks))) for m in methods}
     statuses = Counter()
     gaps = []
@@ -77,10 +78,10 @@ def main(argv=None):
             st = class_statistics(X[tr], y[tr])
             a = np.asarray(st.between).ravel()
             B, _ = regularize(st.within, "auto")
-            orders = {"ST": local_simple_thresholding_order(a, B), "P-corr": pearson_order(X[tr], y[tr])}
+            orders = {"ST": st_order(a, B), "FT": ft_order(a, B), "P-corr": pearson_order(X[tr], y[tr])}
             greedy = dual_pass_supports(a, B)
             for j, k in enumerate(ks):
-                sup = {m: np.sort(orders[m][:k]) for m in ("ST", "P-corr")}
+                sup = {m: np.sort(orders[m][:k]) for m in ("ST", "FT", "P-corr")}
                 if exact:
                     res = exact_support(a, B, k, initial=greedy[k - 1], time_limit=args.solve_limit, progress=False)
                     statuses[res.status] += 1
@@ -112,7 +113,7 @@ def main(argv=None):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    style = {"ST": "bs-", "P-corr": "g*-", "GSLDA": "rd-", "ESLDA": "ko-"}
+    style = {"ST": "bs-", "FT": "c^--", "P-corr": "g*-", "GSLDA": "rd-", "ESLDA": "ko-"}
     for m in methods:
         ax.errorbar(ks, 100 * err[m].mean(0), yerr=100 * err[m].std(0), fmt=style[m], label=m, capsize=2, ms=4)
     ax.set(xlabel="k", ylabel="CV test error (%)", title=f"{args.dataset}: {args.reps} x 5-fold CV")
