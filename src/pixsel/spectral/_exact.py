@@ -124,7 +124,7 @@ class ExactResult:
 # ---------------------------------------------------------------------------------------------
 
 
-def _classify(A, p_hint=None):
+def _classify(A):
     A = np.asarray(A)
     if A.ndim == 1:
         return "vector"
