@@ -110,7 +110,7 @@ def main(argv=None):
     if not args.quick and nb <= 60:
         try:
             a, B = sonar_instance(nb)
-            rows.append(solve_both("sonar40", a, B, kb, args))
+            rows.append(solve_both(f"sonar{nb}", a, B, kb, args))
         except FileNotFoundError as err:
             print(f"sonar40 skipped: {err}")
     for i in range(args.hard_instances):
@@ -120,7 +120,7 @@ def main(argv=None):
         A, B = random_pair(nf, rng)
         rows.append(solve_both(f"full-maxeig-{i}", A, B, kf, args))
     summary = {}
-    for kind in ("lda-brownian", "sonar40", "hard-brownian", "full-maxeig"):
+    for kind in ("lda-brownian", f"sonar{nb}", "hard-brownian", "full-maxeig"):
         sel = [r for r in rows if r["instance"].startswith(kind)]
         if not sel:
             continue
