@@ -211,6 +211,6 @@ def multiclass_greedy_path(M, B=None, *, direction="forward", criterion="max-eig
         order, objective, info = _backward(M, Bd, criterion)
     else:
         raise ValueError(f"The 'direction' parameter must be one of {{'forward', 'backward'}}. Got {direction!r} instead.")
-    info = dict(info, criterion=criterion, form="low-rank")
+    info = dict(info, criterion=criterion, form="factor")
     Bstore = None if (B is None or hasattr(B, "column")) else np.asarray(B, dtype=np.float64)
     return SparsePath(order=order, objective=objective, direction=direction, A=M, B=Bstore, info=info)
