@@ -64,3 +64,14 @@ def test_max_k_and_errors():
     with pytest.raises(ValueError, match="NaN"):
         greedy_path(np.array([1.0, np.nan]))
     assert infer_form(np.arange(6.0).reshape(3, 2)) == "factor"
+
+
+def test_every_path_carries_a_certified_bound(oracle):
+    rng = np.random.default_rng(9)
+    A = np.cov(rng.standard_normal((30, 7)), rowvar=False)
+    for d in ("forward", "backward"):
+        path = greedy_path(A, direction=d)
+        assert path.upper_bound is not None and path.upper_bound.shape == (7,)
+        assert path.info["proved_optimal"] is not None  # p <= 256: the dual certificate ran
+        assert np.all(path.gap >= -1e-9)
+    assert greedy_path(A, certificate=None).upper_bound is None

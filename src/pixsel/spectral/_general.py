@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_finite, check_int, check_options
+from ._certificates import certify
 from ._fullrank import fullrank_greedy_path
 from ._multiclass import multiclass_greedy_path
 
@@ -46,7 +47,9 @@ def infer_form(A):
     raise ValueError(f"A must be a vector, a p x r factor or a p x p symmetric matrix; got shape {A.shape}.")
 
 
-def greedy_path(A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None):
+def greedy_path(
+    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate="auto"
+):
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
 
     Parameters
@@ -66,6 +69,12 @@ def greedy_path(A, B=None, *, direction="forward", criterion="max-eig", form="au
         2-D array as a factor.
     max_k : int or None
         Forward only: stop after ``max_k`` features (the path then has ``max_k`` entries).
+    certificate : {'auto', 'dual', 'inclusion', None}
+        Per-``k`` certified upper bounds stored on ``path.upper_bound`` (see
+        :func:`pixsel.spectral.certify`): ``'inclusion'`` the inclusion-principle and norm bounds
+        (cheap), ``'dual'`` adds the sparse PCA duality certificate (``B = I``, full ``A``;
+        one ``O(p^3)`` test per ``k``), ``'auto'`` = ``'dual'`` when ``p <= 256`` else
+        ``'inclusion'``, ``None`` none.
 
     Returns
     -------
@@ -106,12 +115,22 @@ def greedy_path(A, B=None, *, direction="forward", criterion="max-eig", form="au
         max_k = check_int(max_k, "max_k", low=1, high=p, owner="greedy_path")
         if direction == "backward":
             raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
-    if form == "vector":
-        if max_k is None:
-            path = _binary_greedy_path(A, np.eye(p) if B is None else B, direction)
-            path.info = dict(path.info, criterion=criterion, form="vector")
-            return path
-        return multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k)
-    if form == "factor":
-        return multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
-    return fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    if certificate not in ("auto", "dual", "inclusion", None):
+        raise ValueError(
+            "The 'certificate' parameter of greedy_path must be one of {'auto', 'dual', 'inclusion', None}. "
+            f"Got {certificate!r} instead."
+        )
+    if form == "vector" and max_k is None:
+        path = _binary_greedy_path(A, np.eye(p) if B is None else B, direction)
+        path.info = dict(path.info, criterion=criterion, form="vector")
+    elif form == "vector":
+        path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k)
+        path.A, path.info["form"] = A, "vector"
+    elif form == "factor":
+        path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    else:
+        path = fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    if certificate is not None:
+        dual = certificate == "dual" or (certificate == "auto" and p <= 256)
+        certify(path, dual=dual)
+    return path
