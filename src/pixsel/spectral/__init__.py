@@ -2,6 +2,9 @@
 
 from ._greedy_reference import greedy_path_reference
 from ._path import SparsePath, objective_on_support, weights_on_support
+from ._certificates import certify, dual_certificate, inclusion_bounds
+from ._implicit import implicit_greedy_path
+from ._renormalize import renormalize, simple_thresholding
 
 greedy_path = greedy_path_reference  # replaced by the blocked kernel
 
@@ -11,4 +14,10 @@ __all__ = [
     "greedy_path_reference",
     "objective_on_support",
     "weights_on_support",
+    "certify",
+    "dual_certificate",
+    "inclusion_bounds",
+    "implicit_greedy_path",
+    "renormalize",
+    "simple_thresholding",
 ]
