@@ -11,8 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options, check_real, is_dask_array
-from ..spectral import weights_on_support
-from ..spectral._general import greedy_path
+from ..spectral import greedy_path, weights_on_support
 from ..stats import class_statistics, regularize
 
 __all__ = ["SparseLDASelector"]
