@@ -78,3 +78,43 @@ def test_larger_problem_screening_is_exact():
         assert path.objective[t] == pytest.approx(max(vals), rel=1e-11)
     assert path.order.tolist() == S
     assert path.info["n_secular"] < 12 * p / 2  # the screening discarded most candidates
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_partial_and_secular_methods_agree(seed):
+    rng = np.random.default_rng(seed)
+    p = 40
+    A = np.cov(rng.standard_normal((50, p)) @ (np.eye(p) + 0.2 * rng.standard_normal((p, p))), rowvar=False)
+    a = fullrank_greedy_path(A, max_k=25)
+    b = fullrank_greedy_path(A, max_k=25, method="secular")
+    np.testing.assert_array_equal(a.order, b.order)
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-10)
+    assert a.info["n_partial_eigh"] > 0
+
+
+def test_many_survivors_fall_back_to_secular(oracle):
+    """Identical diagonal and symmetric couplings: many candidates tie and survive."""
+    p = 9
+    A = np.eye(p) + 0.1 * np.ones((p, p))
+    path = fullrank_greedy_path(A)
+    order, obj = oracle.greedy(A, None, "forward")
+    np.testing.assert_allclose(path.objective, obj, rtol=1e-10)
+    np.testing.assert_array_equal(path.order, order)
+
+
+def test_closed_form_3x3_bound_is_an_upper_bound():
+    from pixsel.spectral._fullrank import _arrow3_max
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    a = rng.standard_normal(n) * 3
+    b = a - np.abs(rng.standard_normal(n)) * rng.choice([0, 1e-9, 1.0], n)  # near-double cases
+    c, d, e = rng.standard_normal((3, n)) * rng.choice([1e-6, 1.0], (3, n))
+    T = np.zeros((n, 3, 3))
+    T[:, 0, 0], T[:, 1, 1], T[:, 2, 2] = a, b, c
+    T[:, 0, 2] = T[:, 2, 0] = d
+    T[:, 1, 2] = T[:, 2, 1] = e
+    exact = np.linalg.eigvalsh(T)[:, -1]
+    ub = _arrow3_max(a, b, c, d, e)
+    assert np.all(ub >= exact)
+    assert np.all(ub - exact <= 1e-6 * (np.abs(a) + np.abs(b) + np.abs(c) + np.hypot(d, e)))

@@ -52,11 +52,14 @@ _EPS = np.finfo(np.float64).eps
 
 
 def _secular_border(theta, b, c, lo, hi, max_iter=100):
-    """Largest root of ``lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]`` (rows at once)."""
+    """Largest root of ``phi(lam) = lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]``.
+
+    ``phi`` is increasing and concave right of the largest pole, so Newton's method started
+    from a lower bound (``phi(lo) <= 0``) climbs monotonically to the root and converges
+    quadratically; every iterate stays a lower bound. All rows at once.
+    """
     b2 = b * b
-    lam = hi.copy()
-    lo = lo.copy()
-    hi = hi.copy()
+    lam = lo.copy()
     active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _ in range(max_iter):
@@ -68,15 +71,11 @@ def _secular_border(theta, b, c, lo, hi, max_iter=100):
             q = b2[ia] / diff
             phi = la - c[ia] - q.sum(axis=1)
             dphi = 1.0 + (q / diff).sum(axis=1)
-            pos = phi > 0
-            hi[ia] = np.where(pos, la, hi[ia])
-            lo[ia] = np.where(pos, lo[ia], la)
-            new = la - phi / dphi
-            bad = ~((new > lo[ia]) & (new < hi[ia])) | ~np.isfinite(new)
-            new[bad] = 0.5 * (lo[ia][bad] + hi[ia][bad])
-            done = (np.abs(new - la) <= 2 * _EPS * np.abs(new)) | (
-                hi[ia] - lo[ia] <= 4 * _EPS * np.maximum(np.abs(hi[ia]), 1e-300)
-            )
+            step = -phi / dphi
+            bad = ~np.isfinite(step)  # at a pole: nudge right
+            step[bad] = 1e-8 * (hi[ia][bad] - la[bad])
+            new = np.minimum(la + np.maximum(step, 0.0), hi[ia])
+            done = (phi >= 0) | (new - la <= 4 * _EPS * np.abs(new))
             lam[ia] = new
             active[ia[done]] = False
     return lam
@@ -211,6 +210,108 @@ def _forward(Aop, B, criterion, n_steps):
     return order, objective, {"n_secular": n_secular}
 
 
+def _arrow3_max(a, b, c, d, e):
+    """Upper bound (within 1e-7 relative) on lambda_max of [[a, 0, d], [0, b, e], [d, e, c]].
+
+    Closed-form trigonometric solution (vectorized); its rounding error, at worst about
+    sqrt(eps) relative near a double eigenvalue, is covered by the returned inflation. Also never
+    above the 2 x 2 bound on ``(max(a, b), sqrt(d^2 + e^2), c)``, which is exact arithmetic-safe.
+    """
+    q = (a + b + c) / 3.0
+    p1 = d * d + e * e
+    a_, b_, c_ = a - q, b - q, c - q
+    p2 = a_ * a_ + b_ * b_ + c_ * c_ + 2.0 * p1
+    pp = np.sqrt(p2 / 6.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = (a_ * b_ * c_ - a_ * e * e - b_ * d * d) / np.where(pp > 0, pp, 1.0) ** 3
+    r = np.clip(det / 2.0, -1.0, 1.0)
+    lam = q + 2.0 * pp * np.cos(np.arccos(r) / 3.0)
+    scale = np.abs(a) + np.abs(b) + np.abs(c) + np.sqrt(p1)
+    lam = lam + 1e-7 * scale
+    two = _eig2_max(np.maximum(a, b), np.sqrt(p1), c) + 1e-12 * scale
+    return np.minimum(lam, two)
+
+
+def _top2(M):
+    """Two largest eigenpairs of a small symmetric matrix (one tridiagonalization, no full basis)."""
+    t = M.shape[0]
+    w, V = sla.eigh(M, subset_by_index=[max(0, t - 2), t - 1], driver="evr")
+    th2 = w[0] if t > 1 else w[-1]
+    return w[-1], th2, V[:, -1]
+
+
+def _forward_identity(Aop, n_steps, max_partial=4):
+    """``B = I``, ``'max-eig'``: screening, then the survivors' top eigenvalue by a partial ``eigh``.
+
+    The state is only the top eigenpair ``(theta_1, x_1)`` and ``theta_2`` of ``A_SS`` (from the
+    winner's own partial eigendecomposition); the bounds need ``A_{cand,S} x_1`` (``O(p t)``),
+    ``|A_{i,S}|^2`` (updated in ``O(p)``) and ``A_ii``. When more than ``max_partial`` candidates
+    survive the screening, they are evaluated together by the secular equation on a full
+    eigendecomposition of ``A_SS`` instead.
+    """
+    p = Aop.p
+    dA = Aop.diag()
+    Acols = np.zeros((p, n_steps))
+    rowsq = np.zeros(p)
+    free = np.ones(p, dtype=bool)
+    order = np.empty(n_steps, dtype=np.intp)
+    objective = np.empty(n_steps)
+    S = []
+    n_exact = n_secular = 0
+    th1 = th2 = 0.0
+    x1 = np.zeros(0)
+    for t in range(n_steps):
+        cand = np.flatnonzero(free)
+        if t == 0:
+            j = int(cand[np.argmax(dA[cand])])
+            best, state = dA[j], (dA[j], dA[j], np.ones(1))
+        else:
+            AS = Acols[:, :t]
+            ASS = AS[S]
+            c = dA[cand]
+            b1 = AS[cand] @ x1
+            bnorm2 = rowsq[cand]
+            lower = np.maximum(_eig2_max(th1, b1, c), th1)
+            beta = np.sqrt(np.maximum(bnorm2 - b1 * b1, 0.0))
+            upper = _arrow3_max(th1, th2, c, b1, beta)
+            scale = np.maximum(np.abs(upper), abs(th1)) + np.sqrt(bnorm2) + 1e-300
+            lower = np.minimum(lower, upper)
+            surv = np.flatnonzero(upper >= lower.max() - 1e-10 * scale.max())
+            if len(surv) <= max_partial:
+                vals, states = [], []
+                for s_ in surv:
+                    i = cand[s_]
+                    M = np.empty((t + 1, t + 1))
+                    M[:t, :t] = ASS
+                    M[t, :t] = M[:t, t] = AS[i]
+                    M[t, t] = dA[i]
+                    st = _top2(M)
+                    vals.append(st[0])
+                    states.append(st)
+                n_exact += len(surv)
+                w = int(np.argmax(vals))  # surv is sorted: ties -> lowest index
+                j, best, state = int(cand[surv[w]]), vals[w], states[w]
+            else:
+                theta, X = sla.eigh(ASS, driver="evd")
+                bs = AS[cand[surv]] @ X
+                lo = np.minimum(np.maximum(lower[surv], np.maximum(th1, c[surv])), upper[surv])
+                vals = _secular_border(theta, bs, c[surv], lo, upper[surv])
+                n_secular += len(surv)
+                w = int(np.argmax(vals))
+                j, best, state = int(cand[surv[w]]), vals[w], None
+        order[t] = j
+        free[j] = False
+        S.append(j)
+        col = Aop.column(j)
+        Acols[:, t] = col
+        rowsq += col * col
+        objective[t] = best
+        if state is None:
+            state = _top2(Acols[:, : t + 1][S])
+        th1, th2, x1 = state
+    return order, objective, {"n_secular": n_secular, "n_partial_eigh": n_exact}
+
+
 def _backward(A, B, criterion):
     p = A.shape[0]
     alive = list(range(p))
@@ -258,7 +359,7 @@ def _backward(A, B, criterion):
     return order, objective, {"n_secular": n_secular}
 
 
-def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig", max_k=None):
+def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig", max_k=None, method="auto"):
     """Exact greedy path of ``lambda_max(A_S, B_S)`` (or ``tr``) for a full symmetric ``A``.
 
     Parameters
@@ -272,6 +373,11 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
     criterion : {'max-eig', 'trace'}
     max_k : int or None
         Forward only: stop after ``max_k`` steps.
+    method : {'auto', 'secular'}
+        Forward with ``B = I`` and ``'max-eig'``: ``'auto'`` evaluates the (few) survivors of the
+        screening by a partial ``eigh`` of their ``(t + 1) x (t + 1)`` matrix (top two eigenpairs,
+        ``O(t^3)`` with a small constant, no full basis kept); ``'secular'`` always uses the
+        secular equation on the full eigendecomposition of ``A_SS``.
 
     Returns
     -------
@@ -293,7 +399,10 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
     if direction == "forward":
         Aop = A if hasattr(A, "column") else DenseOperator(A)
         n_steps = Aop.p if max_k is None else int(max_k)
-        order, objective, info = _forward(Aop, Bd, criterion, n_steps)
+        if Bd is None and criterion == "max-eig" and method != "secular":
+            order, objective, info = _forward_identity(Aop, n_steps)
+        else:
+            order, objective, info = _forward(Aop, Bd, criterion, n_steps)
         Astore = Aop.matrix if isinstance(Aop, DenseOperator) else None
     elif direction == "backward":
         Astore = np.asarray(A, dtype=np.float64)
