@@ -75,3 +75,17 @@ def test_every_path_carries_a_certified_bound(oracle):
         assert path.info["proved_optimal"] is not None  # p <= 256: the dual certificate ran
         assert np.all(path.gap >= -1e-9)
     assert greedy_path(A, certificate=None).upper_bound is None
+
+
+def test_singular_B_forward_has_infinite_bound_and_backward_asks_for_regularization():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((4, 8))
+    B = X.T @ X / 4
+    a = X.T @ rng.standard_normal(4) / 4
+    path = greedy_path(a, B)
+    assert np.all(np.isfinite(path.objective)) and np.all(np.isinf(path.upper_bound))
+    with pytest.raises(ValueError, match="regulariz"):
+        greedy_path(a, B, direction="backward")
+    with pytest.raises(TypeError, match="binary kernel"):
+        greedy_path(np.eye(3), block_size=2)
+    assert greedy_path(a, B, block_size=2).order.tolist() == path.order.tolist()

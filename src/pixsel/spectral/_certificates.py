@@ -71,6 +71,11 @@ def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
     form = infer_form(A) if form is None else form
     p = A.shape[0]
     Bd = None if B is None else np.asarray(B, dtype=np.float64)
+    if Bd is not None:
+        try:
+            np.linalg.cholesky(Bd)
+        except np.linalg.LinAlgError:  # singular B: lambda_max(A, B) is unbounded, no finite bound
+            return np.full(p, np.inf)
     F = A[:, None] if form == "vector" else A
     if form == "full":
         gen = sla.eigh(A, Bd, eigvals_only=True)

@@ -48,7 +48,8 @@ def infer_form(A):
 
 
 def greedy_path(
-    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate="auto"
+    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate="auto",
+    **kernel_options,
 ):
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
 
@@ -75,6 +76,9 @@ def greedy_path(
         (cheap), ``'dual'`` adds the sparse PCA duality certificate (``B = I``, full ``A``;
         one ``O(p^3)`` test per ``k``), ``'auto'`` = ``'dual'`` when ``p <= 256`` else
         ``'inclusion'``, ``None`` none.
+    **kernel_options
+        Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
+        ``drift_tol``; see :mod:`pixsel.spectral._greedy`).
 
     Returns
     -------
@@ -120,8 +124,13 @@ def greedy_path(
             "The 'certificate' parameter of greedy_path must be one of {'auto', 'dual', 'inclusion', None}. "
             f"Got {certificate!r} instead."
         )
+    if kernel_options and not (form == "vector" and max_k is None):
+        raise TypeError(
+            f"greedy_path got options {sorted(kernel_options)} that only the binary kernel (a vector A "
+            "without max_k) accepts."
+        )
     if form == "vector" and max_k is None:
-        path = _binary_greedy_path(A, np.eye(p) if B is None else B, direction)
+        path = _binary_greedy_path(A, np.eye(p) if B is None else B, direction=direction, **kernel_options)
         path.info = dict(path.info, criterion=criterion, form="vector")
     elif form == "vector":
         path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k)
