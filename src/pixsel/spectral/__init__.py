@@ -6,6 +6,7 @@ from ._general import greedy_path  # vector -> blocked binary kernel (_greedy), 
 from ._greedy_reference import greedy_path_reference
 from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
+from ._refine import refine_support
 from ._renormalize import renormalize, simple_thresholding
 from ._thresholding import fisher_thresholding_path, simple_thresholding_path
 
@@ -26,4 +27,5 @@ __all__ = [
     "implicit_greedy_path",
     "renormalize",
     "simple_thresholding",
+    "refine_support",
 ]
