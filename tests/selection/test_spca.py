@@ -59,3 +59,15 @@ def test_planted_support_recovered_across_seeds():
         planted = rng.choice(20, 4, replace=False)
         X[:, planted] += 3 * rng.standard_normal((300, 1))
         assert set(SparsePCASelector(4).fit(X).get_support(indices=True)) == set(planted)
+
+
+def test_refine_never_worse():
+    X = _data(3, p=12)
+    for k in (3, 5):
+        base = SparsePCASelector(k, direction="forward").fit(X)
+        ref = SparsePCASelector(k, direction="forward", refine=True).fit(X)
+        assert ref.explained_variance_ >= base.explained_variance_ * (1 - 1e-12)
+        assert ref.get_support().sum() == k
+        C = np.cov(X, rowvar=False)
+        v = ref.components_[0]
+        assert v @ C @ v == pytest.approx(ref.explained_variance_, rel=1e-9)

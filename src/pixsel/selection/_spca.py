@@ -11,6 +11,7 @@ from .._validation import check_int, check_options
 from ..spectral._certificates import certify
 from ..spectral._general import greedy_path
 from ..spectral._implicit import implicit_greedy_path, use_implicit
+from ..spectral._refine import refine_support
 from ._lda import _resolve_k
 
 __all__ = ["SparsePCASelector"]
@@ -39,6 +40,10 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         ``'dense'`` forms the ``p x p`` covariance; ``'implicit'`` works through ``X`` (memory
         ``O(N p + p k)``, forward only); ``'auto'`` picks ``'implicit'`` when ``p > 4096`` and
         ``N < p`` (the direction is then forced to forward; see ``direction_``).
+    refine : bool, default=False
+        Dense solver only: improve the selected support by
+        :func:`pixsel.spectral.refine_support` (truncated power steps and exact 1-swaps; never
+        worse, no longer on the nested path).
 
     Attributes
     ----------
@@ -68,10 +73,11 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
     [1, 4]
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", solver="auto"):
+    def __init__(self, n_features_to_select=10, *, direction="dual", solver="auto", refine=False):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.solver = solver
+        self.refine = refine
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -125,14 +131,20 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
             comp = best.weights(k)
             ub = float(best.upper_bound[k - 1])
         best = self._pick(fwd, bwd, k)
+        S, value = best.support(k), float(best.objective[k - 1])
+        if self.refine and solver == "dense":
+            S, value, _ = refine_support(C, S)
+            w, V = np.linalg.eigh(C[np.ix_(S, S)])
+            comp = np.zeros(p)
+            comp[S] = V[:, -1] * np.sign(V[np.argmax(np.abs(V[:, -1])), -1])
         comp = comp / np.linalg.norm(comp)
         self.forward_path_, self.backward_path_ = fwd, bwd
         self.direction_, self.solver_ = direction, solver
         self.n_features_to_select_ = k
         self.support_ = np.zeros(p, dtype=bool)
-        self.support_[best.support(k)] = True
+        self.support_[S] = True
         self.components_ = comp[None, :]
-        self.explained_variance_ = float(best.objective[k - 1])
+        self.explained_variance_ = value
         self.upper_bound_ = ub
         self.gap_ = ub - self.explained_variance_
         return self
