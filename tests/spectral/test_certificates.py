@@ -16,7 +16,7 @@ def _problems(rng, oracle, p=9):
     return [(C, None), (C, B), (M, B), (a, B), (Mdef, None), (M @ M.T, B)]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("criterion", ["max-eig", "trace"])
 def test_bounds_never_below_brute_force(oracle, seed, criterion):
     rng = np.random.default_rng(seed)
@@ -35,7 +35,7 @@ def test_bounds_never_below_brute_force(oracle, seed, criterion):
 def test_dual_certificate_sound_and_useful(oracle):
     """Whenever a support is proved optimal, it is optimal (brute force); and it does fire."""
     fired = 0
-    for seed in range(6):
+    for seed in range(4):
         rng = np.random.default_rng(seed)
         p = 10
         u = np.zeros(p)
@@ -50,7 +50,7 @@ def test_dual_certificate_sound_and_useful(oracle):
             if proved[k - 1]:
                 fired += 1
                 assert path.objective[k - 1] == pytest.approx(best, rel=1e-9)
-    assert fired > 6 * 3
+    assert fired > 4 * 3
 
 
 def test_dual_feasibility_of_Y():
