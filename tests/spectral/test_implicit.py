@@ -59,3 +59,17 @@ def test_rule_and_errors():
         implicit_greedy_path(X, np.zeros(4), max_k=2)
     with pytest.raises(ValueError, match="max_k"):
         implicit_greedy_path(X, None, max_k=7)
+
+
+@pytest.mark.parametrize("C", [None, 2, 3])
+def test_implicit_paths_carry_certified_bounds(oracle, C):
+    rng = np.random.default_rng(11)
+    X, y = _data(rng, n=20, p=9, C=C or 2)
+    path = implicit_greedy_path(X, None if C is None else y, max_k=5, alpha=0.1)
+    if C is None:
+        A, B = np.cov(X, rowvar=False, bias=True), None
+    else:
+        st = class_statistics(X, y)
+        A, B = (st.between if C == 2 else st.between_factor), st.within + 0.1 * np.eye(9)
+    for k in range(1, 6):
+        assert path.upper_bound[k - 1] >= oracle.best(A, B, k) * (1 - 1e-12)

@@ -150,9 +150,11 @@ def implicit_greedy_path(X, y=None, *, max_k, alpha=None, criterion="max-eig"):
         op = CenteredGramOperator(X, codes, means, 0.0)
         path = fullrank_greedy_path(op, None, direction="forward", max_k=max_k)
         info = dict(path.info, kind="pca")
+        # lambda_max(A_S) <= tr(A_S) <= sum of the k largest variances (certified, cheap)
+        ub = _envelope(np.cumsum(np.sort(op.diag())[::-1])[:max_k])
         return ImplicitSparsePath(
             order=path.order, objective=path.objective, direction="forward", A=None, B=None,
-            info=info, operator=op,
+            upper_bound=ub, info=info, operator=op,
         )
     y = np.asarray(y)
     if y.shape != (n,):
@@ -178,6 +180,17 @@ def implicit_greedy_path(X, y=None, *, max_k, alpha=None, criterion="max-eig"):
         F = D @ Q[:, 1:]
         path = multiclass_greedy_path(F, op, direction="forward", criterion=criterion, max_k=max_k)
     info = dict(path.info, kind="lda", alpha=alpha, classes=classes)
+    ub = None
+    if alpha > 0:  # lambda_max(A_S, B_S) <= lambda_max(A_S) / lambda_min(B) <= sum_k |F_i|^2 / alpha
+        rows = np.einsum("ij,ij->i", F.reshape(p, -1), F.reshape(p, -1))
+        ub = _envelope(np.cumsum(np.sort(rows)[::-1])[:max_k] / alpha)
     return ImplicitSparsePath(
-        order=path.order, objective=path.objective, direction="forward", A=F, B=None, info=info, operator=op
+        order=path.order, objective=path.objective, direction="forward", A=F, B=None, upper_bound=ub,
+        info=info, operator=op,
     )
+
+
+def _envelope(ub):
+    """Monotone envelope ``min_{k' >= k}`` plus the 1e-10 rounding slack of the certificates."""
+    ub = np.minimum.accumulate(ub[::-1])[::-1]
+    return ub * (1 + 1e-10) + 1e-10 * np.abs(ub).max()

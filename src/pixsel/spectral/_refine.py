@@ -6,11 +6,13 @@ and only ever moves to a support of larger ``lambda_max(A_S)`` (so the result is
 
 1. truncated power iterations (Yuan and Zhang, JMLR 2013): ``x <- top_k(A x)``, each support
    renormalized (paper 002, Proposition 2) and accepted only if it improves;
-2. 1-swap local search: with the eigendecomposition of ``A_SS``, the exact value of every
+2. swap local search: with the eigendecomposition of ``A_SS``, the exact value of every
    removal (deleted-row secular equation) and every addition (bordered secular equation) is
    computed at once; the ``n_try`` least harmful removals are paired with the ``n_try`` best
-   additions and the best improving pair is evaluated exactly and taken. It stops at a 1-swap
-   local optimum among the tried pairs or after ``max_swaps``.
+   additions, and (as in the splicing of abess, Zhu et al. PNAS 2020) the ``m`` least harmful
+   removals are exchanged with the ``m`` best additions for ``m = 2, 4, 8, ...``; every tried
+   exchange is evaluated exactly and the best improving one is taken. It stops when no tried
+   exchange improves or after ``max_swaps``.
 
 Cost per swap iteration: one ``k x k`` ``eigh``, ``O(p k^2)`` for the additions and ``n_try^2``
 ``k x k`` eigenvalue problems.
@@ -101,15 +103,22 @@ def refine_support(A, support, *, max_power=50, max_swaps=200, n_try=4):
         lo_a = np.maximum(f, c)
         hi_a = lo_a + np.linalg.norm(b, axis=1)
         add = _secular_border(theta, b, c, lo_a, hi_a)
-        Ri = S[np.argsort(-rem, kind="stable")[:n_try]]
-        Aj = out[np.argsort(-add, kind="stable")[:n_try]]
+        rem_order = S[np.argsort(-rem, kind="stable")]  # least harmful removal first
+        add_order = out[np.argsort(-add, kind="stable")]  # best addition first
         best, best_T = f, None
-        for i in Ri:
-            for j in Aj:
+        for i in rem_order[:n_try]:
+            for j in add_order[:n_try]:
                 T = np.sort(np.append(S[S != i], j))
                 v = _lam(A, T)
                 if v > best * (1 + 1e-12):
                     best, best_T = v, T
+        m = 2  # splicing: exchange the m least harmful for the m best, m = 2, 4, 8, ...
+        while m <= min(k, p - k):
+            T = np.sort(np.concatenate([np.setdiff1d(S, rem_order[:m]), add_order[:m]]))
+            v = _lam(A, T)
+            if v > best * (1 + 1e-12):
+                best, best_T = v, T
+            m *= 2
         if best_T is None:
             break
         S, f = best_T, best
