@@ -200,6 +200,21 @@ def test_singular_b_backward_suggests_regularization():
     np.testing.assert_allclose(path.objective[4:], path.objective[3], rtol=1e-6)
 
 
+def test_rank_deficient_b_with_checkpoints_at_every_step():
+    """Forward checkpoints on a numerically singular support neither fail nor warn."""
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((10, 40))
+    B = X.T @ X / 10  # rank 10
+    a = X.T @ rng.standard_normal(10) / 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = greedy_path(a, B, direction="forward", block_size=3, check_every=1)
+    assert len(path.info["checkpoints"]) >= 10
+    assert np.all(np.isfinite(path.objective))
+    assert path.objective[9] == pytest.approx(objective_on_support(a, B, path.support(10)), rel=1e-6)
+    np.testing.assert_allclose(path.objective[10:], path.objective[9], rtol=1e-6)
+
+
 def test_single_feature():
     for direction in ("forward", "backward"):
         path = greedy_path([3.0], [[2.0]], direction=direction)
