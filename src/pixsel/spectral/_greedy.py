@@ -168,17 +168,32 @@ class _Working:
 # --------------------------------------------------------------------------------------------
 # Pivot rules
 # --------------------------------------------------------------------------------------------
+def _first_within(scores, j, thr, below):
+    """Lowest index ``i <= j`` whose score ties with ``scores[j]`` (``>= thr`` when maximizing,
+    ``<= thr`` when minimizing). ``scores[j]`` is the extreme; ``argmax``/``argmin`` already
+    return the first exact extreme, so only near-ties below ``j`` need a look."""
+    if j == 0:
+        return 0
+    head = scores[:j]
+    k = int(head.argmin() if below else head.argmax())
+    if (head[k] <= thr) if below else (head[k] >= thr):
+        return int(np.argmax(head <= thr if below else head >= thr))
+    return j
+
+
 def _select_max(v, d, live, tol):
     """Forward: ``argmax r_i^2 / d_i`` over live rows; a pivot ``d_i <= tol_i`` gains 0.
 
     Dead rows carry ``tol = inf`` and so gain 0 too; they can only tie when every live gain is
-    0, and then the first live row is taken.
+    0, and then the first live row is taken. (Written with few NumPy calls: this runs once per
+    step and its call overhead, not its arithmetic, is what costs at small p.)
     """
-    gains = v * v
-    gains /= np.where(d > tol, d, np.inf)
-    gmax = gains.max()
+    gains = np.zeros(v.shape[0])  # (np.zeros_like costs 4 us of dispatch here)
+    np.divide(v * v, d, out=gains, where=d > tol)
+    j = int(gains.argmax())
+    gmax = gains[j]
     if gmax > 0:
-        return int(np.argmax(gains >= gmax * (1.0 - _TIE_RTOL)))
+        return _first_within(gains, j, gmax * (1.0 - _TIE_RTOL), below=False)
     return int(np.argmax(live))
 
 
@@ -192,10 +207,11 @@ def _select_min(v, d, pen):
     loss = v * v
     np.divide(loss, d, out=loss, where=d > 0)
     loss += pen
-    lmin = loss.min()
-    if not np.isfinite(lmin):
+    j = int(loss.argmin())
+    lmin = loss[j]
+    if not math.isfinite(lmin):
         return -1
-    return int(np.argmax(loss <= lmin * (1.0 + _TIE_RTOL)))
+    return _first_within(loss, j, lmin * (1.0 + _TIE_RTOL), below=True)
 
 
 # --------------------------------------------------------------------------------------------
