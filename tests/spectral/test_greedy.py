@@ -253,3 +253,23 @@ def test_bad_input_errors_say_how_to_fix(kwargs, error, match):
     a, B = args.pop("a"), args.pop("B")
     with pytest.raises(error, match=match):
         greedy_path(a, B, **args)
+
+
+def test_selection_rules_break_near_ties_to_the_lowest_index():
+    from pixsel.spectral._greedy import _select_max, _select_min
+
+    live = np.ones(5, dtype=bool)
+    tol = np.full(5, 1e-300)
+    d = np.ones(5)
+    v = np.sqrt(np.array([1.0, 2.0, 1.0, 2.0 * (1 + 1e-14), 0.5]))
+    assert _select_max(v, d, live, tol) == 1  # 3 wins by 1e-14 relative: a tie, lowest index
+    v[3] = np.sqrt(2.0 * (1 + 1e-9))
+    assert _select_max(v, d, live, tol) == 3  # a real difference
+    tol[3] = np.inf  # a dead row gains nothing
+    assert _select_max(v, d, live, tol) == 1
+    assert _select_max(np.zeros(5), d, np.array([False, False, True, True, True]), np.full(5, 1e-300)) == 2
+    pen = np.zeros(5)
+    w = np.sqrt(np.array([3.0, 0.5, 2.0, 0.5 * (1 - 1e-14), 0.7]))
+    assert _select_min(w, d, pen) == 1
+    pen[1] = np.inf  # dead
+    assert _select_min(w, d, pen) == 3
