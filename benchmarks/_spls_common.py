@@ -114,20 +114,74 @@ def group_lasso(X, Y, k, *, max_fits=16):
     return support, float(np.exp(v)), fits
 
 
+def group_lasso_path_tuned(X, Y, k, *, factor=0.8, refine=4, min_ratio=1e-3):
+    """Group lasso tuned along a warm-started path (cheaper than bisection for many features).
+
+    alpha goes down geometrically from ``alpha_max`` (warm starts) until at least ``k`` features
+    are selected, then ``refine`` bisection steps between the last two alphas. With few samples
+    the group lasso cannot select more than about ``n_samples * n_responses`` features; the path
+    then stops at ``min_ratio * alpha_max`` and the largest selection reached is returned.
+    Returns ``(support, alpha, n_fits)``.
+    """
+    Xc = X - X.mean(axis=0)
+    Yc = Y - Y.mean(axis=0)
+    alpha_max = float(np.max(np.linalg.norm(Xc.T @ Yc, axis=1))) / len(X)
+    model = MultiTaskLasso(alpha=alpha_max, tol=1e-3, max_iter=2000, warm_start=True)
+    fits = 0
+
+    def count(a):
+        nonlocal fits
+        fits += 1
+        model.set_params(alpha=a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, Y)
+        return np.flatnonzero(np.linalg.norm(model.coef_, axis=0))
+
+    alpha = hi = alpha_max
+    S = count(alpha)
+    while len(S) < k and alpha * factor >= min_ratio * alpha_max:
+        hi, alpha = alpha, alpha * factor
+        S = count(alpha)
+    best = (alpha, S)
+    if len(S) >= k:
+        lo = alpha
+        for _ in range(refine):
+            mid = float(np.sqrt(lo * hi))
+            Sm = count(mid)
+            if abs(len(Sm) - k) < abs(len(best[1]) - k):
+                best = (mid, Sm)
+            if len(Sm) < k:
+                hi = mid
+            else:
+                lo = mid
+    return best[1], best[0], fits
+
+
 def spls_eta_tuned(X, Y, k, *, n_components=5, max_fits=16):
     """SPLS-eta with ``eta`` bisected to select about ``k`` features. Returns ``(support, eta, n_fits)``."""
 
     def fit_count(eta):
-        sel = SPLSSelector(eta, n_components=n_components, target="continuous").fit(X, Y)
+        sel = _quiet_fit(SPLSSelector(eta, n_components=n_components, target="continuous"), X, Y)
         return sel.n_features_selected_, sel.get_support(indices=True)
 
     eta, _, support, fits = _bisect_count(fit_count, 0.0, 1.0, k, increasing=False, max_fits=max_fits)
     return support, float(eta), fits
 
 
+def _quiet_fit(est, X, Y):
+    """Fit, silencing the ConvergenceWarning of the alternating c/w optimization (the R package
+    spls stops at maxstep = 100 silently too); the selection is used as it is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(X, Y)
+
+
 def spls_eta_at(X, Y, eta, *, n_components=5):
-    return SPLSSelector(eta, n_components=n_components, target="continuous").fit(X, Y).get_support(indices=True)
+    est = SPLSSelector(eta, n_components=n_components, target="continuous")
+    return _quiet_fit(est, X, Y).get_support(indices=True)
 
 
 def cardinal(X, Y, k, *, n_components=5):
-    return CardinalSPLSSelector(k, n_components=n_components, target="continuous").fit(X, Y).get_support(indices=True)
+    est = CardinalSPLSSelector(k, n_components=n_components, target="continuous")
+    return _quiet_fit(est, X, Y).get_support(indices=True)
