@@ -120,6 +120,8 @@ def main(argv=None):
     ap.add_argument("--screen", type=int, default=10000, help="length after variance screening")
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 250, 500, 1000, 2000, 4000])
     ap.add_argument("--n-components", type=int, default=5)
+    ap.add_argument("--extra-components", type=int, nargs="*", default=[10],
+                    help="also run cardinal SPLS with these K (reported as extra curves, K = --n-components is primary)")
     ap.add_argument("--eta-fits", type=int, default=8, help="bisection fits to tune SPLS-eta per size")
     ap.add_argument("--grid", type=int, nargs=2, default=[4, 4])
     ap.add_argument("--seed", type=int, default=0)
@@ -175,6 +177,8 @@ def run(args):
     print(f"all {Fp.shape[1]} features: {results['all features']['rate']:.3f}; screened {args.screen}: "
           f"{results[f'variance screening ({args.screen})']['rate']:.3f}", flush=True)
     curves = {m: [] for m in ("naive variance", "ANOVA F", "SPLS-eta", "cardinal SPLS")}
+    for K in args.extra_components:
+        curves[f"cardinal SPLS K={K}"] = []
     eta_hi = 1.0
     for d in sorted(args.sizes):
         t = time.perf_counter()
@@ -189,6 +193,9 @@ def run(args):
         card = _quiet_fit(CardinalSPLSSelector(d, n_components=args.n_components), Xs, yy)
         t_card = time.perf_counter() - t1
         sel["cardinal SPLS"] = screened[card.get_support(indices=True)]
+        for K in args.extra_components:
+            extra = _quiet_fit(CardinalSPLSSelector(d, n_components=K), Xs, yy)
+            sel[f"cardinal SPLS K={K}"] = screened[extra.get_support(indices=True)]
         for m, cols in sel.items():
             entry = {"d": int(len(cols)), "rate": rate(cols)}
             if m == "SPLS-eta":
@@ -204,10 +211,10 @@ def run(args):
     lines = [f"\nFace recognition rate on {len(y_prb)} CMU PIE probes ({args.gallery} gallery images/person, "
              f"{len(neg)} Extended Yale B negatives; selection trained on Extended Yale B, screening to "
              f"{args.screen}; K = {args.n_components})"]
-    lines.append(f"{'d':>6s}" + "".join(f"{m:>16s}" for m in curves))
+    lines.append(f"{'d':>6s}" + "".join(f"{m:>20s}" for m in curves))
     for i, d in enumerate(sorted(args.sizes)):
         lines.append(f"{d:>6d}" + "".join(
-            f"{curves[m][i]['rate']:>10.3f}" + (f" ({curves[m][i]['d']:>4d})" if m == "SPLS-eta" else " " * 6)
+            f"{curves[m][i]['rate']:>13.3f}" + (f" ({curves[m][i]['d']:>4d})" if m == "SPLS-eta" else " " * 7)
             for m in curves))
     for m, r in results.items():
         lines.append(f"{m}: {r['rate']:.3f} with {r['d']} features")
