@@ -45,3 +45,34 @@ def _build_gslda(args, k, params):
 
 
 register(Method("gslda", "greedy sparse LDA (two classes): best separability for exactly k pixels", _build_gslda))
+
+
+def _build_cardinal_spls(args, k, params):
+    from .. import CardinalSPLSSelector
+
+    return CardinalSPLSSelector(k, **params)
+
+
+def _build_spls(args, k, params):
+    from .. import SPLSSelector
+
+    params = dict(params)
+    if "eta" not in params:
+        raise ValueError(
+            "method 'spls' (SPLS-eta) needs --param eta=VALUE with VALUE in (0, 1); it selects as many "
+            "features as eta gives and does not use -k. Use --method cardinal-spls for exactly k features."
+        )
+    return SPLSSelector(params.pop("eta"), **params)
+
+
+register(Method(
+    "cardinal-spls",
+    "cardinal sparse PLS (classes one-hot or continuous y): exactly k features "
+    "(--param n_components=5)",
+    _build_cardinal_spls,
+))
+register(Method(
+    "spls",
+    "SPLS-eta (Chun & Keles): as many features as --param eta=VALUE gives; -k is not used",
+    _build_spls,
+))
