@@ -87,3 +87,14 @@ def test_dask_equals_numpy():
     rd = subspace_scores(da.from_array(A, chunks=(20, 25)), 4, gamma="theory", random_state=1)
     np.testing.assert_allclose(rd.scores, rn.scores, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(rd.gamma, rn.gamma, rtol=1e-9)
+
+
+def test_constant_columns_zero_when_krylov_not_exhausted():
+    """p much larger than the Krylov space: constant pixels still get exactly zero scores."""
+    rng = np.random.default_rng(9)
+    A = rng.standard_normal((40, 300))
+    A[:, [0, 5, 299]] = -1.0
+    out = subspace_scores(A, 3, n_iter=2, block_size=4, random_state=0)
+    assert out.svd.krylov_dim < 300
+    assert np.all(out.leverage[[0, 5, 299]] == 0.0)
+    assert np.all(out.scores[[0, 5, 299]] == 0.0)

@@ -143,16 +143,24 @@ def _gram_apply(A, X, mean):
     return Z
 
 
-def _orthonormal_block(W, Q_prev):
-    """Orthogonalise ``W`` against the columns of ``Q_prev`` (twice) and orthonormalise it."""
+def _orthonormal_block(W, Q_prev, tol):
+    """Orthonormal basis of the part of ``W`` orthogonal to ``Q_prev`` (reorthogonalised twice).
+
+    Directions whose singular value falls below ``tol`` times the norm of ``W`` before the
+    projection are dropped (the Krylov space is exhausted there), so the basis never contains
+    rounding noise and stays inside the span of ``W`` (zero rows stay zero).
+    """
+    norm0 = float(np.max(np.linalg.norm(W, axis=0))) if W.size else 0.0
     if Q_prev is not None:
         for _ in range(2):
             W = W - Q_prev @ (Q_prev.T @ W)
-    Qb, _ = np.linalg.qr(W)
-    if Q_prev is not None:  # guard against a nearly exhausted Krylov space
-        Qb = Qb - Q_prev @ (Q_prev.T @ Qb)
-        Qb, _ = np.linalg.qr(Qb)
-    return Qb
+    if norm0 == 0.0:
+        return W[:, :0]
+    U, sv, _ = np.linalg.svd(W, full_matrices=False)
+    U = U[:, sv > tol * norm0]
+    if Q_prev is not None and U.shape[1]:  # unit columns: one more projection is accurate
+        U, _ = np.linalg.qr(U - Q_prev @ (Q_prev.T @ U))
+    return U
 
 
 def _flip_signs(Vt):
@@ -211,19 +219,30 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
     b = max(rank, min(b, p))
     s_max = p  # an orthonormal basis of R^p has at most p vectors
 
+    if not np.any(ss > 0):
+        raise ValueError(
+            "Every feature of X is constant, so there is no variance to decompose; remove constant "
+            "features (sklearn.feature_selection.VarianceThreshold) or check the data."
+        )
+    tol = np.sqrt(np.finfo(A.dtype).eps)
+    # constant columns lie in the null space of A_c: keep them out of the Krylov space exactly,
+    # so that their leverage is exactly zero whatever the convergence
+    live = ss > 0
     X = rng.standard_normal((p, b))
-    Q = _orthonormal_block(X, None)
-    blocks = [Q]
+    X[~live] = 0.0
+    blocks = [_orthonormal_block(X, None, tol)]
+    blocks[0][~live] = 0.0  # rounding-level entries only (the exact basis has zero rows there)
     steps = 0
     for _ in range(n_iter):
         dim = sum(B.shape[1] for B in blocks)
-        if dim >= s_max:
+        if dim >= s_max or blocks[-1].shape[1] == 0:
             break
         W = _gram_apply(A, blocks[-1], mean)
+        W[~live] = 0.0
         steps += 1
         W = W[:, : s_max - dim]
-        Qall = np.hstack(blocks)
-        blocks.append(_orthonormal_block(W, Qall))
+        blocks.append(_orthonormal_block(W, np.hstack(blocks), tol))
+        blocks[-1][~live] = 0.0
     Q = np.hstack(blocks)
 
     Qd = Q.astype(A.dtype, copy=False)

@@ -112,6 +112,8 @@ def resolve_gamma(gamma, leverage, residual, singular_values, frobenius_sq):
         what = f"the spectral tail sum_(i>={k}) sigma_i^2"
     else:  # pragma: no cover - validated by the callers
         raise ValueError(f"unknown gamma setting {gamma!r}")
+    if not frobenius_sq > 0:  # all features constant: nothing to balance (callers report it)
+        return 0.0
     if not den > 1e-12 * max(frobenius_sq, np.finfo(float).tiny):
         warnings.warn(
             f"gamma={gamma!r}: {what} to (numerically) zero, so the data have rank at most "
