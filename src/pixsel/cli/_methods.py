@@ -45,3 +45,20 @@ def _build_gslda(args, k, params):
 
 
 register(Method("gslda", "greedy sparse LDA (two classes): best separability for exactly k pixels", _build_gslda))
+
+
+def _build_subspace(args, k, params):
+    from ..selection import SubspaceScoreSelector
+
+    kwargs = dict(random_state=0)
+    kwargs.update(params)
+    return SubspaceScoreSelector(k, **kwargs)
+
+
+register(Method(
+    "subspace",
+    "subspace scores (unsupervised): rank-m leverage + gamma * residual, top or sampled "
+    "(--param rank=40 --param gamma=theory --param mode=sample)",
+    _build_subspace,
+    supervised=False,
+))
