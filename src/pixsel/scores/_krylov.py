@@ -101,14 +101,9 @@ def column_moments(A, *, center=True):
     """
     n, p = A.shape
     if is_dask_array(A):
-        mean = A.mean(axis=0, dtype=np.float64) if center else None
-        centred = (A - mean) if center else A
-        ss = (centred.astype(np.float64) ** 2).sum(axis=0)
-        if center:
-            mean, ss = _compute(mean, ss)
-        else:
-            (ss,) = _compute(ss)
-            mean = np.zeros(p)
+        # two separate passes: one graph for both would hold every chunk until the mean is known
+        mean = _compute(A.mean(axis=0, dtype=np.float64))[0] if center else np.zeros(p)
+        ss = _compute(((A - np.asarray(mean, dtype=np.float64)) ** 2).sum(axis=0))[0]
     else:
         mean = A.mean(axis=0, dtype=np.float64) if center else np.zeros(p)
         ss = np.zeros(p)
@@ -266,7 +261,7 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
     live = ss > 0
     X = rng.standard_normal((p, b))
     X[~live] = 0.0
-    ctl = _blas_controller()
+    ctl = _blas_controller() if p * b >= 1 << 17 else None  # only worth it on big problems
     blocks = [_orthonormal_block(X, None, tol, ctl)]
     blocks[0][~live] = 0.0  # rounding-level entries only (the exact basis has zero rows there)
     steps = 0
