@@ -76,3 +76,20 @@ register(Method(
     "SPLS-eta (Chun & Keles): as many features as --param eta=VALUE gives; -k is not used",
     _build_spls,
 ))
+
+
+def _build_subspace(args, k, params):
+    from ..selection import SubspaceScoreSelector
+
+    kwargs = dict(random_state=0)
+    kwargs.update(params)
+    return SubspaceScoreSelector(k, **kwargs)
+
+
+register(Method(
+    "subspace",
+    "subspace scores (unsupervised): rank-m leverage + gamma * residual, top or sampled "
+    "(--param rank=40 --param gamma=theory --param mode=sample)",
+    _build_subspace,
+    supervised=False,
+))

@@ -2,5 +2,12 @@
 
 from ._lda import SparseLDASelector
 from ._pls import CardinalSPLSSelector, SPLSSelector
+from ._scores import ScoreSelector, SubspaceScoreSelector
 
-__all__ = ["CardinalSPLSSelector", "SPLSSelector", "SparseLDASelector"]
+__all__ = [
+    "SparseLDASelector",
+    "CardinalSPLSSelector",
+    "SPLSSelector",
+    "SubspaceScoreSelector",
+    "ScoreSelector",
+]
