@@ -273,7 +273,7 @@ def smooth_lpp(X, W, n_components, *, image_shape, alpha=0.1, reg=1e-6):
     return _sign_flip_rows(V.T), w
 
 
-def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=None):
+def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=1e-8):
     """Kernel LPP (He and Niyogi 2003, section 4), solved in the range of the kernel matrix.
 
     ``K L K c = lambda K Dg K c`` restricted to ``range(K)``: with ``K = U diag(mu) U^T`` (eigenvalues
@@ -290,6 +290,9 @@ def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=None):
         Neighbour graph.
     n_components : int
         At most the numerical rank of ``gram``.
+    rtol : float, default=1e-8
+        Kernel eigenvalues below ``rtol * mu_max`` are dropped: their inverse square roots would
+        amplify round-off (a looser tolerance makes the projection depend on summation order).
 
     Returns
     -------
@@ -303,7 +306,6 @@ def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=None):
     mu, U = sla.eigh(0.5 * (Kx + Kx.T))
     mu, U = mu[::-1], U[:, ::-1]
     mmax = max(float(mu[0]), 0.0)
-    rtol = n * np.finfo(np.float64).eps if rtol is None else rtol
     keep = mu > rtol * mmax if mmax > 0 else np.zeros_like(mu, dtype=bool)
     r = int(np.count_nonzero(keep))
     if M > r:
