@@ -170,3 +170,26 @@ def test_manifold_kernels_do_not_modify_inputs():
     spectral_regression_lpp(X, W, 2)
     np.testing.assert_array_equal(X, Xc)
     assert (W != Wc).nnz == 0
+
+
+def test_lpp_npe_with_more_features_than_samples_live_in_the_data_range():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(15, 40))
+    X -= X.mean(axis=0)  # rank 14
+    W, nb = knn_graph(X, 4)
+    _, _, Vt = np.linalg.svd(X, full_matrices=False)
+    V = Vt[:14].T
+    for comps, w in (lpp(X, W, 3), npe(X, lle_weights(X, nb), 3)):
+        # components lie in the row space of X (no null-space directions)
+        np.testing.assert_allclose(comps - (comps @ V) @ V.T, 0.0, atol=1e-10)
+        assert np.all(w > 1e-8)  # no spurious zero eigenvalues 0 / ridge
+    # dense reference in PCA coordinates
+    Z = X @ V
+    Wd = W.toarray()
+    Dg = np.diag(Wd.sum(axis=1))
+    lam, B = sla.eigh(Z.T @ (Dg - Wd) @ Z, _ridge(Z.T @ Dg @ Z, 1e-6))
+    comps, w = lpp(X, W, 3)
+    np.testing.assert_allclose(w, lam[:3], rtol=1e-8)
+    _span_equal(comps, (V @ B[:, :3]).T)
+    with pytest.raises(ValueError, match="rank"):
+        lpp(X, W, 20)

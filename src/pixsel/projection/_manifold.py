@@ -141,14 +141,34 @@ def _smallest_generalized(A, B, M, reg):
     return w, V
 
 
+def _range_basis(X, rtol):
+    """Orthonormal basis ``V`` (p x r) of the row space of ``X`` when X is rank deficient, else None.
+
+    LPP and NPE have ``B = X^T (.) X`` singular when ``rank(X) < n_features`` (fewer samples than
+    pixels); the null space of ``X`` then gives spurious eigenvalues ``0 / ridge``. Solving in the
+    range of ``X`` (the PCA step of Laplacianfaces, keeping every direction with singular value above
+    ``rtol * s_max``) removes them; data of full column rank are left untouched.
+    """
+    n, p = X.shape
+    if n > p:
+        s = sla.svdvals(X)
+        if s.size and s[-1] > rtol * s[0]:
+            return None
+    _, s, Vt = sla.svd(X, full_matrices=False, lapack_driver="gesdd")
+    keep = s > rtol * (s[0] if s.size else 0.0)
+    return Vt[keep].T
+
+
 def _check_M(n_components, high):
     return check_int(n_components, "n_components", low=1, high=high)
 
 
-def lpp(X, W, n_components, *, reg=1e-6):
+def lpp(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     """Locality preserving projections: smallest solutions of ``X^T L X a = lambda X^T Dg X a``.
 
-    ``L = Dg - W`` is the graph Laplacian of ``W`` and ``Dg`` its degree matrix.
+    ``L = Dg - W`` is the graph Laplacian of ``W`` and ``Dg`` its degree matrix. When ``X`` is
+    rank deficient (fewer samples than features) the problem is solved in the range of ``X``
+    (singular values above ``rtol * s_max``), as the PCA step of Laplacianfaces does.
 
     Returns
     -------
@@ -159,15 +179,24 @@ def lpp(X, W, n_components, *, reg=1e-6):
     """
     X = np.asarray(X, dtype=np.float64)
     M = _check_M(n_components, X.shape[1])
+    basis = _range_basis(X, rtol)
+    if basis is not None:
+        if M > basis.shape[1]:
+            raise ValueError(
+                f"n_components={M} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
+                "components or pass more samples."
+            )
+        X = X @ basis
     W = sp.csr_matrix(W)
     deg = np.asarray(W.sum(axis=1)).ravel()
     XtDX = X.T @ (deg[:, None] * X)
     XtWX = X.T @ (W @ X)
     w, V = _smallest_generalized(XtDX - XtWX, XtDX, M, reg)
-    return _sign_flip_rows(V.T), w
+    comps = V.T if basis is None else V.T @ basis.T
+    return _sign_flip_rows(comps), w
 
 
-def npe(X, W, n_components, *, reg=1e-6):
+def npe(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     """Neighborhood preserving embedding: smallest solutions of ``X^T M X a = lambda X^T X a``.
 
     ``M = (I - W)^T (I - W)`` with ``W`` the locally linear reconstruction weights
@@ -175,10 +204,19 @@ def npe(X, W, n_components, *, reg=1e-6):
     """
     X = np.asarray(X, dtype=np.float64)
     M_ = _check_M(n_components, X.shape[1])
+    basis = _range_basis(X, rtol)
+    if basis is not None:
+        if M_ > basis.shape[1]:
+            raise ValueError(
+                f"n_components={M_} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
+                "components or pass more samples."
+            )
+        X = X @ basis
     W = sp.csr_matrix(W)
     R = X - W @ X  # (I - W) X
     w, V = _smallest_generalized(R.T @ R, X.T @ X, M_, reg)
-    return _sign_flip_rows(V.T), w
+    comps = V.T if basis is None else V.T @ basis.T
+    return _sign_flip_rows(comps), w
 
 
 def spectral_regression_lpp(X, W, n_components, *, alpha=0.01):
