@@ -106,8 +106,8 @@ def main(argv=None):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             Y = est.fit_transform(X)
-        nconv = len(caught)
-        print(f"  {name}: fit {time.perf_counter() - t:.1f}s{f', {nconv} warning(s)' if nconv else ''}", flush=True)
+        msgs = sorted({f"{w.category.__name__}: {str(w.message)[:90]}" for w in caught})
+        print(f"  {name}: fit {time.perf_counter() - t:.1f}s" + "".join(f"\n    {m}" for m in msgs), flush=True)
         for M in Ms:
             for cname, labels in _cluster(Y[:, :M], k, args.seed).items():
                 rows.append({
