@@ -97,7 +97,16 @@ def main(argv=None):
     p.add_argument("--size-M", type=int, default=100)
     p.add_argument("--size-splits", type=int, default=1, help="splits per point of the size curve")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1,
+                   help="BLAS threads (default 1: on a shared, oversubscribed machine one thread is ~8x faster)")
     args = p.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=args.threads, user_api="blas"):
+        return _run(args)
+
+
+def _run(args):
     people = None
     if args.quick:
         args.splits, args.n_atoms, args.epochs = 1, 64, 1
