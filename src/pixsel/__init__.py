@@ -9,6 +9,7 @@ from .selection import (  # noqa: E402
     CardinalSPLSSelector,
     ScoreSelector,
     SparseLDASelector,
+    SparsePCASelector,
     SPLSSelector,
     SubspaceScoreSelector,
 )
@@ -16,6 +17,7 @@ from .selection import (  # noqa: E402
 __all__ = [
     "__version__",
     "SparseLDASelector",
+    "SparsePCASelector",
     "CardinalSPLSSelector",
     "SPLSSelector",
     "SubspaceScoreSelector",

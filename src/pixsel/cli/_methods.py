@@ -44,7 +44,7 @@ def _build_gslda(args, k, params):
     return SparseLDASelector(k, **kwargs)
 
 
-register(Method("gslda", "greedy sparse LDA (two classes): best separability for exactly k pixels", _build_gslda))
+register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda))
 
 
 def _build_cardinal_spls(args, k, params):
@@ -93,3 +93,16 @@ register(Method(
     _build_subspace,
     supervised=False,
 ))
+
+
+
+def _build_gspca(args, k, params):
+    from .. import SparsePCASelector
+
+    kwargs = dict(direction=args.direction or "dual")
+    kwargs.update(params)
+    return SparsePCASelector(k, **kwargs)
+
+
+register(Method("gspca", "greedy sparse PCA (unsupervised): most variance of the first sparse component on exactly k pixels",
+                _build_gspca, supervised=False))

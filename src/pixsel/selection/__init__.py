@@ -3,9 +3,11 @@
 from ._lda import SparseLDASelector
 from ._pls import CardinalSPLSSelector, SPLSSelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
+from ._spca import SparsePCASelector
 
 __all__ = [
     "SparseLDASelector",
+    "SparsePCASelector",
     "CardinalSPLSSelector",
     "SPLSSelector",
     "SubspaceScoreSelector",
