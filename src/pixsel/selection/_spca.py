@@ -35,7 +35,9 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         ``k``: an int in ``[1, n_features]`` or a fraction in ``(0, 1]``.
     direction : {'forward', 'backward', 'dual'}, default='dual'
         ``'dual'`` runs both passes and keeps the support of larger variance at ``k``
-        (ties go to the backward pass). The forward pass is run up to ``k`` only.
+        (ties go to the backward pass). The forward pass is run up to ``k`` only; the backward
+        pass is the whole path from ``p`` down (``O(p^4)``: about 3 minutes at ``p = 1024`` on a
+        busy 2-core machine, against 2.4 s for a forward path to ``k = 300``).
     solver : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` covariance; ``'implicit'`` works through ``X`` (memory
         ``O(N p + p k)``, forward only); ``'auto'`` picks ``'implicit'`` when ``p > 4096`` and
