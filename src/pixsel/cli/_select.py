@@ -85,6 +85,6 @@ def run(args):
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
-        print(f"selected {args.k} of {data.X.shape[1]} features with {args.method}{obj}")
+        print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
         print("wrote " + ", ".join(str(w) for w in written))
     return 0

@@ -48,6 +48,10 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
         what was done is recorded in ``regularization_``.
+    criterion : {'max-eig', 'trace'}, default='max-eig'
+        With more than two classes, ``A = M M^T`` is the between-class covariance (rank
+        ``C - 1``) and the criterion of a support is the largest generalized eigenvalue of
+        ``(A_SS, B_SS)`` or their sum (paper 002, sections 2 and 4). Irrelevant for two classes.
 
     Attributes
     ----------
@@ -58,8 +62,9 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         Per k, the best objective of the computed directions.
     forward_path_, backward_path_ : SparsePath or None
     coef_ : ndarray of shape (n_features_to_select_,)
-        The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order).
-    classes_ : ndarray of shape (2,)
+        The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
+        more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
+    classes_ : ndarray of shape (n_classes,)
     regularization_ : dict
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
     n_features_in_ : int
@@ -78,10 +83,11 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     2
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", regularization="auto"):
+    def __init__(self, n_features_to_select=10, *, direction="dual", regularization="auto", criterion="max-eig"):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.regularization = regularization
+        self.criterion = criterion
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -115,12 +121,9 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
                 X = X.astype(np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
-        if len(classes) != 2:
-            raise ValueError(
-                f"{owner} needs exactly 2 classes; y has {len(classes)} "
-                f"({classes[:10].tolist()}{'...' if len(classes) > 10 else ''}). "
-                "Relabel y as a two-class problem (for example one class against the rest)."
-            )
+        check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
+        if len(classes) < 2:
+            raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = _resolve_k(self.n_features_to_select, p, owner)
 
@@ -137,14 +140,16 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
                     f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
                     "is undefined with regularization='none'. Use regularization='auto' or a ridge > 0."
                 ) from None
-        a = stats.between
+        # two classes: a = m1 - m0 (A = a a^T); more: the factor M of the between covariance
+        a = stats.between if len(classes) == 2 else stats.between_factor
         if not np.any(a):
             raise ValueError(
-                "The two class means are identical on every feature, so no feature separates the "
+                "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
-        fwd = greedy_path(a, B, direction="forward") if self.direction in ("forward", "dual") else None
-        bwd = greedy_path(a, B, direction="backward") if self.direction in ("backward", "dual") else None
+        kw = dict(criterion=self.criterion, certificate="inclusion")
+        fwd = greedy_path(a, B, direction="forward", **kw) if self.direction in ("forward", "dual") else None
+        bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()
