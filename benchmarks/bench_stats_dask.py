@@ -1,0 +1,116 @@
+"""Class statistics of data kept on disk, with Dask: peak memory, and speed against NumPy.
+
+Goals (issue 2): for a 1,000,000 x 1024 float32 array on disk, peak memory <= 2 GB; on a size
+that fits in memory, time <= 1.5 x NumPy's in-memory ``X.T @ X`` measured in the same run.
+
+The on-disk array is read through ``dask.array.from_array`` over a small reader that pulls each
+chunk from the file with ``numpy.fromfile`` (so the resident memory measured is the process's
+own, not file pages mapped by a memmap).
+
+    python benchmarks/bench_stats_dask.py            # the issue's size (writes a 4 GB temp file)
+    python benchmarks/bench_stats_dask.py --quick    # smoke size
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from _common import PeakRSS, best_time, results_dir
+
+import dask
+import dask.array as da
+
+from pixsel._io import write_json
+from pixsel.stats import class_statistics
+
+
+class FileRows:
+    """A read-only (rows x cols) float32 array in a raw file, sliced by rows for Dask."""
+
+    def __init__(self, path, shape):
+        self.path, self.shape, self.dtype, self.ndim = path, shape, np.dtype(np.float32), 2
+
+    def __getitem__(self, key):
+        rows, cols = key
+        start, stop, _ = rows.indices(self.shape[0])
+        with open(self.path, "rb") as fh:
+            fh.seek(start * self.shape[1] * 4)
+            block = np.fromfile(fh, dtype=np.float32, count=(stop - start) * self.shape[1])
+        return block.reshape(stop - start, self.shape[1])[:, cols]
+
+
+def write_file(path, n, p, rng, block=50_000):
+    with open(path, "wb") as fh:
+        for i in range(0, n, block):
+            m = min(block, n - i)
+            (rng.standard_normal((m, p), dtype=np.float32) + 3.0).tofile(fh)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--features", type=int, default=1024)
+    ap.add_argument("--chunk-rows", type=int, default=20_000)
+    ap.add_argument("--mem-rows", type=int, default=200_000, help="rows of the in-memory timing comparison")
+    ap.add_argument("--tmpdir", default=None)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if args.quick:
+        args.rows, args.features, args.chunk_rows, args.mem_rows = 40_000, 128, 5_000, 20_000
+    n, p = args.rows, args.features
+    rng = np.random.default_rng(0)
+    out = {"rows": n, "features": p, "chunk_rows": args.chunk_rows, "threads": os.cpu_count()}
+
+    # 1. out of core: peak memory
+    with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
+        path = os.path.join(tmp, "X.f32")
+        t = time.perf_counter()
+        write_file(path, n, p, rng)
+        out["write_seconds"] = time.perf_counter() - t
+        y = (np.arange(n) % 2).astype(np.int64)
+        X = da.from_array(FileRows(path, (n, p)), chunks=(args.chunk_rows, p), asarray=False)
+        with dask.config.set(scheduler="threads"), PeakRSS() as mem:
+            t = time.perf_counter()
+            st = class_statistics(X, y)
+            out["disk_seconds"] = time.perf_counter() - t
+        out["disk_peak_rss_delta_GB"] = mem.delta / 1e9
+        out["disk_array_GB"] = n * p * 4 / 1e9
+        out["check_within_trace"] = float(np.trace(st.within))
+
+    # 2. in memory: same statistics vs NumPy's X.T @ X
+    m = args.mem_rows
+    Xm = rng.standard_normal((m, p), dtype=np.float32) + 3.0
+    ym = (np.arange(m) % 2).astype(np.int64)
+    t_gram, _ = best_time(lambda: Xm.T @ Xm)
+    t_np, _ = best_time(lambda: class_statistics(Xm, ym))
+    Xd = da.from_array(Xm, chunks=(args.chunk_rows, p))
+    t_da, _ = best_time(lambda: class_statistics(Xd, ym))
+    Xm64 = Xm.astype(np.float64)
+    t_gram64, _ = best_time(lambda: Xm64.T @ Xm64)
+    out.update(
+        mem_rows=m,
+        numpy_XtX_float32_seconds=t_gram,
+        numpy_XtX_float64_seconds=t_gram64,
+        pixsel_numpy_seconds=t_np,
+        pixsel_dask_seconds=t_da,
+        ratio_dask_vs_XtX_float32=t_da / t_gram,
+        ratio_numpy_path_vs_XtX_float32=t_np / t_gram,
+        ratio_dask_vs_XtX_float64=t_da / t_gram64,
+    )
+    write_json(results_dir("stats_dask") / "stats_dask.json", out)
+    print(f"out of core: {n} x {p} float32 ({out['disk_array_GB']:.2f} GB on disk), chunks of {args.chunk_rows} rows")
+    print(f"  statistics in {out['disk_seconds']:.1f} s, peak memory {out['disk_peak_rss_delta_GB']:.3f} GB (goal <= 2 GB)")
+    print(f"in memory: {m} x {p} float32")
+    print(f"  NumPy X.T @ X float32 {t_gram:.2f} s | float64 {t_gram64:.2f} s")
+    print(f"  pixsel statistics: NumPy path {t_np:.2f} s, Dask path {t_da:.2f} s")
+    print(f"  ratio Dask / NumPy X.T@X (float32): {t_da / t_gram:.2f} (goal <= 1.5); "
+          f"vs float64 X.T@X: {t_da / t_gram64:.2f}")
+
+
+if __name__ == "__main__":
+    main()

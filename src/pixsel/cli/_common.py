@@ -1,0 +1,73 @@
+"""Arguments and helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..datasets import load
+
+
+def add_data_argument(parser):
+    parser.add_argument(
+        "data",
+        metavar="DATA",
+        help=(
+            "the data: a .npz file (arrays X (n_samples, n_features), y, optional image_shape), "
+            "a .mat file (X, y), a CSV file (one sample per row, label in the last column or a "
+            "column named y/label) or a folder of images with one subfolder per class"
+        ),
+    )
+
+
+def add_output_arguments(parser, default):
+    parser.add_argument("--out", "-o", metavar="DIR", default=default, help=f"output folder (default: {default})")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+
+
+def parse_params(items):
+    """``['alpha=0.1', 'mode=top']`` -> ``{'alpha': 0.1, 'mode': 'top'}`` (values as Python literals)."""
+    params = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"--param expects KEY=VALUE; got {item!r}.")
+        key, value = item.split("=", 1)
+        try:
+            params[key.strip()] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[key.strip()] = value
+    return params
+
+
+def load_labelled(path, *, need_labels=True):
+    data = load(path)
+    if need_labels and data.y is None:
+        raise ValueError(f"{path} has no labels (y); this method is supervised.")
+    return data
+
+
+def progress(total, desc, quiet):
+    """A tqdm bar that only appears for work longer than two seconds."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, disable=quiet, delay=2.0, leave=False)
+
+
+def provenance(args, **extra):
+    out = {"pixsel_version": __version__, "command": args.command, "data": str(Path(args.data))}
+    out.update(extra)
+    return out
+
+
+def image_backgrounds(X, y, image_shape):
+    """Class means (or the overall mean without labels) as backgrounds for mask pictures."""
+    X = np.asarray(X, dtype=np.float64)
+    if y is None:
+        return [X.mean(0)], ["mean"]
+    classes = np.unique(y)
+    if len(classes) > 4:
+        return [X.mean(0)], ["mean of all classes"]
+    return [X[np.asarray(y) == c].mean(0) for c in classes], [f"class {c} mean" for c in classes]

@@ -1,0 +1,5 @@
+"""Layer 3: scikit-learn selectors."""
+
+from ._lda import SparseLDASelector
+
+__all__ = ["SparseLDASelector"]

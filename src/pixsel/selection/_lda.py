@@ -1,0 +1,192 @@
+"""SparseLDASelector: the best k pixels for a two-class discriminant, for every k at once."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_int, check_options, check_real, is_dask_array
+from ..spectral import greedy_path, weights_on_support
+from ..stats import class_statistics, regularize
+
+__all__ = ["SparseLDASelector"]
+
+_DIRECTIONS = ("forward", "backward", "dual")
+
+
+def _resolve_k(n_features_to_select, n_features, owner):
+    """An int in [1, p], or a float in (0, 1] read as a fraction of the features."""
+    v = n_features_to_select
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
+        frac = check_real(v, "n_features_to_select", low=0, high=1, low_open=True, owner=owner)
+        return max(1, int(round(frac * n_features)))
+    return check_int(v, "n_features_to_select", low=1, high=n_features, owner=owner)
+
+
+class SparseLDASelector(SelectorMixin, BaseEstimator):
+    """Greedy sparse LDA (GSLDA): select the k features of largest two-class separability.
+
+    The criterion is the generalized Rayleigh quotient of the pair (``a a^T``, ``B``) restricted
+    to a support ``S`` of exactly ``k`` features, ``f(S) = a_S^T B_SS^{-1} a_S``, with ``a`` the
+    difference of the class means and ``B`` the (regularized) pooled within-class covariance
+    (Moghaddam, Weiss and Avidan, ICCV 2007). One fit computes the forward and/or backward greedy
+    path for *all* k; any k can then be read with :meth:`get_support_at` without refitting.
+
+    Parameters
+    ----------
+    n_features_to_select : int or float, default=10
+        ``k``: an int in ``[1, n_features]``, or a float in ``(0, 1]`` for a fraction of the
+        features.
+    direction : {'forward', 'backward', 'dual'}, default='dual'
+        Which greedy passes to run. ``'dual'`` runs both and keeps, for every k, the better
+        support (ties go to the backward pass).
+    regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
+        How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
+        what was done is recorded in ``regularization_``.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_features,) of bool
+        Mask of the selected features.
+    n_features_to_select_ : int
+    objective_path_ : ndarray of shape (n_features,)
+        Per k, the best objective of the computed directions.
+    forward_path_, backward_path_ : SparsePath or None
+    coef_ : ndarray of shape (n_features_to_select_,)
+        The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order).
+    classes_ : ndarray of shape (2,)
+    regularization_ : dict
+        The regularization applied to ``B`` (method, alpha, shrinkage, mu).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string feature names.
+
+    Examples
+    --------
+    >>> from pixsel import SparseLDASelector
+    >>> from pixsel.datasets import load_digits_pair
+    >>> d = load_digits_pair(3, 5)
+    >>> sel = SparseLDASelector(n_features_to_select=5).fit(d.X, d.y)
+    >>> sel.transform(d.X).shape
+    (365, 5)
+    >>> int(sel.get_support_at(2, indices=True).size)
+    2
+    """
+
+    def __init__(self, n_features_to_select=10, *, direction="dual", regularization="auto"):
+        self.n_features_to_select = n_features_to_select
+        self.direction = direction
+        self.regularization = regularization
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def fit(self, X, y):
+        """Compute the statistics and the greedy path(s), then select ``n_features_to_select``.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+            uint8, integer, float32 or float64 samples (images flattened). Never modified.
+        y : array-like of shape (n_samples,)
+            Two class labels.
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
+        if is_dask_array(X):
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
+            y = np.asarray(y)
+            self.n_features_in_ = int(X.shape[1])
+        else:
+            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+            if X.dtype.kind not in "uifb":
+                X = X.astype(np.float64)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError(
+                f"{owner} needs exactly 2 classes; y has {len(classes)} "
+                f"({classes[:10].tolist()}{'...' if len(classes) > 10 else ''}). "
+                "Relabel y as a two-class problem (for example one class against the rest)."
+            )
+        p = int(X.shape[1])
+        k = _resolve_k(self.n_features_to_select, p, owner)
+
+        stats = class_statistics(X, y, classes=classes)
+        B, reg = regularize(
+            stats.within, self.regularization, X=X, y=y, means=stats.means, classes=stats.classes
+        )
+        if reg.method == "none":
+            try:
+                np.linalg.cholesky(B)
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    "The within-class covariance B is singular (constant pixels, duplicated pixels or "
+                    f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
+                    "is undefined with regularization='none'. Use regularization='auto' or a ridge > 0."
+                ) from None
+        a = stats.between
+        if not np.any(a):
+            raise ValueError(
+                "The two class means are identical on every feature, so no feature separates the "
+                "classes; check that y matches X."
+            )
+        fwd = greedy_path(a, B, direction="forward") if self.direction in ("forward", "dual") else None
+        bwd = greedy_path(a, B, direction="backward") if self.direction in ("backward", "dual") else None
+
+        self.classes_ = classes
+        self.regularization_ = reg.to_dict()
+        self.forward_path_ = fwd
+        self.backward_path_ = bwd
+        if fwd is not None and bwd is not None:
+            self.objective_path_ = np.maximum(fwd.objective, bwd.objective)
+        else:
+            self.objective_path_ = (fwd or bwd).objective.copy()
+        self.n_features_to_select_ = k
+        self.support_ = self._mask_at(k)
+        S = np.flatnonzero(self.support_)
+        self.coef_ = weights_on_support(a, B, S)[S]
+        return self
+
+    def _best_path(self, k):
+        fwd, bwd = self.forward_path_, self.backward_path_
+        if fwd is None:
+            return bwd
+        if bwd is None:
+            return fwd
+        return bwd if bwd.objective[k - 1] >= fwd.objective[k - 1] else fwd
+
+    def _mask_at(self, k):
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self._best_path(k).support(k)] = True
+        return mask
+
+    def get_support_at(self, k, indices=False):
+        """The selection for any ``k`` read from the fitted path(s), without refitting.
+
+        Parameters
+        ----------
+        k : int in [1, n_features_in_]
+        indices : bool, default=False
+            Return sorted indices instead of a boolean mask.
+        """
+        check_is_fitted(self)
+        k = check_int(k, "k", low=1, high=self.n_features_in_, owner=type(self).__name__)
+        mask = self._mask_at(k)
+        return np.flatnonzero(mask) if indices else mask
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_

@@ -1,0 +1,82 @@
+import json
+
+import numpy as np
+import pytest
+
+from pixsel.cli import build_parser, main
+
+
+@pytest.fixture
+def digits_npz(tmp_path):
+    from pixsel.datasets import load_digits_pair
+
+    d = load_digits_pair(3, 5)
+    path = tmp_path / "digits35.npz"
+    np.savez(path, X=d.X, y=d.y, image_shape=np.array(d.image_shape))
+    return path
+
+
+def test_help_is_complete(capsys):
+    parser = build_parser()
+    with pytest.raises(SystemExit) as e:
+        parser.parse_args(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    for cmd in ("select", "path", "demo"):
+        assert cmd in text
+    for cmd in ("select", "path", "demo"):
+        with pytest.raises(SystemExit):
+            parser.parse_args([cmd, "--help"])
+        assert "--out" in capsys.readouterr().out
+
+
+def test_select_writes_json_and_mask(digits_npz, tmp_path, capsys):
+    out = tmp_path / "sel"
+    assert main(["select", str(digits_npz), "-k", "5", "--out", str(out)]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    assert len(report["indices"]) == 5 and report["method"] == "gslda"
+    assert report["regularization"]["method"] == "auto"
+    assert report["objective"] > 0 and report["pixsel_version"]
+    assert (out / "mask.png").stat().st_size > 0
+    # the same selection as the Python API
+    from pixsel import SparseLDASelector
+
+    z = np.load(digits_npz)
+    assert report["indices"] == SparseLDASelector(5).fit(z["X"], z["y"]).get_support(indices=True).tolist()
+    assert "selected 5 of 64" in capsys.readouterr().out
+
+
+def test_select_csv_and_params(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 6))
+    y = rng.integers(0, 2, 60)
+    X[:, 2] += 2 * y
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, np.column_stack([X, y]), delimiter=",")
+    out = tmp_path / "o"
+    assert main(["select", str(csv), "-k", "1", "--direction", "forward", "--regularization", "0.1",
+                 "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    assert report["indices"] == [2] and report["regularization"]["alpha"] == 0.1
+    assert not (out / "mask.png").exists()  # no image shape
+
+
+def test_select_bad_input_is_a_clear_error_and_writes_nothing(digits_npz, tmp_path, capsys):
+    out = tmp_path / "bad"
+    assert main(["select", str(digits_npz), "-k", "0", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "n_features_to_select" in err and "[1, 64]" in err
+    assert not (out / "selection.json").exists()
+    assert main(["select", str(tmp_path / "missing.npz"), "-k", "3", "--out", str(out)]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path):
+    from pixsel._io import write_json
+
+    target = tmp_path / "x.json"
+    write_json(target, {"a": 1})
+    with pytest.raises(TypeError):
+        write_json(target, {"a": object()})
+    assert json.loads(target.read_text()) == {"a": 1}  # the old complete file survives
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary left behind

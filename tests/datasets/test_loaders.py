@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from pixsel.datasets import data_dir, load, load_digits_pair, shared_path
+
+
+def test_npz_mat_csv_roundtrip(tmp_path):
+    from scipy.io import savemat
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 255, (12, 6)).astype(np.uint8)
+    y = np.arange(12) % 2
+    np.savez(tmp_path / "a.npz", X=X, y=y, image_shape=np.array([2, 3]))
+    d = load(tmp_path / "a.npz")
+    assert d.X.dtype == np.uint8 and np.array_equal(d.X, X) and d.image_shape == (2, 3)
+    savemat(tmp_path / "b.mat", {"X": X.astype(float), "y": y})
+    d = load(tmp_path / "b.mat")
+    assert np.array_equal(d.X, X) and np.array_equal(d.y, y)
+    with open(tmp_path / "c.csv", "w") as fh:
+        fh.write("p0,p1,p2,p3,p4,p5,label\n")
+        for row, lab in zip(X, y):
+            fh.write(",".join(map(str, row)) + f",{lab}\n")
+    d = load(tmp_path / "c.csv")
+    assert np.array_equal(d.X, X) and np.array_equal(d.y, y) and d.y.dtype.kind == "i"
+
+
+def test_image_folder(tmp_path):
+    from skimage.io import imsave
+
+    rng = np.random.default_rng(1)
+    for cls in ("cats", "dogs"):
+        (tmp_path / cls).mkdir()
+        for i in range(3):
+            imsave(tmp_path / cls / f"{i}.png", rng.integers(0, 255, (4, 5)).astype(np.uint8), check_contrast=False)
+    d = load(tmp_path)
+    assert d.X.shape == (6, 20) and d.image_shape == (4, 5)
+    assert d.y.tolist() == [0, 0, 0, 1, 1, 1] and d.extra["class_names"] == ["cats", "dogs"]
+    imsave(tmp_path / "dogs" / "odd.png", np.zeros((3, 3), np.uint8), check_contrast=False)
+    with pytest.raises(ValueError, match="resize all images"):
+        load(tmp_path)
+
+
+def test_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load(tmp_path / "nope.npz")
+    np.savez(tmp_path / "w.npz", data=np.zeros(3))
+    with pytest.raises(ValueError, match="expects 'X'"):
+        load(tmp_path / "w.npz")
+    (tmp_path / "x.xyz").write_text("1")
+    with pytest.raises(ValueError, match="Unsupported"):
+        load(tmp_path / "x.xyz")
+
+
+def test_shared_lookup(monkeypatch, tmp_path):
+    monkeypatch.setenv("PIXSEL_DATA", str(tmp_path))
+    assert data_dir() == tmp_path
+    with pytest.raises(FileNotFoundError, match="PIXSEL_DATA"):
+        shared_path("usps_full_16x16.npz")
+
+
+def test_digits_pair():
+    d = load_digits_pair(3, 5)
+    assert d.X.shape[1] == 64 and set(np.unique(d.y)) == {0, 1} and d.image_shape == (8, 8)
+
+
+def test_shared_usps_split_has_paper_counts(shared_data):
+    z = shared_data("usps_3v5_split.npz")
+    assert z["X_train"].shape == (767, 256) and z["X_test"].shape == (773, 256)

@@ -1,0 +1,180 @@
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pixsel import SparseLDASelector
+from pixsel.datasets import load_digits_pair
+from pixsel.spectral import objective_on_support
+from pixsel.stats import class_statistics, regularize
+
+_MULTICLASS = "the common checks fit on 3+ classes; SparseLDASelector is two-class (issue 2)"
+_BINARY_ONLY = {
+    name: _MULTICLASS
+    for name in [
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_dtype_object",
+        "check_f_contiguous_array_estimator",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_dict_unchanged",
+        "check_fit2d_predict1d",
+    ]
+}
+
+
+@parametrize_with_checks(
+    [SparseLDASelector(n_features_to_select=1)], expected_failed_checks=lambda est: _BINARY_ONLY
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_digits_pair(3, 5)
+
+
+def test_objective_path_is_best_of_directions_and_recomputable(digits):
+    sel = SparseLDASelector(5).fit(digits.X, digits.y)
+    st = class_statistics(digits.X, digits.y)
+    B, _ = regularize(st.within, "auto")
+    a = st.between
+    p = digits.X.shape[1]
+    assert sel.objective_path_.shape == (p,)
+    for k in (1, 3, 5, 20, p):
+        S = sel.get_support_at(k, indices=True)
+        assert len(S) == k
+        assert objective_on_support(a, B, S) == pytest.approx(sel.objective_path_[k - 1], rel=1e-9)
+    assert np.all(sel.objective_path_ >= sel.forward_path_.objective - 1e-12)
+    assert np.all(sel.objective_path_ >= sel.backward_path_.objective - 1e-12)
+    # coef_ is the discriminant on the support: B_SS z = a_S
+    S = sel.get_support(indices=True)
+    assert np.allclose(B[np.ix_(S, S)] @ sel.coef_, a[S])
+
+
+def test_best_single_pixel_is_brute_force_optimum(digits):
+    sel = SparseLDASelector(1).fit(digits.X, digits.y)
+    st = class_statistics(digits.X, digits.y)
+    B, _ = regularize(st.within, "auto")
+    gains = [objective_on_support(st.between, B, [i]) for i in range(B.shape[0])]
+    assert sel.get_support(indices=True)[0] == int(np.argmax(gains))
+
+
+def test_planted_support_recovered():
+    rng = np.random.default_rng(0)
+    n, p = 400, 30
+    y = rng.integers(0, 2, n)
+    X = rng.standard_normal((n, p))
+    X[:, [4, 11, 23]] += 1.5 * y[:, None]
+    sel = SparseLDASelector(3).fit(X, y)
+    assert sel.get_support(indices=True).tolist() == [4, 11, 23]
+
+
+def test_dual_pass_against_brute_force():
+    # the dual pass is a heuristic: never above the optimum, exact at k = 1 (forward is exhaustive
+    # there) and k = p, and close to the optimum on average even with strongly correlated pixels
+    rng = np.random.default_rng(5)
+    ratios = []
+    for trial in range(10):
+        X = rng.standard_normal((80, 8)) @ rng.standard_normal((8, 8))
+        y = rng.integers(0, 2, 80)
+        X[y == 1] += rng.standard_normal(8) * 0.5
+        sel = SparseLDASelector(3).fit(X, y)
+        st = class_statistics(X, y)
+        B, _ = regularize(st.within, "auto")
+        for k in range(1, 9):
+            best = max(objective_on_support(st.between, B, S) for S in itertools.combinations(range(8), k))
+            got = sel.objective_path_[k - 1]
+            assert got <= best * (1 + 1e-9)
+            if k in (1, 8):
+                assert got == pytest.approx(best, rel=1e-9)
+            ratios.append(got / best)
+    assert np.mean(ratios) >= 0.95
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_single_direction(digits, direction):
+    sel = SparseLDASelector(4, direction=direction).fit(digits.X, digits.y)
+    path = sel.forward_path_ if direction == "forward" else sel.backward_path_
+    assert (sel.backward_path_ if direction == "forward" else sel.forward_path_) is None
+    assert np.array_equal(sel.objective_path_, path.objective)
+
+
+def test_fraction_pipeline_gridsearch_clone(digits):
+    sel = SparseLDASelector(0.25).fit(digits.X, digits.y)
+    assert sel.n_features_to_select_ == 16
+    pipe = make_pipeline(SparseLDASelector(), LinearSVC())
+    gs = GridSearchCV(pipe, {"sparseldaselector__n_features_to_select": [2, 8]}, cv=3).fit(digits.X, digits.y)
+    assert gs.best_params_["sparseldaselector__n_features_to_select"] in (2, 8)
+    c = clone(SparseLDASelector(7, direction="forward", regularization=0.1))
+    assert c.get_params()["n_features_to_select"] == 7 and c.get_params()["regularization"] == 0.1
+
+
+def test_dask_input_matches_numpy(digits):
+    da = pytest.importorskip("dask.array")
+    ref = SparseLDASelector(6).fit(digits.X, digits.y)
+    got = SparseLDASelector(6).fit(da.from_array(digits.X, chunks=(100, 64)), digits.y)
+    assert np.array_equal(ref.support_, got.support_)
+    assert np.allclose(ref.objective_path_, got.objective_path_, rtol=1e-9)
+
+
+def test_uint8_and_float32_inputs(digits):
+    X8 = (digits.X * 15).astype(np.uint8)
+    a = SparseLDASelector(5).fit(X8, digits.y)
+    b = SparseLDASelector(5).fit(X8.astype(np.float64), digits.y)
+    c = SparseLDASelector(5).fit(X8.astype(np.float32), digits.y)
+    assert np.array_equal(a.support_, b.support_) and np.array_equal(a.support_, c.support_)
+
+
+def test_bad_input_errors_and_no_mutation(digits):
+    X = digits.X.copy()
+    y = digits.y.copy()
+    X0, y0 = X.copy(), y.copy()
+    sel = SparseLDASelector(5)
+    with pytest.raises(ValueError, match="range \\[1, 64\\]"):
+        SparseLDASelector(0).fit(X, y)
+    with pytest.raises(ValueError, match="range \\[1, 64\\]"):
+        SparseLDASelector(65).fit(X, y)
+    with pytest.raises(ValueError, match="exactly 2 classes; y has 1"):
+        sel.fit(X, np.zeros_like(y))
+    with pytest.raises(ValueError, match="exactly 2 classes; y has 3"):
+        sel.fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="direction"):
+        SparseLDASelector(direction="sideways").fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        sel.fit(Xn, y)
+    Xi = X.copy()
+    Xi[1, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity|inf"):
+        sel.fit(Xi, y)
+    with pytest.raises(ValueError, match="regularization"):
+        SparseLDASelector(regularization="huge").fit(X, y)
+    assert np.array_equal(X, X0) and np.array_equal(y, y0)
+
+
+def test_constant_pixels_and_more_features_than_samples():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((20, 50))
+    X[:, :5] = 3.0  # constant pixels: zero variance, zero mean difference
+    y = np.array([0, 1] * 10)
+    X[y == 1, 7] += 2.0
+    sel = SparseLDASelector(3).fit(X, y)  # 'auto' keeps the rank-deficient B invertible
+    assert sel.regularization_["method"] == "auto" and sel.regularization_["alpha"] > 0
+    assert 7 in sel.get_support(indices=True)
+    assert not set(sel.get_support(indices=True)) & set(range(5))
+    with pytest.raises((ValueError, np.linalg.LinAlgError), match="regulari"):
+        SparseLDASelector(3, regularization="none").fit(X, y)

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+
+from pixsel.stats import class_statistics, regularize
+
+
+def _direct(X, y):
+    X = X.astype(np.float64)
+    classes = np.unique(y)
+    n = len(X)
+    means = np.stack([X[y == c].mean(0) for c in classes])
+    W = sum((X[y == c] - m).T @ (X[y == c] - m) for c, m in zip(classes, means)) / n
+    T = np.cov(X.T, bias=True)
+    return means, W, T
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_statistics_match_direct_formulas(dtype, n_classes):
+    rng = np.random.default_rng(n_classes)
+    X = (rng.random((5000, 17)) * 200 + 50).astype(dtype)  # large means: cancellation-prone
+    y = rng.integers(0, n_classes, len(X))
+    st = class_statistics(X, y)
+    means, W, T = _direct(X, y)
+    assert np.allclose(st.means, means, rtol=1e-12, atol=0)
+    assert np.allclose(st.within, W, rtol=1e-10, atol=1e-10 * np.abs(W).max())
+    assert np.allclose(st.total, T, rtol=1e-10, atol=1e-10 * np.abs(T).max())
+    M = st.between_factor
+    assert M.shape == (17, n_classes - 1)
+    pi = st.priors
+    Sb = sum(pi[c] * np.outer(means[c] - st.mean, means[c] - st.mean) for c in range(n_classes))
+    assert np.allclose(M @ M.T, Sb, atol=1e-10 * np.abs(Sb).max())
+    if n_classes == 2:
+        a = st.between
+        assert np.allclose(a, means[1] - means[0])
+        assert np.allclose(Sb, pi[0] * pi[1] * np.outer(a, a), atol=1e-10 * np.abs(Sb).max())
+
+
+def test_dask_equals_numpy_default_scheduler():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    X = (rng.random((3000, 40)) * 255).astype(np.uint8)
+    y = rng.integers(0, 3, len(X))
+    ref = class_statistics(X, y)
+    got = class_statistics(da.from_array(X, chunks=(701, 13)), y)
+    scale = np.abs(ref.within).max()
+    assert np.max(np.abs(got.within - ref.within)) <= 1e-10 * scale
+    assert np.allclose(got.means, ref.means, rtol=1e-12)
+    assert np.array_equal(got.counts, ref.counts)
+
+
+def test_dask_under_local_cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((2000, 12)).astype(np.float32) + 5
+    y = rng.integers(0, 2, len(X))
+    ref = class_statistics(X, y)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster):
+        got = class_statistics(da.from_array(X, chunks=(333, 12)), y)
+    assert np.max(np.abs(got.within - ref.within)) <= 1e-10 * np.abs(ref.within).max()
+    assert np.allclose(got.between, ref.between, rtol=1e-10)
+
+
+def test_input_not_modified_and_errors():
+    X = np.arange(20.0).reshape(10, 2)
+    X0 = X.copy()
+    y = np.array([0, 1] * 5)
+    class_statistics(X, y)
+    assert np.array_equal(X, X0)
+    with pytest.raises(ValueError, match="rows but y has"):
+        class_statistics(X, y[:-1])
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        class_statistics(Xn, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        class_statistics(X, np.arange(10) % 3).between
+
+
+def test_regularization_recorded():
+    B = np.diag([2.0, 0.0, 1.0])
+    B_auto, info = regularize(B, "auto")
+    assert info.method == "auto" and info.alpha == pytest.approx(1e-3)
+    assert np.all(np.linalg.eigvalsh(B_auto) > 0)
+    assert np.array_equal(B, np.diag([2.0, 0.0, 1.0]))  # not modified
+    B_r, info = regularize(B, 0.5)
+    assert np.allclose(np.diag(B_r), [2.5, 0.5, 1.5]) and info.method == "ridge"
+    same, info = regularize(B, "none")
+    assert np.array_equal(same, B) and info.alpha == 0
+    with pytest.raises(ValueError, match="regularization"):
+        regularize(B, -1.0)
+    with pytest.raises(ValueError, match="regularization"):
+        regularize(B, "lots")
+
+
+def test_ledoit_wolf_matches_sklearn_and_dask():
+    from sklearn.covariance import ledoit_wolf_shrinkage
+
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 30)) @ rng.standard_normal((30, 30))
+    y = rng.integers(0, 2, 60)
+    st = class_statistics(X, y)
+    R = X - st.means[np.searchsorted(st.classes, y)]
+    expected = ledoit_wolf_shrinkage(R, assume_centered=True)
+    _, info = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)
+    assert info.shrinkage == pytest.approx(expected, rel=1e-12)
+    _, info_d = regularize(
+        st.within, "ledoit-wolf", X=da.from_array(X, chunks=(17, 10)), y=y, means=st.means, classes=st.classes
+    )
+    assert info_d.shrinkage == pytest.approx(expected, rel=1e-9)
