@@ -58,26 +58,20 @@ def _fisher_problem(X, y, regularization="auto"):
     return st.between, B, reg
 
 
-def _pixsel_paths(X, y, ks, directions, regularization="auto"):
-    from ..spectral import greedy_path
+def _path_selection(name, direction):
+    """pixsel's :class:`~pixsel.SparseLDASelector`: one fit gives every k (``get_support_at``)."""
 
-    t0 = time.perf_counter()
-    a, B, reg = _fisher_problem(X, y, regularization)
-    paths = {d: greedy_path(a, B, direction=d) for d in directions}
-    return paths, time.perf_counter() - t0, a, B, reg
-
-
-def _path_selection(name, directions):
     def run(X, y, ks, random_state=None, regularization="auto"):
-        paths, secs, a, B, reg = _pixsel_paths(X, y, ks, directions, regularization)
-        supports, objective, which = {}, {}, {}
-        for k in ks:
-            best = max(directions, key=lambda d: (paths[d].objective[k - 1], d == "backward"))
-            supports[k] = paths[best].support(k)
-            objective[k] = float(paths[best].objective[k - 1])
-            which[k] = best
-        info = {"regularization": reg.to_dict(), "path_of_k": which,
-                "objective_path": {d: paths[d].objective for d in directions}}
+        from ..selection import SparseLDASelector
+
+        t0 = time.perf_counter()
+        sel = SparseLDASelector(1, direction=direction, regularization=regularization).fit(X, y)
+        secs = time.perf_counter() - t0
+        supports = {k: sel.get_support_at(k, indices=True) for k in ks}
+        objective = {k: float(sel.objective_path_[k - 1]) for k in ks}
+        paths = {d: getattr(sel, f"{d}_path_") for d in ("forward", "backward")}
+        info = {"regularization": sel.regularization_,
+                "objective_path": {d: pth.objective for d, pth in paths.items() if pth is not None}}
         return Selection(name, supports, secs, {k: None for k in ks}, objective, info)
 
     return run
@@ -85,26 +79,21 @@ def _path_selection(name, directions):
 
 def fisher_ranking(a, B):
     """Fisher thresholding: pixels ranked by ``|B^-1 a|`` (the LDA direction), largest first."""
-    try:  # the kernel helper's version, when it is on main
-        from ..spectral import fisher_thresholding_path
+    from ..spectral import fisher_thresholding_path
 
-        return np.asarray(fisher_thresholding_path(a, B).order)
-    except ImportError:
-        import scipy.linalg as sla
-
-        w = sla.solve(B, a, assume_a="pos")
-        return np.argsort(-np.abs(w), kind="stable")
+    return np.asarray(fisher_thresholding_path(a, B).order)
 
 
 def _fisher(X, y, ks, random_state=None, regularization="auto"):
-    from ..spectral import objective_on_support
+    from ..spectral import fisher_thresholding_path
 
     t0 = time.perf_counter()
     a, B, reg = _fisher_problem(X, y, regularization)
-    order = fisher_ranking(a, B)
+    path = fisher_thresholding_path(a, B)
     secs = time.perf_counter() - t0
-    sel = ranking_selection("fisher", order, ks, secs, {"regularization": reg.to_dict()})
-    sel.objective = {k: objective_on_support(a, B, sel.supports[k]) for k in ks}
+    sel = ranking_selection("fisher", path.order, ks, secs, {"regularization": reg.to_dict(),
+                                                            "objective_path": {"fisher": path.objective}})
+    sel.objective = {k: float(path.objective[k - 1]) for k in ks}
     return sel
 
 
@@ -219,10 +208,10 @@ def _soft_ard(X, y, ks, random_state=None, approximation="ep", max_time=None, ma
 
 #: name -> callable(X, y, ks, random_state=None, **params) -> Selection
 SELECTORS = {
-    "forward": _path_selection("forward", ("forward",)),
-    "backward": _path_selection("backward", ("backward",)),
-    "dual": _path_selection("dual", ("forward", "backward")),
-    "gslda": _path_selection("gslda", ("forward", "backward")),
+    "forward": _path_selection("forward", "forward"),
+    "backward": _path_selection("backward", "backward"),
+    "dual": _path_selection("dual", "dual"),
+    "gslda": _path_selection("gslda", "dual"),
     "fisher": _fisher,
     "f_classif": _score_ranking("f_classif", _f_classif),
     "mutual_info": _score_ranking("mutual_info", _mutual_info),
