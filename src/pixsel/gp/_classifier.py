@@ -10,7 +10,7 @@ import scipy.optimize as sopt
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options, check_real
@@ -140,6 +140,10 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         if self.approximation == "ep":
             st = ep_binary_probit(K, yy, init=init, method=self.ep_method, damping=self.ep_damping,
                                   tol=self.ep_tol)
+            if not st.converged and self.ep_method == "parallel":
+                # parallel sweeps can oscillate; the sequential ones converge for the (log-concave)
+                # probit likelihood: finish from where the parallel sweeps stopped
+                st = ep_binary_probit(K, yy, init=(st.tau, st.nu), method="sequential", tol=self.ep_tol)
             return st, (st.tau, st.nu)
         st = laplace_binary_probit(K, yy, init=init)
         return st, st.a
@@ -179,12 +183,14 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         if self.optimizer is not None:
             check_options(self.optimizer, "optimizer", ("lbfgs",), owner=_OWNER)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
         target = type_of_target(y, input_name="y")
         self.classes_ = np.unique(y)
         if target not in ("binary",) or len(self.classes_) != 2:
             raise ValueError(
-                f"{_OWNER} is a binary classifier; y has {len(self.classes_)} class(es) "
-                f"(target type {target!r}). Use two classes, e.g. one class against the rest."
+                f"Only binary classification is supported. The type of the target is {target} "
+                f"({len(self.classes_)} class(es)); {_OWNER} needs two classes, e.g. one class "
+                "against the rest."
             )
         rng = check_random_state(self.random_state)
         yy = np.where(y == self.classes_[1], 1.0, -1.0)
@@ -222,7 +228,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
             cache = {"warm": None, "n": 0}
 
             def objective(theta):
-                if deadline is not None and time.perf_counter() > deadline:
+                if deadline is not None and best["state"] is not None and time.perf_counter() > deadline:
                     raise _OutOfTime
                 cache["n"] += 1
                 try:
@@ -239,6 +245,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
             if self.optimizer is None:
                 objective(th0)
                 self.restarts_.append({"theta0": th0, "theta": th0, "lml": best["lml"], "n_eval": 1})
+                self.n_iter_ = 1
                 break
             lml_before = best["lml"]
             try:
@@ -287,8 +294,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         return pred(self._K, Ks, kss, self._yy, self.state_)
 
     def decision_function(self, X):
-        """Predictive latent mean ``E[f*]`` (positive favours ``classes_[1]``)."""
-        return self._predict_parts(X)[0]
+        """``E[f*] / sqrt(1 + V[f*])``, the probit argument of ``p(y* = classes_[1])``.
+
+        Positive favours ``classes_[1]``; monotone in the predictive probability.
+        """
+        m, v, _, _ = self._predict_parts(X)
+        return m / np.sqrt(1.0 + v)
 
     def predict_log_proba(self, X):
         """Log predictive class probabilities, columns ordered as ``classes_``."""
@@ -300,4 +311,6 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
+        """Predicted class: ``classes_[1]`` where the predictive probability exceeds 1/2."""
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
