@@ -161,19 +161,25 @@ def _l1_logistic(X, y, ks, random_state=None, C=0.1):
 
 
 def _sfs_lda(X, y, ks, random_state=None, max_k=10, cv=5):
-    """SequentialFeatureSelector(LDA), refitted for each k <= max_k (skipped above: too slow)."""
+    """SequentialFeatureSelector(LDA(solver='lsqr')), refitted for each k <= max_k (skipped above: too slow).
+
+    The 'lsqr' solver because the default SVD solver fails on cross-validation folds in which a
+    candidate pixel is constant (common for image borders).
+    """
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.feature_selection import SequentialFeatureSelector
 
     supports, per_k = {}, {}
+    # LDA's SVD solver fails on a single constant column, so constant features are dropped first
+    keep = np.flatnonzero(np.ptp(X, axis=0) > 0)
     for k in ks:
-        if k > max_k or k >= X.shape[1]:
+        if k > max_k or k >= len(keep):
             continue
         t0 = time.perf_counter()
-        sfs = SequentialFeatureSelector(LinearDiscriminantAnalysis(), n_features_to_select=k, cv=cv)
-        _quiet_fit(sfs, X, y)
+        sfs = SequentialFeatureSelector(LinearDiscriminantAnalysis(solver="lsqr"), n_features_to_select=k, cv=cv)
+        _quiet_fit(sfs, X[:, keep], y)
         per_k[k] = time.perf_counter() - t0
-        supports[k] = np.flatnonzero(sfs.get_support())
+        supports[k] = keep[np.flatnonzero(sfs.get_support())]
     return Selection("sfs_lda", supports, float(sum(per_k.values())), per_k, {},
                      {"max_k": max_k, "cv": cv, "skipped_k": [k for k in ks if k not in supports]})
 
