@@ -40,6 +40,8 @@ def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
     kwargs = dict(direction=args.direction or "dual", regularization=_regularization(args.regularization))
+    if getattr(args, "solver", None):
+        kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)
 

@@ -4,6 +4,7 @@ from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
 from ._certificates import certify, dual_certificate, inclusion_bounds
 from ._general import greedy_path  # vector -> blocked binary kernel (_greedy), factor -> multiclass, matrix -> full rank
 from ._greedy_reference import greedy_path_reference
+from ._exact import ExactResult, exact_support, tighten_path_bound
 from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
 from ._refine import refine_support
@@ -11,6 +12,9 @@ from ._renormalize import renormalize, simple_thresholding
 from ._thresholding import fisher_thresholding_path, simple_thresholding_path
 
 __all__ = [
+    "ExactResult",
+    "exact_support",
+    "tighten_path_bound",
     "SparsePath",
     "check_nesting_bound",
     "fisher_thresholding_path",
