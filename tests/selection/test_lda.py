@@ -186,3 +186,37 @@ def test_multiclass_path_is_the_low_rank_greedy(criterion):
     assert {1, 5} <= set(sel.get_support(indices=True))
     best2 = max(crit(list(S)) for S in combinations(range(8), 2))
     assert sel.objective_path_[1] <= best2 + 1e-12
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_implicit_algorithm_matches_dense_forward(n_classes):
+    rng = np.random.default_rng(n_classes)
+    n, p = 40, 120  # N < p: B is rank-deficient, the 'auto' ridge keeps it invertible
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, p)).astype(np.float32)
+    X[:, [5, 50, 99]] += 1.2 * y[:, None]
+    X0 = X.copy()
+    dense = SparseLDASelector(6, direction="forward", algorithm="dense").fit(X, y)
+    imp = SparseLDASelector(6, direction="forward", algorithm="implicit").fit(X, y)
+    assert imp.algorithm_ == "implicit" and dense.algorithm_ == "dense"
+    assert np.array_equal(imp.forward_path_.order[:6], dense.forward_path_.order[:6])
+    assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-6)
+    assert imp.regularization_["alpha"] == pytest.approx(dense.regularization_["alpha"], rel=1e-5)
+    assert np.array_equal(imp.get_support_at(3), dense.get_support_at(3))
+    assert np.array_equal(X, X0)
+    with pytest.raises(ValueError, match="range \\[1, 6\\]"):
+        imp.get_support_at(7)  # the implicit path stops at n_features_to_select
+    with pytest.raises(ValueError, match="forward selection only"):
+        SparseLDASelector(6, direction="backward", algorithm="implicit").fit(X, y)
+    with pytest.raises(ValueError, match="ledoit-wolf"):
+        SparseLDASelector(6, algorithm="implicit", regularization="ledoit-wolf").fit(X, y)
+
+
+def test_auto_algorithm_goes_implicit_at_image_scale():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 5000)).astype(np.float32)
+    y = np.arange(30) % 2
+    X[y == 1, 1234] += 3.0
+    sel = SparseLDASelector(2).fit(X, y)
+    assert sel.algorithm_ == "implicit" and sel.direction_ == "forward"
+    assert 1234 in sel.get_support(indices=True)

@@ -39,17 +39,17 @@ def test_full_support_is_pca():
     assert sel.explained_variance_ == pytest.approx(np.linalg.eigvalsh(np.cov(X, rowvar=False))[-1])
 
 
-def test_implicit_solver_same_selection():
+def test_implicit_algorithm_same_selection():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((30, 120))
     X[:, 10:14] += 2 * rng.standard_normal((30, 1))
-    dense = SparsePCASelector(8, direction="forward", solver="dense").fit(X)
-    imp = SparsePCASelector(8, solver="implicit").fit(X)
+    dense = SparsePCASelector(8, direction="forward", algorithm="dense").fit(X)
+    imp = SparsePCASelector(8, algorithm="implicit").fit(X)
     np.testing.assert_array_equal(dense.get_support(), imp.get_support())
     assert imp.direction_ == "forward"
     assert imp.explained_variance_ == pytest.approx(dense.explained_variance_, rel=1e-9)
     with pytest.raises(ValueError, match="forward"):
-        SparsePCASelector(3, direction="backward", solver="implicit").fit(X)
+        SparsePCASelector(3, direction="backward", algorithm="implicit").fit(X)
 
 
 def test_planted_support_recovered_across_seeds():

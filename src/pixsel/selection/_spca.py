@@ -17,7 +17,7 @@ from ._lda import _resolve_k
 __all__ = ["SparsePCASelector"]
 
 _DIRECTIONS = ("forward", "backward", "dual")
-_SOLVERS = ("auto", "dense", "implicit")
+_ALGORITHMS = ("auto", "dense", "implicit")
 
 
 class SparsePCASelector(SelectorMixin, BaseEstimator):
@@ -38,12 +38,13 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         (ties go to the backward pass). The forward pass is run up to ``k`` only; the backward
         pass is the whole path from ``p`` down (``O(p^4)``: about 3 minutes at ``p = 1024`` on a
         busy 2-core machine, against 2.4 s for a forward path to ``k = 300``).
-    solver : {'auto', 'dense', 'implicit'}, default='auto'
+    algorithm : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` covariance; ``'implicit'`` works through ``X`` (memory
         ``O(N p + p k)``, forward only); ``'auto'`` picks ``'implicit'`` when ``p > 4096`` and
-        ``N < p`` (the direction is then forced to forward; see ``direction_``).
+        ``N < p`` (the direction is then forced to forward; see ``direction_``). (Named like
+        scikit-learn's ``algorithm`` switches; ``solver`` is reserved for greedy vs exact.)
     refine : bool, default=False
-        Dense solver only: improve the selected support by
+        Dense algorithm only: improve the selected support by
         :func:`pixsel.spectral.refine_support` (truncated power steps and exact 1-swaps; never
         worse, no longer on the nested path).
 
@@ -53,7 +54,8 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
     n_features_to_select_ : int
     direction_ : str
         The direction(s) actually run.
-    solver_ : str
+    algorithm_ : str
+        The algorithm actually run ('dense' or 'implicit').
     explained_variance_ : float
         ``lambda_max(C_SS)`` of the selected support (covariance normalized by ``n - 1``).
     components_ : ndarray of shape (1, n_features)
@@ -75,10 +77,10 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
     [1, 4]
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", solver="auto", refine=False):
+    def __init__(self, n_features_to_select=10, *, direction="dual", algorithm="auto", refine=False):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
-        self.solver = solver
+        self.algorithm = algorithm
         self.refine = refine
 
     def __sklearn_tags__(self):
@@ -101,20 +103,20 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
-        check_options(self.solver, "solver", _SOLVERS, owner=owner)
+        check_options(self.algorithm, "algorithm", _ALGORITHMS, owner=owner)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         k = _resolve_k(self.n_features_to_select, p, owner)
-        solver = self.solver
-        if solver == "auto":
-            solver = "implicit" if use_implicit(n, p) else "dense"
+        algorithm = self.algorithm
+        if algorithm == "auto":
+            algorithm = "implicit" if use_implicit(n, p) else "dense"
         direction = self.direction
         fwd = bwd = None
-        if solver == "implicit":
+        if algorithm == "implicit":
             if direction == "backward":
                 raise ValueError(
-                    f"{owner}: solver='implicit' runs forward selection only; use direction='forward' "
-                    "or solver='dense' (which forms the p x p covariance)."
+                    f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
+                    "or algorithm='dense' (which forms the p x p covariance)."
                 )
             direction = "forward"
             fwd = implicit_greedy_path(X, None, max_k=k)
@@ -134,14 +136,14 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
             ub = float(best.upper_bound[k - 1])
         best = self._pick(fwd, bwd, k)
         S, value = best.support(k), float(best.objective[k - 1])
-        if self.refine and solver == "dense":
+        if self.refine and algorithm == "dense":
             S, value, _ = refine_support(C, S)
             w, V = np.linalg.eigh(C[np.ix_(S, S)])
             comp = np.zeros(p)
             comp[S] = V[:, -1] * np.sign(V[np.argmax(np.abs(V[:, -1])), -1])
         comp = comp / np.linalg.norm(comp)
         self.forward_path_, self.backward_path_ = fwd, bwd
-        self.direction_, self.solver_ = direction, solver
+        self.direction_, self.algorithm_ = direction, algorithm
         self.n_features_to_select_ = k
         self.support_ = np.zeros(p, dtype=bool)
         self.support_[S] = True
