@@ -27,8 +27,8 @@ from .._validation import check_finite, is_dask_array
 
 __all__ = ["ClassStatistics", "class_statistics"]
 
-#: rows per block for in-memory arrays (bounds the float64 temporary to block x p).
-_BLOCK_ROWS = 4096
+#: bytes of the float64 working block for in-memory arrays (rows per block = this / (8 p)).
+_BLOCK_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -102,21 +102,20 @@ class ClassStatistics:
 
 def _block_partial(Xb, yb, classes):
     """Counts, class means and within-class scatter (about the block's class means) of one block."""
-    Xb = check_finite(np.asarray(Xb, dtype=np.float64), "a block of rows of X")
+    # one float64 working copy (never the caller's array), centred in place, then one SYRK
+    R = check_finite(np.array(Xb, dtype=np.float64, copy=True, order="C"), "a block of rows of X")
     yb = np.asarray(yb)
-    C, p = len(classes), Xb.shape[1]
-    counts = np.zeros(C)
-    means = np.zeros((C, p))
-    R = np.empty_like(Xb)
-    for c, label in enumerate(classes):
-        rows = yb == label
-        nc = int(rows.sum())
-        if nc == 0:
-            continue
-        counts[c] = nc
-        means[c] = Xb[rows].mean(axis=0)
-        R[rows] = Xb[rows] - means[c]
-    W = R.T @ R
+    C = len(classes)
+    idx = np.searchsorted(classes, yb)
+    if np.any(idx >= C) or np.any(classes[np.minimum(idx, C - 1)] != yb):
+        raise ValueError("y holds labels that are not in 'classes'.")
+    counts = np.bincount(idx, minlength=C).astype(np.float64)
+    onehot = np.zeros((len(idx), C))
+    onehot[np.arange(len(idx)), idx] = 1.0
+    # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one
+    means = (R.T @ onehot).T / np.where(counts > 0, counts, 1.0)[:, None]
+    R -= means[idx]
+    W = R.T @ R  # NumPy dispatches A.T @ A to a symmetric rank-k update
     return counts, means, W
 
 
@@ -212,9 +211,9 @@ def class_statistics(X, y, *, classes=None):
         X = np.asarray(X)
         if X.dtype.kind not in "uifb":
             raise TypeError(f"X must hold numbers; got dtype {X.dtype}.")
+        rows = max(256, _BLOCK_BYTES // (8 * max(X.shape[1], 1)))
         parts = [
-            _block_partial(X[i : i + _BLOCK_ROWS], y[i : i + _BLOCK_ROWS], classes)
-            for i in range(0, X.shape[0], _BLOCK_ROWS)
+            _block_partial(X[i : i + rows], y[i : i + rows], classes) for i in range(0, X.shape[0], rows)
         ]
         counts, means, W = _merge(parts)
     missing = classes[counts == 0]
