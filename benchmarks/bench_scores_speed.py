@@ -84,7 +84,7 @@ def best_time(fn, repeats):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke size (200 patches of 32x32)")
+    ap.add_argument("--quick", action="store_true", help="smoke size (100 patches of 16x16)")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--side", type=int, default=128)
     ap.add_argument("--rank", type=int, default=40)
@@ -95,7 +95,7 @@ def main(argv=None):
     ap.add_argument("--out", default="results/scores_speed")
     args = ap.parse_args(argv)
     if args.quick:
-        args.n, args.side, args.rank, args.repeats, args.chunk_rows = 200, 32, 10, 1, 50
+        args.n, args.side, args.rank, args.repeats, args.chunk_rows = 100, 16, 5, 1, 25
         args.dask_big_n = 0
     from sklearn.utils.extmath import randomized_svd
 
