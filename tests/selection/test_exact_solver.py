@@ -13,30 +13,7 @@ from pixsel.cli import main
 from pixsel.spectral import objective_on_support
 from pixsel.stats import class_statistics, regularize
 
-_MULTICLASS = "the common checks fit on 3+ classes; SparseLDASelector is two-class (issue 2)"
-_BINARY_ONLY = {
-    name: _MULTICLASS
-    for name in [
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_dtype_object",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_dict_unchanged",
-        "check_fit2d_predict1d",
-    ]
-}
-
-
-@parametrize_with_checks(
-    [SparseLDASelector(n_features_to_select=1, solver="exact")], expected_failed_checks=lambda est: _BINARY_ONLY
-)
+@parametrize_with_checks([SparseLDASelector(n_features_to_select=1, solver="exact")])
 def test_sklearn_compatible_exact(estimator, check):
     check(estimator)
 

@@ -89,7 +89,7 @@ def run(args):
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
-        print(f"selected {args.k} of {data.X.shape[1]} features with {args.method}{obj}")
+        print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
         if hasattr(est, "status_"):
             cert = ("certified optimal" if est.status_ == "optimal" else
                     f"{est.status_}: certified upper bound {est.upper_bound_:.6g}, gap {est.gap_:.3g}")
