@@ -224,10 +224,14 @@ def _greedy_incumbent(A, B, k, criterion, form):
     general = "criterion" in inspect.signature(greedy_path).parameters
     if form != "vector" and not general:
         return _small_dual_pass(A, B, k, criterion)
+    params = inspect.signature(greedy_path).parameters
     cands = []
     for direction in ("forward", "backward"):
         if general:
-            path = greedy_path(A, B, direction=direction, criterion=criterion)
+            extra = {"certificate": None} if "certificate" in params else {}
+            if direction == "forward" and "max_k" in params:
+                extra["max_k"] = k
+            path = greedy_path(A, B, direction=direction, criterion=criterion, **extra)
         else:
             path = greedy_path(A, B, direction=direction)
         cands.append(path.support(k))
