@@ -233,7 +233,7 @@ def run(args):
     for m, c in curves.items():
         ax.semilogx([e["d"] for e in c], [e["rate"] for e in c], "o-", label=m)
     for (m, r), ls in zip(results.items(), (":", "--")):
-        ax.axhline(r["rate"], color="gray", ls=ls, label=f"{m} ({r['d']})")
+        ax.axhline(r["rate"], color="gray", ls=ls, label=m if "(" in m else f"{m} ({r['d']})")
     ax.set(xlabel="number of features", ylabel="recognition rate",
            title="CMU PIE probes, LGBP, selection trained on Extended Yale B")
     ax.legend(fontsize=7)
