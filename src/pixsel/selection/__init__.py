@@ -2,5 +2,14 @@
 
 from ._lda import SparseLDASelector
 from ._pls import CardinalSPLSSelector, SPLSSelector
+from ._scores import ScoreSelector, SubspaceScoreSelector
+from ._spca import SparsePCASelector
 
-__all__ = ["CardinalSPLSSelector", "SPLSSelector", "SparseLDASelector"]
+__all__ = [
+    "SparseLDASelector",
+    "SparsePCASelector",
+    "CardinalSPLSSelector",
+    "SPLSSelector",
+    "SubspaceScoreSelector",
+    "ScoreSelector",
+]
