@@ -147,9 +147,12 @@ def run(args):
         args.negatives, args.screen, args.sizes, args.eta_fits = 200, 3000, [100, 500], 6
     grid = tuple(args.grid)
     tag = "quick" if args.quick else "full"
+    lgbp_tag = tag
+    if not args.quick and args.negatives != 1200:
+        tag = f"full_neg{args.negatives}"
     t0 = time.perf_counter()
-    Fp, tp = lgbp_cached(Xp, f"cmupie_{tag}", out_dir, grid)
-    Fy, ty = lgbp_cached(Xy, f"extyaleb_{tag}", out_dir, grid)
+    Fp, tp = lgbp_cached(Xp, f"cmupie_{lgbp_tag}", out_dir, grid)
+    Fy, ty = lgbp_cached(Xy, f"extyaleb_{lgbp_tag}", out_dir, grid)
     print(f"LGBP: {Fp.shape[1]} features; computed in {tp + ty:.0f} s (0 = cached)", flush=True)
 
     rng = np.random.default_rng(args.seed)
