@@ -12,8 +12,8 @@ Pipeline (the paper's, on the data available here):
   3) drawn with a seeded generator are the gallery, the other 39 are probes (2,652 queries).
 * **Classifier**: one linear classifier per person, trained on that person's gallery images
   (positives, weighted to balance) against a fixed negative set of other people's faces (all
-  2,414 Extended Yale B images by default; ``--negatives N`` takes a seeded subset): ridge regression to +1 / -1 in its dual form
-  (linear kernel + 1 for the bias, ridge ``0.1 * mean diag``, fixed, not tuned on probes); a query
+  2,414 Extended Yale B images by default; ``--negatives N`` takes a seeded subset): ridge
+  regression to +1 / -1 in its dual form (linear kernel + 1 for the bias, ridge ``0.1 * mean diag``, fixed, not tuned on probes); a query
   goes to the person with the highest score.
 * **Feature selection** is trained on a separate database, Extended Yale B (all 2,414 images,
   38 people, one-hot class targets), in two stages as in the paper: variance screening to
