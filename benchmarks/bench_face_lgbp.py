@@ -13,8 +13,9 @@ Pipeline (the paper's, on the data available here):
 * **Classifier**: one linear classifier per person, trained on that person's gallery images
   (positives, weighted to balance) against a fixed negative set of other people's faces (all
   2,414 Extended Yale B images by default; ``--negatives N`` takes a seeded subset): ridge
-  regression to +1 / -1 in its dual form (linear kernel + 1 for the bias, ridge ``0.1 * mean diag``, fixed, not tuned on probes); a query
-  goes to the person with the highest score.
+  regression to +1 / -1 in its dual form (linear kernel + 1 for the bias, ridge
+  ``0.1 * mean diag``, fixed, not tuned on probes); a query goes to the person with the highest
+  score.
 * **Feature selection** is trained on a separate database, Extended Yale B (all 2,414 images,
   38 people, one-hot class targets), in two stages as in the paper: variance screening to
   ``--screen`` features, then each selector to the target length ``d``. Methods: naive variance,
