@@ -15,8 +15,8 @@ Every method is fitted once at ``max(--M)`` and read at each ``M`` by its leadin
 one-vs-all linear SVM (scikit-learn ``LinearSVC``) on standardized projections gives the test
 accuracy. Fit time and peak memory (resident-set increase) of each method are reported: the paper's
 section 3.3 point is that KPCA/KLPP need the ``S x S`` training kernel (S = 20000 there) where the
-proposed method needs ``K x K`` at projection time. The default uses ``--per-class 300``
-(2100 training patches, not 20000) so that every method fits in minutes on a shared 2-core machine.
+proposed method needs ``K x K`` at projection time. The default uses ``--per-class 500``
+(3500 training patches, not 20000) so that every method fits in minutes on a shared 2-core machine.
 
 Run: ``python benchmarks/bench_slm_textures.py`` (``--quick`` for a smoke run).
 """
@@ -60,7 +60,7 @@ def _svm_accuracy(Ytr, ytr, Yte, yte, Ms):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--per-class", type=int, default=300, help="training patches per texture")
+    p.add_argument("--per-class", type=int, default=500, help="training patches per texture")
     p.add_argument("--test-per-class", type=int, default=300)
     p.add_argument("--n-atoms", type=int, default=512)
     p.add_argument("--alpha", type=float, default=0.30)

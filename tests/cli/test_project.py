@@ -21,7 +21,7 @@ def digits_npz(tmp_path):
 def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
     out = tmp_path / "proj"
     args = ["project", str(digits_npz), "--method", "slm", "-m", "2", "--normalize",
-            "--param", "n_atoms=32", "--param", "max_iter=3", "--out", str(out)]
+            "--param", "n_atoms=16", "--param", "max_iter=1", "--out", str(out)]
     assert main(args) == 0
     z = np.load(out / "projection.npz")
     assert z["Y"].shape == (120, 2) and z["components"].shape == (2, 64) and z["y"].shape == (120,)
@@ -33,7 +33,7 @@ def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
 
     X = np.load(digits_npz)["X"].astype(float)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    Y = SparseLinearModelProjection(2, n_atoms=32, max_iter=3, random_state=0).fit_transform(X)
+    Y = SparseLinearModelProjection(2, n_atoms=16, max_iter=1, random_state=0).fit_transform(X)
     np.testing.assert_allclose(z["Y"], Y)
     assert "projected 120 samples" in capsys.readouterr().out
 
