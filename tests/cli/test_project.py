@@ -45,3 +45,10 @@ def test_project_other_method_without_scatter_and_bad_m(digits_npz, tmp_path, ca
     assert not (out / "scatter.png").exists()
     assert main(["project", str(digits_npz), "--method", "slm", "-m", "65", "--out", str(out), "-q"]) == 2
     assert "n_features=64" in capsys.readouterr().err
+
+
+def test_project_is_listed_in_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["project", "--help"])
+    text = capsys.readouterr().out
+    assert "--method" in text and "-m" in text and "--out" in text
