@@ -1,5 +1,6 @@
 """Layer 3: transformers (sparse components, projections)."""
 
+from ._greedy_spca import GreedySparsePCA
 from ._manifold import (
     KernelLPP,
     LocalityPreservingProjection,
@@ -10,6 +11,7 @@ from ._manifold import (
 from ._slm import SparseLinearModelProjection
 
 __all__ = [
+    "GreedySparsePCA",
     "SparseLinearModelProjection",
     "LocalityPreservingProjection",
     "NeighborhoodPreservingEmbedding",
