@@ -86,10 +86,12 @@ def test_partial_and_secular_methods_agree(seed):
     p = 40
     A = np.cov(rng.standard_normal((50, p)) @ (np.eye(p) + 0.2 * rng.standard_normal((p, p))), rowvar=False)
     a = fullrank_greedy_path(A, max_k=25)
-    b = fullrank_greedy_path(A, max_k=25, method="secular")
-    np.testing.assert_array_equal(a.order, b.order)
-    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-10)
-    assert a.info["n_partial_eigh"] > 0
+    for method in ("secular", "partial"):
+        b = fullrank_greedy_path(A, max_k=25, method=method)
+        np.testing.assert_array_equal(a.order, b.order)
+        np.testing.assert_allclose(a.objective, b.objective, rtol=1e-10)
+    assert a.info["n_krylov"] > 0
+    assert b.info["n_partial_eigh"] > 0
 
 
 def test_many_survivors_fall_back_to_secular(oracle):

@@ -319,6 +319,221 @@ def _forward_identity(Aop, n_steps, max_partial=4):
     return order, objective, {"n_secular": n_secular, "n_partial_eigh": n_exact}
 
 
+def _arrow4_max(d1, d2, d3, c, b1, b2, b3):
+    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once)."""
+    n = len(c)
+    T = np.zeros((n, 4, 4))
+    T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
+    T[:, 0, 3] = T[:, 3, 0] = b1
+    T[:, 1, 3] = T[:, 3, 1] = b2
+    T[:, 2, 3] = T[:, 3, 2] = b3
+    lam = np.linalg.eigvalsh(T)[:, -1]
+    scale = np.abs(d1) + np.abs(d2) + np.abs(d3) + np.abs(c) + np.abs(b1) + np.abs(b2) + np.abs(b3)
+    return lam + 1e-12 * scale
+
+
+def _top2_krylov(M, V, W, tol, max_iter=60, max_dim=24):
+    """Top two Ritz pairs of the symmetric ``M`` by a block Krylov (Davidson) subspace from ``V0``.
+
+    ``V`` has orthonormal columns and ``W = M V``. Returns ``(mu, U, MU, res)``: Ritz values ``mu[0] >= mu[1]`` (Rayleigh quotients, hence lower
+    bounds on ``theta_1`` and ``theta_2``), orthonormal Ritz vectors ``U`` (``m x 2``) and the
+    spectral norm ``res`` of the residual block ``M U - U diag(mu)``, or ``None`` when the
+    iteration did not reach ``res <= tol`` (the caller then falls back to a dense ``eigh``).
+    """
+    n, m = V.shape
+    cap = min(max_dim, n)
+    Vb = np.empty((n, cap + 2))
+    Wb = np.empty((n, cap + 2))
+    Vb[:, :m], Wb[:, :m] = V, W
+    for _ in range(max_iter):
+        V, W = Vb[:, :m], Wb[:, :m]
+        H = V.T @ W
+        th, Z = np.linalg.eigh(0.5 * (H + H.T))
+        Z = Z[:, : -3 : -1] if m > 2 else Z[:, ::-1]
+        mu = th[: -3 : -1] if m > 2 else th[::-1]
+        U = V @ Z
+        MU = W @ Z
+        R = MU - U * mu
+        res = float(np.sqrt(np.einsum("ij,ij->", R, R)))  # Frobenius >= spectral norm
+        if res <= tol:
+            return mu, U, MU, res
+        if m + 2 > cap:  # thick restart on the Ritz vectors
+            Vb[:, :2], Wb[:, :2] = U, MU
+            m = 2
+            V = Vb[:, :m]
+        added = 0
+        for col in range(R.shape[1]):  # Gram-Schmidt, twice, column by column
+            q = R[:, col].copy()
+            nq0 = np.sqrt(q @ q)
+            if nq0 == 0.0:
+                continue
+            Vc = Vb[:, : m + added]
+            for _ in range(2):
+                q -= Vc @ (Vc.T @ q)
+            nq = np.sqrt(q @ q)
+            if nq <= 1e-8 * nq0:
+                continue
+            Vb[:, m + added] = q / nq
+            added += 1
+        if added == 0:
+            return None
+        Wb[:, m : m + added] = M @ Vb[:, m : m + added]
+        m += added
+    return None
+
+
+def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
+    """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
+
+    The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
+    norm ``eps`` and a bound ``gamma`` on ``A_SS`` compressed to ``span(u_1, u_2)^perp``.
+    ``M' = A_SS + E`` with ``E = -(R U^T + U R^T)`` (``|E| <= eps``) has ``U`` invariant, so for a
+    candidate ``i`` (``a = A_{S,i}``, ``b_j = u_j . a``) Weyl's inequality gives the certified
+
+        lambda_max(A_{S+i}) <= lambda_max(arrow(mu_1, mu_2, gamma; b_1, b_2, |a_perp|; A_ii)) + eps,
+
+    and the 2 x 2 problem on ``(u_1, e_i)`` a lower bound. The survivors of that screening get
+    the top two Ritz pairs of their ``(t + 1) x (t + 1)`` matrix from the block Krylov subspace
+    started at ``[u_1, u_2, e_i]`` (matrix products only, a few passes over ``A_SS``); their value
+    is certified by Temple's inequality ``theta_1 <= mu_1 + eps_1^2 / (mu_1 - theta_2^+)``. The new
+    ``gamma``: Cauchy interlacing gives ``theta_3(A_{S+j}) <= theta_2(A_SS) <= mu_2 + eps`` (old),
+    hence, when the new ``mu_2 > mu_2^old + eps^old + eps``, the compression of the new matrix to
+    ``U^perp`` is bounded by ``mu_2^old + eps^old + eps``. Whenever a condition fails or two
+    survivors cannot be separated, that step uses the dense route (partial ``eigh``, exact), which
+    also restarts the state from exact eigenpairs. The greedy choice is thus the exact argmax.
+    """
+    p = Aop.p
+    dA = Aop.diag()
+    Acols = np.zeros((p, n_steps))
+    G = np.zeros((n_steps, n_steps))  # A_SS in the order of addition
+    rowsq = np.zeros(p)
+    free = np.ones(p, dtype=bool)
+    order = np.empty(n_steps, dtype=np.intp)
+    objective = np.empty(n_steps)
+    S = []
+    n_krylov = n_dense = n_secular = 0
+    state = None  # (mu (2,), U (t x 2), A_SS U, eps, gamma)
+
+    def dense_state(t1):
+        if t1 < 3:
+            return None
+        M = G[:t1, :t1]
+        w, V = sla.eigh(M, subset_by_index=[t1 - 3, t1 - 1], driver="evr")
+        w, V = w[::-1], V[:, ::-1]
+        U, mu = V[:, :2], w[:2]
+        MU = M @ U
+        res = float(np.linalg.norm(MU - U * mu))
+        slack = 1e-12 * (abs(w[0]) + abs(w[2]))
+        gamma = w[2] + res + slack
+        if not mu[1] > gamma:  # theta_2 ~ theta_3: only the loose bound is certified
+            gamma = w[0] + res + slack
+        return mu, U, MU, res, gamma
+
+    for t in range(n_steps):
+        cand = np.flatnonzero(free)
+        if t == 0:
+            j = int(cand[np.argmax(dA[cand])])
+            best, new_state = dA[j], None
+        elif state is None:  # t < 3: dense partial eigh of each candidate (cheap)
+            vals = []
+            for i in cand:
+                G[t, :t] = G[:t, t] = Acols[i, :t]
+                G[t, t] = dA[i]
+                vals.append(_top2(G[: t + 1, : t + 1])[0])
+            w = int(np.argmax(vals))
+            j, best, new_state = int(cand[w]), vals[w], None
+            n_dense += 1
+        else:
+            mu, U, MU, eps, gamma = state
+            AS = Acols[:, :t]
+            c = dA[cand]
+            b = (AS @ U)[cand]  # columns of AS are in order of addition, like U's rows
+            b1, b2 = b[:, 0], b[:, 1]
+            bnorm2 = rowsq[cand]
+            lower = np.maximum(_eig2_max(mu[0], b1, c), mu[0])
+            # cheap bound first (mu_2, gamma <= mu_1), the 4 x 4 arrow only where it matters
+            upper = _eig2_max(max(mu[0], gamma), np.sqrt(bnorm2), c)
+            upper = upper * (1 + 1e-12) + 1e-12 * np.abs(c) + eps
+            tol_s = 1e-10 * (np.maximum(np.abs(upper), abs(mu[0])) + np.sqrt(bnorm2)).max()
+            hard = np.flatnonzero(upper >= lower.max() - tol_s)
+            beta = np.sqrt(np.maximum(bnorm2[hard] - b1[hard] ** 2 - b2[hard] ** 2, 0.0))
+            upper[hard] = np.minimum(
+                upper[hard], _arrow4_max(mu[0], mu[1], gamma, c[hard], b1[hard], b2[hard], beta) + eps
+            )
+            lower = np.minimum(lower, upper)
+            surv = np.flatnonzero(upper >= lower.max() - tol_s)
+            j = None
+            if len(surv) <= max_partial:
+                res_list = []
+                ok = True
+                for s_ in surv:
+                    i = cand[s_]
+                    G[t, :t] = G[:t, t] = AS[i]
+                    G[t, t] = dA[i]
+                    M = G[: t + 1, : t + 1]
+                    V0 = np.zeros((t + 1, 3))
+                    V0[:t, :2] = U
+                    V0[t, 2] = 1.0
+                    W0 = np.empty((t + 1, 3))  # M V0 without touching A_SS
+                    W0[:t, :2] = MU
+                    W0[t, :2] = b[s_]
+                    W0[:t, 2] = AS[i]
+                    W0[t, 2] = dA[i]
+                    out = _top2_krylov(M, V0, W0, tol * (abs(mu[0]) + np.sqrt(bnorm2[s_])))
+                    n_krylov += 1
+                    if out is None:
+                        ok = False
+                        break
+                    mu_n, U_n, MU_n, e_n = out
+                    alpha = max(mu[1], gamma) + eps + e_n  # >= theta_3(new) + e_n (interlacing)
+                    th2_up = max(mu[0], gamma) + eps  # >= theta_1(A_SS) >= theta_2(new)
+                    if mu_n[1] > alpha:  # then U_n^perp holds nothing above alpha: Weyl
+                        th2_up = min(th2_up, mu_n[1] + e_n)
+                    if not mu_n[0] > th2_up:
+                        ok = False
+                        break
+                    hi = mu_n[0] + e_n * e_n / (mu_n[0] - th2_up)  # Temple
+                    res_list.append((mu_n[0], hi, i, mu_n, U_n, MU_n, e_n, alpha))
+                if ok and res_list:
+                    w = int(np.argmax([r[0] for r in res_list]))  # ties -> lowest index
+                    others = [r[1] for k_, r in enumerate(res_list) if k_ != w]
+                    if not others or res_list[w][0] > max(others):
+                        _, _, j, mu_n, U_n, MU_n, e_n, alpha = res_list[w]
+                        best = mu_n[0]
+                        new_state = (mu_n, U_n, MU_n, e_n, alpha) if mu_n[1] > alpha else None
+            if j is None:  # dense route for this step (exact)
+                n_dense += 1
+                ASS = G[:t, :t]
+                if len(surv) <= max_partial:
+                    vals, tops = [], []
+                    for s_ in surv:
+                        i = cand[s_]
+                        G[t, :t] = G[:t, t] = AS[i]
+                        G[t, t] = dA[i]
+                        vals.append(_top2(G[: t + 1, : t + 1])[0])
+                    w = int(np.argmax(vals))
+                    j, best = int(cand[surv[w]]), vals[w]
+                else:
+                    theta, X = sla.eigh(ASS, driver="evd")
+                    bs = AS[cand[surv]] @ X
+                    lo = np.minimum(np.maximum(lower[surv], np.maximum(mu[0], c[surv])), upper[surv])
+                    vals = _secular_border(theta, bs, c[surv], lo, upper[surv])
+                    n_secular += len(surv)
+                    w = int(np.argmax(vals))
+                    j, best = int(cand[surv[w]]), vals[w]
+                new_state = None
+        order[t] = j
+        free[j] = False
+        S.append(j)
+        col = Aop.column(j)
+        Acols[:, t] = col
+        G[t, : t + 1] = G[: t + 1, t] = col[S]
+        rowsq += col * col
+        objective[t] = best
+        state = new_state if new_state is not None else dense_state(t + 1)
+    return order, objective, {"n_secular": n_secular, "n_krylov": n_krylov, "n_dense_steps": n_dense}
+
+
 def _backward(A, B, criterion):
     p = A.shape[0]
     alive = list(range(p))
@@ -406,7 +621,9 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
     if direction == "forward":
         Aop = A if hasattr(A, "column") else DenseOperator(A)
         n_steps = Aop.p if max_k is None else int(max_k)
-        if Bd is None and criterion == "max-eig" and method != "secular":
+        if Bd is None and criterion == "max-eig" and method == "auto":
+            order, objective, info = _forward_identity_krylov(Aop, n_steps)
+        elif Bd is None and criterion == "max-eig" and method == "partial":
             order, objective, info = _forward_identity(Aop, n_steps)
         else:
             order, objective, info = _forward(Aop, Bd, criterion, n_steps)
