@@ -382,7 +382,7 @@ def _top2_krylov(M, V, W, tol, max_iter=60, max_dim=24):
     return None
 
 
-def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
+def _forward_identity_krylov(Aop, n_steps, tol=1e-9, max_partial=4):
     """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
 
     The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
@@ -404,7 +404,10 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
     """
     p = Aop.p
     dA = Aop.diag()
-    Acols = np.zeros((p, n_steps))
+    Acols = np.zeros((p, n_steps))  # A_{r,S} for the rows r = rows[:nrows] (compacted)
+    rows = np.arange(p)
+    pos = np.arange(p)  # row of feature i in Acols
+    nrows = p
     G = np.zeros((n_steps, n_steps))  # A_SS in the order of addition
     rowsq = np.zeros(p)
     free = np.ones(p, dtype=bool)
@@ -431,13 +434,19 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
 
     for t in range(n_steps):
         cand = np.flatnonzero(free)
+        if nrows - len(cand) > max(32, nrows // 8):  # drop the selected rows: O(p k^2 / 2)
+            keep = pos[cand]
+            Acols[: len(cand), :t] = Acols[keep, :t]
+            rows[: len(cand)] = cand
+            pos[cand] = np.arange(len(cand))
+            nrows = len(cand)
         if t == 0:
             j = int(cand[np.argmax(dA[cand])])
             best, new_state = dA[j], None
         elif state is None:  # t < 3: dense partial eigh of each candidate (cheap)
             vals = []
             for i in cand:
-                G[t, :t] = G[:t, t] = Acols[i, :t]
+                G[t, :t] = G[:t, t] = Acols[pos[i], :t]
                 G[t, t] = dA[i]
                 vals.append(_top2(G[: t + 1, : t + 1])[0])
             w = int(np.argmax(vals))
@@ -445,9 +454,10 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
             n_dense += 1
         else:
             mu, U, MU, eps, gamma = state
-            AS = Acols[:, :t]
+            AS = Acols[:nrows, :t]
+            AS_c = pos[cand]
             c = dA[cand]
-            b = (AS @ U)[cand]  # columns of AS are in order of addition, like U's rows
+            b = (AS @ U)[AS_c]  # columns of AS are in order of addition, like U's rows
             b1, b2 = b[:, 0], b[:, 1]
             bnorm2 = rowsq[cand]
             lower = np.maximum(_eig2_max(mu[0], b1, c), mu[0])
@@ -468,7 +478,7 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
                 ok = True
                 for s_ in surv:
                     i = cand[s_]
-                    G[t, :t] = G[:t, t] = AS[i]
+                    G[t, :t] = G[:t, t] = AS[pos[i]]
                     G[t, t] = dA[i]
                     M = G[: t + 1, : t + 1]
                     V0 = np.zeros((t + 1, 3))
@@ -477,7 +487,7 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
                     W0 = np.empty((t + 1, 3))  # M V0 without touching A_SS
                     W0[:t, :2] = MU
                     W0[t, :2] = b[s_]
-                    W0[:t, 2] = AS[i]
+                    W0[:t, 2] = AS[pos[i]]
                     W0[t, 2] = dA[i]
                     out = _top2_krylov(M, V0, W0, tol * (abs(mu[0]) + np.sqrt(bnorm2[s_])))
                     n_krylov += 1
@@ -508,14 +518,14 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
                     vals, tops = [], []
                     for s_ in surv:
                         i = cand[s_]
-                        G[t, :t] = G[:t, t] = AS[i]
+                        G[t, :t] = G[:t, t] = AS[pos[i]]
                         G[t, t] = dA[i]
                         vals.append(_top2(G[: t + 1, : t + 1])[0])
                     w = int(np.argmax(vals))
                     j, best = int(cand[surv[w]]), vals[w]
                 else:
                     theta, X = sla.eigh(ASS, driver="evd")
-                    bs = AS[cand[surv]] @ X
+                    bs = AS[AS_c[surv]] @ X
                     lo = np.minimum(np.maximum(lower[surv], np.maximum(mu[0], c[surv])), upper[surv])
                     vals = _secular_border(theta, bs, c[surv], lo, upper[surv])
                     n_secular += len(surv)
@@ -526,7 +536,7 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-11, max_partial=4):
         free[j] = False
         S.append(j)
         col = Aop.column(j)
-        Acols[:, t] = col
+        Acols[:nrows, t] = col[rows[:nrows]]
         G[t, : t + 1] = G[: t + 1, t] = col[S]
         rowsq += col * col
         objective[t] = best
