@@ -332,13 +332,15 @@ def _arrow4_max(d1, d2, d3, c, b1, b2, b3):
     return lam + 1e-12 * scale
 
 
-def _top2_krylov(M, V, W, tol, max_iter=60, max_dim=24):
+def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
     """Top two Ritz pairs of the symmetric ``M`` by a block Krylov (Davidson) subspace from ``V0``.
 
-    ``V`` has orthonormal columns and ``W = M V``. Returns ``(mu, U, MU, res)``: Ritz values ``mu[0] >= mu[1]`` (Rayleigh quotients, hence lower
+    ``V`` has orthonormal columns and ``W = M V``. Returns ``(mu, U, MU, res1, res)``: Ritz values ``mu[0] >= mu[1]`` (Rayleigh quotients, hence lower
     bounds on ``theta_1`` and ``theta_2``), orthonormal Ritz vectors ``U`` (``m x 2``) and the
-    spectral norm ``res`` of the residual block ``M U - U diag(mu)``, or ``None`` when the
-    iteration did not reach ``res <= tol`` (the caller then falls back to a dense ``eigh``).
+    norms of the first residual ``res1 = |M u_1 - mu_1 u_1|`` and of the block ``M U - U diag(mu)``
+    (Frobenius, an upper bound on the spectral norm), or ``None`` when the iteration did not
+    reach ``res1 <= tol1`` and ``res <= tol`` (the caller then falls back to a dense ``eigh``).
+    Only the unconverged residual columns expand the subspace.
     """
     n, m = V.shape
     cap = min(max_dim, n)
@@ -354,15 +356,18 @@ def _top2_krylov(M, V, W, tol, max_iter=60, max_dim=24):
         U = V @ Z
         MU = W @ Z
         R = MU - U * mu
-        res = float(np.sqrt(np.einsum("ij,ij->", R, R)))  # Frobenius >= spectral norm
-        if res <= tol:
-            return mu, U, MU, res
+        r2 = np.einsum("ij,ij->j", R, R)
+        res1, res = float(np.sqrt(r2[0])), float(np.sqrt(r2.sum()))  # Frobenius >= spectral norm
+        if res1 <= tol1 and res <= tol:
+            return mu, U, MU, res1, res
         if m + 2 > cap:  # thick restart on the Ritz vectors
             Vb[:, :2], Wb[:, :2] = U, MU
             m = 2
             V = Vb[:, :m]
         added = 0
         for col in range(R.shape[1]):  # Gram-Schmidt, twice, column by column
+            if (col == 0 and res1 <= tol1) or (col == 1 and np.sqrt(r2[1]) <= 0.5 * tol):
+                continue
             q = R[:, col].copy()
             nq0 = np.sqrt(q @ q)
             if nq0 == 0.0:
@@ -382,7 +387,7 @@ def _top2_krylov(M, V, W, tol, max_iter=60, max_dim=24):
     return None
 
 
-def _forward_identity_krylov(Aop, n_steps, tol=1e-9, max_partial=4):
+def _forward_identity_krylov(Aop, n_steps, tol1=1e-10, tol=1e-6, max_partial=4):
     """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
 
     The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
@@ -489,12 +494,13 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-9, max_partial=4):
                     W0[t, :2] = b[s_]
                     W0[:t, 2] = AS[pos[i]]
                     W0[t, 2] = dA[i]
-                    out = _top2_krylov(M, V0, W0, tol * (abs(mu[0]) + np.sqrt(bnorm2[s_])))
+                    sc = abs(mu[0]) + np.sqrt(bnorm2[s_])
+                    out = _top2_krylov(M, V0, W0, tol1 * sc, tol * sc)
                     n_krylov += 1
                     if out is None:
                         ok = False
                         break
-                    mu_n, U_n, MU_n, e_n = out
+                    mu_n, U_n, MU_n, e1, e_n = out
                     alpha = max(mu[1], gamma) + eps + e_n  # >= theta_3(new) + e_n (interlacing)
                     th2_up = max(mu[0], gamma) + eps  # >= theta_1(A_SS) >= theta_2(new)
                     if mu_n[1] > alpha:  # then U_n^perp holds nothing above alpha: Weyl
@@ -502,7 +508,7 @@ def _forward_identity_krylov(Aop, n_steps, tol=1e-9, max_partial=4):
                     if not mu_n[0] > th2_up:
                         ok = False
                         break
-                    hi = mu_n[0] + e_n * e_n / (mu_n[0] - th2_up)  # Temple
+                    hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)  # Temple
                     res_list.append((mu_n[0], hi, i, mu_n, U_n, MU_n, e_n, alpha))
                 if ok and res_list:
                     w = int(np.argmax([r[0] for r in res_list]))  # ties -> lowest index
