@@ -65,11 +65,16 @@ def _remove_values(theta, V):
     return _secular_deleted(theta, wh, np.full(k, theta[-2]), np.full(k, theta[-1]))
 
 
-def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
-    """Best improving ``m``-for-``m`` exchange among first-order candidates, or ``None``."""
+def _exchange_bounds(A, S, theta, V, n_exchange, max_exchange):
+    """Rayleigh-Ritz lower bounds ``(lb, R, J)`` of every first-order ``m``-for-``m`` exchange.
+
+    ``lb <= lambda_max(A_T)``, ``T = S - R + J``: the Rayleigh-Ritz value on the span of the two
+    leading eigenvectors of ``A_SS`` with ``R`` zeroed and of ``e_J``.
+    """
     p, k = A.shape[0], len(S)
+    out_list = []
     if k < 2:
-        return None
+        return out_list
     X = np.zeros((p, 2))
     X[S] = V[:, [-1, -2]]
     G = A @ X
@@ -77,7 +82,6 @@ def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
     rem_c = S[np.argsort(np.abs(X[S, 0]), kind="stable")][:n_exchange]
     add_c = out[np.argsort(-np.abs(G[out, 0]), kind="stable")][:n_exchange]
     top2 = np.diag(theta[[-1, -2]])
-    cands = []
     for m in range(1, min(max_exchange, len(rem_c), len(add_c)) + 1):
         adds = np.array(list(combinations(add_c, m)), dtype=np.intp)  # (nA, m)
         CAA = A[adds[:, :, None], adds[:, None, :]]
@@ -99,8 +103,13 @@ def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
             H[:, :r, r:] = np.swapaxes(H[:, r:, :r], 1, 2)
             H[:, r:, r:] = CAA
             lb = np.linalg.eigvalsh(H)[:, -1]
-            for a_ in np.flatnonzero(lb > f):
-                cands.append((lb[a_], R, adds[a_]))
+            out_list.extend((lb[a_], R, adds[a_]) for a_ in range(len(adds)))
+    return out_list
+
+
+def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
+    """Best improving exchange among the ``n_eval`` of largest lower bound above ``f``, or ``None``."""
+    cands = [c for c in _exchange_bounds(A, S, theta, V, n_exchange, max_exchange) if c[0] > f]
     cands.sort(key=lambda c: (-c[0], c[1], c[2].tolist()))
     best, best_T = f, None
     for _, R, J in cands[:n_eval]:
