@@ -598,6 +598,150 @@ def _backward(A, B, criterion):
     return order, objective, {"n_secular": n_secular}
 
 
+
+def _backward_identity_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
+    """``B = I``, ``'max-eig'`` backward path from certified Krylov updates (see the forward one).
+
+    With the state ``(mu, U, eps, gamma)`` of ``A_SS`` (``M' = A_SS + E`` has ``U`` invariant,
+    ``|E| <= eps``, its compression to ``U^perp`` is ``<= gamma``), deleting ``i`` gives the
+    certified bounds
+
+        RQ(u_1 with entry i zeroed) <= lambda_max(A_{S-i})
+            <= g + lambda_max(D^(1/2) (I - w_i w_i^T) D^(1/2)) + eps,
+
+    ``w_i = U[i, :]``, ``g = gamma``, ``D = diag(max(mu - gamma, 0))``. The survivors get two Ritz
+    pairs of ``A_{S-i}`` from the Krylov subspace started at ``U`` without row ``i``; Temple's
+    inequality with ``theta_2(A_{S-i}) <= theta_2(A_SS) <= max(mu_2, gamma) + eps`` (interlacing)
+    certifies each value, and ``theta_3(A_{S-i}) <= theta_3(A_SS) <= gamma + eps`` the new
+    ``gamma``. Any failed
+    condition makes that step dense (exact).
+    """
+    p = A.shape[0]
+    dA = np.diag(A).copy()
+    alive = np.arange(p)
+    order = np.empty(p, dtype=np.intp)
+    objective = np.empty(p)
+    n_krylov = n_dense = loose = 0
+
+    def dense_state(S):
+        s = len(S)
+        M = A[np.ix_(S, S)]
+        w, V = sla.eigh(M, subset_by_index=[s - 3, s - 1], driver="evr")
+        w, V = w[::-1], V[:, ::-1]
+        U, mu = V[:, :2], w[:2]
+        MU = M @ U
+        res = float(np.linalg.norm(MU - U * mu)) + s * _EPS * abs(w[0])
+        gamma = w[2] + res + 1e-12 * (abs(w[0]) + abs(w[2]))
+        return mu, U, MU, res, gamma
+
+    state = None
+    for step in range(p):
+        S = alive
+        s = len(S)
+        if s <= 4:  # tiny: dense values of every deletion
+            ASS = A[np.ix_(S, S)]
+            objective[s - 1] = np.linalg.eigvalsh(ASS)[-1]
+            if s == 1:
+                order[step] = S[0]
+                break
+            vals = [np.linalg.eigvalsh(np.delete(np.delete(ASS, r, 0), r, 1))[-1] for r in range(s)]
+            r = int(np.argmax(vals))
+            order[step] = S[r]
+            alive = np.delete(S, r)
+            state = None
+            continue
+        if state is None:
+            state = dense_state(S)
+            n_dense += 1
+        mu, U, MU, eps, gamma = state
+        objective[s - 1] = mu[0]
+        g = max(gamma, mu[1])  # >= theta_2(M')
+        d = np.maximum(mu - gamma, 0.0)
+        # lower: Rayleigh quotient of u_1 with entry i removed
+        u1, mu1 = U[:, 0], MU[:, 0]
+        den = 1.0 - u1 * u1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = (mu[0] - 2 * u1 * mu1 + u1 * u1 * dA[S]) / den
+        lower = np.where(den > 1e-12, lower, -np.inf)
+        # upper: 2 x 2 problem sqrt(d) (I - w w^T) sqrt(d)
+        w1, w2 = U[:, 0], U[:, 1]
+        a11 = d[0] * (1 - w1 * w1)
+        a22 = d[1] * (1 - w2 * w2)
+        a12 = -np.sqrt(d[0] * d[1]) * w1 * w2
+        upper = gamma + _eig2_max(a11, a12, a22) + eps
+        upper = upper + 1e-12 * (abs(mu[0]) + abs(gamma))
+        lower = np.minimum(lower, upper)
+        tol_s = 1e-10 * (abs(mu[0]) + abs(g))
+        surv = np.flatnonzero(upper >= lower.max() - tol_s)
+        # branch and bound: survivors by decreasing upper bound, each certified by Krylov +
+        # Temple, until the best certified value exceeds every remaining upper bound
+        r, new_state, ok = None, None, True
+        res_list = []
+        for r_ in surv[np.argsort(-upper[surv], kind="stable")]:
+            if res_list and max(x[0] for x in res_list) > upper[r_] + tol_s:
+                break
+            if len(res_list) >= max_krylov:
+                ok = False
+                break
+            keep = np.delete(np.arange(s), r_)
+            Sk = S[keep]
+            M = A[np.ix_(Sk, Sk)]
+            V0 = U[keep]
+            W0 = MU[keep] - np.outer(A[Sk, S[r_]], U[r_])
+            Q, Rq = np.linalg.qr(V0)
+            if min(abs(Rq[0, 0]), abs(Rq[1, 1])) < 1e-8:
+                ok = False
+                break
+            W0 = sla.solve_triangular(Rq, W0.T, trans="T", lower=False).T
+            sc = abs(mu[0])
+            out = _top2_krylov(M, Q, W0, tol1 * sc, tol * sc)
+            n_krylov += 1
+            if out is None:
+                ok = False
+                break
+            mu_n, U_n, MU_n, e1, e_n = out
+            th2_up = g + eps  # >= theta_2(A_SS) >= theta_2(A_{S-i})
+            alpha = gamma + eps + e_n  # >= theta_3(A_SS) + e_n >= theta_3(A_{S-i}) + e_n
+            if mu_n[1] > alpha:
+                th2_up = min(th2_up, mu_n[1] + e_n)
+            if not mu_n[0] > th2_up + e_n:
+                ok = False
+                break
+            hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)
+            # compression of the new M' to U_n^perp: <= alpha when mu_2 > alpha, else (mu_1 > th2_up
+            # + e_n puts the compression below mu_1) <= theta_2 + e_n
+            gam_n = alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n)
+            res_list.append((mu_n[0], hi, r_, (mu_n, U_n, MU_n, e_n, gam_n)))
+        if ok and res_list:
+            w = max(range(len(res_list)), key=lambda q: (res_list[q][0], -res_list[q][2]))
+            others = [x[1] for q, x in enumerate(res_list) if q != w]
+            evaluated = {x[2] for x in res_list}
+            rest = [upper[q] for q in surv if q not in evaluated]
+            if res_list[w][0] > max(others + rest, default=-np.inf):
+                r, new_state = res_list[w][2], res_list[w][3]
+                loose = loose + 1 if new_state[4] > new_state[0][1] else 0
+                if loose > 16:  # the loose bound has been carried long enough: refresh exactly
+                    new_state, loose = None, 0
+        if r is None:  # dense: exact values of the survivors
+            n_dense += 1
+            if len(surv) <= 4:
+                vals = [_top2(A[np.ix_(np.delete(S, r_), np.delete(S, r_))])[0] for r_ in surv]
+            else:  # one full eigh, then the deleted-row secular equation of each survivor
+                theta, X = sla.eigh(A[np.ix_(S, S)], driver="evd")
+                wh = X[surv] ** 2
+                wh /= wh.sum(axis=1, keepdims=True)
+                th1, th2 = theta[-1], theta[-2]
+                a1 = wh[:, -1]
+                hi = th1 - (th1 - th2) * a1
+                vals = _secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+            r, new_state = int(surv[int(np.argmax(vals))]), None
+            loose = 0
+        order[step] = S[r]
+        alive = np.delete(S, r)
+        state = new_state
+    return order, objective, {"n_secular": 0, "n_krylov": n_krylov, "n_dense_steps": n_dense}
+
+
 def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig", max_k=None, method="auto"):
     """Exact greedy path of ``lambda_max(A_S, B_S)`` (or ``tr``) for a full symmetric ``A``.
 
@@ -647,7 +791,10 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
         Astore = Aop.matrix if isinstance(Aop, DenseOperator) else None
     elif direction == "backward":
         Astore = np.asarray(A, dtype=np.float64)
-        order, objective, info = _backward(Astore, Bd, criterion)
+        if Bd is None and criterion == "max-eig" and method == "auto" and Astore.shape[0] > 4:
+            order, objective, info = _backward_identity_krylov(Astore)
+        else:
+            order, objective, info = _backward(Astore, Bd, criterion)
     else:
         raise ValueError(f"The 'direction' parameter must be one of {{'forward', 'backward'}}. Got {direction!r} instead.")
     info = dict(info, criterion=criterion, form="full")
