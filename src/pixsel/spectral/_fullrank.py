@@ -388,7 +388,7 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
     return None
 
 
-def _forward_identity_krylov(Aop, n_steps, tol1=1e-10, tol=1e-6, max_partial=4):
+def _forward_identity_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
     """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
 
     The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
