@@ -180,3 +180,29 @@ def test_top2_krylov_certified_bounds():
         assert np.linalg.norm(A @ U[:, 0] - mu[0] * U[:, 0]) <= e1 * (1 + 1e-9) and e1 <= 1e-9
         hi = mu[0] + e1**2 / (mu[0] - w_old[-1])  # theta_2(A) <= theta_1(A_SS): interlacing
         assert w[-1] <= hi * (1 + 1e-13)  # eigvalsh itself is accurate to ~ eps |A|
+
+
+def test_krylov_backward_matches_secular_backward():
+    """p = 120: the certified Krylov backward path equals the full-spectrum one."""
+    rng = np.random.default_rng(7)
+    A = _spiked(rng, 120, 240, [40.0, 38.0, 6.0])
+    a = fullrank_greedy_path(A, direction="backward")
+    b = fullrank_greedy_path(A, direction="backward", method="secular")
+    np.testing.assert_array_equal(a.order, b.order)
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-11)
+    assert a.info["n_krylov"] > 0
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_krylov_backward_brute_force(oracle, seed):
+    rng = np.random.default_rng(seed)
+    A = _spiked(rng, 11, 40, [8.0, 7.5])
+    path = fullrank_greedy_path(A, direction="backward")
+    order, obj = oracle.greedy(A, None, "backward")
+    np.testing.assert_array_equal(path.order, order)
+    np.testing.assert_allclose(path.objective, obj, rtol=1e-10)
+
+
+def test_unknown_method_is_rejected():
+    with pytest.raises(ValueError, match="'method' parameter"):
+        fullrank_greedy_path(np.eye(3), method="lanczos")
