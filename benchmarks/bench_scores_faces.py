@@ -59,8 +59,7 @@ def main(argv=None):
     eig = [int(v) for v in args.eigenfaces.split(",")]
     scores = SCORES
     if args.quick:
-        args.splits, pixels, eig, scores = 1, [25, 100], [10, 50], ["variance", "fisher",
-                                                                     "subspace_m10"]
+        args.splits, pixels, eig, scores = 1, [25], [10], ["variance", "fisher", "subspace_m10"]
     acc = {"all_pixels": [], "eigenfaces": {k: [] for k in eig}}
     for mode in ("sample", "top"):
         for s in scores:

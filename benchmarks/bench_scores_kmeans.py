@@ -113,7 +113,7 @@ def run_dataset(name, X, y, k, dims, methods, repeats, seed=0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke size (1000 USPS images, pixels only)")
+    ap.add_argument("--quick", action="store_true", help="smoke size (500 USPS images, pixels only, d = 20)")
     ap.add_argument("--dims", default="5,10,20,50,100,200")
     ap.add_argument("--repeats", type=int, default=2, help="draws per sampled point (default 2)")
     ap.add_argument("--datasets", default="usps,hog,yaleb")
@@ -126,7 +126,7 @@ def main(argv=None):
     usps = load_shared("usps_full_16x16.npz")
     Xu, yu = usps["X"].astype(np.float64), usps["y"]
     if args.quick:
-        Xu, yu, sets, dims, args.repeats = Xu[:1000], yu[:1000], ["usps"], [10, 50], 1
+        Xu, yu, sets, dims, args.repeats = Xu[:500], yu[:500], ["usps"], [20], 1
     results = {"protocol": {"kmeans": "sklearn KMeans, k-means++, n_init=5, max_iter=300, "
                                       "random_state=0", "dims": dims, "repeats": args.repeats,
                             "subspace": "gamma='theory', rank m = 2k"}}

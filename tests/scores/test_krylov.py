@@ -83,6 +83,9 @@ def test_dask_equals_numpy():
     np.testing.assert_allclose(rd.singular_values, rn.singular_values, rtol=1e-8)
     np.testing.assert_allclose(rd.components, rn.components, atol=1e-7)
     np.testing.assert_allclose(rd.column_sq_norms, rn.column_sq_norms, rtol=1e-10)
+    # several column chunks too (rechunked to whole rows inside, per pass)
+    rc = block_krylov_svd(da.from_array(A, chunks=(30, 7)), 4, random_state=3)
+    np.testing.assert_allclose(rc.components, rn.components, atol=1e-7)
 
 
 def test_nan_detected_numpy_and_dask():

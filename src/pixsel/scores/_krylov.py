@@ -28,7 +28,7 @@ from .._validation import is_dask_array
 __all__ = ["KrylovSVD", "block_krylov_svd", "column_moments"]
 
 #: target size in bytes of the temporary used by the chunked NumPy column sums of squares.
-_BLOCK_BYTES = 1 << 25
+_BLOCK_BYTES = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,17 @@ def _compute(*arrays):
     return dask.compute(*arrays)
 
 
+def _sum_sq_about(A, mean):
+    """``sum_j (A[j] - mean)^2`` accumulated in float64 over row blocks of bounded size."""
+    n, p = A.shape
+    ss = np.zeros(p)
+    rows = max(1, _BLOCK_BYTES // (8 * max(p, 1)))
+    for start in range(0, n, rows):
+        block = A[start:start + rows].astype(np.float64) - mean
+        ss += np.einsum("ij,ij->j", block, block)
+    return ss
+
+
 def column_moments(A, *, center=True):
     """Column means and squared norms of the centred columns, in two passes without a copy.
 
@@ -100,17 +111,16 @@ def column_moments(A, *, center=True):
     ([2.0, 2.0], [2.0, 0.0])
     """
     n, p = A.shape
-    if is_dask_array(A):
-        # two separate passes: one graph for both would hold every chunk until the mean is known
-        mean = _compute(A.mean(axis=0, dtype=np.float64))[0] if center else np.zeros(p)
-        ss = _compute(((A - np.asarray(mean, dtype=np.float64)) ** 2).sum(axis=0))[0]
+    if is_dask_array(A):  # two passes of per-chunk tasks (a chunk is freed as soon as it is used)
+        if center:
+            (total,) = _dask_chunk_sum(A, lambda a: (a.sum(axis=0, dtype=np.float64),))
+            mean = total / n
+        else:
+            mean = np.zeros(p)
+        (ss,) = _dask_chunk_sum(A, lambda a: (_sum_sq_about(a, mean),))
     else:
         mean = A.mean(axis=0, dtype=np.float64) if center else np.zeros(p)
-        ss = np.zeros(p)
-        rows = max(1, _BLOCK_BYTES // (8 * max(p, 1)))
-        for start in range(0, n, rows):
-            block = A[start:start + rows].astype(np.float64) - mean
-            ss += np.einsum("ij,ij->j", block, block)
+        ss = _sum_sq_about(A, mean)
     mean = np.asarray(mean, dtype=np.float64)
     ss = np.asarray(ss, dtype=np.float64)
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(ss))):
@@ -122,21 +132,59 @@ def column_moments(A, *, center=True):
     return mean, ss
 
 
+def _add_parts(x, y):
+    return tuple(a + b for a, b in zip(x, y))
+
+
+def _dask_chunk_sum(A, func):
+    """``sum_i func(A_i)`` over the row chunks ``A_i`` of a Dask array, as a tree of tasks.
+
+    Each task turns one chunk into a small tuple of arrays straight away, so a chunk is released
+    as soon as it is used (peak memory: a few chunks, whatever the array size). ``A`` is
+    rechunked to a single column chunk if needed.
+    """
+    import dask
+
+    if len(A.chunks[1]) > 1:
+        A = A.rechunk({1: -1})
+    parts = [dask.delayed(func)(block) for block in A.to_delayed().ravel()]
+    while len(parts) > 1:
+        parts = [dask.delayed(_add_parts)(parts[i], parts[i + 1]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    return dask.compute(parts[0])[0]
+
+
 def _gram_apply(A, X, mean):
     """``A_c^T (A_c X)`` for a small NumPy ``X`` of shape (p, b); returns NumPy float64."""
     Xd = X.astype(A.dtype, copy=False)
-    shift = mean @ X  # (b,)
+    shift = (mean @ X).astype(A.dtype)  # (b,)
+
+    def chunk(a):
+        y = a @ Xd
+        y -= shift
+        return a.T @ y, y.sum(axis=0)
+
     if is_dask_array(A):
-        Y = A @ Xd - shift.astype(A.dtype)
-        Z, colsum = _compute(A.T @ Y, Y.sum(axis=0))
+        Z, colsum = _dask_chunk_sum(A, chunk)
     else:
-        Y = A @ Xd
-        Y -= shift.astype(A.dtype)
-        Z = A.T @ Y
-        colsum = Y.sum(axis=0)
+        Z, colsum = chunk(A)
     Z = np.asarray(Z, dtype=np.float64)
     Z -= np.outer(mean, np.asarray(colsum, dtype=np.float64))
     return Z
+
+
+def _projected_gram(A, Q, mean):
+    """``(A_c Q)^T (A_c Q)`` for a small NumPy ``Q``; returns NumPy float64."""
+    Qd = Q.astype(A.dtype, copy=False)
+    shift = (mean @ Q).astype(A.dtype)
+
+    def chunk(a):
+        y = a @ Qd
+        y -= shift
+        return (y.T @ y,)
+
+    (G,) = _dask_chunk_sum(A, chunk) if is_dask_array(A) else chunk(A)
+    return np.asarray(G, dtype=np.float64)
 
 
 def _small_eigh(G, controller):
@@ -277,17 +325,8 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
         blocks[-1][~live] = 0.0
     Q = np.hstack(blocks)
 
-    Qd = Q.astype(A.dtype, copy=False)
-    shift = (mean @ Q).astype(A.dtype)
-    if is_dask_array(A):
-        Y = A @ Qd - shift
-        (G,) = _compute(Y.T @ Y)
-    else:
-        Y = A @ Qd
-        Y -= shift
-        G = Y.T @ Y
+    G = _projected_gram(A, Q, mean)
     # Rayleigh-Ritz on the Krylov space: eigenpairs of Q^T A_c^T A_c Q (same code for Dask)
-    G = np.asarray(G, dtype=np.float64)
     evals, W = _small_eigh((G + G.T) / 2, ctl)
     order = np.argsort(evals, kind="stable")[::-1][:rank]
     sv = np.sqrt(np.clip(evals[order], 0.0, None))
