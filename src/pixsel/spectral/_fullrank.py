@@ -610,6 +610,17 @@ def _backward(A, B, criterion):
 
 
 
+class _Deleted:
+    """``A_SS`` without row and column ``r``, applied through ``A_SS`` (no copy per candidate)."""
+
+    def __init__(self, ASS, r):
+        self.ASS, self.r = ASS, r
+        self.shape = (ASS.shape[0] - 1, ASS.shape[0] - 1)
+
+    def __matmul__(self, Q):
+        return np.delete(self.ASS @ np.insert(Q, self.r, 0.0, axis=0), self.r, axis=0)
+
+
 def _backward_identity_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
     """``B = I``, ``'max-eig'`` backward path from certified Krylov updates (see the forward one).
 
@@ -666,6 +677,7 @@ def _backward_identity_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
             n_dense += 1
         mu, U, MU, eps, gamma = state
         objective[s - 1] = mu[0]
+        ASS = A[np.ix_(S, S)]
         g = max(gamma, mu[1])  # >= theta_2(M')
         d = np.maximum(mu - gamma, 0.0)
         # lower: Rayleigh quotient of u_1 with entry i removed
@@ -691,12 +703,12 @@ def _backward_identity_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
         for r_ in surv[np.argsort(-upper[surv], kind="stable")]:
             if res_list and max(x[0] for x in res_list) > upper[r_] + tol_s:
                 break
-            if len(res_list) >= max_krylov:
+            if len(res_list) >= max(max_krylov, s // 16):
                 ok = False
                 break
             keep = np.delete(np.arange(s), r_)
             Sk = S[keep]
-            M = A[np.ix_(Sk, Sk)]
+            M = _Deleted(ASS, r_)
             V0 = U[keep]
             W0 = MU[keep] - np.outer(A[Sk, S[r_]], U[r_])
             Q, Rq = np.linalg.qr(V0)
