@@ -46,8 +46,8 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         scikit-learn's ``algorithm`` switches; ``solver`` is reserved for greedy vs exact.)
     refine : bool, default=False
         Dense algorithm only: improve the selected support by
-        :func:`pixsel.spectral.refine_support` (truncated power steps and exact 1-swaps; never
-        worse, no longer on the nested path).
+        :func:`pixsel.spectral.refine_support` (truncated power steps, exact 1-swaps, first-order
+        group exchanges and grow-and-shrink moves; never worse, no longer on the nested path).
     solver : {'greedy', 'exact'}, default='greedy'
         ``'exact'`` (dense algorithm only): the support at ``n_features_to_select`` is the
         certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound started from
