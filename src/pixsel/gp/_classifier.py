@@ -56,7 +56,9 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         inputs); each restart draws ``log sf`` and ``log ell`` uniformly within +-log(10) of
         the first start (one common draw for all ARD length-scales times a per-feature jitter).
     max_iter : int, default=200
-        L-BFGS-B iterations per start.
+        L-BFGS-B iterations per start. The search is bounded: signal standard deviation in
+        [0.01, 100] (beyond 100 the probit is saturated; on nearly separable data the evidence
+        keeps growing with it), length-scales in [ell0 / 1e3, ell0 * 1e4].
     max_time : float or None, default=None
         Wall-clock budget in seconds for the whole hyperparameter search; when it runs out the
         best point seen so far is kept and ``stopped_by_time_`` is True.
@@ -138,12 +140,15 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     # -- inference -----------------------------------------------------------------------------
     def _infer(self, K, yy, init):
         if self.approximation == "ep":
-            st = ep_binary_probit(K, yy, init=init, method=self.ep_method, damping=self.ep_damping,
-                                  tol=self.ep_tol)
-            if not st.converged and self.ep_method == "parallel":
-                # parallel sweeps can oscillate; the sequential ones converge for the (log-concave)
-                # probit likelihood: finish from where the parallel sweeps stopped
+            method = getattr(self, "_ep_mode", self.ep_method)
+            st = ep_binary_probit(K, yy, init=init, method=method, damping=self.ep_damping, tol=self.ep_tol,
+                                  max_sweeps=50 if method == "parallel" else 200)
+            if not st.converged and method == "parallel":
+                # parallel sweeps can oscillate (e.g. large signal variance on nearly separable
+                # data); the sequential ones converge for the log-concave probit likelihood:
+                # finish from where the parallel sweeps stopped and stay sequential in this fit
                 st = ep_binary_probit(K, yy, init=(st.tau, st.nu), method="sequential", tol=self.ep_tol)
+                self._ep_mode = "sequential"
             return st, (st.tau, st.nu)
         st = laplace_binary_probit(K, yy, init=init)
         return st, st.a
@@ -193,6 +198,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
                 "against the rest."
             )
         rng = check_random_state(self.random_state)
+        self._ep_mode = self.ep_method
         yy = np.where(y == self.classes_[1], 1.0, -1.0)
         p = X.shape[1]
         kernel = SquaredExponential(bool(self.ard), p)
@@ -207,7 +213,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         log_ell0 = np.log(np.broadcast_to(ell0, (p,)) if self.ard else float(np.mean(ell0)))
         theta0 = np.concatenate([[0.5 * np.log(sf2_0)], np.atleast_1d(log_ell0)])
         ref = float(np.log(np.median(np.broadcast_to(ell0, (p,)))))
-        bounds = [(np.log(1e-3), np.log(1e3))] + [(ref - np.log(1e3), ref + np.log(1e4))] * (
+        bounds = [(np.log(1e-2), np.log(1e2))] + [(ref - np.log(1e3), ref + np.log(1e4))] * (
             kernel.n_params - 1
         )
         starts = [theta0]
