@@ -80,3 +80,27 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
         write_json(target, {"a": object()})
     assert json.loads(target.read_text()) == {"a": 1}  # the old complete file survives
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary left behind
+
+
+def test_path_writes_all_four_paths(digits_npz, tmp_path):
+    out = tmp_path / "path"
+    assert main(["path", str(digits_npz), "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "path.json").read_text())
+    assert set(report["paths"]) == {"forward", "backward", "fisher", "simple"}
+    fwd = np.array(report["paths"]["forward"]["objective"])
+    assert fwd.shape == (64,) and np.all(np.diff(fwd) >= -1e-9)  # nested forward path: f grows with k
+    for name in ("backward", "fisher", "simple"):  # every path ends at the full set
+        assert report["paths"][name]["objective"][-1] == pytest.approx(fwd[-1], rel=1e-9)
+    assert np.all(np.array(report["lower_bound_eq5"]) <= fwd + 1e-9)
+    assert (out / "path.png").stat().st_size > 0
+
+
+def test_demo_runs_and_reports(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--no-gp"]) == 0
+    summary = json.loads((out / "demo.json").read_text())
+    assert summary["test_accuracy"]["linear"][-1] > 0.9  # 3 vs 5 is easy with all pixels
+    assert summary["optimal_single_pixel"]["objective"] == pytest.approx(max(summary["objective"]["forward"][:1]))
+    for name in ("path.png", "masks.png", "accuracy.png", "demo.json"):
+        assert (out / name).stat().st_size > 0
+    assert "optimal single pixel" in capsys.readouterr().out

@@ -13,30 +13,7 @@ from pixsel.datasets import load_digits_pair
 from pixsel.spectral import objective_on_support
 from pixsel.stats import class_statistics, regularize
 
-_MULTICLASS = "the common checks fit on 3+ classes; SparseLDASelector is two-class (issue 2)"
-_BINARY_ONLY = {
-    name: _MULTICLASS
-    for name in [
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_dtype_object",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_dict_unchanged",
-        "check_fit2d_predict1d",
-    ]
-}
-
-
-@parametrize_with_checks(
-    [SparseLDASelector(n_features_to_select=1)], expected_failed_checks=lambda est: _BINARY_ONLY
-)
+@parametrize_with_checks([SparseLDASelector(n_features_to_select=1), SparseLDASelector(1, criterion="trace")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -147,10 +124,10 @@ def test_bad_input_errors_and_no_mutation(digits):
         SparseLDASelector(0).fit(X, y)
     with pytest.raises(ValueError, match="range \\[1, 64\\]"):
         SparseLDASelector(65).fit(X, y)
-    with pytest.raises(ValueError, match="exactly 2 classes; y has 1"):
+    with pytest.raises(ValueError, match="at least 2 classes; y has 1"):
         sel.fit(X, np.zeros_like(y))
-    with pytest.raises(ValueError, match="exactly 2 classes; y has 3"):
-        sel.fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="criterion"):
+        SparseLDASelector(criterion="det").fit(X, y)
     with pytest.raises(ValueError, match="direction"):
         SparseLDASelector(direction="sideways").fit(X, y)
     Xn = X.copy()
@@ -178,3 +155,68 @@ def test_constant_pixels_and_more_features_than_samples():
     assert not set(sel.get_support(indices=True)) & set(range(5))
     with pytest.raises((ValueError, np.linalg.LinAlgError), match="regulari"):
         SparseLDASelector(3, regularization="none").fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", ["max-eig", "trace"])
+def test_multiclass_path_is_the_low_rank_greedy(criterion):
+    """Three or more classes: the objective is the criterion of (M M^T, B) on each support."""
+    from itertools import combinations
+
+    from pixsel.spectral._multiclass import multiclass_greedy_path
+
+    rng = np.random.default_rng(0)
+    y = np.arange(120) % 4
+    X = rng.standard_normal((120, 8))
+    X[:, [1, 5]] += y[:, None] * np.array([1.0, -0.7])
+    sel = SparseLDASelector(3, criterion=criterion, regularization=0.01).fit(X, y)
+    st = class_statistics(X, y)
+    B, _ = regularize(st.within, 0.01)
+    M = st.between_factor
+
+    def crit(S):
+        G = M[S].T @ np.linalg.solve(B[np.ix_(S, S)], M[S])
+        ev = np.linalg.eigvalsh(G)
+        return ev.sum() if criterion == "trace" else ev[-1]
+
+    for k in (1, 3, 8):
+        S = sel.get_support_at(k, indices=True)
+        assert crit(S) == pytest.approx(sel.objective_path_[k - 1], rel=1e-9)
+    fwd = multiclass_greedy_path(M, B, criterion=criterion)
+    np.testing.assert_array_equal(sel.forward_path_.order, fwd.order)
+    assert {1, 5} <= set(sel.get_support(indices=True))
+    best2 = max(crit(list(S)) for S in combinations(range(8), 2))
+    assert sel.objective_path_[1] <= best2 + 1e-12
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_implicit_algorithm_matches_dense_forward(n_classes):
+    rng = np.random.default_rng(n_classes)
+    n, p = 40, 120  # N < p: B is rank-deficient, the 'auto' ridge keeps it invertible
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, p)).astype(np.float32)
+    X[:, [5, 50, 99]] += 1.2 * y[:, None]
+    X0 = X.copy()
+    dense = SparseLDASelector(6, direction="forward", algorithm="dense").fit(X, y)
+    imp = SparseLDASelector(6, direction="forward", algorithm="implicit").fit(X, y)
+    assert imp.algorithm_ == "implicit" and dense.algorithm_ == "dense"
+    assert np.array_equal(imp.forward_path_.order[:6], dense.forward_path_.order[:6])
+    assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-6)
+    assert imp.regularization_["alpha"] == pytest.approx(dense.regularization_["alpha"], rel=1e-5)
+    assert np.array_equal(imp.get_support_at(3), dense.get_support_at(3))
+    assert np.array_equal(X, X0)
+    with pytest.raises(ValueError, match="range \\[1, 6\\]"):
+        imp.get_support_at(7)  # the implicit path stops at n_features_to_select
+    with pytest.raises(ValueError, match="forward selection only"):
+        SparseLDASelector(6, direction="backward", algorithm="implicit").fit(X, y)
+    with pytest.raises(ValueError, match="ledoit-wolf"):
+        SparseLDASelector(6, algorithm="implicit", regularization="ledoit-wolf").fit(X, y)
+
+
+def test_auto_algorithm_goes_implicit_at_image_scale():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 5000)).astype(np.float32)
+    y = np.arange(30) % 2
+    X[y == 1, 1234] += 3.0
+    sel = SparseLDASelector(2).fit(X, y)
+    assert sel.algorithm_ == "implicit" and sel.direction_ == "forward"
+    assert 1234 in sel.get_support(indices=True)

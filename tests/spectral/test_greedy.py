@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixsel.spectral import greedy_path, greedy_path_reference, objective_on_support
+from pixsel.spectral import greedy_path_reference, objective_on_support
 from pixsel.spectral._greedy import _greedy_backward, _greedy_forward
+from pixsel.spectral._greedy import greedy_path  # the binary kernel itself (spectral.greedy_path dispatches)
 
 
 def random_pair(rng, p, n=None):
@@ -200,6 +201,21 @@ def test_singular_b_backward_suggests_regularization():
     np.testing.assert_allclose(path.objective[4:], path.objective[3], rtol=1e-6)
 
 
+def test_rank_deficient_b_with_checkpoints_at_every_step():
+    """Forward checkpoints on a numerically singular support neither fail nor warn."""
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((10, 40))
+    B = X.T @ X / 10  # rank 10
+    a = X.T @ rng.standard_normal(10) / 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = greedy_path(a, B, direction="forward", block_size=3, check_every=1)
+    assert len(path.info["checkpoints"]) >= 10
+    assert np.all(np.isfinite(path.objective))
+    assert path.objective[9] == pytest.approx(objective_on_support(a, B, path.support(10)), rel=1e-6)
+    np.testing.assert_allclose(path.objective[10:], path.objective[9], rtol=1e-6)
+
+
 def test_single_feature():
     for direction in ("forward", "backward"):
         path = greedy_path([3.0], [[2.0]], direction=direction)
@@ -238,3 +254,23 @@ def test_bad_input_errors_say_how_to_fix(kwargs, error, match):
     a, B = args.pop("a"), args.pop("B")
     with pytest.raises(error, match=match):
         greedy_path(a, B, **args)
+
+
+def test_selection_rules_break_near_ties_to_the_lowest_index():
+    from pixsel.spectral._greedy import _select_max, _select_min
+
+    live = np.ones(5, dtype=bool)
+    tol = np.full(5, 1e-300)
+    d = np.ones(5)
+    v = np.sqrt(np.array([1.0, 2.0, 1.0, 2.0 * (1 + 1e-14), 0.5]))
+    assert _select_max(v, d, live, tol) == 1  # 3 wins by 1e-14 relative: a tie, lowest index
+    v[3] = np.sqrt(2.0 * (1 + 1e-9))
+    assert _select_max(v, d, live, tol) == 3  # a real difference
+    tol[3] = np.inf  # a dead row gains nothing
+    assert _select_max(v, d, live, tol) == 1
+    assert _select_max(np.zeros(5), d, np.array([False, False, True, True, True]), np.full(5, 1e-300)) == 2
+    pen = np.zeros(5)
+    w = np.sqrt(np.array([3.0, 0.5, 2.0, 0.5 * (1 - 1e-14), 0.7]))
+    assert _select_min(w, d, pen) == 1
+    pen[1] = np.inf  # dead
+    assert _select_min(w, d, pen) == 3

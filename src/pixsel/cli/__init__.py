@@ -11,11 +11,11 @@ import argparse
 import sys
 
 from .. import __version__
-from . import _demo, _evaluate, _path, _select
+from . import _demo, _evaluate, _path, _project, _scores, _select
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = [_select, _path, _evaluate, _demo]
+_COMMANDS = [_select, _path, _scores, _project, _evaluate, _demo]
 
 
 def build_parser() -> argparse.ArgumentParser:

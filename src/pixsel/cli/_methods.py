@@ -40,8 +40,71 @@ def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
     kwargs = dict(direction=args.direction or "dual", regularization=_regularization(args.regularization))
+    if getattr(args, "solver", None):
+        kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)
 
 
-register(Method("gslda", "greedy sparse LDA (two classes): best separability for exactly k pixels", _build_gslda))
+register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda))
+
+
+def _build_cardinal_spls(args, k, params):
+    from .. import CardinalSPLSSelector
+
+    return CardinalSPLSSelector(k, **params)
+
+
+def _build_spls(args, k, params):
+    from .. import SPLSSelector
+
+    params = dict(params)
+    if "eta" not in params:
+        raise ValueError(
+            "method 'spls' (SPLS-eta) needs --param eta=VALUE with VALUE in (0, 1); it selects as many "
+            "features as eta gives and does not use -k. Use --method cardinal-spls for exactly k features."
+        )
+    return SPLSSelector(params.pop("eta"), **params)
+
+
+register(Method(
+    "cardinal-spls",
+    "cardinal sparse PLS (classes one-hot or continuous y): exactly k features "
+    "(--param n_components=5)",
+    _build_cardinal_spls,
+))
+register(Method(
+    "spls",
+    "SPLS-eta (Chun & Keles): as many features as --param eta=VALUE gives; -k is not used",
+    _build_spls,
+))
+
+
+def _build_subspace(args, k, params):
+    from ..selection import SubspaceScoreSelector
+
+    kwargs = dict(random_state=0)
+    kwargs.update(params)
+    return SubspaceScoreSelector(k, **kwargs)
+
+
+register(Method(
+    "subspace",
+    "subspace scores (unsupervised): rank-m leverage + gamma * residual, top or sampled "
+    "(--param rank=40 --param gamma=theory --param mode=sample)",
+    _build_subspace,
+    supervised=False,
+))
+
+
+
+def _build_gspca(args, k, params):
+    from .. import SparsePCASelector
+
+    kwargs = dict(direction=args.direction or "dual")
+    kwargs.update(params)
+    return SparsePCASelector(k, **kwargs)
+
+
+register(Method("gspca", "greedy sparse PCA (unsupervised): most variance of the first sparse component on exactly k pixels",
+                _build_gspca, supervised=False))

@@ -22,27 +22,54 @@ def add_parser(sub):
         ),
     )
     add_data_argument(p)
+    p.add_argument("--method", "-m", choices=["gslda", "gspca"], default="gslda",
+                   help="gslda: sparse LDA (two or more classes); gspca: greedy sparse PCA (unsupervised, "
+                        "variance of the first sparse component, certified upper bound per k)")
     p.add_argument("--regularization", default="auto",
                    help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge value")
     add_output_arguments(p, "pixsel-path")
     p.set_defaults(func=run)
 
 
+def compute_pca_paths(X, *, quiet=True):
+    """Forward, backward and simple-thresholding sparse PCA paths (certified bounds on the first)."""
+    from ..spectral import greedy_path, simple_thresholding
+
+    with progress(3, "paths", quiet) as bar:
+        C = np.atleast_2d(np.cov(np.asarray(X, dtype=np.float64), rowvar=False))
+        paths = {}
+        for name, fn in (
+            ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),
+            ("backward", lambda: greedy_path(C, direction="backward", form="full", certificate="dual")),
+            ("simple", lambda: simple_thresholding(C)),
+        ):
+            paths[name] = fn()
+            bar.update(1)
+    return paths, None, None
+
+
 def compute_paths(X, y, regularization="auto", *, quiet=True):
-    """All four paths of a two-class problem through pixsel's public API."""
-    from ..spectral import (
-        fisher_thresholding_path,
-        greedy_path,
-        simple_thresholding_path,
-        sparsity_lower_bound,
-    )
+    """All paths of a classification problem through pixsel's public API.
+
+    Two classes: forward, backward, Fisher and simple thresholding with the Eq. (5) lower bound;
+    more classes: forward, backward and simple thresholding of ``(M M^T, B)``.
+    """
+    from ..spectral import greedy_path, simple_thresholding
     from ..stats import class_statistics, regularize
 
     with progress(5, "paths", quiet) as bar:
         st = class_statistics(X, y)
-        if st.n_classes != 2:
-            raise ValueError(f"pixsel path needs exactly 2 classes; the data has {st.n_classes}.")
         B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
+        if st.n_classes > 2:
+            M = st.between_factor
+            paths = {
+                "forward": greedy_path(M, B, direction="forward"),
+                "backward": greedy_path(M, B, direction="backward"),
+                "simple": simple_thresholding(M, B),
+            }
+            bar.update(4)
+            return paths, None, reg
+        from ..spectral import fisher_thresholding_path, simple_thresholding_path, sparsity_lower_bound
         a = st.between
         bar.update(1)
         paths = {}
@@ -65,14 +92,18 @@ def _regularization(value):
 
 
 def run(args):
-    data = load_labelled(args.data)
-    paths, lower, reg = compute_paths(data.X, data.y, _regularization(args.regularization), quiet=args.quiet)
+    if getattr(args, "method", "gslda") == "gspca":
+        data = load_labelled(args.data, need_labels=False)
+        paths, lower, reg = compute_pca_paths(data.X, quiet=args.quiet)
+    else:
+        data = load_labelled(args.data)
+        paths, lower, reg = compute_paths(data.X, data.y, _regularization(args.regularization), quiet=args.quiet)
     out = Path(args.out)
     report = provenance(
         args,
         n_samples=int(data.X.shape[0]),
         n_features=int(data.X.shape[1]),
-        regularization=reg.to_dict(),
+        regularization=None if reg is None else reg.to_dict(),
         paths={n: {"order": p.order, "objective": p.objective} for n, p in paths.items()},
         lower_bound_eq5=lower,
     )
@@ -83,8 +114,9 @@ def run(args):
     write_json(out / "path.json", report)
     from ..viz import plot_paths
 
+    what = "sparse PCA variance" if getattr(args, "method", "gslda") == "gspca" else "sparse LDA objective"
     fig = plot_paths({n: p.objective for n, p in paths.items()}, upper_bound=upper, lower_bound=lower,
-                     title=f"{Path(args.data).name}: sparse LDA objective vs k")
+                     title=f"{Path(args.data).name}: {what} vs k")
     save_figure(fig, out / "path.png", dpi=120)
     if not args.quiet:
         p = data.X.shape[1]

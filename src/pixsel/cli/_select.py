@@ -42,6 +42,10 @@ def add_parser(sub):
                    help="greedy passes for path methods (default: dual)")
     p.add_argument("--regularization", default="auto",
                    help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge value (default: auto)")
+    p.add_argument("--solver", choices=["greedy", "exact"], default=None,
+                   help="gslda: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="with --solver exact: stop after SECONDS and report the certified gap")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
                    help="extra estimator parameter (repeatable), e.g. --param n_components=3")
     add_output_arguments(p, "pixsel-select")
@@ -85,6 +89,10 @@ def run(args):
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
-        print(f"selected {args.k} of {data.X.shape[1]} features with {args.method}{obj}")
+        print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
+        if hasattr(est, "status_"):
+            cert = ("certified optimal" if est.status_ == "optimal" else
+                    f"{est.status_}: certified upper bound {est.upper_bound_:.6g}, gap {est.gap_:.3g}")
+            print(f"exact search: {cert} ({est.n_nodes_} nodes)")
         print("wrote " + ", ".join(str(w) for w in written))
     return 0

@@ -1,5 +1,15 @@
 """Layer 3: scikit-learn selectors."""
 
 from ._lda import SparseLDASelector
+from ._pls import CardinalSPLSSelector, SPLSSelector
+from ._scores import ScoreSelector, SubspaceScoreSelector
+from ._spca import SparsePCASelector
 
-__all__ = ["SparseLDASelector"]
+__all__ = [
+    "SparseLDASelector",
+    "SparsePCASelector",
+    "CardinalSPLSSelector",
+    "SPLSSelector",
+    "SubspaceScoreSelector",
+    "ScoreSelector",
+]

@@ -12,7 +12,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options, check_real, is_dask_array
 from ..spectral import greedy_path, weights_on_support
-from ..stats import class_statistics, regularize
+from ..spectral._implicit import implicit_greedy_path, use_implicit
+from ..stats import AUTO_RIDGE, class_statistics, regularize
+from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 __all__ = ["SparseLDASelector"]
 
@@ -48,6 +50,24 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
         what was done is recorded in ``regularization_``.
+    criterion : {'max-eig', 'trace'}, default='max-eig'
+        With more than two classes, ``A = M M^T`` is the between-class covariance (rank
+        ``C - 1``) and the criterion of a support is the largest generalized eigenvalue of
+        ``(A_SS, B_SS)`` or their sum (paper 002, sections 2 and 4). Irrelevant for two classes.
+    algorithm : {'auto', 'dense', 'implicit'}, default='auto'
+        ``'dense'`` forms the ``p x p`` within-class covariance; ``'implicit'`` runs the forward
+        pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
+        path computed up to ``n_features_to_select`` only, forward only, ridge regularization
+        only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
+        for NumPy input with more than 4096 features and fewer samples than features.
+    solver : {'greedy', 'exact'}, default='greedy'
+        ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced
+        by the certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound
+        started from the greedy support); ``status_``, ``gap_``, ``upper_bound_`` and ``n_nodes_``
+        report it. Supports read at other k with :meth:`get_support_at` stay greedy.
+    time_limit : float or None, default=None
+        Seconds allowed to the exact search; when it stops before proving optimality, the best
+        support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
 
     Attributes
     ----------
@@ -58,10 +78,16 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         Per k, the best objective of the computed directions.
     forward_path_, backward_path_ : SparsePath or None
     coef_ : ndarray of shape (n_features_to_select_,)
-        The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order).
-    classes_ : ndarray of shape (2,)
+        The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
+        more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
+    classes_ : ndarray of shape (n_classes,)
     regularization_ : dict
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
+    algorithm_, direction_ : str
+        The algorithm ('dense' or 'implicit') and the direction(s) actually run.
+    status_, gap_, upper_bound_, n_nodes_ : str, float, float, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...),
+        the certified gap and upper bound at ``n_features_to_select_``, and the nodes searched.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -78,10 +104,24 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     2
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", regularization="auto"):
+    def __init__(
+        self,
+        n_features_to_select=10,
+        *,
+        direction="dual",
+        regularization="auto",
+        criterion="max-eig",
+        algorithm="auto",
+        solver="greedy",
+        time_limit=None,
+    ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.regularization = regularization
+        self.criterion = criterion
+        self.algorithm = algorithm
+        self.solver = solver
+        self.time_limit = time_limit
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -104,6 +144,7 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
+        _check_solver_params(self, owner)
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
@@ -115,14 +156,19 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
                 X = X.astype(np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
-        if len(classes) != 2:
-            raise ValueError(
-                f"{owner} needs exactly 2 classes; y has {len(classes)} "
-                f"({classes[:10].tolist()}{'...' if len(classes) > 10 else ''}). "
-                "Relabel y as a two-class problem (for example one class against the rest)."
-            )
+        check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
+        if len(classes) < 2:
+            raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = _resolve_k(self.n_features_to_select, p, owner)
+
+        check_options(self.algorithm, "algorithm", ("auto", "dense", "implicit"), owner=owner)
+        algorithm = self.algorithm
+        if algorithm == "auto":
+            algorithm = "implicit" if not is_dask_array(X) and use_implicit(*X.shape) else "dense"
+        self.algorithm_ = algorithm
+        if algorithm == "implicit":
+            return self._fit_implicit(X, y, classes, k, owner)
 
         stats = class_statistics(X, y, classes=classes)
         B, reg = regularize(
@@ -137,16 +183,22 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
                     f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
                     "is undefined with regularization='none'. Use regularization='auto' or a ridge > 0."
                 ) from None
-        a = stats.between
+        # two classes: a = m1 - m0 (A = a a^T); more: the factor M of the between covariance
+        a = stats.between if len(classes) == 2 else stats.between_factor
+        if a.ndim == 2 and a.shape[1] >= a.shape[0]:
+            # a square (or wide) factor would read as a full symmetric A: pass A = M M^T itself
+            a = a @ a.T
         if not np.any(a):
             raise ValueError(
-                "The two class means are identical on every feature, so no feature separates the "
+                "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
-        fwd = greedy_path(a, B, direction="forward") if self.direction in ("forward", "dual") else None
-        bwd = greedy_path(a, B, direction="backward") if self.direction in ("backward", "dual") else None
+        kw = dict(criterion=self.criterion, certificate="inclusion")
+        fwd = greedy_path(a, B, direction="forward", **kw) if self.direction in ("forward", "dual") else None
+        bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
 
         self.classes_ = classes
+        self.direction_ = self.direction
         self.regularization_ = reg.to_dict()
         self.forward_path_ = fwd
         self.backward_path_ = bwd
@@ -156,8 +208,48 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
             self.objective_path_ = (fwd or bwd).objective.copy()
         self.n_features_to_select_ = k
         self.support_ = self._mask_at(k)
+        if self.solver == "exact":
+            self.support_ = _exact_fit_attributes(
+                self, a, B, k, criterion=self.criterion, initial=np.flatnonzero(self.support_)
+            )
         S = np.flatnonzero(self.support_)
         self.coef_ = weights_on_support(a, B, S)[S]
+        return self
+
+    def _fit_implicit(self, X, y, classes, k, owner):
+        """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
+        if self.direction == "backward":
+            raise ValueError(
+                f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
+                "(or 'dual', which then runs forward only) or algorithm='dense'."
+            )
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
+        reg = self.regularization
+        if reg == "auto":
+            alpha = None
+        elif reg is None or reg == "none":
+            alpha = 0.0
+        elif isinstance(reg, numbers.Real) and not isinstance(reg, bool):
+            alpha = check_real(reg, "regularization", low=0, owner=owner)
+        else:
+            raise ValueError(
+                f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
+                f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
+            )
+        path = implicit_greedy_path(X, y, max_k=k, alpha=alpha, criterion=self.criterion)
+        alpha = float(path.info["alpha"])
+        mu = alpha / AUTO_RIDGE if reg == "auto" else float("nan")
+        self.classes_ = classes
+        self.regularization_ = {"method": "auto" if reg == "auto" else ("ridge" if alpha else "none"),
+                                "alpha": alpha, "shrinkage": 0.0, "mu": mu}
+        self.forward_path_, self.backward_path_ = path, None
+        self.direction_ = "forward"
+        self.objective_path_ = path.objective.copy()
+        self.n_features_to_select_ = k
+        self.support_ = self._mask_at(k)
+        S = np.flatnonzero(self.support_)
+        self.coef_ = path.weights(k)[S]
         return self
 
     def _best_path(self, k):
@@ -183,7 +275,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
             Return sorted indices instead of a boolean mask.
         """
         check_is_fitted(self)
-        k = check_int(k, "k", low=1, high=self.n_features_in_, owner=type(self).__name__)
+        kmax = len(self.objective_path_)  # n_features_in_, or n_features_to_select_ when implicit
+        k = check_int(k, "k", low=1, high=kmax, owner=type(self).__name__)
         mask = self._mask_at(k)
         return np.flatnonzero(mask) if indices else mask
 

@@ -1,12 +1,20 @@
 """Layer 2: sparse generalized eigenproblems (greedy paths, bounds, thresholding)."""
 
 from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
-from ._greedy import greedy_path
+from ._certificates import certify, dual_certificate, inclusion_bounds
+from ._general import greedy_path  # vector -> blocked binary kernel (_greedy), factor -> multiclass, matrix -> full rank
 from ._greedy_reference import greedy_path_reference
+from ._exact import ExactResult, exact_support, tighten_path_bound
+from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
+from ._refine import refine_support
+from ._renormalize import renormalize, simple_thresholding
 from ._thresholding import fisher_thresholding_path, simple_thresholding_path
 
 __all__ = [
+    "ExactResult",
+    "exact_support",
+    "tighten_path_bound",
     "SparsePath",
     "check_nesting_bound",
     "fisher_thresholding_path",
@@ -17,4 +25,11 @@ __all__ = [
     "simple_thresholding_path",
     "sparsity_lower_bound",
     "weights_on_support",
+    "certify",
+    "dual_certificate",
+    "inclusion_bounds",
+    "implicit_greedy_path",
+    "renormalize",
+    "simple_thresholding",
+    "refine_support",
 ]

@@ -86,17 +86,17 @@ class _Working:
 
     def __init__(self, p):
         self.buf = np.empty(p * p)
-        self.m = 0
+        self._resize(0)
 
-    @property
-    def mat(self):
-        return self.buf[: self.m * self.m].reshape((self.m, self.m), order="F")
+    def _resize(self, m):
+        self.m = m
+        self.mat = self.buf[: m * m].reshape((m, m), order="F")
 
     def load(self, M):
         """Copy the symmetric matrix ``M`` into the buffer (a plain memory copy when ``M`` is
         C- or F-contiguous: ``M`` is symmetric, so its C-order memory is its F-order memory up to
         which triangle is read)."""
-        self.m = M.shape[0]
+        self._resize(M.shape[0])
         if M.flags.c_contiguous or M.flags.f_contiguous:
             self.buf[: self.m * self.m] = M.ravel(order="K")
         else:
@@ -162,29 +162,56 @@ class _Working:
             block = M[:, keep[c0:c1]][keep[c0:]]
             dest = self.buf[c0 * m_new : c1 * m_new].reshape((m_new, c1 - c0), order="F")
             dest[c0:] = block
-        self.m = m_new
+        self._resize(m_new)
 
 
 # --------------------------------------------------------------------------------------------
 # Pivot rules
 # --------------------------------------------------------------------------------------------
+def _first_within(scores, j, thr, below):
+    """Lowest index ``i <= j`` whose score ties with ``scores[j]`` (``>= thr`` when maximizing,
+    ``<= thr`` when minimizing). ``scores[j]`` is the extreme; ``argmax``/``argmin`` already
+    return the first exact extreme, so only near-ties below ``j`` need a look."""
+    if j == 0:
+        return 0
+    head = scores[:j]
+    k = int(head.argmin() if below else head.argmax())
+    if (head[k] <= thr) if below else (head[k] >= thr):
+        return int(np.argmax(head <= thr if below else head >= thr))
+    return j
+
+
 def _select_max(v, d, live, tol):
-    """Forward: ``argmax r_i^2 / d_i`` over live rows; a pivot ``d_i <= tol_i`` gains 0."""
-    gains = np.zeros_like(v)
-    np.divide(v * v, d, out=gains, where=live & (d > tol))
-    gains[~live] = -1.0
-    gmax = gains.max()
-    return int(np.argmax(gains >= gmax * (1.0 - _TIE_RTOL)))
+    """Forward: ``argmax r_i^2 / d_i`` over live rows; a pivot ``d_i <= tol_i`` gains 0.
+
+    Dead rows carry ``tol = inf`` and so gain 0 too; they can only tie when every live gain is
+    0, and then the first live row is taken. (Written with few NumPy calls: this runs once per
+    step and its call overhead, not its arithmetic, is what costs at small p.)
+    """
+    gains = np.zeros(v.shape[0])  # (np.zeros_like costs 4 us of dispatch here)
+    np.divide(v * v, d, out=gains, where=d > tol)
+    j = int(gains.argmax())
+    gmax = gains[j]
+    if gmax > 0:
+        return _first_within(gains, j, gmax * (1.0 - _TIE_RTOL), below=False)
+    return int(np.argmax(live))
 
 
-def _select_min(v, d, live):
-    """Backward: ``argmin w_i^2 / P_ii`` over live rows (``P_ii > 0`` for SPD ``B``)."""
-    loss = np.full_like(v, np.inf)
-    np.divide(v * v, d, out=loss, where=live & (d > 0))
-    lmin = loss.min()
-    if not np.isfinite(lmin):
+def _select_min(v, d, pen):
+    """Backward: ``argmin w_i^2 / P_ii`` over live rows (``pen`` is 0 on live rows, inf on dead).
+
+    ``P_ii > 0`` for an SPD ``B``; a live row whose downdated ``P_ii`` is not positive (a
+    numerical breakdown) is not divided by, and is caught by the pivot check or at the end of
+    the panel, which rebuilds the inverse.
+    """
+    loss = v * v
+    np.divide(loss, d, out=loss, where=d > 0)
+    loss += pen
+    j = int(loss.argmin())
+    lmin = loss[j]
+    if not math.isfinite(lmin):
         return -1
-    return int(np.argmax(loss <= lmin * (1.0 + _TIE_RTOL)))
+    return _first_within(loss, j, lmin * (1.0 + _TIE_RTOL), below=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,6 +226,7 @@ class _State:
         self.d = d  # current diagonal of the working matrix, local
         self.tol = tol  # forward pivot tolerance, local
         self.live = np.ones(len(ids), dtype=bool)
+        self.pen = np.zeros(len(ids))  # backward: inf on dead rows
         self.f = 0.0
         self.pivoted = np.zeros(len(ids), dtype=bool)  # ORIGINAL indices eliminated so far
 
@@ -209,6 +237,7 @@ class _State:
         self.d = self.d[keep]
         self.tol = self.tol[keep]
         self.live = self.live[keep]
+        self.pen = self.pen[keep]
 
 
 def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, info):
@@ -239,7 +268,7 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
                     order[step] = st.ids[int(np.flatnonzero(st.live)[0])]
                     step += 1
                     break
-                j = _select_min(st.v, st.d, st.live)
+                j = _select_min(st.v, st.d, st.pen)
                 if j < 0:
                     needs_refactor = True
                     break
@@ -255,6 +284,8 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
                     break
                 eliminate = True
             st.live[j] = False
+            st.tol[j] = np.inf
+            st.pen[j] = np.inf
             order[step] = st.ids[j]
             if eliminate:
                 s = 1.0 / math.sqrt(piv)
@@ -281,7 +312,8 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
         if step >= p:
             break
         k = step if forward else p - step
-        if checkpoint(k, st, flops_since, force=False):
+        breakdown = not forward and bool(np.any(st.d[st.live] <= 0))
+        if checkpoint(k, st, flops_since, force=breakdown):
             flops_since = 0.0
         n_live = int(st.live.sum())
         if work.m - n_live >= max(block_size, work.m // 8):
@@ -320,7 +352,13 @@ def _greedy_forward(a, B, *, block_size, fixed_order=None, check_every=None, dri
         S = np.flatnonzero(st_.pivoted)
         if len(S) == 0:
             return True
-        c, _ = sla.cho_factor(B[np.ix_(S, S)], lower=True, check_finite=False)
+        try:
+            c, _ = sla.cho_factor(B[np.ix_(S, S)], lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            # pivots just above tolerance: B_SS is numerically singular and no fresh
+            # factorization is more accurate than the running one; record and go on
+            info["checkpoints"].append((int(k), float("nan")))
+            return True
         y = sla.solve_triangular(c, a[S], lower=True, check_finite=False)
         f_check = float(y @ y)
         drift = abs(st_.f - f_check) / max(abs(f_check), np.finfo(np.float64).tiny)
@@ -336,6 +374,7 @@ def _greedy_forward(a, B, *, block_size, fixed_order=None, check_every=None, dri
             st_.d = work.diag()
             st_.tol = _pivot_tol(diag[T_ids], p)
             st_.live = np.ones(len(T_ids), dtype=bool)
+            st_.pen = np.zeros(len(T_ids))
             st_.f = f_check
             info["refactors"].append(int(k))
             # a fresh factorization cannot beat the conditioning: refactor again only if worse
@@ -404,7 +443,7 @@ def _greedy_backward(a, B, *, block_size, check_every=None, drift_tol=1e-10, for
         ctl["last"] = steps_done
         drift = drift_now(st_)
         info["checkpoints"].append((int(k), drift))
-        if force or force_refactor or drift > ctl["threshold"] or np.any(st_.d[st_.live] <= 0):
+        if force or force_refactor or drift > ctl["threshold"]:
             S = st_.ids[st_.live]
             _invert_into(work, B[np.ix_(S, S)], p)
             st_.v = work.symv(a[S])
@@ -413,6 +452,7 @@ def _greedy_backward(a, B, *, block_size, check_every=None, drift_tol=1e-10, for
             st_.d = work.diag()
             st_.tol = np.zeros(len(S))
             st_.live = np.ones(len(S), dtype=bool)
+            st_.pen = np.zeros(len(S))
             info["refactors"].append(int(k))
             ctl["threshold"] = max(ctl["threshold"], 10.0 * drift_now(st_))
         return True

@@ -1,0 +1,152 @@
+"""Speed of the certified exact solver (issue 4) against the paper's plain depth-first ESLDA.
+
+Problems (both solvers on the same instances, in the same run):
+
+* binary LDA, n = 40, k = 20 (goal: certified optimum in <= 10 s; paper 002: ~2 h):
+  ``lda-brownian``: two classes of 200 samples of a Brownian-type process (kernel
+  ``exp(-|i-j|^gamma / l)``, see ``_exact_common.py``) with a random class-mean shift; ``a`` and the
+  pooled within-class ``B`` (ridge 'auto') from the samples. ``sonar40``: UCI Sonar, bands 0-39.
+* full-rank ``'max-eig'``, n = 30, k = 15: Monte Carlo pairs (A, B) of ``_exact_common.random_pair``.
+
+``plain`` is ``exact_support(..., strategy='plain')``: depth-first, inclusion bound only, a fresh
+factorization per node, same greedy incumbent - the paper's method; it runs under
+``--plain-limit`` seconds and, when stopped, reports the root bound as its certificate.
+
+Run: ``python benchmarks/bench_exact_speed.py`` (``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _exact_common import brownian_kernel, random_pair, sample_cov  # noqa: E402
+
+from pixsel._io import write_json  # noqa: E402
+from pixsel.datasets import load_shared  # noqa: E402
+from pixsel.spectral import exact_support  # noqa: E402
+from pixsel.stats import class_statistics, regularize  # noqa: E402
+
+
+def lda_instance(n, rng, n_samples=200):
+    K = brownian_kernel(n, rng.uniform(0.2, 2.0), rng.uniform(1.0, n / 2))
+    w, V = np.linalg.eigh(K)
+    L = V * np.sqrt(np.maximum(w, 0))
+    y = rng.integers(0, 2, n_samples)
+    X = rng.standard_normal((n_samples, n)) @ L.T
+    X[y == 1] += 0.3 * rng.standard_normal(n)
+    st = class_statistics(X, y)
+    B, _ = regularize(st.within, "auto")
+    return np.asarray(st.between).ravel(), B
+
+
+def hard_instance(n, rng):
+    """A harder binary pair: a random ``a`` (not a class-mean difference of the same process) and
+    ``B`` the sample covariance of 2n draws of a Brownian-type process (+ ridge 1e-3 trace / n)."""
+    K = brownian_kernel(n, rng.uniform(0.2, 2.0), rng.uniform(1.0, n / 2))
+    B = sample_cov(K, 2 * n, rng)
+    return rng.standard_normal(n), B + 1e-3 * np.trace(B) / n * np.eye(n)
+
+
+def sonar_instance(n):
+    d = load_shared("uci_sonar.npz")
+    st = class_statistics(d["X"][:, :n].astype(np.float64), d["y"])
+    B, _ = regularize(st.within, "auto")
+    return np.asarray(st.between).ravel(), B
+
+
+def solve_both(name, A, B, k, args):
+    row = {"instance": name, "n": len(B), "k": k}
+    for strategy, limit in (("best-first", args.limit), ("plain", args.plain_limit)):
+        t = time.perf_counter()
+        res = exact_support(A, B, k, time_limit=limit, progress=False, strategy=strategy)
+        row[strategy] = {
+            "status": res.status,
+            "time_s": time.perf_counter() - t,
+            "nodes": res.n_nodes,
+            "objective": res.objective,
+            "upper_bound": res.upper_bound,
+            "rel_gap": res.relative_gap,
+        }
+    a, b = row["best-first"], row["plain"]
+    print(
+        f"{name:>16s} n={len(B)} k={k} | ours: {a['status']:>10s} {a['time_s']:7.2f} s {a['nodes']:8d} nodes"
+        f" | plain: {b['status']:>10s} {b['time_s']:7.2f} s {b['nodes']:8d} nodes gap {b['rel_gap']:.2e}"
+        f" | same objective: {np.isclose(a['objective'], b['objective'], rtol=1e-9)}",
+        flush=True,
+    )
+    return row
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smoke size (n=16/12, 1 instance each)")
+    ap.add_argument("--binary-instances", type=int, default=5)
+    ap.add_argument("--full-instances", type=int, default=3)
+    ap.add_argument("--hard-instances", type=int, default=0,
+                    help="extra hard binary instances (hard_instance) to show certified gaps under the limit")
+    ap.add_argument("--limit", type=float, default=120.0, help="time limit of our solver (s)")
+    ap.add_argument("--plain-limit", type=float, default=60.0, help="time limit of the plain DFS (s)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/exact_speed")
+    args = ap.parse_args(argv)
+    nb, kb, nf, kf = (40, 20, 30, 15) if not args.quick else (16, 8, 12, 6)
+    if args.quick:
+        args.binary_instances, args.full_instances = 1, 1
+        args.plain_limit = min(args.plain_limit, 2.0)
+    rng = np.random.default_rng(args.seed)
+    print(f"load average {os.getloadavg()} on {os.cpu_count()} cores", flush=True)
+    rows = []
+    for i in range(args.binary_instances):
+        a, B = lda_instance(nb, rng)
+        rows.append(solve_both(f"lda-brownian-{i}", a, B, kb, args))
+    if not args.quick:
+        try:
+            a, B = sonar_instance(nb)
+            rows.append(solve_both("sonar40", a, B, kb, args))
+        except FileNotFoundError as err:
+            print(f"sonar40 skipped: {err}")
+    for i in range(args.hard_instances):
+        a, B = hard_instance(nb, rng)
+        rows.append(solve_both(f"hard-brownian-{i}", a, B, kb, args))
+    for i in range(args.full_instances):
+        A, B = random_pair(nf, rng)
+        rows.append(solve_both(f"full-maxeig-{i}", A, B, kf, args))
+    summary = {}
+    for kind in ("lda-brownian", "sonar40", "hard-brownian", "full-maxeig"):
+        sel = [r for r in rows if r["instance"].startswith(kind)]
+        if not sel:
+            continue
+        t_ours = [r["best-first"]["time_s"] for r in sel]
+        t_plain = [r["plain"]["time_s"] for r in sel]
+        summary[kind] = {
+            "median_time_ours_s": float(np.median(t_ours)),
+            "max_time_ours_s": float(np.max(t_ours)),
+            "all_certified_ours": all(r["best-first"]["status"] == "optimal" for r in sel),
+            "plain_finished": sum(r["plain"]["status"] == "optimal" for r in sel),
+            "median_time_plain_s": float(np.median(t_plain)),
+            "median_nodes_ours": float(np.median([r["best-first"]["nodes"] for r in sel])),
+            "median_nodes_plain": float(np.median([r["plain"]["nodes"] for r in sel])),
+            "max_rel_gap_ours": float(np.max([r["best-first"]["rel_gap"] for r in sel])),
+        }
+        s = summary[kind]
+        print(
+            f"SUMMARY {kind}: ours median {s['median_time_ours_s']:.2f} s (max {s['max_time_ours_s']:.2f} s),"
+            f" {s['median_nodes_ours']:.0f} nodes, all certified {s['all_certified_ours']};"
+            f" plain finished {s['plain_finished']}/{len(sel)}, median {s['median_time_plain_s']:.1f} s,"
+            f" {s['median_nodes_plain']:.0f} nodes; ours max certified rel. gap {s['max_rel_gap_ours']:.2e}",
+            flush=True,
+        )
+    out = Path(args.out)
+    write_json(out / "speed.json", {"args": vars(args), "load": os.getloadavg(), "rows": rows, "summary": summary})
+    print(f"wrote {out / 'speed.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""``pixsel scores``: every feature score of DATA, as score maps (the subspace-score paper's Fig. 8).
+
+Writes ``DIR/scores.json`` (each score per feature, its direction, gamma, the parameters) and, for
+image data, ``DIR/score_maps.png`` (all maps side by side) and one ``DIR/<score>.png`` per score,
+lighter = more important (for the Laplacian scores, where lower is better, the map shows the
+importance ``1 - L``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .._io import atomic_path, save_figure, write_json
+from ._common import add_data_argument, add_output_arguments, load_labelled, progress, provenance
+
+_UNSUPERVISED = ("variance", "laplacian")
+_SUPERVISED = ("supervised_laplacian", "fisher")
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "scores",
+        help="compute subspace and baseline feature scores and write them as score maps",
+        description=(
+            "Score every feature of DATA by subspace scores (one map per --rank) and by the "
+            "baselines (variance, Laplacian score; with labels also supervised Laplacian and "
+            "Fisher scores). Writes DIR/scores.json and, when the image shape is known, "
+            "DIR/score_maps.png and DIR/<score>.png (lighter = more important)."
+        ),
+    )
+    add_data_argument(p)
+    p.add_argument("--rank", type=int, action="append", default=None, metavar="M",
+                   help="rank m of the subspace scores (repeatable; default: 10 and 40, capped "
+                        "below min(n_samples, n_features))")
+    p.add_argument("--gamma", default="balanced",
+                   help="subspace-score gamma: balanced, theory or a number (default: balanced)")
+    p.add_argument("--n-neighbors", type=int, default=5,
+                   help="neighbours of the Laplacian-score kNN graph (default: 5)")
+    p.add_argument("--no-baselines", action="store_true", help="subspace scores only")
+    p.add_argument("--random-state", type=int, default=0, help="seed of the Krylov SVD (default: 0)")
+    add_output_arguments(p, "pixsel-scores")
+    p.set_defaults(func=run)
+
+
+def _gamma(value):
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def _map_image(values, image_shape):
+    v = np.asarray(values, dtype=np.float64).copy()
+    fin = np.isfinite(v)
+    top = float(v[fin].max()) if fin.any() else 1.0
+    v[~fin] = top  # +inf Fisher scores (zero within-class variance) are the most important
+    lo, hi = float(v.min()), float(v.max())
+    return ((v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)).reshape(image_shape)
+
+
+def run(args):
+    from ..scores import importance
+    from ..selection import ScoreSelector, SubspaceScoreSelector
+
+    data = load_labelled(args.data, need_labels=False)
+    X, y = data.X, data.y
+    n, p = X.shape
+    cap = min(n, p) - 1
+    ranks = args.rank or [r for r in (10, 40) if r <= cap] or [max(1, cap)]
+    criteria = [] if args.no_baselines else list(_UNSUPERVISED)
+    if y is not None and not args.no_baselines:
+        criteria += list(_SUPERVISED)
+    results = {}
+    with progress(len(ranks) + len(criteria), "scores", args.quiet) as bar:
+        for m in ranks:
+            sel = SubspaceScoreSelector(1, rank=m, gamma=_gamma(args.gamma),
+                                        random_state=args.random_state).fit(X)
+            results[f"subspace_m{m}"] = dict(
+                scores=sel.scores_, importance=sel.scores_, higher_is_better=True,
+                gamma=sel.gamma_, rank=m, leverage=sel.leverage_, residual=sel.residual_,
+                singular_values=sel.singular_values_,
+                title=f"subspace score, m = {m}")
+            bar.update(1)
+        for name in criteria:
+            sel = ScoreSelector(name, 1, n_neighbors=args.n_neighbors)
+            sel.fit(X, y) if name in _SUPERVISED else sel.fit(X)
+            results[name] = dict(scores=sel.scores_, importance=importance(name, sel.scores_),
+                                 higher_is_better=sel.higher_is_better_,
+                                 title=name.replace("_", " ") + (" (1 - L)" if not
+                                                                 sel.higher_is_better_ else ""))
+            bar.update(1)
+    out = Path(args.out)
+    report = provenance(args, n_samples=int(n), n_features=int(p),
+                        image_shape=list(data.image_shape) if data.image_shape else None,
+                        scores={k: {kk: vv for kk, vv in v.items() if kk != "title"}
+                                for k, v in results.items()})
+    written = [write_json(out / "scores.json", report)]
+    if data.image_shape and int(np.prod(data.image_shape)) == p:
+        from matplotlib import image as mpimg
+
+        from ..viz._figures import _plt
+
+        plt = _plt()
+        names = list(results)
+        fig, axes = plt.subplots(1, len(names), figsize=(2.3 * len(names), 2.6), squeeze=False)
+        for ax, name in zip(axes[0], names):
+            img = _map_image(results[name]["importance"], data.image_shape)
+            ax.imshow(img, cmap="gray", interpolation="nearest")
+            ax.set_title(results[name]["title"], fontsize=8)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            with atomic_path(out / f"{name}.png") as tmp:
+                mpimg.imsave(tmp, img, cmap="gray", format="png")
+            written.append(out / f"{name}.png")
+        fig.tight_layout()
+        written.append(save_figure(fig, out / "score_maps.png", dpi=120))
+    if not args.quiet:
+        print(f"scored {p} features of {n} samples: {', '.join(results)}")
+        print("wrote " + ", ".join(str(w) for w in written))
+    return 0

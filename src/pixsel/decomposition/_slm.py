@@ -1,0 +1,413 @@
+"""SparseLinearModelProjection: dimensionality reduction with the sparse linear model (NIPS 2011)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.decomposition import DictionaryLearning, MiniBatchDictionaryLearning, sparse_encode
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_int, check_options, check_real
+from ..projection import (
+    estimate_sigma_tau,
+    estimate_variances,
+    general_slm_projection,
+    kernel_dictionary_update,
+    kernel_lasso_factor,
+    kernel_slm_projection,
+    slm_projection,
+)
+
+__all__ = ["SparseLinearModelProjection"]
+
+
+def _kernel_codes(K_xd, R, W, alpha, algorithm):
+    """Kernel lasso (13) through the factor of K_DD: ordinary lasso with design R, target W k."""
+    Z = K_xd @ W.T
+    return sparse_encode(Z, R.T, algorithm=algorithm, alpha=alpha)
+
+
+def _kernel_dictionary_learning(Kxx, n_atoms, alpha, max_iter, tol, rng, algorithm):
+    """Alternate kernel lasso codes and representer-form MOD updates; D = Phi(basis) F."""
+    n = Kxx.shape[0]
+    idx = np.sort(rng.choice(n, size=n_atoms, replace=False))
+    F = np.zeros((n, n_atoms))
+    diag = np.diag(Kxx)
+    F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
+    trace = float(np.trace(Kxx))
+    prev = np.inf
+    history = []
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        KF = Kxx @ F
+        G = F.T @ KF
+        R, W = kernel_lasso_factor(G)
+        A = _kernel_codes(KF, R, W, alpha, algorithm)
+        # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
+        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum((A @ G) * A)) + alpha * np.sum(np.abs(A))
+        history.append(float(obj))
+        if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
+            break
+        prev = obj
+        F = kernel_dictionary_update(Kxx, A, previous=F)
+    else:
+        warnings.warn(
+            f"Kernel dictionary learning did not converge in max_iter={max_iter} iterations "
+            f"(relative objective change above tol={tol}); increase max_iter.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return F, A, n_iter, history
+
+
+class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Linear (or kernel) projection preserving sparse-code inner products in expectation.
+
+    Gkioulekas and Zickler, "Dimensionality reduction using the sparse linear model", NIPS 2011.
+    ``fit`` learns a dictionary ``D`` (or takes one), codes the training data, estimates the noise
+    level ``sigma`` and the Laplace code scale ``tau`` (unless given), and computes the projection:
+
+    * ``model='standard'``: the closed form ``L = diag(f(lambda_M)) V_M^T`` of Eq. (7)-(8), with
+      ``(lambda_M, V_M)`` the top eigenpairs of ``D D^T`` (``sigma = 0``: Eq. 9);
+    * ``model='general'``: per-atom Laplace scales ``tau_i`` and per-pixel noise variances, problem
+      (10)-(11), solved by :func:`pixsel.projection.general_slm_projection`;
+    * ``kernel`` set: the kernel extension ``B = V_M diag(g(lambda_M))`` of Eq. (17)-(18) with atoms
+      in the kernel's feature space, either pre-images (``dictionary`` given) or learned in the
+      representer form ``D = Phi(basis) F`` by kernel dictionary learning.
+
+    **Sparsity parameter.** ``alpha`` is the paper's ``lambda = sigma^2 / tau`` and is passed
+    unchanged as scikit-learn's ``alpha``: scikit-learn's dictionary learning and ``sparse_encode``
+    minimize ``1/2 ||x - D a||^2 + alpha ||a||_1``, which is the kernel lasso (13),
+    ``1/(2 sigma^2) ||x - D a||^2 + 1/tau ||a||_1``, multiplied by ``sigma^2``. (Eq. (3) as printed
+    has ``1/sigma^2`` instead of ``1/(2 sigma^2)``; under that scaling ``alpha = lambda / 2``.)
+
+    **Estimating sigma and tau.** ``tau`` is the Laplace maximum-likelihood scale of the training
+    codes, ``mean |a_ij|``. In the linear model ``sigma^2`` is the maximum-likelihood white-noise
+    variance of the residuals, ``mean (X - A D^T)^2``; in the kernel model (where a per-coordinate
+    residual in the feature space is undefined) ``sigma^2 = alpha * tau``, the ratio the lasso
+    assumes. The values used are stored in ``sigma_`` and ``tau_``.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        ``M``, at most ``n_features`` (linear) or ``n_atoms`` (kernel). Components beyond the
+        rank of the dictionary are zero (``rank_`` says how many are not).
+    n_atoms : int, optional
+        ``K``. Default: ``n_features`` (linear, as in the paper's face experiment) or
+        ``min(256, n_basis)`` (kernel). Ignored when ``dictionary`` is given.
+    alpha : float, default=0.05
+        Sparsity penalty ``lambda = sigma^2 / tau`` of dictionary learning and coding (see above).
+    sigma, tau : float, optional
+        Noise standard deviation (``>= 0``) and Laplace code scale (``> 0``); estimated when None.
+    model : {'standard', 'general'}, default='standard'
+        ``'general'`` is linear only.
+    kernel : str or callable, optional
+        None for the linear model, else a kernel name or callable of
+        :func:`sklearn.metrics.pairwise.pairwise_kernels` (``'rbf'``, ``'poly'``, ``'linear'``...).
+    gamma, degree, coef0 : kernel parameters (as in ``pairwise_kernels``).
+    kernel_params : dict, optional
+        Extra keyword arguments of a callable kernel.
+    dictionary : array-like of shape (n_atoms, n_features), optional
+        Fixed atoms (one per row). Linear model: the dictionary ``D = dictionary.T``. Kernel
+        model: pre-image atoms ``Phi(d_i)``.
+    fit_algorithm : {'minibatch', 'batch'}, default='minibatch'
+        scikit-learn ``MiniBatchDictionaryLearning`` or ``DictionaryLearning`` (linear model).
+    max_iter : int, default=30
+        Epochs / iterations of dictionary learning (linear and kernel).
+    batch_size : int, default=256
+        Mini-batch size (``fit_algorithm='minibatch'``).
+    n_basis : int, optional
+        Kernel model without a dictionary: number of training samples (drawn at random) that
+        carry the representer form; default all of them. The memory is ``O(n_basis^2)``.
+    coding_algorithm : {'lasso_lars', 'lasso_cd'}, default='lasso_lars'
+        Lasso solver of :func:`sklearn.decomposition.sparse_encode` for the codes, and the matching
+        ``fit_algorithm`` (``'lars'`` / ``'cd'``) of scikit-learn's dictionary learning. LARS is
+        exact; coordinate descent is much faster for many atoms.
+    tol : float, default=1e-3
+        Relative objective change that stops kernel dictionary learning.
+    random_state : int, RandomState or None
+        Dictionary initialization and the basis subsample.
+
+    Attributes
+    ----------
+    dictionary_ : ndarray of shape (n_atoms, n_features)
+        Linear atoms, or the kernel model's pre-image atoms (absent for a representer-form
+        kernel dictionary, see ``dictionary_coef_``).
+    components_ : ndarray of shape (n_components, n_features)
+        ``L`` (linear model only); ``transform(X) = X @ components_.T``.
+    coef_ : ndarray of shape (n_atoms, n_components)
+        ``B`` of Eq. (17) (kernel model only).
+    basis_ : ndarray of shape (n_basis, n_features)
+        Kernel model: the samples the kernel is evaluated against in ``transform``
+        (``transform(X) = k(X, basis_) @ dual_coef_``); the pre-image atoms when given.
+    dictionary_coef_ : ndarray of shape (n_basis, n_atoms)
+        Kernel model, learned dictionary: ``D = Phi(basis_) F``.
+    dual_coef_ : ndarray of shape (n_basis, n_components)
+        Kernel model: ``F @ B`` (or ``B`` for pre-image atoms).
+    eigenvalues_ : ndarray of shape (n_components,)
+        Top eigenvalues of ``D D^T`` (or ``K_DD``); for ``model='general'`` the eigenvalues of
+        ``L^T L``.
+    sigma_, tau_ : float
+        The noise level and code scale used.
+    code_var_, noise_var_ : ndarray
+        ``model='general'``: per-atom code variances ``2 tau_i^2`` and per-pixel noise variances.
+    rank_ : int
+        Number of non-zero components.
+    n_iter_ : int
+        Dictionary-learning iterations (kernel), epochs run (linear), or solver iterations
+        (``model='general'``); 0 when the dictionary was given.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.decomposition import SparseLinearModelProjection
+    >>> X = np.random.default_rng(0).normal(size=(60, 8))
+    >>> slm = SparseLinearModelProjection(n_components=2, n_atoms=12, random_state=0).fit(X)
+    >>> slm.transform(X).shape, slm.components_.shape
+    ((60, 2), (2, 8))
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_atoms=None,
+        alpha=0.05,
+        sigma=None,
+        tau=None,
+        model="standard",
+        kernel=None,
+        gamma=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        dictionary=None,
+        fit_algorithm="minibatch",
+        max_iter=30,
+        batch_size=256,
+        n_basis=None,
+        coding_algorithm="lasso_lars",
+        tol=1e-3,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.n_atoms = n_atoms
+        self.alpha = alpha
+        self.sigma = sigma
+        self.tau = tau
+        self.model = model
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.dictionary = dictionary
+        self.fit_algorithm = fit_algorithm
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.n_basis = n_basis
+        self.coding_algorithm = coding_algorithm
+        self.tol = tol
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ helpers
+    def _pairwise(self, X, Y):
+        params = dict(self.kernel_params or {})
+        if not callable(self.kernel):
+            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
+
+    def _resolve_scales(self, sigma_hat, tau_hat, owner):
+        sigma = sigma_hat if self.sigma is None else check_real(self.sigma, "sigma", low=0, owner=owner)
+        tau = tau_hat if self.tau is None else check_real(self.tau, "tau", low=0, low_open=True, owner=owner)
+        if tau <= 0:
+            raise ValueError(
+                f"All sparse codes of the training data are zero with alpha={self.alpha}, so the code "
+                "scale tau cannot be estimated. Lower alpha or pass tau explicitly."
+            )
+        return float(sigma), float(tau)
+
+    # ---------------------------------------------------------------------- fit
+    def fit(self, X, y=None):
+        """Learn (or take) the dictionary, estimate ``sigma`` and ``tau``, compute the projection.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples (e.g. images flattened and normalized to unit length). Never modified.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        n, p = X.shape
+        check_options(self.model, "model", ("standard", "general"), owner=owner)
+        check_options(self.fit_algorithm, "fit_algorithm", ("minibatch", "batch"), owner=owner)
+        check_options(self.coding_algorithm, "coding_algorithm", ("lasso_lars", "lasso_cd"), owner=owner)
+        alpha = check_real(self.alpha, "alpha", low=0, low_open=True, owner=owner)
+        max_iter = check_int(self.max_iter, "max_iter", low=1, owner=owner)
+        if self.sigma is not None:
+            check_real(self.sigma, "sigma", low=0, owner=owner)
+        if self.tau is not None:
+            check_real(self.tau, "tau", low=0, low_open=True, owner=owner)
+        if self.model == "general" and self.kernel is not None:
+            raise ValueError(f"model='general' of {owner} is linear only; set kernel=None.")
+        rng = check_random_state(self.random_state)
+        if self.kernel is None:
+            self._fit_linear(X, alpha, max_iter, rng, owner)
+        else:
+            self._fit_kernel(X, alpha, max_iter, rng, owner)
+        return self
+
+    def _check_dictionary(self, p, owner):
+        D = np.asarray(self.dictionary)
+        if D.ndim != 2 or D.shape[1] != p:
+            raise ValueError(
+                f"The 'dictionary' parameter of {owner} must have shape (n_atoms, {p}) (one atom per "
+                f"row, as many columns as X has features); got shape {D.shape}."
+            )
+        D = D.astype(np.float64)
+        if not np.all(np.isfinite(D)):
+            raise ValueError(f"The 'dictionary' parameter of {owner} contains NaN or infinite values.")
+        return D
+
+    def _fit_linear(self, X, alpha, max_iter, rng, owner):
+        n, p = X.shape
+        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= p):
+            check_int(self.n_components, "n_components", low=1, owner=owner)
+            raise ValueError(
+                f"The 'n_components' parameter of {owner} must be at most n_features={p}; got "
+                f"{self.n_components} (X has {p} feature(s)). A linear projection to M dimensions needs M <= N."
+            )
+        M = int(self.n_components)
+        self.n_iter_ = 0
+        if self.dictionary is not None:
+            atoms = self._check_dictionary(p, owner)
+        else:
+            K = p if self.n_atoms is None else check_int(self.n_atoms, "n_atoms", low=1, owner=owner)
+            seed = rng.randint(np.iinfo(np.int32).max)
+            fa = "lars" if self.coding_algorithm == "lasso_lars" else "cd"
+            common = dict(n_components=K, alpha=alpha, max_iter=max_iter, random_state=seed, fit_algorithm=fa,
+                          transform_algorithm=self.coding_algorithm, transform_alpha=alpha)
+            if self.fit_algorithm == "minibatch":
+                bs = check_int(self.batch_size, "batch_size", low=1, owner=owner)
+                dl = MiniBatchDictionaryLearning(batch_size=min(bs, n), **common)
+            else:
+                dl = DictionaryLearning(**common)
+            dl.fit(X)
+            atoms = np.asarray(dl.components_, dtype=np.float64)
+            self.n_iter_ = int(dl.n_iter_)
+        need_codes = self.model == "general" or self.sigma is None or self.tau is None
+        sigma_hat = tau_hat = 0.0
+        if need_codes:
+            Xd = np.asarray(X, dtype=np.float64)
+            codes = sparse_encode(Xd, atoms, algorithm=self.coding_algorithm, alpha=alpha)
+            sigma_hat, tau_hat = estimate_sigma_tau(Xd, codes, atoms)
+        self.sigma_, self.tau_ = self._resolve_scales(sigma_hat, tau_hat, owner)
+        self.dictionary_ = atoms
+        if self.model == "standard":
+            res = slm_projection(atoms, M, sigma=self.sigma_, tau=self.tau_)
+            self.components_ = res.components
+            self.eigenvalues_ = res.eigenvalues
+            self.rank_ = res.rank
+        else:
+            code_var, noise_var = estimate_variances(Xd, codes, atoms)
+            if self.tau is not None:  # user-given global scale overrides the per-atom estimate
+                code_var = np.full_like(code_var, 2 * self.tau_**2)
+            if self.sigma is not None:
+                noise_var = np.full_like(noise_var, self.sigma_**2)
+            res = general_slm_projection(atoms, M, code_var=code_var, noise_var=noise_var)
+            if not res.converged:
+                warnings.warn(
+                    f"The general-model solver of {owner} stopped after {res.n_iter} iterations "
+                    f"without converging ({res.message}).",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            self.components_ = res.components
+            self.eigenvalues_ = res.eigenvalues
+            self.rank_ = int(np.count_nonzero(res.eigenvalues > 0))
+            self.code_var_, self.noise_var_ = code_var, noise_var
+            self.n_iter_ = res.n_iter
+        self._n_out = M
+
+    def _fit_kernel(self, X, alpha, max_iter, rng, owner):
+        n, p = X.shape
+        Xd = np.asarray(X, dtype=np.float64)
+        self.n_iter_ = 0
+        if self.dictionary is not None:
+            atoms = self._check_dictionary(p, owner)
+            Kdd = self._pairwise(atoms, atoms)
+            K = atoms.shape[0]
+            self.dictionary_ = atoms
+            self.basis_ = atoms
+            F = None
+            codes = None
+            if self.tau is None:
+                R, W = kernel_lasso_factor(Kdd)
+                codes = _kernel_codes(self._pairwise(Xd, atoms), R, W, alpha, self.coding_algorithm)
+        else:
+            n_basis = n if self.n_basis is None else check_int(self.n_basis, "n_basis", low=2, owner=owner)
+            n_basis = min(n_basis, n)
+            idx = np.sort(rng.choice(n, size=n_basis, replace=False)) if n_basis < n else np.arange(n)
+            basis = Xd[idx]
+            K = min(256, n_basis) if self.n_atoms is None else check_int(
+                self.n_atoms, "n_atoms", low=1, high=n_basis, owner=owner
+            )
+            Kxx = self._pairwise(basis, basis)
+            F, codes, self.n_iter_, self.history_ = _kernel_dictionary_learning(
+                Kxx, K, alpha, max_iter, float(self.tol), rng, self.coding_algorithm
+            )
+            Kdd = F.T @ Kxx @ F
+            self.basis_ = basis
+            self.dictionary_coef_ = F
+        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= K):
+            check_int(self.n_components, "n_components", low=1, owner=owner)
+            raise ValueError(
+                f"The 'n_components' parameter of {owner} must be at most n_atoms={K} in the kernel "
+                f"model; got {self.n_components}."
+            )
+        M = int(self.n_components)
+        tau_hat = float(np.mean(np.abs(codes))) if codes is not None else 0.0
+        sigma_hat = float(np.sqrt(alpha * tau_hat))
+        if self.tau is not None and self.sigma is None:
+            sigma_hat = float(np.sqrt(alpha * float(self.tau)))
+        self.sigma_, self.tau_ = self._resolve_scales(sigma_hat, tau_hat, owner)
+        res = kernel_slm_projection(Kdd, M, sigma=self.sigma_, tau=self.tau_)
+        self.coef_ = res.components
+        self.dual_coef_ = res.components if F is None else F @ res.components
+        self.eigenvalues_ = res.eigenvalues
+        self.rank_ = res.rank
+        self._n_out = M
+
+    # ---------------------------------------------------------------- transform
+    def transform(self, X):
+        """Project ``X``: ``X @ components_.T`` (linear) or ``k(X, basis_) @ dual_coef_`` (kernel).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "eigenvalues_")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        Xd = np.asarray(X, dtype=np.float64)
+        if self.kernel is None:
+            return Xd @ self.components_.T
+        return self._pairwise(Xd, self.basis_) @ self.dual_coef_
+
+    @property
+    def _n_features_out(self):
+        return self._n_out

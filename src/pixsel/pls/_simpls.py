@@ -1,0 +1,190 @@
+"""SIMPLS (de Jong, 1993): partial least squares for one or several responses.
+
+SIMPLS works on the cross-covariance ``S = X^T Y`` of centred data. Component ``a`` takes as
+weight ``r_a`` the dominant left singular vector of the current ``S``, scales it so that the
+score ``t_a = X r_a`` has unit norm, and deflates ``S`` by the orthonormalized loading
+``v_a`` (``S <- S - v_a v_a^T S``). The weights ``R`` apply to the *original* centred ``X``, the
+scores are orthonormal (``T^T T = I``) and the regression coefficients are ``B = R Q^T`` with
+``Q = Y^T T``. For one response SIMPLS and NIPALS (scikit-learn's ``PLSRegression``) give the
+same model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SIMPLSResult", "simpls"]
+
+# A component is "exhausted" when the deflated cross-covariance (or the score it gives) is this
+# small relative to the first one: the data support no further PLS direction.
+_RTOL_EXHAUSTED = 1e-9
+
+
+@dataclass(frozen=True)
+class SIMPLSResult:
+    """A fitted SIMPLS model on centred data.
+
+    Attributes
+    ----------
+    x_rotations : ndarray of shape (n_features, n_components)
+        Weights ``R``: scores are ``T = (X - x_mean) @ R``.
+    x_scores : ndarray of shape (n_samples, n_components)
+        Orthonormal scores ``T`` of the training data.
+    x_loadings : ndarray of shape (n_features, n_components)
+        ``P = Xc^T T``.
+    y_loadings : ndarray of shape (n_targets, n_components)
+        ``Q = Yc^T T``.
+    coef : ndarray of shape (n_features, n_targets)
+        ``B = R Q^T``; predictions are ``(X - x_mean) @ coef + y_mean``.
+    x_mean, y_mean : ndarray
+        Column means removed before fitting.
+    n_components : int
+        Number of components extracted (fewer than requested only when ``strict=False`` and the
+        data support no more).
+    """
+
+    x_rotations: np.ndarray
+    x_scores: np.ndarray
+    x_loadings: np.ndarray
+    y_loadings: np.ndarray
+    coef: np.ndarray
+    x_mean: np.ndarray
+    y_mean: np.ndarray
+    n_components: int
+
+    def predict(self, X):
+        """Predictions ``(X - x_mean) @ coef + y_mean`` of shape (n_samples, n_targets)."""
+        return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
+
+
+def _dominant_left_vector(S):
+    """Dominant left singular vector of ``S`` (p x q), sign fixed: largest |entry| positive."""
+    if S.shape[1] == 1:
+        r = S[:, 0].copy()
+    else:
+        # eigenvector of the small q x q matrix S^T S, mapped back: cheap when p >> q
+        vals, vecs = np.linalg.eigh(S.T @ S)
+        r = S @ vecs[:, -1]
+    i = int(np.argmax(np.abs(r)))
+    if r[i] < 0:
+        r = -r
+    return r
+
+
+def _simpls(Xc, Yc, n_components, *, strict=True):
+    """Unchecked SIMPLS on centred float64 ``Xc`` (N x p) and ``Yc`` (N x q).
+
+    Returns ``(R, T, P, Q)`` with ``a <= n_components`` columns. With ``strict`` a
+    ``ValueError`` is raised when fewer than ``n_components`` components exist.
+    """
+    N, p = Xc.shape
+    q = Yc.shape[1]
+    S = Xc.T @ Yc
+    s0 = float(np.linalg.norm(S))
+    x0 = float(np.linalg.norm(Xc))
+    R = np.zeros((p, n_components))
+    T = np.zeros((N, n_components))
+    P = np.zeros((p, n_components))
+    Q = np.zeros((q, n_components))
+    V = np.zeros((p, n_components))
+    a = 0  # components extracted so far
+    while a < n_components:
+        if s0 == 0.0 or np.linalg.norm(S) <= _RTOL_EXHAUSTED * s0:
+            break
+        r = _dominant_left_vector(S)
+        t = Xc @ r
+        tn = float(np.linalg.norm(t))
+        if tn <= _RTOL_EXHAUSTED * x0 * float(np.linalg.norm(r)):
+            break
+        t /= tn
+        r /= tn
+        pa = Xc.T @ t
+        v = pa.copy()
+        if a:
+            # twice-is-enough Gram-Schmidt against the previous loadings basis
+            v -= V[:, :a] @ (V[:, :a].T @ v)
+            v -= V[:, :a] @ (V[:, :a].T @ v)
+        v /= np.linalg.norm(v)
+        S -= np.outer(v, v @ S)
+        R[:, a], T[:, a], P[:, a], Q[:, a], V[:, a] = r, t, pa, Yc.T @ t, v
+        a += 1
+    if a < n_components:
+        if strict:
+            raise ValueError(
+                f"n_components={n_components} exceeds the number of PLS components the data "
+                f"support ({a}: the cross-covariance X^T Y is exhausted after {a} component(s), "
+                "for example because X has low rank or Y is constant). Lower n_components to at "
+                f"most {max(a, 1)}."
+            )
+        R, T, P, Q = R[:, :a], T[:, :a], P[:, :a], Q[:, :a]
+    return R, T, P, Q
+
+
+def simpls(X, Y, n_components, *, strict=True):
+    """Fit SIMPLS (de Jong, 1993) to ``X`` and one or several responses ``Y``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Predictors; centred internally (computations in float64).
+    Y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        Responses; centred internally.
+    n_components : int
+        Number of latent components, ``1 <= n_components <= min(n_samples - 1, n_features)``.
+    strict : bool, default=True
+        Raise ``ValueError`` when the data support fewer components; otherwise return the
+        components that exist.
+
+    Returns
+    -------
+    SIMPLSResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 6)); y = X[:, 0] - 2 * X[:, 3]
+    >>> fit = simpls(X, y, 2)
+    >>> np.allclose(fit.x_scores.T @ fit.x_scores, np.eye(2))
+    True
+    >>> fit.coef.shape
+    (6, 1)
+    """
+    X = np.array(X, dtype=np.float64)
+    Y = np.array(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes {X.shape} "
+            f"and {Y.shape}."
+        )
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
+        raise ValueError("X and Y must not contain NaN or infinite values; impute or drop them.")
+    N, p = X.shape
+    if N < 2:
+        raise ValueError(f"X has {N} sample(s); SIMPLS needs at least 2 samples.")
+    hi = min(N - 1, p)
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
+        1 <= n_components <= hi
+    ):
+        raise ValueError(
+            f"The 'n_components' parameter of simpls must be an int in the range [1, {hi}]. "
+            f"Got {n_components!r} instead."
+        )
+    x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
+    X -= x_mean
+    Y -= y_mean
+    R, T, P, Q = _simpls(X, Y, int(n_components), strict=strict)
+    return SIMPLSResult(
+        x_rotations=R,
+        x_scores=T,
+        x_loadings=P,
+        y_loadings=Q,
+        coef=R @ Q.T,
+        x_mean=x_mean,
+        y_mean=y_mean,
+        n_components=R.shape[1],
+    )

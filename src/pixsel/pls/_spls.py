@@ -1,0 +1,368 @@
+"""Sparse PLS: SPLS-eta (Chun and Keles, 2010) and cardinal SPLS (Zhang et al., ICIP 2014).
+
+Both methods run ``K`` iterations of the same loop (Algorithm 1 of the cardinal SPLS paper,
+which is Chun and Keles' SIMPLS variant with ``kappa = 1/2``):
+
+1. ``Z = X1^T Y`` where ``X1`` is ``X`` with the selected columns deflated (step 6);
+2. a sparse direction from the surrogate problem Eq.(3) by alternating ``w`` and ``c``: with
+   ``M = Z Z^T``, ``w = M c / ||M c||`` and ``c = threshold(M w)``; ``M`` is never formed
+   (``M v = Z (Z^T v)``, so an iteration costs ``O(p q)``);
+3. the active set ``A`` grows by the features the threshold keeps;
+4. SIMPLS with ``min(k, |A|)`` components on ``X_A`` (the original centred columns);
+5. ``X1_A = X_A (I - P (P^T P)^{-1} P^T)`` with ``P`` the SIMPLS loadings of step 4; only the
+   ``A`` rows of ``Z`` change, ``Z_A = (I - Pi_P) X_A^T Y``, so ``X1`` is never formed either.
+
+The methods differ in the threshold only:
+
+* **SPLS-eta**, Eq.(5): ``c = sign(v) (|v| - eta max|v|)_+``; entries exactly at the threshold
+  are zero (as in the R package ``spls``). How many features this selects is only indirectly
+  controlled by ``eta``.
+* **cardinal SPLS**, Eq.(8): features already in ``A`` are not penalized (kept with their full
+  value); among the others exactly ``n^(k)`` are kept, the counts given by Eq.(9).
+
+**Cardinality rule (exactly n features).** Eq.(9) rounds ``q_k = 2 (K - k + 1) n / (K (K + 1))``
+to the nearest integer; the rounded counts need not sum to ``n`` (``n = 2, K = 3`` gives
+``1 + 1 + 0``, ``n = 3, K = 3`` gives ``2 + 1 + 1 = 4`` with round-half-up). pixsel apportions by
+largest remainders (Hamilton): each ``n^(k)`` is ``floor(q_k)``, and the ``n - sum floor(q_k)``
+remaining units go to the iterations with the largest fractional parts, earlier iterations first
+on ties. Every ``n^(k)`` is then ``floor(q_k)`` or ``ceil(q_k)``, the counts sum to ``n``, and
+whenever nearest-integer rounding already sums to ``n`` both rules agree (computed in exact integer
+arithmetic, see :func:`cardinal_counts`). Eq.(8) as printed takes ``s`` as the ``n^(k)``-th largest
+``|c_i|`` outside ``A``, which would zero that very entry and keep ``n^(k) - 1``; pixsel keeps the
+``n^(k)`` largest (``s`` = the ``(n^(k) + 1)``-th largest value), and when several entries tie at
+the boundary the lowest feature indices are taken, so exactly ``n^(k)`` features are added at
+iteration ``k`` and exactly ``n`` overall. Constant columns (zero after centring) are never
+selected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._simpls import SIMPLSResult, _simpls
+
+__all__ = ["SPLSResult", "cardinal_counts", "cardinal_spls", "spls_eta"]
+
+
+@dataclass(frozen=True)
+class SPLSResult:
+    """The result of a sparse PLS selection.
+
+    Attributes
+    ----------
+    support : ndarray of int
+        Selected feature indices, sorted.
+    history : tuple of ndarray of int
+        ``history[k]`` are the features added at iteration ``k + 1``, by decreasing ``|c_i|``
+        (ties: lowest index first).
+    coef : ndarray of shape (n_features, n_targets)
+        Regression coefficients of the final SIMPLS model, zero off the support.
+    x_mean, y_mean : ndarray
+        Means removed before fitting.
+    model : SIMPLSResult
+        The final SIMPLS fit on ``X[:, support]`` (``min(n_components, len(support))`` components).
+    n_iter : ndarray of int of shape (n_components,)
+        Alternating ``c``/``w`` iterations used for each direction.
+    converged : ndarray of bool of shape (n_components,)
+        Whether each alternating optimization met ``tol`` within ``max_iter``.
+    """
+
+    support: np.ndarray
+    history: tuple
+    coef: np.ndarray
+    x_mean: np.ndarray
+    y_mean: np.ndarray
+    model: SIMPLSResult
+    n_iter: np.ndarray
+    converged: np.ndarray
+
+    @property
+    def n_selected(self) -> int:
+        """Number of selected features."""
+        return int(len(self.support))
+
+    def predict(self, X):
+        """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``."""
+        return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
+
+
+def cardinal_counts(n, n_components):
+    """Per-iteration counts ``n^(k)`` of Eq.(9), apportioned to sum exactly to ``n``.
+
+    Largest-remainder rounding of ``q_k = 2 (K - k + 1) n / (K (K + 1))``, earlier iterations
+    first on ties, in exact integer arithmetic (see the module docstring).
+
+    Examples
+    --------
+    >>> cardinal_counts(200, 5).tolist()
+    [67, 53, 40, 27, 13]
+    >>> cardinal_counts(3, 3).tolist()   # nearest-integer rounding would give 2 + 1 + 1 = 4
+    [2, 1, 0]
+    """
+    n = int(n)
+    K = int(n_components)
+    if n < 0 or K < 1:
+        raise ValueError(f"cardinal_counts needs n >= 0 and n_components >= 1; got {n}, {K}.")
+    den = K * (K + 1)
+    num = np.array([2 * (K - k + 1) * n for k in range(1, K + 1)], dtype=object)
+    floors = np.array([int(v // den) for v in num], dtype=np.int64)
+    rems = np.array([int(v % den) for v in num], dtype=np.int64)
+    extra = n - int(floors.sum())
+    order = np.argsort(-rems, kind="stable")  # largest remainder first, earlier k on ties
+    floors[order[:extra]] += 1
+    return floors
+
+
+def _prepare(X, Y, owner):
+    X = np.array(X, dtype=np.float64)
+    Y = np.array(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"{owner}: X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
+            f"{X.shape} and {Y.shape}."
+        )
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
+        raise ValueError(f"{owner}: X and Y must not contain NaN or infinite values; impute or drop them.")
+    if X.shape[0] < 2:
+        raise ValueError(f"{owner}: X has {X.shape[0]} sample(s); PLS needs at least 2 samples.")
+    x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
+    X -= x_mean
+    Y -= y_mean
+    if not np.any(Y):
+        raise ValueError(f"{owner}: Y is constant (every response equals its mean); there is nothing to fit.")
+    return X, Y, x_mean, y_mean
+
+
+def _check_components(n_components, N, p, owner):
+    hi = min(N - 1, p)
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
+        1 <= n_components <= hi
+    ):
+        raise ValueError(
+            f"The 'n_components' parameter of {owner} must be an int in the range [1, {hi}] "
+            f"(at most min(n_samples - 1, n_features)). Got {n_components!r} instead."
+        )
+    return int(n_components)
+
+
+def _top_n(a, n):
+    """Indices of the ``n`` largest entries of ``a`` (ties: lowest index), in decreasing order,
+    and the ``(n + 1)``-th largest value (0 if there is none). ``O(len(a))`` plus ``n log n``."""
+    m = len(a)
+    if n >= m:
+        order = np.argsort(-a, kind="stable")
+        return order, 0.0
+    kth = np.partition(a, m - n)[m - n]  # the n-th largest value
+    above = np.flatnonzero(a > kth)
+    ties = np.flatnonzero(a == kth)  # ascending: lowest indices first
+    chosen = np.concatenate([above, ties[: n - len(above)]])
+    chosen = chosen[np.argsort(-a[chosen], kind="stable")]
+    if len(above) + len(ties) > n:
+        nxt = kth
+    else:
+        below = a[a < kth]
+        nxt = float(below.max()) if below.size else 0.0
+    return chosen, float(nxt)
+
+
+def _direction(Z, threshold, max_iter, tol):
+    """Alternating c/w optimization of Eq.(3) with kappa = 1/2; returns (c, added, n_iter, ok)."""
+    if Z.shape[1] == 1:  # M w is proportional to Z: one thresholding step is exact
+        c, added = threshold(Z[:, 0])
+        return c, added, 1, True
+    c = np.ones(Z.shape[0])
+    added = np.zeros(0, dtype=np.intp)
+    for it in range(1, max_iter + 1):
+        m = Z @ (Z.T @ c)
+        nm = float(np.linalg.norm(m))
+        if nm == 0.0:  # c lies in the null space of M: restart from the dominant direction
+            m = Z @ np.linalg.svd(Z, full_matrices=False)[2][0]
+            nm = float(np.linalg.norm(m))
+        w = m / nm
+        c_new, added = threshold(Z @ (Z.T @ w))
+        scale = float(np.max(np.abs(c_new))) if c_new.size else 0.0
+        done = float(np.max(np.abs(c_new - c))) <= tol * max(scale, np.finfo(float).tiny)
+        c = c_new
+        if done:
+            return c, added, it, True
+    return c, added, max_iter, False
+
+
+def _deflated_Z(Z0, Xc_A, A, P):
+    """``Z`` with the ``A`` rows projected off the loadings ``P`` (step 6), other rows unchanged."""
+    Z = Z0.copy()
+    if P.shape[1]:
+        Qp = np.linalg.qr(P)[0]
+        ZA = Z0[A]
+        Z[A] = ZA - Qp @ (Qp.T @ ZA)
+    return Z
+
+
+def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol):
+    """The shared loop of Algorithm 1; ``make_threshold(k, selected)`` returns the threshold."""
+    N, p = Xc.shape
+    Z0 = Xc.T @ Yc
+    Z = Z0
+    selected = np.zeros(p, dtype=bool)
+    history, n_iter, converged = [], [], []
+    R = T = P = Q = None
+    A = np.zeros(0, dtype=np.intp)
+    for k in range(1, n_components + 1):
+        threshold = make_threshold(k, selected)
+        _, added, it, ok = _direction(Z, threshold, max_iter, tol)
+        added = added[~selected[added]]
+        history.append(added.astype(np.intp))
+        n_iter.append(it)
+        converged.append(ok)
+        selected[added] = True
+        A = np.flatnonzero(selected)
+        if len(A) == 0:
+            continue
+        XA = Xc[:, A]
+        R, T, P, Q = _simpls(XA, Yc, min(k, len(A)), strict=False)
+        if k < n_components:
+            Z = _deflated_Z(Z0, XA, A, P)
+    return A, history, (R, T, P, Q), np.array(n_iter), np.array(converged, dtype=bool)
+
+
+def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner):
+    R, T, P, Q = fit
+    want = min(n_components, len(A))
+    if len(A) == 0 or R is None:
+        raise ValueError(f"{owner}: no feature was selected; X^T Y is zero (Y is uncorrelated with X).")
+    if R.shape[1] < want:
+        raise ValueError(
+            f"{owner}: n_components={n_components} exceeds the number of PLS components the "
+            f"selected features support ({R.shape[1]}: X restricted to them has too low a rank "
+            f"for Y). Lower n_components to at most {max(R.shape[1], 1)}."
+        )
+    coef_A = R @ Q.T
+    coef = np.zeros((p, coef_A.shape[1]))
+    coef[A] = coef_A
+    model = SIMPLSResult(
+        x_rotations=R, x_scores=T, x_loadings=P, y_loadings=Q, coef=coef_A,
+        x_mean=x_mean[A], y_mean=y_mean, n_components=R.shape[1],
+    )
+    return SPLSResult(
+        support=A, history=tuple(history), coef=coef, x_mean=x_mean, y_mean=y_mean,
+        model=model, n_iter=n_iter, converged=converged,
+    )
+
+
+def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
+    """SPLS-eta (Chun and Keles, 2010; section 2.2 of Zhang et al.) with ``kappa = 1/2``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    Y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        Continuous responses, or a one-hot class indicator (centred here like any response).
+    eta : float in (0, 1)
+        Soft-threshold level of Eq.(5): larger is sparser. The number of features selected is
+        ``len(result.support)``; it is only indirectly controlled by ``eta``.
+    n_components : int
+        Number of latent components ``K`` (iterations), ``<= min(n_samples - 1, n_features)``.
+    max_iter, tol : int, float
+        Limits of the alternating ``c``/``w`` optimization (relative change of ``c``).
+
+    Returns
+    -------
+    SPLSResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 30)); y = X[:, :3] @ [3.0, -2.0, 2.5] + 0.1 * rng.normal(size=50)
+    >>> res = spls_eta(X, y, 0.6, 2)
+    >>> sorted(set(res.support.tolist()) & {0, 1, 2})
+    [0, 1, 2]
+    """
+    owner = "spls_eta"
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    N, p = Xc.shape
+    K = _check_components(n_components, N, p, owner)
+    if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not 0 < eta < 1:
+        raise ValueError(f"The 'eta' parameter of {owner} must be a real number in the range (0, 1). Got {eta!r} instead.")
+    eta = float(eta)
+
+    def make_threshold(k, selected):
+        def threshold(v):
+            a = np.abs(v)
+            lam = eta * float(a.max()) if a.size else 0.0
+            c = np.sign(v) * np.maximum(a - lam, 0.0)
+            keep = np.flatnonzero(c)
+            return c, keep[np.argsort(-a[keep], kind="stable")]
+
+        return threshold
+
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
+    return _finish(*out, x_mean, y_mean, K, p, owner)
+
+
+def cardinal_spls(X, Y, n_features, n_components, *, max_iter=100, tol=1e-6):
+    """Cardinal SPLS (Algorithm 1 of Zhang, Kiranyaz and Gabbouj, ICIP 2014): exactly ``n_features``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features_in)
+    Y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        Continuous responses, or a one-hot class indicator (centred here like any response).
+    n_features : int
+        Target cardinality ``n``, ``1 <= n <=`` the number of non-constant columns.
+    n_components : int
+        Number of latent components ``K``, ``<= min(n_samples - 1, n_features_in)``.
+    max_iter, tol : int, float
+        Limits of the alternating ``c``/``w`` optimization (relative change of ``c``).
+
+    Returns
+    -------
+    SPLSResult
+        ``len(result.history[k]) == cardinal_counts(n_features, n_components)[k]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 30))
+    >>> Y = X[:, :4] @ np.array([[2.0, 0, 1], [0, 2, -1], [1, 1, 2], [-2, 1, 0]])
+    >>> res = cardinal_spls(X, Y, 4, 3)
+    >>> res.support.tolist(), [len(h) for h in res.history]
+    ([0, 1, 2, 3], [2, 1, 1])
+    """
+    owner = "cardinal_spls"
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    N, p = Xc.shape
+    K = _check_components(n_components, N, p, owner)
+    eligible = np.any(Xc != 0.0, axis=0)  # constant columns are never selected
+    m = int(eligible.sum())
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
+        extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"
+        raise ValueError(
+            f"The 'n_features' parameter of {owner} must be an int in the range [1, {m}]{extra}. "
+            f"Got {n_features!r} instead."
+        )
+    counts = cardinal_counts(int(n_features), K)
+
+    def make_threshold(k, selected):
+        n_k = int(counts[k - 1])
+        cand = np.flatnonzero(eligible & ~selected)
+
+        def threshold(v):
+            c = np.where(selected, v, 0.0)
+            if n_k == 0:
+                return c, np.zeros(0, dtype=np.intp)
+            a = np.abs(v[cand])
+            local, s = _top_n(a, n_k)
+            chosen = cand[local]
+            c[chosen] = np.sign(v[chosen]) * (np.abs(v[chosen]) - s)
+            return c, chosen
+
+        return threshold
+
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
+    return _finish(*out, x_mean, y_mean, K, p, owner)

@@ -1,0 +1,116 @@
+"""Kernel sparse coding (Eq. 13) as an ordinary lasso, and representer-form dictionary updates.
+
+Kernel lasso
+------------
+For a dictionary in a feature space with Gram matrix ``K_DD`` and a sample with
+``k = K_D(x)`` (its inner products with the atoms),
+
+    ||Phi(x) - D a||_H^2 = k(x, x) - 2 a^T k + a^T K_DD a.
+
+Factor ``K_DD = R^T R`` with ``R = diag(sqrt(lambda)) V^T`` (eigenpairs of ``K_DD`` above the rank
+tolerance) and put ``z = W k`` with ``W = diag(lambda^(-1/2)) V^T``. Then
+
+    ||Phi(x) - D a||_H^2 = ||z - R a||^2 + const(x)
+
+for every ``a`` (the constant does not depend on ``a``), so problem (13) is the ordinary lasso
+``min_a 1/2 ||z - R a||^2 + (sigma^2 / tau) ||a||_1`` with design ``R`` and target ``z``. Any lasso
+solver applies (the estimators use scikit-learn's ``sparse_encode`` with ``dictionary = R.T``).
+
+Representer-form dictionary update
+----------------------------------
+Without pre-image constraints the atoms are ``D = Phi(X) F`` (``F`` of shape
+``(n_basis, n_atoms)``; the representer theorem of section 3.3). For fixed codes ``A``
+(``n_samples x n_atoms``) of samples ``Phi(Y)`` expressed on the same basis, the least-squares
+update ``min_F ||Phi(X) - Phi(X) F A^T||^2`` is ``F = A (A^T A)^+`` (the method of optimal
+directions in feature space), after which atoms are rescaled to unit norm in ``H``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._validation import check_finite
+
+__all__ = ["kernel_lasso_factor", "kernel_dictionary_update"]
+
+
+def kernel_lasso_factor(gram, *, rtol=None):
+    """Factor ``K_DD = R^T R`` and the whitening map ``W`` turning ``K_D(x)`` into a lasso target.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n_atoms, n_atoms)
+        Symmetric positive semidefinite Gram matrix of the atoms.
+    rtol : float, optional
+        Eigenvalues below ``rtol * lambda_max`` are dropped (default ``n_atoms * eps``), so ``R`` has
+        ``rank`` rows; no division by a zero eigenvalue happens.
+
+    Returns
+    -------
+    R : ndarray of shape (rank, n_atoms)
+        Lasso design: ``R^T R = K_DD`` (up to the dropped eigenvalues).
+    W : ndarray of shape (rank, n_atoms)
+        Target map: ``z = W @ K_D(x)``; for a batch ``Z = K_XD @ W.T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R, W = kernel_lasso_factor(np.array([[4.0, 0.0], [0.0, 1.0]]))
+    >>> np.allclose(R.T @ R, [[4.0, 0.0], [0.0, 1.0]])
+    True
+    """
+    G = check_finite(np.asarray(gram, dtype=np.float64), "gram")
+    if G.ndim != 2 or G.shape[0] != G.shape[1]:
+        raise ValueError(f"gram must be a square matrix; got shape {G.shape}.")
+    w, V = sla.eigh(0.5 * (G + G.T))
+    w, V = w[::-1], V[:, ::-1]
+    lmax = max(float(w[0]), 0.0) if w.size else 0.0
+    if w.size and w[-1] < -1e-8 * max(lmax, 1e-300) and w[-1] < -1e-12:
+        raise ValueError(
+            f"gram is not positive semidefinite (smallest eigenvalue {w[-1]:.3g}); use a positive "
+            "semidefinite kernel or add a small ridge to the diagonal."
+        )
+    rtol = G.shape[0] * np.finfo(np.float64).eps if rtol is None else rtol
+    keep = w > rtol * lmax if lmax > 0 else np.zeros_like(w, dtype=bool)
+    w, V = w[keep], V[:, keep]
+    r = np.sqrt(w)
+    return r[:, None] * V.T, V.T / r[:, None]
+
+
+def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
+    """Least-squares (MOD) update of a representer-form dictionary ``D = Phi(X) F``.
+
+    Parameters
+    ----------
+    gram_basis : ndarray of shape (n_basis, n_basis)
+        ``K_XX`` of the basis samples.
+    codes : ndarray of shape (n_basis, n_atoms)
+        Codes of the basis samples themselves (the training set is the basis), ``A``.
+    previous : ndarray of shape (n_basis, n_atoms), optional
+        Previous ``F``: atoms whose code column is identically zero keep their previous value
+        (otherwise they would vanish).
+    ridge : float
+        Relative ridge on ``A^T A`` (times its trace / n_atoms) so unused or collinear atoms never
+        cause a division by zero.
+
+    Returns
+    -------
+    F : ndarray of shape (n_basis, n_atoms)
+        New coefficients with every atom of unit norm in the feature space
+        (``diag(F^T K_XX F) = 1``) unless the atom has zero norm (then it is left as is).
+    """
+    Kxx = np.asarray(gram_basis, dtype=np.float64)
+    A = np.asarray(codes, dtype=np.float64)
+    AtA = A.T @ A
+    lam = ridge * max(float(np.trace(AtA)) / max(AtA.shape[0], 1), np.finfo(float).tiny)
+    AtA[np.diag_indices_from(AtA)] += lam
+    F = sla.solve(AtA, A.T, assume_a="pos").T  # A (A^T A)^-1
+    unused = ~np.any(A != 0, axis=0)
+    if previous is not None and np.any(unused):
+        F[:, unused] = np.asarray(previous, dtype=np.float64)[:, unused]
+    norms2 = np.einsum("ik,ik->k", F, Kxx @ F)
+    norms = np.sqrt(np.clip(norms2, 0.0, None))
+    ok = norms > 0
+    F[:, ok] /= norms[ok]
+    return F

@@ -1,0 +1,267 @@
+"""Baseline feature scores: uniform, variance, Laplacian, supervised Laplacian and Fisher.
+
+Each score has a direction (see :data:`SCORES`). The selectors rank and sample by an
+*importance*, a non-negative number where higher is better (:func:`importance`): the score
+itself when higher is better, and ``max(0, 1 - L_r)`` for the Laplacian scores ``L_r`` (lower is
+better). ``1 - L_r = f~^T S f~ / f~^T D f~`` is the quantity Deng Cai's public Laplacian-score
+code returns, which is how the subspace-score paper could sample "proportionally to score".
+
+Laplacian score (He, Cai and Niyogi, NIPS 2005) of a feature ``f``, for a similarity graph ``S``
+with degrees ``d = S 1``, ``D = diag(d)``, ``L = D - S``::
+
+    f~ = f - (d^T f / 1^T d) 1,      L_r = f~^T L f~ / f~^T D f~.
+
+Both quadratic forms are shift invariant (``L 1 = 0``), so features are first centred by their
+plain mean (against cancellation) and then ``f~^T D f~ = sum_i d_i f_i^2 - (d^T f)^2 / sum(d)``,
+``f~^T L f~ = sum_i d_i f_i^2 - f^T S f``: no ``n x n`` dense matrix, no centred copy of the data
+(columns are processed in blocks). A constant feature has ``f~ = 0``; its Laplacian score is
+defined as ``+inf`` (worst) and its importance as 0.
+
+The supervised Laplacian score uses the graph with an edge of weight 1 between every two samples
+with the same label (self-loops included, Cai's binary supervised graph). Its quadratic forms
+reduce to per-class sums: with class sizes ``n_c``, class sums ``s_c`` and sums of squares
+``q_c``, ``f^T D f = sum_c n_c q_c``, ``f^T S f = sum_c s_c^2``, ``d^T f = sum_c n_c s_c`` and
+``1^T d = sum_c n_c^2``. It therefore needs no graph at all and runs on Dask arrays.
+
+Fisher score (Duda, Hart and Stork): ``F_r = sum_c n_c (mu_c - mu)^2 / sum_c n_c sigma_c^2``;
+a feature with zero within-class variance scores ``+inf`` if its class means differ and 0 if not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import is_dask_array
+from ._graph import heat_kernel_knn_graph
+from ._krylov import _compute, column_moments
+
+__all__ = [
+    "ScoreSpec",
+    "SCORES",
+    "uniform_score",
+    "variance_score",
+    "laplacian_score",
+    "laplacian_score_from_graph",
+    "supervised_laplacian_score",
+    "fisher_score",
+    "importance",
+]
+
+_BLOCK_BYTES = 1 << 25
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """How a baseline score is read: its direction and whether it needs labels."""
+
+    higher_is_better: bool
+    supervised: bool
+
+
+#: direction and supervision of every baseline score, by name.
+SCORES = {
+    "uniform": ScoreSpec(higher_is_better=True, supervised=False),
+    "variance": ScoreSpec(higher_is_better=True, supervised=False),
+    "laplacian": ScoreSpec(higher_is_better=False, supervised=False),
+    "supervised_laplacian": ScoreSpec(higher_is_better=False, supervised=True),
+    "fisher": ScoreSpec(higher_is_better=True, supervised=True),
+}
+
+
+def uniform_score(X):
+    """All features score 1 (higher is better; sampling by it is uniform sampling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> uniform_score(np.zeros((3, 2))).tolist()
+    [1.0, 1.0]
+    """
+    return np.ones(X.shape[1])
+
+
+def variance_score(X):
+    """Per-feature variance (``ddof=0``); higher is better. NumPy or Dask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> variance_score(np.array([[0.0, 1.0], [2.0, 1.0]])).tolist()
+    [1.0, 0.0]
+    """
+    _, ss = column_moments(X)
+    return ss / X.shape[0]
+
+
+def _column_blocks(n, p):
+    cols = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
+    for start in range(0, p, cols):
+        yield slice(start, min(p, start + cols))
+
+
+def _ratio(num, den, scale):
+    """``num / den`` with ``+inf`` where ``den`` vanishes relative to ``scale`` (constant f)."""
+    out = np.full(num.shape, np.inf)
+    ok = den > 1e-12 * np.maximum(scale, np.finfo(float).tiny)
+    out[ok] = num[ok] / den[ok]
+    return np.clip(out, 0.0, None)
+
+
+def laplacian_score_from_graph(X, S):
+    """Laplacian scores of the columns of ``X`` for a given similarity graph ``S``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    S : sparse or dense array of shape (n_samples, n_samples)
+        Symmetric non-negative similarities.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        ``L_r`` (lower is better; ``+inf`` for a constant feature).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [5.0, 2.0]])
+    >>> laplacian_score_from_graph(X, S + S.T + np.eye(3)).round(3).tolist()
+    [0.0, 0.583]
+    """
+    n, p = X.shape
+    d = np.asarray(S.sum(axis=1), dtype=np.float64).ravel()
+    dsum = float(d.sum())
+    out = np.empty(p)
+    for cols in _column_blocks(n, p):
+        F = np.asarray(X[:, cols], dtype=np.float64)
+        F = F - F.mean(axis=0)
+        SF = np.asarray(S @ F)
+        dff = np.einsum("i,ij,ij->j", d, F, F)
+        fsf = np.einsum("ij,ij->j", F, SF)
+        df = d @ F
+        num = dff - fsf
+        den = dff - df ** 2 / dsum
+        out[cols] = _ratio(num, den, dff)
+    return out
+
+
+def laplacian_score(X, n_neighbors=5, *, t="auto"):
+    """Unsupervised Laplacian score on a sparse kNN heat-kernel graph; lower is better.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        NumPy only: the neighbour graph needs all samples at once.
+    n_neighbors : int, default=5
+        Neighbours per sample (the paper's 5-nearest-neighbour graph).
+    t : 'auto' or float, default='auto'
+        Heat-kernel width, see :func:`heat_kernel_knn_graph`.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> g = np.repeat([0.0, 10.0], 20)
+    >>> X = np.column_stack([g + rng.normal(size=40), rng.normal(size=40)])
+    >>> s = laplacian_score(X, 5)
+    >>> bool(s[0] < s[1])  # the clustered feature preserves locality
+    True
+    """
+    S, _ = heat_kernel_knn_graph(X, n_neighbors, t=t)
+    return laplacian_score_from_graph(X, S)
+
+
+def _class_sums(X, y):
+    """Per-class counts, sums and sums of squares of the globally centred columns."""
+    classes, inv = np.unique(np.asarray(y), return_inverse=True)
+    counts = np.bincount(inv).astype(np.float64)
+    mean, _ = column_moments(X)
+    if is_dask_array(X):
+        import dask.array as da
+
+        onehot = np.zeros((len(inv), len(classes)))
+        onehot[np.arange(len(inv)), inv] = 1.0
+        H = da.from_array(onehot, chunks=(X.chunks[0], len(classes)))
+        Xc = X.astype(np.float64) - mean
+        s, q = _compute(H.T @ Xc, H.T @ (Xc ** 2))
+        return counts, np.asarray(s), np.asarray(q), inv
+    n, p = X.shape
+    s = np.zeros((len(classes), p))
+    q = np.zeros((len(classes), p))
+    for cols in _column_blocks(n, p):
+        F = np.asarray(X[:, cols], dtype=np.float64) - mean[cols]
+        for c in range(len(classes)):
+            Fc = F[inv == c]
+            s[c, cols] = Fc.sum(axis=0)
+            q[c, cols] = np.einsum("ij,ij->j", Fc, Fc)
+    return counts, s, q, inv
+
+
+def supervised_laplacian_score(X, y):
+    """Laplacian score on the same-label graph (binary weights); lower is better. NumPy or Dask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.1, 1.0], [5.0, 0.0], [5.1, 1.0]])
+    >>> s = supervised_laplacian_score(X, [0, 0, 1, 1])
+    >>> bool(s[0] < s[1])
+    True
+    """
+    counts, s, q, _ = _class_sums(X, y)
+    n_c = counts[:, None]
+    dff = np.sum(n_c * q, axis=0)
+    fsf = np.sum(s ** 2, axis=0)
+    df = np.sum(n_c * s, axis=0)
+    num = dff - fsf
+    den = dff - df ** 2 / float(np.sum(counts ** 2))
+    return _ratio(num, den, dff)
+
+
+def fisher_score(X, y):
+    """Fisher score ``sum_c n_c (mu_c - mu)^2 / sum_c n_c sigma_c^2``; higher is better.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [4.0, 0.0], [5.0, 1.0]])
+    >>> fisher_score(X, [0, 0, 1, 1]).tolist()
+    [16.0, 0.0]
+    """
+    counts, s, q, _ = _class_sums(X, y)
+    n_c = counts[:, None]
+    between = np.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
+    within = np.sum(q, axis=0) - between  # total scatter minus between scatter
+    total = np.sum(q, axis=0)
+    within = np.clip(within, 0.0, None)
+    out = np.zeros_like(between)
+    tiny = 1e-12 * np.maximum(total, np.finfo(float).tiny)
+    ok = within > tiny
+    out[ok] = between[ok] / within[ok]
+    out[~ok & (between > tiny)] = np.inf
+    return out
+
+
+def importance(name, scores):
+    """Non-negative 'higher is better' importance used to rank and sample by a named score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> importance("laplacian", np.array([0.25, np.inf])).tolist()
+    [0.75, 0.0]
+    >>> importance("variance", np.array([2.0, 0.0])).tolist()
+    [2.0, 0.0]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if name in SCORES and not SCORES[name].higher_is_better:
+        with np.errstate(invalid="ignore"):
+            return np.clip(1.0 - scores, 0.0, None)
+    return scores

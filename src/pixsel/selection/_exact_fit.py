@@ -1,0 +1,78 @@
+"""The ``solver='exact'`` option shared by the sparse selectors (issue 4).
+
+A selector that has computed its statistics ``(A, B)`` and its greedy support at ``k`` calls
+:func:`_exact_fit_attributes` to replace that support by the certified optimum of
+:func:`pixsel.spectral.exact_support` (initialized with the greedy support). It stores
+``status_``, ``gap_``, ``upper_bound_``, ``n_nodes_`` and ``exact_result_`` on the estimator, keeps
+``objective_path_[k - 1]`` consistent with the returned support, and warns with a
+``ConvergenceWarning`` when a limit (or Ctrl-C) stopped the search before optimality was proven.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from .._validation import check_int, check_options, check_real
+from ..spectral import exact_support
+
+__all__ = []
+
+SOLVERS = ("greedy", "exact")
+
+
+def _check_solver_params(est, owner):
+    """Validate ``solver``, ``time_limit``, ``node_limit`` and ``gap_tol`` of a selector."""
+    check_options(est.solver, "solver", SOLVERS, owner=owner)
+    if getattr(est, "time_limit", None) is not None:
+        check_real(est.time_limit, "time_limit", low=0, owner=owner)
+    if getattr(est, "node_limit", None) is not None:
+        check_int(est.node_limit, "node_limit", low=0, owner=owner)
+    check_real(getattr(est, "gap_tol", 0.0), "gap_tol", low=0, owner=owner)
+
+
+def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
+    """Solve exactly at ``k`` and store the certificate on ``est``; return the support mask.
+
+    Parameters
+    ----------
+    est : estimator with ``time_limit`` (and optionally ``node_limit``, ``gap_tol``) parameters
+    A : ndarray of shape (p,), (p, r) or (p, p)
+    B : ndarray of shape (p, p)
+    k : int
+    criterion : {'max-eig', 'trace'}
+    initial : ndarray of int of shape (k,) or None
+        The greedy support at ``k`` (the incumbent to start from).
+
+    Returns
+    -------
+    mask : ndarray of shape (p,) of bool
+    """
+    res = exact_support(
+        A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
+        node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
+        initial=initial, progress=getattr(est, "progress", True),
+    )
+    est.exact_result_ = res
+    est.status_ = res.status
+    est.gap_ = float(res.gap)
+    est.upper_bound_ = float(res.upper_bound)
+    est.n_nodes_ = int(res.n_nodes)
+    if hasattr(est, "objective_path_"):
+        path = np.array(est.objective_path_, dtype=float)
+        path[k - 1] = res.objective
+        est.objective_path_ = path
+    if not res.certified:
+        warnings.warn(
+            f"{type(est).__name__}: the exact search stopped ({res.status}) after {res.n_nodes} nodes and "
+            f"{res.time:.1f} s before proving optimality. The selected support has objective "
+            f"{res.objective:.6g}; no support of size {k} exceeds {res.upper_bound:.6g} (relative gap "
+            f"{res.relative_gap:.2e}). Raise time_limit / node_limit or set gap_tol to finish.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    mask = np.zeros(len(B), dtype=bool)
+    mask[res.support] = True
+    return mask

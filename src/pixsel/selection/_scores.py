@@ -1,0 +1,353 @@
+"""Score-based selectors: subspace scores and the classical baselines, by top score or sampling."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array
+from ..scores import (
+    SCORES,
+    fisher_score,
+    importance,
+    laplacian_score,
+    sample_features,
+    subspace_scores,
+    supervised_laplacian_score,
+    top_features,
+    uniform_score,
+    variance_score,
+)
+from ._lda import _resolve_k
+
+__all__ = ["SubspaceScoreSelector", "ScoreSelector"]
+
+_MODES = ("top", "sample")
+
+
+class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
+    """Shared validation, selection by top score or by sampling, and the rescaled transform."""
+
+    def _validate_X(self, X, y=None):
+        if is_dask_array(X):
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
+            if X.dtype.kind in "uib":
+                X = X.astype(np.float64)
+            self.n_features_in_ = int(X.shape[1])
+            return X, (None if y is None else np.asarray(y))
+        if y is None:
+            X = validate_data(self, X, dtype=None, ensure_min_samples=2)
+        else:
+            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+        if X.dtype.kind not in "uifb":  # e.g. object arrays of numbers
+            X = X.astype(np.float64)
+        return as_float_array(X), y
+
+    def _select(self, imp, k, rng):
+        """Set support_, weights_, draw_counts_, probabilities_ from the importances."""
+        p = len(imp)
+        if self.mode == "top":
+            idx = top_features(imp, k)
+            counts = np.ones(len(idx), dtype=np.int64)
+            weights = np.ones(len(idx))
+            prob = None
+        else:
+            idx, counts, weights, prob = sample_features(imp, k, rng)
+        mask = np.zeros(p, dtype=bool)
+        mask[idx] = True
+        self.support_ = mask
+        self.weights_ = weights
+        self.draw_counts_ = counts
+        self.probabilities_ = prob
+        self.n_features_to_select_ = k
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
+
+    def transform(self, X):
+        """Keep the selected features; in ``mode='sample'`` also rescale them.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : array of shape (n_samples, n_selected)
+            The selected columns in increasing feature order. With ``mode='sample'`` a feature
+            drawn several times appears **once**, multiplied by ``weights_`` =
+            ``sqrt(draw_counts_ / (c p_i))``, so ``n_selected`` (``support_.sum()``) can be
+            smaller than ``n_features_to_select`` and ``X_new X_new^T`` equals the sketch
+            ``A S S^T A^T`` of all ``c`` draws exactly; ``draw_counts_`` says how often each
+            column was drawn. With ``mode='top'`` the columns are returned unscaled.
+        """
+        check_is_fitted(self)
+        if is_dask_array(X):
+            out = X[:, np.flatnonzero(self.support_)]
+        else:
+            out = super().transform(X)
+        if self.mode == "sample":
+            w = self.weights_
+            if out.dtype.kind == "f":
+                w = w.astype(out.dtype)
+            out = out * w
+        return out
+
+    def inverse_transform(self, X):
+        """Put the (unscaled) selected columns back in place; zeros elsewhere."""
+        check_is_fitted(self)
+        X = np.asarray(X)
+        if self.mode == "sample":
+            X = X / self.weights_
+        return super().inverse_transform(X)
+
+
+class SubspaceScoreSelector(_ScoreSelectorBase):
+    """Unsupervised selection by subspace scores ``l_i + gamma r_i`` (Musco and Musco).
+
+    Each feature is scored by its rank-``m`` leverage ``l_i = ||V_m[i, :]||^2`` plus ``gamma``
+    times its residual variance ``r_i`` outside the top ``m`` principal directions of the
+    column-centred data (see :mod:`pixsel.scores`). Features are then either the
+    ``n_features_to_select`` highest scores (``mode='top'``) or ``c = n_features_to_select``
+    i.i.d. draws with probability ``p_i = v_i / sum(v)``, rescaled by ``1 / sqrt(c p_i)``
+    (``mode='sample'``), which keeps ``A S S^T A^T`` equal to ``A A^T`` in expectation and makes
+    the selection provably good for k-means with ``gamma='theory'``.
+
+    Parameters
+    ----------
+    n_features_to_select : int or float, default=10
+        ``mode='top'``: number of features; ``mode='sample'``: number of draws ``c``. An int in
+        ``[1, n_features]`` or a float in ``(0, 1]`` (fraction of the features).
+    rank : int, default=10
+        ``m``, in ``[1, min(n_samples, n_features) - 1]``. For ``gamma='theory'`` use
+        ``rank = 2 * n_clusters`` (pixsel takes ``k = rank // 2``).
+    gamma : {'balanced', 'theory'} or float, default='balanced'
+        ``'balanced'``: ``sum l = gamma sum r`` (the paper's face-recognition setting);
+        ``'theory'``: ``gamma = k / sum_{i >= k} sigma_i^2`` (the k-means guarantee); or a
+        number ``>= 0``.
+    mode : {'top', 'sample'}, default='top'
+    center : bool, default=True
+        Score the centred data (implicitly; the data are never copied).
+    n_iter : int, default=4
+        Block Krylov steps of the SVD.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the Krylov start block and the draws.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Subspace scores (higher is better).
+    leverage_, residual_ : ndarray of shape (n_features,)
+    gamma_ : float
+    singular_values_ : ndarray of shape (rank,)
+        Top singular values of the centred data.
+    components_ : ndarray of shape (rank, n_features)
+        Top right singular vectors (rows).
+    support_ : ndarray of shape (n_features,) of bool
+    weights_ : ndarray of shape (n_selected,)
+        Per selected feature (increasing index), the factor ``transform`` applies: ones in
+        ``'top'`` mode, ``sqrt(draw_counts_ / (c p_i))`` in ``'sample'`` mode.
+    draw_counts_ : ndarray of shape (n_selected,)
+        How many of the ``c`` draws hit each selected feature (ones in ``'top'`` mode).
+    probabilities_ : ndarray of shape (n_features,) or None
+        Sampling probabilities (``'sample'`` mode).
+    n_features_to_select_ : int
+    n_iter_ : int
+        Krylov steps actually performed.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.selection import SubspaceScoreSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 20)) * np.linspace(0.1, 2, 20)
+    >>> sel = SubspaceScoreSelector(5, rank=3, random_state=0).fit(X)
+    >>> sel.transform(X).shape
+    (100, 5)
+    >>> round(float(sel.leverage_.sum()), 6)
+    3.0
+    """
+
+    def __init__(self, n_features_to_select=10, *, rank=10, gamma="balanced", mode="top",
+                 center=True, n_iter=4, random_state=None):
+        self.n_features_to_select = n_features_to_select
+        self.rank = rank
+        self.gamma = gamma
+        self.mode = mode
+        self.center = center
+        self.n_iter = n_iter
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Score every feature and select.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+            uint8/integer (converted to float64), float32 or float64. Never modified.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        check_options(self.mode, "mode", _MODES, owner=owner)
+        if isinstance(self.gamma, str):
+            check_options(self.gamma, "gamma", ("balanced", "theory"), owner=owner)
+        else:
+            check_real(self.gamma, "gamma", low=0, owner=owner)
+        n_iter = check_int(self.n_iter, "n_iter", low=0, owner=owner)
+        X, _ = self._validate_X(X)
+        n, p = X.shape
+        limit = min(n, p) - 1
+        if not isinstance(self.rank, numbers.Integral) or isinstance(self.rank, bool) \
+                or not 1 <= self.rank <= limit:
+            raise ValueError(
+                f"The 'rank' parameter of {owner} must be an int in the range [1, {limit}] "
+                f"(below min(n_samples, n_features) = min({n}, {p})); got {self.rank!r}. X has "
+                f"{n} sample(s) and {p} feature(s): at full rank every residual is zero and every "
+                "leverage score is 1, so the scores say nothing. Choose a smaller rank."
+            )
+        k = _resolve_k(self.n_features_to_select, p, owner)
+        rng = check_random_state(self.random_state)
+        res = subspace_scores(X, int(self.rank), gamma=self.gamma, center=self.center,
+                              n_iter=n_iter, random_state=rng)
+        if not np.any(res.scores > 0):
+            raise ValueError(
+                "Every feature of X is constant, so every subspace score is zero; remove constant "
+                "features (sklearn.feature_selection.VarianceThreshold) or check the data."
+            )
+        self.scores_ = res.scores
+        self.leverage_ = res.leverage
+        self.residual_ = res.residual
+        self.gamma_ = float(res.gamma)
+        self.singular_values_ = res.singular_values
+        self.components_ = res.svd.components
+        self.n_iter_ = res.svd.n_iter
+        self._select(res.scores, k, rng)
+        return self
+
+
+_SCORE_NAMES = tuple(SCORES)
+
+
+class ScoreSelector(_ScoreSelectorBase):
+    """Selection by a classical feature score: uniform, variance, Laplacian, supervised
+    Laplacian or Fisher.
+
+    Scores where lower is better (the Laplacian scores ``L_r``) are turned into the
+    non-negative importance ``max(0, 1 - L_r)`` (see :func:`pixsel.scores.importance`); ranking
+    (``mode='top'``) and sampling (``mode='sample'``, as in :class:`SubspaceScoreSelector`) use
+    the importance, so 'top' always means 'best'.
+
+    Parameters
+    ----------
+    criterion : {'uniform', 'variance', 'laplacian', 'supervised_laplacian', 'fisher'}, \
+default='variance'
+        The score. (Not called ``score``: that name is scikit-learn's scoring method.)
+        'supervised_laplacian' and 'fisher' need ``y``. 'laplacian' builds a sparse kNN
+        heat-kernel graph and needs NumPy input. 'uniform' with ``mode='top'`` keeps the first
+        features (all tie).
+    n_features_to_select : int or float, default=10
+    mode : {'top', 'sample'}, default='top'
+    n_neighbors : int, default=5
+        Neighbours of the Laplacian-score graph.
+    heat_width : 'auto' or float, default='auto'
+        Heat-kernel width ``t`` of the graph (``'auto'``: mean squared kNN distance).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the draws.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        The raw score (its direction in ``higher_is_better_``).
+    importances_ : ndarray of shape (n_features,)
+        Non-negative, higher is better.
+    higher_is_better_ : bool
+    support_, weights_, draw_counts_, probabilities_, n_features_to_select_, n_features_in_
+        As in :class:`SubspaceScoreSelector`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.selection import ScoreSelector
+    >>> X = np.array([[0.0, 1.0, 5.0], [1.0, 1.0, 0.0], [2.0, 1.0, 5.0], [3.0, 1.0, 0.0]])
+    >>> ScoreSelector("fisher", 1).fit(X, [0, 1, 0, 1]).get_support(indices=True).tolist()
+    [2]
+    >>> ScoreSelector("variance", 1).fit(X).get_support(indices=True).tolist()
+    [2]
+    """
+
+    def __init__(self, criterion="variance", n_features_to_select=10, *, mode="top",
+                 n_neighbors=5, heat_width="auto", random_state=None):
+        self.criterion = criterion
+        self.n_features_to_select = n_features_to_select
+        self.mode = mode
+        self.n_neighbors = n_neighbors
+        self.heat_width = heat_width
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Score every feature and select.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Labels; required by 'supervised_laplacian' and 'fisher'.
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        check_options(self.criterion, "criterion", _SCORE_NAMES, owner=owner)
+        check_options(self.mode, "mode", _MODES, owner=owner)
+        spec = SCORES[self.criterion]
+        if spec.supervised and y is None:
+            raise ValueError(
+                f"criterion={self.criterion!r} is supervised: pass the labels, {owner}(...).fit(X, y)."
+            )
+        X, y = self._validate_X(X, y if spec.supervised else None)
+        n, p = X.shape
+        k = _resolve_k(self.n_features_to_select, p, owner)
+        if spec.supervised:
+            if len(np.unique(y)) < 2:
+                raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
+        if self.criterion == "uniform":
+            s = uniform_score(X)
+        elif self.criterion == "variance":
+            s = variance_score(X)
+        elif self.criterion == "laplacian":
+            if is_dask_array(X):
+                raise TypeError(
+                    "criterion='laplacian' needs the neighbour graph of all samples: pass a NumPy "
+                    "array (X.compute()), or use 'supervised_laplacian', which runs on Dask."
+                )
+            nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=n - 1, owner=owner)
+            t = self.heat_width
+            if not isinstance(t, str):
+                t = check_real(t, "heat_width", low=0, low_open=True, owner=owner)
+            else:
+                check_options(t, "heat_width", ("auto",), owner=owner)
+            s = laplacian_score(X, nn, t=t)
+        elif self.criterion == "supervised_laplacian":
+            s = supervised_laplacian_score(X, y)
+        else:
+            s = fisher_score(X, y)
+        imp = importance(self.criterion, s)
+        self.scores_ = s
+        self.importances_ = imp
+        self.higher_is_better_ = spec.higher_is_better
+        rng = check_random_state(self.random_state)
+        self._select(imp, k, rng)
+        return self

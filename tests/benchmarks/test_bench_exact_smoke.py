@@ -1,0 +1,44 @@
+"""Smoke runs (--quick) of the exact-solver benchmarks: they run, certify, write JSON."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bench(name, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
+    out = tmp_path / name
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"bench_{name}.py"), "--quick", "--out", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout, out
+
+
+def test_montecarlo_quick(tmp_path):
+    stdout, out = run_bench("exact_montecarlo", tmp_path)
+    res = json.loads((out / "montecarlo.json").read_text())
+    assert res["pairs_done"] == 4 and res["not_optimal"] == 0
+    assert all(r <= 1 + 1e-9 for r in res["mean_ratio_greedy"])  # greedy never beats the optimum
+    assert all(r <= 1 + 1e-9 for r in res["mean_ratio_st"])
+    assert res["mean_ratio_greedy"][-1] == pytest.approx(1.0)  # k = n
+    assert (out / "montecarlo.png").is_file()
+
+
+def test_speed_quick(tmp_path):
+    stdout, out = run_bench("exact_speed", tmp_path)
+    res = json.loads((out / "speed.json").read_text())
+    for row in res["rows"]:
+        assert row["best-first"]["status"] == "optimal"
+        if row["plain"]["status"] == "optimal":
+            assert row["plain"]["objective"] == pytest.approx(row["best-first"]["objective"], rel=1e-9)
+    assert "SUMMARY" in stdout

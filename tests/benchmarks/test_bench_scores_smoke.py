@@ -1,0 +1,41 @@
+"""Smoke run (--quick) of the subspace-score speed benchmark: it runs and writes its JSON.
+
+The k-means and face-recognition benchmarks' --quick runs took 17-25 s on the loaded shared
+machine, over the 10 s budget for smoke tests, so they are run by hand (see docs/issue-6.md).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.data]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bench(name, tmp_path, needs):
+    from pixsel.datasets import data_dir
+
+    if not (data_dir() / needs).is_file():
+        pytest.skip(f"{needs} not found (set PIXSEL_DATA to pixsel's shared data folder)")
+    env = dict(os.environ, PIXSEL_DATA=str(data_dir()), PYTHONPATH=str(ROOT / "src"),
+               MPLBACKEND="Agg")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"bench_{name}.py"), "--quick",
+         "--out", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_speed_quick(tmp_path):
+    out = run_bench("scores_speed", tmp_path, "brodatz_112_640x640.npz")
+    res = json.loads((tmp_path / "speed.json").read_text())
+    assert res["p"] == 256 and res["ratio"] > 0 and "ratio scores / randomized_svd" in out
+    assert res["max_rel_singular_value_error"] < 1e-3
+    assert res["dask"]["max_rel_score_diff_vs_numpy"] < 1e-8

@@ -1,0 +1,47 @@
+"""``pixsel project``: projected data (npz), report (json) and, for M = 2, a scatter picture."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pixsel.cli import main
+
+
+@pytest.fixture
+def digits_npz(tmp_path):
+    from pixsel.datasets import load_digits_pair
+
+    d = load_digits_pair(3, 5)
+    path = tmp_path / "digits35.npz"
+    np.savez(path, X=d.X[:120], y=d.y[:120], image_shape=np.array(d.image_shape))
+    return path
+
+
+def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
+    out = tmp_path / "proj"
+    args = ["project", str(digits_npz), "--method", "slm", "-m", "2", "--normalize",
+            "--param", "n_atoms=32", "--param", "max_iter=3", "--out", str(out)]
+    assert main(args) == 0
+    z = np.load(out / "projection.npz")
+    assert z["Y"].shape == (120, 2) and z["components"].shape == (2, 64) and z["y"].shape == (120,)
+    report = json.loads((out / "projection.json").read_text())
+    assert report["method"] == "slm" and report["sigma"] >= 0 and report["tau"] > 0
+    assert (out / "scatter.png").stat().st_size > 0
+    # same numbers as the Python API with the same seed
+    from pixsel.decomposition import SparseLinearModelProjection
+
+    X = np.load(digits_npz)["X"].astype(float)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Y = SparseLinearModelProjection(2, n_atoms=32, max_iter=3, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(z["Y"], Y)
+    assert "projected 120 samples" in capsys.readouterr().out
+
+
+def test_project_other_method_without_scatter_and_bad_m(digits_npz, tmp_path, capsys):
+    out = tmp_path / "p3"
+    assert main(["project", str(digits_npz), "--method", "lpp", "-m", "3", "--out", str(out), "-q"]) == 0
+    assert np.load(out / "projection.npz")["Y"].shape == (120, 3)
+    assert not (out / "scatter.png").exists()
+    assert main(["project", str(digits_npz), "--method", "slm", "-m", "65", "--out", str(out), "-q"]) == 2
+    assert "n_features=64" in capsys.readouterr().err

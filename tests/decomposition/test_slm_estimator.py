@@ -1,0 +1,144 @@
+"""SparseLinearModelProjection and the baseline transformers: oracles, limits, bad input."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import sparse_encode
+
+from pixsel.decomposition import (
+    KernelLPP,
+    LocalityPreservingProjection,
+    NeighborhoodPreservingEmbedding,
+    SparseLinearModelProjection,
+)
+from pixsel.decomposition._slm import _kernel_codes
+from pixsel.projection import estimate_sigma_tau, kernel_lasso_factor, slm_projection
+
+
+def _sparse_data(seed=0, n=120, N=8, K=12, tau=0.5, sigma=0.05, density=0.25):
+    rng = np.random.default_rng(seed)
+    atoms = rng.normal(size=(K, N))
+    atoms /= np.linalg.norm(atoms, axis=1, keepdims=True)
+    A = rng.laplace(scale=tau, size=(n, K)) * (rng.random((n, K)) < density)
+    return A @ atoms + sigma * rng.normal(size=(n, N)), atoms
+
+
+def _gram_equal(Y1, Y2, rtol=1e-8):
+    np.testing.assert_allclose(Y1 @ Y1.T, Y2 @ Y2.T, rtol=rtol, atol=rtol * np.abs(Y2 @ Y2.T).max())
+
+
+def test_given_dictionary_and_scales_is_the_closed_form():
+    X, atoms = _sparse_data()
+    est = SparseLinearModelProjection(3, dictionary=atoms, sigma=0.1, tau=0.4).fit(X)
+    ref = slm_projection(atoms, 3, sigma=0.1, tau=0.4)
+    np.testing.assert_allclose(est.components_, ref.components)
+    np.testing.assert_allclose(est.transform(X), X @ ref.components.T)
+    assert est.n_iter_ == 0 and est.sigma_ == 0.1 and est.tau_ == 0.4
+
+
+def test_estimated_scales_follow_the_documented_estimator():
+    X, atoms = _sparse_data(1)
+    est = SparseLinearModelProjection(2, dictionary=atoms, alpha=0.02).fit(X)
+    codes = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.02)
+    s, t = estimate_sigma_tau(X, codes, atoms)
+    assert est.sigma_ == pytest.approx(s) and est.tau_ == pytest.approx(t)
+    assert 0.0 < est.sigma_ < 0.2 and 0.0 < est.tau_
+
+
+def test_general_model_with_given_equal_scales_reduces_to_standard():
+    X, atoms = _sparse_data(2)
+    std = SparseLinearModelProjection(2, dictionary=atoms, sigma=0.1, tau=0.5).fit(X)
+    gen = SparseLinearModelProjection(2, dictionary=atoms, sigma=0.1, tau=0.5, model="general").fit(X)
+    _gram_equal(gen.transform(X), std.transform(X), rtol=1e-5)
+    # with estimated per-atom scales the general model is a different (valid) projection
+    gen2 = SparseLinearModelProjection(2, dictionary=atoms, model="general").fit(X)
+    assert gen2.code_var_.shape == (12,) and gen2.noise_var_.shape == (8,)
+    assert np.all(np.isfinite(gen2.components_))
+
+
+def test_kernel_lasso_codes_with_linear_kernel_equal_sklearn_lasso():
+    X, atoms = _sparse_data(3, n=30)
+    R, W = kernel_lasso_factor(atoms @ atoms.T)
+    got = _kernel_codes(X @ atoms.T, R, W, 0.05, "lasso_lars")
+    ref = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.05)
+    np.testing.assert_allclose(got, ref, atol=1e-8)
+
+
+def test_kernel_preimage_linear_kernel_equals_linear_model():
+    X, atoms = _sparse_data(4)
+    lin = SparseLinearModelProjection(3, dictionary=atoms, sigma=0.1, tau=0.5).fit(X)
+    ker = SparseLinearModelProjection(3, dictionary=atoms, sigma=0.1, tau=0.5, kernel="linear").fit(X)
+    _gram_equal(ker.transform(X), lin.transform(X))
+
+
+def test_kernel_representer_dictionary_is_consistent_with_linear_projection():
+    X, _ = _sparse_data(5, n=60)
+    ker = SparseLinearModelProjection(3, n_atoms=10, kernel="linear", max_iter=100, random_state=0).fit(X)
+    atoms = ker.dictionary_coef_.T @ ker.basis_  # D = Phi(basis) F with Phi = identity
+    np.testing.assert_allclose(np.linalg.norm(atoms, axis=1), 1.0, rtol=1e-8)  # unit atoms in H
+    ref = slm_projection(atoms, 3, sigma=ker.sigma_, tau=ker.tau_)
+    _gram_equal(ker.transform(X), X @ ref.components.T, rtol=1e-7)
+    assert ker.sigma_ == pytest.approx(np.sqrt(ker.alpha * ker.tau_))
+    assert all(np.diff(ker.history_) <= 1e-12 * ker.history_[0])  # monotone kernel DL
+
+
+def test_learned_dictionary_determinism_and_no_mutation():
+    X, _ = _sparse_data(6)
+    X32 = X.astype(np.float32)
+    Xc = X32.copy()
+    a = SparseLinearModelProjection(2, n_atoms=10, max_iter=3, random_state=0).fit(X32)
+    b = SparseLinearModelProjection(2, n_atoms=10, max_iter=3, random_state=0).fit(X32)
+    np.testing.assert_array_equal(a.transform(X32), b.transform(X32))
+    np.testing.assert_array_equal(X32, Xc)
+    assert a.dictionary_.shape == (10, 8) and a.components_.shape == (2, 8)
+    atoms = np.ones((3, 8))
+    a_before = atoms.copy()
+    SparseLinearModelProjection(2, dictionary=atoms, sigma=0.1, tau=1.0).fit(X)
+    np.testing.assert_array_equal(atoms, a_before)
+
+
+def test_bad_input_is_reported_clearly():
+    X, atoms = _sparse_data(7)
+    with pytest.raises(ValueError, match="at most n_features=8"):
+        SparseLinearModelProjection(9, dictionary=atoms).fit(X)
+    with pytest.raises(ValueError, match="sigma"):
+        SparseLinearModelProjection(2, dictionary=atoms, sigma=-1.0).fit(X)
+    with pytest.raises(ValueError, match="tau"):
+        SparseLinearModelProjection(2, dictionary=atoms, tau=0.0).fit(X)
+    with pytest.raises(ValueError, match="shape"):
+        SparseLinearModelProjection(2, dictionary=atoms[:, :5]).fit(X)
+    with pytest.raises(ValueError, match="Lower alpha or pass tau"):
+        SparseLinearModelProjection(2, dictionary=atoms, alpha=1e6).fit(X)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        SparseLinearModelProjection(2, dictionary=atoms, kernel=lambda a, b: -(a @ b.T), sigma=0.1, tau=1.0).fit(X)
+    with pytest.raises(ValueError, match="linear only"):
+        SparseLinearModelProjection(2, model="general", kernel="rbf").fit(X)
+    with pytest.raises(ValueError, match="at most n_atoms"):
+        SparseLinearModelProjection(5, dictionary=atoms[:4], kernel="rbf", sigma=0.1, tau=1.0).fit(X)
+
+
+def test_rank_deficient_dictionary_in_the_estimator():
+    X, atoms = _sparse_data(8)
+    low = atoms[:3]  # 3 atoms in R^8: D D^T has rank 3
+    est = SparseLinearModelProjection(5, dictionary=low, sigma=0.0, tau=1.0).fit(X)
+    assert est.rank_ == 3
+    np.testing.assert_array_equal(est.components_[3:], 0.0)
+    np.testing.assert_array_equal(est.transform(X)[:, 3:], 0.0)
+
+
+def test_lpp_recovers_a_planted_one_dimensional_manifold():
+    rng = np.random.default_rng(0)
+    s = np.sort(rng.uniform(0, 1, size=150))
+    basis = rng.normal(size=(2, 10))
+    X = np.c_[s, 0.1 * np.sin(20 * s)] @ basis + 0.001 * rng.normal(size=(150, 10))
+    for est in (LocalityPreservingProjection(1, n_neighbors=6), NeighborhoodPreservingEmbedding(1, n_neighbors=6)):
+        y = est.fit_transform(X)[:, 0]
+        assert abs(np.corrcoef(y, s)[0, 1]) > 0.95, type(est).__name__
+
+
+def test_kernel_lpp_linear_kernel_equals_lpp_estimator():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 4)) @ rng.normal(size=(4, 4))
+    Y = LocalityPreservingProjection(2, n_neighbors=5).fit(X).transform(X[:10])
+    Yk = KernelLPP(2, kernel="linear", n_neighbors=5).fit(X).transform(X[:10])
+    s = np.sign(np.sum(Y * Yk, axis=0))
+    np.testing.assert_allclose(Yk * s, Y, rtol=1e-5, atol=1e-7)

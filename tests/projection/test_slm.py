@@ -1,0 +1,232 @@
+"""Oracle tests of the sparse-linear-model projections (linear, noiseless, kernel, estimation)."""
+
+import numpy as np
+import pytest
+import scipy.optimize as sopt
+
+from pixsel.projection import (
+    estimate_sigma_tau,
+    estimate_variances,
+    kernel_dictionary_update,
+    kernel_lasso_factor,
+    kernel_slm_projection,
+    slm_gain,
+    slm_objective,
+    slm_projection,
+)
+
+
+def _problem(seed, N=4, K=6):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(K, N))
+
+
+def _objective_and_grad(x, atoms, M, sigma, tau):
+    N = atoms.shape[1]
+    L = x.reshape(M, N)
+    D = atoms.T
+    P = L @ D
+    G = P.T @ P - np.eye(D.shape[1])
+    SD = L.T @ P
+    S = L.T @ L
+    f = 4 * tau**4 * np.sum(G**2) + 4 * tau**2 * sigma**2 * np.sum(SD**2) + sigma**4 * np.sum(S**2)
+    # gradient w.r.t. S, then chain rule S = L^T L
+    gS = 8 * tau**4 * D @ G @ D.T + 4 * tau**2 * sigma**2 * (2 * SD @ D.T) + 2 * sigma**4 * S
+    gS = 0.5 * (gS + gS.T)
+    return f, (2 * L @ gS).ravel()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("sigma,tau", [(0.3, 0.7), (1.0, 0.5), (0.05, 1.0)])
+def test_closed_form_is_the_minimizer_of_objective_6(seed, sigma, tau):
+    atoms = _problem(seed)
+    M = 2
+    res = slm_projection(atoms, M, sigma=sigma, tau=tau)
+    f_closed = slm_objective(res.components, atoms, sigma, tau)
+    rng = np.random.default_rng(100 + seed)
+    best = None
+    for _ in range(6):
+        x0 = rng.normal(size=M * atoms.shape[1]) * 0.3
+        r = sopt.minimize(_objective_and_grad, x0, args=(atoms, M, sigma, tau), jac=True, method="BFGS",
+                          options={"gtol": 1e-11, "maxiter": 5000})
+        assert r.fun >= f_closed * (1 - 1e-9) - 1e-12  # nothing beats the closed form
+        if best is None or r.fun < best.fun:
+            best = r
+    assert best.fun == pytest.approx(f_closed, rel=1e-7)
+    L_num = best.x.reshape(M, -1)
+    # the minimizer is unique up to a rotation: S = L^T L must agree
+    np.testing.assert_allclose(L_num.T @ L_num, res.components.T @ res.components, atol=1e-5)
+    # the self-written objective agrees with the kernel's objective
+    assert _objective_and_grad(res.components.ravel(), atoms, M, sigma, tau)[0] == pytest.approx(f_closed)
+
+
+def test_objective_6_is_the_expected_squared_inner_product_error():
+    """Monte Carlo of E[(y1.y2 - a1.a2)^2] under the sparse linear model equals objective (6)."""
+    rng = np.random.default_rng(5)
+    N, K, M, sigma, tau = 3, 5, 2, 0.4, 0.6
+    atoms = rng.normal(size=(K, N))
+    L = rng.normal(size=(M, N)) * 0.5
+    n = 200_000
+    a1 = rng.laplace(scale=tau, size=(n, K))
+    a2 = rng.laplace(scale=tau, size=(n, K))
+    x1 = a1 @ atoms + sigma * rng.normal(size=(n, N))
+    x2 = a2 @ atoms + sigma * rng.normal(size=(n, N))
+    d = np.sum((x1 @ L.T) * (x2 @ L.T), axis=1) - np.sum(a1 * a2, axis=1)
+    mc, se = np.mean(d * d), np.std(d * d) / np.sqrt(n)
+    assert abs(mc - slm_objective(L, atoms, sigma, tau)) < 5 * se
+
+
+def test_gain_formula_matches_eq8_as_printed():
+    lam, s, t = np.array([0.1, 1.0, 7.0]), 0.3, 0.8
+    f8 = np.sqrt(4 * t**4 * lam / (s**4 + 4 * t**2 * s**2 * lam + 4 * t**4 * lam**2))
+    np.testing.assert_allclose(slm_gain(lam, s, t), f8, rtol=1e-12)
+
+
+def test_noiseless_limit_whitens_the_atoms():
+    atoms = _problem(3, N=5, K=9)
+    M = 3
+    res = slm_projection(atoms, M, sigma=0.0, tau=1.3)
+    # textbook: eigenpairs of D D^T, L = diag(lambda^-1/2) V^T
+    lam, V = np.linalg.eigh(atoms.T @ atoms)
+    lam, V = lam[::-1][:M], V[:, ::-1][:, :M]
+    L_ref = (V / np.sqrt(lam)).T
+    np.testing.assert_allclose(res.components.T @ res.components, L_ref.T @ L_ref, rtol=1e-10, atol=1e-12)
+    P = res.components @ atoms.T
+    np.testing.assert_allclose(P @ P.T, np.eye(M), atol=1e-10)  # L D has orthonormal rows
+    # objective (6) at sigma = 0, tau = 1 is 4 ||D^T S D - I||^2 = 4 (K - M) at the optimum
+    assert slm_objective(res.components, atoms, 0.0, 1.0) == pytest.approx(4 * (atoms.shape[0] - M))
+    # sigma -> 0 is continuous
+    near = slm_projection(atoms, M, sigma=1e-7, tau=1.3).components
+    np.testing.assert_allclose(near, res.components, rtol=1e-6)
+
+
+def test_rank_deficient_dictionary_gives_zero_rows_and_no_division():
+    rng = np.random.default_rng(0)
+    atoms = rng.normal(size=(6, 2)) @ rng.normal(size=(2, 5))  # rank 2 in R^5
+    for sigma in (0.0, 0.2):
+        with np.errstate(all="raise"):
+            res = slm_projection(atoms, 4, sigma=sigma, tau=1.0)
+        assert res.rank == 2
+        assert np.all(np.isfinite(res.components))
+        np.testing.assert_array_equal(res.components[2:], 0.0)
+        np.testing.assert_array_equal(res.eigenvalues[2:], 0.0)
+        assert np.all(np.linalg.norm(res.components[:2], axis=1) > 0)
+    # fewer atoms than features: M up to N allowed, extra rows zero
+    res = slm_projection(rng.normal(size=(2, 5)), 5, sigma=0.0, tau=1.0)
+    assert res.rank == 2 and np.all(res.components[2:] == 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"n_components": 5}, "n_components"),
+        ({"n_components": 0}, "n_components"),
+        ({"sigma": -0.1}, "sigma"),
+        ({"tau": 0.0}, "tau"),
+    ],
+)
+def test_bad_input_linear(kwargs, match):
+    args = {"n_components": 2, "sigma": 0.1, "tau": 1.0} | kwargs
+    with pytest.raises(ValueError, match=match):
+        slm_projection(_problem(0), args.pop("n_components"), **args)
+
+
+def test_kernel_with_linear_kernel_equals_linear_version():
+    rng = np.random.default_rng(7)
+    atoms = rng.normal(size=(8, 5))
+    X = rng.normal(size=(20, 5))
+    for sigma in (0.0, 0.3):
+        M = 3
+        lin = slm_projection(atoms, M, sigma=sigma, tau=0.9)
+        ker = kernel_slm_projection(atoms @ atoms.T, M, sigma=sigma, tau=0.9)
+        Y_lin = X @ lin.components.T
+        Y_ker = (X @ atoms.T) @ ker.components
+        np.testing.assert_allclose(Y_ker @ Y_ker.T, Y_lin @ Y_lin.T, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(ker.eigenvalues, lin.eigenvalues, rtol=1e-10)
+        # with distinct eigenvalues the columns agree up to sign
+        s = np.sign(np.sum(Y_ker * Y_lin, axis=0))
+        np.testing.assert_allclose(Y_ker * s, Y_lin, rtol=1e-8, atol=1e-10)
+
+
+def test_kernel_bad_input_and_rank_deficiency():
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        kernel_slm_projection(np.array([[1.0, 2.0], [2.0, 1.0]]), 1, sigma=0.1, tau=1.0)
+    with pytest.raises(ValueError, match="symmetric"):
+        kernel_slm_projection(np.array([[1.0, 0.5], [0.0, 1.0]]), 1, sigma=0.1, tau=1.0)
+    with pytest.raises(ValueError, match="n_components"):
+        kernel_slm_projection(np.eye(3), 4, sigma=0.1, tau=1.0)
+    v = np.array([[1.0, 2.0, 0.0]])
+    with np.errstate(all="raise"):
+        res = kernel_slm_projection(v.T @ v, 2, sigma=0.0, tau=1.0)
+    assert res.rank == 1 and np.all(res.components[:, 1] == 0) and np.all(np.isfinite(res.components))
+
+
+def test_kernel_lasso_reduces_to_ordinary_lasso_objective():
+    rng = np.random.default_rng(2)
+    Dm = rng.normal(size=(6, 3))  # 6 atoms in a 3-dim feature space: K_DD has rank 3
+    gram = Dm @ Dm.T
+    R, W = kernel_lasso_factor(gram)
+    assert R.shape == (3, 6)
+    np.testing.assert_allclose(R.T @ R, gram, atol=1e-10)
+    phi = rng.normal(size=3)
+    z = W @ (Dm @ phi)
+    consts = []
+    for _ in range(5):
+        a = rng.normal(size=6)
+        direct = np.sum((phi - Dm.T @ a) ** 2)
+        consts.append(direct - np.sum((z - R @ a) ** 2))
+    np.testing.assert_allclose(consts, consts[0], atol=1e-9)
+    assert consts[0] == pytest.approx(0.0, abs=1e-9)  # phi lies in the span of the atoms here
+
+
+def test_kernel_dictionary_update_is_mod_with_linear_kernel():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 4))  # basis = training samples
+    A = rng.laplace(size=(12, 5))
+    F = kernel_dictionary_update(X @ X.T, A)
+    D = X.T @ F  # atoms as columns in R^4
+    # textbook MOD: D = X^T A (A^T A)^-1, then unit-norm columns
+    D_ref = X.T @ A @ np.linalg.inv(A.T @ A)
+    D_ref /= np.linalg.norm(D_ref, axis=0)
+    np.testing.assert_allclose(D, D_ref, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.linalg.norm(D, axis=0), 1.0)
+    # unused atom keeps its previous coefficients
+    A[:, 2] = 0.0
+    prev = rng.normal(size=(12, 5))
+    F2 = kernel_dictionary_update(X @ X.T, A, previous=prev)
+    d2 = prev[:, 2] / np.sqrt(prev[:, 2] @ (X @ X.T) @ prev[:, 2])
+    np.testing.assert_allclose(F2[:, 2], d2)
+
+
+def test_sigma_tau_estimators_recover_planted_values():
+    rng = np.random.default_rng(4)
+    n, K, N, sigma, tau = 20000, 6, 5, 0.1, 0.5
+    atoms = rng.normal(size=(K, N))
+    A = rng.laplace(scale=tau, size=(n, K))
+    X = A @ atoms + sigma * rng.normal(size=(n, N))
+    s_hat, t_hat = estimate_sigma_tau(X, A, atoms)
+    assert s_hat == pytest.approx(sigma, rel=0.02)
+    assert t_hat == pytest.approx(tau, rel=0.02)
+    taus = np.linspace(0.2, 1.0, K)
+    noise = np.linspace(0.05, 0.3, N)
+    A = rng.laplace(scale=taus, size=(n, K))
+    X = A @ atoms + noise * rng.normal(size=(n, N))
+    cv, nv = estimate_variances(X, A, atoms)
+    np.testing.assert_allclose(cv, 2 * taus**2, rtol=0.05)
+    np.testing.assert_allclose(nv, noise**2, rtol=0.05)
+
+
+def test_inputs_are_not_modified_and_results_are_deterministic():
+    atoms = _problem(9)
+    before = atoms.copy()
+    r1 = slm_projection(atoms, 3, sigma=0.2, tau=1.0)
+    r2 = slm_projection(atoms, 3, sigma=0.2, tau=1.0)
+    np.testing.assert_array_equal(atoms, before)
+    np.testing.assert_array_equal(r1.components, r2.components)
+
+
+def test_float32_atoms_agree_with_float64():
+    atoms = _problem(11).astype(np.float32)
+    r32 = slm_projection(atoms, 2, sigma=0.2, tau=1.0).components
+    r64 = slm_projection(atoms.astype(np.float64), 2, sigma=0.2, tau=1.0).components
+    np.testing.assert_allclose(r32, r64, rtol=1e-12)

@@ -1,0 +1,78 @@
+"""solver='exact' of the selectors and ``pixsel select --solver exact`` (issue 4)."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pixsel import SparseLDASelector
+from pixsel.cli import main
+from pixsel.spectral import objective_on_support
+from pixsel.stats import class_statistics, regularize
+
+@parametrize_with_checks([SparseLDASelector(n_features_to_select=1, solver="exact")])
+def test_sklearn_compatible_exact(estimator, check):
+    check(estimator)
+
+
+def _data(seed, n=120, p=11):
+    rng = np.random.default_rng(seed)
+    X = np.cumsum(rng.standard_normal((n, p)), axis=1)  # correlated columns: greedy can miss
+    y = rng.integers(0, 2, n)
+    X += np.outer(y, rng.standard_normal(p))
+    return X, y
+
+
+def test_exact_selector_is_the_enumeration_optimum():
+    misses = 0
+    for seed in range(6):
+        X, y = _data(seed)
+        k = 5
+        sel = SparseLDASelector(k, solver="exact").fit(X, y)
+        greedy = SparseLDASelector(k).fit(X, y)
+        st = class_statistics(X, y)
+        B, _ = regularize(st.within, "auto")
+        a = st.between
+        best = max(objective_on_support(a, B, list(S)) for S in itertools.combinations(range(X.shape[1]), k))
+        got = objective_on_support(a, B, sel.get_support(indices=True))
+        assert got == pytest.approx(best, rel=1e-9)
+        assert sel.status_ == "optimal" and sel.gap_ == 0.0 and sel.n_nodes_ >= 1
+        assert sel.upper_bound_ == pytest.approx(best, rel=1e-9)
+        assert sel.objective_path_[k - 1] == pytest.approx(best, rel=1e-9)
+        assert sel.coef_.shape == (k,)
+        misses += objective_on_support(a, B, greedy.get_support(indices=True)) < best * (1 - 1e-9)
+        assert not hasattr(greedy, "status_")
+
+
+def test_exact_selector_limit_warns_and_keeps_certificate():
+    X, y = _data(0, p=40)
+    with pytest.warns(ConvergenceWarning, match="before proving optimality"):
+        sel = SparseLDASelector(20, solver="exact", time_limit=0.0).fit(X, y)
+    assert sel.status_ == "time_limit"
+    assert sel.upper_bound_ >= sel.objective_path_[19] and sel.gap_ >= 0
+    assert sel.get_support().sum() == 20
+
+
+def test_bad_solver():
+    X, y = _data(0)
+    with pytest.raises(ValueError, match="'solver' parameter of SparseLDASelector"):
+        SparseLDASelector(2, solver="bnb").fit(X, y)
+    with pytest.raises(ValueError, match="'time_limit' parameter"):
+        SparseLDASelector(2, solver="exact", time_limit=-1.0).fit(X, y)
+
+
+def test_cli_solver_exact(tmp_path, capsys):
+    X, y = _data(1)
+    path = tmp_path / "d.npz"
+    np.savez(path, X=X, y=y)
+    out = tmp_path / "o"
+    assert main(["select", str(path), "-k", "4", "--method", "gslda", "--solver", "exact", "--time-limit", "60",
+                 "--out", str(out)]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    assert report["status"] == "optimal" and report["gap"] == 0.0 and report["n_nodes"] >= 1
+    ref = SparseLDASelector(4, solver="exact").fit(X, y)
+    assert report["indices"] == ref.get_support(indices=True).tolist()
+    assert "certified optimal" in capsys.readouterr().out

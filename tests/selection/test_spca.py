@@ -1,0 +1,73 @@
+from itertools import combinations
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pixsel.selection import SparsePCASelector
+
+
+@parametrize_with_checks([SparsePCASelector(n_features_to_select=1)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _data(seed, n=80, p=9):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.4 * rng.standard_normal((p, p)))
+    return X
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "dual"])
+def test_variance_and_bound_against_brute_force(direction):
+    X = _data(0)
+    C = np.cov(X, rowvar=False)
+    for k in (1, 3, 6):
+        sel = SparsePCASelector(k, direction=direction).fit(X)
+        S = sel.get_support(indices=True)
+        assert len(S) == k
+        assert sel.explained_variance_ == pytest.approx(np.linalg.eigvalsh(C[np.ix_(S, S)])[-1], rel=1e-10)
+        best = max(np.linalg.eigvalsh(C[np.ix_(T, T)])[-1] for T in map(list, combinations(range(9), k)))
+        assert sel.upper_bound_ >= best * (1 - 1e-12)
+        v = sel.components_[0]
+        assert np.count_nonzero(v) == k and v @ C @ v == pytest.approx(sel.explained_variance_, rel=1e-9)
+
+
+def test_full_support_is_pca():
+    X = _data(1)
+    sel = SparsePCASelector(9, direction="forward").fit(X)
+    assert sel.explained_variance_ == pytest.approx(np.linalg.eigvalsh(np.cov(X, rowvar=False))[-1])
+
+
+def test_implicit_algorithm_same_selection():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 120))
+    X[:, 10:14] += 2 * rng.standard_normal((30, 1))
+    dense = SparsePCASelector(8, direction="forward", algorithm="dense").fit(X)
+    imp = SparsePCASelector(8, algorithm="implicit").fit(X)
+    np.testing.assert_array_equal(dense.get_support(), imp.get_support())
+    assert imp.direction_ == "forward"
+    assert imp.explained_variance_ == pytest.approx(dense.explained_variance_, rel=1e-9)
+    with pytest.raises(ValueError, match="forward"):
+        SparsePCASelector(3, direction="backward", algorithm="implicit").fit(X)
+
+
+def test_planted_support_recovered_across_seeds():
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((300, 20))
+        planted = rng.choice(20, 4, replace=False)
+        X[:, planted] += 3 * rng.standard_normal((300, 1))
+        assert set(SparsePCASelector(4).fit(X).get_support(indices=True)) == set(planted)
+
+
+def test_refine_never_worse():
+    X = _data(3, p=12)
+    for k in (3, 5):
+        base = SparsePCASelector(k, direction="forward").fit(X)
+        ref = SparsePCASelector(k, direction="forward", refine=True).fit(X)
+        assert ref.explained_variance_ >= base.explained_variance_ * (1 - 1e-12)
+        assert ref.get_support().sum() == k
+        C = np.cov(X, rowvar=False)
+        v = ref.components_[0]
+        assert v @ C @ v == pytest.approx(ref.explained_variance_, rel=1e-9)

@@ -1,0 +1,76 @@
+"""Oracles shared by the spectral tests: direct evaluation on a support, greedy by brute force."""
+
+from itertools import combinations
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+
+def value_on_support(A, B, S, criterion="max-eig"):
+    """Criterion of the pair on ``S`` computed from scratch (A: vector, p x r factor or p x p)."""
+    S = np.asarray(sorted(S), dtype=np.intp)
+    A = np.asarray(A, dtype=np.float64)
+    p = A.shape[0]
+    B = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)
+    BSS = B[np.ix_(S, S)]
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.shape[1] != p or not np.allclose(A, A.T):
+        MS = A[S]
+        G = MS.T @ sla.solve(BSS, MS, assume_a="pos")
+        vals = np.linalg.eigvalsh((G + G.T) / 2)
+    else:
+        vals = sla.eigh(A[np.ix_(S, S)], BSS, eigvals_only=True)
+    return float(vals.sum() if criterion == "trace" else vals[-1])
+
+
+def greedy_oracle(A, B, direction, criterion="max-eig"):
+    """Textbook greedy: every candidate evaluated from scratch; ties -> lowest index."""
+    p = np.asarray(A).shape[0]
+    if direction == "forward":
+        S, order, obj = [], [], []
+        for _ in range(p):
+            best, bj = -np.inf, None
+            for i in range(p):
+                if i in S:
+                    continue
+                v = value_on_support(A, B, S + [i], criterion)
+                if bj is None or v > best + 1e-12 * max(1.0, abs(best)):
+                    best, bj = v, i
+            S.append(bj)
+            order.append(bj)
+            obj.append(best)
+        return np.array(order), np.array(obj)
+    S = list(range(p))
+    removed, obj = [], np.empty(p)
+    obj[p - 1] = value_on_support(A, B, S, criterion)
+    for step in range(p - 1):
+        best, bj = -np.inf, None
+        for i in S:
+            v = value_on_support(A, B, [s for s in S if s != i], criterion)
+            if bj is None or v > best + 1e-12 * max(1.0, abs(best)):
+                best, bj = v, i
+        S.remove(bj)
+        removed.append(bj)
+        obj[len(S) - 1] = best
+    removed.append(S[0])
+    return np.array(removed), obj
+
+
+def brute_force_best(A, B, k, criterion="max-eig"):
+    p = np.asarray(A).shape[0]
+    return max(value_on_support(A, B, list(S), criterion) for S in combinations(range(p), k))
+
+
+def random_spd(rng, p, cond=1.0):
+    W = rng.standard_normal((p, p + 2))
+    return W @ W.T / (p + 2) + cond * 0.1 * np.eye(p)
+
+
+@pytest.fixture
+def oracle():
+    return SimpleNamespace(
+        value=value_on_support, greedy=greedy_oracle, best=brute_force_best, spd=random_spd
+    )

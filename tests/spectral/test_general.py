@@ -1,0 +1,91 @@
+import numpy as np
+import pytest
+
+from pixsel.spectral._general import greedy_path, infer_form
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_dispatch_forms_match_oracle(oracle, direction):
+    rng = np.random.default_rng(0)
+    p = 8
+    B = oracle.spd(rng, p)
+    a = rng.standard_normal(p)
+    M = rng.standard_normal((p, 3))
+    A = M @ M.T + 0.2 * np.eye(p)
+    for Aform, form in ((a, "vector"), (M, "factor"), (A, "full")):
+        path = greedy_path(Aform, B, direction=direction)
+        order, obj = oracle.greedy(Aform, B, direction)
+        assert path.info["form"] == form
+        np.testing.assert_array_equal(path.order, order)
+        np.testing.assert_allclose(path.objective, obj, rtol=1e-9)
+
+
+def test_vector_factor_full_agree():
+    rng = np.random.default_rng(1)
+    p = 12
+    a = rng.standard_normal(p)
+    W = rng.standard_normal((p, 20))
+    B = W @ W.T / 20 + 0.1 * np.eye(p)
+    for d in ("forward", "backward"):
+        v = greedy_path(a, B, direction=d)
+        f = greedy_path(a[:, None], B, direction=d)
+        full = greedy_path(np.outer(a, a), B, direction=d, form="full")
+        np.testing.assert_array_equal(v.order, f.order)
+        np.testing.assert_array_equal(v.order, full.order)
+        np.testing.assert_allclose(v.objective, full.objective, rtol=1e-8)
+
+
+@pytest.mark.parametrize("form", ["vector", "factor", "full"])
+def test_float32_agrees_with_float64(form):
+    rng = np.random.default_rng(2)
+    p = 15
+    X = rng.standard_normal((60, p)).astype(np.float32)
+    A = {"vector": X[:30].mean(0) - X[30:].mean(0), "factor": X[:4].T, "full": np.cov(X, rowvar=False)}[form]
+    B = np.cov(X, rowvar=False).astype(np.float32) + np.float32(0.1) * np.eye(p, dtype=np.float32)
+    if form == "full":
+        B = None
+    p32 = greedy_path(A.astype(np.float32), B, form=form)
+    p64 = greedy_path(A.astype(np.float64), None if B is None else B.astype(np.float64), form=form)
+    np.testing.assert_array_equal(p32.order, p64.order)
+    np.testing.assert_allclose(p32.objective, p64.objective, rtol=1e-5)
+
+
+def test_max_k_and_errors():
+    A = np.diag([1.0, 3.0, 2.0])
+    assert greedy_path(A, max_k=2).order.tolist() == [1, 0]  # ties -> lowest index
+    with pytest.raises(ValueError, match="max_k"):
+        greedy_path(A, direction="backward", max_k=2)
+    with pytest.raises(ValueError, match="'direction' parameter of greedy_path"):
+        greedy_path(A, direction="up")
+    with pytest.raises(ValueError, match="shape"):
+        greedy_path(A, np.eye(2))
+    with pytest.raises(ValueError, match="symmetric"):
+        greedy_path(A, np.triu(np.ones((3, 3))) + np.eye(3))
+    with pytest.raises(ValueError, match="NaN"):
+        greedy_path(np.array([1.0, np.nan]))
+    assert infer_form(np.arange(6.0).reshape(3, 2)) == "factor"
+
+
+def test_every_path_carries_a_certified_bound(oracle):
+    rng = np.random.default_rng(9)
+    A = np.cov(rng.standard_normal((30, 7)), rowvar=False)
+    for d in ("forward", "backward"):
+        path = greedy_path(A, direction=d)
+        assert path.upper_bound is not None and path.upper_bound.shape == (7,)
+        assert path.info["proved_optimal"] is not None  # p <= 256: the dual certificate ran
+        assert np.all(path.gap >= -1e-9)
+    assert greedy_path(A, certificate=None).upper_bound is None
+
+
+def test_singular_B_forward_has_infinite_bound_and_backward_asks_for_regularization():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((4, 8))
+    B = X.T @ X / 4
+    a = X.T @ rng.standard_normal(4) / 4
+    path = greedy_path(a, B)
+    assert np.all(np.isfinite(path.objective)) and np.all(np.isinf(path.upper_bound))
+    with pytest.raises(ValueError, match="regulariz"):
+        greedy_path(a, B, direction="backward")
+    with pytest.raises(TypeError, match="binary kernel"):
+        greedy_path(np.eye(3), block_size=2)
+    assert greedy_path(a, B, block_size=2).order.tolist() == path.order.tolist()
