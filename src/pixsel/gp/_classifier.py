@@ -72,6 +72,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         Step of the parallel EP sweep in the natural site parameters.
     ep_tol : float, default=1e-5
         EP stops when no site parameter changed by more than this in a sweep.
+    blas_threads : int or None, default=1
+        BLAS threads inside ``fit`` and the predictions (scoped with ``threadpoolctl``; restored
+        afterwards). EP and Laplace run many O(n^2) and O(n^3) operations on n x n matrices of a
+        few hundred to a few thousand rows, where one thread is as fast or faster, and on a
+        shared, oversubscribed machine much faster (measured: a 767 x 767 Cholesky took 0.41 s
+        with 2 contended threads, 0.025 s with 1). ``None`` leaves the process setting alone.
     random_state : int, RandomState instance or None
 
     Attributes
@@ -117,6 +123,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         ep_method="parallel",
         ep_damping=0.8,
         ep_tol=1e-5,
+        blas_threads=1,
         random_state=None,
     ):
         self.approximation = approximation
@@ -130,6 +137,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         self.ep_method = ep_method
         self.ep_damping = ep_damping
         self.ep_tol = ep_tol
+        self.blas_threads = blas_threads
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -163,6 +171,13 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
             g = laplace_log_marginal_grad(kernel, theta, X, K, yy, st)
         return st, warm, g
 
+    def _threads(self):
+        from contextlib import nullcontext
+
+        from threadpoolctl import threadpool_limits
+
+        return nullcontext() if self.blas_threads is None else threadpool_limits(int(self.blas_threads), user_api="blas")
+
     def fit(self, X, y):
         """Fit the hyperparameters and the latent posterior.
 
@@ -176,6 +191,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if self.blas_threads is not None:
+            check_int(self.blas_threads, "blas_threads", low=1, owner=_OWNER)
+        with self._threads():
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         t0 = time.perf_counter()
         check_options(self.approximation, "approximation", ("ep", "laplace"), owner=_OWNER)
         check_int(self.n_restarts, "n_restarts", low=0, owner=_OWNER)
@@ -297,7 +318,8 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         Ks = self._kernel(self.theta_, self.X_train_, X)
         kss = self._kernel.diag(self.theta_, X)
         pred = ep_predict if self.approximation == "ep" else laplace_predict
-        return pred(self._K, Ks, kss, self._yy, self.state_)
+        with self._threads():
+            return pred(self._K, Ks, kss, self._yy, self.state_)
 
     def decision_function(self, X):
         """``E[f*] / sqrt(1 + V[f*])``, the probit argument of ``p(y* = classes_[1])``.
