@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.pixsel-installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench bench-quick clean
 
 demo: $(STAMP)
 	$(BIN)/pixsel demo --out results/demo
@@ -20,9 +20,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,distributed]"
 	touch $(STAMP)
 
+# the issue-sized runs: hours in all (the Monte Carlo of 50,000 pairs alone is ~6 h; see README)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# every benchmark at its smoke size: minutes
+bench-quick: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	for f in benchmarks/bench_*.py; do $(BIN)/python $$f --quick || exit 1; done
 
 clean:
 	rm -rf $(VENV) results build src/*.egg-info

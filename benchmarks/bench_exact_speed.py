@@ -93,10 +93,11 @@ def main(argv=None):
                     help="extra hard binary instances (hard_instance) to show certified gaps under the limit")
     ap.add_argument("--limit", type=float, default=120.0, help="time limit of our solver (s)")
     ap.add_argument("--plain-limit", type=float, default=60.0, help="time limit of the plain DFS (s)")
+    ap.add_argument("--n-binary", type=int, default=40, help="n of the binary instances (k = n / 2)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/exact_speed")
     args = ap.parse_args(argv)
-    nb, kb, nf, kf = (40, 20, 30, 15) if not args.quick else (16, 8, 12, 6)
+    nb, kb, nf, kf = (args.n_binary, args.n_binary // 2, 30, 15) if not args.quick else (16, 8, 12, 6)
     if args.quick:
         args.binary_instances, args.full_instances = 1, 1
         args.plain_limit = min(args.plain_limit, 2.0)
@@ -106,10 +107,10 @@ def main(argv=None):
     for i in range(args.binary_instances):
         a, B = lda_instance(nb, rng)
         rows.append(solve_both(f"lda-brownian-{i}", a, B, kb, args))
-    if not args.quick:
+    if not args.quick and nb <= 60:
         try:
             a, B = sonar_instance(nb)
-            rows.append(solve_both("sonar40", a, B, kb, args))
+            rows.append(solve_both(f"sonar{nb}", a, B, kb, args))
         except FileNotFoundError as err:
             print(f"sonar40 skipped: {err}")
     for i in range(args.hard_instances):
@@ -119,7 +120,7 @@ def main(argv=None):
         A, B = random_pair(nf, rng)
         rows.append(solve_both(f"full-maxeig-{i}", A, B, kf, args))
     summary = {}
-    for kind in ("lda-brownian", "sonar40", "hard-brownian", "full-maxeig"):
+    for kind in ("lda-brownian", f"sonar{nb}", "hard-brownian", "full-maxeig"):
         sel = [r for r in rows if r["instance"].startswith(kind)]
         if not sel:
             continue

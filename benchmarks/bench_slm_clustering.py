@@ -92,8 +92,9 @@ def _run(args):
     idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), args.per_class, replace=False)
                                   for c in np.unique(y)]))
     X, y = X[idx], y[idx]
-    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
-    gamma = 1.0 / float(np.median(sq[np.triu_indices(len(X), 1)]))
+    from scipy.spatial.distance import pdist
+
+    gamma = 1.0 / float(np.median(pdist(X, "sqeuclidean")))
     k = len(np.unique(y))
     print(f"USPS subset: {len(X)} images ({args.per_class} per digit), Gaussian kernel gamma = {gamma:.4g}; "
           f"K = {args.n_atoms}, alpha = {args.alpha}", flush=True)

@@ -6,6 +6,7 @@ The simulated model of Eq.(10) (100 samples, 200 true + 800 noise features, 5 re
 
     python benchmarks/bench_spls_recall.py            # 100 repetitions, both readings
     python benchmarks/bench_spls_recall.py --quick    # 3 repetitions (smoke)
+    python benchmarks/bench_spls_recall.py --readings var --reps 50   # one reading, fewer reps
 
 "N(0, v)" is read as standard deviation v (primary, ``--readings std``: the paper calls the
 sigma of ``e`` and ``f`` in the same notation a standard deviation) and as variance v (``var``).
@@ -82,6 +83,7 @@ def main(argv=None):
 def run(args):
     reps = 3 if args.quick else args.reps
     out_dir = _common.results_dir("spls_recall")
+    tag = "_".join(args.readings) + ("_quick" if args.quick else "")
     t0 = time.perf_counter()
     table = {}
     for ri, reading in enumerate(args.readings):
@@ -102,7 +104,9 @@ def run(args):
                 for m in METHODS
             }
             table[reading][str(sigma)] = {"summary": summary, "reps": cells}
-            print(f"[{reading} sigma={sigma}] {reps} reps in {sum(c['seconds'] for c in cells):.1f} s", flush=True)
+            print(f"[{reading} sigma={sigma}] {reps} reps in {sum(c['seconds'] for c in cells):.1f} s: "
+                  + ", ".join(f"{m} {summary[m]['recall']:.3f}" for m in METHODS), flush=True)
+            write_json(out_dir / f"table1_{tag}_partial.json", {"reps": reps, "table": table})
     elapsed = time.perf_counter() - t0
 
     lines = []
@@ -138,7 +142,7 @@ def run(args):
     lines.append(f"\ntotal {elapsed:.0f} s")
     text = "\n".join(lines)
     print(text)
-    write_json(out_dir / "table1.json", {
+    write_json(out_dir / f"table1_{tag}.json", {
         "reps": reps, "k": args.k, "n_components": args.n_components, "seed": args.seed,
         "paper": PAPER, "table": table, "seconds": elapsed, "text": text,
     })
@@ -158,8 +162,8 @@ def run(args):
         ax.set(xlabel="sigma of e, f", ylabel="mean recall", ylim=(-0.02, 1.02),
                title=f"N(0, v) as {'std' if reading == 'std' else 'variance'} (dashed: paper)")
     axes[0][0].legend(fontsize=7)
-    save_figure(fig, out_dir / "table1.png", dpi=110)
-    print(f"wrote {out_dir / 'table1.json'} and table1.png")
+    save_figure(fig, out_dir / f"table1_{tag}.png", dpi=110)
+    print(f"wrote {out_dir / f'table1_{tag}.json'} and table1_{tag}.png")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ def digits_npz(tmp_path):
 def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
     out = tmp_path / "proj"
     args = ["project", str(digits_npz), "--method", "slm", "-m", "2", "--normalize",
-            "--param", "n_atoms=32", "--param", "max_iter=3", "--out", str(out)]
+            "--param", "n_atoms=16", "--param", "max_iter=1", "--out", str(out)]
     assert main(args) == 0
     z = np.load(out / "projection.npz")
     assert z["Y"].shape == (120, 2) and z["components"].shape == (2, 64) and z["y"].shape == (120,)
@@ -33,7 +33,7 @@ def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
 
     X = np.load(digits_npz)["X"].astype(float)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    Y = SparseLinearModelProjection(2, n_atoms=32, max_iter=3, random_state=0).fit_transform(X)
+    Y = SparseLinearModelProjection(2, n_atoms=16, max_iter=1, random_state=0).fit_transform(X)
     np.testing.assert_allclose(z["Y"], Y)
     assert "projected 120 samples" in capsys.readouterr().out
 
@@ -45,3 +45,10 @@ def test_project_other_method_without_scatter_and_bad_m(digits_npz, tmp_path, ca
     assert not (out / "scatter.png").exists()
     assert main(["project", str(digits_npz), "--method", "slm", "-m", "65", "--out", str(out), "-q"]) == 2
     assert "n_features=64" in capsys.readouterr().err
+
+
+def test_project_is_listed_in_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["project", "--help"])
+    text = capsys.readouterr().out
+    assert "--method" in text and "-m" in text and "--out" in text

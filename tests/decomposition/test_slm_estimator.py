@@ -71,8 +71,8 @@ def test_kernel_preimage_linear_kernel_equals_linear_model():
 
 
 def test_kernel_representer_dictionary_is_consistent_with_linear_projection():
-    X, _ = _sparse_data(5, n=60)
-    ker = SparseLinearModelProjection(3, n_atoms=10, kernel="linear", max_iter=100, random_state=0).fit(X)
+    X, _ = _sparse_data(5, n=40)
+    ker = SparseLinearModelProjection(3, n_atoms=8, kernel="linear", max_iter=100, tol=1e-2, random_state=0).fit(X)
     atoms = ker.dictionary_coef_.T @ ker.basis_  # D = Phi(basis) F with Phi = identity
     np.testing.assert_allclose(np.linalg.norm(atoms, axis=1), 1.0, rtol=1e-8)  # unit atoms in H
     ref = slm_projection(atoms, 3, sigma=ker.sigma_, tau=ker.tau_)
@@ -82,7 +82,7 @@ def test_kernel_representer_dictionary_is_consistent_with_linear_projection():
 
 
 def test_learned_dictionary_determinism_and_no_mutation():
-    X, _ = _sparse_data(6)
+    X, _ = _sparse_data(6, n=50)
     X32 = X.astype(np.float32)
     Xc = X32.copy()
     a = SparseLinearModelProjection(2, n_atoms=10, max_iter=3, random_state=0).fit(X32)

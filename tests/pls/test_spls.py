@@ -102,6 +102,10 @@ def test_eq9_rounding_does_not_always_sum_to_n():
     quota = np.array([1.5, 1.0, 0.5])
     assert np.floor(quota + 0.5).sum() == 4
     assert cardinal_counts(3, 3).tolist() == [2, 1, 0]
+    # and short of n: n = 7, K = 5 rounds to 2 + 2 + 1 + 1 + 0 = 6
+    quota = np.array([2 * (5 - k + 1) * 7 / 30 for k in range(1, 6)])
+    assert np.floor(quota + 0.5).sum() == 6
+    assert cardinal_counts(7, 5).tolist() == [2, 2, 1, 1, 1]
 
 
 # ----------------------------------------------------------------------------- oracles

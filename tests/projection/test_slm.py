@@ -230,3 +230,28 @@ def test_float32_atoms_agree_with_float64():
     r32 = slm_projection(atoms, 2, sigma=0.2, tau=1.0).components
     r64 = slm_projection(atoms.astype(np.float64), 2, sigma=0.2, tau=1.0).components
     np.testing.assert_allclose(r32, r64, rtol=1e-12)
+
+
+def test_rbf_preimages_fixed_points():
+    from pixsel.projection import rbf_preimages
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(6, 3))
+    # an atom that is exactly Phi(x_j) has pre-image x_j (also with a negative sign)
+    F = np.zeros((6, 2))
+    F[4, 0] = 1.0
+    F[1, 1] = -2.0
+    np.testing.assert_allclose(rbf_preimages(X, F, gamma=0.5), X[[4, 1]])
+    # two equally weighted points: the midpoint, by symmetry
+    Z = rbf_preimages(X[:2], np.array([[0.5], [0.5]]), gamma=0.2)
+    np.testing.assert_allclose(Z[0], X[:2].mean(axis=0), atol=1e-7)
+    # the pre-image is at least as aligned with the atom as the best basis sample
+    F = rng.uniform(0, 1, size=(6, 1))
+    z = rbf_preimages(X, F, gamma=0.3)
+
+    def align(p):
+        return float(np.exp(-0.3 * np.sum((X - p) ** 2, axis=1)) @ F[:, 0])
+
+    assert align(z[0]) >= max(align(x) for x in X) - 1e-12
+    with pytest.raises(ValueError, match="gamma"):
+        rbf_preimages(X, F, gamma=0.0)

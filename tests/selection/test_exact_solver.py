@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pixsel import SparseLDASelector
+from pixsel.selection import SparsePCASelector
 from pixsel.cli import main
 from pixsel.spectral import objective_on_support
 from pixsel.stats import class_statistics, regularize
@@ -75,4 +76,53 @@ def test_cli_solver_exact(tmp_path, capsys):
     assert report["status"] == "optimal" and report["gap"] == 0.0 and report["n_nodes"] >= 1
     ref = SparseLDASelector(4, solver="exact").fit(X, y)
     assert report["indices"] == ref.get_support(indices=True).tolist()
+    assert "certified optimal" in capsys.readouterr().out
+
+
+@parametrize_with_checks([SparsePCASelector(n_features_to_select=1, solver="exact")])
+def test_sklearn_compatible_spca_exact(estimator, check):
+    check(estimator)
+
+
+def test_exact_spca_is_the_enumeration_optimum():
+    rng = np.random.default_rng(4)
+    for seed in range(4):
+        X = rng.standard_normal((60, 11)) @ rng.standard_normal((11, 11))
+        k = 4
+        sel = SparsePCASelector(k, solver="exact").fit(X)
+        C = np.cov(X, rowvar=False)
+        best = max(np.linalg.eigvalsh(C[np.ix_(S, S)])[-1] for S in itertools.combinations(range(11), k))
+        S = sel.get_support(indices=True)
+        assert np.linalg.eigvalsh(C[np.ix_(S, S)])[-1] == pytest.approx(best, rel=1e-9)
+        assert sel.explained_variance_ == pytest.approx(best, rel=1e-9)
+        assert sel.status_ == "optimal" and sel.gap_ == pytest.approx(0.0, abs=1e-9 * best)
+        assert sel.upper_bound_ == pytest.approx(best, rel=1e-9)
+        comp = sel.components_[0]
+        assert np.linalg.norm(comp) == pytest.approx(1.0)
+        assert comp @ C @ comp == pytest.approx(best, rel=1e-9)
+        assert set(np.flatnonzero(comp)) <= set(S.tolist())
+
+
+def test_exact_spca_limits_and_errors():
+    rng = np.random.default_rng(0)
+    X = np.cumsum(rng.standard_normal((50, 30)), axis=1)
+    with pytest.warns(ConvergenceWarning, match="before proving optimality"):
+        sel = SparsePCASelector(15, solver="exact", time_limit=0.0).fit(X)
+    assert sel.status_ == "time_limit" and sel.upper_bound_ >= sel.explained_variance_
+    with pytest.raises(ValueError, match="algorithm='dense'"):
+        SparsePCASelector(2, solver="exact", algorithm="implicit").fit(X)
+    with pytest.raises(ValueError, match="'solver' parameter of SparsePCASelector"):
+        SparsePCASelector(2, solver="bnb").fit(X)
+
+
+def test_cli_gspca_solver_exact(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((40, 9)) @ rng.standard_normal((9, 9))
+    path = tmp_path / "u.npz"
+    np.savez(path, X=X)
+    out = tmp_path / "o"
+    assert main(["select", str(path), "-k", "3", "--method", "gspca", "--solver", "exact", "--out", str(out)]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    assert report["status"] == "optimal" and report["n_nodes"] >= 1
+    assert report["indices"] == SparsePCASelector(3, solver="exact").fit(X).get_support(indices=True).tolist()
     assert "certified optimal" in capsys.readouterr().out

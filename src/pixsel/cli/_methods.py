@@ -102,6 +102,8 @@ def _build_gspca(args, k, params):
     from .. import SparsePCASelector
 
     kwargs = dict(direction=args.direction or "dual")
+    if getattr(args, "solver", None):
+        kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
     kwargs.update(params)
     return SparsePCASelector(k, **kwargs)
 

@@ -43,7 +43,7 @@ def add_parser(sub):
     p.add_argument("--regularization", default="auto",
                    help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge value (default: auto)")
     p.add_argument("--solver", choices=["greedy", "exact"], default=None,
-                   help="gslda: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
+                   help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],

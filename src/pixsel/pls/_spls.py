@@ -21,8 +21,8 @@ The methods differ in the threshold only:
   value); among the others exactly ``n^(k)`` are kept, the counts given by Eq.(9).
 
 **Cardinality rule (exactly n features).** Eq.(9) rounds ``q_k = 2 (K - k + 1) n / (K (K + 1))``
-to the nearest integer; the rounded counts need not sum to ``n`` (``n = 2, K = 3`` gives
-``1 + 1 + 0``, ``n = 3, K = 3`` gives ``2 + 1 + 1 = 4`` with round-half-up). pixsel apportions by
+to the nearest integer; the rounded counts need not sum to ``n`` (``n = 7, K = 5`` gives
+``2 + 2 + 1 + 1 + 0 = 6``, ``n = 3, K = 3`` gives ``2 + 1 + 1 = 4`` with round-half-up). pixsel apportions by
 largest remainders (Hamilton): each ``n^(k)`` is ``floor(q_k)``, and the ``n - sum floor(q_k)``
 remaining units go to the iterations with the largest fractional parts, earlier iterations first
 on ties. Every ``n^(k)`` is then ``floor(q_k)`` or ``ceil(q_k)``, the counts sum to ``n``, and

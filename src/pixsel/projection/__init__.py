@@ -5,7 +5,7 @@ Pure NumPy/SciPy kernels on arrays (no scikit-learn, no I/O). See
 """
 
 from ._general import GeneralSLMResult, general_slm_objective, general_slm_projection
-from ._kernel_coding import kernel_dictionary_update, kernel_lasso_factor
+from ._kernel_coding import kernel_dictionary_update, kernel_lasso_factor, rbf_preimages
 from ._manifold import (
     kernel_lpp,
     knn_graph,
@@ -41,6 +41,7 @@ __all__ = [
     "general_slm_projection",
     "kernel_lasso_factor",
     "kernel_dictionary_update",
+    "rbf_preimages",
     "knn_graph",
     "lle_weights",
     "lpp",

@@ -40,7 +40,7 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
     ----------
     est : estimator with ``time_limit`` (and optionally ``node_limit``, ``gap_tol``) parameters
     A : ndarray of shape (p,), (p, r) or (p, p)
-    B : ndarray of shape (p, p)
+    B : ndarray of shape (p, p) or None (identity)
     k : int
     criterion : {'max-eig', 'trace'}
     initial : ndarray of int of shape (k,) or None
@@ -73,6 +73,6 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
             ConvergenceWarning,
             stacklevel=3,
         )
-    mask = np.zeros(len(B), dtype=bool)
+    mask = np.zeros(len(res.weights), dtype=bool)
     mask[res.support] = True
     return mask

@@ -12,6 +12,7 @@ from ..spectral._certificates import certify
 from ..spectral._general import greedy_path
 from ..spectral._implicit import implicit_greedy_path, use_implicit
 from ..spectral._refine import refine_support
+from ._exact_fit import _check_solver_params, _exact_fit_attributes
 from ._lda import _resolve_k
 
 __all__ = ["SparsePCASelector"]
@@ -47,6 +48,14 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         Dense algorithm only: improve the selected support by
         :func:`pixsel.spectral.refine_support` (truncated power steps and exact 1-swaps; never
         worse, no longer on the nested path).
+    solver : {'greedy', 'exact'}, default='greedy'
+        ``'exact'`` (dense algorithm only): the support at ``n_features_to_select`` is the
+        certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound started from
+        the greedy support); ``upper_bound_`` / ``gap_`` are then its certificate and ``status_``,
+        ``n_nodes_`` report the search.
+    time_limit : float or None, default=None
+        Seconds allowed to the exact search; when it stops first, the best support found is kept
+        with its certified gap and a ``ConvergenceWarning`` is raised.
 
     Attributes
     ----------
@@ -64,6 +73,9 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         Certified upper bound on the best variance of any ``k`` features (``inf`` when not
         available); ``gap_ = upper_bound_ - explained_variance_``.
     forward_path_, backward_path_ : SparsePath or None
+    status_, n_nodes_ : str, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...) and
+        the number of nodes searched.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -77,11 +89,16 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
     [1, 4]
     """
 
-    def __init__(self, n_features_to_select=10, *, direction="dual", algorithm="auto", refine=False):
+    def __init__(
+        self, n_features_to_select=10, *, direction="dual", algorithm="auto", refine=False, solver="greedy",
+        time_limit=None,
+    ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.algorithm = algorithm
         self.refine = refine
+        self.solver = solver
+        self.time_limit = time_limit
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -104,6 +121,7 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         owner = type(self).__name__
         check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
         check_options(self.algorithm, "algorithm", _ALGORITHMS, owner=owner)
+        _check_solver_params(self, owner)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         k = _resolve_k(self.n_features_to_select, p, owner)
@@ -113,6 +131,8 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         direction = self.direction
         fwd = bwd = None
         if algorithm == "implicit":
+            if self.solver == "exact":
+                raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
             if direction == "backward":
                 raise ValueError(
                     f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
@@ -141,6 +161,10 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
             w, V = np.linalg.eigh(C[np.ix_(S, S)])
             comp = np.zeros(p)
             comp[S] = V[:, -1] * np.sign(V[np.argmax(np.abs(V[:, -1])), -1])
+        if self.solver == "exact":
+            S = np.flatnonzero(_exact_fit_attributes(self, C, None, k, initial=S))
+            value, ub = float(self.exact_result_.objective), float(self.upper_bound_)
+            comp = self.exact_result_.weights.copy()
         comp = comp / np.linalg.norm(comp)
         self.forward_path_, self.backward_path_ = fwd, bwd
         self.direction_, self.algorithm_ = direction, algorithm

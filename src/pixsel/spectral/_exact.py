@@ -29,8 +29,10 @@ tried besides the inclusion bound, both ``O(|U|^2)`` from the kept matrices:
 
 The same bounds fix variables without branching: ``j`` is fixed in when every support without
 it is bounded below the incumbent, fixed out when every support with it is. Nodes are explored
-best-first by bound, each popped node followed by a depth-first dive (the include child of the
-variable with the largest forward gain first) so that incumbents improve early.
+best-first by bound, each popped node followed by a depth-first dive so that incumbents improve
+early. Branching variable: the free ``j`` whose exclusion lowers the inclusion bound most
+(largest ``|W_j|^2 / P_jj``); its include child is dived into, its exclude child queued. Of the
+three rules measured (``_BRANCH_RULE``; benchmarks/bench_exact_ablation.py) this was fastest.
 
 Full symmetric ``A`` (``'max-eig'``) uses the inclusion bound tested by a Cholesky
 factorization of ``theta B_UU - A_UU`` (``theta`` = incumbent): it succeeds exactly when
@@ -222,10 +224,14 @@ def _greedy_incumbent(A, B, k, criterion, form):
     general = "criterion" in inspect.signature(greedy_path).parameters
     if form != "vector" and not general:
         return _small_dual_pass(A, B, k, criterion)
+    params = inspect.signature(greedy_path).parameters
     cands = []
     for direction in ("forward", "backward"):
         if general:
-            path = greedy_path(A, B, direction=direction, criterion=criterion)
+            extra = {"certificate": None} if "certificate" in params else {}
+            if direction == "forward" and "max_k" in params:
+                extra["max_k"] = k
+            path = greedy_path(A, B, direction=direction, criterion=criterion, **extra)
         else:
             path = greedy_path(A, B, direction=direction)
         cands.append(path.support(k))

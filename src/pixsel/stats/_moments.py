@@ -101,22 +101,33 @@ class ClassStatistics:
 
 
 def _block_partial(Xb, yb, classes):
-    """Counts, class means and within-class scatter (about the block's class means) of one block."""
-    # one float64 working copy (never the caller's array), centred in place, then one SYRK
-    R = check_finite(np.array(Xb, dtype=np.float64, copy=True, order="C"), "a block of rows of X")
+    """Counts, class means and within-class scatter (about the block's class means) of one block.
+
+    One float64 working copy ``R = X_b - m_b`` (the block's overall mean ``m_b``; conversion and
+    centring in a single pass, never touching the caller's array), one SYRK ``R^T R``, then the
+    class correction ``- sum_c n_c d_c d_c^T`` with ``d_c`` the class means of ``R``: the exact
+    identity ``sum_{i in c} (r_i - d_c)(r_i - d_c)^T = sum_{i in c} r_i r_i^T - n_c d_c d_c^T``,
+    whose cancellation is harmless once the large common mean is removed.
+    """
+    Xb = np.asarray(Xb)
     yb = np.asarray(yb)
     C = len(classes)
     idx = np.searchsorted(classes, yb)
     if np.any(idx >= C) or np.any(classes[np.minimum(idx, C - 1)] != yb):
         raise ValueError("y holds labels that are not in 'classes'.")
     counts = np.bincount(idx, minlength=C).astype(np.float64)
+    m0 = Xb.mean(axis=0, dtype=np.float64)
+    R = np.empty(Xb.shape, dtype=np.float64)
+    np.subtract(Xb, m0, out=R)
     onehot = np.zeros((len(idx), C))
     onehot[np.arange(len(idx)), idx] = 1.0
     # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one
-    means = (R.T @ onehot).T / np.where(counts > 0, counts, 1.0)[:, None]
-    R -= means[idx]
+    d = (R.T @ onehot).T / np.where(counts > 0, counts, 1.0)[:, None]
     W = R.T @ R  # NumPy dispatches A.T @ A to a symmetric rank-k update
-    return counts, means, W
+    W -= (d.T * counts) @ d
+    if not (np.all(np.isfinite(m0)) and np.all(np.isfinite(np.diagonal(W)))):
+        check_finite(np.asarray(Xb, dtype=np.float64), "a block of rows of X")  # raises, locating it
+    return counts, m0 + d, W
 
 
 def _merge(parts):

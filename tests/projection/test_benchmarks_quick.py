@@ -1,0 +1,36 @@
+"""Smoke runs (``--quick``) of the texture and clustering benchmarks of issue 7."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(name):
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(BENCH))
+    return mod
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(
+    "name,data,key",
+    [("bench_slm_textures", "brodatz_112_640x640.npz", "accuracy"),
+     ("bench_slm_clustering", "usps_full_16x16.npz", "table")],
+)
+def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, monkeypatch, capsys):
+    shared_data(data)  # skips when the file is absent
+    monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
+    assert _load(name).main(["--quick"]) == 0
+    out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
+    assert "ker.dict (ours)" in out[key] and "KPCA" in out[key] and "KLPP" in out[key]
+    assert "wrote" in capsys.readouterr().out
