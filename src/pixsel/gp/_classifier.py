@@ -56,7 +56,9 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         inputs); each restart draws ``log sf`` and ``log ell`` uniformly within +-log(10) of
         the first start (one common draw for all ARD length-scales times a per-feature jitter).
     max_iter : int, default=200
-        L-BFGS-B iterations per start.
+        L-BFGS-B iterations per start. The search is bounded: signal standard deviation in
+        [0.01, 100] (beyond 100 the probit is saturated; on nearly separable data the evidence
+        keeps growing with it), length-scales in [ell0 / 1e3, ell0 * 1e4].
     max_time : float or None, default=None
         Wall-clock budget in seconds for the whole hyperparameter search; when it runs out the
         best point seen so far is kept and ``stopped_by_time_`` is True.
@@ -70,6 +72,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         Step of the parallel EP sweep in the natural site parameters.
     ep_tol : float, default=1e-5
         EP stops when no site parameter changed by more than this in a sweep.
+    blas_threads : int or None, default=1
+        BLAS threads inside ``fit`` and the predictions (scoped with ``threadpoolctl``; restored
+        afterwards). EP and Laplace run many O(n^2) and O(n^3) operations on n x n matrices of a
+        few hundred to a few thousand rows, where one thread is as fast or faster, and on a
+        shared, oversubscribed machine much faster (measured: a 767 x 767 Cholesky took 0.41 s
+        with 2 contended threads, 0.025 s with 1). ``None`` leaves the process setting alone.
     random_state : int, RandomState instance or None
 
     Attributes
@@ -115,6 +123,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         ep_method="parallel",
         ep_damping=0.8,
         ep_tol=1e-5,
+        blas_threads=1,
         random_state=None,
     ):
         self.approximation = approximation
@@ -128,6 +137,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         self.ep_method = ep_method
         self.ep_damping = ep_damping
         self.ep_tol = ep_tol
+        self.blas_threads = blas_threads
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -138,12 +148,15 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     # -- inference -----------------------------------------------------------------------------
     def _infer(self, K, yy, init):
         if self.approximation == "ep":
-            st = ep_binary_probit(K, yy, init=init, method=self.ep_method, damping=self.ep_damping,
-                                  tol=self.ep_tol)
-            if not st.converged and self.ep_method == "parallel":
-                # parallel sweeps can oscillate; the sequential ones converge for the (log-concave)
-                # probit likelihood: finish from where the parallel sweeps stopped
+            method = getattr(self, "_ep_mode", self.ep_method)
+            st = ep_binary_probit(K, yy, init=init, method=method, damping=self.ep_damping, tol=self.ep_tol,
+                                  max_sweeps=50 if method == "parallel" else 200)
+            if not st.converged and method == "parallel":
+                # parallel sweeps can oscillate (e.g. large signal variance on nearly separable
+                # data); the sequential ones converge for the log-concave probit likelihood:
+                # finish from where the parallel sweeps stopped and stay sequential in this fit
                 st = ep_binary_probit(K, yy, init=(st.tau, st.nu), method="sequential", tol=self.ep_tol)
+                self._ep_mode = "sequential"
             return st, (st.tau, st.nu)
         st = laplace_binary_probit(K, yy, init=init)
         return st, st.a
@@ -158,6 +171,13 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
             g = laplace_log_marginal_grad(kernel, theta, X, K, yy, st)
         return st, warm, g
 
+    def _threads(self):
+        from contextlib import nullcontext
+
+        from threadpoolctl import threadpool_limits
+
+        return nullcontext() if self.blas_threads is None else threadpool_limits(int(self.blas_threads), user_api="blas")
+
     def fit(self, X, y):
         """Fit the hyperparameters and the latent posterior.
 
@@ -171,6 +191,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if self.blas_threads is not None:
+            check_int(self.blas_threads, "blas_threads", low=1, owner=_OWNER)
+        with self._threads():
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         t0 = time.perf_counter()
         check_options(self.approximation, "approximation", ("ep", "laplace"), owner=_OWNER)
         check_int(self.n_restarts, "n_restarts", low=0, owner=_OWNER)
@@ -193,6 +219,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
                 "against the rest."
             )
         rng = check_random_state(self.random_state)
+        self._ep_mode = self.ep_method
         yy = np.where(y == self.classes_[1], 1.0, -1.0)
         p = X.shape[1]
         kernel = SquaredExponential(bool(self.ard), p)
@@ -207,7 +234,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         log_ell0 = np.log(np.broadcast_to(ell0, (p,)) if self.ard else float(np.mean(ell0)))
         theta0 = np.concatenate([[0.5 * np.log(sf2_0)], np.atleast_1d(log_ell0)])
         ref = float(np.log(np.median(np.broadcast_to(ell0, (p,)))))
-        bounds = [(np.log(1e-3), np.log(1e3))] + [(ref - np.log(1e3), ref + np.log(1e4))] * (
+        bounds = [(np.log(1e-2), np.log(1e2))] + [(ref - np.log(1e3), ref + np.log(1e4))] * (
             kernel.n_params - 1
         )
         starts = [theta0]
@@ -291,7 +318,8 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         Ks = self._kernel(self.theta_, self.X_train_, X)
         kss = self._kernel.diag(self.theta_, X)
         pred = ep_predict if self.approximation == "ep" else laplace_predict
-        return pred(self._K, Ks, kss, self._yy, self.state_)
+        with self._threads():
+            return pred(self._K, Ks, kss, self._yy, self.state_)
 
     def decision_function(self, X):
         """``E[f*] / sqrt(1 + V[f*])``, the probit argument of ``p(y* = classes_[1])``.
