@@ -1,10 +1,14 @@
 """pixsel: sparse, cardinality-constrained feature selection for images.
 
-The public API is listed in ``__all__``; everything else is private.
+The public API is listed in ``__all__``; everything else is private. The layers are public
+subpackages too: ``pixsel.stats``, ``pixsel.spectral``, ``pixsel.pls``, ``pixsel.scores``,
+``pixsel.projection``, ``pixsel.gp``, ``pixsel.evaluation``, ``pixsel.features``,
+``pixsel.datasets``, ``pixsel.viz``.
 """
 
 __version__ = "0.1.0"
 
+from .decomposition import GreedySparsePCA, SparseLinearModelProjection  # noqa: E402
 from .selection import (  # noqa: E402
     CardinalSPLSSelector,
     ScoreSelector,
@@ -22,4 +26,6 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "GreedySparsePCA",
+    "SparseLinearModelProjection",
 ]
