@@ -126,3 +126,24 @@ def test_cli_gspca_solver_exact(tmp_path, capsys):
     assert report["status"] == "optimal" and report["n_nodes"] >= 1
     assert report["indices"] == SparsePCASelector(3, solver="exact").fit(X).get_support(indices=True).tolist()
     assert "certified optimal" in capsys.readouterr().out
+
+
+def test_get_support_at_k_is_the_exact_selection():
+    # a suppressor-rich problem where greedy misses the optimum at k = 3
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        X = rng.standard_normal((80, 8)) @ rng.standard_normal((8, 8))
+        y = rng.integers(0, 2, 80)
+        X[y == 1] += rng.standard_normal(8) * 0.5
+        greedy = SparseLDASelector(3).fit(X, y)
+        exact = SparseLDASelector(3, solver="exact").fit(X, y)
+        if exact.objective_path_[2] > greedy.objective_path_[2] * (1 + 1e-9):
+            break
+    else:
+        pytest.fail("no instance where the exact solver improves on greedy")
+    S = exact.get_support(indices=True)
+    assert not np.array_equal(S, greedy.get_support(indices=True))
+    assert np.array_equal(exact.get_support_at(3, indices=True), S)
+    st = class_statistics(X, y)
+    B, _ = regularize(st.within, "auto")
+    assert objective_on_support(st.between, B, S) == pytest.approx(exact.objective_path_[2], rel=1e-9)

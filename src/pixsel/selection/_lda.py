@@ -277,7 +277,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         kmax = len(self.objective_path_)  # n_features_in_, or n_features_to_select_ when implicit
         k = check_int(k, "k", low=1, high=kmax, owner=type(self).__name__)
-        mask = self._mask_at(k)
+        # at n_features_to_select_ the fitted selection (the certified one with solver='exact')
+        mask = self.support_.copy() if k == self.n_features_to_select_ else self._mask_at(k)
         return np.flatnonzero(mask) if indices else mask
 
     def _get_support_mask(self):

@@ -187,10 +187,13 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
 
     def get_support_at(self, k, indices=False):
         """The support for another ``k`` from the fitted path(s) (``k <= n_features_to_select_``
-        for a forward-only fit)."""
+        for a forward-only fit); at ``k = n_features_to_select_`` the fitted ``support_``."""
         check_is_fitted(self)
         kmax = self.n_features_in_ if self.backward_path_ is not None else self.n_features_to_select_
         k = check_int(k, "k", low=1, high=kmax, owner=type(self).__name__)
+        if k == self.n_features_to_select_:  # the fitted selection (exact or refined when asked)
+            mask = self.support_.copy()
+            return np.flatnonzero(mask) if indices else mask
         fwd = self.forward_path_ if (self.forward_path_ is not None and k <= self.n_features_to_select_) else None
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self._pick(fwd, self.backward_path_, k).support(k)] = True
