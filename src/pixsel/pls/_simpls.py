@@ -122,6 +122,23 @@ def _simpls(Xc, Yc, n_components, *, strict=True):
     return R, T, P, Q
 
 
+def _as_xy(X, Y, owner=None):
+    """Float64 copies of ``X`` (2-D) and ``Y`` (1-D made a column), checked for shape and finiteness."""
+    who = f"{owner}: " if owner else ""
+    X = np.array(X, dtype=np.float64)
+    Y = np.array(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"{who}X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
+            f"{X.shape} and {Y.shape}."
+        )
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
+        raise ValueError(f"{who}X and Y must not contain NaN or infinite values; impute or drop them.")
+    return X, Y
+
+
 def simpls(X, Y, n_components, *, strict=True):
     """Fit SIMPLS (de Jong, 1993) to ``X`` and one or several responses ``Y``.
 
@@ -152,17 +169,7 @@ def simpls(X, Y, n_components, *, strict=True):
     >>> fit.coef.shape
     (6, 1)
     """
-    X = np.array(X, dtype=np.float64)
-    Y = np.array(Y, dtype=np.float64)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
-        raise ValueError(
-            f"X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes {X.shape} "
-            f"and {Y.shape}."
-        )
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
-        raise ValueError("X and Y must not contain NaN or infinite values; impute or drop them.")
+    X, Y = _as_xy(X, Y)
     N, p = X.shape
     if N < 2:
         raise ValueError(f"X has {N} sample(s); SIMPLS needs at least 2 samples.")

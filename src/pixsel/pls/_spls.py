@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._simpls import SIMPLSResult, _simpls
+from ._simpls import SIMPLSResult, _as_xy, _simpls
 
 __all__ = ["SPLSResult", "cardinal_counts", "cardinal_spls", "spls_eta"]
 
@@ -116,17 +116,7 @@ def cardinal_counts(n, n_components):
 
 
 def _prepare(X, Y, owner):
-    X = np.array(X, dtype=np.float64)
-    Y = np.array(Y, dtype=np.float64)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
-        raise ValueError(
-            f"{owner}: X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
-            f"{X.shape} and {Y.shape}."
-        )
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
-        raise ValueError(f"{owner}: X and Y must not contain NaN or infinite values; impute or drop them.")
+    X, Y = _as_xy(X, Y, owner)
     if X.shape[0] < 2:
         raise ValueError(f"{owner}: X has {X.shape[0]} sample(s); PLS needs at least 2 samples.")
     x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
