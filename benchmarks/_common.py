@@ -1,20 +1,72 @@
-"""Shared helpers for the benchmark scripts (timing, peak memory, results folder)."""
+"""Shared helpers for the benchmark scripts: one argument set, one output convention, timing, memory.
+
+Every script builds its parser with :func:`parser` (``--quick``, ``--threads``, ``--out``), runs
+its BLAS work inside :func:`blas_threads`, writes its JSON with :func:`write_results` into
+``args.out`` (default ``results/<script>``, or ``$PIXSEL_RESULTS/<script>``) and prints its
+ratios. The scripts import the installed ``pixsel`` (``make bench`` installs it); nothing is
+inserted into ``sys.path``.
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
-import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
+import pixsel
+from pixsel.io import write_json
+
+__all__ = ["parser", "out_dir", "blas_threads", "write_results", "best_time", "PeakRSS"]
 
 
-def results_dir(name):
-    path = Path(os.environ.get("PIXSEL_RESULTS", "results")) / name
+def _default_out(name):
+    return Path(os.environ.get("PIXSEL_RESULTS", "results")) / name
+
+
+def parser(name, description, *, threads=1):
+    """An ``ArgumentParser`` with the three options every benchmark has.
+
+    ``--quick`` runs the smoke size (seconds to minutes), ``--threads N`` pins BLAS to ``N``
+    threads (default ``threads``; 0 leaves BLAS alone), ``--out DIR`` is where JSON and figures go.
+    """
+    p = argparse.ArgumentParser(prog=f"{name}.py", description=description)
+    p.add_argument("--quick", action="store_true", help="smoke size (the one the tests run)")
+    p.add_argument("--threads", type=int, default=threads, help=f"BLAS threads (default {threads}; 0 = unlimited)")
+    p.add_argument("--out", type=Path, default=_default_out(name), help=f"output folder (default results/{name})")
+    p.set_defaults(benchmark=name)
+    return p
+
+
+def out_dir(args):
+    """``args.out``, created."""
+    path = Path(args.out)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def blas_threads(args_or_n):
+    """Context that pins BLAS to ``args.threads`` threads (a no-op for 0 or None)."""
+    n = getattr(args_or_n, "threads", args_or_n)
+    if not n:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=int(n), user_api="blas")
+
+
+def write_results(args, data, name=None):
+    """Write ``data`` (plus the benchmark's name, options and pixsel's version) as JSON; return the path."""
+    record = {
+        "benchmark": args.benchmark,
+        "pixsel_version": pixsel.__version__,
+        "quick": bool(getattr(args, "quick", False)),
+        "threads": getattr(args, "threads", None),
+    }
+    record.update(data)
+    return write_json(out_dir(args) / f"{name or args.benchmark}.json", record)
 
 
 def best_time(fn, repeat=3):
@@ -52,3 +104,10 @@ class PeakRSS:
         self.peak = max(self.peak, self._proc.memory_info().rss)
         self.delta = self.peak - self.base
         return False
+
+
+# kept while the scripts move to ``args.out``: the folder a script writes into by default
+def results_dir(name):
+    path = _default_out(name)
+    path.mkdir(parents=True, exist_ok=True)
+    return path

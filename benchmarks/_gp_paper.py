@@ -24,7 +24,7 @@ import numpy as np
 from _common import results_dir  # noqa: F401  (also puts src/ on sys.path)
 
 from pixsel import SparseLDASelector
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 from pixsel.evaluation import (
     GP_RESTARTS,
     evaluate_selection,

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_exact_speed import lda_instance  # noqa: E402
 
 import pixsel.spectral._exact as ex  # noqa: E402
-from pixsel._io import write_json  # noqa: E402
+from pixsel.io import write_json  # noqa: E402
 from pixsel.spectral import exact_support  # noqa: E402
 
 

@@ -37,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _exact_common import fisher_predict, pearson_order  # noqa: E402
 
-from pixsel._io import save_figure, write_json  # noqa: E402
+from pixsel.io import save_figure, write_json  # noqa: E402
 from pixsel.datasets import load_shared  # noqa: E402
 from pixsel.spectral import fisher_thresholding_path, greedy_path_reference, simple_thresholding_path  # noqa: E402
 from pixsel.stats import class_statistics, regularize  # noqa: E402

@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _exact_common import ft_order, local_dual_pass_objectives, random_pair, st_order  # noqa: E402
 
-from pixsel._io import save_figure, write_json  # noqa: E402
+from pixsel.io import save_figure, write_json  # noqa: E402
 from pixsel.spectral import exact_support, objective_on_support  # noqa: E402
 
 

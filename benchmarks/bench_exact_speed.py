@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _exact_common import brownian_kernel, random_pair, sample_cov  # noqa: E402
 
-from pixsel._io import write_json  # noqa: E402
+from pixsel.io import write_json  # noqa: E402
 from pixsel.datasets import load_shared  # noqa: E402
 from pixsel.spectral import exact_support  # noqa: E402
 from pixsel.stats import class_statistics, regularize  # noqa: E402

@@ -33,7 +33,7 @@ from sklearn.model_selection import StratifiedKFold
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _exact_common import fisher_predict, ft_order, pearson_order, st_order  # noqa: E402
 
-from pixsel._io import save_figure, write_json  # noqa: E402
+from pixsel.io import save_figure, write_json  # noqa: E402
 from pixsel.datasets import load_shared  # noqa: E402
 from pixsel.spectral import exact_support, greedy_path  # noqa: E402
 from pixsel.stats import class_statistics, regularize  # noqa: E402

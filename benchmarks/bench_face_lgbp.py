@@ -38,7 +38,7 @@ from _spls_common import _quiet_fit
 from sklearn.feature_selection import f_classif
 
 from pixsel import CardinalSPLSSelector, SPLSSelector
-from pixsel._io import atomic_path, save_figure, write_json
+from pixsel.io import atomic_path, save_figure, write_json
 from pixsel.datasets import load_shared
 from pixsel.features import lgbp
 

@@ -26,7 +26,7 @@ from _common import PeakRSS, best_time, results_dir
 from threadpoolctl import threadpool_limits
 
 import pixsel
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 from pixsel.spectral import greedy_path
 
 

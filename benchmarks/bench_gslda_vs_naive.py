@@ -30,7 +30,7 @@ from _common import best_time, results_dir
 from threadpoolctl import threadpool_limits
 
 import pixsel
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.spectral import greedy_path, greedy_path_reference
 
 

@@ -27,7 +27,7 @@ from _common import best_time, results_dir
 from threadpoolctl import threadpool_limits
 
 import pixsel
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.spectral import greedy_path, objective_on_support
 from pixsel.stats import class_statistics, regularize

@@ -25,7 +25,7 @@ import numpy as np
 from _common import PeakRSS, results_dir
 from threadpoolctl import threadpool_limits
 
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.spectral import implicit_greedy_path
 

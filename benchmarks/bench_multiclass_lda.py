@@ -21,7 +21,7 @@ from _common import results_dir
 from threadpoolctl import threadpool_limits
 
 from pixsel import SparseLDASelector
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.stats import class_statistics, regularize
 

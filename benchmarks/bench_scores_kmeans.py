@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 from pixsel.datasets import load_shared
 from pixsel.scores import block_krylov_svd
 from pixsel.selection import ScoreSelector, SubspaceScoreSelector

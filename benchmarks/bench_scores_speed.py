@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.scores import subspace_scores
 

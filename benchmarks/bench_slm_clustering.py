@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 from _common import results_dir
 
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.decomposition import KernelLPP, SparseLinearModelProjection
 

@@ -33,7 +33,7 @@ import time
 import numpy as np
 from _common import PeakRSS, results_dir
 
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 from pixsel.datasets import load_shared
 from pixsel.decomposition import KernelLPP, SparseLinearModelProjection
 

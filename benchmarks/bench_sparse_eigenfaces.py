@@ -26,7 +26,7 @@ import numpy as np
 from _common import results_dir
 from threadpoolctl import threadpool_limits
 
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 from pixsel.datasets import load_shared
 from pixsel.spectral import greedy_path
 

@@ -29,7 +29,7 @@ from _spls_common import (
     spls_eta_tuned,
 )
 
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 
 SIGMAS = (0.5, 0.75, 1.0, 1.5)
 PAPER = {

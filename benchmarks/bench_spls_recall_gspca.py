@@ -19,7 +19,7 @@ import numpy as np
 from _spls_common import N_TRUE, greedy_sparse_pca, simulate
 
 from pixsel import SparsePCASelector
-from pixsel._io import write_json
+from pixsel.io import write_json
 
 SIGMAS = (0.5, 0.75, 1.0, 1.5)
 PAPER = (0.722, 0.620, 0.491, 0.051)

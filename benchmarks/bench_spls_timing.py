@@ -32,7 +32,7 @@ from sklearn.cross_decomposition import PLSRegression
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import MultiTaskLasso
 
-from pixsel._io import save_figure, write_json
+from pixsel.io import save_figure, write_json
 
 PAPER = {  # seconds, Matlab, the paper's machine
     "group lasso": (8.0, 12.9, 60.3),

@@ -25,7 +25,7 @@ from _common import PeakRSS, best_time, results_dir
 import dask
 import dask.array as da
 
-from pixsel._io import write_json
+from pixsel.io import write_json
 from pixsel.stats import class_statistics
 
 

@@ -24,6 +24,8 @@ __all__ = [
     "check_finite",
     "check_square_symmetric",
     "is_dask_array",
+    "resolve_k",
+    "sign_flip",
 ]
 
 
@@ -156,3 +158,47 @@ def check_square_symmetric(B, name="B", *, rtol=1e-8):
             f"{float(np.max(np.abs(B - B.T))):.3g}. Pass ({name} + {name}.T) / 2 if that is intended."
         )
     return B
+
+
+def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_select"):
+    """An int in ``[1, n_features]``, or a float in ``(0, 1]`` read as a fraction of the features.
+
+    Examples
+    --------
+    >>> resolve_k(3, 10), resolve_k(0.25, 10)
+    (3, 2)
+    >>> resolve_k(11, 10, "SparseLDASelector")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_features_to_select' parameter of SparseLDASelector must be an int in the range [1, 10]. Got 11 instead.
+    """
+    v = n_features_to_select
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
+        frac = check_real(v, name, low=0, high=1, low_open=True, owner=owner)
+        return max(1, int(round(frac * n_features)))
+    return check_int(v, name, low=1, high=n_features, owner=owner)
+
+
+def sign_flip(V):
+    """Fix the sign of a vector, or of each row of a matrix: its largest-magnitude entry is positive.
+
+    Ties in magnitude go to the lowest index; an all-zero row is left as it is. A new array is
+    returned (the input is not modified).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sign_flip(np.array([0.5, -2.0, 1.0])).tolist()
+    [-0.5, 2.0, -1.0]
+    >>> sign_flip(np.array([[1.0, -3.0], [0.0, 0.0]])).tolist()
+    [[-1.0, 3.0], [0.0, 0.0]]
+    """
+    V = np.asarray(V)
+    if V.size == 0:
+        return V.copy()
+    rows = V[None, :] if V.ndim == 1 else V
+    idx = np.argmax(np.abs(rows), axis=1)
+    s = np.sign(rows[np.arange(rows.shape[0]), idx])
+    s[s == 0] = 1
+    out = rows * s[:, None]
+    return out[0] if V.ndim == 1 else out

@@ -72,7 +72,7 @@ def test_select_bad_input_is_a_clear_error_and_writes_nothing(digits_npz, tmp_pa
 
 
 def test_atomic_write_leaves_no_partial_file(tmp_path):
-    from pixsel._io import write_json
+    from pixsel.io import write_json
 
     target = tmp_path / "x.json"
     write_json(target, {"a": 1})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._io import save_figure, write_json
+from ..io import save_figure, write_json
 
 _KS = (1, 2, 4, 8, 16, 32, 64)
 

@@ -92,7 +92,7 @@ def run(args):
                              random_state=args.seed, progress=not args.quiet)
     res.method = args.method
     out = Path(args.out)
-    from .._io import save_figure, write_json
+    from ..io import save_figure, write_json
     from ..evaluation import plot_curves
 
     report = provenance(args, split=split, n_train=int(len(y_train)), n_test=int(len(y_test)),

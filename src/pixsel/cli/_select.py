@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._io import save_figure, write_json
+from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,

@@ -127,7 +127,7 @@ class EvaluationResult:
 
     def save(self, out_dir, stem=None):
         """Write ``<stem>.json`` and ``<stem>.png`` (error/information/evidence vs k) into ``out_dir``."""
-        from .._io import save_figure, write_json
+        from ..io import save_figure, write_json
         from ._plots import plot_curves
 
         out_dir = Path(out_dir)

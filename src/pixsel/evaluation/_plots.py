@@ -1,4 +1,4 @@
-"""Figures of evaluation results (matplotlib, Agg; no file I/O here: see ``pixsel._io``)."""
+"""Figures of evaluation results (matplotlib, Agg; no file I/O here: see ``pixsel.io``)."""
 
 from __future__ import annotations
 

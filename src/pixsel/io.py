@@ -1,4 +1,4 @@
-"""Atomic output: files are written completely or not at all."""
+"""Output files for the surfaces: written atomically, completely or not at all, as JSON or figures."""
 
 from __future__ import annotations
 
