@@ -3,7 +3,9 @@
 * class statistics: :func:`class_means` (first order, no ``p x p`` matrix),
   :func:`class_statistics` (plus the pooled within-class covariance), :func:`between_class_factor`;
 * per-feature statistics for the scores: :func:`column_moments`, :func:`class_sums`;
-* the centred Gram matrix used through the data at image scale: :class:`CenteredGramOperator`;
+* the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
+  image-scale greedy paths), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
+  (the passes of the block Krylov SVD);
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`.
 
@@ -12,7 +14,7 @@ blocks of a NumPy array, the same code inside every chunk of a Dask array.
 """
 
 from ._columns import ClassSums, class_sums, column_moments
-from ._gram import CenteredGramOperator
+from ._gram import CenteredGramOperator, centered_gram_matmat, centered_projected_gram
 from ._moments import (
     ClassMeans,
     ClassStatistics,
@@ -28,6 +30,8 @@ __all__ = [
     "ClassStatistics",
     "ClassSums",
     "CenteredGramOperator",
+    "centered_gram_matmat",
+    "centered_projected_gram",
     "between_class_factor",
     "class_codes",
     "class_means",

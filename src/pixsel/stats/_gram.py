@@ -7,6 +7,10 @@ forward greedy path to ``k`` needs only its diagonal and ``k`` of its columns. C
 ``X^T (X[:, j] - m_{y, j}) / N``: the class-centred column has zero class sums, so the means
 never multiply a ``p``-vector. ``X`` is never copied or centred in memory (float32 stays
 float32): one ``O(N p)`` product per column, one pass for the diagonal.
+
+:func:`centered_gram_matmat` and :func:`centered_projected_gram` are the two passes of the block
+Krylov SVD (:func:`pixsel.scores.block_krylov_svd`): ``A_c^T (A_c V)`` and ``(A_c Q)^T (A_c Q)``
+for a small block, centring implicit (``A_c V = A V - 1 (mean^T V)``), NumPy or Dask.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import numpy as np
 
 from .._validation import as_float_array, check_real
 from ._moments import class_codes, class_means
+from ._reduce import block_reduce, sum_partials
 
-__all__ = ["CenteredGramOperator"]
+__all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
 
 
 class CenteredGramOperator:
@@ -107,3 +112,71 @@ class CenteredGramOperator:
         idx = np.asarray(idx, dtype=np.intp)
         XS = self.X[:, idx].astype(np.float64) - self.means[:, idx][self.codes]
         return XS.T @ XS / self.n + self.alpha * np.eye(len(idx))
+
+
+def centered_gram_matmat(A, V, mean):
+    """``A_c^T (A_c V)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
+
+    Parameters
+    ----------
+    A : ndarray or dask array of shape (n_samples, n_features)
+        Float data, used in its own dtype (float32 products stay float32 inside a block).
+    V : ndarray of shape (n_features, b)
+        A small block of vectors.
+    mean : ndarray of shape (n_features,)
+        The centre (zeros for uncentred data).
+
+    Returns
+    -------
+    ndarray of shape (n_features, b), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 2.0], [3.0, 6.0]]); V = np.eye(2)
+    >>> centered_gram_matmat(A, V, A.mean(axis=0)).tolist()
+    [[2.0, 4.0], [4.0, 8.0]]
+    """
+    Vd = V.astype(A.dtype, copy=False)
+    shift = (mean @ V).astype(A.dtype)  # (b,)
+
+    def part(a):
+        y = a @ Vd
+        y -= shift
+        return a.T @ y, y.sum(axis=0)
+
+    Z, colsum = block_reduce(part, sum_partials, A)
+    Z = np.asarray(Z, dtype=np.float64)
+    Z -= np.outer(mean, np.asarray(colsum, dtype=np.float64))
+    return Z
+
+
+def centered_projected_gram(A, Q, mean):
+    """``(A_c Q)^T (A_c Q)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
+
+    Parameters
+    ----------
+    A : ndarray or dask array of shape (n_samples, n_features)
+    Q : ndarray of shape (n_features, s)
+    mean : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    ndarray of shape (s, s), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 2.0], [3.0, 6.0]])
+    >>> centered_projected_gram(A, np.array([[1.0], [0.0]]), A.mean(axis=0)).tolist()
+    [[2.0]]
+    """
+    Qd = Q.astype(A.dtype, copy=False)
+    shift = (mean @ Q).astype(A.dtype)
+
+    def part(a):
+        y = a @ Qd
+        y -= shift
+        return y.T @ y
+
+    return np.asarray(block_reduce(part, sum_partials, A), dtype=np.float64)
