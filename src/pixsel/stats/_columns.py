@@ -103,9 +103,10 @@ class ClassSums:
 
 
 def _class_sums_partial(Xb, codes, mean, C):
-    F = np.asarray(Xb, dtype=np.float64) - mean
     H = _onehot(codes, C)
-    return (F.T @ H).T, ((F * F).T @ H).T
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0: class_sums checks the sums
+        F = np.asarray(Xb, dtype=np.float64) - mean
+        return (F.T @ H).T, ((F * F).T @ H).T
 
 
 def class_sums(X, y, *, classes=None):

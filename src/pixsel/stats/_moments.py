@@ -206,7 +206,8 @@ def _onehot(codes, C):
 def _sums_partial(Xb, codes, C):
     """Class counts and class sums (float64) of one block."""
     # (X^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T X, fast on this one
-    sums = (np.asarray(Xb, dtype=np.float64).T @ _onehot(codes, C)).T
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0: the caller checks the sums
+        sums = (np.asarray(Xb, dtype=np.float64).T @ _onehot(codes, C)).T
     return np.bincount(codes, minlength=C).astype(np.float64), sums
 
 

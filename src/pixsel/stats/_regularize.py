@@ -95,20 +95,16 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
                 "regularization='ledoit-wolf' needs the data: pass X, y, means and classes."
             )
         from .._validation import is_dask_array
+        from ._reduce import block_reduce, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
         if is_dask_array(X):
-            import dask.array as da
 
-            yd = da.from_array(idx, chunks=(X.chunks[0],))
-            Xr = X.rechunk({1: -1})
-            R = da.map_blocks(
-                lambda xb, ib: np.asarray(xb, dtype=np.float64) - means[ib[:, 0]],
-                Xr,
-                yd.rechunk((Xr.chunks[0],))[:, None],
-                dtype=np.float64,
-            )
-            fourth = float(((R**2).sum(axis=1) ** 2).sum().compute())
+            def fourth_part(xb, ib):
+                R = np.asarray(xb, dtype=np.float64) - means[ib]
+                return float(np.sum(np.einsum("ij,ij->i", R, R) ** 2))
+
+            fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
             shrinkage = _ledoit_wolf_from_moments(B, fourth, X.shape[0])
         else:
             from sklearn.covariance import ledoit_wolf_shrinkage
