@@ -78,6 +78,7 @@ fig.legend(handles=[Rectangle((0, 0), 1, 1, label="selected pixel", **outline)],
            frameon=False)
 fig.suptitle("Selected pixels over the class means (dark = ink)")
 fig.tight_layout(rect=(0, 0.06, 1, 1))
+# sphinx_gallery_thumbnail_number = 2
 
 # %%
 # Does the separation carry over to new images?
