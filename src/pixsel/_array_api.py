@@ -176,7 +176,7 @@ def float_dtype(xp, X, device=None, *, name="X"):
         if dt == xp.float64 and not has_float64(xp, device):  # pragma: no cover - such arrays can't exist
             return xp.float32
         return dt
-    if xp.isdtype(dt, ("integral", "bool")) if hasattr(xp, "isdtype") else False:
+    if xp.isdtype(dt, ("integral", "bool")):
         return xp.float64 if has_float64(xp, device) else xp.float32
     if xp.isdtype(dt, "real floating"):  # float16, bfloat16
         raise TypeError(
@@ -204,12 +204,13 @@ def to_numpy(x, dtype=None):
     elif lib == "cupy":
         out = x.get()
     else:
-        from array_api_compat import to_device
-
         try:
             out = np.asarray(x)
-        except (TypeError, ValueError, RuntimeError):
-            out = np.from_dlpack(to_device(x, "cpu"))
+        except (TypeError, ValueError, RuntimeError):  # not on the host: move it there first
+            from array_api_compat import array_namespace, to_device
+
+            host = array_namespace(x).__array_namespace_info__().default_device()
+            out = np.asarray(to_device(x, host))
     return np.asarray(out, dtype=dtype)
 
 

@@ -144,7 +144,7 @@ class ClassMeans:
                 f"The between-class vector a = m1 - m0 needs exactly 2 classes; found {self.n_classes}. "
                 "Use between_factor for any number of classes."
             )
-        return self.means[1] - self.means[0]
+        return self.means[1, :] - self.means[0, :]
 
     @property
     def between_factor(self) -> np.ndarray:
