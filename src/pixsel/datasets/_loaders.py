@@ -201,7 +201,7 @@ def _load_npz_split(path: Path):
 
 
 def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainTest:
-    """Labelled training and test data from one or two files.
+    """Labelled training and test data from one or two files (or a loaded :class:`Dataset`).
 
     The test part is, in this order: the file ``test`` (same formats as :func:`load`); the
     ``X_test``/``y_test`` arrays of an ``.npz`` that has ``X_train``, ``y_train``, ``X_test``
@@ -210,7 +210,7 @@ def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainT
 
     Parameters
     ----------
-    path : str or Path
+    path : str, Path or Dataset
         The (training) data.
     test : str or Path, optional
         A separate test file.
@@ -233,12 +233,15 @@ def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainT
     >>> tt.X_train.shape, tt.X_test.shape, tt.split
     ((15, 2), (5, 2), 'stratified split, test_size=0.25, seed=0')
     """
-    path = Path(path)
-    if test is None and path.suffix.lower() == ".npz" and path.is_file():
-        pair = _load_npz_split(path)
-        if pair is not None:
-            return pair
-    train = load(path)
+    if isinstance(path, Dataset):
+        train, path = path, path.name or "the data"
+    else:
+        path = Path(path)
+        if test is None and path.suffix.lower() == ".npz" and path.is_file():
+            pair = _load_npz_split(path)
+            if pair is not None:
+                return pair
+        train = load(path)
     if train.y is None:
         raise ValueError(f"{path} has no labels (y); a train/test pair needs labelled samples (y).")
     if test is not None:
