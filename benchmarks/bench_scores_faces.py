@@ -111,9 +111,11 @@ def main(argv=None):
                "distinct_pixels_sampled": {s: {str(c): v for c, v in val.items()}
                                            for s, val in distinct.items()}}
     write_json(out / "faces.json", summary)
-    from pixsel.viz._figures import _plt
+    import matplotlib
 
-    plt = _plt()
+    matplotlib.use("Agg")  # a script owns its process; the library never picks a backend
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     ks = list(acc["eigenfaces"])
     axes[0].plot(ks, [np.mean(acc["eigenfaces"][k]) for k in ks], "o-", label="eigenfaces")

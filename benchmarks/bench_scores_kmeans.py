@@ -143,11 +143,11 @@ def main(argv=None):
                                        yb["y"], 38, dims, methods, args.repeats)
     out = Path(args.out)
     write_json(out / "kmeans.json", results)
-    from pixsel.viz._figures import _plt
+    from matplotlib.figure import Figure
 
-    plt = _plt()
     keys = [k for k in ("usps_pixels", "usps_hog", "yaleb") if k in results]
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.8), squeeze=False)
+    fig = Figure(figsize=(5 * len(keys), 3.8))
+    axes = fig.subplots(1, len(keys), squeeze=False)
     for ax, key in zip(axes[0], keys):
         for method in methods:
             pts = [e for e in results[key][method] if e is not None]
