@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -73,11 +74,16 @@ def load_labelled(path, *, need_labels=True):
     return data
 
 
-def progress(total, desc, quiet):
-    """A tqdm bar that only appears for work longer than two seconds (never with --quiet)."""
+def show_progress(args):
+    """Progress bars on a terminal only, and never with --quiet (library code is quiet by default)."""
+    return not args.quiet and sys.stderr.isatty()
+
+
+def progress(total, desc, args):
+    """A tqdm bar that only appears on a terminal, for work longer than two seconds."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, disable=quiet, delay=2.0, leave=False)
+    return tqdm(total=total, desc=desc, disable=not show_progress(args), delay=2.0, leave=False)
 
 
 def provenance(args, **extra):

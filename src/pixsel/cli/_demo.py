@@ -57,7 +57,7 @@ def run(args):
     X_tr, X_te, y_tr, y_te = tt.X_train, tt.X_test, tt.y_train, tt.y_test
     p = X_tr.shape[1]
     out = Path(args.out)
-    with progress(4, "demo", args.quiet) as bar:
+    with progress(4, "demo", args) as bar:
         t = time.perf_counter()
         ps = lda_paths(X_tr, y_tr)
         path_seconds = time.perf_counter() - t

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..io import save_figure, write_json
-from ._common import add_data_argument, add_output_arguments, add_param_argument, add_seed_argument, parse_params, provenance
+from ._common import (
+    add_data_argument,
+    add_output_arguments,
+    add_param_argument,
+    add_seed_argument,
+    parse_params,
+    provenance,
+    show_progress,
+)
 
 _METHOD_ALIASES = {"gslda": "dual"}
 
@@ -65,7 +73,7 @@ def run(args):
     cparams = {} if args.restarts is None else {"n_restarts": args.restarts}
     res = evaluate_selection(X_train, y_train, X_test, y_test, method=method, classifier=args.classifier, ks=ks,
                              method_params=parse_params(args.param), classifier_params=cparams,
-                             random_state=args.seed, progress=not args.quiet)
+                             random_state=args.seed, progress=show_progress(args))
     res.method = args.method
     out = Path(args.out)
     report = provenance(args, split=tt.split, n_train=int(len(y_train)), n_test=int(len(y_test)),

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..io import save_figure, write_json
-from ._common import add_data_argument, add_output_arguments, add_regularization_argument, load_labelled, provenance
+from ._common import (
+    add_data_argument,
+    add_output_arguments,
+    add_regularization_argument,
+    load_labelled,
+    provenance,
+    show_progress,
+)
 
 
 def add_parser(sub):
@@ -34,11 +41,11 @@ def run(args):
 
     if args.method == "gspca":
         data = load_labelled(args.data, need_labels=False)
-        ps = pca_paths(data.X, progress=not args.quiet)
+        ps = pca_paths(data.X, progress=show_progress(args))
         what = "sparse PCA variance"
     else:
         data = load_labelled(args.data)
-        ps = lda_paths(data.X, data.y, regularization=args.regularization, progress=not args.quiet)
+        ps = lda_paths(data.X, data.y, regularization=args.regularization, progress=show_progress(args))
         what = "sparse LDA objective"
     out = Path(args.out)
     report = provenance(

@@ -91,7 +91,7 @@ def run(args):
     est = _build(args.method, args.M, params, data.image_shape)
     if "random_state" in est.get_params() and "random_state" not in params:
         est.set_params(random_state=args.seed)
-    with progress(1, f"{args.method} fit", args.quiet) as bar:
+    with progress(1, f"{args.method} fit", args) as bar:
         Y = est.fit_transform(X)
         bar.update(1)
     out = Path(args.out)

@@ -64,7 +64,7 @@ def run(args):
     if y is not None and not args.no_baselines:
         criteria += list(_SUPERVISED)
     results = {}
-    with progress(len(ranks) + len(criteria), "scores", args.quiet) as bar:
+    with progress(len(ranks) + len(criteria), "scores", args) as bar:
         for m in ranks:
             sel = SubspaceScoreSelector(1, rank=m, gamma=_gamma(args.gamma),
                                         random_state=args.seed).fit(X)

@@ -59,7 +59,7 @@ def run(args):
     data = load_labelled(args.data, need_labels=method.supervised)
     params = parse_params(args.param)
     est = method.build(args, args.k, params)
-    with progress(1, f"{args.method} fit", args.quiet) as bar:
+    with progress(1, f"{args.method} fit", args) as bar:
         est.fit(data.X, data.y) if method.supervised else est.fit(data.X)
         bar.update(1)
     indices = est.get_support(indices=True)
