@@ -167,7 +167,7 @@ def evaluate_selection(
     method_params=None,
     classifier_params=None,
     random_state=0,
-    progress=True,
+    progress=False,
     n_blas_threads=1,
 ):
     """For each ``k``: select ``k`` pixels on the training set, fit a classifier on them, test it.
@@ -191,8 +191,8 @@ def evaluate_selection(
     method_params, classifier_params : dict or None
         Extra keyword arguments of the selector and of the classifier.
     random_state : int
-    progress : bool
-        Show a progress bar (tqdm) over ``k``.
+    progress : bool, default=False
+        Show a progress bar (tqdm) over ``k`` (quiet by default, like all of pixsel).
     n_blas_threads : int or None, default=1
         BLAS threads while selecting and fitting (scoped, restored afterwards; ``None`` leaves
         the process setting). GP fits on a few hundred points are fastest single-threaded.
@@ -207,7 +207,7 @@ def evaluate_selection(
     >>> from sklearn.model_selection import train_test_split
     >>> d = load_digits_pair(3, 5)
     >>> Xa, Xb, ya, yb = train_test_split(d.X, d.y, test_size=0.5, random_state=0, stratify=d.y)
-    >>> r = evaluate_selection(Xa, ya, Xb, yb, method="dual", classifier="lda", ks=[2, 16], progress=False)
+    >>> r = evaluate_selection(Xa, ya, Xb, yb, method="dual", classifier="lda", ks=[2, 16])
     >>> r.ks, r.error[1] < r.error[0]
     ([2, 16], True)
     """
