@@ -1,5 +1,6 @@
 """Layer 3: scikit-learn selectors."""
 
+from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector
 from ._pls import CardinalSPLSSelector, SPLSSelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -12,4 +13,5 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "PathSelectorCV",
 ]
