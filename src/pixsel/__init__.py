@@ -12,11 +12,14 @@ from .decomposition import GreedySparsePCA, SparseLinearModelProjection  # noqa:
 from .selection import (  # noqa: E402
     CardinalSPLSSelector,
     PathSelectorCV,
+    PathSet,
     ScoreSelector,
     SparseLDASelector,
     SparsePCASelector,
     SPLSSelector,
     SubspaceScoreSelector,
+    lda_paths,
+    pca_paths,
 )
 
 __all__ = [
@@ -30,4 +33,7 @@ __all__ = [
     "PathSelectorCV",
     "GreedySparsePCA",
     "SparseLinearModelProjection",
+    "PathSet",
+    "lda_paths",
+    "pca_paths",
 ]

@@ -2,6 +2,7 @@
 
 from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector
+from ._paths import PathSet, lda_paths, pca_paths
 from ._pls import CardinalSPLSSelector, SPLSSelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 from ._spca import SparsePCASelector
@@ -14,4 +15,7 @@ __all__ = [
     "SubspaceScoreSelector",
     "ScoreSelector",
     "PathSelectorCV",
+    "PathSet",
+    "lda_paths",
+    "pca_paths",
 ]
