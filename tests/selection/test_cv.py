@@ -89,8 +89,8 @@ def test_multiclass_and_user_scorer_equal_brute_force():
     "selector, route",
     [
         (SparsePCASelector(direction="forward"), "path"),
-        (ScoreSelector("fisher"), "ranking"),
-        (ScoreSelector("variance", mode="sample", random_state=0), "refit"),
+        (ScoreSelector(criterion="fisher"), "ranking"),
+        (ScoreSelector(criterion="variance", mode="sample", random_state=0), "refit"),
         (CardinalSPLSSelector(1, n_components=2), "refit"),
     ],
 )
