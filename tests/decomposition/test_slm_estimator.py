@@ -10,8 +10,7 @@ from pixsel.decomposition import (
     NeighborhoodPreservingEmbedding,
     SparseLinearModelProjection,
 )
-from pixsel.decomposition._slm import _kernel_codes
-from pixsel.projection import estimate_sigma_tau, kernel_lasso_factor, slm_projection
+from pixsel.projection import estimate_sigma_tau, kernel_lasso_codes, kernel_lasso_factor, slm_projection
 
 
 def _sparse_data(seed=0, n=120, N=8, K=12, tau=0.5, sigma=0.05, density=0.25):
@@ -58,7 +57,8 @@ def test_general_model_with_given_equal_scales_reduces_to_standard():
 def test_kernel_lasso_codes_with_linear_kernel_equal_sklearn_lasso():
     X, atoms = _sparse_data(3, n=30)
     R, W = kernel_lasso_factor(atoms @ atoms.T)
-    got = _kernel_codes(X @ atoms.T, R, W, 0.05, "lasso_lars")
+    lasso = lambda Z, R, alpha: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=alpha)  # noqa: E731
+    got = kernel_lasso_codes(X @ atoms.T, R, W, 0.05, lasso)
     ref = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.05)
     np.testing.assert_allclose(got, ref, atol=1e-8)
 
