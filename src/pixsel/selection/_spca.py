@@ -6,10 +6,8 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._validation import sign_flip
-from ..spectral._certificates import certify
-from ..spectral._general import greedy_path
+from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
-from ..spectral._refine import refine_support
 from ._base import _PathSelector, pick_path
 
 __all__ = ["SparsePCASelector"]
