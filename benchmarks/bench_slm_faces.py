@@ -174,9 +174,8 @@ def _run(args):
         fig1[name] = _methods(args, 2)[name](args.seed).fit_transform(X)
     total = time.perf_counter() - t0
 
-    from pixsel.viz._figures import _plt
+    import matplotlib.pyplot as plt
 
-    plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for k in methods:
         ax.errorbar(Ms, mean[k], yerr=std[k], marker="o", ms=3, capsize=2, label=k)

@@ -28,7 +28,9 @@ Every pixsel estimator names its switches with one vocabulary:
 
 ``method`` and ``strategy`` name no pixsel switch; ``method`` appears only where a SciPy or
 scikit-image argument of that name is passed through (``scipy.optimize.minimize``,
-``skimage.feature.local_binary_pattern``) and in the EP update schedule of :mod:`pixsel.gp`.
+``skimage.feature.local_binary_pattern``). The EP sweep of :mod:`pixsel.gp` is therefore
+``ep_binary_probit(algorithm=...)`` / ``GaussianProcessProbitClassifier(ep_algorithm=...)``
+(the former ``method`` / ``ep_method`` still work, with a ``FutureWarning``).
 """
 
 from __future__ import annotations
