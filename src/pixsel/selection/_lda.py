@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from .._validation import check_options, check_real, is_dask_array
+from .._validation import check_options, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..spectral._implicit import implicit_greedy_path
-from ..stats import AUTO_RIDGE, class_statistics, regularize
+from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
 from ._base import _PathSelector
 
 __all__ = ["SparseLDASelector"]
@@ -204,23 +203,18 @@ class SparseLDASelector(_PathSelector):
         if self.solver == "exact":
             raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
         reg = self.regularization
-        if reg == "auto":
-            alpha = None
-        elif reg is None or reg == "none":
-            alpha = 0.0
-        elif isinstance(reg, numbers.Real) and not isinstance(reg, bool):
-            alpha = check_real(reg, "regularization", low=0, owner=owner)
-        else:
+        if isinstance(reg, str) and reg == "ledoit-wolf":
             raise ValueError(
                 f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
-        path = implicit_greedy_path(X, y, max_k=k, alpha=alpha, criterion=self.criterion)
-        alpha = float(path.info["alpha"])
-        mu = alpha / AUTO_RIDGE if reg == "auto" else float("nan")
+        B = CenteredGramOperator(X, y, classes=classes)
+        info = ridge_regularization(reg, B.mean_variance())
+        B = B.with_alpha(info.alpha)
+        a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+        path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
         self.classes_ = classes
-        self.regularization_ = {"method": "auto" if reg == "auto" else ("ridge" if alpha else "none"),
-                                "alpha": alpha, "shrinkage": 0.0, "mu": mu}
+        self.regularization_ = info.to_dict()
         self._set_paths(path, None, k, "forward")
         S = np.flatnonzero(self.support_)
         self.coef_ = path.weights(k)[S]

@@ -8,6 +8,7 @@ from sklearn.utils.validation import validate_data
 from .._validation import sign_flip
 from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
+from ..stats import CenteredGramOperator
 from ._base import _PathSelector, pick_path
 
 __all__ = ["SparsePCASelector"]
@@ -166,7 +167,7 @@ class SparsePCASelector(_PathSelector):
                     "or algorithm='dense' (which forms the p x p covariance)."
                 )
             direction = "forward"
-            fwd, bwd = implicit_greedy_path(X, None, max_k=k), None
+            fwd, bwd = implicit_greedy_path(CenteredGramOperator(X), max_k=k), None
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
