@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
