@@ -35,10 +35,10 @@ def _data(n=120, p=16, seed=0):
 ESTIMATORS = [
     SubspaceScoreSelector(5, rank=3, random_state=0),
     SubspaceScoreSelector(5, rank=3, mode="sample", random_state=0),
-    ScoreSelector("variance", 4),
-    ScoreSelector("fisher", 4),
-    ScoreSelector("supervised_laplacian", 4, mode="sample", random_state=0),
-    ScoreSelector("uniform", 4, mode="sample", random_state=1),
+    ScoreSelector(4, criterion="variance"),
+    ScoreSelector(4, criterion="fisher"),
+    ScoreSelector(4, criterion="supervised_laplacian", mode="sample", random_state=0),
+    ScoreSelector(4, criterion="uniform", mode="sample", random_state=1),
 ]
 
 
@@ -86,9 +86,9 @@ def test_tag_only_on_converted_estimators():
 def test_mixed_libraries_named(lib):
     X, y = _data()
     with pytest.raises(TypeError, match=r"X is a numpy array but y is a .* array.*y = numpy\.asarray"):
-        ScoreSelector("fisher", 3).fit(X, lib.asarray(y))
+        ScoreSelector(3, criterion="fisher").fit(X, lib.asarray(y))
     with pytest.raises(TypeError, match=r"X is a .* array but y is a numpy array.*Convert y first"):
-        ScoreSelector("fisher", 3).fit(lib.asarray(X), y)
+        ScoreSelector(3, criterion="fisher").fit(lib.asarray(X), y)
 
 
 def test_float16_refused():
@@ -100,10 +100,10 @@ def test_float16_refused():
 def test_laplacian_says_numpy_only():
     X, _ = _data()
     with pytest.raises(TypeError, match="criterion='laplacian' .* runs on NumPy only"):
-        ScoreSelector("laplacian", 3).fit(torch.asarray(X))
+        ScoreSelector(3, criterion="laplacian").fit(torch.asarray(X))
 
 
-@pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector("variance", 3)],
+@pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance")],
                          ids=repr)
 @pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
 @pytest.mark.parametrize("dtype_name", ["float64", "float32"])

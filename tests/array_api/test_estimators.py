@@ -23,7 +23,7 @@ def test_without_dispatch_tensors_become_numpy():
     ref = SubspaceScoreSelector(3, rank=2, random_state=0).fit(X)
     assert isinstance(sel.scores_, np.ndarray) and isinstance(sel.weights_, np.ndarray)
     np.testing.assert_array_equal(sel.get_support(), ref.get_support())
-    assert isinstance(ScoreSelector("variance", 2).fit(torch.asarray(X)).scores_, np.ndarray)
+    assert isinstance(ScoreSelector(2, criterion="variance").fit(torch.asarray(X)).scores_, np.ndarray)
 
 
 def test_under_dispatch():
