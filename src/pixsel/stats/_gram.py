@@ -200,7 +200,7 @@ def _centered_gram_matmat_xp(xp, A, V, mean):
 
     def part(a):
         y = a @ Vd - shift
-        return xp.astype(a.T @ y, V.dtype), xp.astype(xp.sum(y, axis=0), V.dtype)
+        return xp.astype(a.T @ y, V.dtype, copy=False), xp.astype(xp.sum(y, axis=0), V.dtype, copy=False)
 
     Z, colsum = block_reduce(part, sum_partials, A)
     return Z - xp.astype(mean, V.dtype)[:, None] * colsum[None, :]
@@ -212,6 +212,6 @@ def _centered_projected_gram_xp(xp, A, Q, mean):
 
     def part(a):
         y = a @ Qd - shift
-        return xp.astype(y.T @ y, Q.dtype)
+        return xp.astype(y.T @ y, Q.dtype, copy=False)
 
     return block_reduce(part, sum_partials, A)
