@@ -14,7 +14,7 @@ with degrees ``d = S 1``, ``D = diag(d)``, ``L = D - S``::
 Both quadratic forms are shift invariant (``L 1 = 0``), so features are first centred by their
 plain mean (against cancellation) and then ``f~^T D f~ = sum_i d_i f_i^2 - (d^T f)^2 / sum(d)``,
 ``f~^T L f~ = sum_i d_i f_i^2 - f^T S f``: no ``n x n`` dense matrix, no centred copy of the data
-(columns are processed in blocks). A constant feature has ``f~ = 0``; its Laplacian score is
+(columns are processed in blocks, by :func:`pixsel.stats.graph_moments`). A constant feature has ``f~ = 0``; its Laplacian score is
 defined as ``+inf`` (worst) and its importance as 0.
 
 The supervised Laplacian score uses the graph with an edge of weight 1 between every two samples
@@ -33,8 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import class_sums, column_moments
-from ._graph import heat_kernel_knn_graph
+from ..stats import class_sums, column_moments, graph_moments, heat_kernel_knn_graph
 
 __all__ = [
     "ScoreSpec",
@@ -47,9 +46,6 @@ __all__ = [
     "fisher_score",
     "importance",
 ]
-
-_BLOCK_BYTES = 1 << 25
-
 
 @dataclass(frozen=True)
 class ScoreSpec:
@@ -94,12 +90,6 @@ def variance_score(X):
     return ss / X.shape[0]
 
 
-def _column_blocks(n, p):
-    cols = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
-    for start in range(0, p, cols):
-        yield slice(start, min(p, start + cols))
-
-
 def _ratio(num, den, scale):
     """``num / den`` with ``+inf`` where ``den`` vanishes relative to ``scale`` (constant f)."""
     out = np.full(num.shape, np.inf)
@@ -130,21 +120,10 @@ def laplacian_score_from_graph(X, S):
     >>> laplacian_score_from_graph(X, S + S.T + np.eye(3)).round(3).tolist()
     [0.0, 0.583]
     """
-    n, p = X.shape
-    d = np.asarray(S.sum(axis=1), dtype=np.float64).ravel()
-    dsum = float(d.sum())
-    out = np.empty(p)
-    for cols in _column_blocks(n, p):
-        F = np.asarray(X[:, cols], dtype=np.float64)
-        F = F - F.mean(axis=0)
-        SF = np.asarray(S @ F)
-        dff = np.einsum("i,ij,ij->j", d, F, F)
-        fsf = np.einsum("ij,ij->j", F, SF)
-        df = d @ F
-        num = dff - fsf
-        den = dff - df ** 2 / dsum
-        out[cols] = _ratio(num, den, dff)
-    return out
+    m = graph_moments(X, S)
+    num = m.dff - m.fsf
+    den = m.dff - m.df ** 2 / m.dsum
+    return _ratio(num, den, m.dff)
 
 
 def laplacian_score(X, n_neighbors=5, *, t="auto"):
@@ -157,7 +136,7 @@ def laplacian_score(X, n_neighbors=5, *, t="auto"):
     n_neighbors : int, default=5
         Neighbours per sample (the paper's 5-nearest-neighbour graph).
     t : 'auto' or float, default='auto'
-        Heat-kernel width, see :func:`heat_kernel_knn_graph`.
+        Heat-kernel width, see :func:`pixsel.stats.heat_kernel_knn_graph`.
 
     Returns
     -------
