@@ -42,8 +42,11 @@ __all__ = [
     "variance_score",
     "laplacian_score",
     "laplacian_score_from_graph",
+    "laplacian_score_from_moments",
     "supervised_laplacian_score",
+    "supervised_laplacian_score_from_sums",
     "fisher_score",
+    "fisher_score_from_sums",
     "importance",
 ]
 
@@ -120,7 +123,24 @@ def laplacian_score_from_graph(X, S):
     >>> laplacian_score_from_graph(X, S + S.T + np.eye(3)).round(3).tolist()
     [0.0, 0.583]
     """
-    m = graph_moments(X, S)
+    return laplacian_score_from_moments(graph_moments(X, S))
+
+
+def laplacian_score_from_moments(moments):
+    """Laplacian scores from the graph forms of :func:`pixsel.stats.graph_moments`.
+
+    ``L_r = (f^T D f - f^T S f) / (f^T D f - (d^T f)^2 / 1^T d)``; lower is better, ``+inf`` for
+    a constant feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import GraphMoments
+    >>> m = GraphMoments(dff=np.array([2.0, 0.0]), fsf=np.array([1.0, 0.0]), df=np.zeros(2), dsum=2.0)
+    >>> laplacian_score_from_moments(m).tolist()
+    [0.5, inf]
+    """
+    m = moments
     num = m.dff - m.fsf
     den = m.dff - m.df ** 2 / m.dsum
     return _ratio(num, den, m.dff)
@@ -167,8 +187,22 @@ def supervised_laplacian_score(X, y):
     >>> bool(s[0] < s[1])
     True
     """
-    cs = class_sums(X, y)
-    counts, s, q = cs.counts.astype(np.float64), cs.sums, cs.squares
+    return supervised_laplacian_score_from_sums(class_sums(X, y))
+
+
+def supervised_laplacian_score_from_sums(sums):
+    """Supervised Laplacian scores from :func:`pixsel.stats.class_sums` (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import class_sums
+    >>> cs = class_sums(np.array([[0.0, 0.0], [0.1, 1.0], [5.0, 0.0], [5.1, 1.0]]), [0, 0, 1, 1])
+    >>> s = supervised_laplacian_score_from_sums(cs)
+    >>> bool(s[0] < s[1])
+    True
+    """
+    counts, s, q = sums.counts.astype(np.float64), sums.sums, sums.squares
     n_c = counts[:, None]
     dff = np.sum(n_c * q, axis=0)
     fsf = np.sum(s ** 2, axis=0)
@@ -188,9 +222,23 @@ def fisher_score(X, y):
     >>> fisher_score(X, [0, 0, 1, 1]).tolist()
     [16.0, 0.0]
     """
-    cs = class_sums(X, y)
-    s, q = cs.sums, cs.squares
-    n_c = cs.counts.astype(np.float64)[:, None]
+    return fisher_score_from_sums(class_sums(X, y))
+
+
+def fisher_score_from_sums(sums):
+    """Fisher scores from :func:`pixsel.stats.class_sums` (one pass over the data serves both
+    supervised scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import class_sums
+    >>> cs = class_sums(np.array([[0.0, 0.0], [1.0, 1.0], [4.0, 0.0], [5.0, 1.0]]), [0, 0, 1, 1])
+    >>> fisher_score_from_sums(cs).tolist()
+    [16.0, 0.0]
+    """
+    s, q = sums.sums, sums.squares
+    n_c = sums.counts.astype(np.float64)[:, None]
     between = np.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
     within = np.sum(q, axis=0) - between  # total scatter minus between scatter
     total = np.sum(q, axis=0)
