@@ -17,7 +17,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,distributed]"
+	$(BIN)/python -m pip install --quiet -e ".[test,distributed,cluster]"
 	touch $(STAMP)
 
 # the issue-sized runs: hours in all (the Monte Carlo of 50,000 pairs alone is ~6 h; see README)
