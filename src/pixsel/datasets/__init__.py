@@ -1,7 +1,7 @@
 """Loaders: ``.npz``, ``.mat``, CSV, image folders, pixsel's shared datasets and the bundled digits."""
 
 from ._loaders import Dataset, data_dir, load, load_digits_pair, load_shared, shared_path
-from ._stores import CHUNK_BYTES, open_hdf5, open_image_folder, open_store, open_zarr
+from ._stores import CHUNK_BYTES, open_hdf5, open_image_folder, open_store, open_zarr, write_zarr
 
 __all__ = ["Dataset", "data_dir", "load", "load_digits_pair", "load_shared", "shared_path"]
-__all__ += ["CHUNK_BYTES", "open_hdf5", "open_image_folder", "open_store", "open_zarr"]  # stores (Dask)
+__all__ += ["CHUNK_BYTES", "open_hdf5", "open_image_folder", "open_store", "open_zarr", "write_zarr"]  # stores (Dask)

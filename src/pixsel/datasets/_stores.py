@@ -29,7 +29,7 @@ import numpy as np
 
 from ._loaders import _IMAGE_SUFFIXES, Dataset
 
-__all__ = ["CHUNK_BYTES", "open_store", "open_zarr", "open_hdf5", "open_image_folder"]
+__all__ = ["CHUNK_BYTES", "open_store", "open_zarr", "open_hdf5", "open_image_folder", "write_zarr"]
 
 #: float64 bytes of one row chunk's working copy (the default chunk is this / (8 n_features) rows).
 CHUNK_BYTES = 128 * 2**20
@@ -206,6 +206,85 @@ def open_zarr(path, *, data=None, labels="y", chunk_rows=None):
         name=path.stem,
         extra={"store": str(path), "format": "zarr", "array": component},
     )
+
+
+def write_zarr(path, X, y=None, *, image_shape=None, chunk_rows=None, overwrite=False):
+    """Write ``X`` (NumPy or Dask, computed chunk by chunk) and ``y`` as a Zarr (v3) group, atomically.
+
+    The group is written into a hidden folder beside ``path`` and renamed onto ``path`` only once
+    every chunk is on disk, so a computation that fails half way (a worker that dies for good, a
+    NaN check that raises) leaves no partial store behind. :func:`open_zarr` reads it back.
+
+    Parameters
+    ----------
+    path : str or Path
+        The store to create (a folder, by convention ending in ``.zarr``).
+    X : ndarray or dask array of shape (n_samples, n_features)
+        A Dask array is written by whoever computes it (the workers of a cluster), chunk by chunk.
+    y : array-like of shape (n_samples,), optional
+        Labels, stored as the array ``'y'``.
+    image_shape : tuple of int, optional
+        Stored as the attribute ``image_shape``.
+    chunk_rows : int, optional
+        Rows per store chunk (default: the Dask chunks of ``X``, or about :data:`CHUNK_BYTES` of
+        float64 for a NumPy array). Each chunk holds whole rows.
+    overwrite : bool, default=False
+        Replace an existing store at ``path`` (otherwise that is an error).
+
+    Returns
+    -------
+    Path
+    """
+    zarr = _need("zarr")
+    import os
+    import shutil
+    import tempfile
+
+    import dask.array as da
+
+    from .._validation import is_dask_array
+
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{str(path)!r} already exists; pass overwrite=True to replace it.")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
+    n, p = (int(s) for s in X.shape)
+    if not is_dask_array(X):
+        X = np.asarray(X)
+        rows = _default_rows(n, p, 1, chunk_rows)
+        X = da.from_array(X, chunks=(rows, p))
+    elif chunk_rows is not None:
+        X = X.rechunk((_default_rows(n, p, 1, chunk_rows), p))
+    else:
+        X = X.rechunk({1: -1})
+    if len(set(X.chunks[0][:-1])) > 1:  # Zarr chunks are regular: even out irregular Dask chunks
+        X = X.rechunk((X.chunks[0][0], p))
+    if y is not None:
+        y = _check_labels(y, n, "y")
+    if image_shape is not None and math.prod(image_shape) != p:
+        raise ValueError(f"image_shape {tuple(image_shape)} does not match the {p} columns of X.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    try:
+        g = zarr.open_group(str(tmp), mode="w")
+        g.create_array("X", shape=(n, p), chunks=(X.chunks[0][0], p), dtype=X.dtype)
+        if y is not None:
+            g.create_array("y", shape=y.shape, dtype=y.dtype)[:] = y
+        if image_shape is not None:
+            g.attrs["image_shape"] = [int(s) for s in image_shape]
+        da.to_zarr(X, str(tmp), component="X", overwrite=True)
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
+            os.replace(path, old / path.name)
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return path
 
 
 # ---------------------------------------------------------------------------------------------
