@@ -42,7 +42,7 @@ def run_variant(name, a, B, k, limit):
         if name == "inclusion-only":
             ex._FactorBnB.__init__.__defaults__ = (False,)
         t = time.perf_counter()
-        res = exact_support(a, B, k, time_limit=limit, progress=False, strategy="plain" if name == "plain" else "best-first")
+        res = exact_support(a, B, k, time_limit=limit, strategy="plain" if name == "plain" else "best-first")
         return {"status": res.status, "time_s": time.perf_counter() - t, "nodes": res.n_nodes, "objective": res.objective}
     finally:
         ex._BRANCH_RULE = rule0

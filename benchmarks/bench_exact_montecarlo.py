@@ -49,7 +49,7 @@ def one_pair(A, B):
     statuses = []
     for k in range(1, n + 1):
         init = fsup[k - 1] if fwd[k - 1] >= bwd[k - 1] else bsup[k - 1]
-        res = exact_support(A, B, k, initial=init, progress=False)
+        res = exact_support(A, B, k, initial=init)
         opt[k - 1] = res.objective
         nodes[k - 1] = res.n_nodes
         statuses.append(res.status)

@@ -65,7 +65,7 @@ def solve_both(name, A, B, k, args):
     row = {"instance": name, "n": len(B), "k": k}
     for strategy, limit in (("best-first", args.limit), ("plain", args.plain_limit)):
         t = time.perf_counter()
-        res = exact_support(A, B, k, time_limit=limit, progress=False, strategy=strategy)
+        res = exact_support(A, B, k, time_limit=limit, strategy=strategy)
         row[strategy] = {
             "status": res.status,
             "time_s": time.perf_counter() - t,

@@ -83,7 +83,7 @@ def main(argv=None):
             for j, k in enumerate(ks):
                 sup = {m: np.sort(orders[m][:k]) for m in ("ST", "FT", "P-corr")}
                 if exact:
-                    res = exact_support(a, B, k, initial=greedy[k - 1], time_limit=args.solve_limit, progress=False)
+                    res = exact_support(a, B, k, initial=greedy[k - 1], time_limit=args.solve_limit)
                     statuses[res.status] += 1
                     gaps.append(res.relative_gap)
                     sup[main_name] = res.support

@@ -11,11 +11,14 @@ __version__ = "0.1.0"
 from .decomposition import GreedySparsePCA, SparseLinearModelProjection  # noqa: E402
 from .selection import (  # noqa: E402
     CardinalSPLSSelector,
+    PathSet,
     ScoreSelector,
     SparseLDASelector,
     SparsePCASelector,
     SPLSSelector,
     SubspaceScoreSelector,
+    lda_paths,
+    pca_paths,
 )
 
 __all__ = [
@@ -28,4 +31,7 @@ __all__ = [
     "ScoreSelector",
     "GreedySparsePCA",
     "SparseLinearModelProjection",
+    "PathSet",
+    "lda_paths",
+    "pca_paths",
 ]

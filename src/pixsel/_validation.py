@@ -23,6 +23,8 @@ __all__ = [
     "as_float_array",
     "check_finite",
     "check_square_symmetric",
+    "check_symmetric_blocked",
+    "check_pair",
     "is_dask_array",
     "resolve_k",
     "sign_flip",
@@ -202,3 +204,116 @@ def sign_flip(V):
     s[s == 0] = 1
     out = rows * s[:, None]
     return out[0] if V.ndim == 1 else out
+
+
+def _max_asymmetry(M):
+    """``max |M - M.T|`` and ``max |M|`` in cache-sized row blocks (no ``p x p`` temporaries);
+    ``(nan, nan)`` when ``M`` holds a NaN or an infinity."""
+    p = M.shape[0]
+    rows = max(8, (1 << 17) // max(p, 1))  # temporaries of about 1 MB
+    worst, scale = 0.0, 0.0
+    for i0 in range(0, p, rows):
+        blk = M[i0 : i0 + rows]
+        if not np.isfinite(blk).all():
+            return float("nan"), float("nan")
+        scale = max(scale, float(np.abs(blk).max()))
+        worst = max(worst, float(np.abs(blk - M[:, i0 : i0 + rows].T).max()))
+    return worst, scale
+
+
+def check_symmetric_blocked(M, name="B", *, rtol=1e-8):
+    """:func:`check_square_symmetric` (same rule, same messages) without its ``p x p`` temporaries.
+
+    ``np.allclose(M, M.T)`` allocates several ``p x p`` arrays; at ``p = 2048`` it took longer
+    than a whole greedy path. This reads ``M`` in row blocks of about 1 MB instead. Returns ``M``
+    as float64 (no copy when it already is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_symmetric_blocked(np.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    M = np.asarray(M)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        return check_square_symmetric(M, name, rtol=rtol)
+    M = M.astype(np.float64, copy=False)
+    if M.size == 0:
+        return M
+    worst, scale = _max_asymmetry(M)
+    if not worst <= rtol * max(scale, np.finfo(np.float64).tiny):  # also NaN: raise the message
+        return check_square_symmetric(M, name, rtol=rtol)
+    return M
+
+
+def check_pair(A, B=None, *, form="vector", owner=None, identity_ok=True):
+    """Validate a numerator ``A`` in a known form and a symmetric ``B`` (or None): one pass each.
+
+    The one check of the ``(A, B)`` pairs of :mod:`pixsel.spectral`: real dtype, finite, shapes
+    consistent, ``B`` square and symmetric (checked once, in row blocks, see
+    :func:`check_symmetric_blocked`). float64 copies only when a conversion is needed; the
+    caller's arrays are never written to.
+
+    Parameters
+    ----------
+    A : array-like
+        ``form='vector'``: shape (p,) (``A = a a^T``; for two classes the difference of the class
+        means); ``'factor'``: shape (p, r) (``A = M M^T``); ``'full'``: symmetric (p, p).
+    B : array-like of shape (p, p) or None
+        Symmetric denominator; None means the identity and is returned as None.
+    form : {'vector', 'factor', 'full'}
+    owner : str or None
+        The function named in the messages.
+    identity_ok : bool, default True
+        Whether ``B=None`` (the identity) is accepted.
+
+    Returns
+    -------
+    A, B : ndarray (float64), ndarray (float64) or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, B = check_pair([1, 2], np.eye(2))
+    >>> a.dtype, B.shape
+    (dtype('float64'), (2, 2))
+    >>> check_pair(np.ones(3), np.eye(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: a and B must describe the same features: a has 3 entries, so B must have shape (3, 3); got (2, 2).
+    """
+    A_arr = np.asarray(A)
+    name = "a" if form == "vector" else "A"
+    if A_arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got dtype {A_arr.dtype}.")
+    if form == "vector" and A_arr.ndim != 1:
+        raise ValueError(
+            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
+            f"class means); got shape {A_arr.shape}. Pass a.ravel() if it is a column."
+        )
+    if form == "factor" and A_arr.ndim != 2:
+        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {A_arr.shape}.")
+    if form == "full":
+        if A_arr.ndim != 2 or A_arr.shape[0] != A_arr.shape[1]:
+            raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {A_arr.shape}.")
+        A_arr = check_symmetric_blocked(A_arr, "A")
+    else:
+        A_arr = check_finite(A_arr.astype(np.float64, copy=False), name)
+    p = A_arr.shape[0]
+    if p == 0:
+        raise ValueError(f"{owner or 'This function'} needs at least one feature; got an empty {name}.")
+    if form == "factor" and A_arr.shape[1] == 0:
+        raise ValueError("The factor A has no columns: A = M M^T would be zero.")
+    if B is None and identity_ok:
+        return A_arr, None
+    B_arr = np.asarray(B)
+    if B_arr.dtype.kind not in "biuf":
+        raise TypeError(f"B must hold real numbers; got dtype {B_arr.dtype}.")
+    B_arr = check_symmetric_blocked(B_arr, "B")
+    if B_arr.shape[0] != p:
+        what = "entries" if form == "vector" else "rows"
+        raise ValueError(
+            f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
+            f"shape ({p}, {p}); got {B_arr.shape}."
+        )
+    return A_arr, B_arr

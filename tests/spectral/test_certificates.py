@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from pixsel.spectral._certificates import certify, dual_certificate, inclusion_bounds
-from pixsel.spectral._general import greedy_path
+from pixsel.spectral import greedy_path
 from pixsel.spectral._renormalize import renormalize, simple_thresholding
 
 

@@ -75,7 +75,7 @@ def test_matches_enumeration(form, criterion):
         k = int(rng.integers(1, p + 1))
         A, B = _pair(rng, p, form)
         Bf = np.eye(p) if B is None else B
-        res = exact_support(A, B, k, criterion=criterion, progress=False)
+        res = exact_support(A, B, k, criterion=criterion)
         best = brute_force(A, Bf, k, criterion)
         assert res.status == "optimal"
         assert len(res.support) == k and len(set(res.support.tolist())) == k
@@ -93,7 +93,7 @@ def test_matches_enumeration_p14(form, criterion):
     for p in (13, 14):
         k = p // 2
         A, B = _pair(rng, p, form, rank=3)
-        res = exact_support(A, B, k, criterion=criterion, progress=False)
+        res = exact_support(A, B, k, criterion=criterion)
         best = brute_force(A, np.eye(p) if B is None else B, k, criterion)
         assert res.status == "optimal"
         assert res.objective == pytest.approx(best, rel=1e-9)
@@ -117,7 +117,7 @@ def test_vector_is_best_subset_regression():
     a = m1 - m0
     T = Xc.T @ Xc / n
     B = T - pi1 * (1 - pi1) * np.outer(a, a)  # within-class covariance
-    res = exact_support(np.sqrt(pi1 * (1 - pi1)) * a, B, k, progress=False)
+    res = exact_support(np.sqrt(pi1 * (1 - pi1)) * a, B, k)
     assert res.objective / (1 + res.objective) == pytest.approx(best_r2, rel=1e-9)
 
 
@@ -130,7 +130,7 @@ def test_stopped_bound_never_below_optimum(form, criterion):
         A, B = _pair(rng, p, form, rank=3)
         best = brute_force(A, np.eye(p) if B is None else B, k, criterion)
         for limit in (0, 1, 3):
-            res = exact_support(A, B, k, criterion=criterion, node_limit=limit, progress=False)
+            res = exact_support(A, B, k, criterion=criterion, node_limit=limit)
             assert res.n_nodes <= limit
             assert res.status in ("node_limit", "optimal")
             assert res.upper_bound >= best * (1 - 1e-9) - 1e-12
@@ -145,10 +145,10 @@ def test_node_limit_status_and_time_limit():
     X = np.cumsum(X, axis=1)  # Brownian-type columns: a hard, correlated B
     B = X.T @ X / 40 + 1e-3 * np.eye(p)
     a = rng.standard_normal(p)
-    res = exact_support(a, B, k, node_limit=2, progress=False)
+    res = exact_support(a, B, k, node_limit=2)
     assert res.status == "node_limit" and res.n_nodes == 2
     assert res.upper_bound > res.objective
-    res = exact_support(a, B, k, time_limit=0.0, progress=False)
+    res = exact_support(a, B, k, time_limit=0.0)
     assert res.status == "time_limit"
     assert res.time < 5.0
     assert res.upper_bound >= res.objective
@@ -159,7 +159,7 @@ def test_gap_tol():
     for _ in range(10):
         A, B = _pair(rng, 12, "psd")
         best = brute_force(A, np.eye(12) if B is None else B, 6, "max-eig")
-        res = exact_support(A, B, 6, gap_tol=0.05, progress=False)
+        res = exact_support(A, B, 6, gap_tol=0.05)
         assert res.status in ("optimal", "gap_reached")
         assert res.objective >= best / 1.05 - 1e-12
         assert res.upper_bound >= best * (1 - 1e-9)
@@ -181,7 +181,7 @@ def test_interrupt_returns_certified_result(monkeypatch):
             raise KeyboardInterrupt
 
     monkeypatch.setattr(mod._Search, "tick", tick)
-    res = exact_support(A, B, 6, progress=False)
+    res = exact_support(A, B, 6)
     assert res.status in ("interrupted", "optimal")
     assert res.upper_bound >= best * (1 - 1e-9)
     assert res.objective == pytest.approx(objective_on_support(A, B, res.support))
@@ -192,8 +192,8 @@ def test_plain_strategy_agrees(form):
     rng = np.random.default_rng(9)
     for _ in range(8):
         A, B = _pair(rng, 10, form)
-        fast = exact_support(A, B, 5, progress=False)
-        plain = exact_support(A, B, 5, progress=False, strategy="plain")
+        fast = exact_support(A, B, 5)
+        plain = exact_support(A, B, 5, strategy="plain")
         assert plain.status == fast.status == "optimal"
         assert plain.objective == pytest.approx(fast.objective, rel=1e-9)
 
@@ -203,14 +203,14 @@ def test_limit_cases():
     A, B = _pair(rng, 8, "psd")
     B = B if B is not None else np.eye(8)
     # k = p is the unconstrained generalized eigenproblem
-    res = exact_support(A, B, 8, progress=False)
+    res = exact_support(A, B, 8)
     L = np.linalg.inv(np.linalg.cholesky(B))
     assert res.objective == pytest.approx(np.linalg.eigvalsh(L @ A @ L.T)[-1], rel=1e-10)
     # k = 1 is the best single ratio A_ii / B_ii
-    res = exact_support(A, B, 1, progress=False)
+    res = exact_support(A, B, 1)
     assert res.support.tolist() == [int(np.argmax(np.diag(A) / np.diag(B)))]
     # B = None is sparse PCA
-    res = exact_support(A, None, 3, progress=False)
+    res = exact_support(A, None, 3)
     assert res.objective == pytest.approx(brute_force(A, np.eye(8), 3, "max-eig"), rel=1e-10)
 
 
@@ -220,7 +220,7 @@ def test_weights_and_planted_support():
     a = np.zeros(p)
     a[[2, 5, 9]] = [3.0, -2.0, 2.5]
     a += 0.01 * np.random.default_rng(0).standard_normal(p)
-    res = exact_support(a, np.eye(p), 3, progress=False)
+    res = exact_support(a, np.eye(p), 3)
     assert res.support.tolist() == [2, 5, 9]
     assert np.count_nonzero(res.weights) == 3
     np.testing.assert_allclose(res.weights[[2, 5, 9]], a[[2, 5, 9]], rtol=1e-12)
@@ -231,10 +231,10 @@ def test_initial_and_float32_and_no_mutation():
     A, B = _pair(rng, 10, "factor", rank=2)
     B = np.eye(10) if B is None else B
     A0, B0 = A.copy(), B.copy()
-    ref = exact_support(A, B, 4, progress=False)
-    res = exact_support(A, B, 4, initial=ref.support, progress=False)
+    ref = exact_support(A, B, 4)
+    res = exact_support(A, B, 4, initial=ref.support)
     assert res.support.tolist() == ref.support.tolist()
-    res32 = exact_support(A.astype(np.float32), B.astype(np.float32), 4, progress=False)
+    res32 = exact_support(A.astype(np.float32), B.astype(np.float32), 4)
     assert res32.support.tolist() == ref.support.tolist()
     np.testing.assert_array_equal(A, A0)
     np.testing.assert_array_equal(B, B0)
@@ -246,21 +246,40 @@ def test_tighten_path_bound():
     a, B = _pair(rng, 12, "vector")
     B = np.eye(12) if B is None else B
     path = greedy_path(a, B, direction="forward")
-    res = exact_support(a, B, 6, node_limit=1, progress=False)
+    res = exact_support(a, B, 6, node_limit=1)
     tight = tighten_path_bound(path, res)
     before = np.full(12, np.inf) if path.upper_bound is None else path.upper_bound.copy()
     assert tight.upper_bound[5] == pytest.approx(max(min(res.upper_bound, before[5]), path.objective[5]))
     assert np.array_equal(np.delete(tight.upper_bound, 5), np.delete(before, 5))  # other k untouched
     assert np.array_equal(np.full(12, np.inf) if path.upper_bound is None else path.upper_bound, before)  # input unmodified
-    done = tighten_path_bound(tight, exact_support(a, B, 6, progress=False))
+    done = tighten_path_bound(tight, exact_support(a, B, 6))
     assert done.upper_bound[5] == pytest.approx(brute_force(a, B, 6, "max-eig"), rel=1e-9)
     assert done.gap[5] >= -1e-9
 
 
-def test_progress_bar_does_not_break(capsys):
+def test_callback_receives_read_only_states_ending_with_the_certificate(capsys):
+    rng = np.random.default_rng(1)
+    A, B = _pair(rng, 12, "full")
+    states = []
+    res = exact_support(A, B, 6, callback=states.append)
+    assert res.status == "optimal" and states
+    last = states[-1]
+    assert last.nodes == res.n_nodes and last.elapsed >= 0
+    assert last.incumbent == pytest.approx(res.objective, rel=1e-9)
+    assert last.gap == pytest.approx(last.bound - last.incumbent)
+    with pytest.raises(AttributeError):
+        last.nodes = 0  # frozen
+    assert capsys.readouterr().err == ""  # the kernel itself prints nothing
+
+
+def test_tqdm_callback_from_progress_module():
+    from pixsel._progress import search_progress
+
     rng = np.random.default_rng(1)
     A, B = _pair(rng, 8, "vector")
-    res = exact_support(A, B, 4, progress=True)
+    with search_progress(True, delay=0.0) as callback:
+        res = exact_support(A, B, 4, callback=callback)
+        assert callback.bar.n == res.n_nodes
     assert res.status == "optimal"
 
 
@@ -279,7 +298,7 @@ def test_progress_bar_does_not_break(capsys):
 )
 def test_bad_input(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
-        exact_support(progress=False, **kwargs)
+        exact_support(**kwargs)
 
 
 def test_relative_gap_property():

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel.spectral._general import greedy_path, infer_form
+from pixsel.spectral import greedy_path, infer_form
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -66,15 +66,20 @@ def test_max_k_and_errors():
     assert infer_form(np.arange(6.0).reshape(3, 2)) == "factor"
 
 
-def test_every_path_carries_a_certified_bound(oracle):
+def test_certificate_is_opt_in_and_certified_when_asked(oracle):
     rng = np.random.default_rng(9)
     A = np.cov(rng.standard_normal((30, 7)), rowvar=False)
     for d in ("forward", "backward"):
-        path = greedy_path(A, direction=d)
+        path = greedy_path(A, direction=d, certificate="auto")
         assert path.upper_bound is not None and path.upper_bound.shape == (7,)
         assert path.info["proved_optimal"] is not None  # p <= 256: the dual certificate ran
         assert np.all(path.gap >= -1e-9)
+        for k in (2, 4):
+            assert path.upper_bound[k - 1] >= oracle.best(A, None, k) * (1 - 1e-12)
+    assert greedy_path(A).upper_bound is None  # default: kernel speed, no bounds
     assert greedy_path(A, certificate=None).upper_bound is None
+    with pytest.raises(ValueError, match="'certificate' parameter of greedy_path"):
+        greedy_path(A, certificate="yes")
 
 
 def test_singular_B_forward_has_infinite_bound_and_backward_asks_for_regularization():
@@ -82,7 +87,7 @@ def test_singular_B_forward_has_infinite_bound_and_backward_asks_for_regularizat
     X = rng.standard_normal((4, 8))
     B = X.T @ X / 4
     a = X.T @ rng.standard_normal(4) / 4
-    path = greedy_path(a, B)
+    path = greedy_path(a, B, certificate="inclusion")
     assert np.all(np.isfinite(path.objective)) and np.all(np.isinf(path.upper_bound))
     with pytest.raises(ValueError, match="regulariz"):
         greedy_path(a, B, direction="backward")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pixsel.spectral import greedy_path_reference, objective_on_support
 from pixsel.spectral._greedy import _greedy_backward, _greedy_forward
-from pixsel.spectral._greedy import greedy_path  # the binary kernel itself (spectral.greedy_path dispatches)
+from pixsel.spectral import rank_one_greedy_path as greedy_path  # the binary kernel itself (spectral.greedy_path dispatches)
 
 
 def random_pair(rng, p, n=None):
@@ -244,8 +244,8 @@ def test_callers_arrays_are_unchanged(direction):
         ({"B": np.triu(np.ones((3, 3)))}, ValueError, "symmetric"),
         ({"a": np.ones(4)}, ValueError, "same features"),
         ({"a": np.array(["x", "y", "z"])}, TypeError, "real numbers"),
-        ({"direction": "sideways"}, ValueError, "'direction' parameter of greedy_path"),
-        ({"block_size": 0}, ValueError, "'block_size' parameter of greedy_path"),
+        ({"direction": "sideways"}, ValueError, "'direction' parameter of rank_one_greedy_path"),
+        ({"block_size": 0}, ValueError, "'block_size' parameter of rank_one_greedy_path"),
         ({"drift_tol": -1.0}, ValueError, "'drift_tol' parameter"),
     ],
 )

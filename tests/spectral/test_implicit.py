@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel.spectral._general import greedy_path
+from pixsel.spectral import greedy_path
 from pixsel.spectral._implicit import implicit_greedy_path, use_implicit
 from pixsel.stats import class_statistics
 

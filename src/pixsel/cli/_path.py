@@ -63,8 +63,8 @@ def compute_paths(X, y, regularization="auto", *, quiet=True):
         if st.n_classes > 2:
             M = st.between_factor
             paths = {
-                "forward": greedy_path(M, B, direction="forward"),
-                "backward": greedy_path(M, B, direction="backward"),
+                "forward": greedy_path(M, B, direction="forward", certificate="auto"),
+                "backward": greedy_path(M, B, direction="backward", certificate="auto"),
                 "simple": simple_thresholding(M, B),
             }
             bar.update(4)
@@ -74,8 +74,8 @@ def compute_paths(X, y, regularization="auto", *, quiet=True):
         bar.update(1)
         paths = {}
         for name, fn in (
-            ("forward", lambda: greedy_path(a, B, direction="forward")),
-            ("backward", lambda: greedy_path(a, B, direction="backward")),
+            ("forward", lambda: greedy_path(a, B, direction="forward", certificate="auto")),
+            ("backward", lambda: greedy_path(a, B, direction="backward", certificate="auto")),
             ("fisher", lambda: fisher_thresholding_path(a, B)),
             ("simple", lambda: simple_thresholding_path(a, B)),
         ):

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options
-from ..spectral._general import greedy_path
+from ..spectral import greedy_path
 
 __all__ = ["GreedySparsePCA"]
 

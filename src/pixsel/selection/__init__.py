@@ -1,6 +1,7 @@
 """Layer 3: scikit-learn selectors."""
 
 from ._lda import SparseLDASelector
+from ._paths import PathSet, lda_paths, pca_paths
 from ._pls import CardinalSPLSSelector, SPLSSelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 from ._spca import SparsePCASelector
@@ -12,4 +13,7 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "PathSet",
+    "lda_paths",
+    "pca_paths",
 ]

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._progress import search_progress
 from .._validation import check_int, check_options, check_real
 from ..spectral import exact_support
 
@@ -50,11 +51,12 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
     -------
     mask : ndarray of shape (p,) of bool
     """
-    res = exact_support(
-        A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
-        node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
-        initial=initial, progress=getattr(est, "progress", True),
-    )
+    with search_progress(getattr(est, "progress", True), f"{type(est).__name__} exact") as callback:
+        res = exact_support(
+            A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
+            node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
+            initial=initial, callback=callback,
+        )
     est.exact_result_ = res
     est.status_ = res.status
     est.gap_ = float(res.gap)

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options
 from ..spectral._certificates import certify
-from ..spectral._general import greedy_path
+from ..spectral import greedy_path
 from ..spectral._implicit import implicit_greedy_path, use_implicit
 from ..spectral._refine import refine_support
 from ._exact_fit import _check_solver_params, _exact_fit_attributes

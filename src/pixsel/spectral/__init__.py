@@ -2,9 +2,11 @@
 
 from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
 from ._certificates import certify, dual_certificate, inclusion_bounds
-from ._general import greedy_path  # vector -> blocked binary kernel (_greedy), factor -> multiclass, matrix -> full rank
+from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> multiclass, matrix -> full rank
+from ._forms import infer_form
+from ._greedy import rank_one_greedy_path
 from ._greedy_reference import greedy_path_reference
-from ._exact import ExactResult, exact_support, tighten_path_bound
+from ._exact import ExactResult, SearchState, exact_support, tighten_path_bound
 from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
 from ._refine import refine_support
@@ -13,6 +15,9 @@ from ._thresholding import fisher_thresholding_path, simple_thresholding_path
 
 __all__ = [
     "ExactResult",
+    "SearchState",
+    "infer_form",
+    "rank_one_greedy_path",
     "exact_support",
     "tighten_path_bound",
     "SparsePath",

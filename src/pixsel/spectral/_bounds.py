@@ -27,8 +27,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._validation import check_real
-from ._greedy import _check_pair
+from .._validation import check_pair, check_real
 from ._path import SparsePath
 
 __all__ = ["sparsity_lower_bound", "nesting_ratios", "check_nesting_bound"]
@@ -60,7 +59,7 @@ def sparsity_lower_bound(a, B):
     >>> sparsity_lower_bound([3.0, 1.0, 2.0], np.diag([1.0, 2.0, 4.0])).tolist()
     [2.25, 3.25, 3.5]
     """
-    a, B = _check_pair(a, B, "sparsity_lower_bound")
+    a, B = check_pair(a, B, form="vector", owner="sparsity_lower_bound", identity_ok=False)
     p = a.shape[0]
     lam = float(sla.eigh(B, eigvals_only=True, subset_by_index=[p - 1, p - 1])[0])
     if not lam > 0:

@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ._forms import infer_form
+
 __all__ = ["certify", "inclusion_bounds", "dual_certificate"]
 
 _SLACK = 1e-10
@@ -65,8 +67,6 @@ def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
     >>> inclusion_bounds(np.array([3.0, 1.0, 2.0])).round(6).tolist()
     [9.0, 13.0, 14.0]
     """
-    from ._general import infer_form
-
     A = np.asarray(A, dtype=np.float64)
     form = infer_form(A) if form is None else form
     p = A.shape[0]
@@ -200,8 +200,6 @@ def certify(path, *, dual="auto", max_dual_features=2048):
         The same object, with ``upper_bound`` (length ``len(path.objective)``) and
         ``info['proved_optimal']`` (bool per ``k``; ``None`` without the dual certificate).
     """
-    from ._general import infer_form
-
     A = path.A
     if A is None:
         return path

@@ -45,7 +45,6 @@ problem.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 import time
@@ -54,15 +53,42 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._threads import blas_limit
 from .._validation import check_int, check_options, check_real, check_square_symmetric, check_finite
+from ._dispatch import greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
 
-__all__ = ["ExactResult", "exact_support", "tighten_path_bound"]
+__all__ = ["ExactResult", "SearchState", "exact_support", "tighten_path_bound"]
 
 _BRANCH_RULE = "important-include"  # measured best of three rules (docs/issue-4.md)
 _BATCH_EIG_MAX_R = 64
 _FIXING = True
 _STATUSES = ("optimal", "gap_reached", "time_limit", "node_limit", "interrupted")
+
+
+@dataclass(frozen=True)
+class SearchState:
+    """Where a branch-and-bound search stands, as passed to ``exact_support(callback=...)``.
+
+    Attributes
+    ----------
+    nodes : int
+        Nodes processed so far.
+    incumbent : float
+        Objective of the best support found so far.
+    bound : float
+        Certified upper bound on every support of size ``k`` (so far).
+    gap : float
+        ``bound - incumbent``.
+    elapsed : float
+        Seconds since the search started.
+    """
+
+    nodes: int
+    incumbent: float
+    bound: float
+    gap: float
+    elapsed: float
 
 
 @dataclass
@@ -212,49 +238,13 @@ def _criterion_value(A, B, S, criterion):
 
 
 def _greedy_incumbent(A, B, k, criterion, form):
-    """Forward and backward greedy supports at ``k`` (the paper's dual pass; the best is kept).
-
-    Uses :func:`pixsel.spectral.greedy_path` for vectors, and for factors and full matrices once
-    the general entry point (with a ``criterion``) is available; otherwise a small direct pass.
-    """
-    import inspect
-
-    from . import greedy_path
-
-    general = "criterion" in inspect.signature(greedy_path).parameters
-    if form != "vector" and not general:
-        return _small_dual_pass(A, B, k, criterion)
-    params = inspect.signature(greedy_path).parameters
+    """Forward and backward greedy supports at ``k`` (the paper's dual pass; the best is kept)."""
     cands = []
     for direction in ("forward", "backward"):
-        if general:
-            extra = {"certificate": None} if "certificate" in params else {}
-            if direction == "forward" and "max_k" in params:
-                extra["max_k"] = k
-            path = greedy_path(A, B, direction=direction, criterion=criterion, **extra)
-        else:
-            path = greedy_path(A, B, direction=direction)
+        max_k = k if direction == "forward" else None
+        path = greedy_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k)
         cands.append(path.support(k))
     return cands
-
-
-def _small_dual_pass(A, B, k, criterion):
-    """Forward and backward greedy by direct evaluation (private; fine for p of a few dozen)."""
-    p = A.shape[0]
-    f = lambda S: _criterion_value(A, B, S, criterion)  # noqa: E731
-    S = []
-    rest = list(range(p))
-    for _ in range(k):
-        vals = [f(S + [j]) for j in rest]
-        j = rest[int(np.argmax(vals))]
-        S.append(j)
-        rest.remove(j)
-    fwd = sorted(S)
-    S = list(range(p))
-    while len(S) > k:
-        vals = [f([i for i in S if i != j]) for j in S]
-        S.remove(S[int(np.argmax(vals))])
-    return [np.array(fwd), np.array(S)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +260,7 @@ class _Stop(Exception):
 class _Search:
     """Shared bookkeeping: incumbent, queue, limits, progress, certified bound."""
 
-    def __init__(self, p, k, gap_tol, time_limit, node_limit, progress):
+    def __init__(self, p, k, gap_tol, time_limit, node_limit, callback):
         self.p = p
         self.k = k
         self.gap_tol = gap_tol
@@ -285,8 +275,7 @@ class _Search:
         self.n_nodes = 0
         self.t0 = time.perf_counter()
         self.dive_key = -math.inf
-        self.bar = None
-        self.progress = progress
+        self.callback = callback
 
     # incumbent / threshold
     def _set_theta(self):
@@ -334,33 +323,23 @@ class _Search:
         if self.time_limit is not None and (self.n_nodes & 31) == 0:
             if time.perf_counter() - self.t0 > self.time_limit:
                 raise _Stop("time_limit")
-        if self.bar is not None and (self.n_nodes & 1023) == 0:
-            self._update_bar()
+        if self.callback is not None and (self.n_nodes & 1023) == 0:
+            self.report()
 
-    def _update_bar(self):
+    def state(self):
+        """The read-only record passed to the callback."""
         ub = self.upper_bound()
-        gap = ub - self.best
-        self.bar.n = self.n_nodes
-        self.bar.set_postfix(
-            incumbent=f"{self.best:.6g}", bound=f"{ub:.6g}", gap=f"{gap / max(abs(self.best), 1e-300):.2e}",
-            refresh=False,
+        return SearchState(
+            nodes=self.n_nodes, incumbent=self.best, bound=ub, gap=ub - self.best,
+            elapsed=time.perf_counter() - self.t0,
         )
-        self.bar.refresh()
 
-    def open_bar(self):
-        if self.progress:
-            from tqdm import tqdm
-
-            self.bar = tqdm(desc="exact_support", unit=" nodes", delay=3.0, leave=False, mininterval=0.5)
-
-    def close_bar(self):
-        if self.bar is not None:
-            self._update_bar()
-            self.bar.close()
+    def report(self):
+        if self.callback is not None:
+            self.callback(self.state())
 
     def run(self, dive):
         """Best-first over the queue; every popped node is the root of a depth-first dive."""
-        self.open_bar()
         status = "optimal"
         try:
             while self.heap:
@@ -375,8 +354,7 @@ class _Search:
             status = stop.status
         except KeyboardInterrupt:
             status = "interrupted"
-        finally:
-            self.close_bar()
+        self.report()
         return status
 
 
@@ -695,7 +673,6 @@ def _plain_dfs(A, B, k, criterion, form, search):
 
     stack = [(np.zeros(p, bool), np.ones(p, bool))]
     status = "optimal"
-    search.open_bar()
     try:
         while stack:
             Imask, Umask = stack.pop()
@@ -725,8 +702,7 @@ def _plain_dfs(A, B, k, criterion, form, search):
         status = stop.status
     except KeyboardInterrupt:
         status = "interrupted"
-    finally:
-        search.close_bar()
+    search.report()
     if status != "optimal":
         # a depth-first stack holds no bounds; the root bound f(all) is the only certificate
         search.heap = [(-bound(np.arange(p)), 0, None, None)]
@@ -743,7 +719,7 @@ def exact_support(
     node_limit=None,
     gap_tol=0.0,
     initial=None,
-    progress=True,
+    callback=None,
     strategy="best-first",
 ):
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
@@ -776,8 +752,11 @@ def exact_support(
         The starting incumbent. ``None`` (default): the better of the forward and backward greedy
         supports (the dual pass, paper 002 section 2.3). Given, the greedy passes are skipped
         (pass the dual-pass support when it is already known, e.g. from a greedy path).
-    progress : bool, default True
-        Show a tqdm bar (nodes, incumbent, bound, gap) once a solve has run for 3 seconds.
+    callback : callable or None, default None
+        Called as ``callback(state)`` every 1024 nodes and once at the end, with a read-only
+        :class:`SearchState` (``nodes``, ``incumbent``, ``bound``, ``gap``, ``elapsed``). The
+        kernel draws nothing itself; :func:`pixsel._progress.search_progress` turns this into a
+        progress bar for estimators and the CLI.
     strategy : {'best-first', 'plain'}
         ``'best-first'`` (default): the solver described in the module docstring. ``'plain'``:
         the paper's ESLDA for comparison (depth-first, inclusion bound only, a fresh
@@ -795,29 +774,16 @@ def exact_support(
     >>> import numpy as np
     >>> a = np.array([1.0, 0.2, 0.9, 0.1])
     >>> B = np.eye(4) + 0.5 * np.ones((4, 4))
-    >>> res = exact_support(a, B, 2, progress=False)
+    >>> res = exact_support(a, B, 2)
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    controller = _blas_controller()
-    if controller is None:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
     # BLAS threads only slow down the many small factorizations of a search
-    with controller.limit(limits=1, user_api="blas"):
-        return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy)
+    with blas_limit(1):
+        return _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, callback, strategy)
 
 
-@functools.lru_cache(maxsize=1)
-def _blas_controller():
-    """One threadpoolctl controller (scanning the loaded libraries costs ~10 ms; limiting ~20 us)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover
-        return None
-    return ThreadpoolController()
-
-
-def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, progress, strategy):
+def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial, callback, strategy):
     t0 = time.perf_counter()
     A, B, form, k, criterion = _validate(A, B, k, criterion)
     strategy = check_options(strategy, "strategy", ("best-first", "plain"), owner="exact_support")
@@ -832,7 +798,7 @@ def _exact_support(A, B, k, criterion, time_limit, node_limit, gap_tol, initial,
     else:
         criterion_eff = criterion
 
-    search = _Search(p, k, gap_tol, time_limit, node_limit, progress)
+    search = _Search(p, k, gap_tol, time_limit, node_limit, callback)
     search.t0 = t0
     # incumbents: dual-pass greedy and the caller's support
     cands = [] if initial is not None else _greedy_incumbent(A, B, k, criterion_eff, form)
@@ -910,7 +876,7 @@ def tighten_path_bound(path, result):
     >>> from pixsel.spectral import greedy_path
     >>> a = np.array([1.0, 0.2, 0.9, 0.1]); B = np.eye(4) + 0.5 * np.ones((4, 4))
     >>> path = greedy_path(a, B, direction="forward")
-    >>> res = exact_support(a, B, 2, progress=False)
+    >>> res = exact_support(a, B, 2)
     >>> tight = tighten_path_bound(path, res)
     >>> bool(np.isclose(tight.upper_bound[1], res.upper_bound))
     True

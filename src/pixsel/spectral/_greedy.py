@@ -46,10 +46,10 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
-from .._validation import check_finite, check_int, check_options, check_real, check_square_symmetric
+from .._validation import check_int, check_options, check_pair, check_real
 from ._path import SparsePath
 
-__all__ = ["greedy_path"]
+__all__ = ["rank_one_greedy_path"]
 
 #: Gains within this relative distance of the best one are ties, resolved to the lowest index.
 _TIE_RTOL = 1e-12
@@ -470,58 +470,7 @@ def _new_info(block_size):
 # --------------------------------------------------------------------------------------------
 # Public, validated entry point
 # --------------------------------------------------------------------------------------------
-def _check_square_symmetric_fast(B, *, rtol=1e-8):
-    """:func:`pixsel._validation.check_square_symmetric` in cache-sized row blocks.
-
-    Same acceptance rule and messages (the standard helper is called to raise them), without
-    the several ``p x p`` temporaries of ``np.allclose``: at ``p = 2048`` it took longer than the
-    greedy path itself.
-    """
-    B = np.asarray(B)
-    if B.ndim != 2 or B.shape[0] != B.shape[1]:
-        return check_square_symmetric(B, "B")
-    B = B.astype(np.float64, copy=False)
-    p = B.shape[0]
-    rows = max(8, (1 << 17) // max(p, 1))  # temporaries of about 1 MB
-    worst, scale = 0.0, 0.0
-    for i0 in range(0, p, rows):
-        blk = B[i0 : i0 + rows]
-        if not np.isfinite(blk).all():
-            return check_square_symmetric(B, "B")
-        scale = max(scale, float(np.abs(blk).max()))
-        worst = max(worst, float(np.abs(blk - B[:, i0 : i0 + rows].T).max()))
-    if worst > rtol * max(scale, np.finfo(np.float64).tiny):
-        return check_square_symmetric(B, "B")
-    return B
-
-
-def _check_pair(a, B, owner):
-    """Validate ``a`` (1-D, finite) and ``B`` (square, symmetric, finite, same size): float64 copies
-    only when a conversion is needed (the caller's arrays are never written to)."""
-    a_arr = np.asarray(a)
-    if a_arr.ndim != 1:
-        raise ValueError(
-            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
-            f"class means); got shape {a_arr.shape}. Pass a.ravel() if it is a column."
-        )
-    if a_arr.dtype.kind not in "biuf":
-        raise TypeError(f"a must hold real numbers; got dtype {a_arr.dtype}.")
-    a_arr = check_finite(a_arr.astype(np.float64, copy=False), "a")
-    B_arr = np.asarray(B)
-    if B_arr.dtype.kind not in "biuf":
-        raise TypeError(f"B must hold real numbers; got dtype {B_arr.dtype}.")
-    B_arr = _check_square_symmetric_fast(B_arr)
-    if B_arr.shape[0] != a_arr.shape[0]:
-        raise ValueError(
-            f"a and B must describe the same features: a has {a_arr.shape[0]} entries but B is "
-            f"{B_arr.shape[0]} x {B_arr.shape[1]}."
-        )
-    if a_arr.shape[0] == 0:
-        raise ValueError(f"{owner} needs at least one feature; got an empty a.")
-    return a_arr, B_arr
-
-
-def greedy_path(a, B, *, direction="forward", block_size=None, check_every=None, drift_tol=1e-10):
+def rank_one_greedy_path(a, B, *, direction="forward", block_size=None, check_every=None, drift_tol=1e-10):
     """Greedy path of the binary sparse-LDA objective ``f(S) = a_S^T B_SS^{-1} a_S``, every k.
 
     Forward search adds, at each step, the feature with the largest gain
@@ -573,23 +522,29 @@ def greedy_path(a, B, *, direction="forward", block_size=None, check_every=None,
     >>> import numpy as np
     >>> a = np.array([1.0, 2.0, 0.5])
     >>> B = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]])
-    >>> path = greedy_path(a, B, direction="forward")
+    >>> path = rank_one_greedy_path(a, B, direction="forward")
     >>> path.order.tolist()
     [1, 2, 0]
     >>> path.support(2).tolist()
     [1, 2]
     >>> bool(np.isclose(path.objective[-1], a @ np.linalg.solve(B, a)))
     True
-    >>> greedy_path(a, B, direction="backward").order.tolist()
+    >>> rank_one_greedy_path(a, B, direction="backward").order.tolist()
     [0, 2, 1]
     """
-    direction = check_options(direction, "direction", ("forward", "backward"), owner="greedy_path")
-    a_arr, B_arr = _check_pair(a, B, "greedy_path")
-    p = a_arr.shape[0]
-    block_size = _default_block_size(p) if block_size is None else check_int(block_size, "block_size", low=1, owner="greedy_path")
+    owner = "rank_one_greedy_path"
+    check_options(direction, "direction", ("forward", "backward"), owner=owner)
+    a_arr, B_arr = check_pair(a, B, form="vector", owner=owner, identity_ok=False)
+    return _rank_one_path(a_arr, B_arr, direction, block_size, check_every, drift_tol, owner)
+
+
+def _rank_one_path(a, B, direction, block_size=None, check_every=None, drift_tol=1e-10, owner="greedy_path"):
+    """The kernel on checked input (``a`` float64 (p,), ``B`` float64 symmetric (p, p))."""
+    p = a.shape[0]
+    block_size = _default_block_size(p) if block_size is None else check_int(block_size, "block_size", low=1, owner=owner)
     if check_every is not None:
-        check_every = check_int(check_every, "check_every", low=1, owner="greedy_path")
-    drift_tol = check_real(drift_tol, "drift_tol", low=0.0, owner="greedy_path")
+        check_every = check_int(check_every, "check_every", low=1, owner=owner)
+    drift_tol = check_real(drift_tol, "drift_tol", low=0.0, owner=owner)
     kernel = _greedy_forward if direction == "forward" else _greedy_backward
-    order, objective, info = kernel(a_arr, B_arr, block_size=block_size, check_every=check_every, drift_tol=drift_tol)
-    return SparsePath(order=order, objective=objective, direction=direction, A=a_arr, B=B_arr, info=info)
+    order, objective, info = kernel(a, B, block_size=block_size, check_every=check_every, drift_tol=drift_tol)
+    return SparsePath(order=order, objective=objective, direction=direction, A=a, B=B, info=info)

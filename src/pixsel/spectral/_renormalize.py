@@ -14,14 +14,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ._forms import infer_form
 from ._path import SparsePath
 
 __all__ = ["renormalize", "simple_thresholding"]
 
 
 def _pair(A, B):
-    from ._general import infer_form
-
     A = np.asarray(A, dtype=np.float64)
     form = infer_form(A)
     p = A.shape[0]

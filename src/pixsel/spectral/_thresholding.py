@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._validation import check_finite, check_square_symmetric
-from ._greedy import _EPS, _check_pair, _default_block_size, _greedy_forward
+from .._validation import check_pair
+from ._greedy import _EPS, _default_block_size, _greedy_forward
 from ._path import SparsePath, objective_on_support
 
 __all__ = ["fisher_thresholding_path", "simple_thresholding_path"]
@@ -72,7 +72,7 @@ def fisher_thresholding_path(a, B):
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
-    a, B = _check_pair(a, B, "fisher_thresholding_path")
+    a, B = check_pair(a, B, form="vector", owner="fisher_thresholding_path", identity_ok=False)
     try:
         c = sla.cho_factor(B, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -85,21 +85,6 @@ def fisher_thresholding_path(a, B):
     objective, info = _prefix_objectives(a, B, order)
     info = dict(info, scores=z)
     return SparsePath(order=order, objective=objective, direction="fisher", A=a, B=B, info=info)
-
-
-def _check_A(A, p):
-    A = np.asarray(A)
-    if A.dtype.kind not in "biuf":
-        raise TypeError(f"A must hold real numbers; got dtype {A.dtype}.")
-    A = check_finite(A.astype(np.float64, copy=False), "A")
-    if A.ndim == 1:
-        return A
-    if A.ndim == 2 and A.shape[0] == p:
-        return check_square_symmetric(A, "A") if A.shape[1] == p else A
-    raise ValueError(
-        f"A must be a vector of shape ({p},), a symmetric matrix of shape ({p}, {p}) or a factor "
-        f"M of shape ({p}, r) with A = M M^T; got shape {A.shape}."
-    )
 
 
 def simple_thresholding_path(A, B):
@@ -135,15 +120,11 @@ def simple_thresholding_path(A, B):
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
-    B0 = np.asarray(B)
-    if B0.ndim != 2:
-        check_square_symmetric(B0, "B")  # raises the standard message
-    p = B0.shape[0]
-    A = _check_A(A, p)
-    # validate B (and a vector A) the same way as the greedy kernel does
-    A_vec, B = _check_pair(A if A.ndim == 1 else np.zeros(p), B0, "simple_thresholding_path")
-    if A.ndim == 1:
-        A = A_vec
+    A0 = np.asarray(A)
+    # a square matrix is read as the full symmetric A here (never as a square factor)
+    form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
+    A, B = check_pair(A0, B, form=form, owner="simple_thresholding_path", identity_ok=False)
+    p = A.shape[0]
     s, U = sla.eigh(B)
     ratio = float(s[0] / s[-1]) if s[-1] > 0 else 0.0
     if not ratio > p * _EPS:

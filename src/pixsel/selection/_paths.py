@@ -1,0 +1,168 @@
+"""Whole greedy and thresholding paths of a problem, for every k: ``lda_paths`` and ``pca_paths``.
+
+These are the estimator-layer functions behind ``pixsel path`` (paper 000, Fig. 7): they run
+statistics -> regularization -> kernels once and return every path with its bounds, so that
+surfaces (CLI, figures, benchmarks) never assemble that pipeline themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..spectral import (
+    SparsePath,
+    fisher_thresholding_path,
+    greedy_path,
+    simple_thresholding,
+    simple_thresholding_path,
+    sparsity_lower_bound,
+)
+from ..stats import Regularization, class_statistics, regularize
+
+__all__ = ["PathSet", "lda_paths", "pca_paths"]
+
+
+@dataclass
+class PathSet:
+    """The paths of one problem, named, with the bounds that hold for every support of size k.
+
+    Attributes
+    ----------
+    paths : dict of str to SparsePath
+        ``'forward'``, ``'backward'``, ``'fisher'``, ``'simple'`` for two classes;
+        ``'forward'``, ``'backward'``, ``'simple'`` for more classes and for sparse PCA.
+    lower_bound : ndarray of shape (n_features,) or None
+        The worst-case lower bound of Eq. (5) (two classes only), else None.
+    upper_bound : ndarray of shape (n_features,) or None
+        Elementwise minimum of the certified per-k upper bounds of the paths, or None.
+    regularization : Regularization or None
+        What was done to the within-class covariance (None for sparse PCA).
+    """
+
+    paths: dict[str, SparsePath] = field(default_factory=dict)
+    lower_bound: np.ndarray | None = None
+    upper_bound: np.ndarray | None = None
+    regularization: Regularization | None = None
+
+
+def _bar(total, desc, progress):
+    """A tqdm bar shown only when ``progress`` is true and the work lasts over two seconds."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, disable=not progress, delay=2.0, leave=False)
+
+
+def _min_upper(paths):
+    ub = [p.upper_bound for p in paths.values() if p.upper_bound is not None]
+    return np.minimum.reduce(ub) if ub else None
+
+
+def _run(steps, bar):
+    out = {}
+    for name, fn in steps:
+        out[name] = fn()
+        bar.update(1)
+    return out
+
+
+def lda_paths(X, y, *, regularization="auto", progress=False):
+    """All greedy and thresholding sparse LDA paths of a classification problem.
+
+    Parameters
+    ----------
+    X : array-like or dask array of shape (n_samples, n_features)
+        Samples (never modified).
+    y : array-like of shape (n_samples,)
+        Two or more class labels.
+    regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
+        How the within-class covariance ``B`` is regularized (see :func:`pixsel.stats.regularize`).
+    progress : bool, default=False
+        Show a progress bar (for work longer than two seconds).
+
+    Returns
+    -------
+    PathSet
+        Two classes: forward and backward greedy paths of ``(a a^T, B)`` with ``a`` the
+        difference of the class means, the renormalized Fisher and simple thresholding paths,
+        and the Eq. (5) lower bound. More classes: forward, backward and simple thresholding of
+        ``(M M^T, B)``. Greedy paths carry the ``certificate='auto'`` per-k upper bounds.
+
+    Examples
+    --------
+    >>> from pixsel.datasets import load_digits_pair
+    >>> from pixsel.selection import lda_paths
+    >>> d = load_digits_pair(3, 5)
+    >>> ps = lda_paths(d.X, d.y)
+    >>> sorted(ps.paths)
+    ['backward', 'fisher', 'forward', 'simple']
+    >>> bool((ps.upper_bound >= ps.paths['forward'].objective - 1e-9).all())
+    True
+    """
+    with _bar(5, "paths", progress) as bar:
+        st = class_statistics(X, y)
+        B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
+        if st.n_classes > 2:
+            M = st.between_factor
+            paths = {
+                "forward": greedy_path(M, B, direction="forward", certificate="auto"),
+                "backward": greedy_path(M, B, direction="backward", certificate="auto"),
+                "simple": simple_thresholding(M, B),
+            }
+            bar.update(4)
+            return PathSet(paths, None, _min_upper(paths), reg)
+        a = st.between
+        bar.update(1)
+        paths = _run(
+            (
+                ("forward", lambda: greedy_path(a, B, direction="forward", certificate="auto")),
+                ("backward", lambda: greedy_path(a, B, direction="backward", certificate="auto")),
+                ("fisher", lambda: fisher_thresholding_path(a, B)),
+                ("simple", lambda: simple_thresholding_path(a, B)),
+            ),
+            bar,
+        )
+    return PathSet(paths, sparsity_lower_bound(a, B), _min_upper(paths), reg)
+
+
+def pca_paths(X, *, progress=False):
+    """Greedy forward, backward and simple-thresholding sparse PCA paths of the covariance of X.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Samples (never modified).
+    progress : bool, default=False
+        Show a progress bar (for work longer than two seconds).
+
+    Returns
+    -------
+    PathSet
+        ``'forward'``, ``'backward'`` (with the ``certificate='dual'`` per-k upper bounds) and
+        ``'simple'`` paths of the variance of the first sparse component; ``lower_bound`` and
+        ``regularization`` are None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.selection import pca_paths
+    >>> X = np.random.default_rng(0).normal(size=(50, 6))
+    >>> ps = pca_paths(X)
+    >>> sorted(ps.paths)
+    ['backward', 'forward', 'simple']
+    >>> bool(np.isclose(ps.paths['forward'].objective[-1], np.linalg.eigvalsh(np.cov(X.T))[-1]))
+    True
+    """
+    with _bar(3, "paths", progress) as bar:
+        C = np.atleast_2d(np.cov(np.asarray(X, dtype=np.float64), rowvar=False))
+        paths = _run(
+            (
+                ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),
+                ("backward", lambda: greedy_path(C, direction="backward", form="full", certificate="dual")),
+                ("simple", lambda: simple_thresholding(C)),
+            ),
+            bar,
+        )
+    return PathSet(paths, None, _min_upper(paths), None)
+

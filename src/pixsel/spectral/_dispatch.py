@@ -1,0 +1,112 @@
+"""One entry point for greedy paths of the sparse generalized eigenproblem ``max x^T A x / x^T B x``.
+
+``A`` is given in the form that makes it cheapest (paper 002, section 2):
+
+* a vector ``a`` (rank one, binary LDA ``A = a a^T``) -> the binary Schur-complement kernel
+  :func:`~pixsel.spectral.rank_one_greedy_path`;
+* a ``p x r`` factor ``M`` with ``A = M M^T`` (multiclass LDA, ``r = C - 1``) ->
+  :func:`~pixsel.spectral._multiclass.multiclass_greedy_path`;
+* a full symmetric ``p x p`` matrix (sparse PCA, general pairs) ->
+  :func:`~pixsel.spectral._fullrank.fullrank_greedy_path`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_int, check_options
+from ._certificates import certify
+from ._forms import check_form_pair
+from ._fullrank import fullrank_greedy_path
+from ._greedy import _rank_one_path
+from ._multiclass import multiclass_greedy_path
+
+__all__ = ["greedy_path"]
+
+CERTIFICATES = ("auto", "dual", "inclusion")
+
+
+def greedy_path(
+    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate=None,
+    **kernel_options,
+):
+    """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
+        The numerator: a vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a
+        symmetric matrix. float32 is accepted; the kernels compute in float64.
+    B : ndarray of shape (n_features, n_features) or None
+        Symmetric positive definite denominator; ``None`` means the identity (sparse PCA).
+    direction : {'forward', 'backward'}
+        Forward selection from the empty set or backward elimination from all features.
+    criterion : {'max-eig', 'trace'}
+        ``lambda_max(A_S, B_S)`` (the generalized Rayleigh quotient) or the sum of the
+        generalized eigenvalues ``tr(B_SS^{-1} A_SS)``. Identical for a vector ``A``.
+    form : {'auto', 'vector', 'factor', 'full'}
+        How to read ``A``; ``'auto'`` takes a square symmetric matrix as ``'full'`` and any other
+        2-D array as a factor.
+    max_k : int or None
+        Forward only: stop after ``max_k`` features (the path then has ``max_k`` entries).
+    certificate : {None, 'auto', 'dual', 'inclusion'}, default None
+        Opt-in per-``k`` certified upper bounds stored on ``path.upper_bound`` (see
+        :func:`pixsel.spectral.certify`). ``None`` (default): none, so the path runs at kernel
+        speed (the bounds cost a generalized eigenproblem of the whole pair, and ``'dual'`` one
+        ``O(p^3)`` test per ``k``). ``'inclusion'``: the inclusion-principle and norm bounds;
+        ``'dual'`` adds the sparse PCA duality certificate (``B = I``, full ``A``);
+        ``'auto'`` = ``'dual'`` when ``p <= 256`` else ``'inclusion'``.
+    **kernel_options
+        Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
+        ``drift_tol``; see :func:`pixsel.spectral.rank_one_greedy_path`).
+
+    Returns
+    -------
+    SparsePath
+        ``order`` and ``objective`` per ``k``; ``info['criterion']`` and ``info['form']``;
+        ``upper_bound`` when a ``certificate`` was asked for.
+
+    Notes
+    -----
+    ``B`` is validated once (square, finite, symmetric, in row blocks without ``p x p``
+    temporaries) and handed to the kernel unchecked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 0.0, 3.5]])
+    >>> greedy_path(A, direction="backward").order.tolist()
+    [2, 1, 0]
+    >>> greedy_path(np.array([1.0, 2.0, 0.5])).order.tolist()
+    [1, 0, 2]
+    """
+    owner = "greedy_path"
+    check_options(direction, "direction", ("forward", "backward"), owner=owner)
+    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    if certificate is not None:
+        check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    if max_k is not None:
+        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
+        if direction == "backward":
+            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
+    if kernel_options and not (form == "vector" and max_k is None):
+        raise TypeError(
+            f"greedy_path got options {sorted(kernel_options)} that only the binary kernel (a vector A "
+            "without max_k) accepts."
+        )
+    if form == "vector" and max_k is None:
+        path = _rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
+        path.info = dict(path.info, criterion=criterion, form="vector")
+    elif form == "vector":
+        path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k)
+        path.A, path.info["form"] = A, "vector"
+    elif form == "factor":
+        path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    else:
+        path = fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    if certificate is not None:
+        dual = certificate == "dual" or (certificate == "auto" and p <= 256)
+        certify(path, dual=dual)
+    return path
