@@ -77,16 +77,16 @@ def _rss():
 
 def main(argv=None):
     ap = parser("bench_cluster_stats", __doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=None, help="images (default 200,000; --quick 12,000)")
-    ap.add_argument("--p", type=int, default=None, help="pixels per image (default 4096; --quick 1024)")
+    ap.add_argument("--n", type=int, default=None, help="images (default 200,000; --quick 4,000)")
+    ap.add_argument("--p", type=int, default=None, help="pixels per image (default 4096; --quick 256)")
     ap.add_argument("--store", type=Path, default=None, help="Zarr store to reuse/keep (default: a temporary one)")
     ap.add_argument("--chunk-rows", type=int, default=None,
-                    help="rows per chunk (default: pixsel's, 128 MiB of float64; --quick 1000)")
+                    help="rows per chunk (default: pixsel's, 128 MiB of float64; --quick 500)")
     ap.add_argument("--memory-limit", default="2GiB", help="memory limit of each worker (default 2GiB)")
     args = ap.parse_args(argv)
-    n = args.n or (12_000 if args.quick else 200_000)
-    p = args.p or (1024 if args.quick else 4096)
-    chunk_rows = args.chunk_rows or (1000 if args.quick else None)
+    n = args.n or (4_000 if args.quick else 200_000)
+    p = args.p or (256 if args.quick else 4096)
+    chunk_rows = args.chunk_rows or (500 if args.quick else None)
     repeat = 3 if args.quick else 1
     out = out_dir(args)
 
@@ -116,7 +116,7 @@ def main(argv=None):
 
         with LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True,
-            memory_limit=args.memory_limit, dashboard_address=None,
+            memory_limit=args.memory_limit, dashboard_address=":0",
         ) as cluster, Client(cluster) as client:
             client.run(__import__, "pixsel.stats")
             base = client.run(_rss)

@@ -67,13 +67,17 @@ def dask_rows(method):
     Examples
     --------
     >>> import numpy as np, dask.array as da
-    >>> class Double:
-    ...     n_features_in_ = 2
+    >>> from sklearn.base import BaseEstimator
+    >>> class Double(BaseEstimator):
+    ...     def fit(self, X, y=None):
+    ...         self.n_features_in_ = X.shape[1]
+    ...         return self
     ...     @dask_rows
     ...     def transform(self, X):
     ...         return 2 * np.asarray(X)
-    >>> Double().transform(da.ones((5, 2), chunks=(2, 2))).compute().tolist()[0]
-    [2.0, 2.0]
+    >>> Y = Double().fit(np.ones((3, 2))).transform(da.ones((5, 2), chunks=(2, 2)))
+    >>> Y.chunks, Y.compute()[0].tolist()
+    (((2, 2, 1), (2,)), [2.0, 2.0])
     """
 
     @functools.wraps(method)

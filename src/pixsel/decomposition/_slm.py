@@ -12,6 +12,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import dask_rows
 from .._validation import check_int, check_options, check_real
 from ..projection import (
     estimate_sigma_tau,
@@ -390,6 +391,7 @@ class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMi
         self._n_out = M
 
     # ---------------------------------------------------------------- transform
+    @dask_rows
     def transform(self, X):
         """Project ``X``: ``X @ components_.T`` (linear) or ``k(X, basis_) @ dual_coef_`` (kernel).
 

@@ -10,6 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, check_real, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..spectral._implicit import implicit_greedy_path, use_implicit
@@ -30,7 +31,7 @@ def _resolve_k(n_features_to_select, n_features, owner):
     return check_int(v, "n_features_to_select", low=1, high=n_features, owner=owner)
 
 
-class SparseLDASelector(SelectorMixin, BaseEstimator):
+class SparseLDASelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Greedy sparse LDA (GSLDA): select the k features of largest two-class separability.
 
     The criterion is the generalized Rayleigh quotient of the pair (``a a^T``, ``B``) restricted

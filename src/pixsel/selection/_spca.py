@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options
 from ..spectral._certificates import certify
 from ..spectral import greedy_path
@@ -21,7 +22,7 @@ _DIRECTIONS = ("forward", "backward", "dual")
 _ALGORITHMS = ("auto", "dense", "implicit")
 
 
-class SparsePCASelector(SelectorMixin, BaseEstimator):
+class SparsePCASelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Greedy sparse PCA (GSPCA): the k features whose first principal component has most variance.
 
     The criterion is ``lambda_max(C_SS)``, the largest eigenvalue of the sample covariance ``C``
