@@ -39,7 +39,7 @@ ESTIMATORS = [
     CardinalSPLSSelector(4, n_components=2),
     SPLSSelector(0.5, n_components=2),
     SubspaceScoreSelector(4, rank=3),
-    ScoreSelector("variance", 4),
+    ScoreSelector(4, criterion="variance"),
     GreedySparsePCA(n_components=2, n_nonzero_coefs=4),
     SparseLinearModelProjection(n_components=2, n_atoms=8, max_iter=3, random_state=0),
     LocalityPreservingProjection(n_components=2),
