@@ -101,6 +101,15 @@ def test_transform_runs_on_the_workers_and_streams_to_a_store(client, store, tmp
     assert np.array_equal(open_zarr(out).X.compute(), sel.transform(X))
 
 
+def test_nan_in_a_chunk_on_a_worker_is_reported_at_its_global_row(client, store, tmp_path):
+    path, X, y = store
+    Xf = X.astype(np.float32)
+    Xf[1234, 17] = np.nan
+    bad = open_zarr(write_zarr(tmp_path / "nan.zarr", Xf, y, chunk_rows=100), chunk_rows=200)
+    with pytest.raises(ValueError, match=r"X \(rows 1200 to 1399\) .* the first at index \(1234, 17\)"):
+        class_statistics(bad.X, bad.y)
+
+
 def test_write_zarr_from_workers_round_trips(client, store, tmp_path):
     path, X, y = store
     ds = open_zarr(path, chunk_rows=250)
