@@ -1,6 +1,29 @@
-"""Figures (matplotlib, Agg backend): masks over images, objective paths, curves."""
+"""Figures: every function returns a :class:`matplotlib.figure.Figure` built without pyplot.
+
+No backend is forced: ``viz`` never calls ``matplotlib.use`` and never touches pyplot's figure
+registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
+"""
 
 from ._choose_k import plot_cv_path
-from ._figures import plot_curves, plot_masks, plot_paths
+from ._figures import (
+    plot_curves,
+    plot_evaluation,
+    plot_images,
+    plot_masks,
+    plot_paths,
+    plot_scatter,
+    plot_score_maps,
+    score_image,
+)
 
-__all__ = ["plot_masks", "plot_paths", "plot_curves", "plot_cv_path"]
+__all__ = [
+    "plot_masks",
+    "plot_paths",
+    "plot_curves",
+    "plot_evaluation",
+    "plot_images",
+    "plot_score_maps",
+    "plot_scatter",
+    "score_image",
+    "plot_cv_path",
+]
