@@ -37,7 +37,7 @@ def plot_cv_path(cv_results, n_features, *, objective=None, rule=None, score_nam
     2
     """
     from matplotlib.figure import Figure
-    from matplotlib.ticker import ScalarFormatter
+    from matplotlib.ticker import StrMethodFormatter
 
     k = np.asarray(cv_results["n_features"])
     mean = np.asarray(cv_results["mean_test_score"], dtype=float)
@@ -59,7 +59,7 @@ def plot_cv_path(cv_results, n_features, *, objective=None, rule=None, score_nam
     ax.set_ylabel(score_name)
     if len(k) > 1 and k[-1] / k[0] > 50:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("cross-validated score along the path", fontsize=10)
@@ -76,7 +76,7 @@ def plot_cv_path(cv_results, n_features, *, objective=None, rule=None, score_nam
         ax2.set_ylabel("objective f(S)")
         if ax.get_xscale() == "log":
             ax2.set_xscale("log")
-            ax2.xaxis.set_major_formatter(ScalarFormatter())
+            ax2.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
         ax2.grid(alpha=0.3)
         ax2.set_title("selector objective path", fontsize=10)
     if title:
