@@ -6,8 +6,6 @@ import ast
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from .. import __version__
 from ..datasets import load
 
@@ -94,10 +92,11 @@ def provenance(args, **extra):
 
 def image_backgrounds(X, y, image_shape):
     """Class means (or the overall mean without labels) as backgrounds for mask pictures."""
-    X = np.asarray(X, dtype=np.float64)
+    from ..stats import class_means
+
     if y is None:
-        return [X.mean(0)], ["mean"]
-    classes = np.unique(y)
-    if len(classes) > 4:
-        return [X.mean(0)], ["mean of all classes"]
-    return [X[np.asarray(y) == c].mean(0) for c in classes], [f"class {c} mean" for c in classes]
+        return [class_means(X).mean], ["mean"]
+    cm = class_means(X, y)
+    if len(cm.classes) > 4:
+        return [cm.mean], ["mean of all classes"]
+    return list(cm.means), [f"class {c} mean" for c in cm.classes]

@@ -48,6 +48,7 @@ def run(args):
     from ..datasets import load_digits_pair, load_train_test
     from ..experiments import Selection, evaluate_selection
     from ..selection import lda_paths
+    from ..stats import class_means
     from ..viz import plot_curves, plot_masks, plot_paths
     from ._common import progress
 
@@ -80,7 +81,7 @@ def run(args):
                 out / "path.png", dpi=120,
             )
         ]
-        bgs = [X_tr[y_tr == c].mean(0) for c in (0, 1)]
+        bgs = list(class_means(X_tr, y_tr).means)  # classes 0 (the 3s) and 1 (the 5s)
         masks = [np.isin(np.arange(p), supports[k]) for k in _MASK_KS]
         files.append(save_figure(
             plot_masks(bgs, masks, d.image_shape, titles=[f"k = {k}" for k in _MASK_KS],
