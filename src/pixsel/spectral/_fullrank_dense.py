@@ -44,16 +44,37 @@ def _sym_eigh(AS, BS):
     return sla.eigh(AS, BS)
 
 
+class _Selected:
+    """What a left-looking forward pass keeps: the selected columns ``A_{:,S}``, the row norms
+    ``|A_{i,S}|^2``, the free mask, the order and the objective per step."""
+
+    def __init__(self, Aop, n_steps):
+        p = Aop.p
+        self.Aop = Aop
+        self.Acols = np.zeros((p, n_steps))
+        self.rowsq = np.zeros(p)
+        self.free = np.ones(p, dtype=bool)
+        self.order = np.empty(n_steps, dtype=np.intp)
+        self.objective = np.empty(n_steps)
+        self.S = []
+
+    def add(self, j, value):
+        t = len(self.S)
+        self.order[t] = j
+        self.free[j] = False
+        self.S.append(j)
+        col = self.Aop.column(j)
+        self.Acols[:, t] = col
+        self.rowsq += col * col
+        self.objective[t] = value
+
+
 def forward_secular(Aop, B, criterion, n_steps):
     p = Aop.p
     dA = Aop.diag()
     dB = np.ones(p) if B is None else np.diag(B).copy()
-    Acols = np.zeros((p, n_steps))
-    rowsq = np.zeros(p)  # |A_{i,S}|^2 (B = I)
-    free = np.ones(p, dtype=bool)
-    order = np.empty(n_steps, dtype=np.intp)
-    objective = np.empty(n_steps)
-    S = []
+    path = _Selected(Aop, n_steps)
+    Acols, rowsq, free, S = path.Acols, path.rowsq, path.free, path.S
     n_secular = 0
     tolB = p * _EPS * np.abs(dB)
     for t in range(n_steps):
@@ -120,15 +141,8 @@ def forward_secular(Aop, B, criterion, n_steps):
                     n_secular += len(surv)
                 score[cand] = vals
         j = int(np.argmax(score))
-        order[t] = j
-        free[j] = False
-        S.append(j)
-        col = Aop.column(j)
-        Acols[:, t] = col
-        rowsq += col * col
-        objective[t] = score[j]
-    # exact objective of the final supports from the eigendecomposition (not the secular roots)
-    return order, objective, {"n_secular": n_secular}
+        path.add(j, score[j])
+    return path.order, path.objective, {"n_secular": n_secular}
 
 
 def forward_partial(Aop, n_steps, max_partial=4):
@@ -142,12 +156,8 @@ def forward_partial(Aop, n_steps, max_partial=4):
     """
     p = Aop.p
     dA = Aop.diag()
-    Acols = np.zeros((p, n_steps))
-    rowsq = np.zeros(p)
-    free = np.ones(p, dtype=bool)
-    order = np.empty(n_steps, dtype=np.intp)
-    objective = np.empty(n_steps)
-    S = []
+    path = _Selected(Aop, n_steps)
+    Acols, rowsq, free, S = path.Acols, path.rowsq, path.free, path.S
     n_exact = n_secular = 0
     th1 = th2 = 0.0
     x1 = np.zeros(0)
@@ -190,17 +200,11 @@ def forward_partial(Aop, n_steps, max_partial=4):
                 n_secular += len(surv)
                 w = int(np.argmax(vals))
                 j, best, state = int(cand[surv[w]]), vals[w], None
-        order[t] = j
-        free[j] = False
-        S.append(j)
-        col = Aop.column(j)
-        Acols[:, t] = col
-        rowsq += col * col
-        objective[t] = best
+        path.add(j, best)
         if state is None:
             state = top2(Acols[:, : t + 1][S])
         th1, th2, x1 = state
-    return order, objective, {"n_secular": n_secular, "n_partial_eigh": n_exact}
+    return path.order, path.objective, {"n_secular": n_secular, "n_partial_eigh": n_exact}
 
 
 def backward_secular(A, B, criterion):

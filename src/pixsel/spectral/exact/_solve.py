@@ -142,6 +142,25 @@ def _result(A, B, form, k, criterion, search, status, t0):
     )
 
 
+def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
+    """Validate, offer the incumbents, then ``run(A, B, form, k, criterion, search)`` (unless a
+    closed form applies) with BLAS on one thread, and build the result."""
+    t0 = time.perf_counter()
+    A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
+    time_limit, node_limit, gap_tol = _check_limits(*limits, owner)
+    for name, (value, choices) in options.items():
+        check_options(value, name, choices, owner=owner)
+    with blas_limit(1):
+        search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
+        search.t0 = t0
+        _start(A, B, form, k, criterion, initial, search)
+        if k == 1 or k == A.shape[0]:
+            status = _closed_form(A, B, form, k, criterion, search)
+        else:
+            status = run(A, B, form, k, criterion, search)
+        return _result(A, B, form, k, criterion, search, status, t0)
+
+
 def exact_support(
     A,
     B=None,
@@ -221,31 +240,21 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    t0 = time.perf_counter()
-    owner = "exact_support"
-    A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
-    time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
-    check_options(branch_rule, "branch_rule", BRANCH_RULES, owner=owner)
-    check_options(bounds, "bounds", BOUNDS, owner=owner)
     use_bounds = bounds == "cardinality"
-    with blas_limit(1):
-        search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
-        search.t0 = t0
-        _start(A, B, form, k, criterion, initial, search)
-        if k == 1 or k == A.shape[0]:
-            status = _closed_form(A, B, form, k, criterion, search)
+
+    def run(A, B, form, k, criterion, search):
+        if form == "full" and criterion == "trace":
+            solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
+        elif form == "full":
+            solver = FullBnB(A, B, k, search, use_bounds=use_bounds)
         else:
-            if form == "full" and criterion == "trace":
-                solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule,
-                                   use_bounds=use_bounds)
-            elif form == "full":
-                solver = FullBnB(A, B, k, search, use_bounds=use_bounds)
-            else:
-                solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
-            p = A.shape[0]
-            search.heap = [(-math.inf, 0, np.zeros(p, bool), np.ones(p, bool))]
-            status = search.run(solver.dive)
-        return _result(A, B, form, k, criterion, search, status, t0)
+            solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
+        p = A.shape[0]
+        search.heap = [(-math.inf, 0, np.zeros(p, bool), np.ones(p, bool))]
+        return search.run(solver.dive)
+
+    options = {"branch_rule": (branch_rule, BRANCH_RULES), "bounds": (bounds, BOUNDS)}
+    return _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options, run)
 
 
 def plain_search(
@@ -290,25 +299,15 @@ def plain_search(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    t0 = time.perf_counter()
-    owner = "plain_search"
-    A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
-    time_limit, node_limit, _ = _check_limits(time_limit, node_limit, 0.0, owner)
-    check_options(branch_rule, "branch_rule", PLAIN_BRANCH_RULES, owner=owner)
-    p = A.shape[0]
-    if branch_rule == "lowest-index":
-        ranking = np.arange(p)
-    else:
-        diagA = A**2 if form == "vector" else (np.sum(A**2, axis=1) if form == "factor" else np.diag(A))
-        ranking = np.lexsort((np.arange(p), -(diagA / np.diag(B))))
-    with blas_limit(1):
-        search = Search(p, k, 0.0, time_limit, node_limit, callback)
-        search.t0 = t0
-        _start(A, B, form, k, criterion, initial, search)
-        if k == 1 or k == p:
-            status = _closed_form(A, B, form, k, criterion, search)
+
+    def run(A, B, form, k, criterion, search):
+        p = A.shape[0]
+        if branch_rule == "lowest-index":
+            ranking = np.arange(p)
         else:
-            status = plain_dfs(
-                lambda S: objective_on_support(A, B, S, criterion=criterion), p, k, search, ranking=ranking
-            )
-        return _result(A, B, form, k, criterion, search, status, t0)
+            diagA = A**2 if form == "vector" else (np.sum(A**2, axis=1) if form == "factor" else np.diag(A))
+            ranking = np.lexsort((np.arange(p), -(diagA / np.diag(B))))
+        return plain_dfs(lambda S: objective_on_support(A, B, S, criterion=criterion), p, k, search, ranking=ranking)
+
+    options = {"branch_rule": (branch_rule, PLAIN_BRANCH_RULES)}
+    return _solve(A, B, k, "plain_search", criterion, (time_limit, node_limit, 0.0), initial, callback, options, run)
