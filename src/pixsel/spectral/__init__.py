@@ -4,7 +4,7 @@ from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
 from ._certificates import certify, dual_certificate, inclusion_bounds
 from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> multiclass, matrix -> full rank
 from ._forms import infer_form
-from ._greedy import rank_one_greedy_path
+from ._rank_one import rank_one_greedy_path
 from ._greedy_reference import greedy_path_reference
 from .exact import ExactResult, SearchState, exact_support, plain_search, tighten_path_bound
 from ._implicit import implicit_greedy_path
