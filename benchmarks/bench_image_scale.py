@@ -3,7 +3,8 @@
 Two textures (D4 and D5 by default) from ``brodatz_112_640x640.npz``; 1000 patches each at
 seeded random positions, float32, scaled to [0, 1]. Binary sparse LDA forward path to k = 500
 with ``B = Xc^T Xc / N + alpha I`` used through X (never formed; ``alpha`` = 1e-3 x the mean
-within-class variance, recorded).
+within-class variance, recorded), measured as users call it:
+``SparseLDASelector(k, direction='forward', algorithm='implicit').fit(X, y)``.
 
 Goals (issue 3): peak memory <= 3 x the size of X, time <= 30 x one X^T X product measured in
 the same run. The X^T X product (p x p, 1 GB in float32) is timed block by block (2048 columns
@@ -13,21 +14,20 @@ and the resident-set growth is reported beside it.
 
     python benchmarks/bench_image_scale.py            # N = 2000, p = 16384, k = 500
     python benchmarks/bench_image_scale.py --quick    # N = 400, 64 x 64 patches, k = 100
+
+BLAS runs on ``--threads`` threads (default 1, as before).
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 import tracemalloc
 
 import numpy as np
-from _common import PeakRSS, results_dir
-from threadpoolctl import threadpool_limits
+from _common import PeakRSS, blas_threads, parser, write_results
 
-from pixsel.io import write_json
 from pixsel.datasets import load_shared
-from pixsel.spectral import implicit_greedy_path
+from pixsel.selection import SparseLDASelector
 
 
 def patches(img, n, size, rng):
@@ -41,11 +41,10 @@ def patches(img, n, size, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--textures", nargs=2, default=["D4", "D5"])
-    parser.add_argument("--k", type=int, default=None)
-    args = parser.parse_args(argv)
+    ap = parser("image_scale", __doc__.splitlines()[0])
+    ap.add_argument("--textures", nargs=2, default=["D4", "D5"])
+    ap.add_argument("--k", type=int, default=None)
+    args = ap.parse_args(argv)
     n_per, size, k = (200, 64, 100) if args.quick else (1000, 128, 500)
     k = args.k or k
     d = load_shared("brodatz_112_640x640.npz")
@@ -56,12 +55,13 @@ def main(argv=None):
     del d
     n, p = X.shape
     out = {"n_samples": n, "n_features": p, "k": k, "textures": args.textures, "X_bytes": X.nbytes, "dtype": str(X.dtype)}
-    with threadpool_limits(1):
+    with blas_threads(args):
         tracemalloc.start()
         with PeakRSS() as rss:
             t = time.perf_counter()
-            path = implicit_greedy_path(X, y, max_k=k)
+            sel = SparseLDASelector(k, direction="forward", algorithm="implicit").fit(X, y)
             t_path = time.perf_counter() - t
+        path = sel.forward_path_
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         t = time.perf_counter()
@@ -70,7 +70,7 @@ def main(argv=None):
             X.T @ X[:, j : j + block]
         t_xtx = time.perf_counter() - t
     out.update(path_s=t_path, xtx_s=t_xtx, time_ratio=t_path / t_xtx, peak_traced_bytes=peak,
-               peak_rss_growth_bytes=rss.delta, memory_ratio=peak / X.nbytes, alpha=path.info["alpha"],
+               peak_rss_growth_bytes=rss.delta, memory_ratio=peak / X.nbytes, alpha=sel.regularization_["alpha"],
                objective=path.objective, order=path.order)
     mb = 2.0**20
     print(f"Brodatz {args.textures[0]} vs {args.textures[1]}: N = {n} patches of {size}x{size} (p = {p}), "
@@ -80,9 +80,7 @@ def main(argv=None):
     print(f"  peak memory of the selection (tracemalloc): {peak / mb:.1f} MiB = {peak / X.nbytes:.2f} x X "
           f"(goal <= 3): {'met' if peak <= 3 * X.nbytes else 'NOT met'}; RSS growth {rss.delta / mb:.1f} MiB")
     print(f"  objective at k = 10, 100, {k}: " + ", ".join(f"{path.objective[i - 1]:.4g}" for i in (10, 100, k) if i <= k))
-    res = results_dir("image_scale")
-    write_json(res / "image_scale.json", out)
-    print(f"wrote {res / 'image_scale.json'}")
+    print(f"wrote {write_results(args, out)}")
     return out
 
 

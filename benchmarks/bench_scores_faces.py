@@ -15,12 +15,10 @@ probability proportional to score and rescaled (Fig. 9) or the top scores (Fig. 
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
 
-from pixsel.io import save_figure, write_json
+from pixsel.io import save_figure
 from pixsel.datasets import load_shared
 from pixsel.selection import ScoreSelector, SubspaceScoreSelector
 
@@ -42,13 +40,16 @@ def one_nn(Ztr, ytr, Zte, yte):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
+    ap = parser("scores_faces", __doc__.splitlines()[0], threads=0)
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--pixels", default="10,25,50,100,200,400")
     ap.add_argument("--eigenfaces", default="5,10,20,50,100,200,400")
-    ap.add_argument("--out", default="results/scores_faces")
     args = ap.parse_args(argv)
+    with blas_threads(args):
+        return run(args)
+
+
+def run(args):
     from sklearn.model_selection import train_test_split
 
     d = load_shared("extyaleb_32x32.npz")
@@ -100,7 +101,7 @@ def main(argv=None):
     print("\ndistinct pixels among c draws (sample mode, mean): " + "; ".join(
         f"{s}: " + ",".join(f"{np.mean(distinct[s][c]):.0f}" for c in pixels) for s in scores))
 
-    out = Path(args.out)
+    out = out_dir(args)
     summary = {"protocol": {"splits": args.splits, "train_fraction": 0.2, "classifier": "1-NN",
                             "normalisation": "per-image zero mean, unit std",
                             "subspace_gamma": "balanced", "pixels": pixels, "eigenfaces": eig},
@@ -110,10 +111,9 @@ def main(argv=None):
                           if "/" in key},
                "distinct_pixels_sampled": {s: {str(c): v for c, v in val.items()}
                                            for s, val in distinct.items()}}
-    write_json(out / "faces.json", summary)
-    from pixsel.viz._figures import _plt
+    write_results(args, summary, name="faces")
+    import matplotlib.pyplot as plt
 
-    plt = _plt()
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     ks = list(acc["eigenfaces"])
     axes[0].plot(ks, [np.mean(acc["eigenfaces"][k]) for k in ks], "o-", label="eigenfaces")

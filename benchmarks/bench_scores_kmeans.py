@@ -13,13 +13,12 @@ uniform sampling, top variance, top Laplacian score.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
 
-from pixsel.io import save_figure, write_json
+from pixsel.io import save_figure
 from pixsel.datasets import load_shared
 from pixsel.scores import block_krylov_svd
 from pixsel.selection import ScoreSelector, SubspaceScoreSelector
@@ -112,13 +111,16 @@ def run_dataset(name, X, y, k, dims, methods, repeats, seed=0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke size (500 USPS images, pixels only, d = 20)")
+    ap = parser("scores_kmeans", __doc__.splitlines()[0], threads=0)  # --quick: 500 USPS images, pixels only, d = 20
     ap.add_argument("--dims", default="5,10,20,50,100,200")
     ap.add_argument("--repeats", type=int, default=2, help="draws per sampled point (default 2)")
     ap.add_argument("--datasets", default="usps,hog,yaleb")
-    ap.add_argument("--out", default="results/scores_kmeans")
     args = ap.parse_args(argv)
+    with blas_threads(args):
+        return run(args)
+
+
+def run(args):
     dims = [int(v) for v in args.dims.split(",")]
     methods = ["pca", "subspace_sample", "subspace_top", "uniform_sample", "variance_top",
                "laplacian_top"]
@@ -141,11 +143,10 @@ def main(argv=None):
         yb = load_shared("extyaleb_32x32.npz")
         results["yaleb"] = run_dataset("Extended Yale B 32x32", yb["X"].astype(np.float64),
                                        yb["y"], 38, dims, methods, args.repeats)
-    out = Path(args.out)
-    write_json(out / "kmeans.json", results)
-    from pixsel.viz._figures import _plt
+    out = out_dir(args)
+    write_results(args, results, name="kmeans")
+    import matplotlib.pyplot as plt
 
-    plt = _plt()
     keys = [k for k in ("usps_pixels", "usps_hog", "yaleb") if k in results]
     fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.8), squeeze=False)
     for ax, key in zip(axes[0], keys):

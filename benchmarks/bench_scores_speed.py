@@ -6,18 +6,19 @@ in the same run; and the same scores come out of a Dask array that is never in m
 
     python benchmarks/bench_scores_speed.py            # the issue's size
     python benchmarks/bench_scores_speed.py --quick    # smoke size
+
+BLAS threads are left alone by default (``--threads 0``): both methods are BLAS-bound and run
+under the same setting.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
+from _common import best_time, blas_threads, parser, write_results
 
-from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.scores import subspace_scores
 
@@ -73,18 +74,8 @@ def traced(fn):
     return seconds, peak, result
 
 
-def best_time(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), result
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke size (100 patches of 16x16)")
+    ap = parser("scores_speed", __doc__.splitlines()[0], threads=0)
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--side", type=int, default=128)
     ap.add_argument("--rank", type=int, default=40)
@@ -92,11 +83,15 @@ def main(argv=None):
     ap.add_argument("--chunk-rows", type=int, default=250)
     ap.add_argument("--dask-big-n", type=int, default=8000,
                     help="also score this many patches through Dask only (memory; 0: skip)")
-    ap.add_argument("--out", default="results/scores_speed")
     args = ap.parse_args(argv)
-    if args.quick:
+    if args.quick:  # smoke size: 100 patches of 16x16
         args.n, args.side, args.rank, args.repeats, args.chunk_rows = 100, 16, 5, 1, 25
         args.dask_big_n = 0
+    with blas_threads(args):
+        return run(args)
+
+
+def run(args):
     from sklearn.utils.extmath import randomized_svd
 
     d = load_shared("brodatz_112_640x640.npz")
@@ -152,8 +147,7 @@ def main(argv=None):
         big = {"n": args.dask_big_n, "array_mib": big_mib, "time_s": t_big,
                "peak_traced_mib": peak_big / 2**20}
 
-    out = Path(args.out)
-    write_json(out / "speed.json", {
+    path = write_results(args, {
         "n": n, "p": p, "rank": args.rank, "repeats": args.repeats,
         "time_scores_s": t_scores, "time_randomized_svd_s": t_rsvd, "ratio": ratio,
         "goal_ratio": 1.5, "goal_met": ratio <= 1.5, "krylov_steps": res.svd.n_iter,
@@ -163,8 +157,8 @@ def main(argv=None):
                  "array_mib": n * p * 8 / 2**20, "time_s": t_dask,
                  "peak_traced_mib": peak / 2**20, "numpy_peak_traced_mib": peak_np / 2**20,
                  "max_rel_score_diff_vs_numpy": agree, "larger_array": big},
-    })
-    print(f"wrote {out / 'speed.json'}")
+    }, name="speed")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

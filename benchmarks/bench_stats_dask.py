@@ -9,23 +9,23 @@ own, not file pages mapped by a memmap).
 
     python benchmarks/bench_stats_dask.py            # the issue's size (writes a 4 GB temp file)
     python benchmarks/bench_stats_dask.py --quick    # smoke size
+
+BLAS threads are left alone by default (``--threads 0``; the ratio compares two BLAS-bound runs).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
 
 import numpy as np
 
-from _common import PeakRSS, best_time, results_dir
+from _common import PeakRSS, best_time, blas_threads, parser, write_results
 
 import dask
 import dask.array as da
 
-from pixsel.io import write_json
 from pixsel.stats import class_statistics
 
 
@@ -51,15 +51,19 @@ def write_file(path, n, p, rng, block=50_000):
             (rng.standard_normal((m, p), dtype=np.float32) + 3.0).tofile(fh)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    ap = parser("stats_dask", __doc__.splitlines()[0], threads=0)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--features", type=int, default=1024)
     ap.add_argument("--chunk-rows", type=int, default=20_000)
     ap.add_argument("--mem-rows", type=int, default=200_000, help="rows of the in-memory timing comparison")
     ap.add_argument("--tmpdir", default=None)
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    with blas_threads(args):
+        return run(args)
+
+
+def run(args):
     if args.quick:
         args.rows, args.features, args.chunk_rows, args.mem_rows = 40_000, 128, 5_000, 20_000
     n, p = args.rows, args.features
@@ -102,7 +106,7 @@ def main():
         ratio_numpy_path_vs_XtX_float32=t_np / t_gram,
         ratio_dask_vs_XtX_float64=t_da / t_gram64,
     )
-    write_json(results_dir("stats_dask") / "stats_dask.json", out)
+    path = write_results(args, out)
     print(f"out of core: {n} x {p} float32 ({out['disk_array_GB']:.2f} GB on disk), chunks of {args.chunk_rows} rows")
     print(f"  statistics in {out['disk_seconds']:.1f} s, peak memory {out['disk_peak_rss_delta_GB']:.3f} GB (goal <= 2 GB)")
     print(f"in memory: {m} x {p} float32")
@@ -110,6 +114,8 @@ def main():
     print(f"  pixsel statistics: NumPy path {t_np:.2f} s, Dask path {t_da:.2f} s")
     print(f"  ratio Dask / NumPy X.T@X (float32): {t_da / t_gram:.2f} (goal <= 1.5); "
           f"vs float64 X.T@X: {t_da / t_gram64:.2f}")
+    print(f"wrote {path}")
+    return out
 
 
 if __name__ == "__main__":

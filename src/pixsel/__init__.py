@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 from .decomposition import GreedySparsePCA, SparseLinearModelProjection  # noqa: E402
 from .selection import (  # noqa: E402
     CardinalSPLSSelector,
+    PathSelectorCV,
     PathSet,
     ScoreSelector,
     SparseLDASelector,
@@ -29,6 +30,7 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "PathSelectorCV",
     "GreedySparsePCA",
     "SparseLinearModelProjection",
     "PathSet",

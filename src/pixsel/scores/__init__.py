@@ -17,7 +17,8 @@ from ._baselines import (
     variance_score,
 )
 from ._graph import heat_kernel_knn_graph
-from ._krylov import KrylovSVD, block_krylov_svd, column_moments
+from ..stats import column_moments  # re-exported: it lived here before the statistics moved
+from ._krylov import KrylovSVD, block_krylov_svd
 from ._sampling import merge_draws, sample_features, top_features
 from ._subspace import SubspaceScores, leverage_residual, resolve_gamma, subspace_scores
 

@@ -19,7 +19,7 @@ defined as ``+inf`` (worst) and its importance as 0.
 
 The supervised Laplacian score uses the graph with an edge of weight 1 between every two samples
 with the same label (self-loops included, Cai's binary supervised graph). Its quadratic forms
-reduce to per-class sums: with class sizes ``n_c``, class sums ``s_c`` and sums of squares
+reduce to per-class sums (:func:`pixsel.stats.class_sums`): with class sizes ``n_c``, class sums ``s_c`` and sums of squares
 ``q_c``, ``f^T D f = sum_c n_c q_c``, ``f^T S f = sum_c s_c^2``, ``d^T f = sum_c n_c s_c`` and
 ``1^T d = sum_c n_c^2``. It therefore needs no graph at all and runs on Dask arrays.
 
@@ -33,9 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import is_dask_array
+from ..stats import class_sums, column_moments
 from ._graph import heat_kernel_knn_graph
-from ._krylov import _compute, column_moments
 
 __all__ = [
     "ScoreSpec",
@@ -178,32 +177,6 @@ def laplacian_score(X, n_neighbors=5, *, t="auto"):
     return laplacian_score_from_graph(X, S)
 
 
-def _class_sums(X, y):
-    """Per-class counts, sums and sums of squares of the globally centred columns."""
-    classes, inv = np.unique(np.asarray(y), return_inverse=True)
-    counts = np.bincount(inv).astype(np.float64)
-    mean, _ = column_moments(X)
-    if is_dask_array(X):
-        import dask.array as da
-
-        onehot = np.zeros((len(inv), len(classes)))
-        onehot[np.arange(len(inv)), inv] = 1.0
-        H = da.from_array(onehot, chunks=(X.chunks[0], len(classes)))
-        Xc = X.astype(np.float64) - mean
-        s, q = _compute(H.T @ Xc, H.T @ (Xc ** 2))
-        return counts, np.asarray(s), np.asarray(q), inv
-    n, p = X.shape
-    s = np.zeros((len(classes), p))
-    q = np.zeros((len(classes), p))
-    for cols in _column_blocks(n, p):
-        F = np.asarray(X[:, cols], dtype=np.float64) - mean[cols]
-        for c in range(len(classes)):
-            Fc = F[inv == c]
-            s[c, cols] = Fc.sum(axis=0)
-            q[c, cols] = np.einsum("ij,ij->j", Fc, Fc)
-    return counts, s, q, inv
-
-
 def supervised_laplacian_score(X, y):
     """Laplacian score on the same-label graph (binary weights); lower is better. NumPy or Dask.
 
@@ -215,7 +188,8 @@ def supervised_laplacian_score(X, y):
     >>> bool(s[0] < s[1])
     True
     """
-    counts, s, q, _ = _class_sums(X, y)
+    cs = class_sums(X, y)
+    counts, s, q = cs.counts.astype(np.float64), cs.sums, cs.squares
     n_c = counts[:, None]
     dff = np.sum(n_c * q, axis=0)
     fsf = np.sum(s ** 2, axis=0)
@@ -235,8 +209,9 @@ def fisher_score(X, y):
     >>> fisher_score(X, [0, 0, 1, 1]).tolist()
     [16.0, 0.0]
     """
-    counts, s, q, _ = _class_sums(X, y)
-    n_c = counts[:, None]
+    cs = class_sums(X, y)
+    s, q = cs.sums, cs.squares
+    n_c = cs.counts.astype(np.float64)[:, None]
     between = np.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
     within = np.sum(q, axis=0) - between  # total scatter minus between scatter
     total = np.sum(q, axis=0)

@@ -11,7 +11,9 @@ pass; for Dask a reduction over the row chunks). All orthonormalisations are Gra
 (two passes, as CholeskyQR2), i.e. matrix products only.
 
 Centring is implicit: ``A_c X = A X - 1 (mu^T X)`` and ``A_c^T Y = A^T Y - mu (1^T Y)``, so the
-only arrays of the data's size are the data themselves. Each application of ``G`` is one pass
+only arrays of the data's size are the data themselves. The passes over the data are the
+statistics of :mod:`pixsel.stats` (``column_moments``, ``centered_gram_matmat``,
+``centered_projected_gram``); this kernel only orthonormalises small blocks. Each application of ``G`` is one pass
 over the data; the total is ``q + 3`` passes (mean, column norms, ``q`` Krylov steps, one
 Rayleigh-Ritz step). For Dask input every pass is a reduction over row chunks whose result is a
 small ``(p, b)`` or ``(s, s)`` NumPy array, so peak memory is a few chunks plus ``O(p s)``.
@@ -23,12 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import is_dask_array
+from .._threads import blas_limit
+from .._validation import sign_flip
+from ..stats import centered_gram_matmat, centered_projected_gram, column_moments
 
-__all__ = ["KrylovSVD", "block_krylov_svd", "column_moments"]
-
-#: target size in bytes of the temporary used by the chunked NumPy column sums of squares.
-_BLOCK_BYTES = 1 << 23
+__all__ = ["KrylovSVD", "block_krylov_svd"]
 
 
 @dataclass(frozen=True)
@@ -65,146 +66,16 @@ class KrylovSVD:
         return float(np.sum(self.column_sq_norms))
 
 
-def _compute(*arrays):
-    import dask
+def _small_eigh(G, threads):
+    """``eigh`` of a small symmetric matrix, on ``threads`` BLAS threads (None: unchanged).
 
-    return dask.compute(*arrays)
-
-
-def _sum_sq_about(A, mean):
-    """``sum_j (A[j] - mean)^2`` accumulated in float64 over row blocks of bounded size."""
-    n, p = A.shape
-    ss = np.zeros(p)
-    rows = max(1, _BLOCK_BYTES // (8 * max(p, 1)))
-    for start in range(0, n, rows):
-        block = A[start:start + rows].astype(np.float64) - mean
-        ss += np.einsum("ij,ij->j", block, block)
-    return ss
-
-
-def column_moments(A, *, center=True):
-    """Column means and squared norms of the centred columns, in two passes without a copy.
-
-    Parameters
-    ----------
-    A : ndarray or dask array of shape (n_samples, n_features)
-    center : bool, default=True
-        If False the mean is taken as zero.
-
-    Returns
-    -------
-    mean : ndarray of shape (n_features,)
-    column_sq_norms : ndarray of shape (n_features,)
-        ``sum_j (A[j, i] - mean[i])^2``, accumulated in float64 block by block.
-
-    Raises
-    ------
-    ValueError
-        If ``A`` contains NaN or infinite values (detected from the sums, also for Dask).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> A = np.array([[1.0, 2.0], [3.0, 2.0]])
-    >>> mean, ss = column_moments(A)
-    >>> mean.tolist(), ss.tolist()
-    ([2.0, 2.0], [2.0, 0.0])
-    """
-    n, p = A.shape
-    if is_dask_array(A):  # two passes of per-chunk tasks (a chunk is freed as soon as it is used)
-        if center:
-            (total,) = _dask_chunk_sum(A, lambda a: (a.sum(axis=0, dtype=np.float64),))
-            mean = total / n
-        else:
-            mean = np.zeros(p)
-        (ss,) = _dask_chunk_sum(A, lambda a: (_sum_sq_about(a, mean),))
-    else:
-        mean = A.mean(axis=0, dtype=np.float64) if center else np.zeros(p)
-        ss = _sum_sq_about(A, mean)
-    mean = np.asarray(mean, dtype=np.float64)
-    ss = np.asarray(ss, dtype=np.float64)
-    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(ss))):
-        bad = int(np.flatnonzero(~(np.isfinite(ss) & np.isfinite(mean)))[0])
-        raise ValueError(
-            f"X contains NaN or infinite values (the first affected feature is column {bad}). "
-            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before scoring."
-        )
-    return mean, ss
-
-
-def _add_parts(x, y):
-    return tuple(a + b for a, b in zip(x, y))
-
-
-def _dask_chunk_sum(A, func):
-    """``sum_i func(A_i)`` over the row chunks ``A_i`` of a Dask array, as a tree of tasks.
-
-    Each task turns one chunk into a small tuple of arrays straight away, so a chunk is released
-    as soon as it is used (peak memory: a few chunks, whatever the array size). ``A`` is
-    rechunked to a single column chunk if needed.
-    """
-    import dask
-
-    if len(A.chunks[1]) > 1:
-        A = A.rechunk({1: -1})
-    parts = [dask.delayed(func)(block) for block in A.to_delayed().ravel()]
-    while len(parts) > 1:
-        parts = [dask.delayed(_add_parts)(parts[i], parts[i + 1]) if i + 1 < len(parts)
-                 else parts[i] for i in range(0, len(parts), 2)]
-    return dask.compute(parts[0])[0]
-
-
-def _gram_apply(A, X, mean):
-    """``A_c^T (A_c X)`` for a small NumPy ``X`` of shape (p, b); returns NumPy float64."""
-    Xd = X.astype(A.dtype, copy=False)
-    shift = (mean @ X).astype(A.dtype)  # (b,)
-
-    def chunk(a):
-        y = a @ Xd
-        y -= shift
-        return a.T @ y, y.sum(axis=0)
-
-    if is_dask_array(A):
-        Z, colsum = _dask_chunk_sum(A, chunk)
-    else:
-        Z, colsum = chunk(A)
-    Z = np.asarray(Z, dtype=np.float64)
-    Z -= np.outer(mean, np.asarray(colsum, dtype=np.float64))
-    return Z
-
-
-def _projected_gram(A, Q, mean):
-    """``(A_c Q)^T (A_c Q)`` for a small NumPy ``Q``; returns NumPy float64."""
-    Qd = Q.astype(A.dtype, copy=False)
-    shift = (mean @ Q).astype(A.dtype)
-
-    def chunk(a):
-        y = a @ Qd
-        y -= shift
-        return (y.T @ y,)
-
-    (G,) = _dask_chunk_sum(A, chunk) if is_dask_array(A) else chunk(A)
-    return np.asarray(G, dtype=np.float64)
-
-
-def _small_eigh(G, controller):
-    """``eigh`` of a small symmetric matrix, single-threaded: BLAS threads only add overhead at
-    this size (10x on a busy machine). Scoped to the call, no global state changes."""
-    if controller is None:
-        return np.linalg.eigh(G)
-    with controller.limit(limits=1, user_api="blas"):
+    One thread on big problems: BLAS threads only add overhead at this size (10x on a busy
+    machine). Scoped to the call, no global state changes."""
+    with blas_limit(threads):
         return np.linalg.eigh(G)
 
 
-def _blas_controller():
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return None
-    return ThreadpoolController()
-
-
-def _orth_gram(W, drop_below, controller=None):
+def _orth_gram(W, drop_below, threads=None):
     """Orthonormalise the columns of ``W`` through the eigen-decomposition of ``W^T W``.
 
     Two passes (the second, on nearly orthonormal columns, restores orthogonality to rounding,
@@ -213,13 +84,13 @@ def _orth_gram(W, drop_below, controller=None):
     ``<= drop_below`` are dropped in the first pass.
     """
     for first in (True, False):
-        evals, V = _small_eigh(W.T @ W, controller)
+        evals, V = _small_eigh(W.T @ W, threads)
         keep = evals > (drop_below ** 2 if first else 0.0)
         W = W @ (V[:, keep] / np.sqrt(evals[keep]))
     return W
 
 
-def _orthonormal_block(W, Q_prev, tol, controller=None):
+def _orthonormal_block(W, Q_prev, tol, threads=None):
     """Orthonormal basis of the part of ``W`` orthogonal to ``Q_prev``.
 
     Classical Gram-Schmidt against ``Q_prev`` twice ("twice is enough"), the second pass on the
@@ -236,17 +107,10 @@ def _orthonormal_block(W, Q_prev, tol, controller=None):
     keep = (after > 1e-12 * before) & (before > 0)
     if not np.any(keep):
         return W[:, :0]
-    U = _orth_gram(W[:, keep] / after[keep], tol, controller)
+    U = _orth_gram(W[:, keep] / after[keep], tol, threads)
     if Q_prev is not None and U.shape[1]:
-        U = _orth_gram(U - Q_prev @ (Q_prev.T @ U), 0.0, controller)
+        U = _orth_gram(U - Q_prev @ (Q_prev.T @ U), 0.0, threads)
     return U
-
-
-def _flip_signs(Vt):
-    idx = np.argmax(np.abs(Vt), axis=1)
-    signs = np.sign(Vt[np.arange(Vt.shape[0]), idx])
-    signs[signs == 0] = 1.0
-    return Vt * signs[:, None]
 
 
 def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_state=None,
@@ -272,7 +136,7 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
         Seed of the Gaussian start block (drawn with ``standard_normal``, so NumPy and Dask
         input given the same seed run the same iteration).
     moments : tuple of (mean, column_sq_norms), optional
-        Precomputed output of :func:`column_moments` (saves two passes).
+        Precomputed output of :func:`pixsel.stats.column_moments` (saves two passes).
 
     Returns
     -------
@@ -309,7 +173,7 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
     live = ss > 0
     X = rng.standard_normal((p, b))
     X[~live] = 0.0
-    ctl = _blas_controller() if p * b >= 1 << 17 else None  # only worth it on big problems
+    ctl = 1 if p * b >= 1 << 17 else None  # one BLAS thread for the small eigh: only worth it on big problems
     blocks = [_orthonormal_block(X, None, tol, ctl)]
     blocks[0][~live] = 0.0  # rounding-level entries only (the exact basis has zero rows there)
     steps = 0
@@ -317,7 +181,7 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
         dim = sum(B.shape[1] for B in blocks)
         if dim >= s_max or blocks[-1].shape[1] == 0:
             break
-        W = _gram_apply(A, blocks[-1], mean)
+        W = centered_gram_matmat(A, blocks[-1], mean)
         W[~live] = 0.0
         steps += 1
         W = W[:, : s_max - dim]
@@ -325,13 +189,13 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
         blocks[-1][~live] = 0.0
     Q = np.hstack(blocks)
 
-    G = _projected_gram(A, Q, mean)
+    G = centered_projected_gram(A, Q, mean)
     # Rayleigh-Ritz on the Krylov space: eigenpairs of Q^T A_c^T A_c Q (same code for Dask)
     evals, W = _small_eigh((G + G.T) / 2, ctl)
     order = np.argsort(evals, kind="stable")[::-1][:rank]
     sv = np.sqrt(np.clip(evals[order], 0.0, None))
     W = W[:, order]
-    Vt = _flip_signs((Q @ W).T)
+    Vt = sign_flip((Q @ W).T)
     return KrylovSVD(
         singular_values=np.asarray(sv, dtype=np.float64),
         components=Vt,

@@ -1,5 +1,6 @@
 """Layer 3: scikit-learn selectors."""
 
+from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector
 from ._paths import PathSet, lda_paths, pca_paths
 from ._pls import CardinalSPLSSelector, SPLSSelector
@@ -13,6 +14,7 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "PathSelectorCV",
     "PathSet",
     "lda_paths",
     "pca_paths",

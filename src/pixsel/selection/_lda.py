@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_options, check_real, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..spectral._implicit import implicit_greedy_path, use_implicit
-from ..stats import AUTO_RIDGE, class_statistics, regularize
+from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 __all__ = ["SparseLDASelector"]
@@ -226,23 +226,18 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         if self.solver == "exact":
             raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
         reg = self.regularization
-        if reg == "auto":
-            alpha = None
-        elif reg is None or reg == "none":
-            alpha = 0.0
-        elif isinstance(reg, numbers.Real) and not isinstance(reg, bool):
-            alpha = check_real(reg, "regularization", low=0, owner=owner)
-        else:
+        if isinstance(reg, str) and reg == "ledoit-wolf":
             raise ValueError(
                 f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
-        path = implicit_greedy_path(X, y, max_k=k, alpha=alpha, criterion=self.criterion)
-        alpha = float(path.info["alpha"])
-        mu = alpha / AUTO_RIDGE if reg == "auto" else float("nan")
+        B = CenteredGramOperator(X, y, classes=classes)
+        info = ridge_regularization(reg, B.mean_variance())
+        B = B.with_alpha(info.alpha)
+        a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+        path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
         self.classes_ = classes
-        self.regularization_ = {"method": "auto" if reg == "auto" else ("ridge" if alpha else "none"),
-                                "alpha": alpha, "shrinkage": 0.0, "mu": mu}
+        self.regularization_ = info.to_dict()
         self.forward_path_, self.backward_path_ = path, None
         self.direction_ = "forward"
         self.objective_path_ = path.objective.copy()

@@ -11,6 +11,7 @@ from .._validation import check_int, check_options
 from ..spectral._certificates import certify
 from ..spectral import greedy_path
 from ..spectral._implicit import implicit_greedy_path, use_implicit
+from ..stats import CenteredGramOperator
 from ..spectral._refine import refine_support
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 from ._lda import _resolve_k
@@ -139,7 +140,7 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
                     "or algorithm='dense' (which forms the p x p covariance)."
                 )
             direction = "forward"
-            fwd = implicit_greedy_path(X, None, max_k=k)
+            fwd = implicit_greedy_path(CenteredGramOperator(X), max_k=k)
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)

@@ -1,6 +1,45 @@
-"""Layer 1: second-order statistics of (possibly out-of-core) data."""
+"""Layer 1: statistics, the only layer that walks over samples (NumPy or Dask, one pass each).
 
-from ._moments import ClassStatistics, class_statistics
-from ._regularize import AUTO_RIDGE, Regularization, regularize
+* class statistics: :func:`class_means` (first order, no ``p x p`` matrix),
+  :func:`class_statistics` (plus the pooled within-class covariance), :func:`between_class_factor`;
+* per-feature statistics for the scores: :func:`column_moments`, :func:`class_sums`;
+* the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
+  image-scale greedy paths), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
+  (the passes of the block Krylov SVD);
+* regularization of a covariance, always explicit and recorded: :func:`regularize`,
+  :func:`ridge_regularization`.
 
-__all__ = ["ClassStatistics", "class_statistics", "Regularization", "regularize", "AUTO_RIDGE"]
+Every sample walk goes through one block reduction (``_reduce.block_reduce``): bounded row
+blocks of a NumPy array, the same code inside every chunk of a Dask array.
+"""
+
+from ._columns import ClassSums, class_sums, column_moments
+from ._gram import CenteredGramOperator, centered_gram_matmat, centered_projected_gram
+from ._moments import (
+    ClassMeans,
+    ClassStatistics,
+    between_class_factor,
+    class_codes,
+    class_means,
+    class_statistics,
+)
+from ._regularize import AUTO_RIDGE, Regularization, regularize, ridge_regularization
+
+__all__ = [
+    "ClassMeans",
+    "ClassStatistics",
+    "ClassSums",
+    "CenteredGramOperator",
+    "centered_gram_matmat",
+    "centered_projected_gram",
+    "between_class_factor",
+    "class_codes",
+    "class_means",
+    "class_statistics",
+    "class_sums",
+    "column_moments",
+    "Regularization",
+    "regularize",
+    "ridge_regularization",
+    "AUTO_RIDGE",
+]

@@ -1,4 +1,4 @@
-"""Second-order class statistics in one pass over the samples, for NumPy and Dask arrays.
+"""Class statistics in one pass over the samples, for NumPy and Dask arrays.
 
 Conventions (all float64, all "maximum-likelihood" scatter normalized by ``n``):
 
@@ -10,11 +10,13 @@ Conventions (all float64, all "maximum-likelihood" scatter normalized by ``n``):
 
 For two classes ``a = m_1 - m_0`` and ``S_b = pi_0 pi_1 a a^T``.
 
-The samples are visited block by block (a block of rows at a time, or a Dask chunk). Each block
-contributes its class counts, its class means and its within-class scatter about its *own* class
-means; blocks are merged with the parallel-variance identity of Chan, Golub and LeVeque, which is
-exact and avoids the cancellation of ``X^T X - n m m^T`` on uint8 images with large means. NumPy
-and Dask input go through the very same code, so they agree to rounding.
+The samples are visited block by block (:func:`~pixsel.stats._reduce.block_reduce`: a block of
+rows at a time, the same code inside every Dask chunk). For the scatter, each block contributes
+its class counts, its class means and its within-class scatter about its *own* class means;
+blocks are merged with the parallel-variance identity of Chan, Golub and LeVeque, which is exact
+and avoids the cancellation of ``X^T X - n m m^T`` on uint8 images with large means. NumPy and
+Dask input go through the very same code, so they agree to rounding. :func:`class_means` is the
+first-order half of the same pass (no ``p x p`` matrix), for image-scale data.
 """
 
 from __future__ import annotations
@@ -24,16 +26,61 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_finite, is_dask_array
+from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
 
-__all__ = ["ClassStatistics", "class_statistics"]
+__all__ = [
+    "ClassMeans",
+    "ClassStatistics",
+    "between_class_factor",
+    "class_codes",
+    "class_means",
+    "class_statistics",
+]
 
-#: bytes of the float64 working block for in-memory arrays (rows per block = this / (8 p)).
-_BLOCK_BYTES = 64 * 2**20
+
+#: float64 working memory per block of :func:`class_means` (small: at image scale the data
+#: themselves are the memory budget, and a thin block costs nothing in speed).
+_MEANS_BLOCK_BYTES = 1 << 22
+
+
+def between_class_factor(means, counts):
+    """``M`` of shape ``(p, C - 1)`` with ``M @ M.T = sum_c pi_c (m_c - m)(m_c - m)^T``.
+
+    ``pi_c = n_c / n`` and ``m = sum_c pi_c m_c``. ``M = D Q`` with ``D`` the ``p x C`` matrix
+    of columns ``sqrt(pi_c) (m_c - m)`` and ``Q`` an orthonormal basis of the complement of
+    ``sqrt(pi)`` in ``R^C``; ``D sqrt(pi) = 0``, so ``M M^T = D D^T`` exactly.
+
+    Parameters
+    ----------
+    means : ndarray of shape (n_classes, n_features)
+    counts : ndarray of shape (n_classes,)
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_classes - 1)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = between_class_factor(np.array([[0.0, 0.0], [2.0, 4.0]]), np.array([1, 1]))
+    >>> (M @ M.T).round(12).tolist()  # pi_0 pi_1 a a^T with a = m_1 - m_0
+    [[1.0, 2.0], [2.0, 4.0]]
+    """
+    means = np.asarray(means, dtype=np.float64)
+    counts = np.asarray(counts)
+    n = float(counts.sum())
+    pi = counts / n
+    mean = (counts @ means) / n
+    D = (means - mean).T * np.sqrt(pi)  # p x C, D @ sqrt(pi) = 0
+    u = np.sqrt(pi)[:, None]
+    # orthonormal basis of the complement of u in R^C (columns 1.. of a QR with u first)
+    Q, _ = np.linalg.qr(np.hstack([u, np.eye(len(pi))[:, :-1]]))
+    return D @ Q[:, 1:]
 
 
 @dataclass(frozen=True)
-class ClassStatistics:
-    """Second-order statistics of labelled data (see the module docstring for conventions).
+class ClassMeans:
+    """First-order statistics of labelled data.
 
     Attributes
     ----------
@@ -45,8 +92,6 @@ class ClassStatistics:
         Class means.
     mean : ndarray of shape (n_features,)
         Overall mean.
-    within : ndarray of shape (n_features, n_features)
-        Pooled within-class covariance ``B`` (not regularized).
     n_samples : int
     """
 
@@ -54,7 +99,6 @@ class ClassStatistics:
     counts: np.ndarray
     means: np.ndarray
     mean: np.ndarray
-    within: np.ndarray
     n_samples: int
 
     @property
@@ -82,17 +126,27 @@ class ClassStatistics:
     @property
     def between_factor(self) -> np.ndarray:
         """``M`` of shape ``(p, C - 1)`` with ``M @ M.T`` the between-class covariance."""
-        pi = self.priors
-        D = (self.means - self.mean).T * np.sqrt(pi)  # p x C, D @ sqrt(pi) = 0
-        u = np.sqrt(pi)[:, None]
-        # orthonormal basis of the complement of u in R^C (columns 1.. of a QR with u first)
-        Q, _ = np.linalg.qr(np.hstack([u, np.eye(len(pi))[:, :-1]]))
-        return D @ Q[:, 1:]
+        return between_class_factor(self.means, self.counts)
 
     @property
     def between_covariance(self) -> np.ndarray:
         M = self.between_factor
         return M @ M.T
+
+
+@dataclass(frozen=True)
+class ClassStatistics(ClassMeans):
+    """Second-order statistics of labelled data (see the module docstring for conventions).
+
+    Attributes
+    ----------
+    classes, counts, means, mean, n_samples
+        As in :class:`ClassMeans`.
+    within : ndarray of shape (n_features, n_features)
+        Pooled within-class covariance ``B`` (not regularized).
+    """
+
+    within: np.ndarray = None
 
     @property
     def total(self) -> np.ndarray:
@@ -100,7 +154,110 @@ class ClassStatistics:
         return self.within + self.between_covariance
 
 
-def _block_partial(Xb, yb, classes):
+def _check_Xy(X, y):
+    """Shapes and dtype of ``X`` (NumPy or Dask) against ``y``; returns ``y`` as NumPy."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}. Use y.ravel().")
+    if X.ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s). "
+            "Flatten images with X.reshape(len(X), -1)."
+        )
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match.")
+    if X.shape[0] == 0:
+        raise ValueError("X has no samples.")
+    if not is_dask_array(X) and np.asarray(X).dtype.kind not in "uifb":
+        raise TypeError(f"X must hold numbers; got dtype {np.asarray(X).dtype}.")
+    return y
+
+
+def class_codes(y, classes=None):
+    """Sorted ``classes`` (default ``np.unique(y)``) and the index of every label in them.
+
+    Examples
+    --------
+    >>> classes, codes = class_codes(["b", "a", "b"])
+    >>> classes.tolist(), codes.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    y = np.asarray(y)
+    classes = np.unique(y) if classes is None else np.asarray(classes)
+    C = len(classes)
+    idx = np.searchsorted(classes, y)
+    if np.any(idx >= C) or np.any(classes[np.minimum(idx, C - 1)] != y):
+        raise ValueError("y holds labels that are not in 'classes'.")
+    return classes, idx.astype(np.intp)
+
+
+def _check_counts(classes, counts):
+    missing = classes[counts == 0]
+    if len(missing):
+        raise ValueError(f"No samples of class(es) {missing.tolist()} in y.")
+
+
+def _onehot(codes, C):
+    onehot = np.zeros((len(codes), C))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    return onehot
+
+
+def _sums_partial(Xb, codes, C):
+    """Class counts and class sums (float64) of one block."""
+    # (X^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T X, fast on this one
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0: the caller checks the sums
+        sums = (np.asarray(Xb, dtype=np.float64).T @ _onehot(codes, C)).T
+    return np.bincount(codes, minlength=C).astype(np.float64), sums
+
+
+def class_means(X, y=None, *, classes=None):
+    """Class means and the overall mean of ``X`` in one pass, without any ``p x p`` matrix.
+
+    Parameters
+    ----------
+    X : ndarray or dask array of shape (n_samples, n_features)
+        uint8, integer, float32 or float64; accumulated in float64 block by block (never copied
+        whole, never modified).
+    y : array-like of shape (n_samples,) or None
+        Class labels; ``None``: a single class holding every sample.
+    classes : array-like, optional
+        The labels to expect; default ``np.unique(y)``.
+
+    Returns
+    -------
+    ClassMeans
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0., 1.], [2., 1.], [4., 5.], [6., 5.]])
+    >>> cm = class_means(X, [0, 0, 1, 1])
+    >>> cm.means.tolist(), cm.between.tolist()
+    ([[1.0, 1.0], [5.0, 5.0]], [4.0, 4.0])
+    """
+    if y is None:
+        y = np.zeros(X.shape[0], dtype=np.intp)
+    y = _check_Xy(X, y)
+    classes, codes = class_codes(y, classes)
+    C = len(classes)
+    counts, sums = block_reduce(lambda xb, cb: _sums_partial(xb, cb, C), sum_partials, X, codes,
+                                block_bytes=_MEANS_BLOCK_BYTES)
+    _check_counts(classes, counts)
+    if not np.all(np.isfinite(sums)):
+        check_finite(np.asarray(X, dtype=np.float64), "X")  # raises, locating the first one
+    means = sums / counts[:, None]
+    n = float(counts.sum())
+    return ClassMeans(
+        classes=classes,
+        counts=counts.astype(np.int64),
+        means=means,
+        mean=(counts @ means) / n,
+        n_samples=int(n),
+    )
+
+
+def _block_partial(Xb, codes, C):
     """Counts, class means and within-class scatter (about the block's class means) of one block.
 
     One float64 working copy ``R = X_b - m_b`` (the block's overall mean ``m_b``; conversion and
@@ -109,20 +266,12 @@ def _block_partial(Xb, yb, classes):
     identity ``sum_{i in c} (r_i - d_c)(r_i - d_c)^T = sum_{i in c} r_i r_i^T - n_c d_c d_c^T``,
     whose cancellation is harmless once the large common mean is removed.
     """
-    Xb = np.asarray(Xb)
-    yb = np.asarray(yb)
-    C = len(classes)
-    idx = np.searchsorted(classes, yb)
-    if np.any(idx >= C) or np.any(classes[np.minimum(idx, C - 1)] != yb):
-        raise ValueError("y holds labels that are not in 'classes'.")
-    counts = np.bincount(idx, minlength=C).astype(np.float64)
+    counts = np.bincount(codes, minlength=C).astype(np.float64)
     m0 = Xb.mean(axis=0, dtype=np.float64)
     R = np.empty(Xb.shape, dtype=np.float64)
     np.subtract(Xb, m0, out=R)
-    onehot = np.zeros((len(idx), C))
-    onehot[np.arange(len(idx)), idx] = 1.0
     # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one
-    d = (R.T @ onehot).T / np.where(counts > 0, counts, 1.0)[:, None]
+    d = (R.T @ _onehot(codes, C)).T / np.where(counts > 0, counts, 1.0)[:, None]
     W = R.T @ R  # NumPy dispatches A.T @ A to a symmetric rank-k update
     W -= (d.T * counts) @ d
     if not (np.all(np.isfinite(m0)) and np.all(np.isfinite(np.diagonal(W)))):
@@ -188,46 +337,11 @@ def class_statistics(X, y, *, classes=None):
     array([[1., 0.],
            [0., 0.]])
     """
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}. Use y.ravel().")
-    if X.ndim != 2:
-        raise ValueError(
-            f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s). "
-            "Flatten images with X.reshape(len(X), -1)."
-        )
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match.")
-    if X.shape[0] == 0:
-        raise ValueError("X has no samples.")
-    classes = np.unique(y) if classes is None else np.asarray(classes)
-
-    if is_dask_array(X):
-        import dask
-        import dask.array as da
-
-        X = X.rechunk({1: -1})
-        yd = da.from_array(y, chunks=(X.chunks[0],))
-        xblocks = X.to_delayed().ravel()
-        yblocks = yd.to_delayed().ravel()
-        part = dask.delayed(_block_partial, pure=True)
-        merge = dask.delayed(_merge, pure=True)
-        parts = [part(xb, yb, classes) for xb, yb in zip(xblocks, yblocks)]
-        # tree reduction: bounded memory, parallel merges (at least one merge, even for one chunk)
-        parts = [merge(parts[i : i + 8]) for i in range(0, len(parts), 8)]
-        while len(parts) > 1:
-            parts = [merge(parts[i : i + 8]) for i in range(0, len(parts), 8)]
-        (counts, means, W) = dask.compute(parts[0])[0]
-    else:
-        X = np.asarray(X)
-        if X.dtype.kind not in "uifb":
-            raise TypeError(f"X must hold numbers; got dtype {X.dtype}.")
-        rows = max(256, _BLOCK_BYTES // (8 * max(X.shape[1], 1)))
-        parts = [
-            _block_partial(X[i : i + rows], y[i : i + rows], classes) for i in range(0, X.shape[0], rows)
-        ]
-        counts, means, W = _merge(parts)
-    missing = classes[counts == 0]
-    if len(missing):
-        raise ValueError(f"No samples of class(es) {missing.tolist()} in y.")
+    y = _check_Xy(X, y)
+    classes, codes = class_codes(y, classes)
+    C = len(classes)
+    counts, means, W = block_reduce(
+        lambda xb, cb: _block_partial(xb, cb, C), _merge, X, codes, block_bytes=BLOCK_BYTES, min_rows=256
+    )
+    _check_counts(classes, counts)
     return _finish(classes, counts, means, W)

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Regularization", "regularize", "AUTO_RIDGE"]
+__all__ = ["Regularization", "regularize", "ridge_regularization", "AUTO_RIDGE"]
 
 #: the relative ridge of ``regularization='auto'``: ``alpha = AUTO_RIDGE * trace(B) / p``.
 AUTO_RIDGE = 1e-3
@@ -89,33 +89,22 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
     B = np.asarray(B, dtype=np.float64)
     p = B.shape[0]
     mu = float(np.trace(B) / p) if p else 0.0
-    if regularization is None or (isinstance(regularization, str) and regularization == "none"):
-        info = Regularization("none", 0.0, 0.0, mu)
-    elif isinstance(regularization, str) and regularization == "auto":
-        alpha = AUTO_RIDGE * mu
-        if alpha <= 0:  # B == 0: every feature constant
-            alpha = AUTO_RIDGE
-        info = Regularization("auto", alpha, 0.0, mu)
-    elif isinstance(regularization, str) and regularization == "ledoit-wolf":
+    if isinstance(regularization, str) and regularization == "ledoit-wolf":
         if X is None or y is None or means is None or classes is None:
             raise ValueError(
                 "regularization='ledoit-wolf' needs the data: pass X, y, means and classes."
             )
         from .._validation import is_dask_array
+        from ._reduce import block_reduce, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
         if is_dask_array(X):
-            import dask.array as da
 
-            yd = da.from_array(idx, chunks=(X.chunks[0],))
-            Xr = X.rechunk({1: -1})
-            R = da.map_blocks(
-                lambda xb, ib: np.asarray(xb, dtype=np.float64) - means[ib[:, 0]],
-                Xr,
-                yd.rechunk((Xr.chunks[0],))[:, None],
-                dtype=np.float64,
-            )
-            fourth = float(((R**2).sum(axis=1) ** 2).sum().compute())
+            def fourth_part(xb, ib):
+                R = np.asarray(xb, dtype=np.float64) - means[ib]
+                return float(np.sum(np.einsum("ij,ij->i", R, R) ** 2))
+
+            fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
             shrinkage = _ledoit_wolf_from_moments(B, fourth, X.shape[0])
         else:
             from sklearn.covariance import ledoit_wolf_shrinkage
@@ -123,16 +112,58 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
             R = np.asarray(X, dtype=np.float64) - means[idx]
             shrinkage = float(ledoit_wolf_shrinkage(R, assume_centered=True))
         info = Regularization("ledoit-wolf", 0.0, float(shrinkage), mu)
-    elif isinstance(regularization, numbers.Real) and not isinstance(regularization, bool):
+    else:
+        info = ridge_regularization(regularization, mu)
+    return info.apply(B), info
+
+
+def ridge_regularization(regularization, mu):
+    """The ridge policy, from the mean variance ``mu = trace(B) / p`` alone.
+
+    The one place where ``'auto'``, ``'none'`` and a number become a ridge ``alpha``: the dense
+    path (:func:`regularize`) and the implicit one (where ``B`` is never formed, only its diagonal)
+    both call it, so they regularize alike.
+
+    Parameters
+    ----------
+    regularization : 'auto', 'none', None or float >= 0
+        ``'auto'``: ``alpha = AUTO_RIDGE * mu`` (``AUTO_RIDGE`` itself when ``mu = 0``, i.e. every
+        feature constant); a number: that ridge; ``'none'``/``None``: no ridge.
+    mu : float
+        ``trace(B) / p``, the mean variance.
+
+    Returns
+    -------
+    Regularization
+
+    Examples
+    --------
+    >>> ridge_regularization("auto", 2.0).alpha
+    0.002
+    >>> ridge_regularization(0.5, 2.0).method
+    'ridge'
+    """
+    mu = float(mu)
+    if regularization is None or (isinstance(regularization, str) and regularization == "none"):
+        return Regularization("none", 0.0, 0.0, mu)
+    if isinstance(regularization, str) and regularization == "auto":
+        alpha = AUTO_RIDGE * mu
+        if alpha <= 0:  # B == 0: every feature constant
+            alpha = AUTO_RIDGE
+        return Regularization("auto", alpha, 0.0, mu)
+    if isinstance(regularization, numbers.Real) and not isinstance(regularization, bool):
         alpha = float(regularization)
         if not np.isfinite(alpha) or alpha < 0:
             raise ValueError(
                 f"The 'regularization' ridge must be a finite number >= 0. Got {regularization!r} instead."
             )
-        info = Regularization("ridge", alpha, 0.0, mu)
-    else:
+        return Regularization("ridge", alpha, 0.0, mu)
+    if isinstance(regularization, str) and regularization == "ledoit-wolf":
         raise ValueError(
-            "The 'regularization' parameter must be 'auto', 'none', None, 'ledoit-wolf' or a "
-            f"number >= 0. Got {regularization!r} instead."
+            "regularization='ledoit-wolf' needs the data, not only the mean variance: use "
+            "pixsel.stats.regularize(B, 'ledoit-wolf', X=..., y=..., means=..., classes=...)."
         )
-    return info.apply(B), info
+    raise ValueError(
+        "The 'regularization' parameter must be 'auto', 'none', None, 'ledoit-wolf' or a "
+        f"number >= 0. Got {regularization!r} instead."
+    )

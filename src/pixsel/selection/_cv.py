@@ -1,0 +1,425 @@
+"""PathSelectorCV: choose k by cross-validation over the whole path, one selector fit per fold.
+
+A pixsel path selector computes the selection for every ``k`` in one fit. Cross-validating
+"how many features" therefore costs one selector fit per training fold (not one per ``k`` per
+fold, as with ``RFECV`` or ``SequentialFeatureSelector``); only the downstream model is scored
+at each ``k`` of the grid. For the default downstream model, shrinkage LDA, even that is done
+without refitting: the per-class statistics of the fold are formed once for all features and
+each ``k`` only reads a ``k x k`` block and solves it (:class:`_ShrinkageLDAStatistics`).
+
+How the supports of a fold are read, by selector (``route_``):
+
+* ``'path'``: selectors with ``get_support_at`` (:class:`SparseLDASelector`,
+  :class:`SparsePCASelector`): one fit with ``n_features_to_select = max(k_grid)``, then
+  ``get_support_at(k)`` for every ``k`` (greedy supports; the exact solver or ``refine`` only
+  act at the final refit);
+* ``'ranking'``: score selectors in ``mode='top'`` (:class:`ScoreSelector`,
+  :class:`SubspaceScoreSelector`): one fit, the ``k`` best scores for every ``k``;
+* ``'refit'``: selectors whose supports are not nested and that have an
+  ``n_features_to_select`` parameter (:class:`CardinalSPLSSelector`, score selectors in
+  ``mode='sample'``): the selector is refitted for every ``k`` of the grid (``len(k_grid)`` fits
+  per fold; the default grid is then short);
+* :class:`SPLSSelector` (sparsity set by ``eta``, not by a number of features) and other
+  estimators without ``n_features_to_select`` are refused with an error that says what to use.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from scipy import linalg
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.feature_selection import SelectorMixin
+from sklearn.linear_model import Ridge
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_int, check_options
+from ._lda import SparseLDASelector
+from ._scores import ScoreSelector, SubspaceScoreSelector
+
+__all__ = ["PathSelectorCV"]
+
+_RULES = ("best", "one-se")
+_DENSE_AUTO = 256  # 'auto' grid: every k up to this, then log-spaced
+_CLASSIFICATION = ("binary", "multiclass")
+
+
+def _default_estimator(classification):
+    if classification:
+        return LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+    return Ridge()
+
+
+def _is_default_lda(est):
+    """True for ``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')`` (any n_components)."""
+    if type(est) is not LinearDiscriminantAnalysis:
+        return False
+    ref = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto").get_params()
+    got = est.get_params()
+    got.pop("n_components"), ref.pop("n_components")
+    return got == ref
+
+
+class _ShrinkageLDAStatistics:
+    """``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')`` on any column subset, from
+    per-class ``p x p`` statistics formed once.
+
+    scikit-learn's Ledoit-Wolf shrinkage of a class standardizes each column, then needs the
+    sums over the ``k x k`` block of ``Z^T Z``, ``(Z^T Z)^2`` and ``(Z^2)^T Z^2`` (``Z`` the
+    standardized, centred class samples). Standardization is per column, so these are blocks of
+    ``p x p`` matrices computed once per training fold; a subset of ``k`` columns then costs a
+    ``k x k`` extraction and one Cholesky solve instead of a pass over the samples. The
+    returned estimator is a fitted ``LinearDiscriminantAnalysis`` (``coef_``, ``intercept_``,
+    ``means_``, ``priors_``, ``covariance_``), equal to a direct fit up to rounding (tested).
+    """
+
+    def __init__(self, X, y):
+        X = np.asarray(X, dtype=np.float64)
+        self.classes, yi = np.unique(y, return_inverse=True)
+        n = len(y)
+        self.priors = np.bincount(yi, minlength=len(self.classes)) / float(n)
+        self.means = np.empty((len(self.classes), X.shape[1]))
+        self.per_class = []
+        for c in range(len(self.classes)):
+            Xc = X[yi == c]
+            self.means[c] = Xc.mean(axis=0)
+            scale = StandardScaler().fit(Xc).scale_
+            Z = (Xc - self.means[c]) / scale
+            Z -= Z.mean(axis=0)  # ledoit_wolf centres again
+            T = Z.T @ Z
+            Z2 = Z * Z
+            self.per_class.append((len(Xc), scale, T, T * T, Z2.T @ Z2))
+
+    def _shrunk(self, S, nc, scale, T, T2, Q):
+        """scikit-learn's ``_cov(X[:, S], 'auto')`` of one class (``ledoit_wolf`` on standardized
+        columns, rescaled)."""
+        k = len(S)
+        TS = T[np.ix_(S, S)] / nc  # empirical covariance of the standardized columns
+        trace = float(np.trace(TS))
+        if k == 1:
+            shrink, mu = 0.0, trace
+        else:
+            mu = trace / k
+            delta_ = T2[np.ix_(S, S)].sum() / nc**2
+            beta_ = Q[np.ix_(S, S)].sum()
+            beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
+            delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
+            beta = min(beta, delta)
+            shrink = 0.0 if beta == 0 else beta / delta
+        s = (1.0 - shrink) * TS
+        s.flat[:: k + 1] += shrink * mu
+        sc = scale[S]
+        return sc[:, None] * s * sc[None, :]
+
+    def estimator(self, S):
+        """The fitted LDA on the columns ``S`` (sorted indices)."""
+        S = np.asarray(S)
+        cov = sum(pr * self._shrunk(S, *stats) for pr, stats in zip(self.priors, self.per_class))
+        means = self.means[:, S]
+        try:
+            coef = linalg.cho_solve(linalg.cho_factor(cov, lower=True), means.T).T
+        except linalg.LinAlgError:  # singular (no shrinkage, k > n): what lstsq would return
+            coef = linalg.lstsq(cov, means.T)[0].T
+        intercept = -0.5 * np.einsum("ij,ij->i", means, coef) + np.log(self.priors)
+        est = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+        est.classes_, est.priors_, est.means_, est.covariance_ = self.classes, self.priors, means, cov
+        if len(self.classes) == 2:
+            coef, intercept = (coef[1] - coef[0])[None, :], np.array([intercept[1] - intercept[0]])
+        est.coef_, est.intercept_ = coef, intercept
+        est.n_features_in_ = len(S)
+        est._max_components = min(len(self.classes) - 1, len(S))
+        est._n_features_out = est._max_components
+        return est
+
+
+def _route(selector, owner):
+    """How a fold's supports are read from this selector: 'path', 'ranking' or 'refit'."""
+    if "n_features_to_select" not in selector.get_params(deep=False):
+        raise TypeError(
+            f"{owner} chooses the number of features of a selector that has an "
+            f"'n_features_to_select' parameter; {type(selector).__name__} has none (SPLSSelector sets "
+            "its sparsity with eta: cross-validate eta with sklearn.model_selection.GridSearchCV "
+            "instead, or use CardinalSPLSSelector)."
+        )
+    if hasattr(selector, "get_support_at"):
+        return "path"
+    if isinstance(selector, (ScoreSelector, SubspaceScoreSelector)) and selector.mode == "top":
+        return "ranking"
+    return "refit"
+
+
+def _ranking_supports(sel, grid):
+    imp = getattr(sel, "importances_", None)
+    if imp is None:
+        imp = sel.scores_
+    order = np.argsort(-np.asarray(imp, dtype=np.float64), kind="stable")  # ties: lowest index
+    return [np.sort(order[:k]) for k in grid]
+
+
+def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test):
+    """Scores of the downstream model at every k of the grid on one split (one selector fit)."""
+    t0 = time.perf_counter()
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    scores = np.empty(len(grid))
+    if route == "refit":
+        for i, k in enumerate(grid):
+            sel = clone(selector).set_params(n_features_to_select=int(k)).fit(Xtr, ytr)
+            est = clone(estimator).fit(sel.transform(Xtr), ytr)
+            scores[i] = scorer(est, sel.transform(Xte), yte)
+        return scores, time.perf_counter() - t0
+    sel = clone(selector).set_params(n_features_to_select=int(grid[-1])).fit(Xtr, ytr)
+    if route == "path":
+        supports = [sel.get_support_at(int(k), indices=True) for k in grid]
+    else:
+        supports = _ranking_supports(sel, grid)
+    stats = _ShrinkageLDAStatistics(Xtr, ytr) if fast else None
+    for i, S in enumerate(supports):
+        est = stats.estimator(S) if fast else clone(estimator).fit(Xtr[:, S], ytr)
+        scores[i] = scorer(est, Xte[:, S], yte)
+    return scores, time.perf_counter() - t0
+
+
+class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
+    """Choose the number of features k by cross-validation, with one selector fit per fold.
+
+    On every training fold the selector is fitted once (its path gives the selection for every
+    k), the downstream ``estimator`` is fitted on the selected columns and scored on the test
+    fold at every k of ``k_grid``; ``n_features_`` is the k of best mean score (or the smallest k
+    within one standard error of it), and the selector is refitted at that k on all the data.
+    See the module docstring for which selectors have a path (``route_``).
+
+    Parameters
+    ----------
+    selector : estimator, default=None
+        A pixsel selector with an ``n_features_to_select`` parameter (its value is ignored).
+        ``None``: ``SparseLDASelector()``.
+    k_grid : 'auto' or array-like of int, default='auto'
+        The values of k scored. ``'auto'``: every k from 1 to ``min(p, 256)`` and 64
+        log-spaced values above up to ``p`` (when the supports come from a path or a ranking);
+        20 log-spaced values from 1 to ``p`` when the selector must be refitted for every k.
+        Explicit values must lie in ``[1, n_features]``; they are sorted and duplicates dropped.
+    estimator : estimator, default=None
+        The downstream model scored at each k. ``None``: shrinkage LDA
+        (``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')``) for class labels,
+        ``Ridge()`` for a continuous target.
+    scoring : str, callable or None, default=None
+        A scikit-learn scorer; ``None`` uses the estimator's ``score`` (accuracy for
+        classifiers, R^2 for regressors). A scorer that returns NaN raises a ``ValueError``
+        naming the split and the k.
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (an int means ``StratifiedKFold`` for class labels, ``KFold``
+        otherwise). With an int, every class needs at least ``cv`` samples.
+    rule : {'best', 'one-se'}, default='best'
+        ``'best'``: the k of largest mean score (the smallest such k on ties). ``'one-se'``:
+        the smallest k whose mean score is within one standard error
+        (``std / sqrt(n_splits)`` of the best k's split scores) of the best mean.
+    reuse_statistics : bool, default=True
+        With the default downstream model (or an identical ``LinearDiscriminantAnalysis``), score
+        every k from per-fold class statistics formed once, instead of refitting the LDA at
+        each k (same numbers up to rounding; computed in float64).
+    n_jobs : int or None, default=None
+        Folds run in parallel with joblib.
+    progress : bool, default=False
+        Show a progress bar over the folds.
+
+    Attributes
+    ----------
+    n_features_ : int
+        The chosen k.
+    selector_ : estimator
+        The selector refitted on all the data with ``n_features_to_select = n_features_``.
+    estimator_ : estimator
+        The downstream model fitted on the selected features of all the data.
+    support_ : ndarray of shape (n_features,) of bool
+    cv_results_ : dict of ndarrays
+        In scikit-learn's format (as ``RFECV``): ``n_features`` (the grid), ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score`` and ``split{i}_test_score``, one entry per k.
+    best_index_ : int
+        Index of the best mean score in ``cv_results_`` (the chosen k is at this index with
+        ``rule='best'``).
+    route_ : {'path', 'ranking', 'refit'}
+        How each fold's supports were obtained.
+    n_splits_ : int
+    fold_times_ : ndarray of shape (n_splits_,)
+        Seconds spent in each fold (selector fit and scoring).
+    classes_ : ndarray of shape (n_classes,)
+        Only for class labels.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string feature names.
+
+    Examples
+    --------
+    >>> from pixsel.selection import PathSelectorCV
+    >>> from pixsel.datasets import load_digits_pair
+    >>> d = load_digits_pair(3, 5)
+    >>> cvsel = PathSelectorCV(k_grid=range(1, 21)).fit(d.X, d.y)
+    >>> 1 <= cvsel.n_features_ <= 20, cvsel.transform(d.X).shape[1] == cvsel.n_features_
+    (True, True)
+    >>> sorted(cvsel.cv_results_)[:3]
+    ['mean_test_score', 'n_features', 'rank_test_score']
+    """
+
+    def __init__(
+        self,
+        selector=None,
+        *,
+        k_grid="auto",
+        estimator=None,
+        scoring=None,
+        cv=5,
+        rule="best",
+        reuse_statistics=True,
+        n_jobs=None,
+        progress=False,
+    ):
+        self.selector = selector
+        self.k_grid = k_grid
+        self.estimator = estimator
+        self.scoring = scoring
+        self.cv = cv
+        self.rule = rule
+        self.reuse_statistics = reuse_statistics
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _grid(self, p, route, owner):
+        if isinstance(self.k_grid, str):
+            check_options(self.k_grid, "k_grid", ("auto",), owner=owner)
+            if route == "refit":
+                return np.unique(np.round(np.geomspace(1, p, 20)).astype(int))
+            dense = np.arange(1, min(p, _DENSE_AUTO) + 1)
+            tail = np.round(np.geomspace(_DENSE_AUTO, p, 64)).astype(int) if p > _DENSE_AUTO else []
+            return np.unique(np.concatenate([dense, tail])).astype(int)
+        values = np.asarray(self.k_grid).ravel()
+        if values.size == 0:
+            raise ValueError(f"The 'k_grid' parameter of {owner} must hold at least one k in [1, {p}]. Got an empty grid.")
+        try:
+            return np.unique([check_int(v.item() if isinstance(v, np.generic) else v, "k_grid", low=1,
+                                        high=p, owner=owner) for v in values])
+        except ValueError as exc:
+            raise ValueError(f"{exc} X has n_features = {p}.") from None
+
+    def fit(self, X, y, groups=None):
+        """Cross-validate the downstream score at every k of the grid, choose k, refit.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Never modified.
+        y : array-like of shape (n_samples,)
+            Class labels or a continuous target.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group splitter (``GroupKFold``...).
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        check_options(self.rule, "rule", _RULES, owner=owner)
+        X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+        if X.dtype.kind not in "uifb":
+            X = X.astype(np.float64)
+        n, p = X.shape
+        classification = type_of_target(y) in _CLASSIFICATION
+        selector = SparseLDASelector() if self.selector is None else self.selector
+        route = _route(selector, owner)
+        grid = self._grid(p, route, owner)
+        estimator = _default_estimator(classification) if self.estimator is None else self.estimator
+        is_clf = is_classifier(estimator)
+        fast = bool(self.reuse_statistics) and route != "refit" and _is_default_lda(estimator)
+        scorer = check_scoring(estimator, scoring=self.scoring)
+        if is_clf:
+            self.classes_ = np.unique(y)
+        cv = check_cv(self.cv, y, classifier=is_clf)
+        if is_clf and isinstance(self.cv, numbers.Integral):
+            _, counts = np.unique(y, return_counts=True)
+            if counts.min() < cv.get_n_splits():
+                small = self.classes_[np.argmin(counts)].tolist()
+                raise ValueError(
+                    f"The smallest class of y (label {small!r}) has {counts.min()} sample(s), fewer than "
+                    f"the cv={cv.get_n_splits()} folds of {owner}: every fold must hold every class. "
+                    f"Use cv={max(2, counts.min())} or fewer folds, or more samples of that class."
+                )
+        splits = list(cv.split(X, y, groups))
+        if is_clf:
+            for i, (train, _) in enumerate(splits):
+                missing = np.setdiff1d(self.classes_, y[train])
+                if missing.size:
+                    raise ValueError(
+                        f"Training split {i} of {owner} has no sample of class {missing[0].tolist()!r}; use a "
+                        "stratified splitter (StratifiedKFold, StratifiedGroupKFold) or fewer folds."
+                    )
+        jobs = (delayed(_fit_fold)(selector, route, estimator, scorer, fast, grid, X, y, train, test)
+                for train, test in splits)
+        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            results = tqdm(results, total=len(splits), desc=f"{owner} folds")
+        results = list(results)
+        scores = np.array([r[0] for r in results]).reshape(len(splits), len(grid))
+        bad = np.argwhere(~np.isfinite(scores))
+        if bad.size:
+            i, j = bad[0]
+            raise ValueError(
+                f"The scorer returned {scores[i, j]} on split {i} at k={grid[j]} ({len(bad)} non-finite "
+                f"score(s) in all). Check that every test fold can be scored (e.g. roc_auc needs both "
+                "classes in each test fold: use a stratified splitter) or pass another scoring."
+            )
+        mean, std = scores.mean(axis=0), scores.std(axis=0)
+        best = int(np.argmax(mean))
+        if self.rule == "best":
+            chosen = best
+        else:
+            se = std[best] / np.sqrt(len(splits))
+            chosen = int(np.flatnonzero(mean >= mean[best] - se)[0])
+        self.cv_results_ = {
+            "n_features": grid.copy(),
+            "mean_test_score": mean,
+            "std_test_score": std,
+            "rank_test_score": rankdata(-mean, method="min").astype(np.int32),
+            **{f"split{i}_test_score": scores[i] for i in range(len(splits))},
+        }
+        self.best_index_ = best
+        self.n_features_ = int(grid[chosen])
+        self.route_ = route
+        self.n_splits_ = len(splits)
+        self.fold_times_ = np.array([r[1] for r in results])
+        self.selector_ = clone(selector).set_params(n_features_to_select=self.n_features_).fit(X, y)
+        self.estimator_ = clone(estimator).fit(self.selector_.transform(X), y)
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.selector_.get_support()
+
+    def transform(self, X):
+        """The selected features of ``X`` (as the refitted ``selector_`` transforms them).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=None, reset=False)
+        return self.selector_.transform(X)

@@ -1,0 +1,251 @@
+"""PathSelectorCV: the chosen k and every CV score against a brute-force per-k refit loop."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold, check_cv, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pixsel import (
+    CardinalSPLSSelector,
+    PathSelectorCV,
+    ScoreSelector,
+    SparseLDASelector,
+    SparsePCASelector,
+    SPLSSelector,
+)
+from pixsel.selection._cv import _ShrinkageLDAStatistics
+
+
+def _lda():
+    return LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+
+
+def _planted(seed=0, n=160, p=14, informative=(2, 5, 9), shift=0.8, common=0.3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = rng.standard_normal((n, p)) + common * rng.standard_normal((n, 1))  # correlated columns
+    X[:, list(informative)] += shift * y[:, None]
+    return X, y
+
+
+def _brute_force(selector, X, y, grid, cv, estimator=None, scoring=None, groups=None):
+    """Explicit per-k refit of selector + model, scored by cross_val_score on the same folds."""
+    est = _lda() if estimator is None else estimator
+    return np.array([
+        cross_val_score(make_pipeline(clone(selector).set_params(n_features_to_select=int(k)), clone(est)),
+                        X, y, cv=cv, scoring=scoring, groups=groups)
+        for k in grid
+    ])  # (n_k, n_splits)
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_lda_path_scores_and_choice_equal_brute_force(reuse):
+    X, y = _planted()
+    grid = np.arange(1, X.shape[1] + 1)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    got = PathSelectorCV(SparseLDASelector(), k_grid=grid, cv=cv, reuse_statistics=reuse).fit(X, y)
+    want = _brute_force(SparseLDASelector(), X, y, grid, cv)
+    splits = np.array([got.cv_results_[f"split{i}_test_score"] for i in range(5)]).T
+    np.testing.assert_allclose(splits, want, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+    assert got.n_features_ == grid[int(np.argmax(want.mean(axis=1)))]
+    assert got.route_ == "path" and got.n_splits_ == 5
+    # final refit at the chosen k on all the data
+    ref = SparseLDASelector(got.n_features_).fit(X, y)
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    np.testing.assert_array_equal(got.transform(X), X[:, ref.get_support()])
+
+
+def test_planted_support_is_chosen():
+    # log-loss separates the k far better than accuracy; the one-SE rule recovers the planted
+    # support on every seed (best-mean over-selects on 2 of 8)
+    for seed in range(8):
+        X, y = _planted(seed=seed, n=400, shift=1.0, common=0.0)
+        got = PathSelectorCV(k_grid=range(1, 15), rule="one-se", scoring="neg_log_loss").fit(X, y)
+        assert got.get_support(indices=True).tolist() == [2, 5, 9]
+
+
+def test_multiclass_and_user_scorer_equal_brute_force():
+    rng = np.random.default_rng(1)
+    n, p = 150, 10
+    y = rng.integers(0, 3, n)
+    X = rng.standard_normal((n, p))
+    X[:, 1] += y
+    X[:, 7] -= 0.7 * (y == 2)
+    grid = [1, 2, 3, 5, 10]
+    cv = StratifiedKFold(3, shuffle=True, random_state=2)
+    for scoring in (None, "neg_log_loss", "balanced_accuracy"):
+        got = PathSelectorCV(SparseLDASelector(direction="forward"), k_grid=grid, cv=cv, scoring=scoring).fit(X, y)
+        want = _brute_force(SparseLDASelector(direction="forward"), X, y, grid, cv, scoring=scoring)
+        np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "selector, route",
+    [
+        (SparsePCASelector(direction="forward"), "path"),
+        (ScoreSelector(criterion="fisher"), "ranking"),
+        (ScoreSelector(criterion="variance", mode="sample", random_state=0), "refit"),
+        (CardinalSPLSSelector(1, n_components=2), "refit"),
+    ],
+)
+def test_other_selectors_equal_brute_force(selector, route):
+    X, y = _planted(seed=5, n=120, p=8, informative=(2, 5))
+    X[:, [2, 5]] *= 2.0  # variance carries signal for the unsupervised selectors
+    grid = [1, 2, 4, 8]
+    cv = StratifiedKFold(4, shuffle=True, random_state=1)
+    est = LogisticRegression()
+    got = PathSelectorCV(selector, k_grid=grid, cv=cv, estimator=est).fit(X, y)
+    assert got.route_ == route
+    want = _brute_force(selector, X, y, grid, cv, estimator=est)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+
+
+def test_regression_default_ridge_equals_brute_force():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((90, 7))
+    X[:, 3] *= 3
+    y = X[:, 3] + 0.5 * rng.standard_normal(90)
+    cv = KFold(3, shuffle=True, random_state=0)
+    got = PathSelectorCV(SparsePCASelector(direction="forward"), k_grid=[1, 3, 7], cv=cv).fit(X, y)
+    want = _brute_force(SparsePCASelector(direction="forward"), X, y, [1, 3, 7], cv, estimator=Ridge())
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+    assert not hasattr(got, "classes_")
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 9])
+def test_lda_statistics_equal_a_direct_fit(k):
+    rng = np.random.default_rng(k)
+    n, p = 70, 9
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
+    X = rng.standard_normal((n, p)) * rng.uniform(0.1, 5, p)
+    X[:, 4] = 1.5  # a constant column (StandardScaler keeps its scale at 1)
+    X[y == "b", 0] += 1
+    S = np.sort(rng.choice(p, k, replace=False))
+    if k > 1:
+        S[0] = 4
+        S.sort()
+    for classes in (("a", "b"), ("a", "b", "c")):
+        m = np.isin(y, classes)
+        fast = _ShrinkageLDAStatistics(X[m], y[m]).estimator(S)
+        ref = _lda().fit(X[m][:, S], y[m])
+        for attr in ("coef_", "intercept_", "covariance_", "means_", "priors_"):
+            np.testing.assert_allclose(getattr(fast, attr), getattr(ref, attr), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(fast.predict_proba(X[:, S]), ref.predict_proba(X[:, S]), rtol=1e-8, atol=1e-12)
+        np.testing.assert_array_equal(fast.predict(X[:, S]), ref.predict(X[:, S]))
+
+
+def test_one_standard_error_rule():
+    X, y = _planted(seed=7, n=200)
+    cvsel = PathSelectorCV(k_grid=range(1, 15), rule="one-se").fit(X, y)
+    r = cvsel.cv_results_
+    best = int(np.argmax(r["mean_test_score"]))
+    se = r["std_test_score"][best] / np.sqrt(cvsel.n_splits_)
+    ok = r["mean_test_score"] >= r["mean_test_score"][best] - se
+    assert cvsel.n_features_ == r["n_features"][np.flatnonzero(ok)[0]]
+    assert cvsel.n_features_ <= PathSelectorCV(k_grid=range(1, 15)).fit(X, y).n_features_
+    assert cvsel.best_index_ == best and r["rank_test_score"][best] == 1
+
+
+def test_groups_and_any_splitter():
+    X, y = _planted(seed=2, n=120)
+    groups = np.repeat(np.arange(12), 10)
+    cv = GroupKFold(4)
+    got = PathSelectorCV(k_grid=[1, 3, 6], cv=cv).fit(X, y, groups=groups)
+    want = _brute_force(SparseLDASelector(), X, y, [1, 3, 6], cv, groups=groups)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+    # an iterable of splits works too
+    splits = list(StratifiedKFold(3).split(X, y))
+    a = PathSelectorCV(k_grid=[2, 4], cv=splits).fit(X, y).cv_results_["mean_test_score"]
+    b = PathSelectorCV(k_grid=[2, 4], cv=3).fit(X, y).cv_results_["mean_test_score"]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_n_jobs_gives_the_same_results():
+    X, y = _planted(seed=4)
+    a = PathSelectorCV(k_grid=range(1, 8), n_jobs=1).fit(X, y).cv_results_
+    b = PathSelectorCV(k_grid=range(1, 8), n_jobs=2).fit(X, y).cv_results_
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_pipeline_and_grid_search():
+    X, y = _planted(seed=6)
+    pipe = make_pipeline(PathSelectorCV(k_grid=range(1, 6), cv=3), _lda())
+    gs = GridSearchCV(pipe, {"pathselectorcv__rule": ["best", "one-se"]}, cv=3).fit(X, y)
+    assert gs.best_estimator_[0].n_features_ in range(1, 6)
+    assert gs.predict(X).shape == y.shape
+
+
+def test_auto_grid():
+    X, y = _planted(seed=1, p=20)
+    cvsel = PathSelectorCV(cv=3).fit(X, y)
+    np.testing.assert_array_equal(cvsel.cv_results_["n_features"], np.arange(1, 21))
+    big = PathSelectorCV(cv=3)._grid(1024, "path", "PathSelectorCV")
+    assert big[0] == 1 and big[-1] == 1024 and np.all(np.diff(big) > 0)
+    assert np.array_equal(big[:256], np.arange(1, 257)) and len(big) < 330
+    refit = PathSelectorCV()._grid(1024, "refit", "PathSelectorCV")
+    assert refit[0] == 1 and refit[-1] == 1024 and len(refit) <= 20
+
+
+def test_does_not_modify_input():
+    X, y = _planted()
+    X0, y0 = X.copy(), y.copy()
+    PathSelectorCV(k_grid=[1, 2]).fit(X, y)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_too_few_samples_per_class():
+    X, y = _planted(n=40)
+    y = y.copy()
+    y[:] = 0
+    y[:3] = 1
+    with pytest.raises(ValueError, match=r"smallest class of y \(label 1\) has 3 sample\(s\), fewer than the cv=5 folds.*Use cv=3"):
+        PathSelectorCV(k_grid=[1]).fit(X, y)
+
+
+def test_training_split_missing_a_class():
+    X, y = _planted(n=40)
+    order = np.argsort(y, kind="stable")
+    with pytest.raises(ValueError, match=r"Training split 0 of PathSelectorCV has no sample of class 0"):
+        PathSelectorCV(k_grid=[1], cv=KFold(2)).fit(X[order], y[order])
+
+
+@pytest.mark.parametrize("grid, exc", [([0, 2], ValueError), ([2, 15], ValueError), ([], ValueError), ([1.5], TypeError)])
+def test_k_grid_outside_range(grid, exc):
+    X, y = _planted()
+    with pytest.raises(exc, match=r"'k_grid' parameter of PathSelectorCV"):
+        PathSelectorCV(k_grid=grid).fit(X, y)
+
+
+def test_nan_scorer_raises():
+    X, y = _planted()
+
+    def nan_at_large_k(y_true, y_pred):
+        return float("nan")
+
+    with pytest.raises(ValueError, match=r"scorer returned nan on split 0 at k=1"):
+        PathSelectorCV(k_grid=[1, 2], scoring=make_scorer(nan_at_large_k)).fit(X, y)
+
+
+def test_spls_eta_selector_refused():
+    X, y = _planted()
+    with pytest.raises(TypeError, match="SPLSSelector sets its sparsity with eta"):
+        PathSelectorCV(SPLSSelector(0.5), k_grid=[1]).fit(X, y)
+
+
+def test_bad_rule():
+    X, y = _planted()
+    with pytest.raises(ValueError, match=r"The 'rule' parameter of PathSelectorCV must be one of"):
+        PathSelectorCV(rule="1se").fit(X, y)
+
+
+@parametrize_with_checks([PathSelectorCV(k_grid=[1, 2], cv=2)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,229 @@
+"""The statistics of pixsel.stats against textbook NumPy, NumPy == Dask, and the centred Gram
+operator against the explicit centred X^T X."""
+
+import dask.array as da
+import numpy as np
+import pytest
+
+from pixsel.stats import (
+    AUTO_RIDGE,
+    CenteredGramOperator,
+    between_class_factor,
+    centered_gram_matmat,
+    centered_projected_gram,
+    class_means,
+    class_statistics,
+    class_sums,
+    column_moments,
+    regularize,
+    ridge_regularization,
+)
+from pixsel.stats._reduce import block_reduce, sum_partials
+
+
+def _data(n=300, p=11, C=3, dtype=np.float64, seed=0):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, p)) * 200 + 50).astype(dtype)  # large means: cancellation-prone
+    y = rng.integers(0, C, n)
+    return X, y
+
+
+# ----------------------------------------------------------------------------- block reduction
+
+
+def test_block_reduce_any_block_size_and_dask_chunks_same_sum():
+    X, _ = _data(n=97, p=5)
+    ref = X.sum(axis=0)
+    for block_bytes in (8, 40 * 8, 10**9):  # 1 row, 8 rows, all rows per block
+        got = block_reduce(lambda b: b.sum(axis=0), sum_partials, X, block_bytes=block_bytes)
+        np.testing.assert_allclose(got, ref, rtol=1e-13)
+    for chunks in ((97, 5), (10, 5), (7, 2)):  # one chunk, many row chunks, column chunks
+        got = block_reduce(lambda b: b.sum(axis=0), sum_partials, da.from_array(X, chunks=chunks))
+        np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+def test_block_reduce_slices_row_arrays_with_the_rows():
+    X = np.arange(20.0).reshape(10, 2)
+    codes = np.arange(10) % 2
+    part = lambda b, c: np.array([b[c == 0, 0].sum(), b[c == 1, 0].sum()])  # noqa: E731
+    expected = [X[::2, 0].sum(), X[1::2, 0].sum()]
+    assert block_reduce(part, sum_partials, X, codes, block_bytes=3 * 16).tolist() == expected
+    assert block_reduce(part, sum_partials, da.from_array(X, chunks=(3, 2)), codes).tolist() == expected
+
+
+# ----------------------------------------------------------------------------- class means
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("C", [1, 2, 4])
+def test_class_means_textbook(dtype, C):
+    X, y = _data(C=C, dtype=dtype, seed=C)
+    cm = class_means(X, y)
+    X64 = X.astype(np.float64)
+    expected = np.stack([X64[y == c].mean(axis=0) for c in range(C)])
+    np.testing.assert_allclose(cm.means, expected, rtol=1e-12)
+    np.testing.assert_allclose(cm.mean, X64.mean(axis=0), rtol=1e-12)
+    assert cm.counts.tolist() == np.bincount(y).tolist() and cm.n_samples == len(X)
+    assert cm.classes.tolist() == list(range(C)) and cm.means.dtype == np.float64
+
+
+def test_class_means_without_labels_is_the_mean_and_agrees_with_class_statistics():
+    X, y = _data()
+    np.testing.assert_allclose(class_means(X).means[0], X.mean(axis=0), rtol=1e-12)
+    st = class_statistics(X, y)
+    cm = class_means(X, y)
+    np.testing.assert_allclose(cm.means, st.means, rtol=1e-12)
+    np.testing.assert_allclose(cm.between_factor @ cm.between_factor.T, st.between_covariance,
+                               rtol=1e-9, atol=1e-12 * np.abs(st.between_covariance).max())
+
+
+def test_class_means_dask_equals_numpy_and_errors():
+    X, y = _data(n=500, p=13, dtype=np.uint8)
+    ref = class_means(X, y)
+    got = class_means(da.from_array(X, chunks=(77, 5)), y)
+    np.testing.assert_allclose(got.means, ref.means, rtol=1e-13)
+    assert np.array_equal(got.counts, ref.counts)
+    with pytest.raises(ValueError, match="No samples of class"):
+        class_means(X, y, classes=[0, 1, 2, 3])
+    with pytest.raises(ValueError, match="not in 'classes'"):
+        class_means(X, y, classes=[0, 1])
+    Xn = X.astype(np.float64)
+    Xn[4, 7] = np.inf
+    with pytest.raises(ValueError, match=r"index \(4, 7\)"):
+        class_means(Xn, y)
+
+
+@pytest.mark.parametrize("C", [2, 3, 6])
+def test_between_class_factor_textbook(C):
+    rng = np.random.default_rng(C)
+    means = rng.standard_normal((C, 7))
+    counts = rng.integers(1, 30, C)
+    pi = counts / counts.sum()
+    m = pi @ means
+    Sb = sum(pi[c] * np.outer(means[c] - m, means[c] - m) for c in range(C))
+    M = between_class_factor(means, counts)
+    assert M.shape == (7, C - 1)
+    np.testing.assert_allclose(M @ M.T, Sb, atol=1e-12 * np.abs(Sb).max())
+    if C == 2:
+        a = means[1] - means[0]
+        np.testing.assert_allclose(M @ M.T, pi[0] * pi[1] * np.outer(a, a), atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- column statistics
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_moments_textbook_and_dask(dtype):
+    X, _ = _data(n=400, p=9, dtype=dtype)
+    X64 = X.astype(np.float64)
+    mean, ss = column_moments(X)
+    np.testing.assert_allclose(mean, X64.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(ss, ((X64 - X64.mean(axis=0)) ** 2).sum(axis=0), rtol=1e-9)
+    m0, ss0 = column_moments(X, center=False)
+    assert not np.any(m0) and np.allclose(ss0, (X64 ** 2).sum(axis=0), rtol=1e-12)
+    dm, dss = column_moments(da.from_array(X, chunks=(33, 4)))
+    np.testing.assert_allclose(dm, mean, rtol=1e-12)
+    np.testing.assert_allclose(dss, ss, rtol=1e-9)
+
+
+def test_column_moments_nan_detected_numpy_and_dask():  # moved from tests/scores/test_krylov.py
+    A = np.ones((10, 4))
+    A[3, 2] = np.nan
+    with pytest.raises(ValueError, match="column 2"):
+        column_moments(A)
+    with pytest.raises(ValueError, match="NaN"):
+        column_moments(da.from_array(A, chunks=(5, 4)))
+
+
+@pytest.mark.parametrize("C", [2, 5])
+def test_class_sums_textbook_and_dask(C):
+    X, y = _data(n=350, p=8, C=C, dtype=np.uint8, seed=C)
+    X64 = X.astype(np.float64)
+    F = X64 - X64.mean(axis=0)
+    cs = class_sums(X, y)
+    np.testing.assert_allclose(cs.mean, X64.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(cs.sums, np.stack([F[y == c].sum(0) for c in range(C)]),
+                               atol=1e-9 * np.abs(F).sum(0).max())
+    np.testing.assert_allclose(cs.squares, np.stack([(F[y == c] ** 2).sum(0) for c in range(C)]), rtol=1e-10)
+    assert cs.counts.tolist() == np.bincount(y).tolist()
+    dcs = class_sums(da.from_array(X, chunks=(41, 8)), y)
+    np.testing.assert_allclose(dcs.sums, cs.sums, atol=1e-9 * np.abs(F).sum(0).max())
+    np.testing.assert_allclose(dcs.squares, cs.squares, rtol=1e-12)
+    Xn = X64.copy()
+    Xn[0, 5] = np.nan
+    with pytest.raises(ValueError, match="column 5"):
+        class_sums(Xn, y)
+
+
+# ----------------------------------------------------------------------------- centred Gram
+
+
+@pytest.mark.parametrize("labels", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_centered_gram_operator_equals_explicit(labels, dtype):
+    X, y = _data(n=40, p=15, C=3, dtype=dtype, seed=4)
+    X0 = X.copy()
+    alpha = 0.3
+    G = CenteredGramOperator(X, y if labels else None, alpha=alpha)
+    X64 = X.astype(np.float64)
+    if labels:
+        Xc = X64 - np.stack([X64[y == c].mean(0) for c in range(3)])[y]
+    else:
+        Xc = X64 - X64.mean(axis=0)
+    explicit = Xc.T @ Xc / len(X) + alpha * np.eye(15)
+    rtol = 1e-5 if dtype == np.float32 else 1e-9
+    scale = np.abs(explicit).max()
+    np.testing.assert_allclose(G.diag(), np.diag(explicit), rtol=rtol)
+    for j in (0, 7, 14):
+        np.testing.assert_allclose(G.column(j), explicit[:, j], atol=rtol * scale)
+    idx = [3, 9, 1]
+    np.testing.assert_allclose(G.columns(idx), explicit[:, idx], atol=rtol * scale)
+    np.testing.assert_allclose(G.submatrix(idx), explicit[np.ix_(idx, idx)], rtol=1e-9)
+    assert G.mean_variance() == pytest.approx(np.trace(explicit) / 15 - alpha, rel=1e-9)
+    assert G.X is X and np.array_equal(X, X0)  # float data are used in place, never modified
+    G2 = G.with_alpha(0.0)
+    assert G2.alpha == 0.0 and G.alpha == alpha and G2.X is X
+    np.testing.assert_allclose(G2.submatrix(idx), explicit[np.ix_(idx, idx)] - alpha * np.eye(3), rtol=1e-9)
+
+
+def test_centered_gram_operator_integer_data_and_bad_alpha():
+    X = np.arange(24, dtype=np.uint8).reshape(6, 4)
+    G = CenteredGramOperator(X)
+    assert G.X.dtype == np.float64
+    with pytest.raises(ValueError, match="alpha"):
+        CenteredGramOperator(X, alpha=-1.0)
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_krylov_passes_equal_explicit_and_dask(center):
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((70, 12)) + 4.0
+    mean = A.mean(axis=0) if center else np.zeros(12)
+    Ac = A - mean
+    V = rng.standard_normal((12, 3))
+    np.testing.assert_allclose(centered_gram_matmat(A, V, mean), Ac.T @ (Ac @ V), rtol=1e-10)
+    np.testing.assert_allclose(centered_projected_gram(A, V, mean), (Ac @ V).T @ (Ac @ V), rtol=1e-10)
+    dA = da.from_array(A, chunks=(16, 5))
+    np.testing.assert_allclose(centered_gram_matmat(dA, V, mean), Ac.T @ (Ac @ V), rtol=1e-10)
+    np.testing.assert_allclose(centered_projected_gram(dA, V, mean), (Ac @ V).T @ (Ac @ V), rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------- ridge policy
+
+
+def test_ridge_policy_is_the_one_regularize_uses():
+    B = np.diag([2.0, 0.0, 1.0])
+    mu = np.trace(B) / 3
+    for reg in ("auto", "none", None, 0.0, 0.25):
+        _, info = regularize(B, reg)
+        assert info == ridge_regularization(reg, mu)
+    info = ridge_regularization("auto", mu)
+    assert info.method == "auto" and info.alpha == pytest.approx(AUTO_RIDGE * mu) and info.mu == mu
+    assert ridge_regularization("auto", 0.0).alpha == AUTO_RIDGE  # every feature constant
+    assert ridge_regularization(0.0, mu).method == "ridge"
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        ridge_regularization(-1.0, mu)
+    with pytest.raises(ValueError, match="needs the data"):
+        ridge_regularization("ledoit-wolf", mu)
+    with pytest.raises(ValueError, match="Got 'lots' instead"):
+        ridge_regularization("lots", mu)
