@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._validation import check_int
+
 __all__ = ["SparsePath", "objective_on_support", "weights_on_support"]
 
 
@@ -116,8 +118,6 @@ class SparsePath:
         return None if self.upper_bound is None else self.upper_bound - self.objective
 
     def _check_k(self, k):
-        from .._validation import check_int
-
         return check_int(k, "k", low=1, high=self.n_features, owner="SparsePath")
 
     def support(self, k):
