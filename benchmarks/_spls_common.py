@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import warnings
 
-import _common  # noqa: F401  (puts src/ on sys.path when run from a checkout)
 import numpy as np
 import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
@@ -50,8 +49,9 @@ def naive_variance(X, k):
 def greedy_sparse_pca(X, k):
     """Approximate greedy sparse PCA (d'Aspremont, Bach and El Ghaoui, 2008; the paper's [16]).
 
-    Benchmark-local baseline (pixsel's GSPCA kernel is not on this branch): start from the
-    feature of largest variance; with ``x`` the leading eigenvector of ``sum_{j in S} a_j a_j^T``
+    The paper's baseline, kept here on purpose: it is *not* pixsel's exact greedy GSPCA
+    (``pixsel.SparsePCASelector``, whose every step is exact), which ``bench_spls_recall_gspca``
+    compares with it. Start from the feature of largest variance; with ``x`` the leading eigenvector of ``sum_{j in S} a_j a_j^T``
     (``a_j`` the centred columns; an ``n_samples`` x ``n_samples`` matrix), add the feature
     maximizing ``(x^T a_i)^2``. ``O(k (n^3 + n p))``.
     """

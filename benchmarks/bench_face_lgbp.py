@@ -28,7 +28,6 @@ Pipeline (the paper's, on the data available here):
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import _common
@@ -115,7 +114,7 @@ def spls_eta_for(X, y, d, n_components, max_fits, hi=1.0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _common.parser("face_lgbp", __doc__.splitlines()[0])
     ap.add_argument("--gallery", type=int, default=3, help="gallery images per CMU PIE person")
     ap.add_argument("--negatives", type=int, default=2414, help="Extended Yale B images in the negative set")
     ap.add_argument("--screen", type=int, default=10000, help="length after variance screening")
@@ -126,17 +125,14 @@ def main(argv=None):
     ap.add_argument("--eta-fits", type=int, default=8, help="bisection fits to tune SPLS-eta per size")
     ap.add_argument("--grid", type=int, nargs=2, default=[4, 4])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(args.threads):
+    with _common.blas_threads(args):
         run(args)
 
 
 def run(args):
-    out_dir = _common.results_dir("face_lgbp")
+    out_dir = _common.out_dir(args)
     pie = load_shared("cmupie_32x32.npz")
     yale = load_shared("extyaleb_32x32.npz")
     Xp, yp, Xy, yy = pie["X"], pie["y"], yale["X"], yale["y"]
@@ -225,7 +221,7 @@ def run(args):
     lines.append(f"total {elapsed:.0f} s (LGBP {tp + ty:.0f} s)")
     text = "\n".join(lines)
     print(text)
-    write_json(out_dir / f"face_{tag}.json", {"args": vars(args), "curves": curves, "reference": results,
+    write_json(out_dir / f"face_{tag}.json", {"args": {**vars(args), "out": str(args.out)}, "curves": curves, "reference": results,
                                              "n_probes": int(len(y_prb)), "text": text, "seconds": elapsed})
 
     import matplotlib

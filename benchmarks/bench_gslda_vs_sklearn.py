@@ -2,9 +2,9 @@
 
 The wrapper is ``SequentialFeatureSelector(LinearDiscriminantAnalysis(), n_features_to_select=10,
 cv=5)`` (forward, cross-validated accuracy). pixsel's side, timed end to end from the raw
-``X_train, y_train``: class statistics, the 'auto' regularization of the within-class
-covariance, the forward and the backward greedy paths (every k), and the better of the two
-supports at k = 10. Both 10-pixel sets are then scored with the same objective
+``X_train, y_train`` through the function users call, ``SparseLDASelector(10).fit``: class
+statistics, the 'auto' regularization of the within-class covariance, the forward and the
+backward greedy paths (every k), and the better of the two supports at k = 10. Both 10-pixel sets are then scored with the same objective
 ``f(S) = a_S^T B_SS^{-1} a_S`` (pixsel.stats, regularization 'auto'), and, for context, with the
 test accuracy of an LDA fitted on the training pixels of the set.
 
@@ -16,41 +16,30 @@ Goals (issue 2): speed ratio >= 1000 x; pixsel's f >= the wrapper's f.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 
 import numpy as np
+from _common import best_time, blas_threads, out_dir, parser, write_results
 
-from _common import best_time, results_dir
-
-from threadpoolctl import threadpool_limits
-
-import pixsel
-from pixsel.io import write_json
+from pixsel import SparseLDASelector
 from pixsel.datasets import load_shared
-from pixsel.spectral import greedy_path, objective_on_support
+from pixsel.spectral import objective_on_support
 from pixsel.stats import class_statistics, regularize
 
 
 def pixsel_select(X, y, k):
-    """Statistics -> regularized B -> dual-pass paths -> the better size-k support."""
-    st = class_statistics(X, y)
-    B, _ = regularize(st.within, "auto")
-    a = st.between
-    fwd = greedy_path(a, B, direction="forward")
-    bwd = greedy_path(a, B, direction="backward")
-    best = fwd if fwd.objective[k - 1] >= bwd.objective[k - 1] else bwd
-    return best.support(k), best.direction
+    """``SparseLDASelector(k)`` (dual pass): the support and the pass it came from."""
+    sel = SparseLDASelector(k).fit(X, y)
+    fwd, bwd = sel.forward_path_.objective[k - 1], sel.backward_path_.objective[k - 1]
+    return sel.get_support(indices=True), "backward" if bwd >= fwd else "forward"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    ap = parser("gslda_vs_sklearn", __doc__.splitlines()[0])
     ap.add_argument("-k", type=int, default=10)
     ap.add_argument("--cv", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=1, help="BLAS threads for both sides (default 1)")
-    ap.add_argument("--quick", action="store_true", help="smoke run: every 8th pixel, k = 2, cv = 2")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.feature_selection import SequentialFeatureSelector
@@ -61,7 +50,7 @@ def main():
     if args.quick:
         X, X_test, k, cv = X[:, ::8], X_test[:, ::8], 2, 2
 
-    with threadpool_limits(limits=args.threads):
+    with blas_threads(args):
         t_pix, (S_pix, which) = best_time(lambda: pixsel_select(X, y, k), 5)
         sfs = SequentialFeatureSelector(LinearDiscriminantAnalysis(), n_features_to_select=k, cv=cv)
         t = time.perf_counter()
@@ -87,17 +76,15 @@ def main():
           f" pixsel {f_pix:.4f} vs wrapper {f_sk:.4f}   (goal pixsel >= wrapper: {'met' if f_pix >= f_sk else 'not met'})")
     print(f"  test accuracy of LDA on the chosen pixels: pixsel {acc_pix:.4f} vs wrapper {acc_sk:.4f}")
     print(f"  pixsel pixels {S_pix.tolist()}; wrapper pixels {S_sk.tolist()}")
-    out = results_dir("gslda_vs_sklearn")
-    write_json(out / "results.json", {
-        "benchmark": "gslda_vs_sklearn", "pixsel_version": pixsel.__version__, "threads": args.threads,
-        "machine": platform.platform(), "quick": args.quick, "k": k, "cv": cv, "shape": list(X.shape),
+    path = write_results(args, {
+        "machine": platform.platform(), "k": k, "cv": cv, "shape": list(X.shape),
         "time_pixsel_s": t_pix, "time_sklearn_s": t_sk, "speed_ratio": ratio,
         "objective_pixsel": f_pix, "objective_sklearn": f_sk, "pixsel_direction": which,
         "test_accuracy_pixsel": acc_pix, "test_accuracy_sklearn": acc_sk,
         "support_pixsel": S_pix, "support_sklearn": S_sk, "regularization": reg.to_dict(),
         "goal_speed_1000x": ratio >= 1000, "goal_objective": f_pix >= f_sk,
-    })
-    print(f"results in {out}/")
+    }, name="results")
+    print(f"results in {path.parent}/")
 
 
 if __name__ == "__main__":

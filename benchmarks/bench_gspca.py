@@ -9,7 +9,7 @@ Variance of a unit vector v is v^T C v with C the sample covariance (n - 1). sci
 SparsePCA is L1-penalized: alpha is searched (bisection on log alpha) for the k nonzeros, the
 loadings are then cut to the k largest and renormalized on their support (paper 002,
 Proposition 2) -- which can only help it. abess's loadings are also renormalized (reported both
-ways). All BLAS calls run single-threaded (threadpoolctl) so that the three methods compete
+ways). All BLAS calls run on ``--threads`` threads (default 1) so that the three methods compete
 fairly on a shared machine.
 
     python benchmarks/bench_gspca.py            # p = 1024, k in {20, 100, 300}
@@ -18,15 +18,13 @@ fairly on a shared machine.
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 
 import numpy as np
-from _common import results_dir
-from threadpoolctl import threadpool_limits
+from _common import blas_threads, out_dir, parser, write_results
 
-from pixsel.io import save_figure, write_json
+from pixsel.io import save_figure
 from pixsel.datasets import load_shared
 from pixsel.spectral import certify, greedy_path, refine_support, renormalize
 
@@ -93,14 +91,13 @@ def _sklearn(X, C, k, max_fits):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="16 x 16 images, small k (smoke test)")
-    parser.add_argument("--k", type=int, nargs="+", default=None)
-    parser.add_argument("--sklearn-fits", type=int, default=8, help="max SparsePCA fits in the alpha search")
-    parser.add_argument("--no-full-path", action="store_true", help="skip timing the path to k = p")
-    parser.add_argument("--dual", action="store_true",
-                        help="also run the whole backward path (minutes at p = 1024) and refine the better support")
-    args = parser.parse_args(argv)
+    ap = parser("gspca", __doc__.splitlines()[0])
+    ap.add_argument("--k", type=int, nargs="+", default=None)
+    ap.add_argument("--sklearn-fits", type=int, default=8, help="max SparsePCA fits in the alpha search")
+    ap.add_argument("--no-full-path", action="store_true", help="skip timing the path to k = p")
+    ap.add_argument("--dual", action="store_true",
+                    help="also run the whole backward path (minutes at p = 1024) and refine the better support")
+    args = ap.parse_args(argv)
 
     d = load_shared("extyaleb_32x32.npz")
     X = d["X"].astype(np.float64)
@@ -110,7 +107,7 @@ def main(argv=None):
     n, p = X.shape
     C = np.cov(X, rowvar=False)
     out = {"n_samples": n, "n_features": p, "k": ks}
-    with threadpool_limits(1):
+    with blas_threads(args):
         kmax = max(ks)
         t = time.perf_counter()
         path = greedy_path(C, form="full", max_k=kmax, certificate=None)
@@ -209,11 +206,8 @@ def main(argv=None):
     out["variance_ge_abess_all_k"] = ok
     out["refined_variance_ge_abess_all_k"] = ok_ref
 
-    res = results_dir("gspca")
-    write_json(res / "gspca.json", out)
-    import matplotlib
-
-    matplotlib.use("Agg")
+    res = out_dir(args)
+    write_results(args, out)
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))

@@ -13,15 +13,12 @@ criteria; SFS is scikit-learn's forward selection scored by 5-fold cross-validat
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _common import results_dir
-from threadpoolctl import threadpool_limits
+from _common import blas_threads, parser, write_results
 
 from pixsel import SparseLDASelector
-from pixsel.io import write_json
 from pixsel.datasets import load_shared
 from pixsel.stats import class_statistics, regularize
 
@@ -34,10 +31,9 @@ def objectives(M, B, S):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("-k", type=int, default=None)
-    args = parser.parse_args(argv)
+    ap = parser("multiclass_lda", __doc__.splitlines()[0])
+    ap.add_argument("-k", type=int, default=None)
+    args = ap.parse_args(argv)
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.feature_selection import SequentialFeatureSelector
 
@@ -52,7 +48,7 @@ def main(argv=None):
     out = {"n_train": len(Xtr), "n_features": Xtr.shape[1], "n_classes": st.n_classes, "k": k,
            "regularization": reg.to_dict()}
     rows = {}
-    with threadpool_limits(1):
+    with blas_threads(args):
         for crit in ("max-eig", "trace"):
             t = time.perf_counter()
             sel = SparseLDASelector(k, criterion=crit).fit(Xtr, ytr)
@@ -72,9 +68,7 @@ def main(argv=None):
         table.append({"method": name, "time_s": dt, "speedup_vs_sfs": t_sfs / dt, "lambda_max": lm, "trace": tr,
                       "test_accuracy": acc, "pixels": S})
     out["rows"] = table
-    res = results_dir("multiclass_lda")
-    write_json(res / "multiclass_lda.json", out)
-    print(f"wrote {res / 'multiclass_lda.json'}")
+    print(f"wrote {write_results(args, out)}")
     return out
 
 

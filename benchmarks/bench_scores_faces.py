@@ -30,7 +30,7 @@ def selector(name, c, mode, seed):
     if name.startswith("subspace_m"):
         return SubspaceScoreSelector(c, rank=int(name[len("subspace_m"):]), gamma="balanced",
                                      mode=mode, random_state=seed)
-    return ScoreSelector(name, c, mode=mode, random_state=seed)
+    return ScoreSelector(c, criterion=name, mode=mode, random_state=seed)
 
 
 def one_nn(Ztr, ytr, Zte, yte):

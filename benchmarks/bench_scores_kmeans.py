@@ -54,12 +54,12 @@ def reduce(method, X, d, k, seed, cache):
     elif method == "subspace_top":
         sel = SubspaceScoreSelector(d, rank=m, gamma="theory", mode="top", random_state=0)
     elif method == "uniform_sample":
-        sel = ScoreSelector("uniform", d, mode="sample", random_state=seed)
+        sel = ScoreSelector(d, criterion="uniform", mode="sample", random_state=seed)
     elif method == "variance_top":
-        sel = ScoreSelector("variance", d)
+        sel = ScoreSelector(d, criterion="variance")
     elif method == "laplacian_top":
         if "laplacian" not in cache:
-            cache["laplacian"] = ScoreSelector("laplacian", 1).fit(X)
+            cache["laplacian"] = ScoreSelector(1, criterion="laplacian").fit(X)
         imp = cache["laplacian"].importances_
         idx = np.sort(np.argsort(-imp, kind="stable")[:d])
         return X[:, idx]

@@ -20,12 +20,11 @@ Run: ``python benchmarks/bench_slm_clustering.py`` (``--quick`` for a smoke run)
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 
 import numpy as np
-from _common import results_dir
+import _common
 
 from pixsel.io import write_json
 from pixsel.datasets import load_shared
@@ -61,20 +60,16 @@ def _cluster(Y, k, seed):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true")
+    p = _common.parser("slm_clustering", __doc__.splitlines()[0])
     p.add_argument("--per-class", type=int, default=60)
     p.add_argument("--n-atoms", type=int, default=300)
     p.add_argument("--alpha", type=float, default=0.1)
     p.add_argument("--max-iter", type=int, default=10)
     p.add_argument("--M", default="10,20,30,50,75,100,150")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1,
-                   help="BLAS threads (default 1: on a shared, oversubscribed machine one thread is ~8x faster)")
     args = p.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=args.threads, user_api="blas"):
+    with _common.blas_threads(args):
         return _run(args)
 
 
@@ -84,7 +79,7 @@ def _run(args):
     if args.quick:
         args.per_class, args.n_atoms, args.max_iter, args.M = 15, 40, 3, "10,20"
     Ms = [int(m) for m in args.M.split(",")]
-    out_dir = results_dir("slm_clustering")
+    out_dir = _common.out_dir(args)
 
     d = load_shared("usps_full_16x16.npz")
     X, y = d["X"].astype(np.float64), d["y"]
@@ -146,7 +141,7 @@ def _run(args):
               f"{table['ker.dict (ours)']['accuracy']['value'] / table[base]['accuracy']['value']:.3f}")
     total = time.perf_counter() - t0
     write_json(out_dir / "slm_clustering.json", {
-        "protocol": vars(args), "n_samples": len(X), "gamma": gamma, "M": Ms, "table": table, "rows": rows,
+        "protocol": {**vars(args), "out": str(args.out)}, "n_samples": len(X), "gamma": gamma, "M": Ms, "table": table, "rows": rows,
         "total_time_s": total,
     })
     print(f"total {total:.0f}s; wrote {out_dir}")

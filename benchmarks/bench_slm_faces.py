@@ -25,11 +25,11 @@ Run: ``python benchmarks/bench_slm_faces.py`` (``--quick`` for a smoke run). Wri
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _common import PeakRSS, results_dir
+import _common
+from _common import PeakRSS
 
 from pixsel.io import save_figure, write_json
 from pixsel.datasets import load_shared
@@ -86,8 +86,7 @@ def _fit_transform(make, seed, Xtr, Xte):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="smoke run: 1 split, few people, small dictionary")
+    p = _common.parser("slm_faces", __doc__.splitlines()[0])
     p.add_argument("--splits", type=int, default=3)
     p.add_argument("--train-per-person", type=int, default=25)
     p.add_argument("--n-atoms", type=int, default=1024)
@@ -98,12 +97,9 @@ def main(argv=None):
     p.add_argument("--size-M", type=int, default=100)
     p.add_argument("--size-splits", type=int, default=1, help="splits per point of the size curve")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1,
-                   help="BLAS threads (default 1: on a shared, oversubscribed machine one thread is ~8x faster)")
     args = p.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=args.threads, user_api="blas"):
+    with _common.blas_threads(args):
         return _run(args)
 
 
@@ -115,7 +111,7 @@ def _run(args):
         people = 10
     Ms = [int(m) for m in args.M.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
-    out_dir = results_dir("slm_faces")
+    out_dir = _common.out_dir(args)
 
     d = load_shared("cmupie_32x32.npz")
     X, y = d["X"].astype(np.float64), d["y"]
@@ -178,9 +174,8 @@ def _run(args):
         fig1[name] = _methods(args, 2)[name](args.seed).fit_transform(X)
     total = time.perf_counter() - t0
 
-    from pixsel.viz._figures import _plt
+    import matplotlib.pyplot as plt
 
-    plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for k in methods:
         ax.errorbar(Ms, mean[k], yerr=std[k], marker="o", ms=3, capsize=2, label=k)
@@ -208,7 +203,7 @@ def _run(args):
     save_figure(fig, out_dir / "projection_2d.png", dpi=110)
 
     write_json(out_dir / "slm_faces.json", {
-        "protocol": {k: v for k, v in vars(args).items()},
+        "protocol": {**vars(args), "out": str(args.out)},
         "M": Ms, "rate_mean": mean, "rate_std": std, "rates_per_split": rates,
         "best_baseline": best_base, "ratio_slm_over_best_baseline": ratio,
         "fit_time_s": {k: float(np.mean(v)) for k, v in times.items()},

@@ -27,11 +27,11 @@ Run: ``python benchmarks/bench_slm_textures.py`` (``--quick`` for a smoke run).
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _common import PeakRSS, results_dir
+import _common
+from _common import PeakRSS
 
 from pixsel.io import save_figure, write_json
 from pixsel.datasets import load_shared
@@ -80,8 +80,7 @@ def _svm_accuracy(Ytr, ytr, Yte, yte, Ms):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true")
+    p = _common.parser("slm_textures", __doc__.splitlines()[0])
     p.add_argument("--per-class", type=int, default=500, help="training patches per texture")
     p.add_argument("--test-per-class", type=int, default=300)
     p.add_argument("--n-atoms", type=int, default=512)
@@ -90,12 +89,9 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=6, help="kernel dictionary-learning iterations")
     p.add_argument("--M", default="5,10,20,40,60,80,100")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1,
-                   help="BLAS threads (default 1: on a shared, oversubscribed machine one thread is ~8x faster)")
     args = p.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=args.threads, user_api="blas"):
+    with _common.blas_threads(args):
         return _run(args)
 
 
@@ -104,7 +100,7 @@ def _run(args):
         args.per_class, args.test_per_class, args.n_atoms, args.max_iter, args.M = 40, 40, 64, 3, "5,10,20"
     Ms = [int(m) for m in args.M.split(",")]
     Mmax = max(Ms)
-    out_dir = results_dir("slm_textures")
+    out_dir = _common.out_dir(args)
 
     d = load_shared("brodatz_112_640x640.npz")
     ids = list(d["texture_ids"])
@@ -182,7 +178,7 @@ def _run(args):
                       title=f"Brodatz 12x12 patches, {n_tr} training")
     save_figure(fig, out_dir / "accuracy_vs_M.png", dpi=120)
     write_json(out_dir / "slm_textures.json", {
-        "protocol": vars(args), "textures": TEXTURES, "n_train": n_tr, "n_test": len(Xte), "M": Ms,
+        "protocol": {**vars(args), "out": str(args.out)}, "textures": TEXTURES, "n_train": n_tr, "n_test": len(Xte), "M": Ms,
         "accuracy": acc, "fit_time_s": fit_time, "project_time_s": proj_time, "peak_rss_increase_mb": mem,
         "total_time_s": total,
     })

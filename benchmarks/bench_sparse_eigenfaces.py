@@ -19,14 +19,12 @@ test (verification). Pixels are scaled to [0, 1].
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _common import results_dir
-from threadpoolctl import threadpool_limits
+from _common import blas_threads, out_dir, parser, write_results
 
-from pixsel.io import save_figure, write_json
+from pixsel.io import save_figure
 from pixsel.datasets import load_shared
 from pixsel.spectral import greedy_path
 
@@ -63,12 +61,11 @@ def verification(Xtr, Xte, yte, n_basis):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="16 x 16 images (smoke test)")
-    parser.add_argument("--fraction", type=float, default=0.95, help="variance fraction defining the mask")
-    parser.add_argument("--n-basis", type=int, default=100)
-    parser.add_argument("--no-backward", action="store_true", help="forward pass only")
-    args = parser.parse_args(argv)
+    ap = parser("sparse_eigenfaces", __doc__.splitlines()[0])
+    ap.add_argument("--fraction", type=float, default=0.95, help="variance fraction defining the mask")
+    ap.add_argument("--n-basis", type=int, default=100)
+    ap.add_argument("--no-backward", action="store_true", help="forward pass only")
+    args = ap.parse_args(argv)
 
     d = load_shared("extyaleb_32x32.npz")
     X = d["X"].astype(np.float64) / 255.0
@@ -83,7 +80,7 @@ def main(argv=None):
     C = np.cov(Xtr, rowvar=False)
     full_var = float(np.linalg.eigvalsh(C)[-1])
     out = {"n_train": n, "n_test": int(len(Xte)), "n_features": p, "first_pc_variance": full_var}
-    with threadpool_limits(1):
+    with blas_threads(args):
         t = time.perf_counter()
         fwd = greedy_path(C, form="full", direction="forward", certificate="inclusion")
         out["forward_s"] = time.perf_counter() - t
@@ -129,11 +126,8 @@ def main(argv=None):
     print(f"    EER full mask   ({p} px): {100 * eer_full:.2f}%")
     print(f"    EER sparse mask ({k95} px, {nb} basis functions): {100 * eer_sparse:.2f}%")
 
-    res = results_dir("sparse_eigenfaces")
-    write_json(res / "sparse_eigenfaces.json", out)
-    import matplotlib
-
-    matplotlib.use("Agg")
+    res = out_dir(args)
+    write_results(args, out)
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))

@@ -14,7 +14,6 @@ sigma of ``e`` and ``f`` in the same notation a standard deviation) and as varia
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import _common
@@ -63,26 +62,22 @@ def run_cell(rng, sigma, reading, k, n_components):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _common.parser("spls_recall", __doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--readings", nargs="+", default=["std", "var"], choices=["std", "var"])
     ap.add_argument("--sigmas", type=float, nargs="+", default=list(SIGMAS))
     ap.add_argument("--k", type=int, default=200)
     ap.add_argument("--n-components", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="3 repetitions")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="BLAS threads (default 1: on a shared machine more threads oversubscribe the cores)")
     args = ap.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(args.threads):
+    with _common.blas_threads(args):
         run(args)
 
 
 def run(args):
     reps = 3 if args.quick else args.reps
-    out_dir = _common.results_dir("spls_recall")
+    out_dir = _common.out_dir(args)
     tag = "_".join(args.readings) + ("_quick" if args.quick else "")
     t0 = time.perf_counter()
     table = {}

@@ -11,7 +11,6 @@ and prints their mean recalls side by side.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import _common
@@ -26,17 +25,14 @@ PAPER = (0.722, 0.620, 0.491, 0.051)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _common.parser("spls_recall", __doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--reading", default="std", choices=["std", "var"])
     ap.add_argument("--k", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="1 repetition, sigma = 0.5")
     args = ap.parse_args(argv)
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(args.threads):
+    with _common.blas_threads(args):
         run(args)
 
 
@@ -66,7 +62,7 @@ def run(args):
         lines.append(f"{sigma:>6g} {r['gspca']:>14.3f} {r['approx']:>14.3f} {PAPER[si]:>7.3f} {r['overlap']:>13.3f} {r['gspca_seconds']:>12.1f}")
     text = "\n".join(lines)
     print(text)
-    write_json(_common.results_dir("spls_recall") / f"gspca_check_{args.reading}.json",
+    write_json(_common.out_dir(args) / f"gspca_check_{args.reading}.json",
                {"reps": reps, "rows": rows, "text": text})
 
 

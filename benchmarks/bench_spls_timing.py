@@ -13,7 +13,6 @@ fit at the tuned parameter and reports the tuning cost separately. Fast methods:
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 
@@ -49,25 +48,22 @@ def _timed(fn, repeat):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _common.parser("spls_timing", __doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 50000])
     ap.add_argument("--k", type=int, default=2000)
     ap.add_argument("--n-components", type=int, default=5)
     ap.add_argument("--sigma", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1, help="BLAS threads for every method (default 1)")
-    ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.k = [2000, 4000], 500
-    from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(args.threads):
+    with _common.blas_threads(args):
         run(args)
 
 
 def run(args):
-    out_dir = _common.results_dir("spls_timing")
+    out_dir = _common.out_dir(args)
     K, k = args.n_components, args.k
     rows = {}
     for p in args.sizes:

@@ -39,7 +39,7 @@ def make_problem(seed):
 
 X, y, planted, delta = make_problem(seed=0)
 sparse_lda = SparseLDASelector(n_features_to_select=k).fit(X, y)
-fisher = ScoreSelector("fisher", n_features_to_select=k).fit(X, y)
+fisher = ScoreSelector(k, criterion="fisher").fit(X, y)
 print("planted features:         ", planted)
 print("sparse LDA selects:       ", sparse_lda.get_support(indices=True))
 print("Fisher score ranking picks:", fisher.get_support(indices=True))
@@ -77,7 +77,7 @@ recovered = {"sparse LDA": [], "Fisher score": []}
 for seed in seeds:
     X, y, planted, _ = make_problem(seed)
     for name, sel in (("sparse LDA", SparseLDASelector(n_features_to_select=k)),
-                      ("Fisher score", ScoreSelector("fisher", n_features_to_select=k))):
+                      ("Fisher score", ScoreSelector(k, criterion="fisher"))):
         chosen = sel.fit(X, y).get_support(indices=True)
         recovered[name].append(np.isin(planted, chosen).mean())
 

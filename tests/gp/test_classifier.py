@@ -72,3 +72,16 @@ def test_bad_input_messages():
         GaussianProcessProbitClassifier("vb").fit(X, y)
     with pytest.raises(ValueError, match="The 'n_restarts' parameter"):
         GaussianProcessProbitClassifier(n_restarts=-1).fit(X, y)
+
+
+def test_ep_method_is_a_deprecated_alias_of_ep_algorithm():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_restarts=0, max_iter=5, random_state=0)
+    want = GaussianProcessProbitClassifier(ep_algorithm="sequential", **kw).fit(X, y)
+    with pytest.warns(FutureWarning, match="renamed ep_algorithm"):
+        got = GaussianProcessProbitClassifier(ep_method="sequential", **kw).fit(X, y)
+    np.testing.assert_allclose(got.theta_, want.theta_)
+    with pytest.raises(ValueError, match="'ep_algorithm' parameter"):
+        GaussianProcessProbitClassifier(ep_algorithm="serial", **kw).fit(X, y)

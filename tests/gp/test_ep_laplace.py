@@ -25,12 +25,12 @@ def _posterior_moments_1d(k, y):
     return Z, m, v
 
 
-@pytest.mark.parametrize("method", ["sequential", "parallel"])
+@pytest.mark.parametrize("algorithm", ["sequential", "parallel"])
 @pytest.mark.parametrize("k,y", [(0.3, 1.0), (2.0, 1.0), (5.0, -1.0)])
-def test_ep_one_point_is_exact(method, k, y):
+def test_ep_one_point_is_exact(algorithm, k, y):
     # With one site the cavity is the prior, so EP matches the exact posterior moments and Z.
     Z, m, v = _posterior_moments_1d(k, y)
-    st = ep_binary_probit(np.array([[k]]), np.array([y]), method=method, tol=1e-12)
+    st = ep_binary_probit(np.array([[k]]), np.array([y]), algorithm=algorithm, tol=1e-12)
     assert st.converged
     assert np.exp(st.log_Z) == pytest.approx(Z, rel=1e-8)
     assert st.mu[0] == pytest.approx(m, rel=1e-7)
@@ -73,12 +73,23 @@ def test_parallel_and_sequential_ep_reach_the_same_fixed_point():
     X, y = _problem()
     ker = SquaredExponential(False, 3)
     K = ker(np.array([0.3, 0.2]), X)
-    a = ep_binary_probit(K, y, method="sequential", tol=1e-11)
-    b = ep_binary_probit(K, y, method="parallel", damping=0.6, tol=1e-11)
+    a = ep_binary_probit(K, y, algorithm="sequential", tol=1e-11)
+    b = ep_binary_probit(K, y, algorithm="parallel", damping=0.6, tol=1e-11)
     assert a.converged and b.converged
     np.testing.assert_allclose(a.tau, b.tau, atol=1e-8)
     np.testing.assert_allclose(a.nu, b.nu, atol=1e-8)
     assert a.log_Z == pytest.approx(b.log_Z, abs=1e-9)
+
+
+def test_method_is_a_deprecated_alias_of_algorithm():
+    X, y = _problem(n=20)
+    K = SquaredExponential(False, 3)(np.array([0.3, 0.2]), X)
+    want = ep_binary_probit(K, y, algorithm="sequential", tol=1e-10)
+    with pytest.warns(FutureWarning, match="renamed algorithm"):
+        got = ep_binary_probit(K, y, method="sequential", tol=1e-10)
+    np.testing.assert_array_equal(got.tau, want.tau)
+    with pytest.raises(ValueError, match="'algorithm' parameter of ep_binary_probit"):
+        ep_binary_probit(K, y, algorithm="serial")
 
 
 def _fd(fun, theta, h=1e-5):
@@ -98,10 +109,10 @@ def test_log_marginal_gradient_matches_finite_differences(ard, approx):
     theta = np.array([0.4, 0.1, -0.2, 0.3]) if ard else np.array([0.4, 0.1])
     K = ker(theta, X)
     if approx == "ep":
-        st = ep_binary_probit(K, y, method="sequential", tol=1e-12)
+        st = ep_binary_probit(K, y, algorithm="sequential", tol=1e-12)
         g = ep_log_marginal_grad(ker, theta, X, K, st)
         warm = (st.tau, st.nu)
-        fun = lambda t: ep_binary_probit(ker(t, X), y, init=warm, method="sequential", tol=1e-12).log_Z  # noqa: E731
+        fun = lambda t: ep_binary_probit(ker(t, X), y, init=warm, algorithm="sequential", tol=1e-12).log_Z  # noqa: E731
     else:
         st = laplace_binary_probit(K, y, tol=1e-15)
         g = laplace_log_marginal_grad(ker, theta, X, K, y, st)

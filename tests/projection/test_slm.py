@@ -7,7 +7,9 @@ import scipy.optimize as sopt
 from pixsel.projection import (
     estimate_sigma_tau,
     estimate_variances,
+    kernel_dictionary_learning,
     kernel_dictionary_update,
+    kernel_lasso_codes,
     kernel_lasso_factor,
     kernel_slm_projection,
     slm_gain,
@@ -196,6 +198,33 @@ def test_kernel_dictionary_update_is_mod_with_linear_kernel():
     F2 = kernel_dictionary_update(X @ X.T, A, previous=prev)
     d2 = prev[:, 2] / np.sqrt(prev[:, 2] @ (X @ X.T) @ prev[:, 2])
     np.testing.assert_allclose(F2[:, 2], d2)
+
+
+def test_kernel_dictionary_learning_with_linear_kernel_is_dictionary_learning():
+    from sklearn.decomposition import sparse_encode
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(15, 4))
+    calls = []
+
+    def lasso(Z, R, alpha):
+        calls.append(Z.shape)
+        return sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=alpha)
+
+    initial = np.array([1, 5, 9])
+    F, A, n_iter, history, converged = kernel_dictionary_learning(X @ X.T, initial, 0.1, lasso, max_iter=1, tol=0.0)
+    assert n_iter == 1 and len(history) == 1 and not converged and len(calls) == 1
+    # the start: the chosen samples scaled to unit norm; the codes are the ordinary lasso codes
+    D0 = X[initial] / np.linalg.norm(X[initial], axis=1, keepdims=True)  # atoms as rows
+    np.testing.assert_allclose(A, sparse_encode(X, D0, algorithm="lasso_lars", alpha=0.1), atol=1e-8)
+    direct = 0.5 * np.sum((X - A @ D0) ** 2) + 0.1 * np.abs(A).sum()
+    assert history[0] == pytest.approx(direct, rel=1e-10)
+    # F was updated once after the codes: the MOD step of those codes
+    np.testing.assert_allclose(F, kernel_dictionary_update(X @ X.T, A, previous=F), atol=1e-10)
+    F, A, n_iter, history, converged = kernel_dictionary_learning(X @ X.T, initial, 0.1, lasso, max_iter=200, tol=1e-6)
+    assert converged and n_iter == len(history) < 200
+    R, W = kernel_lasso_factor(F.T @ X @ X.T @ F)
+    np.testing.assert_allclose(A, kernel_lasso_codes(X @ X.T @ F, R, W, 0.1, lasso), atol=1e-10)
 
 
 def test_sigma_tau_estimators_recover_planted_values():

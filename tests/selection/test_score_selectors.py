@@ -13,9 +13,9 @@ from pixsel.selection import ScoreSelector, SubspaceScoreSelector
     [
         SubspaceScoreSelector(1, rank=1, random_state=0),
         SubspaceScoreSelector(2, rank=1, mode="sample", random_state=0),
-        ScoreSelector("variance", 1),
-        ScoreSelector("fisher", 1, mode="sample", random_state=0),
-        ScoreSelector("laplacian", 1, n_neighbors=2),
+        ScoreSelector(1, criterion="variance"),
+        ScoreSelector(1, criterion="fisher", mode="sample", random_state=0),
+        ScoreSelector(1, criterion="laplacian", n_neighbors=2),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -72,26 +72,26 @@ def test_determinism():
     b = SubspaceScoreSelector(10, rank=4, mode="sample", random_state=7).fit(X)
     np.testing.assert_array_equal(a.support_, b.support_)
     np.testing.assert_array_equal(a.weights_, b.weights_)
-    c = ScoreSelector("variance", 10, mode="sample", random_state=7).fit(X)
-    d = ScoreSelector("variance", 10, mode="sample", random_state=7).fit(X)
+    c = ScoreSelector(10, criterion="variance", mode="sample", random_state=7).fit(X)
+    d = ScoreSelector(10, criterion="variance", mode="sample", random_state=7).fit(X)
     np.testing.assert_array_equal(c.weights_, d.weights_)
 
 
 def test_score_selector_directions():
     X, y = _faces(4)
-    lap = ScoreSelector("laplacian", 3).fit(X)
+    lap = ScoreSelector(3, criterion="laplacian").fit(X)
     np.testing.assert_allclose(lap.scores_, laplacian_score(X, 5))
     best = np.sort(np.argsort(lap.scores_, kind="stable")[:3])  # lowest Laplacian score
     np.testing.assert_array_equal(lap.get_support(indices=True), best)
     assert lap.higher_is_better_ is False
-    fis = ScoreSelector("fisher", 2).fit(X, y)
+    fis = ScoreSelector(2, criterion="fisher").fit(X, y)
     np.testing.assert_allclose(fis.scores_, fisher_score(X, y))
     assert fis.get_support(indices=True).tolist() == [7, 30]
-    sup = ScoreSelector("supervised_laplacian", 2).fit(X, y)
+    sup = ScoreSelector(2, criterion="supervised_laplacian").fit(X, y)
     assert sup.get_support(indices=True).tolist() == [7, 30]
-    var = ScoreSelector("variance", 1).fit(X)
+    var = ScoreSelector(1, criterion="variance").fit(X)
     assert var.get_support(indices=True).tolist() == [20]
-    uni = ScoreSelector("uniform", 3).fit(X)
+    uni = ScoreSelector(3, criterion="uniform").fit(X)
     assert uni.get_support(indices=True).tolist() == [0, 1, 2]
 
 
@@ -113,16 +113,16 @@ def test_bad_n_features_and_options():
     with pytest.raises(ValueError, match="gamma"):
         SubspaceScoreSelector(3, rank=2, gamma=-1.0).fit(X)
     with pytest.raises(ValueError, match="supervised"):
-        ScoreSelector("fisher", 3).fit(X)
+        ScoreSelector(3, criterion="fisher").fit(X)
     with pytest.raises(ValueError, match="criterion"):
-        ScoreSelector("chi2", 3).fit(X, y)
+        ScoreSelector(3, criterion="chi2").fit(X, y)
 
 
 def test_nan_and_constant_columns():
     X, y = _faces()
     Xn = X.copy()
     Xn[4, 5] = np.nan
-    for est in (SubspaceScoreSelector(3, rank=2), ScoreSelector("variance", 3)):
+    for est in (SubspaceScoreSelector(3, rank=2), ScoreSelector(3, criterion="variance")):
         with pytest.raises(ValueError, match="NaN"):
             est.fit(Xn)
     Xc = X.copy()
@@ -135,7 +135,7 @@ def test_nan_and_constant_columns():
     with pytest.raises(ValueError, match="mode='top'"):  # Fisher is +inf on a perfect pixel
         Xp = X.copy()
         Xp[:, 3] = y
-        ScoreSelector("fisher", 3, mode="sample").fit(Xp, y)
+        ScoreSelector(3, criterion="fisher", mode="sample").fit(Xp, y)
 
 
 def test_uint8_and_no_mutation_and_clone():
@@ -159,8 +159,17 @@ def test_dask_equals_numpy():
     np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-7, atol=1e-12)
     np.testing.assert_array_equal(a.support_, b.support_)
     np.testing.assert_allclose(np.asarray(b.transform(dX)), a.transform(X))
-    f1 = ScoreSelector("fisher", 3).fit(X, y)
-    f2 = ScoreSelector("fisher", 3).fit(dX, y)
+    f1 = ScoreSelector(3, criterion="fisher").fit(X, y)
+    f2 = ScoreSelector(3, criterion="fisher").fit(dX, y)
     np.testing.assert_allclose(f2.scores_, f1.scores_, rtol=1e-10)
     with pytest.raises(TypeError, match="compute"):
-        ScoreSelector("laplacian", 3).fit(dX)
+        ScoreSelector(3, criterion="laplacian").fit(dX)
+
+
+def test_score_selector_takes_k_first_and_explains_the_old_order():
+    X = np.random.default_rng(0).normal(size=(20, 5))
+    assert ScoreSelector(2).fit(X).n_features_to_select_ == 2
+    with pytest.raises(TypeError, match=r"criterion='fisher'"):
+        ScoreSelector("fisher").fit(X)
+    with pytest.raises(TypeError):
+        ScoreSelector("fisher", 3)  # criterion is keyword-only

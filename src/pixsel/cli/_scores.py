@@ -84,7 +84,7 @@ def run(args):
                 title=f"subspace score, m = {m}")
             bar.update(1)
         for name in criteria:
-            sel = ScoreSelector(name, 1, n_neighbors=args.n_neighbors)
+            sel = ScoreSelector(1, criterion=name, n_neighbors=args.n_neighbors)
             sel.fit(X, y) if name in _SUPERVISED else sel.fit(X)
             results[name] = dict(scores=sel.scores_, importance=importance(name, sel.scores_),
                                  higher_is_better=sel.higher_is_better_,

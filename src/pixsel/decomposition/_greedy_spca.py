@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options
-from ..spectral import greedy_path
+from ..selection._base import DIRECTIONS
+from ..selection._spca import greedy_sparse_component
 
 __all__ = ["GreedySparsePCA"]
 
@@ -91,7 +92,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self
         """
         owner = type(self).__name__
-        check_options(self.direction, "direction", ("forward", "backward", "dual"), owner=owner)
+        check_options(self.direction, "direction", DIRECTIONS, owner=owner)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         m = check_int(self.n_components, "n_components", low=1, high=p, owner=owner)
@@ -107,19 +108,8 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         supports, lam, ub = [], np.zeros(m), np.zeros(m)
         for j in range(m):
             C = (C + C.T) / 2
-            paths = []
-            if self.direction in ("forward", "dual"):
-                paths.append(greedy_path(C, direction="forward", form="full", max_k=k, certificate="inclusion"))
-            if self.direction in ("backward", "dual"):
-                paths.append(greedy_path(C, direction="backward", form="full", certificate="inclusion"))
-            best = max(paths[::-1], key=lambda pth: pth.objective[k - 1])  # ties -> backward
-            S = best.support(k)
-            w, U = np.linalg.eigh(C[np.ix_(S, S)])
-            v = U[:, -1]
-            v = v * (1.0 if v[np.argmax(np.abs(v))] >= 0 else -1.0)
-            V[j, S] = v
-            supports.append(S)
-            lam[j] = w[-1]
+            _, _, best, lam[j], V[j] = greedy_sparse_component(C, k, self.direction, certificate="inclusion")
+            supports.append(best.support(k))
             ub[j] = best.upper_bound[k - 1]
             P = np.eye(p) - np.outer(V[j], V[j])
             C = P @ C @ P  # Mackey's projection deflation

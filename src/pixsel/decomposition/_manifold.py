@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_options, check_real
 from ..projection import kernel_lpp, knn_graph, lle_weights, lpp, npe, smooth_lpp, spectral_regression_lpp
+from ._base import _KernelMixin
 
 __all__ = [
     "LocalityPreservingProjection",
@@ -254,7 +254,7 @@ class SpatiallySmoothLPP(_GraphProjection):
         )
 
 
-class KernelLPP(_GraphProjection):
+class KernelLPP(_KernelMixin, _GraphProjection):
     __doc__ = f"""Kernel locality preserving projections (He and Niyogi, NIPS 2003, section 4).
 
     The neighbour graph is built in the input space; the projection solves
@@ -298,12 +298,6 @@ class KernelLPP(_GraphProjection):
         self.weight = weight
         self.t = t
         self.reg = reg
-
-    def _pairwise(self, X, Y):
-        params = dict(self.kernel_params or {})
-        if not callable(self.kernel):
-            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
 
     def fit(self, X, y=None):
         """Fit on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""

@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.decomposition import DictionaryLearning, MiniBatchDictionaryLearning, sparse_encode
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -17,55 +16,27 @@ from ..projection import (
     estimate_sigma_tau,
     estimate_variances,
     general_slm_projection,
-    kernel_dictionary_update,
+    kernel_dictionary_learning,
+    kernel_lasso_codes,
     kernel_lasso_factor,
     kernel_slm_projection,
     slm_projection,
 )
+from ._base import _KernelMixin
 
 __all__ = ["SparseLinearModelProjection"]
 
 
-def _kernel_codes(K_xd, R, W, alpha, algorithm):
-    """Kernel lasso (13) through the factor of K_DD: ordinary lasso with design R, target W k."""
-    Z = K_xd @ W.T
-    return sparse_encode(Z, R.T, algorithm=algorithm, alpha=alpha)
+def _lasso(algorithm):
+    """The lasso solver handed to the kernels: scikit-learn's ``sparse_encode`` with design ``R``."""
+
+    def lasso(Z, R, alpha):
+        return sparse_encode(Z, R.T, algorithm=algorithm, alpha=alpha)
+
+    return lasso
 
 
-def _kernel_dictionary_learning(Kxx, n_atoms, alpha, max_iter, tol, rng, algorithm):
-    """Alternate kernel lasso codes and representer-form MOD updates; D = Phi(basis) F."""
-    n = Kxx.shape[0]
-    idx = np.sort(rng.choice(n, size=n_atoms, replace=False))
-    F = np.zeros((n, n_atoms))
-    diag = np.diag(Kxx)
-    F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
-    trace = float(np.trace(Kxx))
-    prev = np.inf
-    history = []
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        KF = Kxx @ F
-        G = F.T @ KF
-        R, W = kernel_lasso_factor(G)
-        A = _kernel_codes(KF, R, W, alpha, algorithm)
-        # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
-        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum((A @ G) * A)) + alpha * np.sum(np.abs(A))
-        history.append(float(obj))
-        if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
-            break
-        prev = obj
-        F = kernel_dictionary_update(Kxx, A, previous=F)
-    else:
-        warnings.warn(
-            f"Kernel dictionary learning did not converge in max_iter={max_iter} iterations "
-            f"(relative objective change above tol={tol}); increase max_iter.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return F, A, n_iter, history
-
-
-class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Linear (or kernel) projection preserving sparse-code inner products in expectation.
 
     Gkioulekas and Zickler, "Dimensionality reduction using the sparse linear model", NIPS 2011.
@@ -217,12 +188,6 @@ class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMi
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
-    def _pairwise(self, X, Y):
-        params = dict(self.kernel_params or {})
-        if not callable(self.kernel):
-            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
-
     def _resolve_scales(self, sigma_hat, tau_hat, owner):
         sigma = sigma_hat if self.sigma is None else check_real(self.sigma, "sigma", low=0, owner=owner)
         tau = tau_hat if self.tau is None else check_real(self.tau, "tau", low=0, low_open=True, owner=owner)
@@ -354,7 +319,7 @@ class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMi
             codes = None
             if self.tau is None:
                 R, W = kernel_lasso_factor(Kdd)
-                codes = _kernel_codes(self._pairwise(Xd, atoms), R, W, alpha, self.coding_algorithm)
+                codes = kernel_lasso_codes(self._pairwise(Xd, atoms), R, W, alpha, _lasso(self.coding_algorithm))
         else:
             n_basis = n if self.n_basis is None else check_int(self.n_basis, "n_basis", low=2, owner=owner)
             n_basis = min(n_basis, n)
@@ -364,9 +329,17 @@ class SparseLinearModelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMi
                 self.n_atoms, "n_atoms", low=1, high=n_basis, owner=owner
             )
             Kxx = self._pairwise(basis, basis)
-            F, codes, self.n_iter_, self.history_ = _kernel_dictionary_learning(
-                Kxx, K, alpha, max_iter, float(self.tol), rng, self.coding_algorithm
+            initial = np.sort(rng.choice(n_basis, size=K, replace=False))
+            F, codes, self.n_iter_, self.history_, converged = kernel_dictionary_learning(
+                Kxx, initial, alpha, _lasso(self.coding_algorithm), max_iter=max_iter, tol=float(self.tol)
             )
+            if not converged:
+                warnings.warn(
+                    f"Kernel dictionary learning did not converge in max_iter={max_iter} iterations "
+                    f"(relative objective change above tol={self.tol}); increase max_iter.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
             Kdd = F.T @ Kxx @ F
             self.basis_ = basis
             self.dictionary_coef_ = F

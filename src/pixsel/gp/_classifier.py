@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._threads import blas_limit
 from .._validation import check_int, check_options, check_real
 from ._ep import ep_binary_probit, ep_log_marginal_grad, ep_predict
 from ._kernels import SquaredExponential
@@ -67,7 +68,9 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         ``ard=True``; a scalar is broadcast).
     optimizer : {'lbfgs', None}, default='lbfgs'
         ``None`` keeps the initial hyperparameters (no search).
-    ep_method : {'parallel', 'sequential'}, default='parallel'
+    ep_algorithm : {'parallel', 'sequential'}, default='parallel'
+        The EP sweep of :func:`pixsel.gp.ep_binary_probit` (a parallel sweep that does not
+        converge is finished sequentially).
     ep_damping : float in (0, 1], default=0.8
         Step of the parallel EP sweep in the natural site parameters.
     ep_tol : float, default=1e-5
@@ -79,6 +82,9 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         shared, oversubscribed machine much faster (measured: a 767 x 767 Cholesky took 0.41 s
         with 2 contended threads, 0.025 s with 1). ``None`` leaves the process setting alone.
     random_state : int, RandomState instance or None
+    ep_method : {'parallel', 'sequential'} or None, default=None
+        Deprecated alias of ``ep_algorithm`` (pixsel's switch vocabulary: ``algorithm`` says
+        how the same answer is computed); when set it wins, with a ``FutureWarning``.
 
     Attributes
     ----------
@@ -120,11 +126,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         length_scale_init=None,
         signal_variance_init=None,
         optimizer="lbfgs",
-        ep_method="parallel",
+        ep_algorithm="parallel",
         ep_damping=0.8,
         ep_tol=1e-5,
         blas_threads=1,
         random_state=None,
+        ep_method=None,
     ):
         self.approximation = approximation
         self.ard = ard
@@ -134,11 +141,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         self.length_scale_init = length_scale_init
         self.signal_variance_init = signal_variance_init
         self.optimizer = optimizer
-        self.ep_method = ep_method
+        self.ep_algorithm = ep_algorithm
         self.ep_damping = ep_damping
         self.ep_tol = ep_tol
         self.blas_threads = blas_threads
         self.random_state = random_state
+        self.ep_method = ep_method
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -148,14 +156,14 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     # -- inference -----------------------------------------------------------------------------
     def _infer(self, K, yy, init):
         if self.approximation == "ep":
-            method = getattr(self, "_ep_mode", self.ep_method)
-            st = ep_binary_probit(K, yy, init=init, method=method, damping=self.ep_damping, tol=self.ep_tol,
-                                  max_sweeps=50 if method == "parallel" else 200)
-            if not st.converged and method == "parallel":
+            algorithm = getattr(self, "_ep_mode", self.ep_algorithm)
+            st = ep_binary_probit(K, yy, init=init, algorithm=algorithm, damping=self.ep_damping, tol=self.ep_tol,
+                                  max_sweeps=50 if algorithm == "parallel" else 200)
+            if not st.converged and algorithm == "parallel":
                 # parallel sweeps can oscillate (e.g. large signal variance on nearly separable
                 # data); the sequential ones converge for the log-concave probit likelihood:
                 # finish from where the parallel sweeps stopped and stay sequential in this fit
-                st = ep_binary_probit(K, yy, init=(st.tau, st.nu), method="sequential", tol=self.ep_tol)
+                st = ep_binary_probit(K, yy, init=(st.tau, st.nu), algorithm="sequential", tol=self.ep_tol)
                 self._ep_mode = "sequential"
             return st, (st.tau, st.nu)
         st = laplace_binary_probit(K, yy, init=init)
@@ -172,11 +180,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         return st, warm, g
 
     def _threads(self):
-        from contextlib import nullcontext
-
-        from threadpoolctl import threadpool_limits
-
-        return nullcontext() if self.blas_threads is None else threadpool_limits(int(self.blas_threads), user_api="blas")
+        return blas_limit(self.blas_threads)
 
     def fit(self, X, y):
         """Fit the hyperparameters and the latent posterior.
@@ -205,7 +209,16 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
             check_real(self.max_time, "max_time", low=0, low_open=True, owner=_OWNER)
         check_real(self.ep_damping, "ep_damping", low=0, high=1, low_open=True, owner=_OWNER)
         check_real(self.ep_tol, "ep_tol", low=0, low_open=True, owner=_OWNER)
-        check_options(self.ep_method, "ep_method", ("parallel", "sequential"), owner=_OWNER)
+        ep_algorithm = self.ep_algorithm
+        if self.ep_method is not None:
+            warnings.warn(
+                f"{_OWNER}(ep_method=...) was renamed ep_algorithm=...; pass ep_algorithm instead.",
+                FutureWarning,
+                stacklevel=3,
+            )
+            ep_algorithm = self.ep_method
+        check_options(ep_algorithm, "ep_method" if self.ep_method is not None else "ep_algorithm",
+                      ("parallel", "sequential"), owner=_OWNER)
         if self.optimizer is not None:
             check_options(self.optimizer, "optimizer", ("lbfgs",), owner=_OWNER)
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -219,7 +232,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
                 "against the rest."
             )
         rng = check_random_state(self.random_state)
-        self._ep_mode = self.ep_method
+        self._ep_mode = ep_algorithm
         yy = np.where(y == self.classes_[1], 1.0, -1.0)
         p = X.shape[1]
         kernel = SquaredExponential(bool(self.ard), p)

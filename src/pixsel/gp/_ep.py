@@ -18,11 +18,14 @@ Pure NumPy/SciPy: no scikit-learn, no I/O.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.special import log_ndtr
+
+from .._validation import check_options
 
 __all__ = ["EPState", "ep_binary_probit", "ep_log_marginal", "ep_log_marginal_grad", "ep_predict"]
 
@@ -105,7 +108,7 @@ def ep_log_marginal(K, y, tau, nu, L, d, mu):
     return float(t1 + t2 + t3 + np.sum(log_Zhat))
 
 
-def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-6, max_sweeps=200):
+def ep_binary_probit(K, y, *, init=None, algorithm="parallel", damping=0.5, tol=1e-6, max_sweeps=200, method=None):
     """Run EP for binary probit GP classification (GPML Algorithm 3.5).
 
     Parameters
@@ -116,13 +119,19 @@ def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-
         Labels in ``{-1, +1}``.
     init : tuple (tau, nu) or None
         Site parameters to start from (warm start); zeros when None.
-    method : {'parallel', 'sequential'}
+    algorithm : {'parallel', 'sequential'}
+        Update all sites at once from the current marginals (damped), or one after the other
+        with a rank-one update of the posterior (Algorithm 3.5). Both aim at the same EP fixed
+        point.
     damping : float in (0, 1]
         Step of the parallel update in the natural parameters (1 = undamped). Ignored by the
         sequential sweep, which is undamped as in Algorithm 3.5.
     tol : float
         Convergence when the largest change of a site parameter in a sweep is below ``tol``.
     max_sweeps : int
+    method : {'parallel', 'sequential'} or None
+        Deprecated alias of ``algorithm`` (pixsel's switch vocabulary: ``algorithm`` says how
+        the same answer is computed).
 
     Returns
     -------
@@ -137,6 +146,14 @@ def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-
     >>> round(float(np.exp(st.log_Z)), 6)
     0.5
     """
+    if method is not None:
+        warnings.warn(
+            "ep_binary_probit(method=...) was renamed algorithm=...; pass algorithm instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        algorithm = method
+    check_options(algorithm, "algorithm", ("parallel", "sequential"), owner="ep_binary_probit")
     K = np.asarray(K, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
@@ -146,13 +163,13 @@ def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-
     else:
         tau = np.array(init[0], dtype=np.float64)
         nu = np.array(init[1], dtype=np.float64)
-    seq = method == "sequential"
+    seq = algorithm == "sequential"
     L, Sigma, mu = _posterior(K, tau, nu, full=seq)
     converged = False
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
         tau_old, nu_old = tau.copy(), nu.copy()
-        if method == "sequential":
+        if algorithm == "sequential":
             for i in range(n):
                 tau_ci = 1.0 / Sigma[i, i] - tau[i]
                 nu_ci = mu[i] / Sigma[i, i] - nu[i]
@@ -163,7 +180,7 @@ def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-
                 si = Sigma[:, i].copy()
                 Sigma -= np.outer(si, si) / (1.0 / dtau + si[i]) if dtau != 0 else 0.0
                 mu = Sigma @ nu
-        elif method == "parallel":
+        else:  # 'parallel'
             d = Sigma  # the diagonal only
             tau_c = 1.0 / d - tau
             nu_c = mu / d - nu
@@ -175,8 +192,6 @@ def ep_binary_probit(K, y, *, init=None, method="parallel", damping=0.5, tol=1e-
             nu_new[ok] = mu_hat / var_hat - nu_c[ok]
             tau = (1.0 - damping) * tau + damping * tau_new
             nu = (1.0 - damping) * nu + damping * nu_new
-        else:
-            raise ValueError(f"method must be 'parallel' or 'sequential'; got {method!r}.")
         L, Sigma, mu = _posterior(K, tau, nu, full=seq)  # re-factorize (Algorithm 3.5 line 13)
         change = max(np.max(np.abs(tau - tau_old)), np.max(np.abs(nu - nu_old)))
         if change < tol:

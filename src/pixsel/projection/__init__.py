@@ -4,8 +4,14 @@ Pure NumPy/SciPy kernels on arrays (no scikit-learn, no I/O). See
 :mod:`pixsel.decomposition` for the estimators built on them.
 """
 
-from ._general import GeneralSLMResult, general_slm_objective, general_slm_projection
-from ._kernel_coding import kernel_dictionary_update, kernel_lasso_factor, rbf_preimages
+from ._general_slm import GeneralSLMResult, general_slm_objective, general_slm_projection
+from ._kernel_coding import (
+    kernel_dictionary_learning,
+    kernel_dictionary_update,
+    kernel_lasso_codes,
+    kernel_lasso_factor,
+    rbf_preimages,
+)
 from ._manifold import (
     kernel_lpp,
     knn_graph,
@@ -41,6 +47,8 @@ __all__ = [
     "general_slm_projection",
     "kernel_lasso_factor",
     "kernel_dictionary_update",
+    "kernel_lasso_codes",
+    "kernel_dictionary_learning",
     "rbf_preimages",
     "knn_graph",
     "lle_weights",

@@ -23,6 +23,13 @@ Without pre-image constraints the atoms are ``D = Phi(X) F`` (``F`` of shape
 (``n_samples x n_atoms``) of samples ``Phi(Y)`` expressed on the same basis, the least-squares
 update ``min_F ||Phi(X) - Phi(X) F A^T||^2`` is ``F = A (A^T A)^+`` (the method of optimal
 directions in feature space), after which atoms are rescaled to unit norm in ``H``.
+
+Kernel dictionary learning
+--------------------------
+:func:`kernel_dictionary_learning` alternates the two: kernel lasso codes (by the lasso solver it
+is given, e.g. scikit-learn's ``sparse_encode``, so this module imports no estimator) and the
+representer-form update, until the objective ``1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1`` changes
+by less than ``tol`` (relative).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import scipy.linalg as sla
 
 from .._validation import check_finite
 
-__all__ = ["kernel_lasso_factor", "kernel_dictionary_update"]
+__all__ = ["kernel_lasso_factor", "kernel_lasso_codes", "kernel_dictionary_update", "kernel_dictionary_learning"]
 
 
 def kernel_lasso_factor(gram, *, rtol=None):
@@ -78,6 +85,29 @@ def kernel_lasso_factor(gram, *, rtol=None):
     return r[:, None] * V.T, V.T / r[:, None]
 
 
+def kernel_lasso_codes(cross_gram, R, W, alpha, lasso):
+    """Kernel lasso (13) of a batch through the factor of ``K_DD``: ordinary lasso, design ``R``.
+
+    Parameters
+    ----------
+    cross_gram : ndarray of shape (n_samples, n_atoms)
+        ``K_XD``, the inner products of the samples with the atoms.
+    R, W : ndarray of shape (rank, n_atoms)
+        From :func:`kernel_lasso_factor`.
+    alpha : float
+        The lasso penalty.
+    lasso : callable
+        ``lasso(Z, R, alpha)`` returns the codes ``A`` of shape ``(n_samples, n_atoms)`` that
+        minimize ``1/2 ||z - R a||^2 + alpha ||a||_1`` for every row ``z`` of ``Z``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_atoms)
+    """
+    Z = np.asarray(cross_gram, dtype=np.float64) @ W.T
+    return lasso(Z, R, alpha)
+
+
 def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
     """Least-squares (MOD) update of a representer-form dictionary ``D = Phi(X) F``.
 
@@ -114,6 +144,59 @@ def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
     ok = norms > 0
     F[:, ok] /= norms[ok]
     return F
+
+
+def kernel_dictionary_learning(gram, initial, alpha, lasso, *, max_iter=30, tol=1e-3):
+    """Learn a representer-form dictionary ``D = Phi(X) F`` by alternating codes and MOD updates.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n_basis, n_basis)
+        ``K_XX`` of the training (basis) samples.
+    initial : ndarray of int of shape (n_atoms,)
+        The basis samples that start as atoms (each scaled to unit norm in ``H``).
+    alpha : float
+        The lasso penalty of the codes.
+    lasso : callable
+        ``lasso(Z, R, alpha)``, as in :func:`kernel_lasso_codes`.
+    max_iter : int
+    tol : float
+        Stop when the objective changes by at most ``tol`` times its magnitude.
+
+    Returns
+    -------
+    F : ndarray of shape (n_basis, n_atoms)
+    codes : ndarray of shape (n_basis, n_atoms)
+        The codes of the basis samples at ``F`` (before the last update).
+    n_iter : int
+    history : list of float
+        ``1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1`` at every iteration.
+    converged : bool
+        False when ``max_iter`` iterations ran without meeting ``tol``.
+    """
+    Kxx = np.asarray(gram, dtype=np.float64)
+    idx = np.asarray(initial, dtype=np.intp)
+    n, n_atoms = Kxx.shape[0], len(idx)
+    F = np.zeros((n, n_atoms))
+    diag = np.diag(Kxx)
+    F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
+    trace = float(np.trace(Kxx))
+    prev = np.inf
+    history = []
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        KF = Kxx @ F
+        G = F.T @ KF
+        R, W = kernel_lasso_factor(G)
+        A = kernel_lasso_codes(KF, R, W, alpha, lasso)
+        # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
+        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum((A @ G) * A)) + alpha * np.sum(np.abs(A))
+        history.append(float(obj))
+        if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
+            return F, A, n_iter, history, True
+        prev = obj
+        F = kernel_dictionary_update(Kxx, A, previous=F)
+    return F, A, n_iter, history, False
 
 
 def rbf_preimages(basis, coef, gamma, *, n_iter=100, tol=1e-8):

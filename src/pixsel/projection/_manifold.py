@@ -18,8 +18,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .._validation import check_int, check_options, check_real
-from ._slm import _sign_flip_rows
+from .._validation import check_int, check_options, check_real, sign_flip
 
 __all__ = [
     "knn_graph",
@@ -193,7 +192,7 @@ def lpp(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     XtWX = X.T @ (W @ X)
     w, V = _smallest_generalized(XtDX - XtWX, XtDX, M, reg)
     comps = V.T if basis is None else V.T @ basis.T
-    return _sign_flip_rows(comps), w
+    return sign_flip(comps), w
 
 
 def npe(X, W, n_components, *, reg=1e-6, rtol=1e-6):
@@ -216,7 +215,7 @@ def npe(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     R = X - W @ X  # (I - W) X
     w, V = _smallest_generalized(R.T @ R, X.T @ X, M_, reg)
     comps = V.T if basis is None else V.T @ basis.T
-    return _sign_flip_rows(comps), w
+    return sign_flip(comps), w
 
 
 def spectral_regression_lpp(X, W, n_components, *, alpha=0.01):
@@ -253,7 +252,7 @@ def spectral_regression_lpp(X, W, n_components, *, alpha=0.01):
         G = X @ X.T
         G[np.diag_indices_from(G)] += lam
         A = X.T @ sla.solve(G, Y, assume_a="pos")
-    return _sign_flip_rows(A.T), w
+    return sign_flip(A.T), w
 
 
 def spatial_laplacian(image_shape):
@@ -308,7 +307,7 @@ def smooth_lpp(X, W, n_components, *, image_shape, alpha=0.1, reg=1e-6):
     tp = float(np.trace(P))
     A = A + (alpha * float(np.trace(A)) / tp if tp > 0 else 0.0) * P
     w, V = _smallest_generalized(A, XtDX, M, reg)
-    return _sign_flip_rows(V.T), w
+    return sign_flip(V.T), w
 
 
 def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=1e-8):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from .._validation import check_finite, check_int, check_real
+from .._validation import check_finite, check_int, check_real, sign_flip
 
 __all__ = [
     "SLMProjection",
@@ -139,16 +139,6 @@ def slm_objective(L, atoms, sigma, tau):
     )
 
 
-def _sign_flip_rows(V):
-    """Make the entry of largest magnitude of each row positive (ties: lowest index)."""
-    if V.size == 0:
-        return V
-    idx = np.argmax(np.abs(V), axis=1)
-    s = np.sign(V[np.arange(V.shape[0]), idx])
-    s[s == 0] = 1.0
-    return V * s[:, None]
-
-
 def _top_eig_from_atoms(D_rows, n_components, rtol):
     """Top eigenpairs of ``D D^T = atoms.T @ atoms`` from a thin SVD of the atoms."""
     K, N = D_rows.shape
@@ -162,7 +152,7 @@ def _top_eig_from_atoms(D_rows, n_components, rtol):
     lam = np.where(keep, s * s, 0.0)
     m = min(n_components, Vt.shape[0])
     vecs = np.zeros((n_components, N))
-    vecs[:m] = _sign_flip_rows(Vt[:m])
+    vecs[:m] = sign_flip(Vt[:m])
     vals = np.zeros(n_components)
     vals[:m] = lam[:m]
     return vals, vecs, rank
@@ -274,7 +264,7 @@ def kernel_slm_projection(gram, n_components, *, sigma, tau, rtol=None, psd_tol=
     keep = w > rtol * lmax if lmax > 0 else np.zeros_like(w, dtype=bool)
     rank = int(np.count_nonzero(keep))
     vals = np.where(keep, w, 0.0)[:M]
-    vecs = _sign_flip_rows(V[:, :M].T).T
+    vecs = sign_flip(V[:, :M].T).T
     gains = kernel_slm_gain(vals, sigma, tau)
     return SLMProjection(components=vecs * gains[None, :], eigenvalues=vals, gains=gains, rank=min(rank, M))
 

@@ -1,4 +1,4 @@
-"""Layer 3: scikit-learn selectors."""
+"""Layer 3: scikit-learn selectors, and the whole-path functions ``lda_paths`` / ``pca_paths``."""
 
 from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector

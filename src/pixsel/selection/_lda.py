@@ -1,42 +1,29 @@
-"""SparseLDASelector: the best k pixels for a two-class discriminant, for every k at once."""
+"""SparseLDASelector: the best k pixels for a linear discriminant, for every k at once."""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from .._validation import check_int, check_options, check_real, is_dask_array
+from .._validation import check_options, is_dask_array
 from ..spectral import greedy_path, weights_on_support
-from ..spectral._implicit import implicit_greedy_path, use_implicit
+from ..spectral._implicit import implicit_greedy_path
 from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
-from ._exact_fit import _check_solver_params, _exact_fit_attributes
+from ._base import _PathSelector
 
 __all__ = ["SparseLDASelector"]
 
-_DIRECTIONS = ("forward", "backward", "dual")
 
+class SparseLDASelector(_PathSelector):
+    """Greedy sparse LDA (GSLDA): select the k features of largest class separability.
 
-def _resolve_k(n_features_to_select, n_features, owner):
-    """An int in [1, p], or a float in (0, 1] read as a fraction of the features."""
-    v = n_features_to_select
-    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
-        frac = check_real(v, "n_features_to_select", low=0, high=1, low_open=True, owner=owner)
-        return max(1, int(round(frac * n_features)))
-    return check_int(v, "n_features_to_select", low=1, high=n_features, owner=owner)
-
-
-class SparseLDASelector(SelectorMixin, BaseEstimator):
-    """Greedy sparse LDA (GSLDA): select the k features of largest two-class separability.
-
-    The criterion is the generalized Rayleigh quotient of the pair (``a a^T``, ``B``) restricted
-    to a support ``S`` of exactly ``k`` features, ``f(S) = a_S^T B_SS^{-1} a_S``, with ``a`` the
-    difference of the class means and ``B`` the (regularized) pooled within-class covariance
-    (Moghaddam, Weiss and Avidan, ICCV 2007). One fit computes the forward and/or backward greedy
+    The criterion is the generalized Rayleigh quotient of the pair (``A``, ``B``) restricted to a
+    support ``S`` of exactly ``k`` features, with ``B`` the (regularized) pooled within-class
+    covariance. With two classes ``A = a a^T``, ``a`` the difference of the class means, and
+    ``f(S) = a_S^T B_SS^{-1} a_S`` (Moghaddam, Weiss and Avidan, ICCV 2007); with more classes
+    ``A = M M^T`` is the between-class covariance and ``criterion`` says which function of the
+    generalized eigenvalues of ``(A_SS, B_SS)`` is maximized (paper 002). One fit computes the forward and/or backward greedy
     path for *all* k; any k can then be read with :meth:`get_support_at` without refitting.
 
     Parameters
@@ -68,6 +55,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
     time_limit : float or None, default=None
         Seconds allowed to the exact search; when it stops before proving optimality, the best
         support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
+    progress : bool, default=False
+        Show a progress bar during the exact search (library code is quiet by default).
 
     Attributes
     ----------
@@ -75,7 +64,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         Mask of the selected features.
     n_features_to_select_ : int
     objective_path_ : ndarray of shape (n_features,)
-        Per k, the best objective of the computed directions.
+        Per k, the best objective of the computed directions (at ``n_features_to_select_``, that
+        of ``support_``; only up to ``n_features_to_select_`` with the implicit algorithm).
     forward_path_, backward_path_ : SparsePath or None
     coef_ : ndarray of shape (n_features_to_select_,)
         The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
@@ -114,6 +104,7 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         algorithm="auto",
         solver="greedy",
         time_limit=None,
+        progress=False,
     ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -122,6 +113,7 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         self.algorithm = algorithm
         self.solver = solver
         self.time_limit = time_limit
+        self.progress = progress
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -136,15 +128,13 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         X : array-like or dask array of shape (n_samples, n_features)
             uint8, integer, float32 or float64 samples (images flattened). Never modified.
         y : array-like of shape (n_samples,)
-            Two class labels.
+            Class labels (two or more classes).
 
         Returns
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
-        _check_solver_params(self, owner)
+        owner = self._check_params()
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
@@ -160,12 +150,8 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
-        k = _resolve_k(self.n_features_to_select, p, owner)
-
-        check_options(self.algorithm, "algorithm", ("auto", "dense", "implicit"), owner=owner)
-        algorithm = self.algorithm
-        if algorithm == "auto":
-            algorithm = "implicit" if not is_dask_array(X) and use_implicit(*X.shape) else "dense"
+        k = self._resolve_k(p)
+        algorithm = self._resolve_algorithm(*X.shape, dense_only=is_dask_array(X))
         self.algorithm_ = algorithm
         if algorithm == "implicit":
             return self._fit_implicit(X, y, classes, k, owner)
@@ -198,20 +184,10 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
 
         self.classes_ = classes
-        self.direction_ = self.direction
         self.regularization_ = reg.to_dict()
-        self.forward_path_ = fwd
-        self.backward_path_ = bwd
-        if fwd is not None and bwd is not None:
-            self.objective_path_ = np.maximum(fwd.objective, bwd.objective)
-        else:
-            self.objective_path_ = (fwd or bwd).objective.copy()
-        self.n_features_to_select_ = k
-        self.support_ = self._mask_at(k)
+        self._set_paths(fwd, bwd, k, self.direction)
         if self.solver == "exact":
-            self.support_ = _exact_fit_attributes(
-                self, a, B, k, criterion=self.criterion, initial=np.flatnonzero(self.support_)
-            )
+            self._solve_exact(a, B, k, criterion=self.criterion)
         S = np.flatnonzero(self.support_)
         self.coef_ = weights_on_support(a, B, S)[S]
         return self
@@ -238,44 +214,7 @@ class SparseLDASelector(SelectorMixin, BaseEstimator):
         path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
         self.classes_ = classes
         self.regularization_ = info.to_dict()
-        self.forward_path_, self.backward_path_ = path, None
-        self.direction_ = "forward"
-        self.objective_path_ = path.objective.copy()
-        self.n_features_to_select_ = k
-        self.support_ = self._mask_at(k)
+        self._set_paths(path, None, k, "forward")
         S = np.flatnonzero(self.support_)
         self.coef_ = path.weights(k)[S]
         return self
-
-    def _best_path(self, k):
-        fwd, bwd = self.forward_path_, self.backward_path_
-        if fwd is None:
-            return bwd
-        if bwd is None:
-            return fwd
-        return bwd if bwd.objective[k - 1] >= fwd.objective[k - 1] else fwd
-
-    def _mask_at(self, k):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self._best_path(k).support(k)] = True
-        return mask
-
-    def get_support_at(self, k, indices=False):
-        """The selection for any ``k`` read from the fitted path(s), without refitting.
-
-        Parameters
-        ----------
-        k : int in [1, n_features_in_]
-        indices : bool, default=False
-            Return sorted indices instead of a boolean mask.
-        """
-        check_is_fitted(self)
-        kmax = len(self.objective_path_)  # n_features_in_, or n_features_to_select_ when implicit
-        k = check_int(k, "k", low=1, high=kmax, owner=type(self).__name__)
-        # at n_features_to_select_ the fitted selection (the certified one with solver='exact')
-        mask = self.support_.copy() if k == self.n_features_to_select_ else self._mask_at(k)
-        return np.flatnonzero(mask) if indices else mask
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_

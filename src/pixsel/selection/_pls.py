@@ -8,7 +8,6 @@ columns and uses only the selected ones.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -18,7 +17,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_int, check_options, check_real
+from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
 
 __all__ = ["CardinalSPLSSelector", "SPLSSelector"]
@@ -264,12 +263,7 @@ class CardinalSPLSSelector(_BaseSPLS):
         owner = type(self).__name__
         X, Y, K = self._validate(X, y)
         p = X.shape[1]
-        v = self.n_features_to_select
-        if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
-            frac = check_real(v, "n_features_to_select", low=0, high=1, low_open=True, owner=owner)
-            n = max(1, int(round(frac * p)))
-        else:
-            n = check_int(v, "n_features_to_select", low=1, high=p, owner=owner)
+        n = resolve_k(self.n_features_to_select, p, owner)
         m = int(np.count_nonzero(np.ptp(X, axis=0)))
         if n > m:
             raise ValueError(

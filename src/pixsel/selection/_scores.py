@@ -10,7 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array
+from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array, resolve_k
 from ..scores import (
     SCORES,
     fisher_score,
@@ -23,7 +23,6 @@ from ..scores import (
     uniform_score,
     variance_score,
 )
-from ._lda import _resolve_k
 
 __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 
@@ -217,7 +216,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
                 f"{n} sample(s) and {p} feature(s): at full rank every residual is zero and every "
                 "leverage score is 1, so the scores say nothing. Choose a smaller rank."
             )
-        k = _resolve_k(self.n_features_to_select, p, owner)
+        k = resolve_k(self.n_features_to_select, p, owner)
         rng = check_random_state(self.random_state)
         res = subspace_scores(X, int(self.rank), gamma=self.gamma, center=self.center,
                               n_iter=n_iter, random_state=rng)
@@ -251,13 +250,15 @@ class ScoreSelector(_ScoreSelectorBase):
 
     Parameters
     ----------
+    n_features_to_select : int or float, default=10
+        ``k``, first like in every other selector (an int in ``[1, n_features]`` or a fraction
+        in ``(0, 1]``).
     criterion : {'uniform', 'variance', 'laplacian', 'supervised_laplacian', 'fisher'}, \
 default='variance'
-        The score. (Not called ``score``: that name is scikit-learn's scoring method.)
-        'supervised_laplacian' and 'fisher' need ``y``. 'laplacian' builds a sparse kNN
+        The score, keyword-only. (Not called ``score``: that name is scikit-learn's scoring
+        method.) 'supervised_laplacian' and 'fisher' need ``y``. 'laplacian' builds a sparse kNN
         heat-kernel graph and needs NumPy input. 'uniform' with ``mode='top'`` keeps the first
         features (all tie).
-    n_features_to_select : int or float, default=10
     mode : {'top', 'sample'}, default='top'
     n_neighbors : int, default=5
         Neighbours of the Laplacian-score graph.
@@ -281,16 +282,16 @@ default='variance'
     >>> import numpy as np
     >>> from pixsel.selection import ScoreSelector
     >>> X = np.array([[0.0, 1.0, 5.0], [1.0, 1.0, 0.0], [2.0, 1.0, 5.0], [3.0, 1.0, 0.0]])
-    >>> ScoreSelector("fisher", 1).fit(X, [0, 1, 0, 1]).get_support(indices=True).tolist()
+    >>> ScoreSelector(1, criterion="fisher").fit(X, [0, 1, 0, 1]).get_support(indices=True).tolist()
     [2]
-    >>> ScoreSelector("variance", 1).fit(X).get_support(indices=True).tolist()
+    >>> ScoreSelector(1, criterion="variance").fit(X).get_support(indices=True).tolist()
     [2]
     """
 
-    def __init__(self, criterion="variance", n_features_to_select=10, *, mode="top",
+    def __init__(self, n_features_to_select=10, *, criterion="variance", mode="top",
                  n_neighbors=5, heat_width="auto", random_state=None):
-        self.criterion = criterion
         self.n_features_to_select = n_features_to_select
+        self.criterion = criterion
         self.mode = mode
         self.n_neighbors = n_neighbors
         self.heat_width = heat_width
@@ -310,6 +311,12 @@ default='variance'
         self
         """
         owner = type(self).__name__
+        if isinstance(self.n_features_to_select, str):
+            raise TypeError(
+                f"The first parameter of {owner} is n_features_to_select (as in every selector); got "
+                f"{self.n_features_to_select!r}. Pass the score by keyword: "
+                f"{owner}(k, criterion={self.n_features_to_select!r})."
+            )
         check_options(self.criterion, "criterion", _SCORE_NAMES, owner=owner)
         check_options(self.mode, "mode", _MODES, owner=owner)
         spec = SCORES[self.criterion]
@@ -319,7 +326,7 @@ default='variance'
             )
         X, y = self._validate_X(X, y if spec.supervised else None)
         n, p = X.shape
-        k = _resolve_k(self.n_features_to_select, p, owner)
+        k = resolve_k(self.n_features_to_select, p, owner)
         if spec.supervised:
             if len(np.unique(y)) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")

@@ -3,26 +3,52 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from .._validation import check_int, check_options
-from ..spectral._certificates import certify
-from ..spectral import greedy_path
-from ..spectral._implicit import implicit_greedy_path, use_implicit
+from .._validation import sign_flip
+from ..spectral import certify, greedy_path, refine_support
+from ..spectral._implicit import implicit_greedy_path
 from ..stats import CenteredGramOperator
-from ..spectral._refine import refine_support
-from ._exact_fit import _check_solver_params, _exact_fit_attributes
-from ._lda import _resolve_k
+from ._base import _PathSelector, pick_path
 
 __all__ = ["SparsePCASelector"]
 
-_DIRECTIONS = ("forward", "backward", "dual")
-_ALGORITHMS = ("auto", "dense", "implicit")
+
+def leading_component(C, S):
+    """``(lambda_max(C_SS), v)``: the top eigenpair of ``C`` on ``S``, ``v`` of length ``p``, unit
+    norm, zero off ``S``, its largest-magnitude entry positive."""
+    w, U = np.linalg.eigh(C[np.ix_(S, S)])
+    v = np.zeros(C.shape[0])
+    v[S] = sign_flip(U[:, -1])
+    return float(w[-1]), v
 
 
-class SparsePCASelector(SelectorMixin, BaseEstimator):
+def greedy_sparse_component(C, k, direction, *, certificate=None):
+    """GSPCA's first sparse component of a covariance ``C`` with exactly ``k`` loadings.
+
+    The greedy pass(es) of ``direction`` (forward to ``k`` only), the better one at ``k`` (ties
+    to backward) and the leading eigenpair on its support. Used by :class:`SparsePCASelector`
+    and, once per deflated component, by :class:`pixsel.decomposition.GreedySparsePCA`.
+
+    Returns
+    -------
+    forward, backward : SparsePath or None
+    best : SparsePath
+    variance : float
+        ``lambda_max(C_SS)`` of the chosen support ``S = best.support(k)``.
+    component : ndarray of shape (p,)
+    """
+    fwd = bwd = None
+    if direction in ("forward", "dual"):
+        fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=certificate)
+    if direction in ("backward", "dual"):
+        bwd = greedy_path(C, direction="backward", form="full", certificate=certificate)
+    best = pick_path(fwd, bwd, k)
+    variance, component = leading_component(C, best.support(k))
+    return fwd, bwd, best, variance, component
+
+
+class SparsePCASelector(_PathSelector):
     """Greedy sparse PCA (GSPCA): the k features whose first principal component has most variance.
 
     The criterion is ``lambda_max(C_SS)``, the largest eigenvalue of the sample covariance ``C``
@@ -57,11 +83,17 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
     time_limit : float or None, default=None
         Seconds allowed to the exact search; when it stops first, the best support found is kept
         with its certified gap and a ``ConvergenceWarning`` is raised.
+    progress : bool, default=False
+        Show a progress bar during the exact search (library code is quiet by default).
 
     Attributes
     ----------
     support_ : ndarray of shape (n_features,) of bool
     n_features_to_select_ : int
+    objective_path_ : ndarray of shape (n_features,) or (n_features_to_select_,)
+        Per k, the best variance ``lambda_max(C_SS)`` of the computed directions (at
+        ``n_features_to_select_``, that of ``support_``, refined or exact when asked); as long as
+        the longest path run (the forward pass stops at ``n_features_to_select_``).
     direction_ : str
         The direction(s) actually run.
     algorithm_ : str
@@ -92,7 +124,7 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
 
     def __init__(
         self, n_features_to_select=10, *, direction="dual", algorithm="auto", refine=False, solver="greedy",
-        time_limit=None,
+        time_limit=None, progress=False,
     ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -100,6 +132,7 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         self.refine = refine
         self.solver = solver
         self.time_limit = time_limit
+        self.progress = progress
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -119,18 +152,12 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.direction, "direction", _DIRECTIONS, owner=owner)
-        check_options(self.algorithm, "algorithm", _ALGORITHMS, owner=owner)
-        _check_solver_params(self, owner)
+        owner = self._check_params()
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
-        k = _resolve_k(self.n_features_to_select, p, owner)
-        algorithm = self.algorithm
-        if algorithm == "auto":
-            algorithm = "implicit" if use_implicit(n, p) else "dense"
+        k = self._resolve_k(p)
+        algorithm = self._resolve_algorithm(n, p)
         direction = self.direction
-        fwd = bwd = None
         if algorithm == "implicit":
             if self.solver == "exact":
                 raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
@@ -140,66 +167,32 @@ class SparsePCASelector(SelectorMixin, BaseEstimator):
                     "or algorithm='dense' (which forms the p x p covariance)."
                 )
             direction = "forward"
-            fwd = implicit_greedy_path(CenteredGramOperator(X), max_k=k)
+            fwd, bwd = implicit_greedy_path(CenteredGramOperator(X), max_k=k), None
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
             ub = np.inf
         else:
             C = np.cov(X.astype(np.float64, copy=False), rowvar=False).reshape(p, p)
-            if direction in ("forward", "dual"):
-                fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=None)
-            if direction in ("backward", "dual"):
-                bwd = greedy_path(C, direction="backward", form="full", certificate=None)
-            best = self._pick(fwd, bwd, k)
+            fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction)
             certify(best, dual=p <= 2048)
-            comp = best.weights(k)
             ub = float(best.upper_bound[k - 1])
-        best = self._pick(fwd, bwd, k)
-        S, value = best.support(k), float(best.objective[k - 1])
+        self.algorithm_ = algorithm
+        self._set_paths(fwd, bwd, k, direction)
+        S = np.flatnonzero(self.support_)
+        value = float(self.objective_path_[k - 1])
         if self.refine and algorithm == "dense":
             S, value, _ = refine_support(C, S)
-            w, V = np.linalg.eigh(C[np.ix_(S, S)])
-            comp = np.zeros(p)
-            comp[S] = V[:, -1] * np.sign(V[np.argmax(np.abs(V[:, -1])), -1])
+            comp = leading_component(C, S)[1]
+            self.support_ = np.zeros(p, dtype=bool)
+            self.support_[S] = True
+            self.objective_path_[k - 1] = value
         if self.solver == "exact":
-            S = np.flatnonzero(_exact_fit_attributes(self, C, None, k, initial=S))
+            self._solve_exact(C, None, k)
             value, ub = float(self.exact_result_.objective), float(self.upper_bound_)
             comp = self.exact_result_.weights.copy()
-        comp = comp / np.linalg.norm(comp)
-        self.forward_path_, self.backward_path_ = fwd, bwd
-        self.direction_, self.algorithm_ = direction, algorithm
-        self.n_features_to_select_ = k
-        self.support_ = np.zeros(p, dtype=bool)
-        self.support_[S] = True
-        self.components_ = comp[None, :]
+        self.components_ = (comp / np.linalg.norm(comp))[None, :]
         self.explained_variance_ = value
         self.upper_bound_ = ub
         self.gap_ = ub - self.explained_variance_
         return self
-
-    @staticmethod
-    def _pick(fwd, bwd, k):
-        if fwd is None:
-            return bwd
-        if bwd is None:
-            return fwd
-        return bwd if bwd.objective[k - 1] >= fwd.objective[k - 1] else fwd
-
-    def get_support_at(self, k, indices=False):
-        """The support for another ``k`` from the fitted path(s) (``k <= n_features_to_select_``
-        for a forward-only fit); at ``k = n_features_to_select_`` the fitted ``support_``."""
-        check_is_fitted(self)
-        kmax = self.n_features_in_ if self.backward_path_ is not None else self.n_features_to_select_
-        k = check_int(k, "k", low=1, high=kmax, owner=type(self).__name__)
-        if k == self.n_features_to_select_:  # the fitted selection (exact or refined when asked)
-            mask = self.support_.copy()
-            return np.flatnonzero(mask) if indices else mask
-        fwd = self.forward_path_ if (self.forward_path_ is not None and k <= self.n_features_to_select_) else None
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self._pick(fwd, self.backward_path_, k).support(k)] = True
-        return np.flatnonzero(mask) if indices else mask
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_

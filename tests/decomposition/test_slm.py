@@ -1,17 +1,11 @@
-"""SparseLinearModelProjection and the baseline transformers: oracles, limits, bad input."""
+"""SparseLinearModelProjection: oracles, limits, bad input."""
 
 import numpy as np
 import pytest
 from sklearn.decomposition import sparse_encode
 
-from pixsel.decomposition import (
-    KernelLPP,
-    LocalityPreservingProjection,
-    NeighborhoodPreservingEmbedding,
-    SparseLinearModelProjection,
-)
-from pixsel.decomposition._slm import _kernel_codes
-from pixsel.projection import estimate_sigma_tau, kernel_lasso_factor, slm_projection
+from pixsel.decomposition import SparseLinearModelProjection
+from pixsel.projection import estimate_sigma_tau, kernel_lasso_codes, kernel_lasso_factor, slm_projection
 
 
 def _sparse_data(seed=0, n=120, N=8, K=12, tau=0.5, sigma=0.05, density=0.25):
@@ -58,7 +52,8 @@ def test_general_model_with_given_equal_scales_reduces_to_standard():
 def test_kernel_lasso_codes_with_linear_kernel_equal_sklearn_lasso():
     X, atoms = _sparse_data(3, n=30)
     R, W = kernel_lasso_factor(atoms @ atoms.T)
-    got = _kernel_codes(X @ atoms.T, R, W, 0.05, "lasso_lars")
+    lasso = lambda Z, R, alpha: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=alpha)  # noqa: E731
+    got = kernel_lasso_codes(X @ atoms.T, R, W, 0.05, lasso)
     ref = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.05)
     np.testing.assert_allclose(got, ref, atol=1e-8)
 
@@ -123,22 +118,3 @@ def test_rank_deficient_dictionary_in_the_estimator():
     assert est.rank_ == 3
     np.testing.assert_array_equal(est.components_[3:], 0.0)
     np.testing.assert_array_equal(est.transform(X)[:, 3:], 0.0)
-
-
-def test_lpp_recovers_a_planted_one_dimensional_manifold():
-    rng = np.random.default_rng(0)
-    s = np.sort(rng.uniform(0, 1, size=150))
-    basis = rng.normal(size=(2, 10))
-    X = np.c_[s, 0.1 * np.sin(20 * s)] @ basis + 0.001 * rng.normal(size=(150, 10))
-    for est in (LocalityPreservingProjection(1, n_neighbors=6), NeighborhoodPreservingEmbedding(1, n_neighbors=6)):
-        y = est.fit_transform(X)[:, 0]
-        assert abs(np.corrcoef(y, s)[0, 1]) > 0.95, type(est).__name__
-
-
-def test_kernel_lpp_linear_kernel_equals_lpp_estimator():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(50, 4)) @ rng.normal(size=(4, 4))
-    Y = LocalityPreservingProjection(2, n_neighbors=5).fit(X).transform(X[:10])
-    Yk = KernelLPP(2, kernel="linear", n_neighbors=5).fit(X).transform(X[:10])
-    s = np.sign(np.sum(Y * Yk, axis=0))
-    np.testing.assert_allclose(Yk * s, Y, rtol=1e-5, atol=1e-7)

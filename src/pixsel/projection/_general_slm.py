@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize as sopt
 
-from .._validation import check_finite, check_int
-from ._slm import _sign_flip_rows, slm_projection
+from .._validation import check_finite, check_int, sign_flip
+from ._slm import slm_projection
 
 __all__ = ["GeneralSLMResult", "general_slm_objective", "general_slm_projection"]
 
@@ -167,7 +167,7 @@ def general_slm_projection(atoms, n_components, *, code_var, noise_var, init=Non
     # canonical rotation: rows = eigenvectors of S scaled by the square roots of its eigenvalues
     w, U = np.linalg.eigh(L @ L.T)
     order = np.argsort(-w, kind="stable")
-    L = _sign_flip_rows(U[:, order].T @ L)
+    L = sign_flip(U[:, order].T @ L)
     eig = np.sum(L * L, axis=1)
     return GeneralSLMResult(
         components=L,

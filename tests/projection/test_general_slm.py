@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pixsel.projection import general_slm_objective, general_slm_projection, slm_objective, slm_projection
-from pixsel.projection._general import _value_grad
+from pixsel.projection._general_slm import _value_grad
 
 
 def test_equal_variances_give_objective_6_exactly():

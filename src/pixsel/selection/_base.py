@@ -1,0 +1,150 @@
+"""The path-selector base shared by :class:`SparseLDASelector` and :class:`SparsePCASelector`.
+
+Both selectors compute greedy *paths* (one support for every ``k``) and select
+``n_features_to_select`` from them, as scikit-learn's ``_BaseSparsePCA`` carries what its sparse
+PCA estimators share. The base resolves ``k`` (:func:`pixsel._validation.resolve_k`), keeps, for
+every ``k``, the better of the forward and backward passes (the *dual pick*, ties to the backward
+pass), stores ``objective_path_``, answers :meth:`~_PathSelector.get_support_at`, and hands the
+support at ``k`` to the exact solver when ``solver='exact'`` (:mod:`._exact_fit`).
+
+Switch vocabulary
+-----------------
+Every pixsel estimator names its switches with one vocabulary:
+
+``solver``
+    *Which answer* is returned: ``'greedy'`` (the nested greedy path) or ``'exact'`` (the
+    certified optimum of :func:`pixsel.spectral.exact_support`, started from the greedy support).
+``algorithm``
+    *How the same answer is computed*, as in scikit-learn (``NearestNeighbors(algorithm=...)``):
+    ``'dense'`` (forms the ``p x p`` matrix) or ``'implicit'`` (works through ``X``);
+    ``coding_algorithm`` / ``fit_algorithm`` of the sparse-linear-model projection are the
+    scikit-learn lasso and dictionary-learning algorithms passed through.
+``direction``
+    The greedy pass(es): ``'forward'``, ``'backward'`` or ``'dual'`` (both, the better kept per k).
+``criterion``
+    The objective maximized (``'max-eig'`` / ``'trace'``; the score of :class:`ScoreSelector`).
+``mode``
+    How scores become a selection (``'top'`` k or weighted ``'sample'``).
+
+``method`` and ``strategy`` name no pixsel switch; ``method`` appears only where a SciPy or
+scikit-image argument of that name is passed through (``scipy.optimize.minimize``,
+``skimage.feature.local_binary_pattern``). The EP sweep of :mod:`pixsel.gp` is therefore
+``ep_binary_probit(algorithm=...)`` / ``GaussianProcessProbitClassifier(ep_algorithm=...)``
+(the former ``method`` / ``ep_method`` still work, with a ``FutureWarning``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_int, check_options, resolve_k
+from ..spectral._implicit import use_implicit
+from ._exact_fit import _check_solver_params, _exact_fit_attributes
+
+__all__ = []
+
+DIRECTIONS = ("forward", "backward", "dual")
+ALGORITHMS = ("auto", "dense", "implicit")
+
+
+def pick_path(forward, backward, k):
+    """The path with the larger objective at ``k`` (ties go to ``backward``); either may be None.
+
+    A path shorter than ``k`` (a forward pass stopped at ``max_k``) does not compete.
+    """
+    if forward is not None and len(forward.objective) < k:
+        forward = None
+    if backward is not None and len(backward.objective) < k:
+        backward = None
+    if forward is None:
+        return backward
+    if backward is None:
+        return forward
+    return backward if backward.objective[k - 1] >= forward.objective[k - 1] else forward
+
+
+def best_objective(*paths):
+    """Per ``k``, the best objective of the given paths (None skipped), as long as the longest."""
+    objs = [p.objective for p in paths if p is not None]
+    out = np.full(max(len(o) for o in objs), -np.inf)
+    for o in objs:
+        out[: len(o)] = np.maximum(out[: len(o)], o)
+    return out
+
+
+class _PathSelector(SelectorMixin, BaseEstimator):
+    """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
+
+    Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,
+    with ``solver='exact'``, :meth:`_solve_exact`.
+    """
+
+    # -- parameters ---------------------------------------------------------------------------
+    def _check_params(self):
+        owner = type(self).__name__
+        check_options(self.direction, "direction", DIRECTIONS, owner=owner)
+        check_options(self.algorithm, "algorithm", ALGORITHMS, owner=owner)
+        _check_solver_params(self, owner)
+        return owner
+
+    def _resolve_k(self, n_features):
+        return resolve_k(self.n_features_to_select, n_features, type(self).__name__)
+
+    def _resolve_algorithm(self, n_samples, n_features, *, dense_only=False):
+        """``'auto'`` -> ``'implicit'`` for image-scale NumPy input (see ``use_implicit``)."""
+        if self.algorithm != "auto":
+            return self.algorithm
+        return "implicit" if not dense_only and use_implicit(n_samples, n_features) else "dense"
+
+    # -- fitted paths -------------------------------------------------------------------------
+    def _set_paths(self, forward, backward, k, direction):
+        """Store the paths, ``objective_path_`` and the greedy selection at ``k``."""
+        self.forward_path_, self.backward_path_ = forward, backward
+        self.direction_ = direction
+        self.objective_path_ = best_objective(forward, backward)
+        self.n_features_to_select_ = k
+        self.support_ = self._mask_at(k)
+
+    def _best_path(self, k):
+        return pick_path(self.forward_path_, self.backward_path_, k)
+
+    def _mask_at(self, k):
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self._best_path(k).support(k)] = True
+        return mask
+
+    def _solve_exact(self, A, B, k, *, criterion="max-eig"):
+        """Replace ``support_`` by the certified optimum at ``k`` (``status_``, ``gap_``...)."""
+        self.support_ = _exact_fit_attributes(
+            self, A, B, k, criterion=criterion, initial=np.flatnonzero(self.support_)
+        )
+        return self.support_
+
+    def get_support_at(self, k, indices=False):
+        """The selection for any ``k`` read from the fitted path(s), without refitting.
+
+        At ``k = n_features_to_select_`` this is the fitted ``support_`` (the certified or refined
+        one when asked for); ``k`` can go up to ``len(objective_path_)``: ``n_features_in_``, or
+        ``n_features_to_select_`` when only a forward pass to ``k`` was run.
+
+        Parameters
+        ----------
+        k : int in [1, len(objective_path_)]
+        indices : bool, default=False
+            Return sorted indices instead of a boolean mask.
+
+        Returns
+        -------
+        ndarray of shape (n_features_in_,) of bool, or ndarray of shape (k,) of int
+        """
+        check_is_fitted(self)
+        k = check_int(k, "k", low=1, high=len(self.objective_path_), owner=type(self).__name__)
+        mask = self.support_.copy() if k == self.n_features_to_select_ else self._mask_at(k)
+        return np.flatnonzero(mask) if indices else mask
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
