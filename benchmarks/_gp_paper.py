@@ -16,26 +16,18 @@ One task = a two-class train/test split of images. What runs (all through pixsel
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-from _common import results_dir  # noqa: F401  (also puts src/ on sys.path)
+from _common import best_time, blas_threads, out_dir, parser, write_results
 
 from pixsel import SparseLDASelector
-from pixsel.io import save_figure, write_json
-from pixsel.evaluation import (
-    GP_RESTARTS,
-    evaluate_selection,
-    plot_curves,
-    plot_images,
-    ranking_selection,
-    select_pixels,
-)
+from pixsel.experiments import GP_RESTARTS, evaluate_selection, ranking_selection, select_pixels
 from pixsel.gp import GaussianProcessProbitClassifier
+from pixsel.io import save_figure
 from pixsel.spectral import fisher_thresholding_path
 from pixsel.stats import class_statistics, regularize
+from pixsel.viz import plot_evaluation, plot_images, plot_paths
 
 PRESETS = {
     "default": dict(
@@ -70,16 +62,14 @@ PRESETS = {
 }
 
 
-def parse_args(description, default_n=None):
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--quick", action="store_true", help="smoke size (seconds): subsampled data, few k, tiny budgets")
+def parse_args(name, description, argv=None):
+    """The benchmarks' common options (``--quick``, ``--threads``, ``--out``) plus this experiment's."""
+    ap = parser(name, description)
     ap.add_argument("--ard-budget", type=float, default=None, help="seconds per soft-ARD fit (default 150)")
     ap.add_argument("--ard-maxiter", type=int, default=None, help="L-BFGS iterations of soft-ARD (default 300)")
     ap.add_argument("--restarts", type=int, default=None, help=f"GP optimizer restarts (default {GP_RESTARTS})")
     ap.add_argument("--no-table-gp", action="store_true", help="selector table with the linear SVM only")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="BLAS threads (default 1: on a shared, oversubscribed machine one thread is fastest)")
-    return ap.parse_args()
+    return ap.parse_args(argv)
 
 
 def _resolve(ks, p):
@@ -104,11 +94,9 @@ def _fmt(x, nd=3):
 
 
 def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_names, args, task_note):
-    from threadpoolctl import threadpool_limits
-
     quick = args.quick
     cfg = _greedy_cfg(args, quick)
-    out = results_dir(name)
+    out = out_dir(args)
     t_start = time.perf_counter()
     p = X_train.shape[1]
     log = []
@@ -117,18 +105,13 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
         print(msg, flush=True)
         log.append(msg)
 
-    with threadpool_limits(args.threads):
+    with blas_threads(args):
         say(f"== {title}: train {X_train.shape}, test {X_test.shape}, image {image_shape}; {task_note}")
         classes, counts = np.unique(y_test, return_counts=True)
         chance = float(1 - counts.max() / counts.sum())
 
         # 1. paths (Fig. 7/12) ------------------------------------------------------------------
-        t_path = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            sel = SparseLDASelector(1, direction="dual").fit(X_train, y_train)
-            t_path.append(time.perf_counter() - t0)
-        t_dual = min(t_path)
+        t_dual, sel = best_time(lambda: SparseLDASelector(1, direction="dual").fit(X_train, y_train))
         st = class_statistics(X_train, y_train)
         B, _ = regularize(st.within, "auto")
         a = st.between
@@ -136,26 +119,13 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
         fpath = fisher_thresholding_path(a, B)
         t_fisher = time.perf_counter() - t0
         fwd, bwd, fis = sel.forward_path_.objective, sel.backward_path_.objective, fpath.objective
-        kk = np.arange(1, p + 1)
         n_bwd_ge = int(np.sum(bwd >= fwd * (1 - 1e-9)))
         n_greedy_ge_fisher = int(np.sum(np.maximum(fwd, bwd) >= fis * (1 - 1e-9)))
         say(f"dual-pass GSLDA path (all k = 1..{p}): {t_dual:.3f} s (best of 3); Fisher thresholding path {t_fisher:.3f} s")
         say(f"backward >= forward at {n_bwd_ge}/{p} k; best greedy >= Fisher thresholding at {n_greedy_ge_fisher}/{p} k")
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
-        ax.plot(kk, fwd, label="forward GSLDA")
-        ax.plot(kk, bwd, "--", label="backward GSLDA")
-        ax.plot(kk, fis, ":", label="Fisher thresholding")
-        ax.set_xlabel("k (pixels)")
-        ax.set_ylabel("GRQ objective a_S^T B_SS^-1 a_S")
-        ax.set_title(f"{title}: objectives vs k (cf. paper Fig. {'7' if name == 'usps35' else '12'})")
-        ax.legend()
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
+        fig = plot_paths({"forward GSLDA": fwd, "backward GSLDA": bwd, "Fisher thresholding": fis},
+                         xlabel="k (pixels)", ylabel="GRQ objective a_S^T B_SS^-1 a_S", figsize=(5.5, 3.8),
+                         title=f"{title}: objectives vs k (cf. paper Fig. {'7' if name == 'usps35' else '12'})")
         save_figure(fig, out / "fig_paths.png", dpi=120)
 
         # 2. GP on GSLDA sets (Fig. 8/9) ---------------------------------------------------------
@@ -179,7 +149,7 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
                 f"{_fmt(ep.log_marginal_likelihood[ei] if ei is not None else None, 1):>9}")
         lap.method, ep.method = "GSLDA", "GSLDA"
         lap.classifier, ep.classifier = "Laplace GPC", "EP GPC"
-        save_figure(plot_curves([lap, ep], title=f"{title}: GPC on GSLDA pixel sets (cf. Figs. 8-9)"),
+        save_figure(plot_evaluation([lap, ep], title=f"{title}: GPC on GSLDA pixel sets (cf. Figs. 8-9)"),
                     out / "fig_gp_vs_k.png", dpi=120)
 
         # 3. Fisher vs GSLDA sets with Laplace, k <= 50 (Fig. 11) -------------------------------
@@ -208,7 +178,7 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
             chance_error, label_entropy = lap.chance_error, lap.label_entropy
 
         lap_f.log_marginal_likelihood = [float("nan")] * len(lap_f.ks)
-        save_figure(plot_curves([lap_f, _R()], title=f"{title}: Fisher thresholding vs GSLDA, k <= 50 (cf. Fig. 11)"),
+        save_figure(plot_evaluation([lap_f, _R()], title=f"{title}: Fisher thresholding vs GSLDA, k <= 50 (cf. Fig. 11)"),
                     out / "fig_fisher_vs_gslda.png", dpi=120)
 
         # 4. soft-ARD, maps (Fig. 10) -----------------------------------------------------------
@@ -341,5 +311,6 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
         optimal_pixel=dict(index=best1, row=int(r1), col=int(c1)),
         table=table, claims=claims, log=log, total_seconds=total,
     )
-    write_json(out / "results.json", results)
+    path = write_results(args, results)
+    print(f"wrote {path} and the figures in {out}/")
     return results

@@ -56,15 +56,16 @@ def make_task(n_images=N_IMAGES, seed=0):
     return Xt[train], y[train], Xt[~train], y[~train]
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
+def main(argv=None):
+    args = parse_args("faces_gender", __doc__.splitlines()[0], argv)
     n = 200 if args.quick else N_IMAGES
     Xa, ya, Xb, yb = make_task(n)
     note = (f"CMU PIE identity groups (first {N_GROUP0} vs last {68 - N_GROUP0} people), {n} images, "
             f"{SHAPE[0]}x{SHAPE[1]} thumbnails in [0, 1], split by person half/half")
     run_task("faces_gender", "CMU PIE identity groups", Xa, ya, Xb, yb, SHAPE,
              [f"group A ({N_GROUP0} ids)", f"group B ({68 - N_GROUP0} ids)"], args, note)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

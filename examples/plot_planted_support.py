@@ -48,7 +48,7 @@ print("Fisher score ranking picks:", fisher.get_support(indices=True))
 # What each method sees
 # ---------------------
 #
-# The top panel is the mean difference between the classes: the planted features (grey bars)
+# The bars are the mean difference between the classes: the planted features (grey bars)
 # do not stand out from their neighbours. The markers show which features each method chose.
 
 fig, ax = plt.subplots(figsize=(7.0, 3.6))

@@ -1,18 +1,36 @@
-"""Shared fixtures: the shared-data lookup skips with a reason when a file is absent."""
+"""Shared fixtures. A test that uses ``shared_data`` carries the ``data`` marker automatically.
+
+``shared_data(name)`` returns the arrays of a shared ``.npz`` and ``shared_data.path(name)`` its
+path; either skips the test, with the reason, when the file is absent (set ``PIXSEL_DATA``).
+Select or deselect the data tests with ``-m data`` / ``-m "not data"``.
+"""
 
 import pytest
 
 from pixsel.datasets import data_dir, load_shared
 
 
-@pytest.fixture
-def shared_data():
-    """``shared_data(name)`` returns the arrays of a shared .npz, or skips the test."""
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.data)
 
-    def _get(name):
+
+class _SharedData:
+    def path(self, name):
+        """Path of a shared data file, or skip the test when it is absent."""
         path = data_dir() / name
         if not path.is_file():
             pytest.skip(f"{name} not found in {path.parent} (set PIXSEL_DATA to pixsel's shared data folder)")
+        return path
+
+    def __call__(self, name):
+        """All arrays of a shared .npz (dict), or skip the test when it is absent."""
+        self.path(name)
         return load_shared(name)
 
-    return _get
+
+@pytest.fixture
+def shared_data():
+    """``shared_data(name)`` returns the arrays of a shared .npz, ``shared_data.path(name)`` its path."""
+    return _SharedData()

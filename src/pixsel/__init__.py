@@ -2,8 +2,8 @@
 
 The public API is listed in ``__all__``; everything else is private. The layers are public
 subpackages too: ``pixsel.stats``, ``pixsel.spectral``, ``pixsel.pls``, ``pixsel.scores``,
-``pixsel.projection``, ``pixsel.gp``, ``pixsel.evaluation``, ``pixsel.features``,
-``pixsel.datasets``, ``pixsel.viz``.
+``pixsel.projection``, ``pixsel.gp``, ``pixsel.experiments``, ``pixsel.features``,
+``pixsel.datasets``, ``pixsel.viz``, ``pixsel.io``.
 """
 
 __version__ = "0.1.0"

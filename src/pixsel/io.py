@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "write_json", "save_figure", "to_jsonable"]
+__all__ = ["atomic_path", "write_json", "write_npz", "save_figure", "save_image", "to_jsonable"]
 
 
 @contextmanager
@@ -53,12 +54,40 @@ def write_json(path, data):
     return Path(path)
 
 
-def save_figure(fig, path, **kwargs):
-    """Save a matplotlib figure atomically and close it."""
-    import matplotlib.pyplot as plt
+def write_npz(path, **arrays):
+    """Write ``arrays`` as a compressed ``.npz``, atomically."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+    return Path(path)
 
+
+def save_figure(fig, path, **kwargs):
+    """Save a matplotlib figure atomically; the format follows the suffix (default png).
+
+    Needs no pyplot and no backend: :mod:`pixsel.viz` figures are plain ``Figure`` objects. A
+    figure made with pyplot is closed afterwards so pyplot's registry does not keep it alive.
+    """
     path = Path(path)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", **kwargs)
-    plt.close(fig)
+    _release(fig)
+    return path
+
+
+def _release(fig):
+    # only a figure that pyplot manages has a manager; then pyplot is already imported
+    if getattr(fig.canvas, "manager", None) is not None:
+        plt = sys.modules.get("matplotlib.pyplot")
+        if plt is not None:
+            plt.close(fig)
+
+
+def save_image(path, image, *, cmap="gray"):
+    """Save a 2-D array as an image file (one pixel per entry), atomically."""
+    from matplotlib.image import imsave
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        imsave(tmp, np.asarray(image), cmap=cmap, format=path.suffix.lstrip(".") or "png")
     return path

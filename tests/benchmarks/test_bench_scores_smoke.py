@@ -12,16 +12,14 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.data]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_bench(name, tmp_path, needs):
+def run_bench(name, tmp_path):
     from pixsel.datasets import data_dir
 
-    if not (data_dir() / needs).is_file():
-        pytest.skip(f"{needs} not found (set PIXSEL_DATA to pixsel's shared data folder)")
     env = dict(os.environ, PIXSEL_DATA=str(data_dir()), PYTHONPATH=str(ROOT / "src"),
                MPLBACKEND="Agg")
     proc = subprocess.run(
@@ -33,8 +31,9 @@ def run_bench(name, tmp_path, needs):
     return proc.stdout
 
 
-def test_speed_quick(tmp_path):
-    out = run_bench("scores_speed", tmp_path, "brodatz_112_640x640.npz")
+def test_speed_quick(tmp_path, shared_data):
+    shared_data.path("brodatz_112_640x640.npz")
+    out = run_bench("scores_speed", tmp_path)
     res = json.loads((tmp_path / "speed.json").read_text())
     assert res["p"] == 256 and res["ratio"] > 0 and "ratio scores / randomized_svd" in out
     assert res["max_rel_singular_value_error"] < 1e-3

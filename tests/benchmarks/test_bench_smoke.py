@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_image_scale_quick(shared_data, tmp_path):
-    shared_data("brodatz_112_640x640.npz")  # skips when absent
+    shared_data.path("brodatz_112_640x640.npz")  # skips when absent
     import os
 
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path))

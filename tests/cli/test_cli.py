@@ -104,3 +104,39 @@ def test_demo_runs_and_reports(tmp_path, capsys):
     for name in ("path.png", "masks.png", "accuracy.png", "demo.json"):
         assert (out / name).stat().st_size > 0
     assert "optimal single pixel" in capsys.readouterr().out
+
+
+def _subparsers():
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if a.dest == "command"]
+    return action.choices
+
+
+def test_one_flag_set_across_commands():
+    """An option string means the same thing (the same destination) in every command that has it."""
+    dests = {}
+    for name, sub in _subparsers().items():
+        for action in sub._actions:
+            for opt in action.option_strings:
+                dests.setdefault(opt, set()).add(action.dest)
+    clashes = {opt: d for opt, d in dests.items() if len(d) > 1}
+    assert not clashes
+    assert dests["-m"] == {"method"} and dests["-k"] == {"k"} and dests["-o"] == {"out"}
+    assert dests["--seed"] == dests["--random-state"] == {"seed"}
+    for name in ("select", "path", "project", "evaluate"):
+        assert "-m" in _subparsers()[name]._option_string_actions, name
+
+
+def test_demo_selection_is_the_dual_selector(tmp_path):
+    from pixsel import SparseLDASelector
+    from pixsel.datasets import load_digits_pair, load_train_test
+
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--no-gp", "-q"]) == 0
+    summary = json.loads((out / "demo.json").read_text())
+    tt = load_train_test(load_digits_pair(3, 5), test_size=0.5, random_state=0)
+    sel = SparseLDASelector(1, direction="dual").fit(tt.X_train, tt.y_train)
+    for k in summary["ks"]:
+        assert summary["supports"][str(k)] == sel.get_support_at(k, indices=True).tolist()
+    assert summary["test_accuracy_all_pixels_linear"] == summary["test_accuracy"]["linear"][-1]
+    assert set(summary["test_accuracy"]) == {"linear"}

@@ -20,7 +20,7 @@ def digits_npz(tmp_path):
 
 def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
     out = tmp_path / "proj"
-    args = ["project", str(digits_npz), "--method", "slm", "-m", "2", "--normalize",
+    args = ["project", str(digits_npz), "--method", "slm", "-n", "2", "--normalize",
             "--param", "n_atoms=16", "--param", "max_iter=1", "--out", str(out)]
     assert main(args) == 0
     z = np.load(out / "projection.npz")
@@ -40,10 +40,10 @@ def test_project_slm_writes_npz_json_and_scatter(digits_npz, tmp_path, capsys):
 
 def test_project_other_method_without_scatter_and_bad_m(digits_npz, tmp_path, capsys):
     out = tmp_path / "p3"
-    assert main(["project", str(digits_npz), "--method", "lpp", "-m", "3", "--out", str(out), "-q"]) == 0
+    assert main(["project", str(digits_npz), "--method", "lpp", "-n", "3", "--out", str(out), "-q"]) == 0
     assert np.load(out / "projection.npz")["Y"].shape == (120, 3)
     assert not (out / "scatter.png").exists()
-    assert main(["project", str(digits_npz), "--method", "slm", "-m", "65", "--out", str(out), "-q"]) == 2
+    assert main(["project", str(digits_npz), "--method", "slm", "-n", "65", "--out", str(out), "-q"]) == 2
     assert "n_features=64" in capsys.readouterr().err
 
 

@@ -66,3 +66,41 @@ def test_digits_pair():
 def test_shared_usps_split_has_paper_counts(shared_data):
     z = shared_data("usps_3v5_split.npz")
     assert z["X_train"].shape == (767, 256) and z["X_test"].shape == (773, 256)
+
+
+def test_load_train_test_three_ways(tmp_path):
+    from pixsel.datasets import load_train_test
+
+    X = np.arange(80.0).reshape(40, 2)
+    y = np.arange(40) % 2
+    # 1. a random stratified split, reproducible by seed
+    np.savez(tmp_path / "all.npz", X=X, y=y, image_shape=np.array([1, 2]))
+    tt = load_train_test(tmp_path / "all.npz", test_size=0.25, random_state=1)
+    assert tt.X_train.shape == (30, 2) and tt.X_test.shape == (10, 2) and tt.image_shape == (1, 2)
+    assert np.bincount(tt.y_test).tolist() == [5, 5]  # stratified
+    assert sorted(np.r_[tt.X_train[:, 0], tt.X_test[:, 0]].tolist()) == X[:, 0].tolist()  # a partition
+    again = load_train_test(tmp_path / "all.npz", test_size=0.25, random_state=1)
+    np.testing.assert_array_equal(again.X_test, tt.X_test)
+    assert tt.split == "stratified split, test_size=0.25, seed=1"
+    # 2. the X_test/y_test arrays of one file (images flattened)
+    np.savez(tmp_path / "pair.npz", X_train=X.reshape(40, 1, 2), y_train=y, X_test=X[:5], y_test=y[:5])
+    tt = load_train_test(tmp_path / "pair.npz")
+    assert tt.X_train.shape == (40, 2) and tt.X_test.shape == (5, 2) and tt.split == "X_test/y_test in DATA"
+    # 3. a separate test file (it wins over the arrays of DATA)
+    np.savez(tmp_path / "test.npz", X=X[:7], y=y[:7])
+    tt = load_train_test(tmp_path / "pair.npz", tmp_path / "test.npz")
+    assert tt.X_test.shape == (7, 2) and tt.split.startswith("--test ")
+    # a loaded Dataset works as well
+    tt = load_train_test(load(tmp_path / "all.npz"), test_size=0.5)
+    assert tt.X_train.shape == (20, 2)
+
+
+def test_load_train_test_needs_labels(tmp_path):
+    from pixsel.datasets import load_train_test
+
+    np.savez(tmp_path / "u.npz", X=np.ones((6, 2)))
+    with pytest.raises(ValueError, match="no labels"):
+        load_train_test(tmp_path / "u.npz")
+    np.savez(tmp_path / "l.npz", X=np.ones((6, 2)), y=np.arange(6) % 2)
+    with pytest.raises(ValueError, match="no labels"):
+        load_train_test(tmp_path / "l.npz", tmp_path / "u.npz")

@@ -75,7 +75,7 @@ def test_does_not_modify_input():
 
 
 def test_dask_equals_numpy():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     A = _lowrank(90, 30, 0.8, seed=2)
     dA = da.from_array(A, chunks=(25, 30))
     rn = block_krylov_svd(A, 4, random_state=3)

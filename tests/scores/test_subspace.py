@@ -81,7 +81,7 @@ def test_constant_columns_score_zero():
 
 
 def test_dask_equals_numpy():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     A = _data(n=90, seed=5)
     rn = subspace_scores(A, 4, gamma="theory", random_state=1)
     rd = subspace_scores(da.from_array(A, chunks=(20, 25)), 4, gamma="theory", random_state=1)

@@ -1,7 +1,6 @@
-"""solver='exact' of the selectors and ``pixsel select --solver exact`` (issue 4)."""
+"""solver='exact' of the selectors (issue 4); ``pixsel select --solver exact`` is in tests/cli."""
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -10,7 +9,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pixsel import SparseLDASelector
 from pixsel.selection import SparsePCASelector
-from pixsel.cli import main
 from pixsel.spectral import objective_on_support
 from pixsel.stats import class_statistics, regularize
 
@@ -65,20 +63,6 @@ def test_bad_solver():
         SparseLDASelector(2, solver="exact", time_limit=-1.0).fit(X, y)
 
 
-def test_cli_solver_exact(tmp_path, capsys):
-    X, y = _data(1)
-    path = tmp_path / "d.npz"
-    np.savez(path, X=X, y=y)
-    out = tmp_path / "o"
-    assert main(["select", str(path), "-k", "4", "--method", "gslda", "--solver", "exact", "--time-limit", "60",
-                 "--out", str(out)]) == 0
-    report = json.loads((out / "selection.json").read_text())
-    assert report["status"] == "optimal" and report["gap"] == 0.0 and report["n_nodes"] >= 1
-    ref = SparseLDASelector(4, solver="exact").fit(X, y)
-    assert report["indices"] == ref.get_support(indices=True).tolist()
-    assert "certified optimal" in capsys.readouterr().out
-
-
 @parametrize_with_checks([SparsePCASelector(n_features_to_select=1, solver="exact")])
 def test_sklearn_compatible_spca_exact(estimator, check):
     check(estimator)
@@ -113,19 +97,6 @@ def test_exact_spca_limits_and_errors():
         SparsePCASelector(2, solver="exact", algorithm="implicit").fit(X)
     with pytest.raises(ValueError, match="'solver' parameter of SparsePCASelector"):
         SparsePCASelector(2, solver="bnb").fit(X)
-
-
-def test_cli_gspca_solver_exact(tmp_path, capsys):
-    rng = np.random.default_rng(2)
-    X = rng.standard_normal((40, 9)) @ rng.standard_normal((9, 9))
-    path = tmp_path / "u.npz"
-    np.savez(path, X=X)
-    out = tmp_path / "o"
-    assert main(["select", str(path), "-k", "3", "--method", "gspca", "--solver", "exact", "--out", str(out)]) == 0
-    report = json.loads((out / "selection.json").read_text())
-    assert report["status"] == "optimal" and report["n_nodes"] >= 1
-    assert report["indices"] == SparsePCASelector(3, solver="exact").fit(X).get_support(indices=True).tolist()
-    assert "certified optimal" in capsys.readouterr().out
 
 
 def test_get_support_at_k_is_the_exact_selection():

@@ -151,7 +151,7 @@ def test_uint8_and_no_mutation_and_clone():
 
 
 def test_dask_equals_numpy():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, y = _faces(5, n=90)
     dX = da.from_array(X, chunks=(45, 36))
     a = SubspaceScoreSelector(5, rank=3, gamma="theory", random_state=0).fit(X)

@@ -37,7 +37,7 @@ def test_statistics_match_direct_formulas(dtype, n_classes):
 
 
 def test_dask_equals_numpy_default_scheduler():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     rng = np.random.default_rng(0)
     X = (rng.random((3000, 40)) * 255).astype(np.uint8)
     y = rng.integers(0, 3, len(X))
@@ -51,7 +51,7 @@ def test_dask_equals_numpy_default_scheduler():
 
 def test_dask_under_local_cluster():
     distributed = pytest.importorskip("dask.distributed")
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     rng = np.random.default_rng(1)
     X = rng.standard_normal((2000, 12)).astype(np.float32) + 5
     y = rng.integers(0, 2, len(X))
@@ -99,7 +99,7 @@ def test_regularization_recorded():
 def test_ledoit_wolf_matches_sklearn_and_dask():
     from sklearn.covariance import ledoit_wolf_shrinkage
 
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     rng = np.random.default_rng(3)
     X = rng.standard_normal((60, 30)) @ rng.standard_normal((30, 30))
     y = rng.integers(0, 2, 60)

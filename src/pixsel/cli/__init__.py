@@ -1,8 +1,24 @@
-"""The ``pixsel`` command line: it only parses arguments and calls pixsel's public API.
+"""The ``pixsel`` command line: it only parses arguments, calls pixsel's public API and writes files.
 
 Each subcommand lives in its own module exposing ``add_parser(subparsers)``; the parser it
 adds sets ``func`` to the function that runs it. To add a subcommand, write the module and list
-it in ``_COMMANDS``.
+it in ``_COMMANDS``. Loading is :mod:`pixsel.datasets`, computing is the estimators and
+:mod:`pixsel.experiments`, pictures are :mod:`pixsel.viz`, files are :mod:`pixsel.io`.
+
+One flag set: an option means the same thing in every command that has it.
+
+====================  ==================================================================
+``DATA``              the input (.npz, .mat, .csv or a folder of class subfolders)
+``-m, --method``      the method (select, path, project, evaluate)
+``-k, --k``           subset size (select: one K; evaluate: a comma-separated list)
+``-n, --n-components``  target dimension M (project)
+``-c, --classifier``  the classifier (evaluate)
+``--regularization``  within-class covariance: auto, none, ledoit-wolf or a ridge value
+``--seed``            random seed (alias ``--random-state``; default 0)
+``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
+``-o, --out DIR``     output folder
+``-q, --quiet``       no progress bar, no summary
+====================  ==================================================================
 """
 
 from __future__ import annotations
@@ -26,7 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
             "(or features) that matter, for every k at once, with bounds on how good the choice is. "
             "Outputs are JSON and PNG files, written atomically."
         ),
-        epilog="Run 'pixsel COMMAND --help' for the options of each command.",
+        epilog=(
+            "Run 'pixsel COMMAND --help' for the options of each command. Options mean the same in "
+            "every command: -m/--method, -k/--k, -n/--n-components, -c/--classifier, --regularization, "
+            "--seed (= --random-state), --param KEY=VALUE, -o/--out DIR, -q/--quiet."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"pixsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

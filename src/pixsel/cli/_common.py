@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
-
-import numpy as np
 
 from .. import __version__
 from ..datasets import load
@@ -26,6 +25,30 @@ def add_data_argument(parser):
 def add_output_arguments(parser, default):
     parser.add_argument("--out", "-o", metavar="DIR", default=default, help=f"output folder (default: {default})")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+
+
+def add_param_argument(parser, example):
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
+                        help=f"extra parameter (repeatable), e.g. {example}")
+
+
+def add_seed_argument(parser, what):
+    parser.add_argument("--seed", "--random-state", dest="seed", type=int, default=0, metavar="SEED",
+                        help=f"seed of {what} (default: 0)")
+
+
+def add_regularization_argument(parser):
+    parser.add_argument("--regularization", default="auto", type=parse_regularization,
+                        help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge "
+                             "value (default: auto)")
+
+
+def parse_regularization(value):
+    """``'0.1'`` -> 0.1; any other word (auto, none, ledoit-wolf) is passed on as is."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def parse_params(items):
@@ -49,11 +72,16 @@ def load_labelled(path, *, need_labels=True):
     return data
 
 
-def progress(total, desc, quiet):
-    """A tqdm bar that only appears for work longer than two seconds."""
+def show_progress(args):
+    """Progress bars on a terminal only, and never with --quiet (library code is quiet by default)."""
+    return not args.quiet and sys.stderr.isatty()
+
+
+def progress(total, desc, args):
+    """A tqdm bar that only appears on a terminal, for work longer than two seconds."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, disable=quiet, delay=2.0, leave=False)
+    return tqdm(total=total, desc=desc, disable=not show_progress(args), delay=2.0, leave=False)
 
 
 def provenance(args, **extra):
@@ -64,10 +92,11 @@ def provenance(args, **extra):
 
 def image_backgrounds(X, y, image_shape):
     """Class means (or the overall mean without labels) as backgrounds for mask pictures."""
-    X = np.asarray(X, dtype=np.float64)
+    from ..stats import class_means
+
     if y is None:
-        return [X.mean(0)], ["mean"]
-    classes = np.unique(y)
-    if len(classes) > 4:
-        return [X.mean(0)], ["mean of all classes"]
-    return [X[np.asarray(y) == c].mean(0) for c in classes], [f"class {c} mean" for c in classes]
+        return [class_means(X).mean], ["mean"]
+    cm = class_means(X, y)
+    if len(cm.classes) > 4:
+        return [cm.mean], ["mean of all classes"]
+    return list(cm.means), [f"class {c} mean" for c in cm.classes]

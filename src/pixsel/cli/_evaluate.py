@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from ._common import add_data_argument, add_output_arguments, parse_params, provenance
+from ..io import save_figure, write_json
+from ._common import (
+    add_data_argument,
+    add_output_arguments,
+    add_param_argument,
+    add_seed_argument,
+    parse_params,
+    provenance,
+    show_progress,
+)
 
 _METHOD_ALIASES = {"gslda": "dual"}
 
 
 def add_parser(sub):
-    from ..evaluation import CLASSIFIERS, SELECTORS
+    from ..experiments import CLASSIFIERS, SELECTORS
 
     p = sub.add_parser(
         "evaluate",
@@ -32,15 +39,14 @@ def add_parser(sub):
                         "sfs_lda; soft_ard (GP with one length-scale per feature)")
     p.add_argument("--classifier", "-c", default="gp", choices=CLASSIFIERS,
                    help="gp: scikit-learn GaussianProcessClassifier (Laplace); gp-ep: pixsel's EP probit GP; "
-                        "gp-laplace-probit; linear-svm; lda (default: gp)")
+                        "gp-laplace-probit; linear-svm; logistic; lda (default: gp)")
     p.add_argument("-k", "--k", default="1,2,5,10,20,50", help="comma-separated subset sizes (default: 1,2,5,10,20,50)")
     p.add_argument("--test", metavar="FILE", default=None, help="test data file (same format as DATA)")
     p.add_argument("--test-size", type=float, default=0.5, help="test fraction of a random split (default: 0.5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and of the classifiers (default: 0)")
+    add_seed_argument(p, "the split and of the classifiers")
     p.add_argument("--restarts", type=int, default=None,
-                   help="GP optimizer restarts beyond the first start (default: pixsel.evaluation.GP_RESTARTS = 2)")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
-                   help="extra selector parameter (repeatable), e.g. --param max_k=5 for sfs_lda")
+                   help="GP optimizer restarts beyond the first start (default: pixsel.experiments.GP_RESTARTS = 2)")
+    add_param_argument(p, "--param max_k=5 for sfs_lda (passed to the selector)")
     add_output_arguments(p, "pixsel-evaluate")
     p.set_defaults(func=run)
 
@@ -55,50 +61,25 @@ def _parse_ks(text):
     return ks
 
 
-def _train_test(args):
-    from ..datasets import load
-
-    path = Path(args.data)
-    if path.suffix.lower() == ".npz" and args.test is None:
-        with np.load(path, allow_pickle=False) as z:
-            if {"X_train", "y_train", "X_test", "y_test"} <= set(z.files):
-                shape = tuple(int(v) for v in z["image_shape"]) if "image_shape" in z.files else None
-                return (z["X_train"].reshape(len(z["X_train"]), -1), z["y_train"],
-                        z["X_test"].reshape(len(z["X_test"]), -1), z["y_test"], shape, "X_test/y_test in DATA")
-    train = load(path)
-    if train.y is None:
-        raise ValueError(f"{path} has no labels (y); evaluate needs two labelled classes.")
-    if args.test is not None:
-        test = load(args.test)
-        if test.y is None:
-            raise ValueError(f"{args.test} has no labels (y).")
-        return train.X, train.y, test.X, test.y, train.image_shape, f"--test {args.test}"
-    from sklearn.model_selection import train_test_split
-
-    Xa, Xb, ya, yb = train_test_split(train.X, train.y, test_size=args.test_size, random_state=args.seed,
-                                      stratify=train.y)
-    return Xa, ya, Xb, yb, train.image_shape, f"stratified split, test_size={args.test_size}, seed={args.seed}"
-
-
 def run(args):
-    from ..evaluation import evaluate_selection
+    from ..datasets import load_train_test
+    from ..experiments import evaluate_selection
+    from ..viz import plot_evaluation
 
     ks = _parse_ks(args.k)
-    X_train, y_train, X_test, y_test, shape, split = _train_test(args)
+    tt = load_train_test(args.data, args.test, test_size=args.test_size, random_state=args.seed)
+    X_train, y_train, X_test, y_test, shape = tt.X_train, tt.y_train, tt.X_test, tt.y_test, tt.image_shape
     method = _METHOD_ALIASES.get(args.method, args.method)
     cparams = {} if args.restarts is None else {"n_restarts": args.restarts}
     res = evaluate_selection(X_train, y_train, X_test, y_test, method=method, classifier=args.classifier, ks=ks,
                              method_params=parse_params(args.param), classifier_params=cparams,
-                             random_state=args.seed, progress=not args.quiet)
+                             random_state=args.seed, progress=show_progress(args))
     res.method = args.method
     out = Path(args.out)
-    from ..io import save_figure, write_json
-    from ..evaluation import plot_curves
-
-    report = provenance(args, split=split, n_train=int(len(y_train)), n_test=int(len(y_test)),
+    report = provenance(args, split=tt.split, n_train=int(len(y_train)), n_test=int(len(y_test)),
                         image_shape=list(shape) if shape else None, **res.to_dict())
     written = [write_json(out / "evaluate.json", report),
-               save_figure(plot_curves([res], title=f"{args.method} + {args.classifier}"), out / "evaluate.png", dpi=120)]
+               save_figure(plot_evaluation([res], title=f"{args.method} + {args.classifier}"), out / "evaluate.png", dpi=120)]
     if not args.quiet:
         print(f"{'k':>5} {'error':>8} {'info(bits)':>10} {'log ML':>10}")
         for k, e, i, m in zip(res.ks, res.error, res.information, res.log_marginal_likelihood):

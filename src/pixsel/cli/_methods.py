@@ -29,17 +29,10 @@ def register(method: Method) -> Method:
     return method
 
 
-def _regularization(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return value
-
-
 def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
-    kwargs = dict(direction=args.direction or "dual", regularization=_regularization(args.regularization))
+    kwargs = dict(direction=args.direction or "dual", regularization=args.regularization)
     if getattr(args, "solver", None):
         kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
     kwargs.update(params)
@@ -83,7 +76,7 @@ register(Method(
 def _build_subspace(args, k, params):
     from ..selection import SubspaceScoreSelector
 
-    kwargs = dict(random_state=0)
+    kwargs = dict(random_state=args.seed)
     kwargs.update(params)
     return SubspaceScoreSelector(k, **kwargs)
 
@@ -91,11 +84,10 @@ def _build_subspace(args, k, params):
 register(Method(
     "subspace",
     "subspace scores (unsupervised): rank-m leverage + gamma * residual, top or sampled "
-    "(--param rank=40 --param gamma=theory --param mode=sample)",
+    "(--param rank=40 --param gamma=theory --param mode=sample; --seed for the Krylov SVD)",
     _build_subspace,
     supervised=False,
 ))
-
 
 
 def _build_gspca(args, k, params):

@@ -6,8 +6,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import atomic_path, save_figure, write_json
-from ._common import add_data_argument, add_output_arguments, load_labelled, parse_params, progress, provenance
+from ..io import save_figure, write_json, write_npz
+from ._common import (
+    add_data_argument,
+    add_output_arguments,
+    add_param_argument,
+    add_seed_argument,
+    load_labelled,
+    parse_params,
+    progress,
+    provenance,
+)
 
 
 def _build(method, M, params, image_shape):
@@ -60,14 +69,14 @@ def add_parser(sub):
         ),
     )
     add_data_argument(p)
-    p.add_argument("-m", "--n-components", dest="M", type=int, required=True, help="target dimension M")
-    p.add_argument("--method", default="slm", choices=sorted(METHODS),
+    p.add_argument("-n", "--n-components", dest="M", metavar="M", type=int, required=True,
+                   help="target dimension M")
+    p.add_argument("--method", "-m", default="slm", choices=sorted(METHODS),
                    help="; ".join(f"{k}: {v}" for k, v in METHODS.items()))
     p.add_argument("--normalize", action="store_true",
                    help="scale every sample to unit Euclidean length first (as in the paper's face experiment)")
-    p.add_argument("--seed", type=int, default=0, help="random_state of methods that have one (default: 0)")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
-                   help="extra estimator parameter (repeatable), e.g. --param n_atoms=256 --param alpha=0.05")
+    add_seed_argument(p, "methods that have a random_state")
+    add_param_argument(p, "--param n_atoms=256 --param alpha=0.05 (passed to the estimator)")
     add_output_arguments(p, "pixsel-project")
     p.set_defaults(func=run)
 
@@ -82,7 +91,7 @@ def run(args):
     est = _build(args.method, args.M, params, data.image_shape)
     if "random_state" in est.get_params() and "random_state" not in params:
         est.set_params(random_state=args.seed)
-    with progress(1, f"{args.method} fit", args.quiet) as bar:
+    with progress(1, f"{args.method} fit", args) as bar:
         Y = est.fit_transform(X)
         bar.update(1)
     out = Path(args.out)
@@ -91,9 +100,7 @@ def run(args):
         arrays["y"] = np.asarray(data.y)
     if hasattr(est, "components_") and getattr(est, "components_").shape[0] == args.M:
         arrays["components"] = est.components_
-    with atomic_path(out / "projection.npz") as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+    write_npz(out / "projection.npz", **arrays)
     report = provenance(
         args, method=args.method, n_components=int(args.M), n_samples=int(X.shape[0]),
         n_features=int(X.shape[1]), normalized=bool(args.normalize),
@@ -106,18 +113,9 @@ def run(args):
     write_json(out / "projection.json", report)
     written = [out / "projection.npz", out / "projection.json"]
     if args.M == 2:
-        from ..viz._figures import _plt
+        from ..viz import plot_scatter
 
-        plt = _plt()
-        fig, ax = plt.subplots(figsize=(5.5, 5))
-        c = None if data.y is None else np.asarray(data.y)
-        sc = ax.scatter(Y[:, 0], Y[:, 1], c=c, s=6, cmap="tab20" if c is not None else None)
-        if c is not None and len(np.unique(c)) <= 20:
-            ax.legend(*sc.legend_elements(), fontsize=6, loc="best", title="label")
-        ax.set_xlabel("component 1")
-        ax.set_ylabel("component 2")
-        ax.set_title(f"{args.method}: {Path(args.data).name}")
-        fig.tight_layout()
+        fig = plot_scatter(Y, data.y, title=f"{args.method}: {Path(args.data).name}")
         written.append(save_figure(fig, out / "scatter.png", dpi=120))
     if not args.quiet:
         print(f"projected {X.shape[0]} samples from {X.shape[1]} to {args.M} dimensions with {args.method}")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import atomic_path, save_figure, write_json
-from ._common import add_data_argument, add_output_arguments, load_labelled, progress, provenance
+from ..io import save_figure, save_image, write_json
+from ._common import add_data_argument, add_output_arguments, add_seed_argument, load_labelled, progress, provenance
 
 _UNSUPERVISED = ("variance", "laplacian")
 _SUPERVISED = ("supervised_laplacian", "fisher")
@@ -39,7 +39,7 @@ def add_parser(sub):
     p.add_argument("--n-neighbors", type=int, default=5,
                    help="neighbours of the Laplacian-score kNN graph (default: 5)")
     p.add_argument("--no-baselines", action="store_true", help="subspace scores only")
-    p.add_argument("--random-state", type=int, default=0, help="seed of the Krylov SVD (default: 0)")
+    add_seed_argument(p, "the Krylov SVD")
     add_output_arguments(p, "pixsel-scores")
     p.set_defaults(func=run)
 
@@ -49,15 +49,6 @@ def _gamma(value):
         return float(value)
     except ValueError:
         return value
-
-
-def _map_image(values, image_shape):
-    v = np.asarray(values, dtype=np.float64).copy()
-    fin = np.isfinite(v)
-    top = float(v[fin].max()) if fin.any() else 1.0
-    v[~fin] = top  # +inf Fisher scores (zero within-class variance) are the most important
-    lo, hi = float(v.min()), float(v.max())
-    return ((v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)).reshape(image_shape)
 
 
 def run(args):
@@ -73,10 +64,10 @@ def run(args):
     if y is not None and not args.no_baselines:
         criteria += list(_SUPERVISED)
     results = {}
-    with progress(len(ranks) + len(criteria), "scores", args.quiet) as bar:
+    with progress(len(ranks) + len(criteria), "scores", args) as bar:
         for m in ranks:
             sel = SubspaceScoreSelector(1, rank=m, gamma=_gamma(args.gamma),
-                                        random_state=args.random_state).fit(X)
+                                        random_state=args.seed).fit(X)
             results[f"subspace_m{m}"] = dict(
                 scores=sel.scores_, importance=sel.scores_, higher_is_better=True,
                 gamma=sel.gamma_, rank=m, leverage=sel.leverage_, residual=sel.residual_,
@@ -98,23 +89,12 @@ def run(args):
                                 for k, v in results.items()})
     written = [write_json(out / "scores.json", report)]
     if data.image_shape and int(np.prod(data.image_shape)) == p:
-        from matplotlib import image as mpimg
+        from ..viz import plot_score_maps, score_image
 
-        from ..viz._figures import _plt
-
-        plt = _plt()
-        names = list(results)
-        fig, axes = plt.subplots(1, len(names), figsize=(2.3 * len(names), 2.6), squeeze=False)
-        for ax, name in zip(axes[0], names):
-            img = _map_image(results[name]["importance"], data.image_shape)
-            ax.imshow(img, cmap="gray", interpolation="nearest")
-            ax.set_title(results[name]["title"], fontsize=8)
-            ax.set_xticks([])
-            ax.set_yticks([])
-            with atomic_path(out / f"{name}.png") as tmp:
-                mpimg.imsave(tmp, img, cmap="gray", format="png")
-            written.append(out / f"{name}.png")
-        fig.tight_layout()
+        for name, r in results.items():
+            written.append(save_image(out / f"{name}.png", score_image(r["importance"], data.image_shape)))
+        fig = plot_score_maps({n: r["importance"] for n, r in results.items()}, data.image_shape,
+                              titles={n: r["title"] for n, r in results.items()})
         written.append(save_figure(fig, out / "score_maps.png", dpi=120))
     if not args.quiet:
         print(f"scored {p} features of {n} samples: {', '.join(results)}")

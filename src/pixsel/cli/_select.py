@@ -10,6 +10,9 @@ from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
+    add_param_argument,
+    add_regularization_argument,
+    add_seed_argument,
     image_backgrounds,
     load_labelled,
     parse_params,
@@ -40,14 +43,13 @@ def add_parser(sub):
     )
     p.add_argument("--direction", choices=["forward", "backward", "dual"], default=None,
                    help="greedy passes for path methods (default: dual)")
-    p.add_argument("--regularization", default="auto",
-                   help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge value (default: auto)")
+    add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default=None,
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
-                   help="extra estimator parameter (repeatable), e.g. --param n_components=3")
+    add_seed_argument(p, "randomized methods (subspace)")
+    add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_output_arguments(p, "pixsel-select")
     p.set_defaults(func=run)
 
@@ -57,7 +59,7 @@ def run(args):
     data = load_labelled(args.data, need_labels=method.supervised)
     params = parse_params(args.param)
     est = method.build(args, args.k, params)
-    with progress(1, f"{args.method} fit", args.quiet) as bar:
+    with progress(1, f"{args.method} fit", args) as bar:
         est.fit(data.X, data.y) if method.supervised else est.fit(data.X)
         bar.update(1)
     indices = est.get_support(indices=True)

@@ -1,5 +1,15 @@
-"""Loaders: ``.npz``, ``.mat``, CSV, image folders, pixsel's shared datasets and the bundled digits."""
+"""Loaders: ``.npz``, ``.mat``, CSV, image folders, train/test pairs, pixsel's shared datasets and the bundled digits."""
 
-from ._loaders import Dataset, data_dir, load, load_digits_pair, load_shared, shared_path
+from ._loaders import (
+    Dataset,
+    TrainTest,
+    data_dir,
+    load,
+    load_digits_pair,
+    load_shared,
+    load_train_test,
+    shared_path,
+)
 
-__all__ = ["Dataset", "data_dir", "load", "load_digits_pair", "load_shared", "shared_path"]
+__all__ = ["Dataset", "TrainTest", "data_dir", "load", "load_digits_pair", "load_shared", "load_train_test",
+           "shared_path"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Dataset", "data_dir", "shared_path", "load_shared", "load", "load_digits_pair"]
+__all__ = ["Dataset", "TrainTest", "data_dir", "shared_path", "load_shared", "load", "load_train_test", "load_digits_pair"]
 
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".tif", ".tiff", ".gif"}
 
@@ -176,3 +176,82 @@ def load(path) -> Dataset:
     if suffix in (".csv", ".txt"):
         return _load_csv(path)
     raise ValueError(f"Unsupported data file {path.name}: use .npz, .mat, .csv or a folder of class subfolders.")
+
+
+@dataclass
+class TrainTest:
+    """A labelled train/test pair: arrays, the image shape if known, and how the split was made."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    image_shape: tuple | None = None
+    split: str = ""
+
+
+def _load_npz_split(path: Path):
+    with np.load(path, allow_pickle=False) as z:
+        if not {"X_train", "y_train", "X_test", "y_test"} <= set(z.files):
+            return None
+        shape = _image_shape(z["image_shape"]) if "image_shape" in z.files else None
+        Xa, Xb = z["X_train"], z["X_test"]
+        return TrainTest(Xa.reshape(len(Xa), -1), z["y_train"], Xb.reshape(len(Xb), -1), z["y_test"],
+                         shape, "X_test/y_test in DATA")
+
+
+def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainTest:
+    """Labelled training and test data from one or two files (or a loaded :class:`Dataset`).
+
+    The test part is, in this order: the file ``test`` (same formats as :func:`load`); the
+    ``X_test``/``y_test`` arrays of an ``.npz`` that has ``X_train``, ``y_train``, ``X_test``
+    and ``y_test``; or a stratified random split of ``path`` with ``test_size`` and
+    ``random_state`` (scikit-learn's ``train_test_split``).
+
+    Parameters
+    ----------
+    path : str, Path or Dataset
+        The (training) data.
+    test : str or Path, optional
+        A separate test file.
+    test_size : float, default=0.5
+        Test fraction of the random split.
+    random_state : int, default=0
+        Seed of the random split.
+
+    Returns
+    -------
+    TrainTest
+        ``split`` says which of the three it was.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "d.npz")
+    >>> np.savez(f, X=np.arange(40.0).reshape(20, 2), y=np.arange(20) % 2)
+    >>> tt = load_train_test(f, test_size=0.25)
+    >>> tt.X_train.shape, tt.X_test.shape, tt.split
+    ((15, 2), (5, 2), 'stratified split, test_size=0.25, seed=0')
+    """
+    if isinstance(path, Dataset):
+        train, path = path, path.name or "the data"
+    else:
+        path = Path(path)
+        if test is None and path.suffix.lower() == ".npz" and path.is_file():
+            pair = _load_npz_split(path)
+            if pair is not None:
+                return pair
+        train = load(path)
+    if train.y is None:
+        raise ValueError(f"{path} has no labels (y); a train/test pair needs labelled samples (y).")
+    if test is not None:
+        held = load(test)
+        if held.y is None:
+            raise ValueError(f"{test} has no labels (y).")
+        return TrainTest(train.X, train.y, held.X, held.y, train.image_shape, f"--test {test}")
+    from sklearn.model_selection import train_test_split
+
+    Xa, Xb, ya, yb = train_test_split(train.X, train.y, test_size=test_size, random_state=random_state,
+                                      stratify=train.y)
+    return TrainTest(Xa, ya, Xb, yb, train.image_shape,
+                     f"stratified split, test_size={test_size}, seed={random_state}")

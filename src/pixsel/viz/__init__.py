@@ -1,5 +1,27 @@
-"""Figures (matplotlib, Agg backend): masks over images, objective paths, curves."""
+"""Figures: every function returns a :class:`matplotlib.figure.Figure` built without pyplot.
 
-from ._figures import plot_curves, plot_masks, plot_paths
+No backend is forced: ``viz`` never calls ``matplotlib.use`` and never touches pyplot's figure
+registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
+"""
 
-__all__ = ["plot_masks", "plot_paths", "plot_curves"]
+from ._figures import (
+    plot_curves,
+    plot_evaluation,
+    plot_images,
+    plot_masks,
+    plot_paths,
+    plot_scatter,
+    plot_score_maps,
+    score_image,
+)
+
+__all__ = [
+    "plot_masks",
+    "plot_paths",
+    "plot_curves",
+    "plot_evaluation",
+    "plot_images",
+    "plot_score_maps",
+    "plot_scatter",
+    "score_image",
+]

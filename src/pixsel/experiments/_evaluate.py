@@ -9,14 +9,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .._threads import blas_limit
 from .._validation import as_float_array, check_int, check_options
 from ._metrics import label_entropy, test_error, test_information
-from ._selectors import SELECTORS, Selection, blas_threads, select_pixels
+from ._selectors import SELECTORS, Selection, select_pixels
 
 __all__ = ["CLASSIFIERS", "EvaluationResult", "evaluate_selection", "make_classifier"]
 
 #: classifier names accepted by :func:`evaluate_selection`
-CLASSIFIERS = ("gp", "gp-ep", "gp-laplace-probit", "linear-svm", "lda")
+CLASSIFIERS = ("gp", "gp-ep", "gp-laplace-probit", "linear-svm", "logistic", "lda")
 
 #: optimizer restarts of the GP classifiers (beyond the first start), unless overridden
 GP_RESTARTS = 2
@@ -41,6 +42,7 @@ def make_classifier(name, X_train=None, *, random_state=0, n_restarts=GP_RESTART
       (probit likelihood, EP or Laplace), ``n_restarts`` restarts;
     * ``'linear-svm'``: ``StandardScaler`` + ``LinearSVC(C=1)`` (no probabilities: no test
       information);
+    * ``'logistic'``: ``StandardScaler`` + ``LogisticRegression(max_iter=5000)``;
     * ``'lda'``: ``LinearDiscriminantAnalysis()``.
     """
     check_options(name, "classifier", CLASSIFIERS, owner="make_classifier")
@@ -62,6 +64,12 @@ def make_classifier(name, X_train=None, *, random_state=0, n_restarts=GP_RESTART
         from sklearn.svm import LinearSVC
 
         return make_pipeline(StandardScaler(), LinearSVC(C=1.0, max_iter=10000, random_state=random_state, **params))
+    if name == "logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000, **params))
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
     return LinearDiscriminantAnalysis(**params)
@@ -128,12 +136,12 @@ class EvaluationResult:
     def save(self, out_dir, stem=None):
         """Write ``<stem>.json`` and ``<stem>.png`` (error/information/evidence vs k) into ``out_dir``."""
         from ..io import save_figure, write_json
-        from ._plots import plot_curves
+        from ..viz import plot_evaluation
 
         out_dir = Path(out_dir)
         stem = stem or f"evaluate_{self.method}_{self.classifier}"
         paths = [write_json(out_dir / f"{stem}.json", self.to_dict())]
-        paths.append(save_figure(plot_curves([self]), out_dir / f"{stem}.png", dpi=120))
+        paths.append(save_figure(plot_evaluation([self]), out_dir / f"{stem}.png", dpi=120))
         return paths
 
 
@@ -159,7 +167,7 @@ def evaluate_selection(
     method_params=None,
     classifier_params=None,
     random_state=0,
-    progress=True,
+    progress=False,
     n_blas_threads=1,
 ):
     """For each ``k``: select ``k`` pixels on the training set, fit a classifier on them, test it.
@@ -183,8 +191,8 @@ def evaluate_selection(
     method_params, classifier_params : dict or None
         Extra keyword arguments of the selector and of the classifier.
     random_state : int
-    progress : bool
-        Show a progress bar (tqdm) over ``k``.
+    progress : bool, default=False
+        Show a progress bar (tqdm) over ``k`` (quiet by default, like all of pixsel).
     n_blas_threads : int or None, default=1
         BLAS threads while selecting and fitting (scoped, restored afterwards; ``None`` leaves
         the process setting). GP fits on a few hundred points are fastest single-threaded.
@@ -199,7 +207,7 @@ def evaluate_selection(
     >>> from sklearn.model_selection import train_test_split
     >>> d = load_digits_pair(3, 5)
     >>> Xa, Xb, ya, yb = train_test_split(d.X, d.y, test_size=0.5, random_state=0, stratify=d.y)
-    >>> r = evaluate_selection(Xa, ya, Xb, yb, method="dual", classifier="lda", ks=[2, 16], progress=False)
+    >>> r = evaluate_selection(Xa, ya, Xb, yb, method="dual", classifier="lda", ks=[2, 16])
     >>> r.ks, r.error[1] < r.error[0]
     ([2, 16], True)
     """
@@ -235,14 +243,14 @@ def evaluate_selection(
         S = selection.supports[k]
         clf = make_classifier(classifier, X_train[:, S], random_state=random_state, **(classifier_params or {}))
         t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught, blas_threads(n_blas_threads):
+        with warnings.catch_warnings(record=True) as caught, blas_limit(n_blas_threads):
             warnings.simplefilter("always")
             clf.fit(X_train[:, S], y_train)
         res.fit_time.append(time.perf_counter() - t0)
         res.warnings.extend(f"k={k}: {w.category.__name__}: {w.message}" for w in caught)
         res.error.append(test_error(y_test, clf.predict(X_test[:, S])))
         if classifier != "linear-svm":
-            with np.errstate(divide="ignore"), blas_threads(n_blas_threads):
+            with np.errstate(divide="ignore"), blas_limit(n_blas_threads):
                 if hasattr(clf, "predict_log_proba"):
                     lp = clf.predict_log_proba(X_test[:, S])
                 else:

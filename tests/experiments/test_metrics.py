@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel import evaluation as ev  # not 'from ... import test_*': pytest would collect them
+from pixsel import experiments as ev  # not 'from ... import test_*': pytest would collect them
 
 
 def test_test_error_by_hand():

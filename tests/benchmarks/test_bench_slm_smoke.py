@@ -1,4 +1,4 @@
-"""Smoke runs (``--quick``) of the texture and clustering benchmarks of issue 7."""
+"""Smoke runs (``--quick``) of the texture and clustering benchmarks of issue 7 (were in tests/projection)."""
 
 import importlib.util
 import json
@@ -21,14 +21,13 @@ def _load(name):
     return mod
 
 
-@pytest.mark.data
 @pytest.mark.parametrize(
     "name,data,key",
     [("bench_slm_textures", "brodatz_112_640x640.npz", "accuracy"),
      ("bench_slm_clustering", "usps_full_16x16.npz", "table")],
 )
 def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, monkeypatch, capsys):
-    shared_data(data)  # skips when the file is absent
+    shared_data.path(data)  # skips when the file is absent
     monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
     assert _load(name).main(["--quick"]) == 0
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._threads import blas_limit
+
 __all__ = ["Selection", "SELECTORS", "select_pixels", "ranking_selection"]
 
 
@@ -228,15 +230,6 @@ SELECTORS = {
 }
 
 
-def blas_threads(n):
-    """Scoped BLAS thread limit (``threadpoolctl``); a no-op context for ``n=None``."""
-    from contextlib import nullcontext
-
-    from threadpoolctl import threadpool_limits
-
-    return nullcontext() if n is None else threadpool_limits(int(n), user_api="blas")
-
-
 def select_pixels(X, y, method, ks, *, random_state=None, n_blas_threads=1, **params):
     """Run the selector ``method`` (a key of :data:`SELECTORS`) for every ``k`` in ``ks``.
 
@@ -248,5 +241,5 @@ def select_pixels(X, y, method, ks, *, random_state=None, n_blas_threads=1, **pa
         raise ValueError(
             f"The 'method' parameter must be one of {{{', '.join(repr(m) for m in SELECTORS)}}}. Got {method!r} instead."
         )
-    with blas_threads(n_blas_threads):
+    with blas_limit(n_blas_threads):
         return SELECTORS[method](X, y, list(ks), random_state=random_state, **params)
