@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import save_figure, write_json
+from ._common import add_output_arguments
 
 _KS = (1, 2, 4, 8, 16, 32, 64)
 _MASK_KS = (1, 4, 8, 16)
@@ -30,8 +31,7 @@ def add_parser(sub):
             "linear (logistic) classifier and a Gaussian-process classifier on the selected pixels."
         ),
     )
-    p.add_argument("--out", "-o", metavar="DIR", default="pixsel-demo", help="output folder (default: pixsel-demo)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+    add_output_arguments(p, "pixsel-demo")
     p.add_argument("--no-gp", action="store_true", help="skip the Gaussian-process classifier (faster)")
     p.set_defaults(func=run)
 

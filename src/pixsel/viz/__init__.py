@@ -5,6 +5,8 @@ registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
 """
 
 from ._figures import (
+    PALETTE,
+    method_label,
     plot_curves,
     plot_evaluation,
     plot_images,
@@ -24,4 +26,6 @@ __all__ = [
     "plot_score_maps",
     "plot_scatter",
     "score_image",
+    "method_label",
+    "PALETTE",
 ]
