@@ -108,16 +108,27 @@ def is_dask_array(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "chunks")
 
 
+class NonFiniteError(ValueError):
+    """The ``ValueError`` of :func:`check_finite`; ``index`` locates the first bad entry.
+
+    A block reduction catches it and raises it again with the row made global (the block's first
+    row added), so a NaN in any chunk of a Dask array is reported where it is in ``X``.
+    """
+
+    def __init__(self, name, count, index):
+        self.name, self.count, self.index = name, int(count), tuple(int(i) for i in index)
+        super().__init__(
+            f"{name} contains {self.count} NaN or infinite value(s), the first at index {self.index}. "
+            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before fitting."
+        )
+
+
 def check_finite(x, name="X"):
-    """Raise a ``ValueError`` that locates the first NaN or infinite entry of an array."""
+    """Raise a ``ValueError`` (:class:`NonFiniteError`) locating the first NaN or infinite entry."""
     x = np.asarray(x)
     if x.dtype.kind in "fc" and not np.all(np.isfinite(x)):
         bad = np.argwhere(~np.isfinite(x))
-        first = tuple(int(i) for i in bad[0])
-        raise ValueError(
-            f"{name} contains {len(bad)} NaN or infinite value(s), the first at index {first}. "
-            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before fitting."
-        )
+        raise NonFiniteError(name, len(bad), bad[0])
     return x
 
 

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, resolve_k
 from ..spectral._implicit import use_implicit
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
@@ -75,7 +76,7 @@ def best_objective(*paths):
     return out
 
 
-class _PathSelector(SelectorMixin, BaseEstimator):
+class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
 
     Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,

@@ -17,6 +17,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
 
@@ -57,7 +58,7 @@ def _encode_target(y, target, owner):
     return "continuous", Y, None
 
 
-class _BaseSPLS(SelectorMixin, BaseEstimator):
+class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
     def __sklearn_tags__(self):

@@ -245,7 +245,7 @@ def class_means(X, y=None, *, classes=None):
                                 block_bytes=_MEANS_BLOCK_BYTES)
     _check_counts(classes, counts)
     if not np.all(np.isfinite(sums)):
-        check_finite(np.asarray(X, dtype=np.float64), "X")  # raises, locating the first one
+        block_reduce(_check_block, lambda parts: None, X)  # raises, locating it (never loads X whole)
     means = sums / counts[:, None]
     n = float(counts.sum())
     return ClassMeans(
@@ -255,6 +255,10 @@ def class_means(X, y=None, *, classes=None):
         mean=(counts @ means) / n,
         n_samples=int(n),
     )
+
+
+def _check_block(Xb):
+    check_finite(Xb)
 
 
 def _block_partial(Xb, codes, C):

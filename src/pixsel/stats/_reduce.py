@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import is_dask_array
+from .._validation import NonFiniteError, is_dask_array
 
 __all__ = ["block_reduce", "sum_partials"]
 
@@ -46,11 +46,21 @@ def sum_partials(parts):
     return sum(parts)
 
 
-def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows):
+def _located(part, start, Xb, *rb):
+    """``part`` on the rows ``start, start + 1, ...`` of X; a NaN is reported at its global row."""
+    try:
+        return part(Xb, *rb)
+    except NonFiniteError as exc:
+        index = (exc.index[0] + start,) + exc.index[1:]
+        raise NonFiniteError(f"X (rows {start} to {start + len(Xb) - 1})", exc.count, index) from None
+
+
+def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0):
     n, p = X.shape
     rows = max(min_rows, block_bytes // (8 * max(p, 1)), 1)
     parts = [
-        part(X[i : i + rows], *(r[i : i + rows] for r in rows_arrays)) for i in range(0, max(n, 1), rows)
+        _located(part, start + i, X[i : i + rows], *(r[i : i + rows] for r in rows_arrays))
+        for i in range(0, max(n, 1), rows)
     ]
     return merge(parts)
 
@@ -103,12 +113,13 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
         for r in row_arrays
     ]
 
-    def chunk(xb, *rb):
-        return _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows)
+    def chunk(xb, start, *rb):
+        return _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start)
 
     task = dask.delayed(chunk, pure=True)
     merge_task = dask.delayed(merge, pure=True)
-    parts = [task(xb, *rb) for xb, *rb in zip(xblocks, *rblocks)]
+    starts = np.concatenate([[0], np.cumsum(X.chunks[0][:-1])]).astype(int).tolist()
+    parts = [task(xb, s, *rb) for xb, s, *rb in zip(xblocks, starts, *rblocks)]
     while len(parts) > 1:  # tree reduction: bounded memory, parallel merges
         parts = [merge_task(parts[i : i + _FANIN]) for i in range(0, len(parts), _FANIN)]
     return dask.compute(parts[0])[0]

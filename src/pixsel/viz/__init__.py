@@ -4,6 +4,7 @@ No backend is forced: ``viz`` never calls ``matplotlib.use`` and never touches p
 registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
 """
 
+from ._choose_k import plot_cv_path
 from ._figures import (
     PALETTE,
     method_label,
@@ -28,4 +29,5 @@ __all__ = [
     "score_image",
     "method_label",
     "PALETTE",
+    "plot_cv_path",
 ]
