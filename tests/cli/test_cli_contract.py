@@ -175,7 +175,7 @@ def test_gap_has_one_meaning_relative(data_npz, tmp_path):
 def test_help_does_not_import_the_numerics():
     # what makes `pixsel --help` start in well under a second (timed in benchmarks/bench_cli_startup.py)
     code = ("import sys; from pixsel.cli import build_parser; build_parser(); "
-            "heavy = [m for m in ('sklearn', 'scipy', 'matplotlib', 'dask', 'numba', 'skimage') if m in sys.modules]; "
+            "heavy = [m for m in ('numpy', 'sklearn', 'scipy', 'matplotlib', 'dask', 'numba', 'skimage') if m in sys.modules]; "
             "print(heavy); assert not heavy")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -184,3 +184,10 @@ def test_help_does_not_import_the_numerics():
     assert code == 0 and "--split" in out and "--progress" in out and "--debug" in out
     code, out, _ = _cli("--help")
     assert code == 0 and "130" in out
+
+
+def test_evaluate_choices_are_the_experiments_names():
+    from pixsel import experiments
+    from pixsel.cli import _evaluate
+
+    assert tuple(experiments.SELECTORS) == _evaluate.SELECTORS and experiments.CLASSIFIERS == _evaluate.CLASSIFIERS

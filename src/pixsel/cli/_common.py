@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..datasets import load
 
 
 def add_data_argument(parser, *, split=True):
@@ -78,6 +77,8 @@ def parse_params(items):
 
 def load_labelled(args, *, need_labels=True):
     """Load DATA with the command's --split and --sample-axis; print the loader's notes (not with -q)."""
+    from ..datasets import load
+
     data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None))
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")

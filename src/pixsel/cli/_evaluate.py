@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -17,10 +16,14 @@ from ._common import (
 
 _METHOD_ALIASES = {"gslda": "dual"}
 
+# the names of pixsel.experiments.SELECTORS and CLASSIFIERS, written out so that `pixsel --help`
+# does not import NumPy (tests/cli/test_cli_contract.py checks that they agree)
+SELECTORS = ("forward", "backward", "dual", "gslda", "fisher", "f_classif", "mutual_info", "rfe_svc",
+             "l1_logistic", "sfs_lda", "soft_ard")
+CLASSIFIERS = ("gp", "gp-ep", "gp-laplace-probit", "linear-svm", "logistic", "lda")
+
 
 def add_parser(sub):
-    from ..experiments import CLASSIFIERS, SELECTORS
-
     p = sub.add_parser(
         "evaluate",
         help="test error / test information vs k of a selector + classifier (evaluate.json, evaluate.png)",
@@ -72,6 +75,8 @@ def _title(args, tt):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    from ..io import save_figure, write_json
     from ..datasets import load_train_test
     from ..experiments import evaluate_selection
     from ..viz import plot_evaluation

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -37,6 +36,8 @@ def add_parser(sub):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    from ..io import save_figure, write_json
     from ..selection import lda_paths, pca_paths
     from ..viz import plot_paths
 

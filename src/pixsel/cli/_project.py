@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json, write_npz
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -83,6 +81,10 @@ def add_parser(sub):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json, write_npz
     data = load_labelled(args, need_labels=False)
     X = np.asarray(data.X, dtype=np.float64)
     if args.normalize:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -66,6 +64,10 @@ def _gamma(value):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json
     from ..scores import importance
     from ..selection import ScoreSelector, SubspaceScoreSelector
 

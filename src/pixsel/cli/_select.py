@@ -6,9 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -109,6 +107,10 @@ def _choose_k(args, est, data):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json
     from ._errors import EXIT_INTERRUPTED
 
     method = METHODS[args.method]

@@ -134,12 +134,12 @@ def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, 
             if c == 0 and bg_titles is not None:
                 ax.set_ylabel(bg_titles[r], fontsize=9)
     handles = [Patch(facecolor=color, edgecolor="none", label="selected pixels"),
-               Patch(facecolor="0.5", edgecolor="none", label="background: " + (
-                   "the image named at the left" if bg_titles is not None else "mean image"))]
-    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8, frameon=False)
+               Patch(facecolor="0.5", edgecolor="none", label="grey: " + (
+                   "image named at left" if bg_titles is not None else "mean image"))]
+    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout(rect=(0, 0.6 / (2.6 * rows + 0.7), 1, 1))
+    fig.tight_layout(rect=(0, 0.75 / (2.6 * rows + 0.7), 1, 1))
     return fig
 
 
