@@ -173,8 +173,12 @@ def check_square_symmetric(B, name="B", *, rtol=1e-8):
     return B
 
 
-def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_select"):
+def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_select", *, cap=False):
     """An int in ``[1, n_features]``, or a float in ``(0, 1]`` read as a fraction of the features.
+
+    With ``cap=True`` an int above ``n_features`` selects all the features with a
+    ``UserWarning``, as scikit-learn's ``SelectKBest`` does (the estimators' default ``k = 10``
+    then works on data with fewer features); without, it is an error.
 
     Examples
     --------
@@ -189,6 +193,16 @@ def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_
     if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
         frac = check_real(v, name, low=0, high=1, low_open=True, owner=owner)
         return max(1, int(round(frac * n_features)))
+    if cap and isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > n_features >= 1:
+        import warnings
+
+        warnings.warn(
+            f"{owner + ': ' if owner else ''}{name}={int(v)} is greater than n_features={n_features}; all "
+            f"{n_features} features are selected. Pass {name} <= {n_features} to select fewer.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return int(n_features)
     return check_int(v, name, low=1, high=n_features, owner=owner)
 
 

@@ -92,7 +92,7 @@ class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         return owner
 
     def _resolve_k(self, n_features):
-        return resolve_k(self.n_features_to_select, n_features, type(self).__name__)
+        return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
     def _resolve_algorithm(self, n_samples, n_features, *, dense_only=False):
         """``'auto'`` -> ``'implicit'`` for image-scale NumPy input (see ``use_implicit``)."""

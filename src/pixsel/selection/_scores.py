@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -172,7 +171,8 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         ``mode='top'``: number of features; ``mode='sample'``: number of draws ``c``. An int in
         ``[1, n_features]`` or a float in ``(0, 1]`` (fraction of the features).
     rank : int, default=10
-        ``m``, in ``[1, min(n_samples, n_features) - 1]``. For ``gamma='theory'`` use
+        ``m`` >= 1; capped to ``min(n_samples, n_features) - 1`` (at full rank every score is
+        the same), the value used is ``rank_``. For ``gamma='theory'`` use
         ``rank = 2 * n_clusters`` (pixsel takes ``k = rank // 2``).
     gamma : {'balanced', 'theory'} or float, default='balanced'
         ``'balanced'``: ``sum l = gamma sum r`` (the paper's face-recognition setting);
@@ -192,7 +192,9 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         Subspace scores (higher is better).
     leverage_, residual_ : ndarray of shape (n_features,)
     gamma_ : float
-    singular_values_ : ndarray of shape (rank,)
+    rank_ : int
+        The rank used: ``rank`` capped to ``min(n_samples, n_features) - 1``.
+    singular_values_ : ndarray of shape (rank_,)
         Top singular values of the centred data.
     components_ : ndarray of shape (rank, n_features)
         Top right singular vectors (rows).
@@ -263,17 +265,19 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         X, _ = self._validate_X(X)
         n, p = X.shape
         limit = min(n, p) - 1
-        if not isinstance(self.rank, numbers.Integral) or isinstance(self.rank, bool) \
-                or not 1 <= self.rank <= limit:
+        rank = check_int(self.rank, "rank", low=1, owner=owner)
+        if limit < 1:
             raise ValueError(
-                f"The 'rank' parameter of {owner} must be an int in the range [1, {limit}] "
-                f"(below min(n_samples, n_features) = min({n}, {p})); got {self.rank!r}. X has "
-                f"{n} sample(s) and {p} feature(s): at full rank every residual is zero and every "
-                "leverage score is 1, so the scores say nothing. Choose a smaller rank."
+                f"{owner} needs at least 2 samples and 2 features: X has {n} sample(s) and {p} feature(s), "
+                "so the best rank-1 subspace is all of X, every residual is zero and every leverage "
+                "score is 1. Give more features or samples."
             )
-        k = resolve_k(self.n_features_to_select, p, owner)
+        # capped to the data (as scikit-learn's PCA caps n_components), recorded in rank_
+        rank = min(rank, limit)
+        k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         rng = check_random_state(self.random_state)
-        res = subspace_scores(X, int(self.rank), gamma=self.gamma, center=self.center,
+        self.rank_ = rank
+        res = subspace_scores(X, rank, gamma=self.gamma, center=self.center,
                               n_iter=n_iter, random_state=rng)
         if not np.any(to_numpy(res.scores) > 0):
             raise ValueError(
@@ -387,7 +391,7 @@ default='variance'
             )
         X, y = self._validate_X(X, y if spec.supervised else None)
         n, p = X.shape
-        k = resolve_k(self.n_features_to_select, p, owner)
+        k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         if spec.supervised:
             if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
