@@ -55,8 +55,14 @@ class SparseLDASelector(_PathSelector):
     time_limit : float or None, default=None
         Seconds allowed to the exact search; when it stops before proving optimality, the best
         support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
+    node_limit : int or None, default=None
+        Search-tree nodes allowed to the exact search (stops like ``time_limit``).
+    gap_tol : float, default=0.0
+        Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
+        returned is then within ``gap_tol`` (as a fraction) of the optimum.
     progress : bool, default=False
-        Show a progress bar during the exact search (library code is quiet by default).
+        Report the exact search (nodes, best objective, certified bound, relative gap): a bar on
+        a terminal, plain lines elsewhere. Library code is quiet by default.
 
     Attributes
     ----------
@@ -75,9 +81,15 @@ class SparseLDASelector(_PathSelector):
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
     algorithm_, direction_ : str
         The algorithm ('dense' or 'implicit') and the direction(s) actually run.
-    status_, gap_, upper_bound_, n_nodes_ : str, float, float, int
-        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...),
-        the certified gap and upper bound at ``n_features_to_select_``, and the nodes searched.
+    status_, upper_bound_, n_nodes_ : str, float, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``,
+        ``'interrupted'``...), the certified upper bound on the objective of every support of
+        size ``n_features_to_select_``, and the nodes searched.
+    gap_ : float
+        Only with ``solver='exact'``: the *relative* gap ``(upper_bound_ - objective) /
+        |objective|`` of the returned support (0 when certified optimal).
+    absolute_gap_ : float
+        Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -104,6 +116,8 @@ class SparseLDASelector(_PathSelector):
         algorithm="auto",
         solver="greedy",
         time_limit=None,
+        node_limit=None,
+        gap_tol=0.0,
         progress=False,
     ):
         self.n_features_to_select = n_features_to_select
@@ -113,6 +127,8 @@ class SparseLDASelector(_PathSelector):
         self.algorithm = algorithm
         self.solver = solver
         self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.gap_tol = gap_tol
         self.progress = progress
 
     def __sklearn_tags__(self):
