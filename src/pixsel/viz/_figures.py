@@ -246,7 +246,7 @@ def plot_evaluation(results, *, title=None, logx=True):
     matplotlib.figure.Figure
     """
     has_lml = any(np.any(np.isfinite(r.log_marginal_likelihood)) for r in results)
-    fig = _figure((13 if has_lml else 9, 3.6))
+    fig = _figure((13 if has_lml else 10, 4.6))
     ax = fig.subplots(1, 3 if has_lml else 2, squeeze=False)[0]
     for i, r in enumerate(results):
         label = f"{method_label(r.method)}, {r.classifier} classifier"
@@ -268,11 +268,15 @@ def plot_evaluation(results, *, title=None, logx=True):
         if logx:
             a.set_xscale("log")
         a.grid(alpha=0.3)
-    ax[0].legend(fontsize=8)
-    ax[1].legend(fontsize=8)
+    # one legend under the panels: long method names never cover the curves or the axis labels
+    handles, labels = ax[0].get_legend_handles_labels()
+    h1, l1 = ax[1].get_legend_handles_labels()
+    handles, labels = handles + h1[len(results):], labels + l1[len(results):]
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 2), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    rows = int(np.ceil(len(labels) / 2))
+    fig.tight_layout(rect=(0, 0.08 + 0.06 * rows, 1, 1))
     return fig
 
 
