@@ -73,6 +73,8 @@ class SparseLDASelector(_PathSelector):
         Per k, the best objective of the computed directions (at ``n_features_to_select_``, that
         of ``support_``; only up to ``n_features_to_select_`` with the implicit algorithm).
     forward_path_, backward_path_ : SparsePath or None
+        The greedy paths (order and objective per k). They carry no per-k certificate: call
+        ``pixsel.spectral.certify(path)`` for one, or use ``pixsel.lda_paths``.
     coef_ : ndarray of shape (n_features_to_select_,)
         The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
         more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
@@ -195,7 +197,9 @@ class SparseLDASelector(_PathSelector):
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
-        kw = dict(criterion=self.criterion, certificate="inclusion")
+        # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
+        # one inverse of B per direction (certify(path) or lda_paths give it on request)
+        kw = dict(criterion=self.criterion)
         fwd = greedy_path(a, B, direction="forward", **kw) if self.direction in ("forward", "dual") else None
         bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
 
