@@ -9,8 +9,8 @@ Everything solver-related goes through pixsel's public API. Thresholding baselin
   Fisher discriminant ``B^{-1} a``): ``fisher_thresholding_path`` for vectors, a local
   ``eigh(A, B)`` ranking for matrices.
 
-The greedy dual pass for a full matrix A is local (``local_dual_pass_objectives``, direct
-evaluation) until the general helper's matrix ``greedy_path`` is on main.
+The greedy dual pass (``dual_pass_objectives``) is ``pixsel.spectral.greedy_path`` forward and
+backward, for a vector ``a`` and a full matrix ``A`` alike.
 """
 
 from __future__ import annotations
@@ -18,12 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from pixsel.spectral import (
-    fisher_thresholding_path,
-    greedy_path,
-    objective_on_support,
-    simple_thresholding_path,
-)
+from pixsel.spectral import fisher_thresholding_path, greedy_path, simple_thresholding_path
 
 
 def brownian_kernel(n, gamma, length):
@@ -94,35 +89,12 @@ def pearson_order(X, y):
     return np.argsort(-np.abs(r), kind="stable")
 
 
-def local_dual_pass_objectives(A, B):
-    """Forward and backward greedy objectives and supports for every k (direct evaluation)."""
-    if A.ndim == 1:
-        fw = greedy_path(A, B, direction="forward")
-        bw = greedy_path(A, B, direction="backward")
-        return fw.objective, bw.objective, [fw.support(k) for k in range(1, len(A) + 1)], [
-            bw.support(k) for k in range(1, len(A) + 1)
-        ]
-    n = len(A)
-    f = lambda S: objective_on_support(A, B, S)  # noqa: E731
-    fwd_obj, fwd_sup = np.empty(n), []
-    S, rest = [], list(range(n))
-    for k in range(n):
-        vals = [f(S + [j]) for j in rest]
-        j = rest[int(np.argmax(vals))]
-        S.append(j)
-        rest.remove(j)
-        fwd_obj[k] = max(vals)
-        fwd_sup.append(np.array(sorted(S)))
-    bwd_obj, bwd_sup = np.empty(n), [None] * n
-    S = list(range(n))
-    bwd_obj[n - 1] = f(S)
-    bwd_sup[n - 1] = np.array(S)
-    while len(S) > 1:
-        vals = [f([i for i in S if i != j]) for j in S]
-        S.remove(S[int(np.argmax(vals))])
-        bwd_obj[len(S) - 1] = max(vals)
-        bwd_sup[len(S) - 1] = np.array(sorted(S))
-    return fwd_obj, bwd_obj, fwd_sup, bwd_sup
+def dual_pass_objectives(A, B):
+    """Forward and backward greedy objectives and supports for every k (``greedy_path``)."""
+    fw = greedy_path(A, B, direction="forward")
+    bw = greedy_path(A, B, direction="backward")
+    ks = range(1, len(B) + 1)
+    return fw.objective, bw.objective, [fw.support(k) for k in ks], [bw.support(k) for k in ks]
 
 
 def fisher_predict(Xtr, ytr, Xte, support, B_reg, a):

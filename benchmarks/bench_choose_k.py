@@ -23,6 +23,9 @@ each peer, the chosen k, and the held-out test error of the refitted model at th
 times pixsel with and without ``reuse_statistics`` (LDA scored from per-fold statistics vs refitted
 at every k) to say whether that optimisation matters.
 
+Writes results/choose_k/choose_k.json and fig_cv_path_<task>.png (pixsel's CV score vs k with
+its band and the objective path; RFECV's CV curve on the same folds drawn over it).
+
 Why 16 x 16 for Yale: at 32 x 32 (p = 1024) one LDA fit on all pixels takes seconds, and RFECV
 with step=1 refits ~1024 times per fold, which is hours on the 2-core machine this ran on.
 
@@ -35,7 +38,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _common import best_time, blas_threads, parser, write_results
+from _common import best_time, blas_threads, out_dir, parser, write_results
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.feature_selection import RFECV, SequentialFeatureSelector
@@ -43,6 +46,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from pixsel import PathSelectorCV, SparseLDASelector
 from pixsel.datasets import load_shared
+from pixsel.io import save_figure
+from pixsel.viz import plot_cv_path
 
 TOL = 0.005  # SFS: stop when the CV accuracy gains less than half a percent (its only stopping rule)
 
@@ -93,11 +98,14 @@ def test_error(model, support, Xa, ya, Xb, yb):
 def one_task(name, Xa, ya, Xb, yb, shape, args):
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     p = Xa.shape[1]
+    slug = name.split(" (")[0].lower().replace(" ", "_").replace(".", "")
     row = {"task": name, "n_train": len(ya), "n_test": len(yb), "p": p}
     t_px, px = best_time(lambda: run_pixsel(Xa, ya, cv), repeat=3)
     row["pixsel"] = {"seconds": t_px, "k": px.n_features_,
                      "test_error": test_error(_lda(), px.get_support(), Xa, ya, Xb, yb),
                      "cv_accuracy": float(px.cv_results_["mean_test_score"][px.n_features_ - 1])}
+    fig = plot_cv_path(px.cv_results_, px.n_features_, objective=px.selector_.objective_path_, rule="best",
+                       score_name="CV accuracy (5 folds)", title=f"{name}: k chosen by PathSelectorCV")
     se = run_pixsel(Xa, ya, cv, rule="one-se")
     row["pixsel_one_se"] = {"k": se.n_features_, "test_error": test_error(_lda(), se.get_support(), Xa, ya, Xb, yb)}
     t_nr, _ = best_time(lambda: run_pixsel(Xa, ya, cv, reuse=False), repeat=1)
@@ -106,6 +114,12 @@ def one_task(name, Xa, ya, Xb, yb, shape, args):
     t = time.perf_counter()
     rfe = RFECV(_lda(), step=1, cv=cv).fit(Xa, ya)
     t_rfe = time.perf_counter() - t
+    # RFECV's own CV curve on the same folds, drawn on pixsel's panel for comparison
+    ax = fig.axes[0]
+    ax.plot(rfe.cv_results_["n_features"], rfe.cv_results_["mean_test_score"], color="C1", lw=1,
+            label=f"RFECV(LDA) mean, chose k = {rfe.n_features_}")
+    ax.legend(fontsize=8, loc="lower right")
+    save_figure(fig, out_dir(args) / f"fig_cv_path_{slug}.png", dpi=120)
     row["rfecv_lda"] = {"seconds": t_rfe, "k": int(rfe.n_features_),
                         "test_error": test_error(_lda(), rfe.support_, Xa, ya, Xb, yb),
                         "speedup_pixsel": t_rfe / t_px}

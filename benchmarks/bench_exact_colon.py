@@ -6,9 +6,9 @@ of the intensities, then each gene standardized to zero mean and unit variance. 
 pixsel's ``'auto'`` ridge ``alpha = 1e-3 trace(B) / p`` (paper 002 section 3.3 regularizes B the
 same way, ``B + alpha I``).
 
-Selectors: forward GSLDA (the paper used its forward pass here; run to ``max(ks)`` with the
-forward formula of ``greedy_path_reference``, truncated locally - checked against it on a
-sub-problem at start-up), ST (``|B^{-1/2} a|``, the ranking of ``simple_thresholding_path``),
+Selectors: forward GSLDA (the paper used its forward pass here; ``greedy_path`` forward with
+``max_k = max(ks)``, O(p k^2) - checked against ``greedy_path_reference`` on a sub-problem at
+start-up), ST (``|B^{-1/2} a|``, the ranking of ``simple_thresholding_path``),
 FT (``|B^{-1} a|``, ``fisher_thresholding_path``) - both computed through the thin SVD of the
 class-centred samples and checked against the kernel functions once - P-corr (|Pearson correlation|)
 and SVM-RFE (scikit-learn ``RFE(LinearSVC(C=1))``: 10% of the genes removed per iteration down
@@ -26,49 +26,24 @@ Run: ``python benchmarks/bench_exact_colon.py`` (``--quick``: 10 folds of the in
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
+from _exact_common import fisher_predict, pearson_order
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import fisher_predict, pearson_order  # noqa: E402
-
-from pixsel.io import save_figure, write_json  # noqa: E402
-from pixsel.datasets import load_shared  # noqa: E402
-from pixsel.spectral import fisher_thresholding_path, greedy_path_reference, simple_thresholding_path  # noqa: E402
-from pixsel.stats import class_statistics, regularize  # noqa: E402
+from pixsel.datasets import load_shared
+from pixsel.io import save_figure
+from pixsel.spectral import fisher_thresholding_path, greedy_path, greedy_path_reference, simple_thresholding_path
+from pixsel.stats import class_statistics, regularize
 
 KS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256]
 
 
-def forward_gslda_truncated(a, B, kmax):
-    """Forward greedy order for f(S) = a_S^T B_SS^{-1} a_S, first ``kmax`` steps.
-
-    Same update as ``greedy_path_reference(direction='forward')`` (one pivoted-Cholesky step per
-    selection) but keeping only the ``kmax`` Cholesky columns: O(p kmax^2) instead of O(p^3).
-    """
-    p = len(a)
-    d = np.diag(B).copy()
-    r = a.copy()
-    L = np.zeros((p, kmax))
-    tol = p * np.finfo(float).eps * np.abs(np.diag(B))
-    chosen = np.zeros(p, bool)
-    order = []
-    for t in range(kmax):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gains = np.where((d > tol) & ~chosen, r**2 / d, -np.inf)
-        j = int(np.argmax(gains))
-        col = (B[:, j] - L[:, :t] @ L[j, :t]) / np.sqrt(d[j])
-        L[:, t] = col
-        r = r - col * (r[j] / np.sqrt(d[j]))
-        d = d - col**2
-        chosen[j] = True
-        order.append(j)
-    return np.array(order)
+def forward_gslda(a, B, kmax):
+    """Forward greedy order for f(S) = a_S^T B_SS^{-1} a_S, first ``kmax`` steps."""
+    return greedy_path(a, B, direction="forward", max_k=kmax).order
 
 
 def rfe_order(X, y, kmax=256):
@@ -122,7 +97,7 @@ def select_all(X, y, ks):
     kmax = max(ks)
     s_st, s_ft = lowrank_threshold_scores(X, y, reg.alpha)
     return {
-        "GSLDA": forward_gslda_truncated(a, B, kmax),
+        "GSLDA": forward_gslda(a, B, kmax),
         "ST": np.argsort(-np.abs(s_st), kind="stable"),
         "FT": np.argsort(-np.abs(s_ft), kind="stable"),
         "P-corr": pearson_order(X, y),
@@ -142,10 +117,13 @@ def check_thresholding(X, y):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="in-fold protocol on 10 folds only, k <= 16")
-    ap.add_argument("--out", default="results/exact_colon")
+    ap = parser("exact_colon", __doc__.splitlines()[0] + " (--quick: in-fold protocol on 10 folds, k <= 16)")
     args = ap.parse_args(argv)
+    with blas_threads(args):
+        run(args)
+
+
+def run(args):
     d = load_shared("alon_colon.npz")
     X = np.log(d["X"].astype(np.float64))
     y = d["y"].astype(int)
@@ -156,7 +134,7 @@ def main(argv=None):
     st = class_statistics(Xs, y)
     a, B = np.asarray(st.between).ravel(), regularize(st.within, "auto")[0]
     ref = greedy_path_reference(a, B, "forward").order[:20]
-    assert np.array_equal(forward_gslda_truncated(a, B, 20), ref), "truncated forward GSLDA != reference"
+    assert np.array_equal(forward_gslda(a, B, 20), ref), "truncated forward GSLDA != reference"
     methods = ["GSLDA", "ST", "FT", "P-corr", "SVM-RFE"]
     results = {}
     t0 = time.perf_counter()
@@ -195,11 +173,8 @@ def main(argv=None):
         print("   k | " + " | ".join(f"{m:>7s}" for m in methods))
         for j, k in enumerate(ks):
             print(f"{k:4d} | " + " | ".join(f"{100 * results[proto][m][j]:7.2f}" for m in methods))
-    out = Path(args.out)
-    write_json(out / "colon.json", {"args": vars(args), "k": ks, "elapsed_s": elapsed, "folds_in_fold": len(folds), "error": results})
-    import matplotlib
-
-    matplotlib.use("Agg")
+    out = out_dir(args)
+    write_results(args, {"k": ks, "elapsed_s": elapsed, "folds_in_fold": len(folds), "error": results}, name="colon")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)

@@ -6,8 +6,7 @@ processes with random smoothness, ``_exact_common.random_pair``: kernel ``exp(-|
 
 * the optimum ``R*(k)`` from ``exact_support`` (full symmetric A, ``'max-eig'``), initialized with
   the dual-pass greedy support; every solve must end ``'optimal'`` (counted and reported);
-* GSLDA: the better of the forward and backward greedy passes (local direct-evaluation dual pass,
-  see ``_exact_common``);
+* GSLDA: the better of the forward and backward greedy passes (``pixsel.spectral.greedy_path``);
 * ST: simple thresholding (``simple_thresholding_path``: principal eigenvector of
   ``B^{-1/2} A B^{-1/2}``), renormalized; FT: thresholding of the generalized eigenvector.
 
@@ -21,24 +20,20 @@ to reduce, ``--max-seconds S`` to stop after S seconds and report the pairs done
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
+from _exact_common import dual_pass_objectives, ft_order, random_pair, st_order
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import ft_order, local_dual_pass_objectives, random_pair, st_order  # noqa: E402
-
-from pixsel.io import save_figure, write_json  # noqa: E402
-from pixsel.spectral import exact_support, objective_on_support  # noqa: E402
+from pixsel.io import save_figure
+from pixsel.spectral import exact_support, objective_on_support
 
 
 def one_pair(A, B):
     n = len(B)
-    fwd, bwd, fsup, bsup = local_dual_pass_objectives(A, B)
+    fwd, bwd, fsup, bsup = dual_pass_objectives(A, B)
     greedy = np.maximum(fwd, bwd)
     order = st_order(A, B)
     st = np.array([objective_on_support(A, B, np.sort(order[:k])) for k in range(1, n + 1)])
@@ -57,13 +52,11 @@ def one_pair(A, B):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("exact_montecarlo", __doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=50000)
     ap.add_argument("--n", type=int, default=16)
     ap.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="smoke run: 4 pairs, n = 8")
-    ap.add_argument("--out", default="results/exact_montecarlo")
     args = ap.parse_args(argv)
     if args.quick:
         args.pairs, args.n = 4, 8
@@ -75,7 +68,8 @@ def main(argv=None):
     done = 0
     for i in range(args.pairs):
         A, B = random_pair(n, rng)
-        opt, greedy, st, ft, nodes, statuses = one_pair(A, B)
+        with blas_threads(args):
+            opt, greedy, st, ft, nodes, statuses = one_pair(A, B)
         not_optimal += sum(s != "optimal" for s in statuses)
         top = opt[-1]
         opt_n.append(opt / top)
@@ -104,18 +98,15 @@ def main(argv=None):
         )
     worst_k = int(ks[np.argmin(r_gre.mean(0))])
     print(f"greedy mean ratio >= 0.90 at every k: {bool(np.all(r_gre.mean(0) >= 0.9))}; worst mean ratio at k = {worst_k}")
-    out = Path(args.out)
+    out = out_dir(args)
     data = {
-        "args": vars(args), "pairs_done": done, "elapsed_s": elapsed, "not_optimal": not_optimal,
+        "args": {"pairs": args.pairs, "n": args.n, "max_seconds": args.max_seconds, "seed": args.seed}, "pairs_done": done, "elapsed_s": elapsed, "not_optimal": not_optimal,
         "k": ks, "mean_opt_norm": opt_n.mean(0), "mean_greedy_norm": gre_n.mean(0), "mean_st_norm": st_n.mean(0),
         "mean_ratio_greedy": r_gre.mean(0), "min_ratio_greedy": r_gre.min(0), "mean_ratio_st": r_st.mean(0),
         "min_ratio_st": r_st.min(0), "mean_ratio_ft": r_ft.mean(0), "greedy_optimal_fraction": (r_gre >= 1 - 1e-9).mean(0),
         "mean_nodes": nodes_all.mean(0), "load": os.getloadavg(),
     }
-    write_json(out / "montecarlo.json", data)
-    import matplotlib
-
-    matplotlib.use("Agg")
+    write_results(args, data, name="montecarlo")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))

@@ -8,7 +8,7 @@ Problems (both solvers on the same instances, in the same run):
   pooled within-class ``B`` (ridge 'auto') from the samples. ``sonar40``: UCI Sonar, bands 0-39.
 * full-rank ``'max-eig'``, n = 30, k = 15: Monte Carlo pairs (A, B) of ``_exact_common.random_pair``.
 
-``plain`` is ``exact_support(..., strategy='plain')``: depth-first, inclusion bound only, a fresh
+``plain`` is ``pixsel.spectral.plain_search``: depth-first, inclusion bound only, a fresh
 factorization per node, same greedy incumbent - the paper's method; it runs under
 ``--plain-limit`` seconds and, when stopped, reports the root bound as its certificate.
 
@@ -17,21 +17,16 @@ Run: ``python benchmarks/bench_exact_speed.py`` (``--quick`` for a smoke run).
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import blas_threads, parser, write_results
+from _exact_common import brownian_kernel, random_pair, sample_cov
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import brownian_kernel, random_pair, sample_cov  # noqa: E402
-
-from pixsel.io import write_json  # noqa: E402
-from pixsel.datasets import load_shared  # noqa: E402
-from pixsel.spectral import exact_support  # noqa: E402
-from pixsel.stats import class_statistics, regularize  # noqa: E402
+from pixsel.datasets import load_shared
+from pixsel.spectral import exact_support, plain_search
+from pixsel.stats import class_statistics, regularize
 
 
 def lda_instance(n, rng, n_samples=200):
@@ -63,9 +58,10 @@ def sonar_instance(n):
 
 def solve_both(name, A, B, k, args):
     row = {"instance": name, "n": len(B), "k": k}
-    for strategy, limit in (("best-first", args.limit), ("plain", args.plain_limit)):
+    for strategy, solve, limit in (("best-first", exact_support, args.limit), ("plain", plain_search, args.plain_limit)):
         t = time.perf_counter()
-        res = exact_support(A, B, k, time_limit=limit, strategy=strategy)
+        with blas_threads(args):
+            res = solve(A, B, k, time_limit=limit)
         row[strategy] = {
             "status": res.status,
             "time_s": time.perf_counter() - t,
@@ -85,8 +81,7 @@ def solve_both(name, A, B, k, args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="smoke size (n=16/12, 1 instance each)")
+    ap = parser("exact_speed", __doc__.splitlines()[0])
     ap.add_argument("--binary-instances", type=int, default=5)
     ap.add_argument("--full-instances", type=int, default=3)
     ap.add_argument("--hard-instances", type=int, default=0,
@@ -95,7 +90,6 @@ def main(argv=None):
     ap.add_argument("--plain-limit", type=float, default=60.0, help="time limit of the plain DFS (s)")
     ap.add_argument("--n-binary", type=int, default=40, help="n of the binary instances (k = n / 2)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/exact_speed")
     args = ap.parse_args(argv)
     nb, kb, nf, kf = (args.n_binary, args.n_binary // 2, 30, 15) if not args.quick else (16, 8, 12, 6)
     if args.quick:
@@ -144,9 +138,9 @@ def main(argv=None):
             f" {s['median_nodes_plain']:.0f} nodes; ours max certified rel. gap {s['max_rel_gap_ours']:.2e}",
             flush=True,
         )
-    out = Path(args.out)
-    write_json(out / "speed.json", {"args": vars(args), "load": os.getloadavg(), "rows": rows, "summary": summary})
-    print(f"wrote {out / 'speed.json'}")
+    options = {k: v for k, v in vars(args).items() if k != "out"}
+    path = write_results(args, {"args": options, "load": os.getloadavg(), "rows": rows, "summary": summary}, name="speed")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -16,46 +16,43 @@ projected training class means. Selectors:
   seconds per solve; the status of every solve is counted (``--dataset ionosphere``).
 
 Run: ``python benchmarks/bench_exact_uci.py --dataset sonar`` (or ``ionosphere``); ``--reps`` to
-reduce, ``--quick`` for a smoke run.
+reduce, ``--quick`` for a smoke run. Output: ``results/exact_uci/<dataset>.json`` and ``.png``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
+from _exact_common import dual_pass_objectives, fisher_predict, ft_order, pearson_order, st_order
 from sklearn.model_selection import StratifiedKFold
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _exact_common import fisher_predict, ft_order, pearson_order, st_order  # noqa: E402
-
-from pixsel.io import save_figure, write_json  # noqa: E402
-from pixsel.datasets import load_shared  # noqa: E402
-from pixsel.spectral import exact_support, greedy_path  # noqa: E402
-from pixsel.stats import class_statistics, regularize  # noqa: E402
+from pixsel.datasets import load_shared
+from pixsel.io import save_figure
+from pixsel.spectral import exact_support
+from pixsel.stats import class_statistics, regularize
 
 
 def dual_pass_supports(a, B):
-    fw = greedy_path(a, B, direction="forward")
-    bw = greedy_path(a, B, direction="backward")
-    p = len(a)
-    return [fw.support(k) if fw.objective[k - 1] >= bw.objective[k - 1] else bw.support(k) for k in range(1, p + 1)]
+    fwd, bwd, fsup, bsup = dual_pass_objectives(a, B)
+    return [f if of >= ob else b for of, ob, f, b in zip(fwd, bwd, fsup, bsup)]
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("exact_uci", __doc__.splitlines()[0])
     ap.add_argument("--dataset", choices=["sonar", "ionosphere"], default="sonar")
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--ks", default=None, help="comma-separated k values (default: all)")
     ap.add_argument("--solve-limit", type=float, default=10.0, help="seconds per exact solve (ionosphere)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    with blas_threads(args):
+        run(args)
+
+
+def run(args):
     fname = {"sonar": "uci_sonar.npz", "ionosphere": "uci_ionosphere.npz"}[args.dataset]
     d = load_shared(fname)
     X, y = d["X"].astype(np.float64), d["y"].astype(int)
@@ -100,16 +97,15 @@ def main(argv=None):
     print(" k | " + " | ".join(f"{m:>15s}" for m in methods) + "   (mean test error % +- std over reps)")
     for j, k in enumerate(ks):
         print(f"{k:2d} | " + " | ".join(f"{100 * err[m][:, j].mean():7.2f} +- {100 * err[m][:, j].std():4.2f}" for m in methods))
-    out = Path(args.out or f"results/exact_{args.dataset}")
-    write_json(
-        out / f"{args.dataset}.json",
-        {"args": vars(args), "k": ks, "elapsed_s": elapsed, "statuses": dict(statuses),
+    out = out_dir(args)
+    write_results(
+        args,
+        {"args": {"dataset": args.dataset, "reps": args.reps, "ks": args.ks, "solve_limit": args.solve_limit,
+                  "seed": args.seed}, "k": ks, "elapsed_s": elapsed, "statuses": dict(statuses),
          "max_rel_gap": max(gaps) if gaps else None,
          **{f"mean_error_{m}": err[m].mean(0) for m in methods}, **{f"std_error_{m}": err[m].std(0) for m in methods}},
+        name=args.dataset,
     )
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))

@@ -13,24 +13,18 @@ sizes spread over 1..p and integrate the measured per-step times over all p step
 rule in k). At p = 256 (b) is also run in full, which checks the extrapolation.
 
     python benchmarks/bench_gslda_vs_naive.py            # p in {256, 512}
-    python benchmarks/bench_gslda_vs_naive.py --quick    # smoke size
+    python benchmarks/bench_gslda_vs_naive.py --quick    # smoke size (p in {24, 40})
 """
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 
 import numpy as np
 import scipy.linalg as sla
+from _common import best_time, blas_threads, out_dir, parser, write_results
 
-from _common import best_time, results_dir
-
-from threadpoolctl import threadpool_limits
-
-import pixsel
-from pixsel.io import write_json
 from pixsel.spectral import greedy_path, greedy_path_reference
 
 
@@ -105,20 +99,18 @@ def sampled_naive_time(a, B, fwd_order, bwd_order, samples):
     return total_f, total_b, {"forward_k": ks, "forward_step_s": t_f, "backward_m": sizes, "backward_step_s": t_b}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    ap = parser("gslda_vs_naive", __doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512])
-    ap.add_argument("--threads", type=int, default=1, help="BLAS threads for every method (default 1)")
     ap.add_argument("--samples", type=int, default=12, help="sampled steps per direction for (b)")
     ap.add_argument("--naive-budget", type=float, default=200.0,
                     help="run (b) in full only where its sampled estimate is below this many seconds")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="smoke run at p in {24, 40}")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sizes = [24, 40] if args.quick else args.sizes
 
     rows = []
-    with threadpool_limits(limits=args.threads):
+    with blas_threads(args):
         for p in sizes:
             a, B = random_pair(p, args.seed)
             t_blocked, (fwd, bwd) = best_time(
@@ -155,11 +147,8 @@ def main():
     print(f"goal (>= 1000 x faster than (b) at p = 512): "
           f"{'met' if goal else 'not met' if last['p'] == 512 else 'not run at p = 512'}"
           f" -- {last['speedup_vs_default']:.0f} x at p = {last['p']}")
-    write_json(results_dir("gslda_vs_naive") / "results.json", {
-        "benchmark": "gslda_vs_naive", "pixsel_version": pixsel.__version__, "threads": args.threads,
-        "machine": platform.platform(), "quick": args.quick, "rows": rows, "goal_1000x_at_512": goal,
-    })
-    print(f"results in {results_dir('gslda_vs_naive')}/")
+    write_results(args, {"machine": platform.platform(), "rows": rows, "goal_1000x_at_512": goal}, name="results")
+    print(f"results in {out_dir(args)}/")
 
 
 if __name__ == "__main__":

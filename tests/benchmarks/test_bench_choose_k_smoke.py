@@ -24,3 +24,4 @@ def test_choose_k_quick(shared_data, tmp_path):
             assert 1 <= task[method]["k"] <= 16
             assert 0.0 <= task[method]["test_error"] < 0.5
     assert "RFECV(LDA, step=1)" in r.stdout
+    assert len(list((tmp_path / "choose_k").glob("fig_cv_path_*.png"))) == 2

@@ -118,3 +118,27 @@ def test_does_not_modify_input():
     laplacian_score(X, 3)
     fisher_score(X, np.arange(len(X)) % 2)
     np.testing.assert_array_equal(X, before)
+
+
+def test_scores_from_statistics_equal_scores_from_data():
+    """The kernels on statistics give the data-level scores exactly (one class_sums pass serves both)."""
+    import dask.array as da
+
+    from pixsel.scores import (
+        fisher_score_from_sums,
+        laplacian_score_from_moments,
+        supervised_laplacian_score_from_sums,
+    )
+    from pixsel.stats import class_sums, graph_moments, heat_kernel_knn_graph
+
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((60, 7)) + np.arange(7)
+    y = rng.integers(0, 3, 60)
+    X[y == 1, 2] += 4.0
+    cs = class_sums(da.from_array(X, chunks=(17, 7)), y)
+    np.testing.assert_allclose(fisher_score_from_sums(cs), fisher_score(X, y), rtol=1e-10)
+    np.testing.assert_allclose(supervised_laplacian_score_from_sums(cs), supervised_laplacian_score(X, y),
+                               rtol=1e-10)
+    assert np.argmax(fisher_score_from_sums(cs)) == 2
+    S, _ = heat_kernel_knn_graph(X, 5)
+    assert np.array_equal(laplacian_score_from_moments(graph_moments(X, S)), laplacian_score(X, 5))

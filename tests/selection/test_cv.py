@@ -132,12 +132,14 @@ def test_lda_statistics_equal_a_direct_fit(k):
         S.sort()
     for classes in (("a", "b"), ("a", "b", "c")):
         m = np.isin(y, classes)
-        fast = _ShrinkageLDAStatistics(X[m], y[m]).estimator(S)
+        stats = _ShrinkageLDAStatistics(X[m], y[m])
+        fast = stats.estimator(S)
         ref = _lda().fit(X[m][:, S], y[m])
         for attr in ("coef_", "intercept_", "covariance_", "means_", "priors_"):
             np.testing.assert_allclose(getattr(fast, attr), getattr(ref, attr), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(fast.predict_proba(X[:, S]), ref.predict_proba(X[:, S]), rtol=1e-8, atol=1e-12)
         np.testing.assert_array_equal(fast.predict(X[:, S]), ref.predict(X[:, S]))
+        assert stats.accuracy(S, X, y) == ref.score(X[:, S], y)
 
 
 def test_one_standard_error_rule():

@@ -15,6 +15,8 @@ from pixsel.stats import (
     class_statistics,
     class_sums,
     column_moments,
+    graph_moments,
+    heat_kernel_knn_graph,
     regularize,
     ridge_regularization,
 )
@@ -227,3 +229,32 @@ def test_ridge_policy_is_the_one_regularize_uses():
         ridge_regularization("ledoit-wolf", mu)
     with pytest.raises(ValueError, match="Got 'lots' instead"):
         ridge_regularization("lots", mu)
+
+
+# ----------------------------------------------------------------------------- graph forms
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_graph_moments_textbook(sparse):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((25, 6)) + 100.0  # a large mean: the forms are taken about it
+    W = rng.random((25, 25)) * (rng.random((25, 25)) < 0.3)
+    S = W + W.T
+    d = S.sum(axis=1)
+    F = X - X.mean(axis=0)
+    m = graph_moments(X, sp.csr_matrix(S) if sparse else S)
+    np.testing.assert_allclose(m.dff, np.diag(F.T @ np.diag(d) @ F), rtol=1e-10)
+    np.testing.assert_allclose(m.fsf, np.diag(F.T @ S @ F), rtol=1e-9, atol=1e-9 * m.dff.max())
+    np.testing.assert_allclose(m.df, d @ F, atol=1e-9 * np.abs(d).sum() * np.abs(F).max())
+    assert m.dsum == pytest.approx(d.sum(), rel=1e-12)
+
+
+def test_heat_kernel_graph_is_symmetric_knn():
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    S, t = heat_kernel_knn_graph(X, 1, t=2.0)
+    D = S.toarray()
+    assert t == 2.0 and np.array_equal(D, D.T) and not np.any(np.diag(D))
+    assert D[0, 1] == pytest.approx(np.exp(-1 / 2)) and D[2, 3] == pytest.approx(np.exp(-16 / 2))
+    assert D[0, 2] == 0  # 2's nearest neighbour is 1, and 0's is 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from ._common import (
     parse_params,
     progress,
     provenance,
+    show_progress,
 )
 from ._methods import METHODS
 
@@ -36,7 +38,14 @@ def add_parser(sub):
         ),
     )
     add_data_argument(p)
-    p.add_argument("-k", "--k", type=int, required=True, help="number of features to select")
+    p.add_argument("-k", "--k", type=_k_value, required=True,
+                   help="number of features to select, or 'auto' to choose it by cross-validation over "
+                        "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
+                        "classes needed; writes cv_path.png)")
+    p.add_argument("--cv", type=int, default=5, help="with --k auto: number of stratified folds (default 5)")
+    p.add_argument("--rule", choices=["best", "one-se"], default="best",
+                   help="with --k auto: the k of best mean CV accuracy, or the smallest k within one "
+                        "standard error of it (default: best)")
     p.add_argument(
         "--method", "-m", default="gslda", choices=sorted(METHODS),
         help="selection method: " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()),
@@ -54,14 +63,40 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
+def _k_value(text):
+    """``-k``: a positive int (checked by the estimator) or 'auto'."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-k must be an int or 'auto'; got {text!r}.") from None
+
+
+def _choose_k(args, est, data):
+    """``--k auto``: PathSelectorCV around the method's selector; returns it fitted."""
+    from ..selection import PathSelectorCV
+
+    if args.cv < 2:
+        raise ValueError(f"--cv must be an int >= 2; got {args.cv}.")
+    cvsel = PathSelectorCV(est, cv=args.cv, rule=args.rule, progress=show_progress(args))
+    return cvsel.fit(data.X, data.y)
+
+
 def run(args):
     method = METHODS[args.method]
-    data = load_labelled(args.data, need_labels=method.supervised)
+    auto = args.k == "auto"
+    data = load_labelled(args.data, need_labels=method.supervised or auto)
     params = parse_params(args.param)
-    est = method.build(args, args.k, params)
-    with progress(1, f"{args.method} fit", args) as bar:
-        est.fit(data.X, data.y) if method.supervised else est.fit(data.X)
-        bar.update(1)
+    est = method.build(args, 1 if auto else args.k, params)
+    cvsel = None
+    if auto:
+        cvsel = _choose_k(args, est, data)
+        est, args.k = cvsel.selector_, cvsel.n_features_
+    else:
+        with progress(1, f"{args.method} fit", args) as bar:
+            est.fit(data.X, data.y) if method.supervised else est.fit(data.X)
+            bar.update(1)
     indices = est.get_support(indices=True)
     report = provenance(
         args,
@@ -79,9 +114,24 @@ def run(args):
     for name in _REPORTED:
         if hasattr(est, name):
             report[name.rstrip("_")] = getattr(est, name)
+    if cvsel is not None:
+        res = cvsel.cv_results_
+        report["k_auto"] = {
+            "cv": args.cv, "rule": args.rule, "n_splits": cvsel.n_splits_,
+            "scoring": "accuracy of LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')",
+            "n_features": res["n_features"], "mean_test_score": res["mean_test_score"],
+            "std_test_score": res["std_test_score"],
+        }
     out = Path(args.out)
     write_json(out / "selection.json", report)
     written = [out / "selection.json"]
+    if cvsel is not None:
+        from ..viz import plot_cv_path
+
+        fig = plot_cv_path(cvsel.cv_results_, cvsel.n_features_, objective=getattr(est, "objective_path_", None),
+                           rule=args.rule, score_name=f"CV accuracy ({cvsel.n_splits_} folds)",
+                           title=f"{args.method}: k chosen by cross-validation")
+        written.append(save_figure(fig, out / "cv_path.png", dpi=120))
     if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
         from ..viz import plot_masks
 
@@ -91,6 +141,9 @@ def run(args):
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
+        if cvsel is not None:
+            score = cvsel.cv_results_["mean_test_score"][list(cvsel.cv_results_["n_features"]).index(args.k)]
+            print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV (rule {args.rule}, mean accuracy {score:.4f})")
         print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
         if hasattr(est, "status_"):
             cert = ("certified optimal" if est.status_ == "optimal" else

@@ -14,7 +14,7 @@ with degrees ``d = S 1``, ``D = diag(d)``, ``L = D - S``::
 Both quadratic forms are shift invariant (``L 1 = 0``), so features are first centred by their
 plain mean (against cancellation) and then ``f~^T D f~ = sum_i d_i f_i^2 - (d^T f)^2 / sum(d)``,
 ``f~^T L f~ = sum_i d_i f_i^2 - f^T S f``: no ``n x n`` dense matrix, no centred copy of the data
-(columns are processed in blocks). A constant feature has ``f~ = 0``; its Laplacian score is
+(columns are processed in blocks, by :func:`pixsel.stats.graph_moments`). A constant feature has ``f~ = 0``; its Laplacian score is
 defined as ``+inf`` (worst) and its importance as 0.
 
 The supervised Laplacian score uses the graph with an edge of weight 1 between every two samples
@@ -33,8 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import class_sums, column_moments
-from ._graph import heat_kernel_knn_graph
+from ..stats import class_sums, column_moments, graph_moments, heat_kernel_knn_graph
 
 __all__ = [
     "ScoreSpec",
@@ -43,13 +42,13 @@ __all__ = [
     "variance_score",
     "laplacian_score",
     "laplacian_score_from_graph",
+    "laplacian_score_from_moments",
     "supervised_laplacian_score",
+    "supervised_laplacian_score_from_sums",
     "fisher_score",
+    "fisher_score_from_sums",
     "importance",
 ]
-
-_BLOCK_BYTES = 1 << 25
-
 
 @dataclass(frozen=True)
 class ScoreSpec:
@@ -94,12 +93,6 @@ def variance_score(X):
     return ss / X.shape[0]
 
 
-def _column_blocks(n, p):
-    cols = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
-    for start in range(0, p, cols):
-        yield slice(start, min(p, start + cols))
-
-
 def _ratio(num, den, scale):
     """``num / den`` with ``+inf`` where ``den`` vanishes relative to ``scale`` (constant f)."""
     out = np.full(num.shape, np.inf)
@@ -130,21 +123,27 @@ def laplacian_score_from_graph(X, S):
     >>> laplacian_score_from_graph(X, S + S.T + np.eye(3)).round(3).tolist()
     [0.0, 0.583]
     """
-    n, p = X.shape
-    d = np.asarray(S.sum(axis=1), dtype=np.float64).ravel()
-    dsum = float(d.sum())
-    out = np.empty(p)
-    for cols in _column_blocks(n, p):
-        F = np.asarray(X[:, cols], dtype=np.float64)
-        F = F - F.mean(axis=0)
-        SF = np.asarray(S @ F)
-        dff = np.einsum("i,ij,ij->j", d, F, F)
-        fsf = np.einsum("ij,ij->j", F, SF)
-        df = d @ F
-        num = dff - fsf
-        den = dff - df ** 2 / dsum
-        out[cols] = _ratio(num, den, dff)
-    return out
+    return laplacian_score_from_moments(graph_moments(X, S))
+
+
+def laplacian_score_from_moments(moments):
+    """Laplacian scores from the graph forms of :func:`pixsel.stats.graph_moments`.
+
+    ``L_r = (f^T D f - f^T S f) / (f^T D f - (d^T f)^2 / 1^T d)``; lower is better, ``+inf`` for
+    a constant feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import GraphMoments
+    >>> m = GraphMoments(dff=np.array([2.0, 0.0]), fsf=np.array([1.0, 0.0]), df=np.zeros(2), dsum=2.0)
+    >>> laplacian_score_from_moments(m).tolist()
+    [0.5, inf]
+    """
+    m = moments
+    num = m.dff - m.fsf
+    den = m.dff - m.df ** 2 / m.dsum
+    return _ratio(num, den, m.dff)
 
 
 def laplacian_score(X, n_neighbors=5, *, t="auto"):
@@ -157,7 +156,7 @@ def laplacian_score(X, n_neighbors=5, *, t="auto"):
     n_neighbors : int, default=5
         Neighbours per sample (the paper's 5-nearest-neighbour graph).
     t : 'auto' or float, default='auto'
-        Heat-kernel width, see :func:`heat_kernel_knn_graph`.
+        Heat-kernel width, see :func:`pixsel.stats.heat_kernel_knn_graph`.
 
     Returns
     -------
@@ -188,8 +187,22 @@ def supervised_laplacian_score(X, y):
     >>> bool(s[0] < s[1])
     True
     """
-    cs = class_sums(X, y)
-    counts, s, q = cs.counts.astype(np.float64), cs.sums, cs.squares
+    return supervised_laplacian_score_from_sums(class_sums(X, y))
+
+
+def supervised_laplacian_score_from_sums(sums):
+    """Supervised Laplacian scores from :func:`pixsel.stats.class_sums` (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import class_sums
+    >>> cs = class_sums(np.array([[0.0, 0.0], [0.1, 1.0], [5.0, 0.0], [5.1, 1.0]]), [0, 0, 1, 1])
+    >>> s = supervised_laplacian_score_from_sums(cs)
+    >>> bool(s[0] < s[1])
+    True
+    """
+    counts, s, q = sums.counts.astype(np.float64), sums.sums, sums.squares
     n_c = counts[:, None]
     dff = np.sum(n_c * q, axis=0)
     fsf = np.sum(s ** 2, axis=0)
@@ -209,9 +222,23 @@ def fisher_score(X, y):
     >>> fisher_score(X, [0, 0, 1, 1]).tolist()
     [16.0, 0.0]
     """
-    cs = class_sums(X, y)
-    s, q = cs.sums, cs.squares
-    n_c = cs.counts.astype(np.float64)[:, None]
+    return fisher_score_from_sums(class_sums(X, y))
+
+
+def fisher_score_from_sums(sums):
+    """Fisher scores from :func:`pixsel.stats.class_sums` (one pass over the data serves both
+    supervised scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import class_sums
+    >>> cs = class_sums(np.array([[0.0, 0.0], [1.0, 1.0], [4.0, 0.0], [5.0, 1.0]]), [0, 0, 1, 1])
+    >>> fisher_score_from_sums(cs).tolist()
+    [16.0, 0.0]
+    """
+    s, q = sums.sums, sums.squares
+    n_c = sums.counts.astype(np.float64)[:, None]
     between = np.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
     within = np.sum(q, axis=0) - between  # total scatter minus between scatter
     total = np.sum(q, axis=0)

@@ -97,9 +97,12 @@ class _ShrinkageLDAStatistics:
             Z -= Z.mean(axis=0)  # ledoit_wolf centres again
             T = Z.T @ Z
             Z2 = Z * Z
-            self.per_class.append((len(Xc), scale, T, T * T, Z2.T @ Z2))
+            # the Ledoit-Wolf sums over a block S x S are m^T M m with m the 0/1 mask of S:
+            # one matrix-vector product against [T * T; Z2^T Z2] per class and k
+            sums = np.vstack([T * T, Z2.T @ Z2])
+            self.per_class.append((len(Xc), scale, T, sums))
 
-    def _shrunk(self, S, nc, scale, T, T2, Q):
+    def _shrunk(self, S, mask, nc, scale, T, sums):
         """scikit-learn's ``_cov(X[:, S], 'auto')`` of one class (``ledoit_wolf`` on standardized
         columns, rescaled)."""
         k = len(S)
@@ -109,8 +112,8 @@ class _ShrinkageLDAStatistics:
             shrink, mu = 0.0, trace
         else:
             mu = trace / k
-            delta_ = T2[np.ix_(S, S)].sum() / nc**2
-            beta_ = Q[np.ix_(S, S)].sum()
+            delta_, beta_ = (sums @ mask).reshape(2, -1) @ mask
+            delta_ /= nc**2
             beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
             delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
             beta = min(beta, delta)
@@ -120,25 +123,38 @@ class _ShrinkageLDAStatistics:
         sc = scale[S]
         return sc[:, None] * s * sc[None, :]
 
-    def estimator(self, S):
-        """The fitted LDA on the columns ``S`` (sorted indices)."""
+    def _solve(self, S):
         S = np.asarray(S)
-        cov = sum(pr * self._shrunk(S, *stats) for pr, stats in zip(self.priors, self.per_class))
+        mask = np.zeros(self.means.shape[1])
+        mask[S] = 1.0
+        cov = sum(pr * self._shrunk(S, mask, *stats) for pr, stats in zip(self.priors, self.per_class))
         means = self.means[:, S]
         try:
             coef = linalg.cho_solve(linalg.cho_factor(cov, lower=True), means.T).T
         except linalg.LinAlgError:  # singular (no shrinkage, k > n): what lstsq would return
             coef = linalg.lstsq(cov, means.T)[0].T
         intercept = -0.5 * np.einsum("ij,ij->i", means, coef) + np.log(self.priors)
-        est = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
-        est.classes_, est.priors_, est.means_, est.covariance_ = self.classes, self.priors, means, cov
         if len(self.classes) == 2:
             coef, intercept = (coef[1] - coef[0])[None, :], np.array([intercept[1] - intercept[0]])
+        return coef, intercept, cov, means
+
+    def estimator(self, S):
+        """The fitted LDA on the columns ``S`` (sorted indices)."""
+        coef, intercept, cov, means = self._solve(S)
+        est = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+        est.classes_, est.priors_, est.means_, est.covariance_ = self.classes, self.priors, means, cov
         est.coef_, est.intercept_ = coef, intercept
         est.n_features_in_ = len(S)
         est._max_components = min(len(self.classes) - 1, len(S))
         est._n_features_out = est._max_components
         return est
+
+    def accuracy(self, S, X, y):
+        """``estimator(S).score(X[:, S], y)`` without building the estimator (the default scoring)."""
+        coef, intercept, _, _ = self._solve(S)
+        scores = X[:, S] @ coef.T + intercept
+        idx = (scores[:, 0] > 0).astype(int) if scores.shape[1] == 1 else scores.argmax(axis=1)
+        return float(np.mean(self.classes[idx] == y))
 
 
 def _route(selector, owner):
@@ -181,8 +197,13 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test)
         supports = [sel.get_support_at(int(k), indices=True) for k in grid]
     else:
         supports = _ranking_supports(sel, grid)
-    stats = _ShrinkageLDAStatistics(Xtr, ytr) if fast else None
+    if fast:
+        stats = _ShrinkageLDAStatistics(Xtr, ytr)
+        Xte = np.asarray(Xte, dtype=np.float64)
     for i, S in enumerate(supports):
+        if fast and scorer is None:
+            scores[i] = stats.accuracy(S, Xte, yte)
+            continue
         est = stats.estimator(S) if fast else clone(estimator).fit(Xtr[:, S], ytr)
         scores[i] = scorer(est, Xte[:, S], yte)
     return scores, time.perf_counter() - t0
@@ -365,7 +386,9 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
                         f"Training split {i} of {owner} has no sample of class {missing[0].tolist()!r}; use a "
                         "stratified splitter (StratifiedKFold, StratifiedGroupKFold) or fewer folds."
                     )
-        jobs = (delayed(_fit_fold)(selector, route, estimator, scorer, fast, grid, X, y, train, test)
+        # the default scoring of the fast LDA path is computed directly (accuracy, as LDA.score)
+        fold_scorer = None if (fast and self.scoring is None) else scorer
+        jobs = (delayed(_fit_fold)(selector, route, estimator, fold_scorer, fast, grid, X, y, train, test)
                 for train, test in splits)
         results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
         if self.progress:

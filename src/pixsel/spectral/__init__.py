@@ -4,9 +4,9 @@ from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
 from ._certificates import certify, dual_certificate, inclusion_bounds
 from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> multiclass, matrix -> full rank
 from ._forms import infer_form
-from ._greedy import rank_one_greedy_path
+from ._rank_one import rank_one_greedy_path
 from ._greedy_reference import greedy_path_reference
-from ._exact import ExactResult, SearchState, exact_support, tighten_path_bound
+from .exact import ExactResult, SearchState, exact_support, plain_search, tighten_path_bound
 from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
 from ._refine import refine_support
@@ -19,6 +19,7 @@ __all__ = [
     "infer_form",
     "rank_one_greedy_path",
     "exact_support",
+    "plain_search",
     "tighten_path_bound",
     "SparsePath",
     "check_nesting_bound",

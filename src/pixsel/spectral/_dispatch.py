@@ -18,7 +18,7 @@ from .._validation import check_int, check_options
 from ._certificates import certify
 from ._forms import check_form_pair
 from ._fullrank import fullrank_greedy_path
-from ._greedy import _rank_one_path
+from ._rank_one import _rank_one_path
 from ._multiclass import multiclass_greedy_path
 
 __all__ = ["greedy_path"]

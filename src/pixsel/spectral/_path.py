@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._validation import check_int
+
 __all__ = ["SparsePath", "objective_on_support", "weights_on_support"]
 
 
@@ -51,17 +53,21 @@ def _singular(BSS):
         return True
 
 
-def objective_on_support(A, B, support):
+def objective_on_support(A, B, support, *, criterion="max-eig"):
     """The objective of the pair on ``support`` by a direct (from scratch) computation.
 
-    ``a_S^T B_SS^{-1} a_S`` for a vector ``a``, ``lambda_max(A_SS, B_SS)`` for a matrix. This is
-    the oracle every incremental kernel is checked against.
+    ``a_S^T B_SS^{-1} a_S`` for a vector ``a``, ``lambda_max(A_SS, B_SS)`` for a matrix
+    (``criterion='max-eig'``) or the sum of the generalized eigenvalues ``tr(B_SS^{-1} A_SS)``
+    (``criterion='trace'``; the same for a vector). A non-square ``A`` is a factor ``M`` with
+    ``A = M M^T``. This is the oracle every incremental kernel is checked against.
 
     Examples
     --------
     >>> import numpy as np
     >>> objective_on_support(np.array([1.0, 2.0]), np.diag([1.0, 4.0]), [0, 1])
     2.0
+    >>> objective_on_support(np.diag([2.0, 3.0]), None, [0, 1], criterion="trace")
+    5.0
     """
     A, B = _as_problem(A, B)
     S = np.asarray(support, dtype=np.intp)
@@ -72,6 +78,8 @@ def objective_on_support(A, B, support):
         aS = A[S]
         return float(aS @ sla.solve(BSS, aS, assume_a="pos"))
     ASS = A[np.ix_(S, S)] if A.shape[1] == A.shape[0] else A[S] @ A[S].T
+    if criterion == "trace":
+        return float(np.trace(sla.cho_solve(sla.cho_factor(BSS), ASS)))
     return float(sla.eigh(ASS, BSS, eigvals_only=True)[-1])
 
 
@@ -110,8 +118,6 @@ class SparsePath:
         return None if self.upper_bound is None else self.upper_bound - self.objective
 
     def _check_k(self, k):
-        from .._validation import check_int
-
         return check_int(k, "k", low=1, high=self.n_features, owner="SparsePath")
 
     def support(self, k):

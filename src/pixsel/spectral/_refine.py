@@ -35,7 +35,7 @@ from itertools import combinations
 import numpy as np
 import scipy.linalg as sla
 
-from ._fullrank import _secular_border, _secular_deleted
+from ._secular import secular_border, secular_deleted
 
 __all__ = ["refine_support"]
 
@@ -52,7 +52,7 @@ def _add_values(A, S, theta, V):
     b = A[np.ix_(out, S)] @ V
     c = np.diag(A)[out]
     lo = np.maximum(theta[-1], c)
-    return out, _secular_border(theta, b, c, lo, lo + np.linalg.norm(b, axis=1))
+    return out, secular_border(theta, b, c, lo, lo + np.linalg.norm(b, axis=1))
 
 
 def _remove_values(theta, V):
@@ -62,7 +62,7 @@ def _remove_values(theta, V):
         return np.zeros(1)
     w2 = V * V
     wh = w2 / w2.sum(axis=1, keepdims=True)
-    return _secular_deleted(theta, wh, np.full(k, theta[-2]), np.full(k, theta[-1]))
+    return secular_deleted(theta, wh, np.full(k, theta[-2]), np.full(k, theta[-1]))
 
 
 def _exchange_bounds(A, S, theta, V, n_exchange, max_exchange):

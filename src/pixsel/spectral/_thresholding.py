@@ -9,7 +9,7 @@ prefix, not the truncated dense weights), so their paths are comparable with the
   ``C = B^{-1/2} A B^{-1/2}`` (symmetric square root).
 
 Prefix objectives for a vector ``a`` come from the forward elimination of
-:mod:`pixsel.spectral._greedy` run in the prescribed order: one incremental (blocked) Cholesky,
+:mod:`pixsel.spectral._rank_one` run in the prescribed order: one incremental (blocked) Cholesky,
 ``O(p^3)`` for all ``p`` prefixes instead of ``p`` separate solves.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._validation import check_pair
-from ._greedy import _EPS, _default_block_size, _greedy_forward
+from ._rank_one import _EPS, _default_block_size, _greedy_forward
 from ._path import SparsePath, objective_on_support
 
 __all__ = ["fisher_thresholding_path", "simple_thresholding_path"]

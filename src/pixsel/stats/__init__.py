@@ -2,18 +2,21 @@
 
 * class statistics: :func:`class_means` (first order, no ``p x p`` matrix),
   :func:`class_statistics` (plus the pooled within-class covariance), :func:`between_class_factor`;
-* per-feature statistics for the scores: :func:`column_moments`, :func:`class_sums`;
+* per-feature statistics for the scores: :func:`column_moments`, :func:`class_sums`, and on a
+  sample graph :func:`graph_moments` (the graph from :func:`heat_kernel_knn_graph`);
 * the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
   image-scale greedy paths), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
   (the passes of the block Krylov SVD);
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`.
 
-Every sample walk goes through one block reduction (``_reduce.block_reduce``): bounded row
-blocks of a NumPy array, the same code inside every chunk of a Dask array.
+Every walk over the rows goes through one block reduction (``_reduce.block_reduce``): bounded
+row blocks of a NumPy array, the same code inside every chunk of a Dask array. The graph forms
+are the exception by nature (``S F`` needs every sample of a column): they walk column blocks.
 """
 
 from ._columns import ClassSums, class_sums, column_moments
+from ._graph import GraphMoments, graph_moments, heat_kernel_knn_graph
 from ._gram import CenteredGramOperator, centered_gram_matmat, centered_projected_gram
 from ._moments import (
     ClassMeans,
@@ -30,6 +33,9 @@ __all__ = [
     "ClassStatistics",
     "ClassSums",
     "CenteredGramOperator",
+    "GraphMoments",
+    "graph_moments",
+    "heat_kernel_knn_graph",
     "centered_gram_matmat",
     "centered_projected_gram",
     "between_class_factor",

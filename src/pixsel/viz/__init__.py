@@ -4,6 +4,7 @@ No backend is forced: ``viz`` never calls ``matplotlib.use`` and never touches p
 registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
 """
 
+from ._choose_k import plot_cv_path
 from ._figures import (
     plot_curves,
     plot_evaluation,
@@ -24,4 +25,5 @@ __all__ = [
     "plot_score_maps",
     "plot_scatter",
     "score_image",
+    "plot_cv_path",
 ]

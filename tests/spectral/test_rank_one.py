@@ -1,4 +1,4 @@
-"""Oracle tests of the blocked greedy kernel (pixsel.spectral.greedy_path)."""
+"""Oracle tests of the blocked rank-one greedy kernel (pixsel.spectral.rank_one_greedy_path)."""
 
 import warnings
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pixsel.spectral import greedy_path_reference, objective_on_support
-from pixsel.spectral._greedy import _greedy_backward, _greedy_forward
+from pixsel.spectral._rank_one import _greedy_backward, _greedy_forward
 from pixsel.spectral import rank_one_greedy_path as greedy_path  # the binary kernel itself (spectral.greedy_path dispatches)
 
 
@@ -257,7 +257,7 @@ def test_bad_input_errors_say_how_to_fix(kwargs, error, match):
 
 
 def test_selection_rules_break_near_ties_to_the_lowest_index():
-    from pixsel.spectral._greedy import _select_max, _select_min
+    from pixsel.spectral._rank_one import _select_max, _select_min
 
     live = np.ones(5, dtype=bool)
     tol = np.full(5, 1e-300)

@@ -1,0 +1,119 @@
+"""The bookkeeping every search shares: incumbent, queue of open nodes, limits, callback, bound."""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+
+import numpy as np
+
+from ._result import SearchState
+
+__all__ = ["Search", "Stop"]
+
+
+class Stop(Exception):
+    def __init__(self, status):
+        self.status = status
+
+
+class Search:
+    """Shared bookkeeping: incumbent, queue, limits, progress, certified bound."""
+
+    def __init__(self, p, k, gap_tol, time_limit, node_limit, callback):
+        self.p = p
+        self.k = k
+        self.gap_tol = gap_tol
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.best = -math.inf
+        self.best_support = None
+        self.theta = -math.inf
+        self.tol_max = -math.inf  # largest bound discarded only because of gap_tol
+        self.heap = []
+        self.counter = 0
+        self.n_nodes = 0
+        self.t0 = time.perf_counter()
+        self.dive_key = -math.inf
+        self.callback = callback
+
+    # incumbent / threshold
+    def _set_theta(self):
+        b = self.best
+        self.theta = b + self.gap_tol * abs(b) if math.isfinite(b) else b
+
+    def offer(self, value, support):
+        if value > self.best:
+            self.best = float(value)
+            self.best_support = np.sort(np.asarray(support, dtype=np.intp))
+            self._set_theta()
+
+    def discard(self, bound):
+        """True when ``bound`` cannot beat the incumbent (records tolerance-only discards)."""
+        if bound <= self.theta:
+            if bound > self.best:
+                self.tol_max = max(self.tol_max, bound)
+            return True
+        return False
+
+    def discard_many(self, bounds):
+        """Vectorized :meth:`discard`: a boolean mask of the bounds that cannot beat the incumbent."""
+        out = bounds <= self.theta
+        if self.theta > self.best and np.any(out):
+            self.tol_max = max(self.tol_max, float(np.max(bounds[out])))
+        return out
+
+    def push(self, key, Imask, Umask):
+        if self.discard(key):
+            return
+        self.counter += 1
+        heapq.heappush(self.heap, (-key, self.counter, Imask, Umask))
+
+    def upper_bound(self):
+        ub = max(self.best, self.tol_max, self.dive_key)
+        if self.heap:
+            ub = max(ub, -self.heap[0][0])
+        return ub
+
+    def tick(self):
+        self.n_nodes += 1
+        if self.node_limit is not None and self.n_nodes > self.node_limit:
+            self.n_nodes -= 1
+            raise Stop("node_limit")
+        if self.time_limit is not None and (self.n_nodes & 31) == 0:
+            if time.perf_counter() - self.t0 > self.time_limit:
+                raise Stop("time_limit")
+        if self.callback is not None and (self.n_nodes & 1023) == 0:
+            self.report()
+
+    def state(self):
+        """The read-only record passed to the callback."""
+        ub = self.upper_bound()
+        return SearchState(
+            nodes=self.n_nodes, incumbent=self.best, bound=ub, gap=ub - self.best,
+            elapsed=time.perf_counter() - self.t0,
+        )
+
+    def report(self):
+        if self.callback is not None:
+            self.callback(self.state())
+
+    def run(self, dive):
+        """Best-first over the queue; every popped node is the root of a depth-first dive."""
+        status = "optimal"
+        try:
+            while self.heap:
+                negkey, _, Imask, Umask = heapq.heappop(self.heap)
+                key = -negkey
+                if self.discard(key):
+                    continue
+                self.dive_key = key
+                dive(Imask, Umask, key)
+                self.dive_key = -math.inf
+        except Stop as stop:
+            status = stop.status
+        except KeyboardInterrupt:
+            status = "interrupted"
+        self.report()
+        return status

@@ -1,0 +1,313 @@
+"""The public solvers: :func:`exact_support` (certified best-first branch and bound) and
+:func:`plain_search` (the paper's depth-first search, a named baseline)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..._threads import blas_limit
+from ..._validation import check_int, check_options, check_pair, check_real
+from .._dispatch import greedy_path
+from .._path import objective_on_support, weights_on_support
+from ._factor import BRANCH_RULES, FactorBnB
+from ._full import FullBnB
+from ._plain import PLAIN_BRANCH_RULES, plain_dfs
+from ._result import ExactResult
+from ._search import Search
+
+__all__ = ["exact_support", "plain_search"]
+
+BOUNDS = ("cardinality", "inclusion")
+
+
+def _validate(A, B, k, criterion, owner):
+    """Checked float64 ``(A, B, form, k, criterion)``; ``B`` is the identity when None.
+
+    A square ``A`` is always read as the full symmetric matrix here (a factor is ``p x r`` with
+    ``r != p``); ``A`` and ``B`` are symmetrized so that the bounds see exactly symmetric data.
+    """
+    A0 = np.asarray(A)
+    form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
+    A, B = check_pair(A0, B, form=form, owner=owner)
+    p = A.shape[0]
+    if form == "full":
+        A = (A + A.T) / 2
+    elif A is A0:  # the caller's array: the search must not hold on to it
+        A = A.copy()
+    if B is None:
+        B = np.eye(p)
+    else:
+        B = (B + B.T) / 2
+    try:
+        np.linalg.cholesky(B)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "B must be positive definite (its Cholesky factorization failed). Regularize it, for "
+            "example with pixsel.stats.regularize(B, 'auto'), or pass B=None for the identity."
+        ) from None
+    k = check_int(k, "k", low=1, high=p, owner=owner)
+    criterion = check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    if form == "vector":
+        criterion = "max-eig"  # both criteria coincide for A = a a^T
+    return A, B, form, k, criterion
+
+
+def _check_limits(time_limit, node_limit, gap_tol, owner):
+    if time_limit is not None:
+        time_limit = check_real(time_limit, "time_limit", low=0, owner=owner)
+    if node_limit is not None:
+        node_limit = check_int(node_limit, "node_limit", low=0, owner=owner)
+    gap_tol = check_real(gap_tol, "gap_tol", low=0, owner=owner)
+    return time_limit, node_limit, gap_tol
+
+
+def _factor_of_psd(A):
+    """``M`` with ``M M^T = A`` for a positive semi-definite symmetric ``A`` (else ValueError)."""
+    vals, vecs = np.linalg.eigh(A)
+    scale = max(float(np.max(np.abs(vals))), np.finfo(float).tiny)
+    tol = A.shape[0] * np.finfo(float).eps * scale * 10
+    if vals[0] < -1e-8 * scale:
+        raise ValueError(
+            "criterion='trace' needs a positive semi-definite A (the trace of an indefinite pair is "
+            f"not monotone under inclusion, so no bound applies); A has eigenvalue {vals[0]:.3g}."
+        )
+    keep = vals > tol
+    if not np.any(keep):
+        keep[-1] = True
+    return vecs[:, keep] * np.sqrt(np.maximum(vals[keep], 0.0))
+
+
+def _start(A, B, form, k, criterion, initial, search):
+    """Offer the incumbents: the dual-pass greedy supports (paper 002 section 2.3) or ``initial``."""
+    p = A.shape[0]
+    if initial is None:
+        cands = [
+            greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k),
+            greedy_path(A, B, direction="backward", criterion=criterion, form=form).support(k),
+        ]
+    else:
+        init = np.unique(np.asarray(initial, dtype=np.intp))
+        if init.shape != (k,) or init.min() < 0 or init.max() >= p:
+            raise ValueError(
+                f"initial must hold {k} distinct indices in [0, {p - 1}]; got {np.asarray(initial).tolist()}."
+            )
+        cands = [init]
+    for S in cands:
+        search.offer(objective_on_support(A, B, S, criterion=criterion), S)
+
+
+def _closed_form(A, B, form, k, criterion, search):
+    """``k = 1`` (the best single ratio ``A_ii / B_ii``) and ``k = p`` (the whole set)."""
+    p = A.shape[0]
+    if k == 1:
+        diagA = A**2 if form == "vector" else (np.sum(A**2, axis=1) if form == "factor" else np.diag(A))
+        S = [int(np.argmax(diagA / np.diag(B)))]
+    else:
+        S = np.arange(p)
+    search.offer(objective_on_support(A, B, S, criterion=criterion), S)
+    search.n_nodes = 1
+    return "optimal"
+
+
+def _result(A, B, form, k, criterion, search, status, t0):
+    """The :class:`ExactResult` of a finished or stopped search (objective recomputed)."""
+    p = A.shape[0]
+    S = search.best_support
+    obj = objective_on_support(A, B, S, criterion=criterion)
+    ub = search.upper_bound()
+    if status == "optimal":
+        # the search proved that no support beats the incumbent: its direct value is the optimum
+        # (the incremental value it was compared with differs from it by rounding only)
+        ub = obj
+        if search.tol_max > max(obj, search.best):
+            status = "gap_reached"
+            ub = search.tol_max
+    ub = max(ub, obj)
+    if not math.isfinite(ub):
+        ub = objective_on_support(A, B, np.arange(p), criterion=criterion)
+    return ExactResult(
+        support=S,
+        objective=obj,
+        weights=weights_on_support(A if form != "factor" else A @ A.T, B, S),
+        upper_bound=float(ub),
+        gap=float(max(ub - obj, 0.0)),
+        n_nodes=search.n_nodes,
+        time=time.perf_counter() - t0,
+        status=status,
+        k=k,
+        criterion=criterion,
+    )
+
+
+def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
+    """Validate, offer the incumbents, then ``run(A, B, form, k, criterion, search)`` (unless a
+    closed form applies) with BLAS on one thread, and build the result."""
+    t0 = time.perf_counter()
+    A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
+    time_limit, node_limit, gap_tol = _check_limits(*limits, owner)
+    for name, (value, choices) in options.items():
+        check_options(value, name, choices, owner=owner)
+    with blas_limit(1):
+        search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
+        search.t0 = t0
+        _start(A, B, form, k, criterion, initial, search)
+        if k == 1 or k == A.shape[0]:
+            status = _closed_form(A, B, form, k, criterion, search)
+        else:
+            status = run(A, B, form, k, criterion, search)
+        return _result(A, B, form, k, criterion, search, status, t0)
+
+
+def exact_support(
+    A,
+    B=None,
+    k=1,
+    *,
+    criterion="max-eig",
+    time_limit=None,
+    node_limit=None,
+    gap_tol=0.0,
+    initial=None,
+    callback=None,
+    branch_rule="important-include",
+    bounds="cardinality",
+):
+    """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
+
+    Maximizes ``f(S) = lambda_max(A_SS, B_SS)`` (``'max-eig'``, the generalized Rayleigh
+    quotient of paper 002, Eq. 3) or ``tr(B_SS^{-1} A_SS)`` (``'trace'``) over ``|S| = k`` by
+    branch and bound on the generalized inclusion principle (paper 002, Theorem 1), initialized
+    by the dual-pass greedy support (and ``initial``). See :mod:`pixsel.spectral.exact` for the
+    bounds. BLAS runs on one thread inside the search (``pixsel._threads.blas_limit``): its many
+    small factorizations only slow down with more; the limit is undone on return.
+
+    Parameters
+    ----------
+    A : ndarray of shape (p,), (p, r) or (p, p)
+        A vector ``a`` (two-class LDA, ``A = a a^T``), a factor ``M`` with ``A = M M^T``
+        (non-square), or a full symmetric matrix.
+    B : ndarray of shape (p, p) or None
+        Symmetric positive definite; ``None`` means the identity (sparse PCA).
+    k : int
+        Support size, ``1 <= k <= p``.
+    criterion : {'max-eig', 'trace'}
+        ``'trace'`` needs ``A`` positive semi-definite (vectors and factors always are). For a
+        vector both criteria coincide.
+    time_limit : float or None
+        Seconds after which the search stops with status ``'time_limit'``.
+    node_limit : int or None
+        Number of nodes after which the search stops with status ``'node_limit'``.
+    gap_tol : float, default 0
+        Relative tolerance: nodes whose bound is within ``gap_tol * |incumbent|`` of the
+        incumbent are discarded. With ``gap_tol > 0`` the search may end with ``'gap_reached'``.
+    initial : array-like of int of shape (k,) or None
+        The starting incumbent. ``None`` (default): the better of the forward and backward greedy
+        supports (the dual pass, paper 002 section 2.3). Given, the greedy passes are skipped
+        (pass the dual-pass support when it is already known, e.g. from a greedy path).
+    callback : callable or None, default None
+        Called as ``callback(state)`` every 1024 nodes and once at the end, with a read-only
+        :class:`SearchState` (``nodes``, ``incumbent``, ``bound``, ``gap``, ``elapsed``). The
+        kernel draws nothing itself; :func:`pixsel._progress.search_progress` turns this into a
+        progress bar for estimators and the CLI.
+    branch_rule : {'important-include', 'gain-include', 'backward-exclude'}
+        Branching variable of the vector / factor search (the best of the three measured by
+        ``benchmarks/bench_exact_ablation.py`` is the default; see
+        :data:`pixsel.spectral.exact._factor.BRANCH_RULES`).
+    bounds : {'cardinality', 'inclusion'}
+        ``'cardinality'`` (default): the cardinality-aware bounds and variable fixing besides the
+        inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation).
+
+    Returns
+    -------
+    ExactResult
+        The support, objective, weights, certified ``upper_bound``, ``gap``, ``n_nodes``,
+        ``time`` and ``status``. Ctrl-C during the search returns the best result so far with
+        status ``'interrupted'`` (its bound is still certified).
+
+    See Also
+    --------
+    plain_search : the paper's depth-first search (a baseline).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.9, 0.1])
+    >>> B = np.eye(4) + 0.5 * np.ones((4, 4))
+    >>> res = exact_support(a, B, 2)
+    >>> res.status, res.support.tolist()
+    ('optimal', [0, 2])
+    """
+    use_bounds = bounds == "cardinality"
+
+    def run(A, B, form, k, criterion, search):
+        if form == "full" and criterion == "trace":
+            solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
+        elif form == "full":
+            solver = FullBnB(A, B, k, search, use_bounds=use_bounds)
+        else:
+            solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
+        p = A.shape[0]
+        search.heap = [(-math.inf, 0, np.zeros(p, bool), np.ones(p, bool))]
+        return search.run(solver.dive)
+
+    options = {"branch_rule": (branch_rule, BRANCH_RULES), "bounds": (bounds, BOUNDS)}
+    return _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options, run)
+
+
+def plain_search(
+    A,
+    B=None,
+    k=1,
+    *,
+    criterion="max-eig",
+    time_limit=None,
+    node_limit=None,
+    initial=None,
+    callback=None,
+    branch_rule="lowest-index",
+):
+    """The paper's exact search (ESLDA, paper 002), kept as a named baseline.
+
+    Depth-first over the same ``(I, U)`` tree as :func:`exact_support`, with the inclusion bound
+    ``f(U)`` only, evaluated from scratch at every node (one fresh factorization), started from
+    the same incumbent. When a limit stops it, the only certificate a depth-first stack holds is
+    the root bound ``f(all features)``. Use :func:`exact_support` for real work; this function
+    exists so that benchmarks measure the paper's method through the public API.
+
+    Parameters
+    ----------
+    A, B, k, criterion, time_limit, node_limit, initial, callback
+        As in :func:`exact_support`.
+    branch_rule : {'lowest-index', 'largest-ratio'}
+        Which undecided feature to branch on (include child first): the lowest index (the
+        paper), or the first in the static order of the single-feature objectives
+        ``A_jj / B_jj``, largest first.
+
+    Returns
+    -------
+    ExactResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.9, 0.1])
+    >>> B = np.eye(4) + 0.5 * np.ones((4, 4))
+    >>> res = plain_search(a, B, 2)
+    >>> res.status, res.support.tolist()
+    ('optimal', [0, 2])
+    """
+
+    def run(A, B, form, k, criterion, search):
+        p = A.shape[0]
+        if branch_rule == "lowest-index":
+            ranking = np.arange(p)
+        else:
+            diagA = A**2 if form == "vector" else (np.sum(A**2, axis=1) if form == "factor" else np.diag(A))
+            ranking = np.lexsort((np.arange(p), -(diagA / np.diag(B))))
+        return plain_dfs(lambda S: objective_on_support(A, B, S, criterion=criterion), p, k, search, ranking=ranking)
+
+    options = {"branch_rule": (branch_rule, PLAIN_BRANCH_RULES)}
+    return _solve(A, B, k, "plain_search", criterion, (time_limit, node_limit, 0.0), initial, callback, options, run)

@@ -1,0 +1,48 @@
+"""``pixsel select DATA --k auto``: k chosen by PathSelectorCV, written into selection.json, figure."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from pixsel import PathSelectorCV, SparseLDASelector
+from pixsel.cli import main
+from pixsel.datasets import load_digits_pair
+
+
+@pytest.fixture
+def digits_npz(tmp_path):
+    d = load_digits_pair(3, 5)
+    path = tmp_path / "digits35.npz"
+    np.savez(path, X=d.X, y=d.y, image_shape=np.array(d.image_shape))
+    return path
+
+
+@pytest.mark.parametrize("rule", ["best", "one-se"])
+def test_select_auto_writes_the_cv_choice(digits_npz, tmp_path, capsys, rule):
+    out = tmp_path / f"out-{rule}"
+    assert main(["select", str(digits_npz), "--k", "auto", "--cv", "3", "--rule", rule, "--out", str(out)]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    d = load_digits_pair(3, 5)
+    ref = PathSelectorCV(SparseLDASelector(), cv=StratifiedKFold(3), rule=rule).fit(d.X, d.y)
+    assert report["k"] == ref.n_features_
+    assert report["indices"] == ref.get_support(indices=True).tolist()
+    auto = report["k_auto"]
+    assert auto["rule"] == rule and auto["cv"] == 3 and auto["n_features"] == list(range(1, 65))
+    np.testing.assert_allclose(auto["mean_test_score"], ref.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
+    assert (out / "cv_path.png").stat().st_size > 0 and (out / "mask.png").is_file()
+    assert f"k = {ref.n_features_} chosen by 3-fold CV" in capsys.readouterr().out
+
+
+def test_select_auto_bad_input(digits_npz, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "--k", "auto", "--cv", "1", "--out", str(out)]) == 2
+    assert "--cv must be an int >= 2" in capsys.readouterr().err
+    assert main(["select", str(digits_npz), "--k", "auto", "--method", "spls", "--param", "eta=0.5",
+                 "--out", str(out)]) == 2
+    assert "SPLSSelector sets its sparsity with eta" in capsys.readouterr().err
+    assert not (out / "selection.json").exists()
+    with pytest.raises(SystemExit):
+        main(["select", str(digits_npz), "--k", "many", "--out", str(out)])
+    assert "-k must be an int or 'auto'" in capsys.readouterr().err

@@ -1,0 +1,78 @@
+"""The secular-equation primitives against dense eigenvalue oracles."""
+
+import numpy as np
+import pytest
+
+from pixsel.spectral._secular import arrow3_max, arrow4_max, eig2_max, secular_border, secular_deleted, top2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_secular_border_is_the_top_eigenvalue_of_the_bordered_matrix(seed):
+    rng = np.random.default_rng(seed)
+    t, n = 6, 50
+    theta = np.sort(rng.standard_normal(t))
+    b = rng.standard_normal((n, t)) * rng.choice([1e-3, 1.0], (n, t))
+    c = rng.standard_normal(n) * 2
+    M = np.zeros((n, t + 1, t + 1))
+    M[:, np.arange(t), np.arange(t)] = theta
+    M[:, :t, t] = M[:, t, :t] = b
+    M[:, t, t] = c
+    exact = np.linalg.eigvalsh(M)[:, -1]
+    # the brackets the kernel uses: the 2 x 2 problem on (x_1, e_i) and the 3 x 3 arrow
+    b1 = b[:, -1]
+    beta = np.sqrt(np.maximum((b * b).sum(axis=1) - b1 * b1, 0.0))
+    lo = np.maximum(eig2_max(theta[-1], b1, c), np.maximum(theta[-1], c))
+    hi = arrow3_max(theta[-1], theta[-2], c, b1, beta)
+    assert np.all(lo <= exact * (1 + 1e-12) + 1e-12) and np.all(hi >= exact)
+    lo = np.minimum(lo, hi)
+    np.testing.assert_allclose(secular_border(theta, b, c, lo, hi), exact, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_secular_deleted_is_the_top_eigenvalue_after_deleting_a_row(seed):
+    rng = np.random.default_rng(seed)
+    p = 7
+    Y = rng.standard_normal((p, p))
+    A = Y @ Y.T
+    theta, X = np.linalg.eigh(A)
+    w2 = X**2
+    wh = w2 / w2.sum(axis=1, keepdims=True)
+    exact = np.array([np.linalg.eigvalsh(np.delete(np.delete(A, i, 0), i, 1))[-1] for i in range(p)])
+    lo = np.full(p, theta[-2])
+    hi = theta[-1] - (theta[-1] - theta[-2]) * wh[:, -1]
+    np.testing.assert_allclose(secular_deleted(theta, wh, lo, hi), exact, rtol=1e-11)
+
+
+def test_arrow4_and_top2_against_eigh():
+    rng = np.random.default_rng(3)
+    n = 200
+    d1, d2, d3, c, b1, b2, b3 = rng.standard_normal((7, n))
+    T = np.zeros((n, 4, 4))
+    T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
+    T[:, 0, 3] = T[:, 3, 0] = b1
+    T[:, 1, 3] = T[:, 3, 1] = b2
+    T[:, 2, 3] = T[:, 3, 2] = b3
+    exact = np.linalg.eigvalsh(T)[:, -1]
+    ub = arrow4_max(d1, d2, d3, c, b1, b2, b3)
+    assert np.all(ub >= exact) and np.all(ub - exact <= 1e-10 * (1 + np.abs(exact)))
+    M = T[0]
+    th1, th2, v = top2(M)
+    w = np.linalg.eigvalsh(M)
+    assert th1 == pytest.approx(w[-1], rel=1e-12) and th2 == pytest.approx(w[-2], rel=1e-12)
+    np.testing.assert_allclose(M @ v, th1 * v, atol=1e-10)
+
+
+def test_closed_form_3x3_bound_is_an_upper_bound():
+    rng = np.random.default_rng(0)
+    n = 2000
+    a = rng.standard_normal(n) * 3
+    b = a - np.abs(rng.standard_normal(n)) * rng.choice([0, 1e-9, 1.0], n)  # near-double cases
+    c, d, e = rng.standard_normal((3, n)) * rng.choice([1e-6, 1.0], (3, n))
+    T = np.zeros((n, 3, 3))
+    T[:, 0, 0], T[:, 1, 1], T[:, 2, 2] = a, b, c
+    T[:, 0, 2] = T[:, 2, 0] = d
+    T[:, 1, 2] = T[:, 2, 1] = e
+    exact = np.linalg.eigvalsh(T)[:, -1]
+    ub = arrow3_max(a, b, c, d, e)
+    assert np.all(ub >= exact)
+    assert np.all(ub - exact <= 1e-6 * (np.abs(a) + np.abs(b) + np.abs(c) + np.hypot(d, e)))
