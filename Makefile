@@ -17,7 +17,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,distributed]"
+	$(BIN)/python -m pip install --quiet -e ".[test,distributed,cluster,arrayapi]"
 	touch $(STAMP)
 
 # the documentation site, offline (no intersphinx, nothing downloaded), warnings as errors:

@@ -8,19 +8,37 @@ subpackages too: ``pixsel.stats``, ``pixsel.spectral``, ``pixsel.pls``, ``pixsel
 
 __version__ = "0.1.0"
 
-from .decomposition import GreedySparsePCA, SparseLinearModelProjection  # noqa: E402
-from .selection import (  # noqa: E402
-    CardinalSPLSSelector,
-    PathSelectorCV,
-    PathSet,
-    ScoreSelector,
-    SparseLDASelector,
-    SparsePCASelector,
-    SPLSSelector,
-    SubspaceScoreSelector,
-    lda_paths,
-    pca_paths,
-)
+# The names below are imported on first use (PEP 562), so that ``import pixsel`` -- and with it
+# ``pixsel --help`` -- does not pay for scikit-learn and SciPy before they are needed.
+_LAZY = {
+    "GreedySparsePCA": "decomposition",
+    "SparseLinearModelProjection": "decomposition",
+    "CardinalSPLSSelector": "selection",
+    "PathSelectorCV": "selection",
+    "PathSet": "selection",
+    "ScoreSelector": "selection",
+    "SparseLDASelector": "selection",
+    "SparsePCASelector": "selection",
+    "SPLSSelector": "selection",
+    "SubspaceScoreSelector": "selection",
+    "lda_paths": "selection",
+    "pca_paths": "selection",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pixsel' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",

@@ -108,16 +108,27 @@ def is_dask_array(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "chunks")
 
 
+class NonFiniteError(ValueError):
+    """The ``ValueError`` of :func:`check_finite`; ``index`` locates the first bad entry.
+
+    A block reduction catches it and raises it again with the row made global (the block's first
+    row added), so a NaN in any chunk of a Dask array is reported where it is in ``X``.
+    """
+
+    def __init__(self, name, count, index):
+        self.name, self.count, self.index = name, int(count), tuple(int(i) for i in index)
+        super().__init__(
+            f"{name} contains {self.count} NaN or infinite value(s), the first at index {self.index}. "
+            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before fitting."
+        )
+
+
 def check_finite(x, name="X"):
-    """Raise a ``ValueError`` that locates the first NaN or infinite entry of an array."""
+    """Raise a ``ValueError`` (:class:`NonFiniteError`) locating the first NaN or infinite entry."""
     x = np.asarray(x)
     if x.dtype.kind in "fc" and not np.all(np.isfinite(x)):
         bad = np.argwhere(~np.isfinite(x))
-        first = tuple(int(i) for i in bad[0])
-        raise ValueError(
-            f"{name} contains {len(bad)} NaN or infinite value(s), the first at index {first}. "
-            "Remove or impute them (for example with sklearn.impute.SimpleImputer) before fitting."
-        )
+        raise NonFiniteError(name, len(bad), bad[0])
     return x
 
 
@@ -162,8 +173,12 @@ def check_square_symmetric(B, name="B", *, rtol=1e-8):
     return B
 
 
-def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_select"):
+def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_select", *, cap=False):
     """An int in ``[1, n_features]``, or a float in ``(0, 1]`` read as a fraction of the features.
+
+    With ``cap=True`` an int above ``n_features`` selects all the features with a
+    ``UserWarning``, as scikit-learn's ``SelectKBest`` does (the estimators' default ``k = 10``
+    then works on data with fewer features); without, it is an error.
 
     Examples
     --------
@@ -178,6 +193,16 @@ def resolve_k(n_features_to_select, n_features, owner=None, name="n_features_to_
     if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
         frac = check_real(v, name, low=0, high=1, low_open=True, owner=owner)
         return max(1, int(round(frac * n_features)))
+    if cap and isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > n_features >= 1:
+        import warnings
+
+        warnings.warn(
+            f"{owner + ': ' if owner else ''}{name}={int(v)} is greater than n_features={n_features}; all "
+            f"{n_features} features are selected. Pass {name} <= {n_features} to select fewer.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return int(n_features)
     return check_int(v, name, low=1, high=n_features, owner=owner)
 
 

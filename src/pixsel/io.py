@@ -14,13 +14,36 @@ import numpy as np
 __all__ = ["atomic_path", "write_json", "write_npz", "save_figure", "save_image", "to_jsonable"]
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where the OS allows (Linux ``/proc``)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: the classic read-by-setting, restored at once
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path):
-    """Yield a temporary path in the target's folder; rename it onto ``path`` on success only."""
+    """Yield a temporary path in the target's folder; rename it onto ``path`` on success only.
+
+    The file gets the mode an ordinary ``open(path, "w")`` would give it, ``0o666`` less the
+    umask (``0644`` with the usual umask 022), not the ``0600`` of :func:`tempfile.mkstemp`.
+    ``path`` naming an existing folder is an ``IsADirectoryError`` raised before anything is
+    written.
+    """
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; give a file name to write to.")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())
     try:
         yield Path(tmp)
         os.replace(tmp, path)

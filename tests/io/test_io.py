@@ -74,3 +74,29 @@ def test_save_figure_closes_pyplot_figures_only(tmp_path):
     save_figure(fig, tmp_path / "a.svg")
     assert not plt.fignum_exists(fig.number)  # pyplot no longer holds it
     assert (tmp_path / "a.svg").read_text().lstrip().startswith("<?xml")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_follow_the_umask_not_mkstemp(tmp_path, umask):
+    # mkstemp creates 0600 files: results nobody else could read. The mode is 0666 less the umask.
+    import os
+    import stat
+
+    old = os.umask(umask)
+    try:
+        paths = [write_json(tmp_path / "a.json", {"a": 1}), write_npz(tmp_path / "a.npz", x=np.zeros(2))]
+        fig = Figure()
+        fig.subplots().plot([1, 2])
+        paths.append(save_figure(fig, tmp_path / "a.png"))
+        paths.append(save_image(tmp_path / "i.png", np.eye(3)))
+    finally:
+        os.umask(old)
+    for p in paths:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask, p
+
+
+def test_atomic_path_refuses_a_folder_before_writing(tmp_path):
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsADirectoryError, match="give a file name"):
+        write_json(tmp_path / "d", {"a": 1})
+    assert list((tmp_path / "d").iterdir()) == []

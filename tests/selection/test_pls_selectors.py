@@ -109,12 +109,14 @@ def test_bad_input_clear_errors(digits):
     p = X.shape[1]
     n_const = int(np.sum(np.ptp(X, axis=0) == 0))
     assert n_const > 0
-    with pytest.raises(ValueError, match=rf"'n_features_to_select' parameter of CardinalSPLSSelector .* \[1, {p}\]"):
-        CardinalSPLSSelector(p + 1).fit(X, y)
+    with pytest.warns(UserWarning, match=f"all {p} features are selected"):  # as SelectKBest (issue 13)
+        with pytest.raises(ValueError, match=f"{n_const} of the {p} columns of X are constant"):
+            CardinalSPLSSelector(p + 1).fit(X, y)
     with pytest.raises(ValueError, match=f"{n_const} of the {p} columns of X are constant"):
         CardinalSPLSSelector(p).fit(X, y)
-    with pytest.raises(ValueError, match=r"'n_components' parameter of CardinalSPLSSelector .* \[1, 9\]"):
-        CardinalSPLSSelector(3, n_components=10).fit(X[:10], y[:10])
+    with pytest.raises(ValueError, match=r"'n_components' parameter of CardinalSPLSSelector .* \[1, inf\)"):
+        CardinalSPLSSelector(3, n_components=0).fit(X[:10], y[:10])
+    assert CardinalSPLSSelector(3, n_components=10).fit(X[:10], y[:10]).n_iterations_ == 9  # capped (issue 13)
     Xn = X.astype(float)
     Xn[5, 7] = np.nan
     with pytest.raises(ValueError, match="NaN"):

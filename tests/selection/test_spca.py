@@ -110,4 +110,4 @@ def test_default_finds_the_brute_force_optimum_where_greedy_misses_it():
 def test_certificate_bounds_the_default_selection():
     X = _data(5)
     sel = SparsePCASelector(3, certificate=True).fit(X)
-    assert np.isfinite(sel.upper_bound_) and sel.gap_ >= -1e-9 * sel.upper_bound_
+    assert np.isfinite(sel.upper_bound_) and sel.gap_ >= -1e-9 and sel.absolute_gap_ >= -1e-9 * sel.upper_bound_

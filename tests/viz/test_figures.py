@@ -28,8 +28,10 @@ def test_plot_masks_draws_the_selected_pixels_in_colour(tmp_path):
     assert isinstance(fig, Figure) and len(fig.axes) == 4
     assert [ax.get_title() for ax in fig.axes[:2]] == ["a", "b"]
     assert fig.axes[0].get_ylabel() == "r0" and fig.axes[2].get_ylabel() == "r1"
+    # the legend says what red means
+    assert [t.get_text() for t in fig.legends[0].get_texts()][0] == "selected pixels"
     rgb = fig.axes[0].get_images()[0].get_array()
-    np.testing.assert_allclose(rgb[0, 0], (1.0, 0.15, 0.1))  # selected: the mask colour
+    np.testing.assert_allclose(rgb[0, 0], viz._figures.SELECTED)  # selected: the mask colour
     np.testing.assert_allclose(rgb[0, 1], [0.2] * 3)  # unselected: the gray background, scaled to [0, 1]
     _saves(fig, tmp_path)
 
@@ -39,8 +41,12 @@ def test_plot_paths_styles_bounds_and_labels(tmp_path):
     fig = viz.plot_paths(curves, upper_bound=[2, 3, 3], lower_bound=[0.1, 0.2, 3], title="t", xlabel="k")
     ax = fig.axes[0]
     assert ax.get_title() == "t" and ax.get_xlabel() == "k" and ax.get_ylabel() == "objective f(S)"
-    assert _legend(ax) == ["forward", "Backward GSLDA", "fisher", "certified upper bound",
-                           "worst-case lower bound Eq.(5)"]
+    # methods named in words, bounds explained (no bare "fisher" or "Eq.(5)")
+    assert _legend(ax) == ["greedy forward selection", "Backward GSLDA", "thresholded Fisher discriminant",
+                           "certified upper bound (no k pixels do better)",
+                           "guaranteed minimum of the best k pixels (paper 000, Eq. 5)"]
+    colors = [ln.get_color() for ln in ax.get_lines()[:3]]
+    assert colors == list(viz.PALETTE[:3])  # Okabe-Ito: colour-blind safe
     assert [ln.get_linestyle() for ln in ax.get_lines()[:3]] == ["-", "--", ":"]
     np.testing.assert_array_equal(ax.get_lines()[1].get_xdata(), [1, 2, 3])
     _saves(fig, tmp_path)
@@ -68,7 +74,9 @@ def test_plot_evaluation_panels(lml, panels, tmp_path):
     labels = [ax.get_ylabel() for ax in fig.axes]
     assert labels[:2] == ["test error", "test information (bits)"]
     assert (labels[2:] == ["log marginal likelihood"]) == (panels == 3)
-    assert _legend(fig.axes[0]) == ["dual/gp", "fisher/gp", "chance"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["greedy sparse LDA (best of forward and backward), gp classifier",
+                                    "thresholded Fisher discriminant, gp classifier", "chance (majority class)",
+                                    "ideal (label entropy)"]
     assert all(ax.get_xscale() == "log" and ax.get_xlabel() == "k (selected pixels)" for ax in fig.axes)
     _saves(fig, tmp_path)
 
@@ -93,8 +101,14 @@ def test_score_image_and_maps(tmp_path):
     assert values == [5.0, np.inf]  # the caller's values are not modified
     fig = viz.plot_score_maps({"variance": np.arange(4.0), "fisher": -np.arange(4.0)}, (2, 2),
                               titles={"fisher": "Fisher"})
-    assert [ax.get_title() for ax in fig.axes] == ["variance", "Fisher"]
-    np.testing.assert_allclose(fig.axes[1].get_images()[0].get_array(), [[1.0, 2 / 3], [1 / 3, 0.0]])
+    maps = [ax for ax in fig.axes if ax.get_images() and ax.get_title()]
+    assert [ax.get_title() for ax in maps] == ["variance", "Fisher"]
+    np.testing.assert_allclose(maps[1].get_images()[0].get_array(), [[1.0, 2 / 3], [1 / 3, 0.0]])
+    # one colorbar per map, saying what the colours mean
+    bars = [ax for ax in fig.axes if ax not in maps]
+    assert len(bars) == 2 and all("importance" in ax.get_ylabel() for ax in bars)
+    single = viz.plot_score_maps({"variance": np.arange(4.0)}, (2, 2))
+    assert single.get_size_inches()[0] >= 4  # a single map at a readable size
     _saves(fig, tmp_path)
 
 
@@ -103,8 +117,11 @@ def test_plot_scatter_legend_only_for_few_labels(tmp_path):
     fig = viz.plot_scatter(Y, np.arange(30) % 3, title="pca")
     ax = fig.axes[0]
     assert ax.get_title() == "pca" and ax.get_xlabel() == "component 1" and ax.get_ylabel() == "component 2"
-    assert ax.get_legend().get_title().get_text() == "label" and len(_legend(ax)) == 3
-    np.testing.assert_allclose(ax.collections[0].get_offsets(), Y[:, :2])
+    assert ax.get_legend().get_title().get_text() == "class" and _legend(ax) == ["0", "1", "2"]
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), Y[::3, :2])
+    named = viz.plot_scatter(Y, np.arange(30) % 3, class_names=["cat", "dog", "owl"]).axes[0]
+    assert _legend(named) == ["cat", "dog", "owl"]
+    assert len({tuple(c.get_facecolor()[0]) for c in named.collections}) == 3  # three distinct colours
     assert viz.plot_scatter(Y, np.arange(30)).axes[0].get_legend() is None  # 30 labels: no legend
     assert viz.plot_scatter(Y).axes[0].get_legend() is None
     _saves(fig, tmp_path)

@@ -18,7 +18,14 @@ One flag set: an option means the same thing in every command that has it.
 ``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
 ``-o, --out DIR``     output folder
 ``-q, --quiet``       no progress bar, no summary
+``--progress``        progress lines even when stderr is not a terminal (a log)
+``--debug``           on an error, print the traceback too
 ====================  ==================================================================
+
+Exit status: 0 success; 2 a user error, explained in ONE line on stderr that says how to fix it;
+130 interrupted by Ctrl-C (a partial result that was kept carries ``"status": "interrupted"``
+in its JSON); 1 a bug in pixsel (with its traceback). Output files are written atomically with
+the permissions of an ordinary new file (``0644`` under the usual umask).
 """
 
 from __future__ import annotations
@@ -45,28 +52,92 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "Run 'pixsel COMMAND --help' for the options of each command. Options mean the same in "
             "every command: -m/--method, -k/--k, -n/--n-components, -c/--classifier, --regularization, "
-            "--seed (= --random-state), --param KEY=VALUE, -o/--out DIR, -q/--quiet."
+            "--seed (= --random-state), --param KEY=VALUE, -o/--out DIR, -q/--quiet, --progress, --debug. "
+            "Exit status: 0 success, 2 user error (one line on stderr saying how to fix it), "
+            "130 interrupted (Ctrl-C), 1 a bug (with a traceback)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"pixsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_debug(parser, False)
     for module in _COMMANDS:
         module.add_parser(sub)
+    for command_parser in sub.choices.values():
+        _add_debug(command_parser, argparse.SUPPRESS)  # also after the command, same meaning
     return parser
 
 
+def _add_debug(parser, default):
+    parser.add_argument("--debug", action="store_true", default=default,
+                        help="on an error, also print the Python traceback")
+
+
+def check_out_dir(out) -> None:
+    """Refuse an output folder that cannot be made before any work is done (nothing is created).
+
+    ``out`` naming an existing file is a ``FileExistsError``; a file on the way to it a
+    ``NotADirectoryError``; a folder without write permission a ``PermissionError``.
+    """
+    import errno
+    import os
+    from pathlib import Path
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(errno.EEXIST, "exists", str(out))
+    parent = out
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "Permission denied", str(parent))
+
+
+def _warn_in_one_line(command):
+    """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines)."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"pixsel {command}: warning: {text}", file=file or sys.stderr)
+
+    return show
+
+
 def main(argv=None) -> int:
-    """Entry point of the ``pixsel`` console script; returns the exit status."""
+    """Entry point of the ``pixsel`` console script; returns the exit status.
+
+    Exit status: 0 success; 2 a user error, explained in one line on stderr (``--debug`` adds the
+    traceback); 130 interrupted by Ctrl-C (a partial result kept is marked ``"status":
+    "interrupted"``); 1 an unexpected error (a bug: the traceback is printed). See
+    :mod:`pixsel.cli._errors`.
+    """
+    import warnings
+
+    from ._errors import EXIT_INTERRUPTED, EXIT_USAGE, user_message
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = args.command
     try:
-        return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, KeyError) as exc:
-        print(f"pixsel {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn_in_one_line(command)
+            if getattr(args, "out", None) is not None:
+                check_out_dir(args.out)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print(f"pixsel {args.command}: interrupted", file=sys.stderr)
-        return 130
+        print(f"pixsel {command}: interrupted (Ctrl-C); nothing more was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        message = user_message(exc)
+        if message is None:
+            raise
+        if args.debug:
+            import traceback
+
+            traceback.print_exc()
+        print(f"pixsel {command}: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json
+from ._common import add_output_arguments
 
 _KS = (1, 2, 4, 8, 16, 32, 64)
 _MASK_KS = (1, 4, 8, 16)
@@ -30,20 +29,25 @@ def add_parser(sub):
             "linear (logistic) classifier and a Gaussian-process classifier on the selected pixels."
         ),
     )
-    p.add_argument("--out", "-o", metavar="DIR", default="pixsel-demo", help="output folder (default: pixsel-demo)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+    add_output_arguments(p, "pixsel-demo")
     p.add_argument("--no-gp", action="store_true", help="skip the Gaussian-process classifier (faster)")
     p.set_defaults(func=run)
 
 
 def _dual_support(paths, k):
     """The better of the forward and backward supports at k (backward on ties), sorted."""
+    import numpy as np
+
     fwd, bwd = paths["forward"], paths["backward"]
     best = bwd if bwd.objective[k - 1] >= fwd.objective[k - 1] else fwd
     return np.sort(np.asarray(best.support(k)))
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json
     from .. import __version__
     from ..datasets import load_digits_pair, load_train_test
     from ..experiments import Selection, evaluate_selection

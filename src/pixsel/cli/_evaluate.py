@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -17,10 +16,14 @@ from ._common import (
 
 _METHOD_ALIASES = {"gslda": "dual"}
 
+# the names of pixsel.experiments.SELECTORS and CLASSIFIERS, written out so that `pixsel --help`
+# does not import NumPy (tests/cli/test_cli_contract.py checks that they agree)
+SELECTORS = ("forward", "backward", "dual", "gslda", "fisher", "f_classif", "mutual_info", "rfe_svc",
+             "l1_logistic", "sfs_lda", "soft_ard")
+CLASSIFIERS = ("gp", "gp-ep", "gp-laplace-probit", "linear-svm", "logistic", "lda")
+
 
 def add_parser(sub):
-    from ..experiments import CLASSIFIERS, SELECTORS
-
     p = sub.add_parser(
         "evaluate",
         help="test error / test information vs k of a selector + classifier (evaluate.json, evaluate.png)",
@@ -32,7 +35,10 @@ def add_parser(sub):
             "--test-size split. Writes DIR/evaluate.json and DIR/evaluate.png."
         ),
     )
-    add_data_argument(p)
+    add_data_argument(p, split=False)
+    p.add_argument("--classes", metavar="A,B", default=None,
+                   help="the two classes to compare when DATA has more (names or label values, e.g. 3,5 or "
+                        "cats,dogs); the evaluation is binary")
     p.add_argument("--method", "-m", default="gslda", choices=sorted(set(SELECTORS) | set(_METHOD_ALIASES)),
                    help="selector: gslda (= dual: best of pixsel's forward and backward paths per k), forward, "
                         "backward, fisher, or scikit-learn's f_classif, mutual_info, rfe_svc, l1_logistic, "
@@ -61,13 +67,38 @@ def _parse_ks(text):
     return ks
 
 
+def _title(args, tt):
+    from ..viz import method_label
+
+    what = f"{tt.class_names[0]} vs {tt.class_names[1]}: " if tt.class_names and len(tt.class_names) == 2 else ""
+    return f"{what}{method_label(args.method)} pixels, {args.classifier} classifier"
+
+
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    from ..io import save_figure, write_json
     from ..datasets import load_train_test
     from ..experiments import evaluate_selection
     from ..viz import plot_evaluation
 
+    from ._errors import UsageError
+
     ks = _parse_ks(args.k)
-    tt = load_train_test(args.data, args.test, test_size=args.test_size, random_state=args.seed)
+    tt = load_train_test(args.data, args.test, test_size=args.test_size, random_state=args.seed,
+                         sample_axis=args.sample_axis)
+    import numpy as np
+
+    n_classes = len(np.unique(np.concatenate([tt.y_train, tt.y_test])))
+    if args.classes is not None:
+        wanted = [c for c in args.classes.split(",") if c.strip()]
+        if len(wanted) != 2:
+            raise UsageError(f"--classes takes two classes separated by a comma, e.g. --classes 3,5; got {args.classes!r}.")
+        tt = tt.only_classes(wanted)
+    elif n_classes != 2:
+        names = tt.class_names or [str(c) for c in np.unique(tt.y_train)]
+        raise UsageError(f"pixsel evaluate compares two classes and {args.data} has {n_classes} "
+                         f"({', '.join(names[:10])}{', ...' if len(names) > 10 else ''}); choose two with "
+                         f"--classes {names[0]},{names[1]}.")
     X_train, y_train, X_test, y_test, shape = tt.X_train, tt.y_train, tt.X_test, tt.y_test, tt.image_shape
     method = _METHOD_ALIASES.get(args.method, args.method)
     cparams = {} if args.restarts is None else {"n_restarts": args.restarts}
@@ -77,9 +108,9 @@ def run(args):
     res.method = args.method
     out = Path(args.out)
     report = provenance(args, split=tt.split, n_train=int(len(y_train)), n_test=int(len(y_test)),
-                        image_shape=list(shape) if shape else None, **res.to_dict())
+                        image_shape=list(shape) if shape else None, class_names=tt.class_names, **res.to_dict())
     written = [write_json(out / "evaluate.json", report),
-               save_figure(plot_evaluation([res], title=f"{args.method} + {args.classifier}"), out / "evaluate.png", dpi=120)]
+               save_figure(plot_evaluation([res], title=_title(args, tt)), out / "evaluate.png", dpi=120)]
     if not args.quiet:
         print(f"{'k':>5} {'error':>8} {'info(bits)':>10} {'log ML':>10}")
         for k, e, i, m in zip(res.ks, res.error, res.information, res.log_marginal_likelihood):

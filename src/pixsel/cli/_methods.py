@@ -19,6 +19,7 @@ class Method:
     help: str
     build: Callable
     supervised: bool = True
+    exact: bool = False  # has solver='exact' (and its limits)
 
 
 METHODS: dict[str, Method] = {}
@@ -29,17 +30,29 @@ def register(method: Method) -> Method:
     return method
 
 
+def _solver_kwargs(args):
+    """solver, its limits and progress from the command line (only the ones given)."""
+    from ._common import show_progress
+
+    kwargs = {"progress": show_progress(args)}
+    if getattr(args, "solver", None):
+        kwargs["solver"] = args.solver
+    for name in ("time_limit", "node_limit", "gap_tol"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
+    return kwargs
+
+
 def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
     kwargs = dict(direction=args.direction or "dual", regularization=args.regularization)
-    if getattr(args, "solver", None):
-        kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
+    kwargs.update(_solver_kwargs(args))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)
 
 
-register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda))
+register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda, exact=True))
 
 
 def _build_cardinal_spls(args, k, params):
@@ -93,14 +106,19 @@ register(Method(
 def _build_gspca(args, k, params):
     from .. import SparsePCASelector
 
+<<<<<<< HEAD
     kwargs = dict(certificate=True)  # the report shows the certified bound (about a second at p = 1024)
     if args.direction:
         kwargs.update(direction=args.direction)
     if getattr(args, "solver", None):
         kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
+=======
+    kwargs = dict(direction=args.direction or "dual")
+    kwargs.update(_solver_kwargs(args))
+>>>>>>> main
     kwargs.update(params)
     return SparsePCASelector(k, **kwargs)
 
 
 register(Method("gspca", "greedy sparse PCA (unsupervised): most variance of the first sparse component on exactly k pixels",
-                _build_gspca, supervised=False))
+                _build_gspca, supervised=False, exact=True))

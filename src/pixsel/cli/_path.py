@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
     add_regularization_argument,
+    data_report,
     load_labelled,
     provenance,
     show_progress,
@@ -36,22 +36,23 @@ def add_parser(sub):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    from ..io import save_figure, write_json
     from ..selection import lda_paths, pca_paths
     from ..viz import plot_paths
 
     if args.method == "gspca":
-        data = load_labelled(args.data, need_labels=False)
+        data = load_labelled(args, need_labels=False)
         ps = pca_paths(data.X, progress=show_progress(args))
         what = "sparse PCA variance"
     else:
-        data = load_labelled(args.data)
+        data = load_labelled(args)
         ps = lda_paths(data.X, data.y, regularization=args.regularization, progress=show_progress(args))
         what = "sparse LDA objective"
     out = Path(args.out)
     report = provenance(
         args,
-        n_samples=int(data.X.shape[0]),
-        n_features=int(data.X.shape[1]),
+        **data_report(data),
         regularization=None if ps.regularization is None else ps.regularization.to_dict(),
         paths={n: {"order": p.order, "objective": p.objective} for n, p in ps.paths.items()},
         lower_bound_eq5=ps.lower_bound,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json, write_npz
 from ._common import (
     add_data_argument,
     add_output_arguments,
     add_param_argument,
     add_seed_argument,
+    data_report,
     load_labelled,
     parse_params,
     progress,
@@ -82,7 +81,11 @@ def add_parser(sub):
 
 
 def run(args):
-    data = load_labelled(args.data, need_labels=False)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json, write_npz
+    data = load_labelled(args, need_labels=False)
     X = np.asarray(data.X, dtype=np.float64)
     if args.normalize:
         norms = np.linalg.norm(X, axis=1, keepdims=True)
@@ -102,8 +105,7 @@ def run(args):
         arrays["components"] = est.components_
     write_npz(out / "projection.npz", **arrays)
     report = provenance(
-        args, method=args.method, n_components=int(args.M), n_samples=int(X.shape[0]),
-        n_features=int(X.shape[1]), normalized=bool(args.normalize),
+        args, method=args.method, n_components=int(args.M), **data_report(data), normalized=bool(args.normalize),
         parameters={k: repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v
                     for k, v in est.get_params(deep=False).items() if k != "dictionary"},
     )
@@ -115,7 +117,8 @@ def run(args):
     if args.M == 2:
         from ..viz import plot_scatter
 
-        fig = plot_scatter(Y, data.y, title=f"{args.method}: {Path(args.data).name}")
+        fig = plot_scatter(Y, data.y, title=f"{METHODS[args.method]}: {Path(args.data).name}",
+                           class_names=data.class_names)
         written.append(save_figure(fig, out / "scatter.png", dpi=120))
     if not args.quiet:
         print(f"projected {X.shape[0]} samples from {X.shape[1]} to {args.M} dimensions with {args.method}")

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, save_image, write_json
-from ._common import add_data_argument, add_output_arguments, add_seed_argument, load_labelled, progress, provenance
+from ._common import (
+    add_data_argument,
+    add_output_arguments,
+    add_seed_argument,
+    data_report,
+    load_labelled,
+    progress,
+    provenance,
+)
 
+_SCORE_TITLES = {
+    "variance": "variance",
+    "laplacian": "Laplacian score (shown as 1 - L)",
+    "supervised_laplacian": "supervised Laplacian score (1 - L)",
+    "fisher": "Fisher score",
+}
 _UNSUPERVISED = ("variance", "laplacian")
 _SUPERVISED = ("supervised_laplacian", "fisher")
 
@@ -27,7 +39,7 @@ def add_parser(sub):
             "Score every feature of DATA by subspace scores (one map per --rank) and by the "
             "baselines (variance, Laplacian score; with labels also supervised Laplacian and "
             "Fisher scores). Writes DIR/scores.json and, when the image shape is known, "
-            "DIR/score_maps.png and DIR/<score>.png (lighter = more important)."
+            "DIR/score_maps.png and DIR/<score>.png (brighter = more important, with a colorbar)."
         ),
     )
     add_data_argument(p)
@@ -52,10 +64,14 @@ def _gamma(value):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json
     from ..scores import importance
     from ..selection import ScoreSelector, SubspaceScoreSelector
 
-    data = load_labelled(args.data, need_labels=False)
+    data = load_labelled(args, need_labels=False)
     X, y = data.X, data.y
     n, p = X.shape
     cap = min(n, p) - 1
@@ -72,29 +88,30 @@ def run(args):
                 scores=sel.scores_, importance=sel.scores_, higher_is_better=True,
                 gamma=sel.gamma_, rank=m, leverage=sel.leverage_, residual=sel.residual_,
                 singular_values=sel.singular_values_,
-                title=f"subspace score, m = {m}")
+                title=f"subspace score, rank {m}")
             bar.update(1)
         for name in criteria:
             sel = ScoreSelector(1, criterion=name, n_neighbors=args.n_neighbors)
             sel.fit(X, y) if name in _SUPERVISED else sel.fit(X)
             results[name] = dict(scores=sel.scores_, importance=importance(name, sel.scores_),
                                  higher_is_better=sel.higher_is_better_,
-                                 title=name.replace("_", " ") + (" (1 - L)" if not
-                                                                 sel.higher_is_better_ else ""))
+                                 title=_SCORE_TITLES[name])
             bar.update(1)
     out = Path(args.out)
-    report = provenance(args, n_samples=int(n), n_features=int(p),
-                        image_shape=list(data.image_shape) if data.image_shape else None,
+    report = provenance(args, **data_report(data),
                         scores={k: {kk: vv for kk, vv in v.items() if kk != "title"}
                                 for k, v in results.items()})
     written = [write_json(out / "scores.json", report)]
     if data.image_shape and int(np.prod(data.image_shape)) == p:
-        from ..viz import plot_score_maps, score_image
+        from ..viz import plot_score_maps
 
+        where = Path(args.data).name
         for name, r in results.items():
-            written.append(save_image(out / f"{name}.png", score_image(r["importance"], data.image_shape)))
+            fig = plot_score_maps({name: r["importance"]}, data.image_shape, titles={name: f"{r['title']}\n{where}"})
+            written.append(save_figure(fig, out / f"{name}.png", dpi=120))
         fig = plot_score_maps({n: r["importance"] for n, r in results.items()}, data.image_shape,
-                              titles={n: r["title"] for n, r in results.items()})
+                              titles={n: r["title"] for n, r in results.items()},
+                              suptitle=f"{where}: feature scores (brighter = more important)")
         written.append(save_figure(fig, out / "score_maps.png", dpi=120))
     if not args.quiet:
         print(f"scored {p} features of {n} samples: {', '.join(results)}")

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-import numpy as np
 
-from ..io import save_figure, write_json
 from ._common import (
     add_data_argument,
     add_output_arguments,
     add_param_argument,
     add_regularization_argument,
     add_seed_argument,
+    data_report,
     image_backgrounds,
     load_labelled,
     parse_params,
@@ -24,7 +24,8 @@ from ._common import (
 from ._methods import METHODS
 
 # fitted attributes copied into selection.json when the estimator has them
-_REPORTED = ("regularization_", "gap_", "upper_bound_", "n_nodes_", "status_", "gamma_", "n_iter_")
+_REPORTED = ("regularization_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_", "status_", "gamma_",
+             "rank_", "n_components_", "n_iter_")
 
 
 def add_parser(sub):
@@ -34,7 +35,9 @@ def add_parser(sub):
         description=(
             "Select exactly K features of DATA with METHOD and write DIR/selection.json (selected "
             "indices, objective, parameters, regularization, pixsel version) and, when the image "
-            "shape is known, DIR/mask.png (the selected pixels over the class means)."
+            "shape is known, DIR/mask.png (the selected pixels over the class means). Ctrl-C during "
+            "an exact search keeps the best support found, writes it with \"status\": \"interrupted\" "
+            "and exits 130."
         ),
     )
     add_data_argument(p)
@@ -57,10 +60,30 @@ def add_parser(sub):
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
+    p.add_argument("--node-limit", type=int, default=None, metavar="NODES",
+                   help="with --solver exact: stop after NODES search-tree nodes")
+    p.add_argument("--gap-tol", type=float, default=None, metavar="FRACTION",
+                   help="with --solver exact: stop once the relative gap is at most FRACTION (e.g. 0.01)")
     add_seed_argument(p, "randomized methods (subspace)")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_output_arguments(p, "pixsel-select")
     p.set_defaults(func=run)
+
+
+def _check_options(args, method):
+    from ._errors import UsageError
+
+    limits = [f"--{n.replace('_', '-')}" for n in ("time_limit", "node_limit", "gap_tol")
+              if getattr(args, n) is not None]
+    if args.solver == "exact" and not method.exact:
+        exact = ", ".join(m.name for m in METHODS.values() if m.exact)
+        raise UsageError(f"--solver exact is available for --method {exact}; method {method.name!r} has no "
+                         "exact solver: drop --solver or change --method.")
+    if limits and args.solver != "exact":
+        raise UsageError(f"{', '.join(limits)} only limit the exact search: add --solver exact, or drop "
+                         f"{' and '.join(limits)}.")
+    if args.direction is not None and method.name not in ("gslda", "gspca"):
+        raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
 
 
 def _k_value(text):
@@ -84,9 +107,16 @@ def _choose_k(args, est, data):
 
 
 def run(args):
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    import numpy as np
+
+    from ..io import save_figure, write_json
+    from ._errors import EXIT_INTERRUPTED
+
     method = METHODS[args.method]
+    _check_options(args, method)
     auto = args.k == "auto"
-    data = load_labelled(args.data, need_labels=method.supervised or auto)
+    data = load_labelled(args, need_labels=method.supervised or auto)
     params = parse_params(args.param)
     est = method.build(args, 1 if auto else args.k, params)
     cvsel = None
@@ -94,26 +124,28 @@ def run(args):
         cvsel = _choose_k(args, est, data)
         est, args.k = cvsel.selector_, cvsel.n_features_
     else:
+        fit_y = (data.X, data.y) if method.supervised else (data.X,)
         with progress(1, f"{args.method} fit", args) as bar:
-            est.fit(data.X, data.y) if method.supervised else est.fit(data.X)
+            est.fit(*fit_y)
             bar.update(1)
     indices = est.get_support(indices=True)
     report = provenance(
         args,
         method=args.method,
         k=int(args.k),
-        n_samples=int(data.X.shape[0]),
-        n_features=int(data.X.shape[1]),
-        image_shape=list(data.image_shape) if data.image_shape else None,
+        **data_report(data),
         indices=indices.tolist(),
         parameters={k: repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v
                     for k, v in est.get_params(deep=False).items()},
     )
     if hasattr(est, "objective_path_"):
-        report["objective"] = float(est.objective_path_[args.k - 1])
+        report["objective"] = float(est.objective_path_[est.n_features_to_select_ - 1])
     for name in _REPORTED:
         if hasattr(est, name):
             report[name.rstrip("_")] = getattr(est, name)
+    if hasattr(est, "n_features_to_select_") and est.n_features_to_select_ != args.k:
+        report["k_used"] = int(est.n_features_to_select_)
+    interrupted = getattr(est, "status_", None) == "interrupted"
     if cvsel is not None:
         res = cvsel.cv_results_
         report["k_auto"] = {
@@ -123,8 +155,7 @@ def run(args):
             "std_test_score": res["std_test_score"],
         }
     out = Path(args.out)
-    write_json(out / "selection.json", report)
-    written = [out / "selection.json"]
+    written = [write_json(out / "selection.json", report)]
     if cvsel is not None:
         from ..viz import plot_cv_path
 
@@ -135,9 +166,10 @@ def run(args):
     if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
         from ..viz import plot_masks
 
-        bgs, names = image_backgrounds(data.X, data.y, data.image_shape)
+        bgs, names = image_backgrounds(data.X, data.y, data.image_shape, data.class_names)
         fig = plot_masks(bgs, [est.get_support()], data.image_shape,
-                         titles=[f"{args.method}, k = {args.k}"], bg_titles=names)
+                         titles=[f"{METHOD_TITLES.get(args.method, args.method)}: {len(indices)} pixels"],
+                         bg_titles=names)
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
@@ -147,7 +179,22 @@ def run(args):
         print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
         if hasattr(est, "status_"):
             cert = ("certified optimal" if est.status_ == "optimal" else
-                    f"{est.status_}: certified upper bound {est.upper_bound_:.6g}, gap {est.gap_:.3g}")
+                    f"{est.status_}: certified upper bound {est.upper_bound_:.6g}, relative gap {est.gap_:.3g} "
+                    f"(absolute {est.absolute_gap_:.3g})")
             print(f"exact search: {cert} ({est.n_nodes_} nodes)")
         print("wrote " + ", ".join(str(w) for w in written))
+    if interrupted:
+        print(f"pixsel select: interrupted (Ctrl-C): the best support found so far is in {written[0]}, "
+              "marked \"status\": \"interrupted\"", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
+
+
+#: method names in words, for titles
+METHOD_TITLES = {
+    "gslda": "greedy sparse LDA",
+    "gspca": "greedy sparse PCA",
+    "cardinal-spls": "cardinal sparse PLS",
+    "spls": "SPLS-eta",
+    "subspace": "subspace scores",
+}

@@ -13,15 +13,53 @@ __all__ = ["Dataset", "TrainTest", "data_dir", "shared_path", "load_shared", "lo
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".tif", ".tiff", ".gif"}
 
 
+SPLITS = ("all", "train", "test")
+SAMPLE_AXES = ("first", "last")
+
+
 @dataclass
 class Dataset:
-    """Samples ``X`` (n_samples, n_features), labels ``y`` (or None) and the image shape if known."""
+    """Samples ``X`` (n_samples, n_features), labels ``y`` (or None) and the image shape if known.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        As stored (uint8 stays uint8; the estimators convert explicitly).
+    y : ndarray of shape (n_samples,) or None
+        Labels as stored: integers, or strings (kept as strings; every pixsel estimator takes them).
+    image_shape : tuple of int or None
+        ``(height, width)`` when the features are the pixels of an image.
+    name : str
+    class_names : list of str or None
+        One name per class, in the order of ``numpy.unique(y)``: the folder names of an image
+        folder, the strings of string labels, ``str(label)`` otherwise (None without labels).
+    notes : list of str
+        What the loader decided for the user (a transposed matrix, a train/test file joined...),
+        for the summary of the CLI.
+    split : str
+        Which part of a train/test ``.npz`` this is (``'all'``, ``'train'``, ``'test'``), else ``''``.
+    """
 
     X: np.ndarray
     y: np.ndarray | None = None
     image_shape: tuple | None = None
     name: str = ""
     extra: dict = field(default_factory=dict, repr=False)
+    class_names: list | None = None
+    notes: list = field(default_factory=list, repr=False)
+    split: str = ""
+
+    def __post_init__(self):
+        if self.class_names is None and self.y is not None:
+            self.class_names = self.extra.get("class_names") or [str(c) for c in np.unique(self.y)]
+
+    def label_name(self, label) -> str:
+        """The class name of a label value (``str(label)`` when no name is known)."""
+        if self.y is None or self.class_names is None:
+            return str(label)
+        classes = np.unique(self.y)
+        idx = np.flatnonzero(classes == label)
+        return self.class_names[int(idx[0])] if idx.size else str(label)
 
 
 def data_dir() -> Path:
@@ -75,63 +113,242 @@ def _image_shape(value):
     return shape or None
 
 
-def _load_npz(path: Path) -> Dataset:
-    with np.load(path, allow_pickle=False) as z:
-        files = set(z.files)
-        if "X" in files:
-            X = z["X"]
-            y = z["y"] if "y" in files else None
-        elif {"X_train", "y_train"} <= files:
-            X, y = z["X_train"], z["y_train"]
-        else:
+def _check_numbers(X, where):
+    """X must hold numbers: strings and objects are an error that says how to convert."""
+    if X.dtype.kind in "biuf":
+        return X
+    if X.dtype.kind in "USO":
+        raise ValueError(
+            f"{where}: X holds text or Python objects (dtype {X.dtype}), not numbers. Store the pixel "
+            "values as numbers (X.astype(float)); labels belong in y, where strings are fine."
+        )
+    raise ValueError(f"{where}: X has dtype {X.dtype}; pixsel needs real numbers (X.astype(float)).")
+
+
+def _orient(X, y, image_shape, sample_axis, where, notes):
+    """Samples along the first axis, features flattened; decide the orientation when it is unambiguous.
+
+    ``sample_axis`` (``'first'``/``'last'``/None) overrides the detection. The rules, in order:
+    the axis whose length is ``len(y)``; for a stack of images, the axes that match
+    ``image_shape``; for a 3-D stack without either, the layout whose images are square.
+    Otherwise a 2-D matrix is read samples-in-rows, and a 3-D stack is an error that names the fix.
+    """
+    X = _check_numbers(np.asarray(X), where)
+    if X.ndim == 1:
+        raise ValueError(f"{where}: X is 1-D (shape {X.shape}); store it as (n_samples, n_features).")
+    if X.ndim > 3:
+        raise ValueError(
+            f"{where}: X has {X.ndim} dimensions {X.shape}; pixsel takes (n_samples, n_features) or a "
+            "stack of grey images (n, height, width). Convert colour images to grey first."
+        )
+    fix = "pass --sample-axis first|last (load(..., sample_axis=...))"
+    if sample_axis is not None and sample_axis not in SAMPLE_AXES:
+        raise ValueError(f"sample_axis must be one of {SAMPLE_AXES}; got {sample_axis!r}.")
+    n_y = None if y is None else len(y)
+    axis = {"first": 0, "last": X.ndim - 1}.get(sample_axis)
+    if axis is None and n_y is not None:
+        fits = [a for a in (0, X.ndim - 1) if X.shape[a] == n_y]
+        if not fits:
             raise ValueError(
-                f"{path} has arrays {sorted(files)}; pixsel expects 'X' (n_samples, n_features), "
-                "optionally 'y' (labels) and 'image_shape'."
+                f"{where}: y has {n_y} labels but X has shape {X.shape}: neither its first nor its last "
+                "axis has one entry per label. Check that X and y belong together."
             )
-        shape = _image_shape(z["image_shape"]) if "image_shape" in files else None
-    return Dataset(X=X.reshape(len(X), -1), y=y, image_shape=shape, name=path.stem)
+        axis = fits[0] if len(fits) == 1 or X.ndim == 2 and X.shape[0] == X.shape[1] else None
+        if axis is None:
+            raise ValueError(f"{where}: both the first and the last axis of X {X.shape} match the {n_y} "
+                             f"labels; {fix}.")
+    if axis is None and image_shape is not None:
+        npx = int(np.prod(image_shape))
+        if X.ndim == 2:
+            fits = [a for a in (0, 1) if X.shape[1 - a] == npx]
+        else:
+            fits = [a for a, rest in ((0, X.shape[1:]), (2, X.shape[:2])) if int(np.prod(rest)) == npx]
+        if len(fits) == 1:
+            axis = fits[0]
+    if axis is None and X.ndim == 3:
+        square = [a for a, rest in ((0, X.shape[1:]), (2, X.shape[:2])) if rest[0] == rest[1]]
+        if len(square) != 1:
+            raise ValueError(f"{where}: cannot tell whether the image stack X {X.shape} is (n, height, width) "
+                             f"or (height, width, n); {fix}.")
+        axis = square[0]
+    if axis is None:
+        axis = 0
+    if X.ndim == 3:
+        X = X if axis == 0 else np.moveaxis(X, -1, 0)
+        if axis != 0:
+            notes.append(f"X is a (height, width, n) stack; read as {X.shape[0]} images of "
+                         f"{X.shape[1]}x{X.shape[2]} pixels")
+        if image_shape is None:
+            image_shape = tuple(int(v) for v in X.shape[1:])
+        X = X.reshape(len(X), -1)
+    elif axis == 1:
+        X = X.T
+        notes.append(f"X was stored with features in rows; read as {X.shape[0]} samples of {X.shape[1]} features")
+    if image_shape is not None and int(np.prod(image_shape)) != X.shape[1]:
+        notes.append(f"image_shape {tuple(image_shape)} does not match the {X.shape[1]} features; ignored")
+        image_shape = None
+    if y is not None:
+        y = np.asarray(y).ravel()
+        if y.dtype.kind == "O":
+            y = y.astype(str)
+    return X, y, image_shape
 
 
-def _load_mat(path: Path) -> Dataset:
+def _labels(y, where):
+    y = np.asarray(y).ravel()
+    if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+        y = y.astype(np.int64)
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{where}: y has NaN or infinite labels; remove those samples or give them a class.")
+    return y
+
+
+def _npz_arrays(path: Path) -> dict:
+    """All arrays of an ``.npz`` (no pickles); unreadable archives and object arrays say what to do."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except ValueError as exc:
+        if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+            raise ValueError(
+                f"{path} holds an object (pickled) array, which pixsel does not load (unsafe). Save numbers "
+                "for X (X.astype(float)) and strings for labels (y.astype(str)), then numpy.savez again."
+            ) from None
+        raise ValueError(f"{path} is not a readable .npz file ({exc}); write it with numpy.savez.") from None
+    except OSError as exc:
+        raise ValueError(f"{path} is not a readable .npz file ({exc}); write it with numpy.savez.") from None
+
+
+def _load_npz(path: Path, split=None, sample_axis=None) -> Dataset:
+    z = _npz_arrays(path)
+    files = set(z)
+    shape = _image_shape(z["image_shape"]) if "image_shape" in files else None
+    notes = []
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}; got {split!r}.")
+    pair = {"X_train", "y_train", "X_test", "y_test"} <= files
+    if "X" in files and not pair:
+        if split not in (None, "all"):
+            raise ValueError(f"{path} has no X_train/X_test arrays, so --split {split} does not apply; "
+                             "drop --split.")
+        X, y, which = z["X"], z.get("y"), ""
+    elif pair:
+        split = split or "all"
+        parts = ("train", "test") if split == "all" else (split,)
+        Xs, ys = [], []
+        for part in parts:
+            Xp, yp, shape = _orient(z[f"X_{part}"], z[f"y_{part}"], shape, sample_axis, f"{path} X_{part}", [])
+            Xs.append(Xp)
+            ys.append(yp)
+        if Xs[0].shape[1] != Xs[-1].shape[1]:
+            raise ValueError(f"{path}: X_train and X_test have different numbers of features.")
+        X, y, which = np.concatenate(Xs), np.concatenate(ys), split
+        counts = " + ".join(f"{len(v)} {p}" for v, p in zip(ys, parts))
+        notes.append(f"{path.name} holds a train/test split; used --split {split} ({counts} samples)"
+                     + ("; --split train or test takes one part" if split == "all" else ""))
+    elif {"X_train", "y_train"} <= files:
+        X, y, which = z["X_train"], z["y_train"], "train"
+        notes.append(f"{path.name} holds X_train/y_train only; used them")
+    else:
+        raise ValueError(
+            f"{path} has arrays {sorted(files)}; pixsel expects 'X' (n_samples, n_features), "
+            "optionally 'y' (labels) and 'image_shape' -- or X_train, y_train, X_test, y_test."
+        )
+    X, y, shape = _orient(X, y, shape, sample_axis, str(path), notes)
+    y = None if y is None else _labels(y, str(path))
+    names = [str(v) for v in np.asarray(z["class_names"]).ravel()] if "class_names" in files else None
+    if names is not None and y is not None and len(names) != len(np.unique(y)):
+        names = None
+    return Dataset(X=X, y=y, image_shape=shape, name=path.stem, class_names=names, notes=notes, split=which)
+
+
+def _load_mat(path: Path, sample_axis=None) -> Dataset:
     from scipy.io import loadmat
 
-    m = {k: v for k, v in loadmat(path).items() if not k.startswith("__")}
+    try:
+        m = {k: v for k, v in loadmat(path).items() if not k.startswith("__")}
+    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
+        raise ValueError(
+            f"{path} is not a MATLAB file scipy can read ({exc}); save it with MATLAB's save -v7 "
+            "(v7.3/HDF5 files: load them with h5py and numpy.savez them)."
+        ) from None
     xkey = next((k for k in ("X", "x", "data", "fea") if k in m), None)
     if xkey is None:
         raise ValueError(f"{path} has variables {sorted(m)}; pixsel expects one named X (or fea).")
     ykey = next((k for k in ("y", "Y", "labels", "gnd") if k in m), None)
-    X = np.asarray(m[xkey])
-    y = None if ykey is None else np.asarray(m[ykey]).ravel()
+    y = None
+    if ykey is not None:
+        y = np.asarray(m[ykey])
+        if y.dtype.kind == "O" or y.dtype.kind == "U":  # a cell array of strings
+            y = np.array([str(np.asarray(v).ravel()[0]) if np.size(v) else "" for v in y.ravel()])
+        y = y.ravel()
     shape = _image_shape(m["image_shape"]) if "image_shape" in m else None
-    return Dataset(X=X.reshape(len(X), -1), y=y, image_shape=shape, name=path.stem)
+    notes = []
+    X, y, shape = _orient(m[xkey], y, shape, sample_axis, str(path), notes)
+    y = None if y is None else _labels(y, str(path))
+    return Dataset(X=X, y=y, image_shape=shape, name=path.stem, notes=notes)
+
+
+_LABEL_COLUMNS = ("y", "label", "labels", "class", "target")
 
 
 def _load_csv(path: Path) -> Dataset:
-    """CSV: one sample per row; the last column is the label unless the header names 'y'/'label'."""
-    with open(path) as fh:
-        first = fh.readline()
-    delim = "," if "," in first else None
-    cells = first.strip().split(delim)
+    """CSV: one sample per row; the last column is the label unless the header names 'y'/'label'.
+
+    Labels may be numbers or text (``digit5``); the features must be numbers.
+    """
+    import csv
+
+    with open(path, newline="", errors="strict") as fh:
+        sample = fh.read(4096)
+        fh.seek(0)
+        delim = "," if "," in (sample.splitlines() or [""])[0] else None
+        rows = [r for r in (csv.reader(fh, delimiter=delim) if delim else (ln.split() for ln in fh)) if r]
+    if not rows:
+        raise ValueError(f"{path} is empty; write one sample per row, label in the last column.")
+
+    def numeric(cells):
+        try:
+            [float(c) for c in cells]
+            return True
+        except ValueError:
+            return False
+
+    first = [c.strip() for c in rows[0]]
+    # a header row has text outside the label column, or text labels where the next row has numbers
+    header = None
+    if not numeric(first[:-1]) or (not numeric(first[-1:]) and len(rows) > 1 and numeric(rows[1][-1:])):
+        header = first
+    body = rows[1:] if header else rows
+    if not body:
+        raise ValueError(f"{path} has a header but no data rows; write one sample per row.")
+    width = len(body[0]) if body else 0
+    for i, r in enumerate(body):
+        if len(r) != width:
+            raise ValueError(f"{path}: row {i + 1 + bool(header)} has {len(r)} fields, the first has {width}; "
+                             "every row needs the same columns.")
+    col = width - 1
+    if header and any(h.lower() in _LABEL_COLUMNS for h in header):
+        col = next(i for i, h in enumerate(header) if h.lower() in _LABEL_COLUMNS)
+    cells = np.array(body, dtype=str)
+    y_text = np.char.strip(cells[:, col])
+    feats = np.delete(cells, col, axis=1)
     try:
-        [float(c) for c in cells]
-        header = None
+        X = feats.astype(np.float64)
     except ValueError:
-        header = [c.strip() for c in cells]
-    data = np.loadtxt(path, delimiter=delim, skiprows=1 if header else 0, ndmin=2)
-    col = data.shape[1] - 1
-    if header and any(h.lower() in ("y", "label", "class", "target") for h in header):
-        col = next(i for i, h in enumerate(header) if h.lower() in ("y", "label", "class", "target"))
-    y = data[:, col]
-    X = np.delete(data, col, axis=1)
-    if np.all(y == np.round(y)):
-        y = y.astype(np.int64)
-    return Dataset(X=X, y=y, image_shape=None, name=path.stem)
+        bad = next((i, j) for i, r in enumerate(feats) for j, c in enumerate(r) if not numeric([c]))
+        raise ValueError(
+            f"{path}: the value {feats[bad]!r} in row {bad[0] + 1 + bool(header)}, feature column {bad[1] + 1} is "
+            "not a number. Features must be numbers; the label goes in the last column or one named y/label."
+        ) from None
+    y = y_text.astype(np.float64) if numeric(y_text) else y_text
+    return Dataset(X=X, y=_labels(y, str(path)), image_shape=None, name=path.stem)
 
 
 def _load_folder(path: Path) -> Dataset:
     """An image folder with one subfolder per class; images converted to grayscale, same size."""
-    from skimage.io import imread
     from skimage.color import rgb2gray
+    from skimage.io import imread
 
     classes = sorted(p for p in path.iterdir() if p.is_dir())
     if not classes:
@@ -141,7 +358,10 @@ def _load_folder(path: Path) -> Dataset:
         for f in sorted(sub.iterdir()):
             if f.suffix.lower() not in _IMAGE_SUFFIXES:
                 continue
-            img = imread(f)
+            try:
+                img = imread(f)
+            except (ValueError, OSError, SyntaxError) as exc:
+                raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
             if img.ndim == 3:
                 img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
             if shape is None:
@@ -155,14 +375,39 @@ def _load_folder(path: Path) -> Dataset:
             y.append(label)
     if not X:
         raise ValueError(f"No images ({', '.join(sorted(_IMAGE_SUFFIXES))}) found under {path}.")
+    names = [c.name for c in classes]
+    used = sorted(set(y))
     return Dataset(
         X=np.vstack(X), y=np.asarray(y), image_shape=shape, name=path.name,
-        extra={"class_names": [c.name for c in classes]},
+        extra={"class_names": names}, class_names=[names[i] for i in used],
     )
 
 
-def load(path) -> Dataset:
-    """Load ``.npz`` (keys X, y, optional image_shape), ``.mat``, ``.csv`` or an image folder."""
+def load(path, *, split=None, sample_axis=None) -> Dataset:
+    """Load ``.npz`` (keys X, y, optional image_shape), ``.mat``, ``.csv`` or an image folder.
+
+    Parameters
+    ----------
+    path : str or Path
+    split : {'all', 'train', 'test'} or None, default=None
+        For an ``.npz`` holding ``X_train, y_train, X_test, y_test``: which part to return
+        (None means ``'all'``: both parts, training first). Never applied silently: the
+        choice is in ``Dataset.split`` and ``Dataset.notes``.
+    sample_axis : {'first', 'last'} or None, default=None
+        Where the samples are in ``X`` (``.npz``/``.mat``); None detects it when unambiguous
+        (see the notes of the returned dataset) and raises otherwise.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file or folder.
+    ValueError
+        An unreadable or inconsistent file; the message says how to fix it.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No such file or folder: {path}")
@@ -170,11 +415,16 @@ def load(path) -> Dataset:
         return _load_folder(path)
     suffix = path.suffix.lower()
     if suffix == ".npz":
-        return _load_npz(path)
+        return _load_npz(path, split=split, sample_axis=sample_axis)
+    if split not in (None, "all"):
+        raise ValueError(f"--split {split} applies to an .npz with X_train/X_test arrays only; drop it.")
     if suffix == ".mat":
-        return _load_mat(path)
+        return _load_mat(path, sample_axis=sample_axis)
     if suffix in (".csv", ".txt"):
-        return _load_csv(path)
+        try:
+            return _load_csv(path)
+        except UnicodeDecodeError:
+            raise ValueError(f"{path} is not a text file; a CSV holds one sample per row as text.") from None
     raise ValueError(f"Unsupported data file {path.name}: use .npz, .mat, .csv or a folder of class subfolders.")
 
 
@@ -188,19 +438,48 @@ class TrainTest:
     y_test: np.ndarray
     image_shape: tuple | None = None
     split: str = ""
+    class_names: list | None = None
+
+    def only_classes(self, classes) -> "TrainTest":
+        """The samples of two (or more) of the classes, named as in ``class_names`` or as label values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> tt = TrainTest(np.zeros((6, 1)), np.array(list("abcabc")), np.zeros((3, 1)), np.array(list("abc")))
+        >>> tt.only_classes(["a", "c"]).y_train.tolist()
+        ['a', 'c', 'a', 'c']
+        """
+        names = self.class_names or [str(c) for c in np.unique(np.concatenate([self.y_train, self.y_test]))]
+        values = np.unique(np.concatenate([self.y_train, self.y_test]))
+        wanted = []
+        for c in classes:
+            c = str(c).strip()
+            hit = [v for v, n in zip(values, names) if c == n or c == str(v)]
+            if not hit:
+                raise ValueError(f"--classes: no class named {c!r}; the classes are {', '.join(names)}.")
+            wanted.append(hit[0])
+        keep_a, keep_b = np.isin(self.y_train, wanted), np.isin(self.y_test, wanted)
+        kept = [n for v, n in zip(values, names) if v in wanted]
+        return TrainTest(self.X_train[keep_a], self.y_train[keep_a], self.X_test[keep_b], self.y_test[keep_b],
+                         self.image_shape, self.split, kept)
 
 
-def _load_npz_split(path: Path):
-    with np.load(path, allow_pickle=False) as z:
-        if not {"X_train", "y_train", "X_test", "y_test"} <= set(z.files):
-            return None
-        shape = _image_shape(z["image_shape"]) if "image_shape" in z.files else None
-        Xa, Xb = z["X_train"], z["X_test"]
-        return TrainTest(Xa.reshape(len(Xa), -1), z["y_train"], Xb.reshape(len(Xb), -1), z["y_test"],
-                         shape, "X_test/y_test in DATA")
+def _load_npz_split(path: Path, sample_axis=None):
+    z = _npz_arrays(path)
+    if not {"X_train", "y_train", "X_test", "y_test"} <= set(z):
+        return None
+    shape = _image_shape(z["image_shape"]) if "image_shape" in z else None
+    Xa, ya, shape = _orient(z["X_train"], z["y_train"], shape, sample_axis, f"{path} X_train", [])
+    Xb, yb, shape = _orient(z["X_test"], z["y_test"], shape, sample_axis, f"{path} X_test", [])
+    if Xa.shape[1] != Xb.shape[1]:
+        raise ValueError(f"{path}: X_train has {Xa.shape[1]} features and X_test {Xb.shape[1]}; they must match.")
+    ya, yb = _labels(ya, str(path)), _labels(yb, str(path))
+    names = [str(c) for c in np.unique(np.concatenate([ya, yb]))]
+    return TrainTest(Xa, ya, Xb, yb, shape, "X_test/y_test in DATA", names)
 
 
-def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainTest:
+def load_train_test(path, test=None, *, test_size=0.5, random_state=0, sample_axis=None) -> TrainTest:
     """Labelled training and test data from one or two files (or a loaded :class:`Dataset`).
 
     The test part is, in this order: the file ``test`` (same formats as :func:`load`); the
@@ -218,6 +497,8 @@ def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainT
         Test fraction of the random split.
     random_state : int, default=0
         Seed of the random split.
+    sample_axis : {'first', 'last'} or None
+        As in :func:`load`.
 
     Returns
     -------
@@ -238,20 +519,25 @@ def load_train_test(path, test=None, *, test_size=0.5, random_state=0) -> TrainT
     else:
         path = Path(path)
         if test is None and path.suffix.lower() == ".npz" and path.is_file():
-            pair = _load_npz_split(path)
+            pair = _load_npz_split(path, sample_axis)
             if pair is not None:
                 return pair
-        train = load(path)
+        train = load(path, sample_axis=sample_axis)
     if train.y is None:
         raise ValueError(f"{path} has no labels (y); a train/test pair needs labelled samples (y).")
     if test is not None:
-        held = load(test)
+        held = load(test, sample_axis=sample_axis)
         if held.y is None:
             raise ValueError(f"{test} has no labels (y).")
-        return TrainTest(train.X, train.y, held.X, held.y, train.image_shape, f"--test {test}")
+        if held.X.shape[1] != train.X.shape[1]:
+            raise ValueError(f"{test} has {held.X.shape[1]} features and {path} {train.X.shape[1]}; they must match.")
+        names = [str(c) for c in np.unique(np.concatenate([train.y, held.y]))]
+        if train.class_names and len(train.class_names) == len(names):
+            names = train.class_names
+        return TrainTest(train.X, train.y, held.X, held.y, train.image_shape, f"--test {test}", names)
     from sklearn.model_selection import train_test_split
 
     Xa, Xb, ya, yb = train_test_split(train.X, train.y, test_size=test_size, random_state=random_state,
                                       stratify=train.y)
     return TrainTest(Xa, ya, Xb, yb, train.image_shape,
-                     f"stratified split, test_size={test_size}, seed={random_state}")
+                     f"stratified split, test_size={test_size}, seed={random_state}", train.class_names)

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import dask_rows
 from .._validation import check_int, check_options
 from ..selection._base import DIRECTIONS
 from ..selection._spca import greedy_sparse_component
@@ -126,6 +127,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self._n_features_out = m
         return self
 
+    @dask_rows
     def transform(self, X):
         """Project ``X`` on the sparse components: ``(X - mean_) @ components_.T``.
 

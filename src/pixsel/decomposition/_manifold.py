@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import dask_rows
 from .._validation import check_int, check_options, check_real
 from ..projection import kernel_lpp, knn_graph, lle_weights, lpp, npe, smooth_lpp, spectral_regression_lpp
 from ._base import _KernelMixin
@@ -62,6 +63,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.components_, self.eigenvalues_ = self._solve(Xc, W, nb, M, owner)
         return self
 
+    @dask_rows
     def transform(self, X):
         """Project: ``(X - mean_) @ components_.T``, shape ``(n_samples, n_components)``."""
         check_is_fitted(self, "components_")
@@ -314,6 +316,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
         self.X_fit_ = X
         return self
 
+    @dask_rows
     def transform(self, X):
         """Project: centred ``k(X, X_fit_) @ dual_coef_``."""
         check_is_fitted(self, "dual_coef_")

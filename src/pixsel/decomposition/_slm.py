@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import dask_rows
 from .._validation import check_int, check_options, check_real
 from ..projection import (
     estimate_sigma_tau,
@@ -363,6 +364,7 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
         self._n_out = M
 
     # ---------------------------------------------------------------- transform
+    @dask_rows
     def transform(self, X):
         """Project ``X``: ``X @ components_.T`` (linear) or ``k(X, basis_) @ dual_coef_`` (kernel).
 

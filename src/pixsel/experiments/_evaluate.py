@@ -192,7 +192,8 @@ def evaluate_selection(
         Extra keyword arguments of the selector and of the classifier.
     random_state : int
     progress : bool, default=False
-        Show a progress bar (tqdm) over ``k`` (quiet by default, like all of pixsel).
+        Report the subset sizes done (a bar on a terminal, plain lines in a log; quiet by
+        default, like all of pixsel).
     n_blas_threads : int or None, default=1
         BLAS threads while selecting and fitting (scoped, restored afterwards; ``None`` leaves
         the process setting). GP fits on a few hundred points are fastest single-threaded.
@@ -233,13 +234,14 @@ def evaluate_selection(
                                   n_blas_threads=n_blas_threads, **(method_params or {}))
     ks = [k for k in ks if k in selection.supports]
 
-    from tqdm.auto import tqdm
+    from .._progress import step_progress
 
     classes, counts = np.unique(y_test, return_counts=True)
     res = EvaluationResult(method=method, classifier=classifier, ks=ks, error=[], information=[],
                            log_marginal_likelihood=[], fit_time=[], selection=selection,
                            label_entropy=label_entropy(y_test), chance_error=float(1 - counts.max() / counts.sum()))
-    for k in tqdm(ks, desc=f"{method}/{classifier}", disable=not progress, leave=False):
+    steps = step_progress(len(ks), f"{method}/{classifier}", enabled=progress)
+    for k in ks:
         S = selection.supports[k]
         clf = make_classifier(classifier, X_train[:, S], random_state=random_state, **(classifier_params or {}))
         t0 = time.perf_counter()
@@ -261,4 +263,6 @@ def evaluate_selection(
         lml = getattr(clf, "log_marginal_likelihood_value_", None)
         res.log_marginal_likelihood.append(float("nan") if lml is None else float(lml))
         res.hyperparameters.append(_hyper(clf))
+        steps.update(1, f"k = {k}")
+    steps.close()
     return res

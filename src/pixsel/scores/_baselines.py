@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import get_namespace
 from ..stats import class_sums, column_moments, graph_moments, heat_kernel_knn_graph
 
 __all__ = [
@@ -49,6 +50,16 @@ __all__ = [
     "fisher_score_from_sums",
     "importance",
 ]
+
+def _xp(a):
+    """The namespace of ``a`` (NumPy itself for NumPy): the scores below are written once for all."""
+    return get_namespace(a)[0]
+
+
+def _full_like(xp, a, value):
+    return xp.full(a.shape, value, dtype=a.dtype, device=a.device) if xp is not np \
+        else np.full(a.shape, value, dtype=a.dtype)
+
 
 @dataclass(frozen=True)
 class ScoreSpec:
@@ -77,7 +88,12 @@ def uniform_score(X):
     >>> uniform_score(np.zeros((3, 2))).tolist()
     [1.0, 1.0]
     """
-    return np.ones(X.shape[1])
+    xp, dev = get_namespace(X)
+    if xp is np:
+        return np.ones(X.shape[1])
+    from .._array_api import float_dtype
+
+    return xp.ones(X.shape[1], dtype=float_dtype(xp, X, dev), device=dev)
 
 
 def variance_score(X):
@@ -95,10 +111,10 @@ def variance_score(X):
 
 def _ratio(num, den, scale):
     """``num / den`` with ``+inf`` where ``den`` vanishes relative to ``scale`` (constant f)."""
-    out = np.full(num.shape, np.inf)
-    ok = den > 1e-12 * np.maximum(scale, np.finfo(float).tiny)
-    out[ok] = num[ok] / den[ok]
-    return np.clip(out, 0.0, None)
+    xp = _xp(num)
+    ok = den > 1e-12 * xp.maximum(scale, _full_like(xp, scale, np.finfo(float).tiny))
+    out = xp.where(ok, num / xp.where(ok, den, xp.ones_like(den)), _full_like(xp, num, np.inf))
+    return xp.clip(out, 0.0, None)
 
 
 def laplacian_score_from_graph(X, S):
@@ -202,11 +218,13 @@ def supervised_laplacian_score_from_sums(sums):
     >>> bool(s[0] < s[1])
     True
     """
-    counts, s, q = sums.counts.astype(np.float64), sums.sums, sums.squares
-    n_c = counts[:, None]
-    dff = np.sum(n_c * q, axis=0)
-    fsf = np.sum(s ** 2, axis=0)
-    df = np.sum(n_c * s, axis=0)
+    s, q = sums.sums, sums.squares
+    xp = _xp(s)
+    counts = sums.counts.astype(np.float64)
+    n_c = counts[:, None] if xp is np else xp.asarray(counts[:, None], dtype=s.dtype, device=s.device)
+    dff = xp.sum(n_c * q, axis=0)
+    fsf = xp.sum(s ** 2, axis=0)
+    df = xp.sum(n_c * s, axis=0)
     num = dff - fsf
     den = dff - df ** 2 / float(np.sum(counts ** 2))
     return _ratio(num, den, dff)
@@ -238,17 +256,18 @@ def fisher_score_from_sums(sums):
     [16.0, 0.0]
     """
     s, q = sums.sums, sums.squares
+    xp = _xp(s)
     n_c = sums.counts.astype(np.float64)[:, None]
-    between = np.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
-    within = np.sum(q, axis=0) - between  # total scatter minus between scatter
-    total = np.sum(q, axis=0)
-    within = np.clip(within, 0.0, None)
-    out = np.zeros_like(between)
-    tiny = 1e-12 * np.maximum(total, np.finfo(float).tiny)
+    if xp is not np:
+        n_c = xp.asarray(n_c, dtype=s.dtype, device=s.device)
+    between = xp.sum(s ** 2 / n_c, axis=0)  # sum_c n_c (mu_c - mu)^2, data globally centred
+    total = xp.sum(q, axis=0)
+    within = xp.clip(total - between, 0.0, None)  # total scatter minus between scatter
+    tiny = 1e-12 * xp.maximum(total, _full_like(xp, total, np.finfo(float).tiny))
     ok = within > tiny
-    out[ok] = between[ok] / within[ok]
-    out[~ok & (between > tiny)] = np.inf
-    return out
+    ratio = between / xp.where(ok, within, xp.ones_like(within))
+    inf_or_zero = xp.where(between > tiny, _full_like(xp, between, np.inf), xp.zeros_like(between))
+    return xp.where(ok, ratio, inf_or_zero)
 
 
 def importance(name, scores):
@@ -262,8 +281,10 @@ def importance(name, scores):
     >>> importance("variance", np.array([2.0, 0.0])).tolist()
     [2.0, 0.0]
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    xp = _xp(scores)
+    if xp is np:
+        scores = np.asarray(scores, dtype=np.float64)
     if name in SCORES and not SCORES[name].higher_is_better:
         with np.errstate(invalid="ignore"):
-            return np.clip(1.0 - scores, 0.0, None)
+            return xp.clip(1.0 - scores, 0.0, None)
     return scores

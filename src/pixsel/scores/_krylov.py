@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from array_api_compat import array_namespace
 
+from .._array_api import from_numpy, has_float64, get_namespace, is_numpy, sign_flip, to_numpy
 from .._threads import blas_limit
-from .._validation import sign_flip
 from ..stats import centered_gram_matmat, centered_projected_gram, column_moments
 
 __all__ = ["KrylovSVD", "block_krylov_svd"]
@@ -63,19 +64,24 @@ class KrylovSVD:
     @property
     def frobenius_sq(self) -> float:
         """``||A_c||_F^2``, the sum of the squared column norms (all singular values squared)."""
-        return float(np.sum(self.column_sq_norms))
+        return float(to_numpy(self.column_sq_norms, np.float64).sum())
 
 
-def _small_eigh(G, threads):
+def _small_eigh(xp, G, threads):
     """``eigh`` of a small symmetric matrix, on ``threads`` BLAS threads (None: unchanged).
 
     One thread on big problems: BLAS threads only add overhead at this size (10x on a busy
-    machine). Scoped to the call, no global state changes."""
-    with blas_limit(threads):
-        return np.linalg.eigh(G)
+    machine). Scoped to the call, no global state changes (a no-op off the CPU's BLAS)."""
+    with blas_limit(threads if is_numpy(xp) else None):
+        return xp.linalg.eigh(G)
 
 
-def _orth_gram(W, drop_below, threads=None):
+def _take_cols(xp, W, keep):
+    """``W[:, keep]`` for a boolean ``keep`` (the standard indexes one axis by integers only)."""
+    return xp.take(W, xp.nonzero(keep)[0], axis=1)
+
+
+def _orth_gram(xp, W, drop_below, threads=None):
     """Orthonormalise the columns of ``W`` through the eigen-decomposition of ``W^T W``.
 
     Two passes (the second, on nearly orthonormal columns, restores orthogonality to rounding,
@@ -84,13 +90,13 @@ def _orth_gram(W, drop_below, threads=None):
     ``<= drop_below`` are dropped in the first pass.
     """
     for first in (True, False):
-        evals, V = _small_eigh(W.T @ W, threads)
+        evals, V = _small_eigh(xp, W.T @ W, threads)
         keep = evals > (drop_below ** 2 if first else 0.0)
-        W = W @ (V[:, keep] / np.sqrt(evals[keep]))
+        W = W @ (_take_cols(xp, V, keep) / xp.sqrt(evals[keep]))
     return W
 
 
-def _orthonormal_block(W, Q_prev, tol, threads=None):
+def _orthonormal_block(xp, W, Q_prev, tol, threads=None):
     """Orthonormal basis of the part of ``W`` orthogonal to ``Q_prev``.
 
     Classical Gram-Schmidt against ``Q_prev`` twice ("twice is enough"), the second pass on the
@@ -100,16 +106,16 @@ def _orthonormal_block(W, Q_prev, tol, threads=None):
     noise when the spectrum spans many orders of magnitude) and orthonormalised, dropping
     directions with singular value below ``tol``.
     """
-    before = np.linalg.norm(W, axis=0)
+    before = xp.linalg.vector_norm(W, axis=0)
     if Q_prev is not None:
         W = W - Q_prev @ (Q_prev.T @ W)
-    after = np.linalg.norm(W, axis=0)
+    after = xp.linalg.vector_norm(W, axis=0)
     keep = (after > 1e-12 * before) & (before > 0)
-    if not np.any(keep):
+    if not bool(xp.any(keep)):
         return W[:, :0]
-    U = _orth_gram(W[:, keep] / after[keep], tol, threads)
+    U = _orth_gram(xp, _take_cols(xp, W, keep) / after[keep], tol, threads)
     if Q_prev is not None and U.shape[1]:
-        U = _orth_gram(U - Q_prev @ (Q_prev.T @ U), 0.0, threads)
+        U = _orth_gram(xp, U - Q_prev @ (Q_prev.T @ U), 0.0, threads)
     return U
 
 
@@ -122,8 +128,11 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
 
     Parameters
     ----------
-    A : ndarray or dask array of shape (n_samples, n_features)
-        Data, one sample per row. Never modified, never copied whole.
+    A : ndarray, dask array or array-API array of shape (n_samples, n_features)
+        Data, one sample per row. Never modified, never copied whole. Another array library
+        (PyTorch, CuPy...) runs the passes over the data on A's device in A's dtype and the
+        small-block linear algebra there in float64 (float32 on a device without it); the
+        Gaussian start block is drawn by NumPy, so a seed gives the same iteration everywhere.
     rank : int
         Number of singular triplets ``m``.
     n_iter : int, default=4
@@ -153,16 +162,23 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
     True
     """
     n, p = A.shape
+    xp, dev = get_namespace(A, names=["A"])
     if moments is None:
         moments = column_moments(A, center=center)
     mean, ss = moments
+    if is_numpy(xp):
+        xp = array_namespace(np.empty(0))  # the standard's names for NumPy (thin wrappers)
+        hi = np.float64
+    else:  # the small-block linear algebra in float64 where the device has it (as on NumPy)
+        hi = xp.float64 if has_float64(xp, dev) else xp.float32
+        ss = xp.astype(ss, hi)
     rng = random_state if isinstance(random_state, (np.random.Generator, np.random.RandomState)) \
         else np.random.default_rng(random_state)
     b = rank + 10 if block_size is None else int(block_size)
     b = max(rank, min(b, p))
     s_max = p  # an orthonormal basis of R^p has at most p vectors
 
-    if not np.any(ss > 0):
+    if not bool(xp.any(ss > 0)):
         raise ValueError(
             "Every feature of X is constant, so there is no variance to decompose; remove constant "
             "features (sklearn.feature_selection.VarianceThreshold) or check the data."
@@ -170,34 +186,38 @@ def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_
     tol = 1e-7  # singular value (of unit columns) below which a direction is dependent
     # constant columns lie in the null space of A_c: keep them out of the Krylov space exactly,
     # so that their leverage is exactly zero whatever the convergence
-    live = ss > 0
-    X = rng.standard_normal((p, b))
-    X[~live] = 0.0
+    live = (ss > 0)[:, None]
+
+    def zero_dead(M):  # rows of constant features: exactly zero
+        return xp.where(live, M, xp.zeros_like(M))
+
+    # the start block is drawn on the host (the same seed gives the same iteration everywhere)
+    X = zero_dead(from_numpy(xp, rng.standard_normal((p, b)), dev, dtype=hi))
     ctl = 1 if p * b >= 1 << 17 else None  # one BLAS thread for the small eigh: only worth it on big problems
-    blocks = [_orthonormal_block(X, None, tol, ctl)]
-    blocks[0][~live] = 0.0  # rounding-level entries only (the exact basis has zero rows there)
+    # rounding-level entries only on dead rows (the exact basis has zero rows there)
+    blocks = [zero_dead(_orthonormal_block(xp, X, None, tol, ctl))]
     steps = 0
     for _ in range(n_iter):
         dim = sum(B.shape[1] for B in blocks)
         if dim >= s_max or blocks[-1].shape[1] == 0:
             break
-        W = centered_gram_matmat(A, blocks[-1], mean)
-        W[~live] = 0.0
+        W = zero_dead(centered_gram_matmat(A, blocks[-1], mean))
         steps += 1
-        W = W[:, : s_max - dim]
-        blocks.append(_orthonormal_block(W, np.hstack(blocks), tol, ctl))
-        blocks[-1][~live] = 0.0
-    Q = np.hstack(blocks)
+        W = W[:, : min(s_max - dim, W.shape[1])]
+        blocks.append(zero_dead(_orthonormal_block(xp, W, xp.concat(blocks, axis=1), tol, ctl)))
+    Q = xp.concat(blocks, axis=1)
 
     G = centered_projected_gram(A, Q, mean)
     # Rayleigh-Ritz on the Krylov space: eigenpairs of Q^T A_c^T A_c Q (same code for Dask)
-    evals, W = _small_eigh((G + G.T) / 2, ctl)
-    order = np.argsort(evals, kind="stable")[::-1][:rank]
-    sv = np.sqrt(np.clip(evals[order], 0.0, None))
-    W = W[:, order]
-    Vt = sign_flip((Q @ W).T)
+    evals, W = _small_eigh(xp, (G + G.T) / 2, ctl)
+    order = xp.flip(xp.argsort(evals, stable=True))[:rank]
+    sv = xp.sqrt(xp.clip(xp.take(evals, order), min=0.0))
+    W = xp.take(W, order, axis=1)
+    Vt = sign_flip(xp, (Q @ W).T)
+    if is_numpy(xp):
+        Vt, sv = np.asarray(Vt), np.asarray(sv, dtype=np.float64)
     return KrylovSVD(
-        singular_values=np.asarray(sv, dtype=np.float64),
+        singular_values=sv,
         components=Vt,
         mean=mean,
         column_sq_norms=ss,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import get_namespace, is_numpy, to_numpy
 from ._krylov import KrylovSVD, block_krylov_svd
 
 __all__ = ["SubspaceScores", "subspace_scores", "leverage_residual", "resolve_gamma"]
@@ -79,6 +80,13 @@ def leverage_residual(components, singular_values, column_sq_norms):
     >>> lev.tolist(), res.tolist()
     ([1.0, 0.0, 0.0], [0.0, 1.0, 3.0])
     """
+    xp, _ = get_namespace(components, singular_values, column_sq_norms,
+                          names=["components", "singular_values", "column_sq_norms"])
+    if not is_numpy(xp):  # on the device of the components, in their dtype
+        VV = components * components
+        explained = xp.sum(VV * (singular_values ** 2)[:, None], axis=0)
+        residual = xp.clip(xp.astype(column_sq_norms, explained.dtype) - explained, 0.0, None)
+        return xp.sum(VV, axis=0), residual
     Vt = np.asarray(components, dtype=np.float64)
     sv = np.asarray(singular_values, dtype=np.float64)
     leverage = np.einsum("ji,ji->i", Vt, Vt)
@@ -101,9 +109,10 @@ def resolve_gamma(gamma, leverage, residual, singular_values, frobenius_sq):
     """
     if not isinstance(gamma, str):
         return float(gamma)
-    sv = np.asarray(singular_values, dtype=np.float64)
-    if gamma == "balanced":
-        num, den = float(np.sum(leverage)), float(np.sum(residual))
+    sv = to_numpy(singular_values, np.float64)
+    if gamma == "balanced":  # sums on the arrays' device, one number each back
+        xp, _ = get_namespace(leverage, residual, names=["leverage", "residual"])
+        num, den = float(xp.sum(leverage)), float(xp.sum(residual))
         what = "the residual scores sum"
     elif gamma == "theory":
         k = max(1, len(sv) // 2)

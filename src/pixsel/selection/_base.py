@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, resolve_k
 from ..spectral._implicit import use_implicit
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
@@ -75,7 +76,7 @@ def best_objective(*paths):
     return out
 
 
-class _PathSelector(SelectorMixin, BaseEstimator):
+class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
 
     Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,
@@ -91,7 +92,7 @@ class _PathSelector(SelectorMixin, BaseEstimator):
         return owner
 
     def _resolve_k(self, n_features):
-        return resolve_k(self.n_features_to_select, n_features, type(self).__name__)
+        return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
     def _resolve_algorithm(self, n_samples, n_features, *, dense_only=False):
         """``'auto'`` -> ``'implicit'`` for image-scale NumPy input (see ``use_implicit``)."""

@@ -3,9 +3,15 @@
 A selector that has computed its statistics ``(A, B)`` and its greedy support at ``k`` calls
 :func:`_exact_fit_attributes` to replace that support by the certified optimum of
 :func:`pixsel.spectral.exact_support` (initialized with the greedy support). It stores
-``status_``, ``gap_``, ``upper_bound_``, ``n_nodes_`` and ``exact_result_`` on the estimator, keeps
+``status_``, ``gap_`` (relative), ``absolute_gap_``, ``upper_bound_``, ``n_nodes_`` and
+``exact_result_`` on the estimator, keeps
 ``objective_path_[k - 1]`` consistent with the returned support, and warns with a
 ``ConvergenceWarning`` when a limit (or Ctrl-C) stopped the search before optimality was proven.
+
+One meaning of the gap everywhere (attribute, warning, CLI summary and JSON): ``gap_`` is the
+*relative* gap ``(upper_bound_ - objective) / |objective|`` -- no support of size ``k`` is more
+than ``gap_`` (as a fraction) better than the one returned -- and ``absolute_gap_`` is
+``upper_bound_ - objective`` in the objective's units.
 """
 
 from __future__ import annotations
@@ -34,6 +40,14 @@ def _check_solver_params(est, owner):
     check_real(getattr(est, "gap_tol", 0.0), "gap_tol", low=0, owner=owner)
 
 
+def relative_gap(upper_bound, objective):
+    """``(upper_bound - objective) / |objective|``: 0 without a gap, ``inf`` for a zero objective."""
+    gap = float(upper_bound) - float(objective)
+    if not gap > 0:
+        return 0.0
+    return gap / abs(objective) if objective != 0 else float("inf")
+
+
 def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
     """Solve exactly at ``k`` and store the certificate on ``est``; return the support mask.
 
@@ -59,7 +73,8 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
         )
     est.exact_result_ = res
     est.status_ = res.status
-    est.gap_ = float(res.gap)
+    est.gap_ = float(res.relative_gap)
+    est.absolute_gap_ = float(res.gap)
     est.upper_bound_ = float(res.upper_bound)
     est.n_nodes_ = int(res.n_nodes)
     if hasattr(est, "objective_path_"):
@@ -70,8 +85,8 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
         warnings.warn(
             f"{type(est).__name__}: the exact search stopped ({res.status}) after {res.n_nodes} nodes and "
             f"{res.time:.1f} s before proving optimality. The selected support has objective "
-            f"{res.objective:.6g}; no support of size {k} exceeds {res.upper_bound:.6g} (relative gap "
-            f"{res.relative_gap:.2e}). Raise time_limit / node_limit or set gap_tol to finish.",
+            f"{res.objective:.6g}; no support of size {k} exceeds {res.upper_bound:.6g} (gap_ "
+            f"{res.relative_gap:.2e} relative, absolute_gap_ {res.gap:.3g}). Raise time_limit / node_limit or set gap_tol to finish.",
             ConvergenceWarning,
             stacklevel=3,
         )

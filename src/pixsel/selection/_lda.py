@@ -55,8 +55,14 @@ class SparseLDASelector(_PathSelector):
     time_limit : float or None, default=None
         Seconds allowed to the exact search; when it stops before proving optimality, the best
         support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
+    node_limit : int or None, default=None
+        Search-tree nodes allowed to the exact search (stops like ``time_limit``).
+    gap_tol : float, default=0.0
+        Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
+        returned is then within ``gap_tol`` (as a fraction) of the optimum.
     progress : bool, default=False
-        Show a progress bar during the exact search (library code is quiet by default).
+        Report the exact search (nodes, best objective, certified bound, relative gap): a bar on
+        a terminal, plain lines elsewhere. Library code is quiet by default.
 
     Attributes
     ----------
@@ -67,6 +73,8 @@ class SparseLDASelector(_PathSelector):
         Per k, the best objective of the computed directions (at ``n_features_to_select_``, that
         of ``support_``; only up to ``n_features_to_select_`` with the implicit algorithm).
     forward_path_, backward_path_ : SparsePath or None
+        The greedy paths (order and objective per k). They carry no per-k certificate: call
+        ``pixsel.spectral.certify(path)`` for one, or use ``pixsel.lda_paths``.
     coef_ : ndarray of shape (n_features_to_select_,)
         The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
         more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
@@ -75,9 +83,15 @@ class SparseLDASelector(_PathSelector):
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
     algorithm_, direction_ : str
         The algorithm ('dense' or 'implicit') and the direction(s) actually run.
-    status_, gap_, upper_bound_, n_nodes_ : str, float, float, int
-        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...),
-        the certified gap and upper bound at ``n_features_to_select_``, and the nodes searched.
+    status_, upper_bound_, n_nodes_ : str, float, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``,
+        ``'interrupted'``...), the certified upper bound on the objective of every support of
+        size ``n_features_to_select_``, and the nodes searched.
+    gap_ : float
+        Only with ``solver='exact'``: the *relative* gap ``(upper_bound_ - objective) /
+        |objective|`` of the returned support (0 when certified optimal).
+    absolute_gap_ : float
+        Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -104,6 +118,8 @@ class SparseLDASelector(_PathSelector):
         algorithm="auto",
         solver="greedy",
         time_limit=None,
+        node_limit=None,
+        gap_tol=0.0,
         progress=False,
     ):
         self.n_features_to_select = n_features_to_select
@@ -113,6 +129,8 @@ class SparseLDASelector(_PathSelector):
         self.algorithm = algorithm
         self.solver = solver
         self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.gap_tol = gap_tol
         self.progress = progress
 
     def __sklearn_tags__(self):
@@ -179,7 +197,9 @@ class SparseLDASelector(_PathSelector):
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
-        kw = dict(criterion=self.criterion, certificate="inclusion")
+        # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
+        # one inverse of B per direction (certify(path) or lda_paths give it on request)
+        kw = dict(criterion=self.criterion)
         fwd = greedy_path(a, B, direction="forward", **kw) if self.direction in ("forward", "dual") else None
         bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
 

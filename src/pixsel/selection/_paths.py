@@ -48,10 +48,11 @@ class PathSet:
 
 
 def _bar(total, desc, progress):
-    """A tqdm bar shown only when ``progress`` is true and the work lasts over two seconds."""
-    from tqdm.auto import tqdm
+    """Steps shown only when ``progress`` is true and the work lasts over two seconds
+    (:func:`pixsel._progress.step_progress`: a bar on a terminal, plain lines in a log)."""
+    from .._progress import step_progress
 
-    return tqdm(total=total, desc=desc, disable=not progress, delay=2.0, leave=False)
+    return step_progress(total, desc, enabled=progress)
 
 
 def _min_upper(paths):
@@ -63,7 +64,7 @@ def _run(steps, bar):
     out = {}
     for name, fn in steps:
         out[name] = fn()
-        bar.update(1)
+        bar.update(1, f"{name} path")
     return out
 
 
@@ -110,10 +111,10 @@ def lda_paths(X, y, *, regularization="auto", progress=False):
                 "backward": greedy_path(M, B, direction="backward", certificate="auto"),
                 "simple": simple_thresholding(M, B),
             }
-            bar.update(4)
+            bar.update(4, "forward, backward and simple-thresholding paths")
             return PathSet(paths, None, _min_upper(paths), reg)
         a = st.between
-        bar.update(1)
+        bar.update(1, "class statistics")
         paths = _run(
             (
                 ("forward", lambda: greedy_path(a, B, direction="forward", certificate="auto")),

@@ -17,6 +17,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
 
@@ -57,7 +58,7 @@ def _encode_target(y, target, owner):
     return "continuous", Y, None
 
 
-class _BaseSPLS(SelectorMixin, BaseEstimator):
+class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
     def __sklearn_tags__(self):
@@ -73,7 +74,8 @@ class _BaseSPLS(SelectorMixin, BaseEstimator):
             ensure_min_samples=2,
         )
         n, p = X.shape
-        K = check_int(self.n_components, "n_components", low=1, high=min(n - 1, p), owner=owner)
+        # capped to the data, min(n_samples - 1, n_features), as recorded in n_iterations_
+        K = min(check_int(self.n_components, "n_components", low=1, owner=owner), n - 1, p)
         check_int(self.max_iter, "max_iter", low=1, owner=owner)
         check_real(self.tol, "tol", low=0, owner=owner)
         target, Y, classes = _encode_target(y, self.target, owner)
@@ -155,8 +157,9 @@ class _BaseSPLS(SelectorMixin, BaseEstimator):
 
 _COMMON_PARAMS_DOC = """
     n_components : int, default=5
-        Number of latent components ``K`` (iterations of the algorithm), at most
-        ``min(n_samples - 1, n_features)``. The paper finds ``K`` between 3 and 10 adequate.
+        Number of latent components ``K`` (iterations of the algorithm); capped to
+        ``min(n_samples - 1, n_features)``, the value used is ``n_iterations_``. The paper finds ``K`` between
+        3 and 10 adequate.
     target : {'auto', 'continuous', 'classes'}, default='auto'
         How ``y`` is read. ``'classes'`` encodes labels one-hot (centred with the data, as PLS-DA
         does); ``'continuous'`` uses ``y`` (1-D or 2-D) as the response; ``'auto'`` picks
@@ -186,6 +189,8 @@ _COMMON_ATTRS_DOC = """
     y_loadings_ : ndarray of shape (n_targets, n_components_)
     n_components_ : int
         Components of the final model, ``min(n_components, n_features_selected_)``.
+    n_iterations_ : int
+        ``K`` actually run: ``n_components`` capped to the data.
     n_iter_ : int
         The most alternating iterations used by any component.
     n_iter_per_component_ : ndarray of shape (n_components,)
@@ -214,8 +219,9 @@ class CardinalSPLSSelector(_BaseSPLS):
 
     Parameters
     ----------
-    n_features_to_select : int or float
-        ``n``: an int in ``[1, n_features]`` (constant columns are never selected, so at most
+    n_features_to_select : int or float, default=10
+        ``n``: an int (above ``n_features``: all features, with a warning, as scikit-learn's
+        ``SelectKBest`` does; constant columns are never selected, so at most
         the number of non-constant ones), or a float in ``(0, 1]`` for a fraction of the features.
 """
         + _COMMON_PARAMS_DOC
@@ -239,7 +245,7 @@ class CardinalSPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, n_features_to_select, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(self, n_features_to_select=10, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
         self.n_features_to_select = n_features_to_select
         self.n_components = n_components
         self.target = target
@@ -263,7 +269,7 @@ class CardinalSPLSSelector(_BaseSPLS):
         owner = type(self).__name__
         X, Y, K = self._validate(X, y)
         p = X.shape[1]
-        n = resolve_k(self.n_features_to_select, p, owner)
+        n = resolve_k(self.n_features_to_select, p, owner, cap=True)
         m = int(np.count_nonzero(np.ptp(X, axis=0)))
         if n > m:
             raise ValueError(
@@ -271,6 +277,7 @@ class CardinalSPLSSelector(_BaseSPLS):
                 f"and are never selected, which leaves {m}. Lower n_features_to_select to at most "
                 f"{m} or drop the constant columns (sklearn.feature_selection.VarianceThreshold)."
             )
+        self.n_iterations_ = K
         res = cardinal_spls(X, Y, n, K, max_iter=self.max_iter, tol=self.tol)
         self.n_features_to_select_ = n
         return self._store(res, p)
@@ -290,7 +297,7 @@ class SPLSSelector(_BaseSPLS):
 
     Parameters
     ----------
-    eta : float in (0, 1)
+    eta : float in (0, 1), default=0.5
         Threshold level.
 """
         + _COMMON_PARAMS_DOC
@@ -310,7 +317,7 @@ class SPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, eta, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(self, eta=0.5, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
         self.eta = eta
         self.n_components = n_components
         self.target = target
@@ -336,5 +343,6 @@ class SPLSSelector(_BaseSPLS):
         eta = check_real(self.eta, "eta", low=0, high=1, low_open=True, high_open=True, owner=owner)
         if not np.any(np.ptp(X, axis=0)):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
+        self.n_iterations_ = K
         res = spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)
         return self._store(res, X.shape[1])

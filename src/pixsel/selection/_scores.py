@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -10,6 +9,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._array_api import dispatch_enabled, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
 from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array, resolve_k
 from ..scores import (
     SCORES,
@@ -32,7 +32,17 @@ _MODES = ("top", "sample")
 class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
     """Shared validation, selection by top score or by sampling, and the rescaled transform."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True  # fit follows X's library and device (see _validate_X)
+        return tags
+
     def _validate_X(self, X, y=None):
+        """X (and y) validated; under ``array_api_dispatch`` they stay in X's library/device."""
+        if not is_dask_array(X) and dispatch_enabled():
+            xp, dev = get_namespace(X, y)  # mixed libraries or devices: a message naming the fix
+            if not is_numpy(xp):
+                return self._validate_X_xp(xp, dev, X, y)
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
@@ -48,8 +58,30 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             X = X.astype(np.float64)
         return as_float_array(X), y
 
-    def _select(self, imp, k, rng):
-        """Set support_, weights_, draw_counts_, probabilities_ from the importances."""
+    def _validate_X_xp(self, xp, dev, X, y):
+        """The array-API branch: scikit-learn's checks (shape, finiteness) in X's own library;
+        integers become float64, float16 is refused (pixsel._array_api.float_dtype)."""
+        if y is None:
+            X = validate_data(self, X, dtype=None, ensure_min_samples=2)
+        else:
+            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+        return xp.astype(X, float_dtype(xp, X, dev), copy=False), y
+
+    @staticmethod
+    def _like(a, X):
+        """``a`` (NumPy) on the device of ``X`` (unchanged when X is NumPy or Dask)."""
+        if a is None or is_dask_array(X):
+            return a
+        xp, dev = get_namespace(X)
+        return a if is_numpy(xp) else from_numpy(xp, a, dev)
+
+    def _select(self, imp, k, rng, X):
+        """Set support_, weights_, draw_counts_, probabilities_ from the importances.
+
+        The selection itself is a sort or a draw over ``p`` numbers: done on the host, the
+        importances brought back once; the fitted arrays go back to X's device (``get_support``
+        returns NumPy booleans, as scikit-learn's selectors do)."""
+        imp = to_numpy(imp, np.float64)
         p = len(imp)
         if self.mode == "top":
             idx = top_features(imp, k)
@@ -60,15 +92,15 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             idx, counts, weights, prob = sample_features(imp, k, rng)
         mask = np.zeros(p, dtype=bool)
         mask[idx] = True
-        self.support_ = mask
-        self.weights_ = weights
-        self.draw_counts_ = counts
-        self.probabilities_ = prob
+        self.support_ = self._like(mask, X)  # on X's device; get_support() gives NumPy
+        self.weights_ = self._like(weights, X)
+        self.draw_counts_ = self._like(counts, X)
+        self.probabilities_ = self._like(prob, X)
         self.n_features_to_select_ = k
 
     def _get_support_mask(self):
         check_is_fitted(self)
-        return self.support_
+        return to_numpy(self.support_)  # NumPy booleans, as scikit-learn's selectors return
 
     def transform(self, X):
         """Keep the selected features; in ``mode='sample'`` also rescale them.
@@ -94,18 +126,32 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             out = super().transform(X)
         if self.mode == "sample":
             w = self.weights_
-            if out.dtype.kind == "f":
-                w = w.astype(out.dtype)
+            xp, _ = get_namespace(out, w, names=["X", "weights_"])
+            if xp is np:
+                if out.dtype.kind == "f":
+                    w = w.astype(out.dtype)
+            else:
+                w = xp.astype(w, out.dtype)
             out = out * w
         return out
 
     def inverse_transform(self, X):
         """Put the (unscaled) selected columns back in place; zeros elsewhere."""
         check_is_fitted(self)
-        X = np.asarray(X)
+        xp, dev = get_namespace(X, self.weights_, names=["X", "weights_"])
+        if xp is np:
+            X = np.asarray(X)
         if self.mode == "sample":
             X = X / self.weights_
-        return super().inverse_transform(X)
+        if xp is np:
+            return super().inverse_transform(X)
+        # scikit-learn's inverse_transform is NumPy only: gather the columns and a zero column
+        # (the standard has take, not setitem by an index array)
+        support = self._get_support_mask()
+        pos = np.full(support.size, int(support.sum()), dtype=np.int64)
+        pos[support] = np.arange(int(support.sum()))
+        padded = xp.concat([X, xp.zeros((X.shape[0], 1), dtype=X.dtype, device=dev)], axis=1)
+        return xp.take(padded, xp.asarray(pos, device=dev), axis=1)
 
 
 class SubspaceScoreSelector(_ScoreSelectorBase):
@@ -125,7 +171,8 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         ``mode='top'``: number of features; ``mode='sample'``: number of draws ``c``. An int in
         ``[1, n_features]`` or a float in ``(0, 1]`` (fraction of the features).
     rank : int, default=10
-        ``m``, in ``[1, min(n_samples, n_features) - 1]``. For ``gamma='theory'`` use
+        ``m`` >= 1; capped to ``min(n_samples, n_features) - 1`` (at full rank every score is
+        the same), the value used is ``rank_``. For ``gamma='theory'`` use
         ``rank = 2 * n_clusters`` (pixsel takes ``k = rank // 2``).
     gamma : {'balanced', 'theory'} or float, default='balanced'
         ``'balanced'``: ``sum l = gamma sum r`` (the paper's face-recognition setting);
@@ -145,7 +192,9 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         Subspace scores (higher is better).
     leverage_, residual_ : ndarray of shape (n_features,)
     gamma_ : float
-    singular_values_ : ndarray of shape (rank,)
+    rank_ : int
+        The rank used: ``rank`` capped to ``min(n_samples, n_features) - 1``.
+    singular_values_ : ndarray of shape (rank_,)
         Top singular values of the centred data.
     components_ : ndarray of shape (rank, n_features)
         Top right singular vectors (rows).
@@ -161,6 +210,14 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     n_iter_ : int
         Krylov steps actually performed.
     n_features_in_ : int
+
+    Notes
+    -----
+    Array API: with ``sklearn.set_config(array_api_dispatch=True)`` a PyTorch, CuPy or
+    array-api-strict ``X`` is scored on its own device (the statistics, the Krylov SVD and the
+    scores run there; float32 stays float32 in the passes over the data) and every fitted array
+    stays in X's library and on its device; ``get_support()`` returns NumPy booleans, as
+    scikit-learn's selectors do. Without dispatch, such an ``X`` is converted to NumPy.
 
     Examples
     --------
@@ -208,31 +265,33 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         X, _ = self._validate_X(X)
         n, p = X.shape
         limit = min(n, p) - 1
-        if not isinstance(self.rank, numbers.Integral) or isinstance(self.rank, bool) \
-                or not 1 <= self.rank <= limit:
+        rank = check_int(self.rank, "rank", low=1, owner=owner)
+        if limit < 1:
             raise ValueError(
-                f"The 'rank' parameter of {owner} must be an int in the range [1, {limit}] "
-                f"(below min(n_samples, n_features) = min({n}, {p})); got {self.rank!r}. X has "
-                f"{n} sample(s) and {p} feature(s): at full rank every residual is zero and every "
-                "leverage score is 1, so the scores say nothing. Choose a smaller rank."
+                f"{owner} needs at least 2 samples and 2 features: X has {n} sample(s) and {p} feature(s), "
+                "so the best rank-1 subspace is all of X, every residual is zero and every leverage "
+                "score is 1. Give more features or samples."
             )
-        k = resolve_k(self.n_features_to_select, p, owner)
+        # capped to the data (as scikit-learn's PCA caps n_components), recorded in rank_
+        rank = min(rank, limit)
+        k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         rng = check_random_state(self.random_state)
-        res = subspace_scores(X, int(self.rank), gamma=self.gamma, center=self.center,
+        self.rank_ = rank
+        res = subspace_scores(X, rank, gamma=self.gamma, center=self.center,
                               n_iter=n_iter, random_state=rng)
-        if not np.any(res.scores > 0):
+        if not np.any(to_numpy(res.scores) > 0):
             raise ValueError(
                 "Every feature of X is constant, so every subspace score is zero; remove constant "
                 "features (sklearn.feature_selection.VarianceThreshold) or check the data."
             )
-        self.scores_ = res.scores
+        self.scores_ = res.scores  # on X's device: the kernels follow their input
         self.leverage_ = res.leverage
         self.residual_ = res.residual
         self.gamma_ = float(res.gamma)
         self.singular_values_ = res.singular_values
         self.components_ = res.svd.components
         self.n_iter_ = res.svd.n_iter
-        self._select(res.scores, k, rng)
+        self._select(res.scores, k, rng, X)
         return self
 
 
@@ -276,6 +335,12 @@ default='variance'
     higher_is_better_ : bool
     support_, weights_, draw_counts_, probabilities_, n_features_to_select_, n_features_in_
         As in :class:`SubspaceScoreSelector`.
+
+    Notes
+    -----
+    Array API: under ``array_api_dispatch`` the criteria 'uniform', 'variance', 'fisher' and
+    'supervised_laplacian' run on X's library and device, as :class:`SubspaceScoreSelector`
+    does; 'laplacian' (a scikit-learn neighbour graph) needs NumPy and says so.
 
     Examples
     --------
@@ -326,15 +391,22 @@ default='variance'
             )
         X, y = self._validate_X(X, y if spec.supervised else None)
         n, p = X.shape
-        k = resolve_k(self.n_features_to_select, p, owner)
+        k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         if spec.supervised:
-            if len(np.unique(y)) < 2:
+            if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
         if self.criterion == "uniform":
             s = uniform_score(X)
         elif self.criterion == "variance":
             s = variance_score(X)
         elif self.criterion == "laplacian":
+            if not (isinstance(X, np.ndarray) or is_dask_array(X)):
+                raise TypeError(
+                    f"criterion='laplacian' builds a nearest-neighbour graph with scikit-learn and "
+                    f"runs on NumPy only; X is a {type(X).__module__.split('.')[0]} array. Pass "
+                    "NumPy data (or turn array_api_dispatch off), or use 'supervised_laplacian', "
+                    "'fisher' or 'variance', which run on any array library."
+                )
             if is_dask_array(X):
                 raise TypeError(
                     "criterion='laplacian' needs the neighbour graph of all samples: pass a NumPy "
@@ -356,5 +428,5 @@ default='variance'
         self.importances_ = imp
         self.higher_is_better_ = spec.higher_is_better
         rng = check_random_state(self.random_state)
-        self._select(imp, k, rng)
+        self._select(imp, k, rng, X)
         return self

@@ -10,6 +10,7 @@ from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
 from ..stats import CenteredGramOperator
 from ._base import _PathSelector, pick_path
+from ._exact_fit import relative_gap
 
 __all__ = ["SparsePCASelector"]
 
@@ -95,8 +96,14 @@ class SparsePCASelector(_PathSelector):
     time_limit : float or None, default=None
         Seconds allowed to the exact search; when it stops first, the best support found is kept
         with its certified gap and a ``ConvergenceWarning`` is raised.
+    node_limit : int or None, default=None
+        Search-tree nodes allowed to the exact search (stops like ``time_limit``).
+    gap_tol : float, default=0.0
+        Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
+        returned is then within ``gap_tol`` (as a fraction) of the optimum.
     progress : bool, default=False
-        Show a progress bar during the exact search (library code is quiet by default).
+        Report the exact search (nodes, best objective, certified bound, relative gap): a bar on
+        a terminal, plain lines elsewhere. Library code is quiet by default.
 
     Attributes
     ----------
@@ -116,7 +123,13 @@ class SparsePCASelector(_PathSelector):
         The unit-norm sparse principal component on the support.
     upper_bound_ : float
         Certified upper bound on the best variance of any ``k`` features (``inf`` unless
-        ``certificate=True`` or ``solver='exact'``); ``gap_ = upper_bound_ - explained_variance_``.
+        ``certificate=True`` or ``solver='exact'``).
+    gap_ : float
+        The relative gap ``(upper_bound_ - explained_variance_) / explained_variance_``: no
+        ``k`` features explain more than ``1 + gap_`` times the selected variance (0 when
+        certified optimal, ``inf`` without a bound).
+    absolute_gap_ : float
+        ``upper_bound_ - explained_variance_``, in units of variance.
     forward_path_, backward_path_ : SparsePath or None
     status_, n_nodes_ : str, int
         Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...) and
@@ -136,7 +149,7 @@ class SparsePCASelector(_PathSelector):
 
     def __init__(
         self, n_features_to_select=10, *, direction="forward", algorithm="auto", refine=True, certificate=False,
-        solver="greedy", time_limit=None, progress=False,
+        solver="greedy", time_limit=None, node_limit=None, gap_tol=0.0, progress=False,
     ):
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -145,6 +158,8 @@ class SparsePCASelector(_PathSelector):
         self.certificate = certificate
         self.solver = solver
         self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.gap_tol = gap_tol
         self.progress = progress
 
     def __sklearn_tags__(self):
@@ -209,5 +224,6 @@ class SparsePCASelector(_PathSelector):
         self.components_ = (comp / np.linalg.norm(comp))[None, :]
         self.explained_variance_ = value
         self.upper_bound_ = ub
-        self.gap_ = ub - self.explained_variance_
+        self.absolute_gap_ = ub - self.explained_variance_
+        self.gap_ = relative_gap(ub, self.explained_variance_)
         return self

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import float_dtype, get_namespace, is_numpy, one_hot, to_numpy
 from .._validation import is_dask_array
-from ._moments import _check_Xy, _onehot, class_codes
+from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
 from ._reduce import block_reduce, sum_partials
 
 __all__ = ["ClassSums", "class_sums", "column_moments"]
@@ -48,14 +49,15 @@ def column_moments(A, *, center=True):
 
     Parameters
     ----------
-    A : ndarray or dask array of shape (n_samples, n_features)
+    A : ndarray, dask array or array-API array of shape (n_samples, n_features)
+        Another array library than NumPy/Dask computes on A's device in A's float dtype.
     center : bool, default=True
         If False the mean is taken as zero.
 
     Returns
     -------
-    mean : ndarray of shape (n_features,)
-    column_sq_norms : ndarray of shape (n_features,)
+    mean : array of shape (n_features,)
+    column_sq_norms : array of shape (n_features,)
         ``sum_j (A[j, i] - mean[i])^2``, accumulated in float64 block by block.
 
     Raises
@@ -71,6 +73,9 @@ def column_moments(A, *, center=True):
     >>> mean.tolist(), ss.tolist()
     ([2.0, 2.0], [2.0, 0.0])
     """
+    xp, dev = get_namespace(A, names=["A"])
+    if not is_numpy(xp):
+        return _column_moments_xp(xp, dev, A, center)
     p = A.shape[1]
     mean = _column_mean(A) if center else np.zeros(p)
     ss = block_reduce(lambda a: _sum_sq_about(a, mean), sum_partials, A, block_bytes=_BLOCK_BYTES)
@@ -117,7 +122,9 @@ def class_sums(X, y, *, classes=None):
 
     Parameters
     ----------
-    X : ndarray or dask array of shape (n_samples, n_features)
+    X : ndarray, dask array or array-API array of shape (n_samples, n_features)
+        Another array library than NumPy/Dask computes on X's device in X's float dtype
+        (``sums``, ``squares`` and ``mean`` stay there; ``classes``, ``counts`` are NumPy).
     y : array-like of shape (n_samples,)
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
@@ -138,6 +145,9 @@ def class_sums(X, y, *, classes=None):
     >>> cs.mean.tolist(), cs.sums.tolist(), cs.squares.tolist()
     ([3.0], [[-4.0], [4.0]], [[10.0], [10.0]])
     """
+    xp, dev = get_namespace(X, y)
+    if not is_numpy(xp):
+        return _class_sums_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)
     C = len(classes)
@@ -147,3 +157,45 @@ def class_sums(X, y, *, classes=None):
     _check_finite_columns(mean, q.sum(axis=0))
     return ClassSums(classes=classes, counts=np.bincount(codes, minlength=C).astype(np.int64),
                      mean=mean, sums=np.asarray(s), squares=np.asarray(q))
+
+
+# --- any other array library: the same passes against the array API standard, on A's device
+
+def _column_mean_xp(xp, A, wd):
+    total = block_reduce(lambda a: xp.sum(xp.astype(a, wd, copy=False), axis=0), sum_partials, A,
+                         block_bytes=_BLOCK_BYTES)
+    return total / A.shape[0]
+
+
+def _sum_sq_about_xp(xp, A, mean, wd):
+    def part(a):
+        block = xp.astype(a, wd, copy=False) - mean
+        return xp.sum(block * block, axis=0)
+
+    return block_reduce(part, sum_partials, A, block_bytes=_BLOCK_BYTES)
+
+
+def _column_moments_xp(xp, dev, A, center):
+    if A.ndim != 2:
+        raise ValueError(f"A must be 2-D (n_samples, n_features); got {A.ndim} dimension(s).")
+    wd = float_dtype(xp, A, dev, name="A")
+    mean = _column_mean_xp(xp, A, wd) if center else xp.zeros(A.shape[1], dtype=wd, device=dev)
+    ss = _sum_sq_about_xp(xp, A, mean, wd)
+    _check_finite_columns(to_numpy(mean), to_numpy(ss))
+    return mean, ss
+
+
+def _class_sums_xp(xp, dev, X, y, classes):
+    wd, classes, codes = _prepare_xp(xp, dev, X, y, classes)
+    C = len(classes)
+    mean = _column_mean_xp(xp, X, wd)
+
+    def part(Xb, cb):
+        H = one_hot(xp, cb, C, wd)
+        F = xp.astype(Xb, wd, copy=False) - mean
+        return (F.T @ H).T, ((F * F).T @ H).T
+
+    s, q = block_reduce(part, sum_partials, X, codes, block_bytes=_BLOCK_BYTES)
+    _check_finite_columns(to_numpy(mean), to_numpy(xp.sum(q, axis=0)))
+    counts = np.bincount(to_numpy(codes), minlength=C).astype(np.int64)
+    return ClassSums(classes=classes, counts=counts, mean=mean, sums=s, squares=q)

@@ -19,6 +19,7 @@ import copy
 
 import numpy as np
 
+from .._array_api import get_namespace, is_numpy
 from .._validation import as_float_array, check_real
 from ._moments import class_codes, class_means
 from ._reduce import block_reduce, sum_partials
@@ -129,6 +130,8 @@ def centered_gram_matmat(A, V, mean):
     Returns
     -------
     ndarray of shape (n_features, b), float64
+        (In ``V``'s dtype for another array library: the products over the rows run in ``A``'s
+        dtype on ``A``'s device, the result is returned in ``V``'s.)
 
     Examples
     --------
@@ -137,6 +140,9 @@ def centered_gram_matmat(A, V, mean):
     >>> centered_gram_matmat(A, V, A.mean(axis=0)).tolist()
     [[2.0, 4.0], [4.0, 8.0]]
     """
+    xp, _ = get_namespace(A, V, mean, names=["A", "V", "mean"])
+    if not is_numpy(xp):
+        return _centered_gram_matmat_xp(xp, A, V, mean)
     Vd = V.astype(A.dtype, copy=False)
     shift = (mean @ V).astype(A.dtype)  # (b,)
 
@@ -171,6 +177,9 @@ def centered_projected_gram(A, Q, mean):
     >>> centered_projected_gram(A, np.array([[1.0], [0.0]]), A.mean(axis=0)).tolist()
     [[2.0]]
     """
+    xp, _ = get_namespace(A, Q, mean, names=["A", "Q", "mean"])
+    if not is_numpy(xp):
+        return _centered_projected_gram_xp(xp, A, Q, mean)
     Qd = Q.astype(A.dtype, copy=False)
     shift = (mean @ Q).astype(A.dtype)
 
@@ -180,3 +189,29 @@ def centered_projected_gram(A, Q, mean):
         return y.T @ y
 
     return np.asarray(block_reduce(part, sum_partials, A), dtype=np.float64)
+
+
+# --- any other array library: the products over the rows in A's dtype, on A's device; the
+# --- small results in V's (Q's) dtype, float64 where the device has it
+
+def _centered_gram_matmat_xp(xp, A, V, mean):
+    Vd = xp.astype(V, A.dtype)
+    shift = xp.astype(xp.astype(mean, V.dtype) @ V, A.dtype)
+
+    def part(a):
+        y = a @ Vd - shift
+        return xp.astype(a.T @ y, V.dtype, copy=False), xp.astype(xp.sum(y, axis=0), V.dtype, copy=False)
+
+    Z, colsum = block_reduce(part, sum_partials, A)
+    return Z - xp.astype(mean, V.dtype)[:, None] * colsum[None, :]
+
+
+def _centered_projected_gram_xp(xp, A, Q, mean):
+    Qd = xp.astype(Q, A.dtype)
+    shift = xp.astype(xp.astype(mean, Q.dtype) @ Q, A.dtype)
+
+    def part(a):
+        y = a @ Qd - shift
+        return xp.astype(y.T @ y, Q.dtype, copy=False)
+
+    return block_reduce(part, sum_partials, A)

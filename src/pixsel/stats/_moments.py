@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy
 from .._validation import check_finite, is_dask_array
 from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
 
@@ -66,6 +67,9 @@ def between_class_factor(means, counts):
     >>> (M @ M.T).round(12).tolist()  # pi_0 pi_1 a a^T with a = m_1 - m_0
     [[1.0, 2.0], [2.0, 4.0]]
     """
+    xp, dev = get_namespace(means, names=["means"])
+    if not is_numpy(xp):
+        return _between_class_factor_xp(xp, dev, means, counts)
     means = np.asarray(means, dtype=np.float64)
     counts = np.asarray(counts)
     n = float(counts.sum())
@@ -78,6 +82,24 @@ def between_class_factor(means, counts):
     return D @ Q[:, 1:]
 
 
+def _complement_basis(pi):
+    """Orthonormal basis (C x (C - 1)) of the complement of ``sqrt(pi)`` in ``R^C`` (NumPy)."""
+    u = np.sqrt(pi)[:, None]
+    Q, _ = np.linalg.qr(np.hstack([u, np.eye(len(pi))[:, :-1]]))
+    return Q[:, 1:]
+
+
+def _between_class_factor_xp(xp, dev, means, counts):
+    """:func:`between_class_factor` on ``means``' device (the tiny ``C x C`` basis on the host)."""
+    counts = to_numpy(counts, np.float64)
+    pi = counts / counts.sum()
+    Q = from_numpy(xp, _complement_basis(pi), dev, dtype=means.dtype)
+    pi_d = from_numpy(xp, pi, dev, dtype=means.dtype)
+    mean = pi_d @ means
+    D = (means - mean).T * xp.sqrt(pi_d)
+    return D @ Q
+
+
 @dataclass(frozen=True)
 class ClassMeans:
     """First-order statistics of labelled data.
@@ -85,13 +107,14 @@ class ClassMeans:
     Attributes
     ----------
     classes : ndarray of shape (n_classes,)
-        Sorted class labels.
+        Sorted class labels (NumPy, whatever the library of the data).
     counts : ndarray of shape (n_classes,)
-        Number of samples per class.
-    means : ndarray of shape (n_classes, n_features)
-        Class means.
-    mean : ndarray of shape (n_features,)
-        Overall mean.
+        Number of samples per class (NumPy).
+    means : array of shape (n_classes, n_features)
+        Class means, in the library and on the device of the data (NumPy float64 for NumPy and
+        Dask data).
+    mean : array of shape (n_features,)
+        Overall mean (like ``means``).
     n_samples : int
     """
 
@@ -121,7 +144,7 @@ class ClassMeans:
                 f"The between-class vector a = m1 - m0 needs exactly 2 classes; found {self.n_classes}. "
                 "Use between_factor for any number of classes."
             )
-        return self.means[1] - self.means[0]
+        return self.means[1, :] - self.means[0, :]
 
     @property
     def between_factor(self) -> np.ndarray:
@@ -216,9 +239,10 @@ def class_means(X, y=None, *, classes=None):
 
     Parameters
     ----------
-    X : ndarray or dask array of shape (n_samples, n_features)
+    X : ndarray, dask array or array-API array of shape (n_samples, n_features)
         uint8, integer, float32 or float64; accumulated in float64 block by block (never copied
-        whole, never modified).
+        whole, never modified). Another array library (PyTorch, CuPy...) computes on X's
+        device in X's float dtype (see :mod:`pixsel._array_api`).
     y : array-like of shape (n_samples,) or None
         Class labels; ``None``: a single class holding every sample.
     classes : array-like, optional
@@ -236,6 +260,9 @@ def class_means(X, y=None, *, classes=None):
     >>> cm.means.tolist(), cm.between.tolist()
     ([[1.0, 1.0], [5.0, 5.0]], [4.0, 4.0])
     """
+    xp, dev = get_namespace(X, y)
+    if not is_numpy(xp):
+        return _class_means_xp(xp, dev, X, y, classes)
     if y is None:
         y = np.zeros(X.shape[0], dtype=np.intp)
     y = _check_Xy(X, y)
@@ -245,7 +272,7 @@ def class_means(X, y=None, *, classes=None):
                                 block_bytes=_MEANS_BLOCK_BYTES)
     _check_counts(classes, counts)
     if not np.all(np.isfinite(sums)):
-        check_finite(np.asarray(X, dtype=np.float64), "X")  # raises, locating the first one
+        block_reduce(_check_block, lambda parts: None, X)  # raises, locating it (never loads X whole)
     means = sums / counts[:, None]
     n = float(counts.sum())
     return ClassMeans(
@@ -255,6 +282,10 @@ def class_means(X, y=None, *, classes=None):
         mean=(counts @ means) / n,
         n_samples=int(n),
     )
+
+
+def _check_block(Xb):
+    check_finite(Xb)
 
 
 def _block_partial(Xb, codes, C):
@@ -316,9 +347,11 @@ def class_statistics(X, y, *, classes=None):
     X : ndarray or dask array of shape (n_samples, n_features)
         uint8, integer, float32 or float64; accumulated in float64. A Dask array is processed
         chunk by chunk (its rows may be chunked; columns are merged into one chunk) and never
-        materialized.
+        materialized. Another array library (PyTorch, CuPy...) computes on X's device in X's
+        float dtype, block by block (see :mod:`pixsel._array_api`).
     y : array-like of shape (n_samples,)
-        Class labels (a NumPy array, even when ``X`` is a Dask array).
+        Class labels (a NumPy array, even when ``X`` is a Dask array; a list or an array of
+        X's library otherwise).
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
 
@@ -337,6 +370,9 @@ def class_statistics(X, y, *, classes=None):
     array([[1., 0.],
            [0., 0.]])
     """
+    xp, dev = get_namespace(X, y)
+    if not is_numpy(xp):
+        return _class_statistics_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)
     C = len(classes)
@@ -345,3 +381,84 @@ def class_statistics(X, y, *, classes=None):
     )
     _check_counts(classes, counts)
     return _finish(classes, counts, means, W)
+
+
+# --- any other array library (PyTorch, CuPy, array-api-strict): the same blocks, written
+# --- against the array API standard, on X's device and in X's float dtype
+
+def _prepare_xp(xp, dev, X, y, classes):
+    """Shapes, the work dtype and the class codes (coded on the host, sent to the device once)."""
+    if X.ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s). "
+            "Flatten images with X.reshape(len(X), -1)."
+        )
+    wd = float_dtype(xp, X, dev)
+    y = np.zeros(X.shape[0], dtype=np.intp) if y is None else to_numpy(y)
+    y = _check_Xy(np.empty((X.shape[0], 0)), y)  # the label checks; X's own were done above
+    if X.shape[1] == 0:
+        raise ValueError("X has no features.")
+    classes, codes = class_codes(y, classes)
+    return wd, classes, from_numpy(xp, codes, dev, dtype=xp.int64)
+
+
+def _raise_not_finite(X):
+    check_finite(to_numpy(X), "X")  # raises, locating the first one (an error path: the host copy is fine)
+    raise ValueError("X contains values too large for its dtype (the sums overflowed); scale it.")
+
+
+def _class_means_xp(xp, dev, X, y, classes):
+    wd, classes, codes = _prepare_xp(xp, dev, X, y, classes)
+    C = len(classes)
+
+    def part(Xb, cb):
+        H = one_hot(xp, cb, C, wd)
+        return xp.sum(H, axis=0), (xp.astype(Xb, wd, copy=False).T @ H).T
+
+    counts, sums = block_reduce(part, sum_partials, X, codes, block_bytes=_MEANS_BLOCK_BYTES)
+    counts_np = to_numpy(counts, np.float64)
+    _check_counts(classes, counts_np)
+    if not bool(xp.all(xp.isfinite(sums))):
+        _raise_not_finite(X)
+    means = sums / counts[:, None]
+    n = float(counts_np.sum())
+    return ClassMeans(classes=classes, counts=counts_np.astype(np.int64), means=means,
+                      mean=(counts @ means) / n, n_samples=int(n))
+
+
+def _class_statistics_xp(xp, dev, X, y, classes):
+    wd, classes, codes = _prepare_xp(xp, dev, X, y, classes)
+    C = len(classes)
+
+    def part(Xb, cb):  # as _block_partial: centre at the block mean, one R^T R, class correction
+        H = one_hot(xp, cb, C, wd)
+        counts = xp.sum(H, axis=0)
+        Xf = xp.astype(Xb, wd, copy=False)
+        m0 = xp.mean(Xf, axis=0)
+        R = Xf - m0
+        d = (R.T @ H).T / xp.where(counts > 0, counts, xp.ones_like(counts))[:, None]
+        W = R.T @ R - (d.T * counts) @ d
+        return counts, m0 + d, W
+
+    def merge(parts):  # as _merge (Chan et al.), in the array's namespace
+        counts = sum(p[0] for p in parts)
+        safe = xp.where(counts > 0, counts, xp.ones_like(counts))
+        means = sum(p[0][:, None] * p[1] for p in parts) / safe[:, None]
+        W = sum(p[2] for p in parts)
+        if len(parts) > 1:
+            for c in range(C):
+                D = xp.stack([p[1][c, :] - means[c, :] for p in parts])  # blocks x p
+                w = xp.stack([p[0][c] for p in parts])
+                W = W + (D * w[:, None]).T @ D
+        return counts, means, W
+
+    counts, means, W = block_reduce(part, merge, X, codes, block_bytes=BLOCK_BYTES, min_rows=256)
+    counts_np = to_numpy(counts, np.float64)
+    _check_counts(classes, counts_np)
+    if not (bool(xp.all(xp.isfinite(means))) and bool(xp.all(xp.isfinite(W)))):
+        _raise_not_finite(X)
+    n = float(counts_np.sum())
+    within = W / n
+    return ClassStatistics(classes=np.asarray(classes), counts=counts_np.astype(np.int64),
+                           means=means, mean=(counts @ means) / n, within=(within + within.T) / 2,
+                           n_samples=int(n))

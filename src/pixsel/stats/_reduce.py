@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import is_dask_array
+from .._validation import NonFiniteError, is_dask_array
 
 __all__ = ["block_reduce", "sum_partials"]
 
@@ -46,11 +46,22 @@ def sum_partials(parts):
     return sum(parts)
 
 
-def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows):
+def _located(part, start, Xb, *rb):
+    """``part`` on the rows ``start, start + 1, ...`` of X; a NaN is reported at its global row."""
+    try:
+        return part(Xb, *rb)
+    except NonFiniteError as exc:
+        index = (exc.index[0] + start,) + exc.index[1:]
+        raise NonFiniteError(f"X (rows {start} to {start + len(Xb) - 1})", exc.count, index) from None
+
+
+def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0):
     n, p = X.shape
     rows = max(min_rows, block_bytes // (8 * max(p, 1)), 1)
     parts = [
-        part(X[i : i + rows], *(r[i : i + rows] for r in rows_arrays)) for i in range(0, max(n, 1), rows)
+        _located(part, start + i, X[i : min(i + rows, n), ...],  # in-bounds slices: the standard's rule
+                 *(r[i : min(i + rows, n), ...] for r in rows_arrays))
+        for i in range(0, max(n, 1), rows)
     ]
     return merge(parts)
 
@@ -61,16 +72,17 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
     Parameters
     ----------
     part : callable
-        ``part(X_block, *row_array_blocks)``; receives NumPy arrays (a slice of ``X``, never
-        modified; convert inside ``part``).
+        ``part(X_block, *row_array_blocks)``; receives slices of ``X`` (NumPy for NumPy and Dask
+        input, the array's own library otherwise; never modified, convert inside ``part``).
     merge : callable
         ``merge(list_of_partials)``, exact and associative; for plain sums use
         :func:`sum_partials`.
     X : ndarray or dask array of shape (n_samples, n_features)
         A Dask array is rechunked to one column chunk (rows keep their chunks) and never
         materialized whole.
-    *row_arrays : ndarrays of shape (n_samples, ...)
-        NumPy arrays sliced like the rows of ``X`` (labels, class codes).
+    *row_arrays : arrays of shape (n_samples, ...)
+        Arrays sliced like the rows of ``X`` (labels, class codes): NumPy for NumPy and Dask
+        ``X``, in ``X``'s library and on its device otherwise.
     block_bytes : int
         Float64 working memory per block of rows.
     min_rows : int
@@ -88,9 +100,12 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
     >>> block_reduce(lambda b: b.sum(axis=0), sum_partials, X, block_bytes=32)
     array([30., 36.])
     """
-    row_arrays = tuple(np.asarray(r) for r in row_arrays)
     if not is_dask_array(X):
+        if isinstance(X, np.ndarray):
+            row_arrays = tuple(np.asarray(r) for r in row_arrays)
+        # any other array-API array (torch, CuPy, array-api-strict): its row slices, on its device
         return _numpy_reduce(part, merge, X, row_arrays, block_bytes, min_rows)
+    row_arrays = tuple(np.asarray(r) for r in row_arrays)
 
     import dask
     import dask.array as da
@@ -103,12 +118,13 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
         for r in row_arrays
     ]
 
-    def chunk(xb, *rb):
-        return _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows)
+    def chunk(xb, start, *rb):
+        return _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start)
 
     task = dask.delayed(chunk, pure=True)
     merge_task = dask.delayed(merge, pure=True)
-    parts = [task(xb, *rb) for xb, *rb in zip(xblocks, *rblocks)]
+    starts = np.concatenate([[0], np.cumsum(X.chunks[0][:-1])]).astype(int).tolist()
+    parts = [task(xb, s, *rb) for xb, s, *rb in zip(xblocks, starts, *rblocks)]
     while len(parts) > 1:  # tree reduction: bounded memory, parallel merges
         parts = [merge_task(parts[i : i + _FANIN]) for i in range(0, len(parts), _FANIN)]
     return dask.compute(parts[0])[0]

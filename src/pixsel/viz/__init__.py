@@ -6,6 +6,8 @@ registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
 
 from ._choose_k import plot_cv_path
 from ._figures import (
+    PALETTE,
+    method_label,
     plot_curves,
     plot_evaluation,
     plot_images,
@@ -25,5 +27,7 @@ __all__ = [
     "plot_score_maps",
     "plot_scatter",
     "score_image",
+    "method_label",
+    "PALETTE",
     "plot_cv_path",
 ]

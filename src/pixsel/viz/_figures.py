@@ -20,10 +20,55 @@ __all__ = [
     "plot_score_maps",
     "plot_scatter",
     "score_image",
+    "method_label",
+    "PALETTE",
 ]
+
+#: Okabe and Ito's colour-blind-safe palette (black first: bounds and references are grey)
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+#: colour of selected pixels in masks (Okabe-Ito vermillion: red, and distinct from grey for everyone)
+SELECTED = (0.835, 0.369, 0.0)
 
 # line style per path family (the first word of a curve's name, lower case)
 _PATH_STYLES = {"forward": "-", "backward": "--", "fisher": ":", "simple": "-."}
+
+_METHOD_WORDS = {
+    "forward": "greedy forward selection",
+    "backward": "greedy backward elimination",
+    "dual": "greedy sparse LDA (best of forward and backward)",
+    "gslda": "greedy sparse LDA (best of forward and backward)",
+    "gspca": "greedy sparse PCA",
+    "fisher": "thresholded Fisher discriminant",
+    "simple": "simple thresholding (largest single-feature scores)",
+    "f_classif": "ANOVA F-test ranking",
+    "mutual_info": "mutual-information ranking",
+    "rfe_svc": "recursive elimination with a linear SVM",
+    "l1_logistic": "L1-penalized logistic regression",
+    "sfs_lda": "sequential forward selection with LDA",
+    "soft_ard": "Gaussian process with one length-scale per pixel",
+    "subspace": "subspace scores",
+    "cardinal-spls": "cardinal sparse PLS",
+    "spls": "SPLS-eta",
+}
+
+
+def method_label(name) -> str:
+    """A method's name in words, for legends and titles (unknown names are returned as they are).
+
+    Examples
+    --------
+    >>> method_label("fisher"), method_label("my own")
+    ('thresholded Fisher discriminant', 'my own')
+    """
+    return _METHOD_WORDS.get(str(name), str(name))
+
+
+def _colorbar(fig, im, ax, label):
+    cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    cb.set_label(label, fontsize=8)
+    cb.ax.tick_params(labelsize=7)
+    return cb
 
 
 def _figure(figsize):
@@ -38,8 +83,8 @@ def _gray(image):
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
 
 
-def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, color=(1.0, 0.15, 0.1)):
-    """Selected pixels drawn over background images (e.g. the class means).
+def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, color=SELECTED, suptitle=None):
+    """Selected pixels drawn over background images (e.g. the class means), with a legend.
 
     Parameters
     ----------
@@ -53,7 +98,10 @@ def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, 
     bg_titles : list of str, optional
         Row labels (one per background).
     color : RGB tuple
-        Colour of the selected pixels.
+        Colour of the selected pixels (default: vermillion, told apart from grey by colour-blind
+        readers too); the legend says "selected pixels".
+    suptitle : str, optional
+        A title over all panels.
 
     Returns
     -------
@@ -66,8 +114,10 @@ def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, 
     >>> len(fig.axes), fig.axes[0].get_title()
     (1, 'k = 2')
     """
+    from matplotlib.patches import Patch
+
     rows, cols = len(backgrounds), len(masks)
-    fig = _figure((2.2 * cols, 2.3 * rows))
+    fig = _figure((max(2.6 * cols, 3.6), 2.6 * rows + 0.7))
     axes = fig.subplots(rows, cols, squeeze=False)
     for r, bg in enumerate(backgrounds):
         gray = _gray(np.asarray(bg, dtype=float).reshape(image_shape))
@@ -83,7 +133,13 @@ def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, 
                 ax.set_title(titles[c], fontsize=9)
             if c == 0 and bg_titles is not None:
                 ax.set_ylabel(bg_titles[r], fontsize=9)
-    fig.tight_layout()
+    handles = [Patch(facecolor=color, edgecolor="none", label="selected pixels"),
+               Patch(facecolor="0.5", edgecolor="none", label="grey: " + (
+                   "image named at left" if bg_titles is not None else "mean image"))]
+    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
+    fig.tight_layout(rect=(0, 0.75 / (2.6 * rows + 0.7), 1, 1))
     return fig
 
 
@@ -109,24 +165,26 @@ def plot_paths(curves, *, upper_bound=None, lower_bound=None, title=None, ylabel
     --------
     >>> fig = plot_paths({"forward": [1.0, 2.0, 2.5]}, lower_bound=[0.5, 1.0, 2.5])
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    ['forward', 'worst-case lower bound Eq.(5)']
+    ['greedy forward selection', 'guaranteed minimum of the best k pixels (paper 000, Eq. 5)']
     """
     fig = _figure(figsize)
     ax = fig.subplots()
-    for name, y in curves.items():
+    for i, (name, y) in enumerate(curves.items()):
         k = np.arange(1, len(y) + 1)
         style = _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
-        ax.plot(k, y, style, label=name, lw=1.5)
+        ax.plot(k, y, style, label=method_label(name), lw=1.6, color=PALETTE[i % len(PALETTE)])
     if upper_bound is not None:
-        ax.plot(np.arange(1, len(upper_bound) + 1), upper_bound, color="0.4", lw=1, label="certified upper bound")
+        ax.plot(np.arange(1, len(upper_bound) + 1), upper_bound, color="0.35", lw=1,
+                label="certified upper bound (no k pixels do better)")
     if lower_bound is not None:
-        ax.plot(np.arange(1, len(lower_bound) + 1), lower_bound, color="0.7", lw=1, label="worst-case lower bound Eq.(5)")
+        ax.plot(np.arange(1, len(lower_bound) + 1), lower_bound, color="0.65", lw=1,
+                label="guaranteed minimum of the best k pixels (paper 000, Eq. 5)")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -155,8 +213,8 @@ def plot_curves(x, curves, *, xlabel, ylabel, title=None, logx=False):
     """
     fig = _figure((6, 4))
     ax = fig.subplots()
-    for name, y in curves.items():
-        ax.plot(x, y, "o-", label=name, ms=3)
+    for i, (name, y) in enumerate(curves.items()):
+        ax.plot(x, y, "o-", label=name, ms=3, color=PALETTE[i % len(PALETTE)])
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
@@ -188,18 +246,19 @@ def plot_evaluation(results, *, title=None, logx=True):
     matplotlib.figure.Figure
     """
     has_lml = any(np.any(np.isfinite(r.log_marginal_likelihood)) for r in results)
-    fig = _figure((13 if has_lml else 9, 3.6))
+    fig = _figure((13 if has_lml else 10, 4.6))
     ax = fig.subplots(1, 3 if has_lml else 2, squeeze=False)[0]
-    for r in results:
-        label = f"{r.method}/{r.classifier}"
-        ax[0].plot(r.ks, r.error, marker="o", ms=3, label=label)
+    for i, r in enumerate(results):
+        label = f"{method_label(r.method)}, {r.classifier} classifier"
+        kw = dict(marker="o", ms=3, label=label, color=PALETTE[i % len(PALETTE)])
+        ax[0].plot(r.ks, r.error, **kw)
         if np.any(np.isfinite(r.information)):
-            ax[1].plot(r.ks, r.information, marker="o", ms=3, label=label)
+            ax[1].plot(r.ks, r.information, **kw)
         if has_lml and np.any(np.isfinite(r.log_marginal_likelihood)):
-            ax[2].plot(r.ks, r.log_marginal_likelihood, marker="o", ms=3, label=label)
+            ax[2].plot(r.ks, r.log_marginal_likelihood, **kw)
     if results:
-        ax[0].axhline(results[0].chance_error, color="gray", ls=":", lw=1, label="chance")
-        ax[1].axhline(results[0].label_entropy, color="gray", ls=":", lw=1, label="ideal")
+        ax[0].axhline(results[0].chance_error, color="gray", ls=":", lw=1, label="chance (majority class)")
+        ax[1].axhline(results[0].label_entropy, color="gray", ls=":", lw=1, label="ideal (label entropy)")
     ax[0].set_ylabel("test error")
     ax[1].set_ylabel("test information (bits)")
     if has_lml:
@@ -209,10 +268,15 @@ def plot_evaluation(results, *, title=None, logx=True):
         if logx:
             a.set_xscale("log")
         a.grid(alpha=0.3)
-    ax[0].legend(fontsize=7)
+    # one legend under the panels: long method names never cover the curves or the axis labels
+    handles, labels = ax[0].get_legend_handles_labels()
+    h1, l1 = ax[1].get_legend_handles_labels()
+    handles, labels = handles + h1[len(results):], labels + l1[len(results):]
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 2), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    rows = int(np.ceil(len(labels) / 2))
+    fig.tight_layout(rect=(0, 0.08 + 0.06 * rows, 1, 1))
     return fig
 
 
@@ -287,7 +351,7 @@ def score_image(values, image_shape):
     return ((v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)).reshape(image_shape)
 
 
-def plot_score_maps(maps, image_shape, *, titles=None):
+def plot_score_maps(maps, image_shape, *, titles=None, suptitle=None, cmap="viridis"):
     """Feature-score maps side by side (the subspace-score paper's Fig. 8).
 
     Parameters
@@ -298,6 +362,10 @@ def plot_score_maps(maps, image_shape, *, titles=None):
     image_shape : tuple (height, width)
     titles : dict str -> str, optional
         Panel title per score name (default: the name).
+    suptitle : str, optional
+    cmap : str, default='viridis'
+        A perceptually uniform, colour-blind-safe map; one colorbar per panel says what the
+        colours mean (importance scaled to 0 = least, 1 = most important pixel).
 
     Returns
     -------
@@ -311,19 +379,27 @@ def plot_score_maps(maps, image_shape, *, titles=None):
     'var'
     """
     names = list(maps)
-    fig = _figure((2.3 * len(names), 2.6))
-    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    single = len(names) == 1
+    ncols = min(len(names), 4)
+    nrows = int(np.ceil(len(names) / ncols))
+    fig = _figure((4.2, 3.8) if single else (3.0 * ncols, 2.9 * nrows + (0.4 if suptitle else 0)))
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[len(names):]:
+        ax.axis("off")
     for ax, name in zip(axes, names):
-        ax.imshow(score_image(maps[name], image_shape), cmap="gray", interpolation="nearest")
-        ax.set_title((titles or {}).get(name, name), fontsize=8)
+        im = ax.imshow(score_image(maps[name], image_shape), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+        ax.set_title((titles or {}).get(name, name), fontsize=10 if single else 9)
         ax.set_xticks([])
         ax.set_yticks([])
+        _colorbar(fig, im, ax, "importance (0 = least, 1 = most)")
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def plot_scatter(Y, labels=None, *, title=None, xlabel="component 1", ylabel="component 2"):
-    """A 2-D embedding, coloured by label (with a legend for at most 20 labels).
+def plot_scatter(Y, labels=None, *, title=None, xlabel="component 1", ylabel="component 2", class_names=None):
+    """A 2-D embedding, coloured by class (colour-blind-safe colours and a legend up to 8 classes).
 
     Parameters
     ----------
@@ -331,6 +407,8 @@ def plot_scatter(Y, labels=None, *, title=None, xlabel="component 1", ylabel="co
         The first two columns are drawn.
     labels : array-like of shape (n_samples,), optional
     title, xlabel, ylabel : str
+    class_names : list of str, optional
+        Legend names, in the order of ``numpy.unique(labels)`` (default: the label values).
 
     Returns
     -------
@@ -341,15 +419,26 @@ def plot_scatter(Y, labels=None, *, title=None, xlabel="component 1", ylabel="co
     >>> import numpy as np
     >>> fig = plot_scatter(np.eye(3)[:, :2], [0, 1, 1], title="pca")
     >>> fig.axes[0].get_legend().get_title().get_text()
-    'label'
+    'class'
     """
     Y = np.asarray(Y)
-    fig = _figure((5.5, 5))
+    fig = _figure((6, 5.2))
     ax = fig.subplots()
-    c = None if labels is None else np.asarray(labels)
-    sc = ax.scatter(Y[:, 0], Y[:, 1], c=c, s=6, cmap="tab20" if c is not None else None)
-    if c is not None and len(np.unique(c)) <= 20:
-        ax.legend(*sc.legend_elements(), fontsize=6, loc="best", title="label")
+    if labels is None:
+        ax.scatter(Y[:, 0], Y[:, 1], s=8, color=PALETTE[0])
+    else:
+        labels = np.asarray(labels)
+        classes = np.unique(labels)
+        names = class_names if class_names is not None and len(class_names) == len(classes) else [
+            str(c) for c in classes]
+        markers = "os^DvP*X"
+        for i, c in enumerate(classes):
+            keep = labels == c
+            color = PALETTE[i] if len(classes) <= len(PALETTE) else None
+            ax.scatter(Y[keep, 0], Y[keep, 1], s=10, color=color, marker=markers[i % len(markers)],
+                       alpha=0.8, linewidths=0, label=names[i])
+        if len(classes) <= 20:
+            ax.legend(fontsize=9, loc="best", title="class", markerscale=1.8, title_fontsize=9)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:

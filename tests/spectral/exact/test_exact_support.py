@@ -268,7 +268,7 @@ def test_tqdm_callback_from_progress_module():
 
     rng = np.random.default_rng(1)
     A, B = _pair(rng, 8, "vector")
-    with search_progress(True, delay=0.0) as callback:
+    with search_progress(True, delay=0.0, terminal=True) as callback:
         res = exact_support(A, B, 4, callback=callback)
         assert callback.bar.n == res.n_nodes
     assert res.status == "optimal"

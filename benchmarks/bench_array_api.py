@@ -1,0 +1,131 @@
+"""Issue 16: the array-API path against the NumPy path, side by side in one run.
+
+Times what users call on the same data held by each library: the statistics of ``n x p`` images
+(:func:`pixsel.stats.class_statistics`, :func:`pixsel.stats.column_moments`) and a whole
+selection, ``SubspaceScoreSelector(...).fit`` under ``sklearn.config_context(array_api_dispatch=True)``
+(Krylov SVD + scores + selection). Libraries: NumPy (CPU); array-api-strict, the bare standard
+over NumPy with the same BLAS, which isolates the cost of pixsel's array-API code; PyTorch on
+the CPU; and, only when present (detected, never required), PyTorch on CUDA and CuPy. The goal
+on a CPU is an array-API path no slower than 1.2 x NumPy's; each row prints ``library / numpy``.
+A first row times each library's own ``X^T X``: PyTorch's CPU wheel brings its own BLAS (MKL),
+so its rows are read against that ratio.
+
+Fair play: the data are converted to each library before timing (a user's data already live
+there); BLAS and PyTorch's own thread pool get the same ``--threads``; every time is the best of 3
+and a device is synchronised before the clock stops. float32 rows: NumPy accumulates the
+statistics in float64 (its documented policy), the device libraries in float32.
+
+The issue's size is 200,000 x 4096 images; on the 2-core, 24 GiB shared machine the default is
+``n = 20,000`` (``--n`` to change; 200,000 x 4096 float64 is 6.5 GB per copy).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # scikit-learn's dispatch needs it before SciPy loads
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sklearn  # noqa: E402
+
+from _common import best_time, blas_threads, parser, write_results  # noqa: E402
+from pixsel.selection import SubspaceScoreSelector  # noqa: E402
+from pixsel.stats import class_statistics, column_moments  # noqa: E402
+
+
+def _libraries():
+    """(name, to-library converter, synchronise) for every library present."""
+    libs = [("numpy", lambda a: a, lambda: None)]
+    try:  # the standard over NumPy (same BLAS): the cost of pixsel's array-API code itself
+        import array_api_strict
+
+        libs.append(("array-api-strict", array_api_strict.asarray, lambda: None))
+    except ImportError:  # pragma: no cover - in the arrayapi extra
+        pass
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is in the arrayapi extra
+        return libs
+    libs.append(("torch-cpu", lambda a: torch.asarray(a), lambda: None))
+    if torch.cuda.is_available():  # pragma: no cover - only with a GPU
+        libs.append(("torch-cuda", lambda a: torch.asarray(a, device="cuda"), torch.cuda.synchronize))
+    try:  # pragma: no cover - only with a GPU
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+        libs.append(("cupy", cupy.asarray, cupy.cuda.Device().synchronize))
+    except Exception:  # noqa: BLE001 - CuPy absent or no device: not timed
+        pass
+    return libs
+
+
+def _timed(fn, sync, repeat):
+    def run():
+        out = fn()
+        sync()
+        return out
+
+    return best_time(run, repeat)[0]
+
+
+def main(argv=None):
+    p = parser("bench_array_api", __doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=None, help="rows of the statistics benchmark (default 20,000; quick 2,000)")
+    p.add_argument("--p", type=int, default=None, help="features (default 4096; quick 1024)")
+    args = p.parse_args(argv)
+    n = args.n or (2_000 if args.quick else 20_000)
+    pf = args.p or (1024 if args.quick else 4096)
+    repeat = 3
+    try:
+        import torch
+
+        if args.threads:
+            torch.set_num_threads(args.threads)
+    except ImportError:  # pragma: no cover
+        pass
+
+    rng = np.random.default_rng(0)
+    X64 = rng.standard_normal((n, pf)) + 100.0
+    y = (rng.random(n) < 0.5).astype(np.int64)
+    X32 = X64.astype(np.float32)
+    libs = _libraries()
+
+    def gemm(X, yy):  # the library's own X^T X: how fast its BLAS is, next to NumPy's
+        return X.T @ X
+
+    tasks = {
+        "raw X^T X float64 (the library's BLAS)": (X64, gemm),
+        "class_statistics float64": (X64, lambda X, yy: class_statistics(X, yy)),
+        "class_statistics float32": (X32, lambda X, yy: class_statistics(X, yy)),
+        "column_moments float64": (X64, lambda X, yy: column_moments(X)),
+        "SubspaceScoreSelector.fit float64": (
+            X64, lambda X, yy: SubspaceScoreSelector(64, rank=20, random_state=0).fit(X)),
+        "SubspaceScoreSelector.fit float32": (
+            X32, lambda X, yy: SubspaceScoreSelector(64, rank=20, random_state=0).fit(X)),
+    }
+    rows = []
+    with blas_threads(args), sklearn.config_context(array_api_dispatch=True):
+        for task, (X, fn) in tasks.items():
+            row = {"task": task, "n": n, "p": pf, "seconds": {}}
+            for name, conv, sync in libs:
+                Xl, yl = conv(X), conv(y)
+                sync()
+                row["seconds"][name] = _timed(lambda: fn(Xl, yl), sync, repeat)
+                del Xl, yl
+            rows.append(row)
+            ref = row["seconds"]["numpy"]
+            ratios = "  ".join(f"{k} {v:.3f}s ({v / ref:.2f}x)" for k, v in row["seconds"].items() if k != "numpy")
+            print(f"{task:42s} n={n} p={pf}  numpy {ref:.3f}s  {ratios}", flush=True)
+
+    # the figure the README quotes: array-API path / NumPy path per task (goal on a CPU: <= 1.2)
+    summary = {r["task"]: {k: v / r["seconds"]["numpy"] for k, v in r["seconds"].items() if k != "numpy"}
+               for r in rows}
+    path = write_results(args, {"rows": rows, "ratio_to_numpy": summary, "libraries": [lb[0] for lb in libs],
+                                "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
+    print(f"results: {path}")
+
+
+if __name__ == "__main__":
+    main()

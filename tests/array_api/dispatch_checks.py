@@ -1,0 +1,115 @@
+"""Estimators under ``sklearn.set_config(array_api_dispatch=True)``, run by test_estimators.py in a
+process with ``SCIPY_ARRAY_API=1`` (scikit-learn refuses dispatch unless SciPy's array API support
+was switched on before SciPy was imported, and switching it on for the whole suite changes other
+estimators' common checks).
+
+The rule (scikit-learn's): everything follows X, the namespace and the device; fitted arrays
+stay on X's device; ``get_support`` returns NumPy booleans.
+"""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.utils.estimator_checks import check_array_api_input
+
+from pixsel._array_api import device_of, to_numpy
+from pixsel.selection import ScoreSelector, SubspaceScoreSelector
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def dispatch():
+    with sklearn.config_context(array_api_dispatch=True):
+        yield
+
+
+def _data(n=120, p=16, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = rng.standard_normal((n, p)) * np.linspace(0.2, 3, p) + 50.0
+    X[:, 2] += 3.0 * y
+    return X, y
+
+
+ESTIMATORS = [
+    SubspaceScoreSelector(5, rank=3, random_state=0),
+    SubspaceScoreSelector(5, rank=3, mode="sample", random_state=0),
+    ScoreSelector(4, criterion="variance"),
+    ScoreSelector(4, criterion="fisher"),
+    ScoreSelector(4, criterion="supervised_laplacian", mode="sample", random_state=0),
+    ScoreSelector(4, criterion="uniform", mode="sample", random_state=1),
+]
+
+
+def _fitted_arrays(est):
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")
+            and hasattr(v, "shape") and k != "support_"}
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=repr)
+def test_follows_X(lib, dtype, est):
+    X, y = _data()
+    ref = sklearn.base.clone(est)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X, y)
+    got = sklearn.base.clone(est).fit(lib.asarray(X, dtype), lib.asarray(y))
+    mask = got.get_support()
+    assert isinstance(mask, np.ndarray) and mask.dtype == bool
+    np.testing.assert_array_equal(mask, ref.get_support())
+    arrays = _fitted_arrays(got)
+    assert "scores_" in arrays and "weights_" in arrays
+    for name, value in arrays.items():  # every fitted array on X's device
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    rtol = 1e-3 if dtype == "float32" else 1e-8
+    np.testing.assert_allclose(to_numpy(got.scores_, np.float64), ref.scores_, rtol=rtol,
+                               atol=rtol * float(np.max(np.abs(ref.scores_))))
+    Xt = got.transform(lib.asarray(X, dtype))
+    assert type(Xt).__module__.split(".")[0] == lib.name and Xt.dtype == getattr(lib.xp, dtype)
+    np.testing.assert_allclose(to_numpy(Xt, np.float64), ref.transform(X), rtol=1e-6)
+    back = got.inverse_transform(Xt)
+    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)),
+                               rtol=1e-6)
+
+
+def test_tag_only_on_converted_estimators():
+    from sklearn.utils import get_tags
+
+    from pixsel.selection import SparseLDASelector
+
+    assert get_tags(SubspaceScoreSelector()).array_api_support
+    assert get_tags(ScoreSelector()).array_api_support
+    assert not get_tags(SparseLDASelector()).array_api_support
+
+
+def test_mixed_libraries_named(lib):
+    X, y = _data()
+    with pytest.raises(TypeError, match=r"X is a numpy array but y is a .* array.*y = numpy\.asarray"):
+        ScoreSelector(3, criterion="fisher").fit(X, lib.asarray(y))
+    with pytest.raises(TypeError, match=r"X is a .* array but y is a numpy array.*Convert y first"):
+        ScoreSelector(3, criterion="fisher").fit(lib.asarray(X), y)
+
+
+def test_float16_refused():
+    X, _ = _data()
+    with pytest.raises(TypeError, match=r"X has dtype torch\.float16.*X\.to\(torch\.float32\)"):
+        SubspaceScoreSelector(3, rank=2).fit(torch.asarray(X, dtype=torch.float16))
+
+
+def test_laplacian_says_numpy_only():
+    X, _ = _data()
+    with pytest.raises(TypeError, match="criterion='laplacian' .* runs on NumPy only"):
+        ScoreSelector(3, criterion="laplacian").fit(torch.asarray(X))
+
+
+@pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance")],
+                         ids=repr)
+@pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
+@pytest.mark.parametrize("dtype_name", ["float64", "float32"])
+def test_scikit_learn_array_api_check(est, namespace, dtype_name):
+    """scikit-learn's own check: fit/transform with array inputs, attributes in the namespace."""
+    pytest.importorskip(namespace)
+    check_array_api_input(type(est).__name__, est, array_namespace=namespace,
+                          device_name="cpu" if namespace == "torch" else None,
+                          dtype_name=dtype_name, check_values=True)
