@@ -106,16 +106,10 @@ register(Method(
 def _build_gspca(args, k, params):
     from .. import SparsePCASelector
 
-<<<<<<< HEAD
     kwargs = dict(certificate=True)  # the report shows the certified bound (about a second at p = 1024)
     if args.direction:
         kwargs.update(direction=args.direction)
-    if getattr(args, "solver", None):
-        kwargs.update(solver=args.solver, time_limit=getattr(args, "time_limit", None))
-=======
-    kwargs = dict(direction=args.direction or "dual")
     kwargs.update(_solver_kwargs(args))
->>>>>>> main
     kwargs.update(params)
     return SparsePCASelector(k, **kwargs)
 
