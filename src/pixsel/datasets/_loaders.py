@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,8 +216,11 @@ def _npz_arrays(path: Path) -> dict:
                 "for X (X.astype(float)) and strings for labels (y.astype(str)), then numpy.savez again."
             ) from None
         raise ValueError(f"{path} is not a readable .npz file ({exc}); write it with numpy.savez.") from None
-    except OSError as exc:
-        raise ValueError(f"{path} is not a readable .npz file ({exc}); write it with numpy.savez.") from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(
+            f"{path} is not a valid .npz file ({type(exc).__name__}: {exc}): it is corrupt or truncated; "
+            "write it again with numpy.savez(path, X=X, y=y)."
+        ) from None
 
 
 def _load_npz(path: Path, split=None, sample_axis=None) -> Dataset:
@@ -267,7 +271,7 @@ def _load_mat(path: Path, sample_axis=None) -> Dataset:
 
     try:
         m = {k: v for k, v in loadmat(path).items() if not k.startswith("__")}
-    except (ValueError, TypeError, OSError, NotImplementedError) as exc:
+    except Exception as exc:  # scipy's MatReadError, IndexError, ... on corrupt files
         raise ValueError(
             f"{path} is not a MATLAB file scipy can read ({exc}); save it with MATLAB's save -v7 "
             "(v7.3/HDF5 files: load them with h5py and numpy.savez them)."

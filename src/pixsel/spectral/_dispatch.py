@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api import get_namespace, is_numpy
 from .._validation import check_int, check_options
 from ._certificates import certify
 from ._forms import check_form_pair
 from ._fullrank import fullrank_greedy_path
 from ._rank_one import _rank_one_path
+from ._rank_one_xp import greedy_path_xp
 from ._multiclass import multiclass_greedy_path
 
 __all__ = ["greedy_path"]
@@ -36,7 +38,9 @@ def greedy_path(
     ----------
     A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
         The numerator: a vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a
-        symmetric matrix. float32 is accepted; the kernels compute in float64.
+        symmetric matrix. float32 is accepted; the kernels compute in float64. Arrays of
+        another library (PyTorch, CuPy, array-api-strict; ``A`` and ``B`` from the same one):
+        a vector ``A`` runs on their device, the other forms are converted to NumPy once.
     B : ndarray of shape (n_features, n_features) or None
         Symmetric positive definite denominator; ``None`` means the identity (sparse PCA).
     direction : {'forward', 'backward'}
@@ -85,6 +89,10 @@ def greedy_path(
     check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    xp, dev = get_namespace(A, B, names=["A", "B"])
+    if not is_numpy(xp):  # torch, CuPy, array-api-strict: the binary path runs on their device
+        return greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
+                              max_k=max_k, certificate=certificate, kernel_options=kernel_options)
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
     if max_k is not None:

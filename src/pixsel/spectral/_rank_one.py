@@ -46,6 +46,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
+from .._array_api import get_namespace, is_numpy
 from .._validation import check_int, check_options, check_pair, check_real
 from ._path import SparsePath
 
@@ -484,7 +485,10 @@ def rank_one_greedy_path(a, B, *, direction="forward", block_size=None, check_ev
     ----------
     a : array-like of shape (n_features,)
         The between-class vector (difference of the two class means). float32 is accepted;
-        the computation is in float64.
+        the computation is in float64. Arrays of another library (PyTorch, CuPy,
+        array-api-strict; ``a`` and ``B`` from the same one, on one device) run the same blocked
+        elimination on their device (:mod:`pixsel.spectral._rank_one_xp`: no drift checkpoints,
+        the update as a general matrix product); the path comes back as NumPy.
     B : array-like of shape (n_features, n_features)
         The symmetric (within-class) scatter. Positive definite for ``'backward'``; the forward
         path also accepts a singular ``B`` (a candidate with a zero Schur pivot gains nothing).
@@ -534,6 +538,13 @@ def rank_one_greedy_path(a, B, *, direction="forward", block_size=None, check_ev
     """
     owner = "rank_one_greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
+    xp, dev = get_namespace(a, B, names=["a", "B"])
+    if not is_numpy(xp):  # torch, CuPy, array-api-strict: the same elimination on their device
+        if check_every is not None:
+            raise TypeError("check_every: the array-API kernel keeps no drift checkpoints; pass NumPy arrays.")
+        from ._rank_one_xp import rank_one_greedy_path_xp
+
+        return rank_one_greedy_path_xp(xp, dev, a, B, direction, block_size, owner=owner)
     a_arr, B_arr = check_pair(a, B, form="vector", owner=owner, identity_ok=False)
     return _rank_one_path(a_arr, B_arr, direction, block_size, check_every, drift_tol, owner)
 
