@@ -54,7 +54,7 @@ def test_lda_objective_path_and_get_support_at_agree(blobs, direction):
 def test_spca_objective_path_matches_paths_and_supports(blobs):
     X, _ = blobs
     C = np.cov(X, rowvar=False)
-    sel = SparsePCASelector(3).fit(X)
+    sel = SparsePCASelector(3, direction="dual", refine=False).fit(X)
     fwd = greedy_path(C, direction="forward", form="full", max_k=3, certificate=None)
     bwd = greedy_path(C, direction="backward", form="full", certificate=None)
     want = bwd.objective.copy()
@@ -83,7 +83,7 @@ def test_spca_refined_objective_path_entry_is_the_refined_support(blobs):
 def test_gspca_first_component_is_the_selectors_component(blobs):
     X, _ = blobs
     for direction in ("forward", "backward", "dual"):
-        sel = SparsePCASelector(3, direction=direction).fit(X)
+        sel = SparsePCASelector(3, direction=direction, refine=False).fit(X)
         gs = GreedySparsePCA(n_components=1, n_nonzero_coefs=3, direction=direction).fit(X)
         np.testing.assert_array_equal(gs.supports_[0], sel.get_support(indices=True))
         np.testing.assert_allclose(gs.components_[0], sel.components_[0], atol=1e-12)
