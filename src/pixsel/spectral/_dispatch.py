@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import get_namespace, is_numpy
+from .._array_api import get_namespace, is_numpy, to_numpy
 from .._validation import check_int, check_options
 from ._certificates import certify
 from ._forms import check_form_pair
 from ._fullrank import fullrank_greedy_path
 from ._rank_one import _rank_one_path
-from ._rank_one_xp import greedy_path_xp
+from ._rank_one_xp import rank_one_greedy_path_xp
 from ._multiclass import multiclass_greedy_path
 
 __all__ = ["greedy_path"]
@@ -91,7 +91,7 @@ def greedy_path(
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
     xp, dev = get_namespace(A, B, names=["A", "B"])
     if not is_numpy(xp):  # torch, CuPy, array-api-strict: the binary path runs on their device
-        return greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
+        return _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
                               max_k=max_k, certificate=certificate, kernel_options=kernel_options)
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
@@ -117,4 +117,36 @@ def greedy_path(
     if certificate is not None:
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)
+    return path
+
+
+def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certificate, kernel_options):
+    """:func:`pixsel.spectral.greedy_path` for arrays of another library.
+
+    A vector ``A`` (binary LDA) without ``max_k`` runs the rank-one kernel on the device.
+    The other forms (factor, full, ``max_k``) are converted to NumPy once and run by the NumPy
+    kernels (``info['array_api'] == 'host'``): their eigen-updates are sequences of small dense
+    problems that a device does not speed up.
+    """
+    owner = "greedy_path"
+    vector = A.ndim == 1 and form in ("auto", "vector")
+    options = dict(kernel_options)
+    if vector and max_k is None:
+        if set(options) - {"block_size"}:
+            raise TypeError(
+                f"greedy_path got options {sorted(set(options) - {'block_size'})} that the "
+                "array-API kernel does not have (it keeps no drift checkpoints); pass NumPy arrays "
+                "for them, or only block_size."
+            )
+        if B is None:
+            B = xp.eye(A.shape[0], dtype=A.dtype if xp.isdtype(A.dtype, "real floating") else xp.float64,
+                       device=dev)
+        path = rank_one_greedy_path_xp(xp, dev, A, B, direction, options.get("block_size"), owner=owner)
+        path.info = dict(path.info, criterion=criterion, form="vector")
+        if certificate is not None:
+            certify(path, dual=certificate == "dual" or (certificate == "auto" and A.shape[0] <= 256))
+        return path
+    path = greedy_path(to_numpy(A), None if B is None else to_numpy(B), direction=direction,
+                       criterion=criterion, form=form, max_k=max_k, certificate=certificate, **options)
+    path.info = dict(path.info, array_api="host")
     return path

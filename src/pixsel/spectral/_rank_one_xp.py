@@ -23,6 +23,7 @@ import numpy as np
 
 from .._array_api import has_float64, is_numpy, to_numpy
 from .._validation import check_int
+from ._path import SparsePath
 
 _TIE_RTOL = 1e-12
 
@@ -163,46 +164,9 @@ def rank_one_greedy_path_xp(xp, dev, a, B, direction, block_size=None, owner="ra
     The path (``order``, ``objective``: ``p`` numbers) comes back as NumPy; ``path.A`` and
     ``path.B`` are host copies made once, so ``path.weights(k)`` and the certificates work as
     for NumPy input."""
-    from ._path import SparsePath
-
     _check_pair_xp(xp, a, B, owner)
     if block_size is not None:
         block_size = check_int(block_size, "block_size", low=1, owner=owner)
     order, objective, info = rank_one_path_xp(xp, dev, a, B, direction, block_size)
     return SparsePath(order=order, objective=objective, direction=direction,
                       A=to_numpy(a, np.float64), B=to_numpy(B, np.float64), info=info)
-
-
-def greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certificate, kernel_options):
-    """:func:`pixsel.spectral.greedy_path` for arrays of another library.
-
-    A vector ``A`` (binary LDA) without ``max_k`` runs :func:`rank_one_path_xp` on the device.
-    The other forms (factor, full, ``max_k``) are converted to NumPy once and run by the NumPy
-    kernels (``info['array_api'] == 'host'``): their eigen-updates are sequences of small dense
-    problems that a device does not speed up.
-    """
-    from ._certificates import certify
-    from ._dispatch import greedy_path
-
-    owner = "greedy_path"
-    vector = A.ndim == 1 and form in ("auto", "vector")
-    options = dict(kernel_options)
-    if vector and max_k is None:
-        if set(options) - {"block_size"}:
-            raise TypeError(
-                f"greedy_path got options {sorted(set(options) - {'block_size'})} that the "
-                "array-API kernel does not have (it keeps no drift checkpoints); pass NumPy arrays "
-                "for them, or only block_size."
-            )
-        if B is None:
-            B = xp.eye(A.shape[0], dtype=A.dtype if xp.isdtype(A.dtype, "real floating") else xp.float64,
-                       device=dev)
-        path = rank_one_greedy_path_xp(xp, dev, A, B, direction, options.get("block_size"), owner=owner)
-        path.info = dict(path.info, criterion=criterion, form="vector")
-        if certificate is not None:
-            certify(path, dual=certificate == "dual" or (certificate == "auto" and A.shape[0] <= 256))
-        return path
-    path = greedy_path(to_numpy(A), None if B is None else to_numpy(B), direction=direction,
-                       criterion=criterion, form=form, max_k=max_k, certificate=certificate, **options)
-    path.info = dict(path.info, array_api="host")
-    return path
