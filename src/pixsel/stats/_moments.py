@@ -422,11 +422,24 @@ def _merge(parts, *, inplace=False):
     return counts, means, W
 
 
+def _symmetrize_average(W):
+    """``W <- (W + W^T) / 2`` in place, panel by panel (no ``p x p`` temporary)."""
+    p = W.shape[0]
+    for j in range(0, p, _PANEL):
+        k = min(j + _PANEL, p)
+        D = W[j:k, j:k]
+        D[...] = (D + D.T) / 2
+        avg = (W[j:k, k:] + W[k:, j:k].T) / 2
+        W[j:k, k:] = avg
+        W[k:, j:k] = avg.T
+
+
 def _finish(classes, counts, means, W):
     n = float(counts.sum())
     mean = (counts @ means) / n
-    within = W / n
-    within = (within + within.T) / 2
+    within = W  # ours: the reduction's result, never the caller's
+    within /= n
+    _symmetrize_average(within)
     return ClassStatistics(
         classes=np.asarray(classes),
         counts=counts.astype(np.int64),
