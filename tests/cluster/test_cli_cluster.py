@@ -125,6 +125,7 @@ def test_workers_and_scheduler_are_exclusive(data, capsys):
 
 def test_other_commands_read_a_store_into_memory(data, tmp_path, capsys):
     store, _ = data
-    out = tmp_path / "proj"
-    assert main(["project", str(store), "-n", "2", "-o", str(out)]) == 0
+    out = tmp_path / "path"
+    assert main(["path", str(store), "-o", str(out)]) == 0
     assert "read the store into memory" in capsys.readouterr().out
+    assert json.loads((out / "path.json").read_text())["n_samples"] == 600
