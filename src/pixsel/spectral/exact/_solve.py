@@ -20,7 +20,18 @@ from ._search import Search
 
 __all__ = ["exact_support", "plain_search"]
 
-BOUNDS = ("cardinality", "inclusion")
+#: Named bound sets of :func:`exact_support` (``bounds=``). For a full ``A`` with ``'max-eig'``
+#: each is a tuple of the node bounds of :class:`~pixsel.spectral.exact._full.FullBnB`:
+#: ``'row'`` (Gershgorin / Frobenius / trace from the ``k`` largest entries per row) and
+#: ``'sdp'`` (the dual point of the sparse PCA semidefinite relaxation); the inclusion bound is
+#: always on. Vector and factor problems have their own cardinality bounds (forward / backward
+#: gains and variable fixing): every set but ``'inclusion'`` turns them on.
+BOUND_SETS = {
+    "cardinality": ("row",),
+    "inclusion": (),
+    "sdp": ("row", "sdp"),
+}
+BOUNDS = tuple(BOUND_SETS)
 
 
 def _validate(A, B, k, criterion, owner):
@@ -216,9 +227,13 @@ def exact_support(
         Branching variable of the vector / factor search (the best of the three measured by
         ``benchmarks/bench_exact_ablation.py`` is the default; see
         :data:`pixsel.spectral.exact._factor.BRANCH_RULES`).
-    bounds : {'cardinality', 'inclusion'}
+    bounds : {'cardinality', 'inclusion', 'sdp'}
         ``'cardinality'`` (default): the cardinality-aware bounds and variable fixing besides the
-        inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation).
+        inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation); ``'sdp'``
+        (full ``A``, ``'max-eig'``; else as ``'cardinality'``): also the dual bound of the
+        sparse PCA semidefinite relaxation, minimized once at the root by a first-order method
+        and reused at every node (:mod:`pixsel.spectral.exact._spca_bounds`; for ``B != I``
+        divided by ``lambda_min(B)``). See :data:`BOUND_SETS`.
 
     Returns
     -------
@@ -240,13 +255,16 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    use_bounds = bounds == "cardinality"
+    use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
         if form == "full" and criterion == "trace":
             solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
         elif form == "full":
-            solver = FullBnB(A, B, k, search, use_bounds=use_bounds)
+            solver = FullBnB(
+                A, B, k, search, bounds=BOUND_SETS[bounds],
+                sdp_time=None if search.time_limit is None else 0.25 * search.time_limit,
+            )
         else:
             solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
         p = A.shape[0]
