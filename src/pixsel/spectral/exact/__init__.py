@@ -43,6 +43,12 @@ eigenvalue computation; before it a Gershgorin-type cardinality bound
 semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved as a factor
 problem.
 
+Sparse PCA (``B = I``) node bounds -- row (Gershgorin / Frobenius / trace from the ``k``
+largest entries per row) and the dual bound of d'Aspremont et al.'s semidefinite relaxation,
+where every dual point certifies -- live in ``_spca_bounds`` as plain functions
+(:func:`row_bound`, :func:`sdp_dual_bound`, :func:`spca_bounds_path` for every ``k`` at once);
+``exact_support(bounds=...)`` chooses among the named sets of :data:`BOUND_SETS`.
+
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
 ``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_result`` (the result
@@ -50,6 +56,29 @@ and progress types), ``_solve`` (the validated public functions).
 """
 
 from ._result import ExactResult, SearchState, tighten_path_bound
-from ._solve import exact_support, plain_search
+from ._solve import BOUND_SETS, exact_support, plain_search
+from ._spca_bounds import (
+    generalize,
+    row_bound,
+    row_bounds_path,
+    sdp_bounds_path,
+    sdp_dual_bound,
+    sdp_dual_value,
+    spca_bounds_path,
+)
 
-__all__ = ["ExactResult", "SearchState", "exact_support", "plain_search", "tighten_path_bound"]
+__all__ = [
+    "BOUND_SETS",
+    "ExactResult",
+    "SearchState",
+    "exact_support",
+    "generalize",
+    "plain_search",
+    "row_bound",
+    "row_bounds_path",
+    "sdp_bounds_path",
+    "sdp_dual_bound",
+    "sdp_dual_value",
+    "spca_bounds_path",
+    "tighten_path_bound",
+]

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import scipy.linalg as sla
 
-from ._spca_bounds import _lmax, generalize, row_bound, sdp_dual_bound
+from ._spca_bounds import _accelerated, _lmax, generalize, row_bound, sdp_dual_bound
 
 __all__ = ["FullBnB"]
 
@@ -31,7 +31,7 @@ __all__ = ["FullBnB"]
 class FullBnB:
     """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node)."""
 
-    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None):
+    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=True):
         self.A = A
         self.B = B
         self.k = k
@@ -42,11 +42,13 @@ class FullBnB:
         self.identity = bool(np.array_equal(B, np.eye(len(B))))
         self.psd = bool(np.linalg.eigvalsh(A)[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
         self.Z = None
+        self.node_iter = node_iter
+        self.sdp_branch = sdp_branch
+        self.vsdp = None
         self.sdp_root = math.inf
         if "sdp" in self.bounds and 1 < k < A.shape[0]:
             b, Z = sdp_dual_bound(A, k, max_iter=sdp_iter, time_limit=sdp_time)
             self.Z, self.sdp_root = Z, generalize(b, self.lmin_B, self.lmax_B)
-            self.AZ = A - Z
 
     def root_bound(self):
         """The best bound computed before the search (the dual bound at the root), or inf."""
@@ -57,15 +59,19 @@ class FullBnB:
         return generalize(b, self.lmin_B, self.lmax_B)
 
     def _sdp(self, U, key):
-        """(discard?, bound) from the root dual point restricted to ``U``."""
+        """(discard?, bound) from the dive's dual point restricted to ``U``, improved in place by a
+        few warm-started first-order iterations when it does not discard the node."""
         s = self.s
         ix = np.ix_(U, U)
-        M = self.AZ[ix]
-        rho = float(np.abs(self.Z[ix]).max()) if len(U) > 1 else 0.0
+        Z = self.Zd[ix]
+        M = self.A[ix] - Z
+        rho = float(np.abs(Z).max()) if len(U) > 1 else 0.0
         theta = s.theta
-        if math.isfinite(theta) and theta > 0:
-            shift = theta * self.lmin_B - (self.k - 1) * rho  # bound / lmin_B < theta
-            shift -= 1e-9 * (abs(theta) * self.lmin_B + rho * self.k)
+        lB = self.lmin_B
+        target = theta * lB if math.isfinite(theta) and theta > 0 else -math.inf
+        if math.isfinite(target):
+            shift = target - (self.k - 1) * rho  # bound / lmin_B < theta
+            shift -= 1e-9 * (abs(target) + rho * self.k)
             T = -M
             T[np.diag_indices_from(T)] += shift
             try:
@@ -75,9 +81,24 @@ class FullBnB:
                 return True, key
             except np.linalg.LinAlgError:
                 pass
-        b = _lmax(M) + (self.k - 1) * rho
-        b += 1e-10 * (abs(b) + float(np.abs(np.diag(M)).max()) + self.k * rho)
-        return False, min(key, generalize(b, self.lmin_B, self.lmax_B))
+        if self.sdp_branch and len(U) <= 256:
+            w, V = sla.eigh(M, subset_by_index=[len(U) - 1, len(U) - 1], check_finite=False)
+            b = float(w[0]) + (self.k - 1) * rho
+            self.vsdp = V[:, 0]
+        else:
+            b = _lmax(M) + (self.k - 1) * rho
+        if self.node_iter and len(U) > self.k:
+            val, Zn = _accelerated(self.A[ix], self.k, Z, b, self.node_iter, 0.0, len(U), target=target, mu_rel=0.005)
+            if val < b:
+                b = val
+                self.Zd[ix] = Zn
+        b += 1e-10 * (abs(b) + float(np.abs(np.diag(self.A)[U]).max()) + self.k * rho)
+        bound = generalize(b, self.lmin_B, self.lmax_B)
+        if bound < theta:
+            if theta > s.best:
+                s.tol_max = max(s.tol_max, theta)
+            return True, key
+        return False, min(key, bound)
 
     def _below(self, U, theta):
         """True when lambda_max(A_UU, B_UU) < theta (Cholesky of theta B - A succeeds)."""
@@ -106,6 +127,8 @@ class FullBnB:
         Imask = Imask.copy()
         Umask = Umask.copy()
         key = min(key, self.sdp_root)
+        if self.Z is not None:
+            self.Zd = self.Z.copy()  # the dive's dual point: any symmetric matrix certifies
         while True:
             s.tick()
             U = np.flatnonzero(Umask)
@@ -113,6 +136,7 @@ class FullBnB:
             m = int(np.count_nonzero(Imask))
             if m > k or u < k:
                 return
+            self.vsdp = None
             if u > k and m < k:
                 if "row" in self.bounds:
                     key = min(key, self._row(Imask, Umask))
@@ -138,6 +162,8 @@ class FullBnB:
                 s.offer(self._eig(I)[0], I)
                 return
             freepos = np.flatnonzero(~Imask[U])
+            if self.vsdp is not None:  # branch on what drives the dual bound
+                v = self.vsdp
             w = v[freepos] ** 2 * np.diag(self.B)[U[freepos]]
             t = int(U[freepos[np.argmax(w)]])
             # exclude child to the queue, keyed by the parent's bound (evaluated when popped)
