@@ -285,12 +285,15 @@ def sdp_dual_value(A, Z, k, *, candidates=None):
     return _inflate(val, float(np.abs(np.diag(A)).max()) + (k - 1) * rho)
 
 
-def _soft_family(A, rhos):
-    """``lambda_max(A - clip(A_offdiag, -rho, rho))`` for each ``rho``."""
+def _soft_family(A, rhos, deadline=None):
+    """``lambda_max(A - clip(A_offdiag, -rho, rho))`` for each ``rho`` (``inf`` past ``deadline``,
+    except for the first, ``rho = 0``, which is always computed)."""
     off = A.copy()
     np.fill_diagonal(off, 0.0)
-    out = np.empty(len(rhos))
+    out = np.full(len(rhos), np.inf)
     for i, r in enumerate(rhos):
+        if i and deadline is not None and time.perf_counter() > deadline:
+            break
         out[i] = _lmax(A - np.clip(off, -r, r))
     return out
 
@@ -396,11 +399,19 @@ def sdp_dual_bound(A, k, *, candidates=None, Z0=None, n_rho=24, max_iter=60, rto
         best_val, best_Z = value(Z), Z
     else:
         rhos = _rho_grid(A, n_rho)
-        vals = _soft_family(A, rhos) + (k - 1) * rhos
+        if deadline is not None:  # coarse to fine: the ends and the middle quantiles first
+            order = np.argsort(np.abs(np.arange(len(rhos)) - (len(rhos) - 1) / 2), kind="stable")[::-1]
+            order = np.concatenate([[0], order[order != 0]])
+            rhos = rhos[order]
+        vals = _soft_family(A, rhos, deadline) + (k - 1) * rhos
+        srt = np.argsort(rhos, kind="stable")
+        rhos, vals = rhos[srt], vals[srt]
         i = int(np.argmin(vals))
         # refine the scalar search between the neighbours of the best grid point
         lo, hi = rhos[max(i - 1, 0)], rhos[min(i + 1, len(rhos) - 1)]
         for _ in range(8):
+            if deadline is not None and time.perf_counter() > deadline:
+                break
             if hi - lo <= 1e-12 * (hi + 1e-300):
                 break
             m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
