@@ -38,10 +38,12 @@ this was fastest.
 Full symmetric ``A`` (``'max-eig'``) uses the inclusion bound tested by a Cholesky
 factorization of ``theta B_UU - A_UU`` (``theta`` = incumbent): it succeeds exactly when
 ``lambda_max(A_UU, B_UU) < theta``, so nodes below the incumbent are discarded without any
-eigenvalue computation; before it a Gershgorin-type cardinality bound
-``max_i (sum of the k largest |A_ij|, j in U) / lambda_min(B)`` is tried. A positive
-semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved as a factor
-problem.
+eigenvalue computation; before it the row bounds (``bounds='cardinality'``) and, with
+``bounds='sdp'``, the semidefinite-relaxation dual bound are tried, and every bound computed at
+a node lowers its key, so a stopped search reports the tightest bound it proved. For sparse
+PCA the incumbent is the greedy support improved by :func:`~pixsel.spectral.refine_support`.
+A positive semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved
+as a factor problem.
 
 Sparse PCA (``B = I``) node bounds -- row (Gershgorin / Frobenius / trace from the ``k``
 largest entries per row) and the dual bound of d'Aspremont et al.'s semidefinite relaxation,
