@@ -22,6 +22,11 @@ import numpy as np
 
 from ._validation import is_dask_array
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["DaskSelectorMixin", "dask_rows", "map_row_blocks"]
 
 
@@ -95,7 +100,7 @@ def dask_rows(method):
 class DaskSelectorMixin:
     """Put before ``SelectorMixin``: ``transform`` of a Dask array keeps the selected columns lazily."""
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Reduce ``X`` to the selected features (a Dask array stays a lazy Dask array).
 
         Parameters

@@ -24,6 +24,13 @@ from ..scores import (
     variance_score,
 )
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 
 _MODES = ("top", "sample")
@@ -102,7 +109,7 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return to_numpy(self.support_)  # NumPy booleans, as scikit-learn's selectors return
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Keep the selected features; in ``mode='sample'`` also rescale them.
 
         Parameters
@@ -135,7 +142,7 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             out = out * w
         return out
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the (unscaled) selected columns back in place; zeros elsewhere."""
         check_is_fitted(self)
         xp, dev = get_namespace(X, self.weights_, names=["X", "weights_"])
@@ -232,8 +239,17 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     3.0
     """
 
-    def __init__(self, n_features_to_select=10, *, rank=10, gamma="balanced", mode="top",
-                 center=True, n_iter=4, random_state=None):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        rank: int = 10,
+        gamma: Literal["balanced", "theory"] | float = "balanced",
+        mode: Literal["top", "sample"] = "top",
+        center: bool = True,
+        n_iter: int = 4,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.rank = rank
         self.gamma = gamma
@@ -242,7 +258,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         self.n_iter = n_iter
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Score every feature and select.
 
         Parameters
@@ -353,8 +369,16 @@ default='variance'
     [2]
     """
 
-    def __init__(self, n_features_to_select=10, *, criterion="variance", mode="top",
-                 n_neighbors=5, heat_width="auto", random_state=None):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        criterion: Literal["uniform", "variance", "laplacian", "supervised_laplacian", "fisher"] = "variance",
+        mode: Literal["top", "sample"] = "top",
+        n_neighbors: int = 5,
+        heat_width: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.criterion = criterion
         self.mode = mode
@@ -362,7 +386,7 @@ default='variance'
         self.heat_width = heat_width
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Score every feature and select.
 
         Parameters

@@ -15,6 +15,13 @@ from .._validation import is_dask_array
 from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
 from ._reduce import block_reduce, sum_partials
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["ClassSums", "class_sums", "column_moments"]
 
 #: float64 working memory per row block of the column statistics.
@@ -44,7 +51,7 @@ def _sum_sq_about(a, mean):
     return np.einsum("ij,ij->j", block, block)
 
 
-def column_moments(A, *, center=True):
+def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArray]:
     """Column means and squared norms of the centred columns, in two passes without a copy.
 
     Parameters
@@ -114,7 +121,7 @@ def _class_sums_partial(Xb, codes, mean, C):
         return (F.T @ H).T, ((F * F).T @ H).T
 
 
-def class_sums(X, y, *, classes=None):
+def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
     """Per-class counts, sums and sums of squares of the globally centred columns.
 
     Two passes (the column means, then the class sums about them); centring first keeps the
