@@ -349,7 +349,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Never modified.
+            Never modified. At least 2 features (with one there is no k to choose).
         y : array-like of shape (n_samples,)
             Class labels or a continuous target.
         groups : array-like of shape (n_samples,), default=None
@@ -365,6 +365,11 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         if X.dtype.kind not in "uifb":
             X = X.astype(np.float64)
         n, p = X.shape
+        if p < 2:
+            raise ValueError(
+                f"{owner} chooses the number of features k among n_features; X has n_features = {p}, "
+                "so there is no k to choose. Pass X with at least 2 features (or use the feature as is)."
+            )
         classification = type_of_target(y) in _CLASSIFICATION
         selector = SparseLDASelector() if self.selector is None else self.selector
         route = _route(selector, owner)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_finite
 from ..spectral import (
     SparsePath,
     fisher_thresholding_path,
@@ -161,7 +162,7 @@ def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
     True
     """
     with _bar(3, "paths", progress) as bar:
-        C = np.atleast_2d(np.cov(np.asarray(X, dtype=np.float64), rowvar=False))
+        C = np.atleast_2d(np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False))
         paths = _run(
             (
                 ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),

@@ -10,7 +10,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._array_api import dispatch_enabled, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
-from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array, resolve_k
+from .._lazy import map_row_blocks
+from .._validation import (
+    as_float_array,
+    check_finite,
+    check_int,
+    check_options,
+    check_real,
+    is_dask_array,
+    resolve_k,
+)
 from ..scores import (
     SCORES,
     fisher_score,
@@ -23,6 +32,7 @@ from ..scores import (
     uniform_score,
     variance_score,
 )
+from ..stats._reduce import block_reduce
 
 from typing import TYPE_CHECKING
 
@@ -128,7 +138,8 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if is_dask_array(X):
-            out = X[:, np.flatnonzero(self.support_)]
+            idx = np.flatnonzero(self.support_)
+            out = map_row_blocks(lambda block: block[:, idx], X, owner=self)  # lazy; NaN at its row
         else:
             out = super().transform(X)
         if self.mode == "sample":
@@ -420,6 +431,8 @@ default='variance'
             if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
         if self.criterion == "uniform":
+            if is_dask_array(X):  # nothing else reads a lazy X: check it, locating a NaN at its row
+                block_reduce(check_finite, lambda parts: None, X)
             s = uniform_score(X)
         elif self.criterion == "variance":
             s = variance_score(X)
