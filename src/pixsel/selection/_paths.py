@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_finite
 from ..spectral import (
     SparsePath,
     fisher_thresholding_path,
@@ -20,6 +21,11 @@ from ..spectral import (
     sparsity_lower_bound,
 )
 from ..stats import Regularization, class_statistics, regularize
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PathSet", "lda_paths", "pca_paths"]
 
@@ -68,7 +74,7 @@ def _run(steps, bar):
     return out
 
 
-def lda_paths(X, y, *, regularization="auto", progress=False):
+def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: bool = False) -> PathSet:
     """All greedy and thresholding sparse LDA paths of a classification problem.
 
     Parameters
@@ -127,7 +133,7 @@ def lda_paths(X, y, *, regularization="auto", progress=False):
     return PathSet(paths, sparsity_lower_bound(a, B), _min_upper(paths), reg)
 
 
-def pca_paths(X, *, progress=False):
+def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
     """Greedy forward, backward and simple-thresholding sparse PCA paths of the covariance of X.
 
     Parameters
@@ -156,7 +162,7 @@ def pca_paths(X, *, progress=False):
     True
     """
     with _bar(3, "paths", progress) as bar:
-        C = np.atleast_2d(np.cov(np.asarray(X, dtype=np.float64), rowvar=False))
+        C = np.atleast_2d(np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False))
         paths = _run(
             (
                 ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),

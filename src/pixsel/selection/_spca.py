@@ -12,6 +12,13 @@ from ..stats import CenteredGramOperator
 from ._base import _PathSelector, pick_path
 from ._exact_fit import relative_gap
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["SparsePCASelector"]
 
 
@@ -148,9 +155,19 @@ class SparsePCASelector(_PathSelector):
     """
 
     def __init__(
-        self, n_features_to_select=10, *, direction="forward", algorithm="auto", refine=True, certificate=False,
-        solver="greedy", time_limit=None, node_limit=None, gap_tol=0.0, progress=False,
-    ):
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        direction: Literal["forward", "backward", "dual"] = "forward",
+        algorithm: Literal["auto", "dense", "implicit"] = "auto",
+        refine: bool = True,
+        certificate: bool = False,
+        solver: Literal["greedy", "exact"] = "greedy",
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        gap_tol: float = 0.0,
+        progress: bool = False,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.algorithm = algorithm
@@ -167,7 +184,7 @@ class SparsePCASelector(_PathSelector):
         tags.target_tags.required = False
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Select ``n_features_to_select`` features of largest first sparse principal component.
 
         Parameters

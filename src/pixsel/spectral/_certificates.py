@@ -42,6 +42,15 @@ import scipy.linalg as sla
 
 from ._forms import infer_form
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._path import SparsePath
+
 __all__ = ["certify", "inclusion_bounds", "dual_certificate"]
 
 _SLACK = 1e-10
@@ -57,7 +66,13 @@ def _lambda_min(B):
     return float(sla.eigvalsh(B, subset_by_index=[0, 0])[0])
 
 
-def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
+def inclusion_bounds(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["vector", "factor", "full"] | None = None,
+) -> NDArray:
     """Per-``k`` upper bounds (1)-(3) of the module docstring, shape ``(p,)``.
 
     Parameters
@@ -115,7 +130,7 @@ def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
     return ub * (1 + _SLACK) + _SLACK * np.abs(ub).max()
 
 
-def dual_certificate(A, support, *, n_rho=3):
+def dual_certificate(A: ArrayLike, support: ArrayLike, *, n_rho: int = 3) -> tuple[float, bool]:
     """d'Aspremont-Bach-El Ghaoui certificate for sparse PCA (``B = I``) on one support.
 
     Parameters
@@ -211,7 +226,14 @@ def _row_and_relaxation(A, B, n, relaxation, max_features):
     return np.array([generalize(b, wB[0], wB[-1]) for b in rb])
 
 
-def certify(path, *, dual="auto", max_dual_features=2048, relaxation="auto", max_relaxation_features=512):
+def certify(
+    path: SparsePath,
+    *,
+    dual: Literal["auto", True, False] = "auto",
+    max_dual_features: int = 2048,
+    relaxation: Literal["auto", True, False] = "auto",
+    max_relaxation_features: int = 512,
+) -> SparsePath:
     """Store per-``k`` certified upper bounds on ``path.upper_bound`` and return the path.
 
     Parameters

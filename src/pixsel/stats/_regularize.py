@@ -7,6 +7,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["Regularization", "regularize", "ridge_regularization", "AUTO_RIDGE"]
 
 #: the relative ridge of ``regularization='auto'``: ``alpha = AUTO_RIDGE * trace(B) / p``.
@@ -58,7 +65,15 @@ def _ledoit_wolf_from_moments(B, fourth, n):
     return 0.0 if delta == 0 else beta / delta
 
 
-def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=None):
+def regularize(
+    B: ArrayLike,
+    regularization: str = "auto",
+    *,
+    X: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    means: ArrayLike | None = None,
+    classes: Any = None,
+) -> tuple[Any, Regularization]:
     """Regularize a covariance ``B`` and say what was done.
 
     Parameters
@@ -117,7 +132,7 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
     return info.apply(B), info
 
 
-def ridge_regularization(regularization, mu):
+def ridge_regularization(regularization: str | float | None, mu: float) -> Regularization:
     """The ridge policy, from the mean variance ``mu = trace(B) / p`` alone.
 
     The one place where ``'auto'``, ``'none'`` and a number become a ridge ``alpha``: the dense

@@ -43,9 +43,15 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "row_bound",
@@ -109,7 +115,7 @@ def _top_eigs(M, m):
     return w[o], V[:, o]
 
 
-def generalize(bound, lmin_B, lmax_B):
+def generalize(bound: float, lmin_B: float, lmax_B: float) -> float:
     """A bound on ``lambda_max(A_SS, B_SS)`` from a bound on ``lambda_max(A_SS)``.
 
     ``lambda_max(A_SS, B_SS) = max x^T A x / x^T B x``; with ``lambda_min(B) <= x^T B x / x^T x
@@ -140,7 +146,10 @@ def _node(p, k, candidates, fixed):
     return C, inF, m
 
 
-def row_bound(A, k, *, candidates=None, fixed=None, psd=None):
+def row_bound(
+    A: ArrayLike, k: int, *, candidates: ArrayLike | None = None, fixed: ArrayLike | None = None,
+    psd: bool | None = None,
+) -> float:
     """Gershgorin, Frobenius and trace bounds on ``lambda_max(A_SS)``, ``|S| = k``, ``F <= S <= C``.
 
     Parameters
@@ -217,7 +226,7 @@ def row_bound(A, k, *, candidates=None, fixed=None, psd=None):
     return _inflate(best, float(np.abs(d).max()) if n else 0.0)
 
 
-def row_bounds_path(A, max_k=None, *, psd=None):
+def row_bounds_path(A: ArrayLike, max_k: int | None = None, *, psd: bool | None = None) -> np.ndarray:
     """:func:`row_bound` at the root (``F`` empty, ``C`` all) for every ``k = 1..max_k``.
 
     Examples
@@ -249,7 +258,7 @@ def row_bounds_path(A, max_k=None, *, psd=None):
     return ub + _SLACK * (np.abs(ub) + scale)
 
 
-def sdp_dual_value(A, Z, k, *, candidates=None):
+def sdp_dual_value(A: ArrayLike, Z: ArrayLike, k: int, *, candidates: ArrayLike | None = None) -> float:
     """The certified bound ``lambda_max((A - Z)_CC) + (k - 1) ||Z_CC||_max`` of one dual point.
 
     Parameters
@@ -277,7 +286,7 @@ def sdp_dual_value(A, Z, k, *, candidates=None):
         C = np.asarray(candidates)
         C = np.flatnonzero(C) if C.dtype == bool else C.astype(np.intp)
         A = A[np.ix_(C, C)]
-        Z = Z[np.ix_(C, C)]
+        Z = np.asarray(Z, dtype=np.float64)[np.ix_(C, C)]
     Zo = np.array(Z, dtype=np.float64)
     np.fill_diagonal(Zo, 0.0)
     rho = float(np.abs(Zo).max()) if Zo.size else 0.0
@@ -341,7 +350,10 @@ def _prox_max(Y, t):
     return out + out.T
 
 
-def sdp_dual_bound(A, k, *, candidates=None, Z0=None, n_rho=24, max_iter=60, rtol=1e-4, time_limit=None):
+def sdp_dual_bound(
+    A: ArrayLike, k: int, *, candidates: ArrayLike | None = None, Z0: ArrayLike | None = None, n_rho: int = 24,
+    max_iter: int = 60, rtol: float = 1e-4, time_limit: float | None = None,
+) -> tuple[float, np.ndarray]:
     """Minimize the dual bound of the sparse PCA relaxation; every value met is a valid bound.
 
     Parameters
@@ -469,7 +481,7 @@ def _accelerated(A, k, Z, best_val, max_iter, rtol, n, deadline=None, target=-ma
     return best_val, best_Z
 
 
-def sdp_bounds_path(A, max_k=None, *, n_rho=48):
+def sdp_bounds_path(A: ArrayLike, max_k: int | None = None, *, n_rho: int = 48) -> np.ndarray:
     """The soft-thresholding dual bound for every ``k = 1..max_k`` from one scalar grid.
 
     ``lambda_max(A - clip(A_offdiag, -rho, rho))`` is computed once per ``rho``; the bound at
@@ -495,7 +507,9 @@ def sdp_bounds_path(A, max_k=None, *, n_rho=48):
     return ub + _SLACK * (np.abs(ub) + scale)
 
 
-def spca_bounds_path(A, max_k=None, *, relaxation=True, refine=(), max_iter=60):
+def spca_bounds_path(
+    A: ArrayLike, max_k: int | None = None, *, relaxation: bool = True, refine: Iterable[int] = (), max_iter: int = 60,
+) -> np.ndarray:
     """Certified upper bounds on sparse PCA for every ``k``: the smallest of all bounds here.
 
     The row bounds and the soft-thresholding dual bound for every ``k``, the full first-order
