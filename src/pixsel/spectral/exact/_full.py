@@ -31,7 +31,7 @@ __all__ = ["FullBnB"]
 class FullBnB:
     """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node)."""
 
-    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=True):
+    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False):
         self.A = A
         self.B = B
         self.k = k
