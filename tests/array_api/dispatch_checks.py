@@ -13,7 +13,14 @@ import sklearn
 from sklearn.utils.estimator_checks import check_array_api_input
 
 from pixsel._array_api import device_of, to_numpy
-from pixsel.selection import ScoreSelector, SparseLDASelector, SparsePCASelector, SubspaceScoreSelector
+from pixsel.selection import (
+    CardinalSPLSSelector,
+    ScoreSelector,
+    SparseLDASelector,
+    SparsePCASelector,
+    SPLSSelector,
+    SubspaceScoreSelector,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -121,6 +128,37 @@ def test_path_selectors_follow_X(lib, dtype, est, binary):
     np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
 
 
+@pytest.mark.parametrize("target", ["classes", "continuous"])
+@pytest.mark.parametrize("est", [CardinalSPLSSelector(4, n_components=2), SPLSSelector(0.5, n_components=2)], ids=repr)
+def test_spls_selectors_follow_X(lib, dtype, est, target):
+    X, y = _data(p=12)
+    if target == "continuous":
+        y = X[:, 2] - 0.5 * X[:, 5] + 0.1 * np.sin(np.arange(len(X)))
+    ref = sklearn.base.clone(est).set_params(target=target)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X, y)
+    got = sklearn.base.clone(ref).fit(lib.asarray(X, dtype), lib.asarray(y, dtype if target == "continuous" else None))
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    arrays = dict(_fitted_arrays(got), support_=got.support_)
+    assert {"coef_", "intercept_", "x_rotations_", "iteration_added_"} <= set(arrays)
+    for name, value in arrays.items():
+        if name == "classes_":
+            continue
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    rtol = 2e-3 if dtype == "float32" else 1e-8
+    np.testing.assert_allclose(to_numpy(got.coef_, np.float64), ref.coef_, rtol=rtol,
+                               atol=rtol * float(np.max(np.abs(ref.coef_))))
+    pred = got.predict(lib.asarray(X, dtype))
+    if target == "classes":
+        np.testing.assert_array_equal(to_numpy(pred), ref.predict(X))
+    else:
+        np.testing.assert_allclose(to_numpy(pred, np.float64), ref.predict(X), rtol=rtol,
+                                   atol=rtol * float(np.max(np.abs(ref.predict(X)))))
+    back = got.inverse_transform(got.transform(lib.asarray(X, dtype)))
+    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
+
+
 def test_exact_solver_on_device_statistics(lib):
     """solver='exact' takes the device statistics to the host once and certifies the same support."""
     X, y = _data(p=10)
@@ -145,7 +183,8 @@ def test_implicit_says_numpy_only(lib):
 def test_tag_on_converted_estimators():
     from sklearn.utils import get_tags
 
-    for est in (SubspaceScoreSelector(), ScoreSelector(), SparseLDASelector(), SparsePCASelector()):
+    for est in (SubspaceScoreSelector(), ScoreSelector(), SparseLDASelector(), SparsePCASelector(),
+                CardinalSPLSSelector(), SPLSSelector()):
         assert get_tags(est).array_api_support, est
 
 
@@ -170,7 +209,8 @@ def test_laplacian_says_numpy_only():
 
 
 @pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance"),
-                                 SparseLDASelector(3), SparsePCASelector(3, direction="dual")],
+                                 SparseLDASelector(3), SparsePCASelector(3, direction="dual"),
+                                 CardinalSPLSSelector(3, n_components=2)],
                          ids=repr)
 @pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
 @pytest.mark.parametrize("dtype_name", ["float64", "float32"])

@@ -85,17 +85,13 @@ def best_objective(*paths):
     return out
 
 
-class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
-    """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
+class _ArrayAPISelectorMixin:
+    """What a selector needs to follow X under ``sklearn.set_config(array_api_dispatch=True)``.
 
-    Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,
-    with ``solver='exact'``, :meth:`_solve_exact`.
-
-    Array API: under ``sklearn.set_config(array_api_dispatch=True)`` an ``X`` of another library
-    (PyTorch, CuPy, array-api-strict) keeps its statistics and kernels on its device; the paths
-    (``p`` indices and objectives) are host metadata, and at the end of ``fit`` every fitted
-    array (:meth:`_arrays_to_device`) is put on X's device; ``get_support`` and
-    ``get_support_at`` return NumPy, as scikit-learn's selectors do.
+    An ``X`` of another library (PyTorch, CuPy, array-api-strict) keeps its statistics and
+    kernels on its device; at the end of ``fit`` every fitted array (:meth:`_arrays_to_device`)
+    is put on X's device; ``get_support`` returns NumPy, as scikit-learn's selectors do, and
+    ``inverse_transform`` answers in X's library. Put it first in the bases.
     """
 
     def __sklearn_tags__(self):
@@ -103,7 +99,6 @@ class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         tags.array_api_support = True  # fit follows X's library and device (see _namespace)
         return tags
 
-    # -- array API ----------------------------------------------------------------------------
     @staticmethod
     def _namespace(X, y=None):
         """``(xp, device)`` that ``fit`` computes in: X's library under ``array_api_dispatch``,
@@ -113,13 +108,13 @@ class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         xp, dev = get_namespace(X, y)  # mixed libraries or devices: a message naming the fix
         return (np, None) if is_numpy(xp) else (xp, dev)
 
-    def _validate_xp(self, xp, dev, X, y=None):
+    def _validate_xp(self, xp, dev, X, y=None, **kwargs):
         """scikit-learn's checks in X's own library; integers become float64 and float16 is
         refused (:func:`pixsel._array_api.float_dtype`); ``y`` comes back as NumPy labels."""
         if y is None:
             X = validate_data(self, X, dtype=None, ensure_min_samples=2)
         else:
-            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2, **kwargs)
             y = to_numpy(y)
         return xp.astype(X, float_dtype(xp, X, dev), copy=False), y
 
@@ -132,6 +127,43 @@ class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
             if name.endswith("_") and name != "classes_" and isinstance(value, np.ndarray):
                 dtype = hi if value.dtype.kind == "f" else None
                 setattr(self, name, from_numpy(xp, value, dev, dtype=dtype))
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
+
+    def inverse_transform(self, X):
+        """Put the selected columns back in place, zeros elsewhere (in X's library and device).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_selected_features)
+
+        Returns
+        -------
+        X_r : array of shape (n_samples, n_features_in_)
+        """
+        xp, dev = get_namespace(X)
+        if is_numpy(xp):
+            return super().inverse_transform(X)
+        check_is_fitted(self)
+        # scikit-learn's inverse_transform is NumPy only: gather the columns and a zero column
+        # (the standard has take, not setitem by an index array)
+        support = self._get_support_mask()
+        pos = np.full(support.size, int(support.sum()), dtype=np.int64)
+        pos[support] = np.arange(int(support.sum()))
+        padded = xp.concat([X, xp.zeros((X.shape[0], 1), dtype=X.dtype, device=dev)], axis=1)
+        return xp.take(padded, xp.asarray(pos, device=dev), axis=1)
+
+
+class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+    """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
+
+    Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,
+    with ``solver='exact'``, :meth:`_solve_exact`. Under ``array_api_dispatch`` the paths (``p``
+    indices and objectives) are host metadata and the fitted arrays go to X's device
+    (:class:`_ArrayAPISelectorMixin`).
+    """
 
     # -- parameters ---------------------------------------------------------------------------
     def _check_params(self):
@@ -197,30 +229,3 @@ class _PathSelector(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         k = check_int(k, "k", low=1, high=int(self.objective_path_.shape[0]), owner=type(self).__name__)
         mask = to_numpy(self.support_).copy() if k == self.n_features_to_select_ else self._mask_at(k)
         return np.flatnonzero(mask) if indices else mask
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
-
-    def inverse_transform(self, X):
-        """Put the selected columns back in place, zeros elsewhere (in X's library and device).
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_selected_features)
-
-        Returns
-        -------
-        X_r : array of shape (n_samples, n_features_in_)
-        """
-        xp, dev = get_namespace(X)
-        if is_numpy(xp):
-            return super().inverse_transform(X)
-        check_is_fitted(self)
-        # scikit-learn's inverse_transform is NumPy only: gather the columns and a zero column
-        # (the standard has take, not setitem by an index array)
-        support = self._get_support_mask()
-        pos = np.full(support.size, int(support.sum()), dtype=np.int64)
-        pos[support] = np.arange(int(support.sum()))
-        padded = xp.concat([X, xp.zeros((X.shape[0], 1), dtype=X.dtype, device=dev)], axis=1)
-        return xp.take(padded, xp.asarray(pos, device=dev), axis=1)
