@@ -95,9 +95,10 @@ def main(argv=None):
     p.add_argument("--path-p", default=None,
                    help="comma-separated p of the dual greedy path (default 1024,4096; quick 256)")
     p.add_argument("--select-p", type=int, default=None,
-                   help="features of the selector rows (default 1024; quick 64)")
+                   help="features of the selector rows (default 1024; quick 32)")
     args = p.parse_args(argv)
-    sel_p = args.select_p or (64 if args.quick else 1024)
+    sel_p = args.select_p or (32 if args.quick else 1024)
+    k_sel = min(32, sel_p // 4)
     path_ps = [int(v) for v in (args.path_p or ("256" if args.quick else "1024,4096")).split(",")]
     n = args.n or (2_000 if args.quick else 20_000)
     pf = args.p or (1024 if args.quick else 4096)
@@ -133,10 +134,10 @@ def main(argv=None):
     Xs = np.ascontiguousarray(X64[:, :sel_p])
     Xs[:, :8] += 0.3 * y3[:, None]  # a few informative pixels for the three-class rows
     tasks.update({
-        f"SparseLDASelector.fit 2 classes p={sel_p}": (Xs, lambda X, yy: SparseLDASelector(32).fit(X, yy)),
+        f"SparseLDASelector.fit 2 classes p={sel_p}": (Xs, lambda X, yy: SparseLDASelector(k_sel).fit(X, yy)),
         f"SparseLDASelector.fit 3 classes p={sel_p}": (
-            (Xs, y3), lambda Xy, yy: SparseLDASelector(32, direction="forward").fit(*Xy)),
-        f"SparsePCASelector.fit k=32 p={sel_p}": (Xs, lambda X, yy: SparsePCASelector(32).fit(X)),
+            (Xs, y3), lambda Xy, yy: SparseLDASelector(k_sel, direction="forward").fit(*Xy)),
+        f"SparsePCASelector.fit k={k_sel} p={sel_p}": (Xs, lambda X, yy: SparsePCASelector(k_sel).fit(X)),
         f"CardinalSPLSSelector.fit p={pf}": (X64, lambda X, yy: CardinalSPLSSelector(min(64, pf // 2), n_components=3).fit(X, yy)),
     })
     for pp in path_ps:  # (a, B) of a two-class problem: B a well-conditioned within-class scatter
