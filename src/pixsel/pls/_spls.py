@@ -50,6 +50,11 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy, to_numpy
 from ._simpls import SIMPLSResult, _as_xy, _simpls
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SPLSResult", "cardinal_counts", "cardinal_spls", "spls_eta"]
 
 
@@ -90,7 +95,7 @@ class SPLSResult:
         """Number of selected features."""
         return int(len(self.support))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``
         (in the library of the fit when it ran on a device)."""
         xp, _ = get_namespace(self.coef, names=["coef"])
@@ -99,7 +104,7 @@ class SPLSResult:
         return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
 
 
-def cardinal_counts(n, n_components):
+def cardinal_counts(n: int, n_components: int) -> NDArray:
     """Per-iteration counts ``n^(k)`` of Eq.(9), apportioned to sum exactly to ``n``.
 
     Largest-remainder rounding of ``q_k = 2 (K - k + 1) n / (K (K + 1))``, earlier iterations
@@ -272,7 +277,15 @@ def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p,
     )
 
 
-def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
+def spls_eta(
+    X: ArrayLike,
+    Y: ArrayLike,
+    eta: float,
+    n_components: int,
+    *,
+    max_iter: int | float = 100,
+    tol: int | float = 1e-6,
+) -> SPLSResult:
     """SPLS-eta (Chun and Keles, 2010; section 2.2 of Zhang et al.) with ``kappa = 1/2``.
 
     Parameters
@@ -324,7 +337,15 @@ def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
     return _finish(*out, x_mean, y_mean, K, p, owner, xp)
 
 
-def cardinal_spls(X, Y, n_features, n_components, *, max_iter=100, tol=1e-6):
+def cardinal_spls(
+    X: ArrayLike,
+    Y: ArrayLike,
+    n_features: int,
+    n_components: int,
+    *,
+    max_iter: int | float = 100,
+    tol: int | float = 1e-6,
+) -> SPLSResult:
     """Cardinal SPLS (Algorithm 1 of Zhang, Kiranyaz and Gabbouj, ICIP 2014): exactly ``n_features``.
 
     Parameters

@@ -54,6 +54,11 @@ from .._validation import check_int, check_options, is_dask_array, resolve_k
 from ..spectral._implicit import use_implicit
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 __all__ = []
 
 DIRECTIONS = ("forward", "backward", "dual")
@@ -208,7 +213,7 @@ class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Ba
         )
         return self.support_
 
-    def get_support_at(self, k, indices=False):
+    def get_support_at(self, k: int, indices: bool = False) -> NDArray:
         """The selection for any ``k`` read from the fitted path(s), without refitting.
 
         At ``k = n_features_to_select_`` this is the fitted ``support_`` (the certified or refined

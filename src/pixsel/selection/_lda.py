@@ -14,6 +14,13 @@ from ..spectral._implicit import implicit_greedy_path
 from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
 from ._base import _PathSelector
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["SparseLDASelector"]
 
 
@@ -123,18 +130,18 @@ class SparseLDASelector(_PathSelector):
 
     def __init__(
         self,
-        n_features_to_select=10,
+        n_features_to_select: int | float = 10,
         *,
-        direction="dual",
-        regularization="auto",
-        criterion="max-eig",
-        algorithm="auto",
-        solver="greedy",
-        time_limit=None,
-        node_limit=None,
-        gap_tol=0.0,
-        progress=False,
-    ):
+        direction: Literal["forward", "backward", "dual"] = "dual",
+        regularization: str = "auto",
+        criterion: Literal["max-eig", "trace"] = "max-eig",
+        algorithm: Literal["auto", "dense", "implicit"] = "auto",
+        solver: Literal["greedy", "exact"] = "greedy",
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        gap_tol: float = 0.0,
+        progress: bool = False,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.regularization = regularization
@@ -151,7 +158,7 @@ class SparseLDASelector(_PathSelector):
         tags.target_tags.required = True
         return tags
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Compute the statistics and the greedy path(s), then select ``n_features_to_select``.
 
         Parameters

@@ -27,6 +27,11 @@ from ..spectral import (
 from .._array_api import get_namespace, is_numpy, to_numpy
 from ..stats import Regularization, class_statistics, regularize
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["PathSet", "lda_paths", "pca_paths"]
 
 
@@ -74,7 +79,7 @@ def _run(steps, bar):
     return out
 
 
-def lda_paths(X, y, *, regularization="auto", progress=False):
+def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: bool = False) -> PathSet:
     """All greedy and thresholding sparse LDA paths of a classification problem.
 
     Parameters
@@ -139,7 +144,7 @@ def lda_paths(X, y, *, regularization="auto", progress=False):
     return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg)
 
 
-def pca_paths(X, *, progress=False):
+def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
     """Greedy forward, backward and simple-thresholding sparse PCA paths of the covariance of X.
 
     Parameters

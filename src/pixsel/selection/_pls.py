@@ -28,6 +28,13 @@ from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
 from ._base import _ArrayAPISelectorMixin
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["CardinalSPLSSelector", "SPLSSelector"]
 
 _TARGETS = ("auto", "continuous", "classes")
@@ -137,7 +144,7 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         self._arrays_to_device(xp, dev)
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray:
         """PLS predictions of the (one-hot, for classes) response, from the selected features.
 
         Parameters
@@ -161,7 +168,7 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         S = self.support_
         return np.asarray(X[:, S], dtype=np.float64) @ self.coef_[:, S].T + self.intercept_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predict with the SIMPLS model fitted on the selected features.
 
         Class labels (the largest one-hot score) when ``target_ == 'classes'``, otherwise the
@@ -277,14 +284,22 @@ class CardinalSPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, n_features_to_select=10, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        n_components: int = 5,
+        target: Literal["auto", "continuous", "classes"] = "auto",
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_components = n_components
         self.target = target
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select ``n_features_to_select`` features and fit SIMPLS on them.
 
         Parameters
@@ -349,14 +364,22 @@ class SPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, eta=0.5, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(
+        self,
+        eta: float = 0.5,
+        *,
+        n_components: int = 5,
+        target: Literal["auto", "continuous", "classes"] = "auto",
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ) -> None:
         self.eta = eta
         self.n_components = n_components
         self.target = target
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select features by SPLS-eta and fit SIMPLS on them.
 
         Parameters

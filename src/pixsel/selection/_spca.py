@@ -6,13 +6,20 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._array_api import get_namespace, is_numpy, to_numpy
-from .._validation import sign_flip
+from .._validation import check_finite, sign_flip
 from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
 from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
 from ..stats import CenteredGramOperator, class_statistics
 from ._base import _PathSelector, pick_path
 from ._exact_fit import relative_gap
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SparsePCASelector"]
 
@@ -23,7 +30,7 @@ def covariance(X):
     xp, _ = get_namespace(X)
     p = X.shape[1]
     if is_numpy(xp):
-        return np.cov(np.asarray(X, dtype=np.float64), rowvar=False).reshape(p, p)
+        return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
     st = class_statistics(X, None)  # one class: the within scatter is the covariance / n
     return st.within * (st.n_samples / (st.n_samples - 1))
 
@@ -174,9 +181,19 @@ class SparsePCASelector(_PathSelector):
     """
 
     def __init__(
-        self, n_features_to_select=10, *, direction="forward", algorithm="auto", refine=True, certificate=False,
-        solver="greedy", time_limit=None, node_limit=None, gap_tol=0.0, progress=False,
-    ):
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        direction: Literal["forward", "backward", "dual"] = "forward",
+        algorithm: Literal["auto", "dense", "implicit"] = "auto",
+        refine: bool = True,
+        certificate: bool = False,
+        solver: Literal["greedy", "exact"] = "greedy",
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        gap_tol: float = 0.0,
+        progress: bool = False,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.algorithm = algorithm
@@ -193,7 +210,7 @@ class SparsePCASelector(_PathSelector):
         tags.target_tags.required = False
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Select ``n_features_to_select`` features of largest first sparse principal component.
 
         Parameters

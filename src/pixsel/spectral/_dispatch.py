@@ -26,15 +26,31 @@ from ._path import SparsePath
 from ._rank_one import _rank_one_path
 from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from ._path import SparsePath
+
 __all__ = ["greedy_path"]
 
 CERTIFICATES = ("auto", "dual", "inclusion")
 
 
 def greedy_path(
-    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate=None,
-    **kernel_options,
-):
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    direction: Literal["forward", "backward"] = "forward",
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["auto", "vector", "factor", "full"] = "auto",
+    max_k: int | None = None,
+    certificate: Literal["auto", "dual", "inclusion"] | None = None,
+    **kernel_options: Any,
+) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
 
     Parameters

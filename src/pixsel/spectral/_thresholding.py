@@ -26,6 +26,11 @@ from .._validation import check_pair
 from ._rank_one import _EPS, _default_block_size, _greedy_forward
 from ._path import SparsePath, objective_on_support
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["fisher_thresholding_path", "simple_thresholding_path"]
 
 _SINGULAR = (
@@ -51,7 +56,7 @@ def _prefix_objectives(A, B, order):
     return objective, {}
 
 
-def fisher_thresholding_path(a, B):
+def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     """Fisher thresholding: rank ``|B^{-1} a|``, evaluate every prefix exactly.
 
     Parameters
@@ -96,7 +101,7 @@ def fisher_thresholding_path(a, B):
     return SparsePath(order=order, objective=objective, direction="fisher", A=a, B=B, info=info)
 
 
-def simple_thresholding_path(A, B):
+def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     """Simple thresholding (ST, paper 002): rank ``|v|``, ``v`` the principal eigenvector of
     ``C = B^{-1/2} A B^{-1/2}``; evaluate every prefix exactly.
 

@@ -7,6 +7,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 from .._array_api import get_namespace, is_numpy
 
 __all__ = ["Regularization", "regularize", "ridge_regularization", "AUTO_RIDGE"]
@@ -71,7 +78,15 @@ def _ledoit_wolf_shrinkage(trace, sum_sq, p, fourth, n):
     return 0.0 if delta == 0 else beta / delta
 
 
-def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=None):
+def regularize(
+    B: ArrayLike,
+    regularization: str = "auto",
+    *,
+    X: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    means: ArrayLike | None = None,
+    classes: Any = None,
+) -> tuple[Any, Regularization]:
     """Regularize a covariance ``B`` and say what was done.
 
     Parameters
@@ -167,7 +182,7 @@ def _regularize_xp(xp, dev, B, regularization, X, y, means, classes):
     return info.apply(B), info
 
 
-def ridge_regularization(regularization, mu):
+def ridge_regularization(regularization: str | float | None, mu: float) -> Regularization:
     """The ridge policy, from the mean variance ``mu = trace(B) / p`` alone.
 
     The one place where ``'auto'``, ``'none'`` and a number become a ridge ``alpha``: the dense

@@ -19,6 +19,14 @@ from ._plain import PLAIN_BRANCH_RULES, plain_dfs
 from ._result import ExactResult
 from ._search import Search
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["exact_support", "plain_search"]
 
 BOUNDS = ("cardinality", "inclusion")
@@ -164,19 +172,19 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
 
 
 def exact_support(
-    A,
-    B=None,
-    k=1,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    k: int = 1,
     *,
-    criterion="max-eig",
-    time_limit=None,
-    node_limit=None,
-    gap_tol=0.0,
-    initial=None,
-    callback=None,
-    branch_rule="important-include",
-    bounds="cardinality",
-):
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    gap_tol: float = 0.0,
+    initial: ArrayLike | None = None,
+    callback: Callable[..., Any] | None = None,
+    branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
+    bounds: Literal["cardinality", "inclusion"] = "cardinality",
+) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
     Maximizes ``f(S) = lambda_max(A_SS, B_SS)`` (``'max-eig'``, the generalized Rayleigh
@@ -262,17 +270,17 @@ def exact_support(
 
 
 def plain_search(
-    A,
-    B=None,
-    k=1,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    k: int = 1,
     *,
-    criterion="max-eig",
-    time_limit=None,
-    node_limit=None,
-    initial=None,
-    callback=None,
-    branch_rule="lowest-index",
-):
+    criterion: str = "max-eig",
+    time_limit: Any = None,
+    node_limit: Any = None,
+    initial: Any = None,
+    callback: Any = None,
+    branch_rule: Literal["lowest-index", "largest-ratio"] = "lowest-index",
+) -> ExactResult:
     """The paper's exact search (ESLDA, paper 002), kept as a named baseline.
 
     Depth-first over the same ``(I, U)`` tree as :func:`exact_support`, with the inclusion bound
