@@ -57,7 +57,7 @@ from ._exact_fit import _check_solver_params, _exact_fit_attributes
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = []
 
@@ -137,7 +137,7 @@ class _ArrayAPISelectorMixin:
         check_is_fitted(self)
         return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the selected columns back in place, zeros elsewhere (in X's library and device).
 
         Parameters
