@@ -33,6 +33,12 @@ arithmetic, see :func:`cardinal_counts`). Eq.(8) as printed takes ``s`` as the `
 the boundary the lowest feature indices are taken, so exactly ``n^(k)`` features are added at
 iteration ``k`` and exactly ``n`` overall. Constant columns (zero after centring) are never
 selected.
+
+**Array API.** ``X`` and ``Y`` of another library (PyTorch, CuPy, array-api-strict; both from the
+same one) are fitted on their device by :mod:`pixsel.pls._spls_xp`: the products and SIMPLS run
+there, in X's float dtype; only the ``p``-vector each threshold ranks visits the host. The
+result's ``coef``, means and model are then arrays of that library; ``support`` and
+``history`` are NumPy.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import get_namespace, is_numpy, to_numpy
 from ._simpls import SIMPLSResult, _as_xy, _simpls
 
 from typing import TYPE_CHECKING
@@ -89,7 +96,11 @@ class SPLSResult:
         return int(len(self.support))
 
     def predict(self, X: ArrayLike) -> NDArray:
-        """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``."""
+        """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``
+        (in the library of the fit when it ran on a device)."""
+        xp, _ = get_namespace(self.coef, names=["coef"])
+        if not is_numpy(xp):
+            return (xp.astype(X, self.coef.dtype) - self.x_mean) @ self.coef + self.y_mean
         return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
 
 
@@ -120,7 +131,16 @@ def cardinal_counts(n: int, n_components: int) -> NDArray:
     return floors
 
 
-def _prepare(X, Y, owner):
+def _namespace(X, Y):
+    xp, _ = get_namespace(X, Y, names=["X", "Y"])
+    return None if is_numpy(xp) else xp
+
+
+def _prepare(X, Y, owner, xp=None):
+    if xp is not None:
+        from ._spls_xp import prepare_xp
+
+        return prepare_xp(xp, X, Y, owner)
     X, Y = _as_xy(X, Y, owner)
     if X.shape[0] < 2:
         raise ValueError(f"{owner}: X has {X.shape[0]} sample(s); PLS needs at least 2 samples.")
@@ -197,8 +217,12 @@ def _deflated_Z(Z0, Xc_A, A, P):
     return Z
 
 
-def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol):
+def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
     """The shared loop of Algorithm 1; ``make_threshold(k, selected)`` returns the threshold."""
+    if xp is not None:
+        from ._spls_xp import sparse_pls_xp
+
+        return sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol)
     N, p = Xc.shape
     Z0 = Xc.T @ Yc
     Z = Z0
@@ -224,7 +248,12 @@ def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol):
     return A, history, (R, T, P, Q), np.array(n_iter), np.array(converged, dtype=bool)
 
 
-def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner):
+def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, xp=None):
+    if xp is not None:
+        from ._spls_xp import finish_xp
+
+        return finish_xp(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner,
+                         SPLSResult)
     R, T, P, Q = fit
     want = min(n_components, len(A))
     if len(A) == 0 or R is None:
@@ -286,7 +315,8 @@ def spls_eta(
     [0, 1, 2]
     """
     owner = "spls_eta"
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    xp = _namespace(X, Y)
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
     if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not 0 < eta < 1:
@@ -303,8 +333,8 @@ def spls_eta(
 
         return threshold
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
-    return _finish(*out, x_mean, y_mean, K, p, owner)
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
+    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
 
 
 def cardinal_spls(
@@ -346,10 +376,12 @@ def cardinal_spls(
     ([0, 1, 2, 3], [2, 1, 1])
     """
     owner = "cardinal_spls"
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    xp = _namespace(X, Y)
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
-    eligible = np.any(Xc != 0.0, axis=0)  # constant columns are never selected
+    # constant columns are never selected
+    eligible = np.any(Xc != 0.0, axis=0) if xp is None else to_numpy(xp.any(Xc != 0.0, axis=0))
     m = int(eligible.sum())
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
         extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"
@@ -375,5 +407,5 @@ def cardinal_spls(
 
         return threshold
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
-    return _finish(*out, x_mean, y_mean, K, p, owner)
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
+    return _finish(*out, x_mean, y_mean, K, p, owner, xp)

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from ..._array_api import to_host
 from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._dispatch import greedy_path
@@ -51,6 +52,7 @@ def _validate(A, B, k, criterion, owner):
     A square ``A`` is always read as the full symmetric matrix here (a factor is ``p x r`` with
     ``r != p``); ``A`` and ``B`` are symmetrized so that the bounds see exactly symmetric data.
     """
+    A, B = to_host(A, B)  # statistics on a device (PyTorch, CuPy...): one host copy, the search is CPU work
     A0 = np.asarray(A)
     form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
     A, B = check_pair(A0, B, form=form, owner=owner)
@@ -225,7 +227,9 @@ def exact_support(
         A vector ``a`` (two-class LDA, ``A = a a^T``), a factor ``M`` with ``A = M M^T``
         (non-square), or a full symmetric matrix.
     B : ndarray of shape (p, p) or None
-        Symmetric positive definite; ``None`` means the identity (sparse PCA).
+        Symmetric positive definite; ``None`` means the identity (sparse PCA). ``A`` and ``B``
+        may be arrays of another library (statistics computed on a GPU): they are copied to
+        the host once (the search is branchy CPU work).
     k : int
         Support size, ``1 <= k <= p``.
     criterion : {'max-eig', 'trace'}
