@@ -331,11 +331,20 @@ def test_kernel_dictionary_learning_gram_cd_follows_the_lars_path():
     initial = np.array([0, 4, 7, 11, 20, 25, 29])
     lars = lambda Z, R, a: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=a)  # noqa: E731
     _, _, _, h_lars, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, lars, max_iter=6, tol=0.0)
-    F, A, _, h_cd, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0)
+    F, A, _, h_cd, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
     np.testing.assert_allclose(h_cd, h_lars, rtol=1e-4)  # the new coder's objective, iteration by iteration
     assert all(np.diff(h_cd) <= 1e-9 * h_cd[0])  # monotone
     seen = []
-    F2, A2, *_ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0,
+    F2, A2, *_ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500,
                                             callback=lambda i, f: seen.append((i, f)))
     np.testing.assert_array_equal(F2, F)  # deterministic
     assert [i for i, _ in seen] == list(range(1, 7)) and seen[-1][1] == h_cd[-1]
+
+
+def test_kernel_dictionary_learning_default_coder_budget_stays_close():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 6))
+    initial = np.array([0, 4, 7, 11, 20, 25, 29])
+    *_, h_exact, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
+    *_, h_fast, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0)
+    assert h_fast[-1] == pytest.approx(h_exact[-1], rel=1e-2)  # 10 warm-started sweeps per iteration
