@@ -45,11 +45,18 @@ by less than ``tol`` (relative).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
 
 from .._validation import check_finite
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["kernel_lasso_factor", "kernel_lasso_codes", "kernel_dictionary_update", "kernel_dictionary_learning",
            "lasso_gram_cd", "LassoGramResult"]
@@ -74,7 +81,15 @@ class LassoGramResult:
     converged: bool
 
 
-def lasso_gram_cd(gram, cov, alpha, *, init=None, max_iter=200, tol=1e-4):
+def lasso_gram_cd(
+    gram: ArrayLike,
+    cov: ArrayLike,
+    alpha: float,
+    *,
+    init: ArrayLike | None = None,
+    max_iter: int = 200,
+    tol: float = 1e-4,
+) -> LassoGramResult:
     """Lasso of many samples in Gram form by vectorized cyclic coordinate descent.
 
     Minimizes, for every row ``c`` of ``cov``, ``1/2 a^T G a - c^T a + alpha ||a||_1`` (with
@@ -154,7 +169,7 @@ def lasso_gram_cd(gram, cov, alpha, *, init=None, max_iter=200, tol=1e-4):
     return LassoGramResult(codes=np.ascontiguousarray(A), n_iter=n_iter, converged=converged)
 
 
-def kernel_lasso_factor(gram, *, rtol=None):
+def kernel_lasso_factor(gram: ArrayLike, *, rtol: Any = None) -> tuple[NDArray, NDArray]:
     """Factor ``K_DD = R^T R`` and the whitening map ``W`` turning ``K_D(x)`` into a lasso target.
 
     Parameters
@@ -197,7 +212,13 @@ def kernel_lasso_factor(gram, *, rtol=None):
     return r[:, None] * V.T, V.T / r[:, None]
 
 
-def kernel_lasso_codes(cross_gram, R, W, alpha, lasso):
+def kernel_lasso_codes(
+    cross_gram: ArrayLike,
+    R: ArrayLike,
+    W: ArrayLike,
+    alpha: float,
+    lasso: Callable[..., Any],
+) -> NDArray:
     """Kernel lasso (13) of a batch through the factor of ``K_DD``: ordinary lasso, design ``R``.
 
     Parameters
@@ -220,7 +241,13 @@ def kernel_lasso_codes(cross_gram, R, W, alpha, lasso):
     return lasso(Z, R, alpha)
 
 
-def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
+def kernel_dictionary_update(
+    gram_basis: ArrayLike,
+    codes: ArrayLike,
+    *,
+    previous: Any = None,
+    ridge: float = 1e-10,
+) -> NDArray:
     """Least-squares (MOD) update of a representer-form dictionary ``D = Phi(X) F``.
 
     Parameters
@@ -258,25 +285,17 @@ def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
     return F
 
 
-def _mod_update(Kxx, A, F, ridge=1e-10):
-    """:func:`kernel_dictionary_update` that also returns ``K_XX F`` of the new ``F`` (one product)."""
-    AtA = A.T @ A
-    lam = ridge * max(float(np.trace(AtA)) / max(AtA.shape[0], 1), np.finfo(float).tiny)
-    AtA[np.diag_indices_from(AtA)] += lam
-    Fn = sla.solve(AtA, A.T, assume_a="pos").T
-    unused = ~np.any(A != 0, axis=0)
-    if np.any(unused):
-        Fn[:, unused] = F[:, unused]
-    KF = Kxx @ Fn
-    norms = np.sqrt(np.clip(np.einsum("ik,ik->k", Fn, KF), 0.0, None))
-    ok = norms > 0
-    Fn[:, ok] /= norms[ok]
-    KF[:, ok] /= norms[ok]
-    return Fn, KF
-
-
-def kernel_dictionary_learning(gram, initial, alpha, lasso=None, *, max_iter=30, tol=1e-3, callback=None,
-                               coder_max_iter=10):
+def kernel_dictionary_learning(
+    gram: ArrayLike,
+    initial: ArrayLike,
+    alpha: float,
+    lasso: Callable[..., Any] | None = None,
+    *,
+    max_iter: int = 30,
+    tol: float = 1e-3,
+    callback: Callable[[int, float], Any] | None = None,
+    coder_max_iter: int = 10,
+) -> tuple[NDArray, NDArray, int, list[float], bool]:
     """Learn a representer-form dictionary ``D = Phi(X) F`` by alternating codes and MOD updates.
 
     Parameters
@@ -344,7 +363,14 @@ def kernel_dictionary_learning(gram, initial, alpha, lasso=None, *, max_iter=30,
     return F, A, n_iter, history, False
 
 
-def rbf_preimages(basis, coef, gamma, *, n_iter=100, tol=1e-8):
+def rbf_preimages(
+    basis: ArrayLike,
+    coef: ArrayLike,
+    gamma: float,
+    *,
+    n_iter: int = 100,
+    tol: float = 1e-8,
+) -> NDArray:
     """Approximate pre-images of representer-form atoms under the Gaussian kernel.
 
     Each atom ``psi_k = sum_i F_ik Phi(x_i)`` (``k(x, y) = exp(-gamma ||x - y||^2)``) is replaced
