@@ -285,6 +285,23 @@ def kernel_dictionary_update(
     return F
 
 
+def _mod_update(Kxx, A, F, ridge=1e-10):
+    """:func:`kernel_dictionary_update` that also returns ``K_XX F`` of the new ``F`` (one product)."""
+    AtA = A.T @ A
+    lam = ridge * max(float(np.trace(AtA)) / max(AtA.shape[0], 1), np.finfo(float).tiny)
+    AtA[np.diag_indices_from(AtA)] += lam
+    Fn = sla.solve(AtA, A.T, assume_a="pos").T
+    unused = ~np.any(A != 0, axis=0)
+    if np.any(unused):
+        Fn[:, unused] = F[:, unused]
+    KF = Kxx @ Fn
+    norms = np.sqrt(np.clip(np.einsum("ik,ik->k", Fn, KF), 0.0, None))
+    ok = norms > 0
+    Fn[:, ok] /= norms[ok]
+    KF[:, ok] /= norms[ok]
+    return Fn, KF
+
+
 def kernel_dictionary_learning(
     gram: ArrayLike,
     initial: ArrayLike,
