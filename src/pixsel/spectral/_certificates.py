@@ -24,6 +24,13 @@ stored bound is the smallest of:
    ``p x p`` Gram matrix from ``A`` alone) the bound equals ``lambda``: the greedy support is
    *proved optimal*.
 
+5. For a full ``A`` and ``'max-eig'``, the row bounds of
+   :mod:`pixsel.spectral.exact._spca_bounds` (Gershgorin, Frobenius and trace bounds from the
+   ``k`` largest entries of each row; divided by ``lambda_min(B)`` for a general ``B``) and, for
+   ``B = I``, the dual bound of d'Aspremont et al.'s semidefinite relaxation on the
+   soft-thresholding family (``relaxation``): on pixel covariances these are within a few per
+   cent of the greedy objective where the inclusion bound is several times it.
+
 All bounds are inflated by a relative ``1e-10`` to absorb rounding; a bound below a computed
 objective is a defect.
 """
@@ -34,6 +41,15 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._forms import infer_form
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._path import SparsePath
 
 __all__ = ["certify", "inclusion_bounds", "dual_certificate"]
 
@@ -50,7 +66,13 @@ def _lambda_min(B):
     return float(sla.eigvalsh(B, subset_by_index=[0, 0])[0])
 
 
-def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
+def inclusion_bounds(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["vector", "factor", "full"] | None = None,
+) -> NDArray:
     """Per-``k`` upper bounds (1)-(3) of the module docstring, shape ``(p,)``.
 
     Parameters
@@ -108,7 +130,7 @@ def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
     return ub * (1 + _SLACK) + _SLACK * np.abs(ub).max()
 
 
-def dual_certificate(A, support, *, n_rho=3):
+def dual_certificate(A: ArrayLike, support: ArrayLike, *, n_rho: int = 3) -> tuple[float, bool]:
     """d'Aspremont-Bach-El Ghaoui certificate for sparse PCA (``B = I``) on one support.
 
     Parameters
@@ -182,7 +204,36 @@ def dual_certificate(A, support, *, n_rho=3):
     return np.inf, False
 
 
-def certify(path, *, dual="auto", max_dual_features=2048):
+def _row_and_relaxation(A, B, n, relaxation, max_features):
+    """Bound (5) of the module docstring for ``k = 1..n`` (imported lazily: ``spectral.exact``
+    imports this module's package back)."""
+    from .exact._spca_bounds import generalize, row_bounds_path, spca_bounds_path
+
+    A = np.asarray(A, dtype=np.float64)
+    A = (A + A.T) / 2
+    p = A.shape[0]
+    identity = B is None or np.array_equal(np.asarray(B), np.eye(p))
+    if identity:
+        relax = relaxation is True or (relaxation == "auto" and p <= max_features)
+        return spca_bounds_path(A, n, relaxation=relax)
+    try:
+        wB = sla.eigvalsh(np.asarray(B, dtype=np.float64))
+    except np.linalg.LinAlgError:
+        return np.full(n, np.inf)
+    if not wB[0] > 0:
+        return np.full(n, np.inf)
+    rb = row_bounds_path(A, n)
+    return np.array([generalize(b, wB[0], wB[-1]) for b in rb])
+
+
+def certify(
+    path: SparsePath,
+    *,
+    dual: Literal["auto", True, False] = "auto",
+    max_dual_features: int = 2048,
+    relaxation: Literal["auto", True, False] = "auto",
+    max_relaxation_features: int = 512,
+) -> SparsePath:
     """Store per-``k`` certified upper bounds on ``path.upper_bound`` and return the path.
 
     Parameters
@@ -193,6 +244,11 @@ def certify(path, *, dual="auto", max_dual_features=2048):
         Run the sparse PCA duality certificate on every support of the path (``B = I`` and a
         full positive semidefinite ``A`` only; ``'auto'`` when ``p <= max_dual_features``).
     max_dual_features : int
+    relaxation : {'auto', True, False}
+        Add the semidefinite-relaxation dual bounds (5) for ``B = I``, full ``A`` and
+        ``'max-eig'`` (``'auto'``: when ``p <= max_relaxation_features``; they cost about 50
+        certified ``lambda_max`` of ``p x p`` matrices). The row bounds of (5) are always added.
+    max_relaxation_features : int
 
     Returns
     -------
@@ -211,6 +267,8 @@ def certify(path, *, dual="auto", max_dual_features=2048):
     ub = inclusion_bounds(A, B, criterion=criterion, form=form)[: len(path.objective)]
     proved = None
     p = np.asarray(A).shape[0]
+    if form == "full" and criterion == "max-eig":
+        ub = np.minimum(ub, _row_and_relaxation(A, B, len(path.objective), relaxation, max_relaxation_features))
     use_dual = dual is True or (dual == "auto" and p <= max_dual_features)
     if use_dual and form == "full" and B is None and criterion == "max-eig":
         proved = np.zeros(len(path.objective), dtype=bool)
