@@ -34,6 +34,7 @@ for a small block, centring implicit (``A_c V = A V - 1 (mean^T V)``), NumPy or 
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from ._reduce import block_reduce, sum_partials
 __all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
 
 #: float64 working memory of the operator's passes: a tile of rows x columns converted to float64.
-GRAM_BLOCK_BYTES = 8 * 2**20
+GRAM_BLOCK_BYTES = 4 * 2**20
 
 #: ``block_reduce`` hands each NumPy array or Dask chunk whole to the operator's ``part``.
 _WHOLE = 2**62
@@ -77,7 +78,7 @@ class CenteredGramOperator:
     alpha : float, default=0.0
         Ridge added to the diagonal.
     block_bytes : int, optional
-        Float64 working memory of a pass (default 8 MiB): the rows of an array or chunk are
+        Float64 working memory of a pass (default 4 MiB): the rows of an array or chunk are
         converted a tile of columns at a time.
 
     Attributes
@@ -142,29 +143,19 @@ class CenteredGramOperator:
         """``trace(Xc^T Xc / N) / p``, the mean of the diagonal without the ridge (one pass)."""
         return float(np.mean(self.diag() - self.alpha))
 
-    def _reduce(self, part):
+    def _reduce(self, part, **kw):
         # one call of ``part`` per NumPy array or Dask chunk (it tiles the columns itself, so the
-        # float64 working memory stays ``block_bytes`` and the partials are single p-panels)
+        # float64 working memory stays ``block_bytes`` and the partials are single p-panels); the
+        # task carries only what it needs (module-level functions: never the operator or X)
         self._state["passes"] += 1
-        return block_reduce(part, sum_partials, self.X, self.codes, block_bytes=_WHOLE)
-
-    def _tiles(self, n_rows):
-        width = max(1, self.block_bytes // (8 * max(n_rows, 1)))
-        return [slice(c, min(c + width, self.p)) for c in range(0, self.p, width)]
+        fn = functools.partial(part, **kw)
+        return block_reduce(fn, sum_partials, self.X, self.codes, block_bytes=_WHOLE)
 
     def diag(self):
         """The diagonal (one pass, the first time; then remembered)."""
         if self._state["diag"] is None:
-            means = self.means
-
-            def part(xb, cb):
-                out = np.empty(self.p)
-                for c in self._tiles(len(xb)):
-                    xc = _f64(xb[:, c]) - means[cb, c]
-                    out[c] = np.einsum("ij,ij->j", xc, xc)
-                return out
-
-            self._state["diag"] = np.asarray(self._reduce(part), dtype=np.float64) / self.n
+            sq = self._reduce(_diag_part, means=self.means, block_bytes=self.block_bytes)
+            self._state["diag"] = np.asarray(sq, dtype=np.float64) / self.n
         return self._state["diag"] + self.alpha
 
     def column(self, j):
@@ -174,30 +165,43 @@ class CenteredGramOperator:
     def columns(self, idx):
         """Columns ``idx`` as a ``(p, len(idx))`` float64 panel, all in one pass over ``X``."""
         idx = np.asarray(idx, dtype=np.intp).ravel()
-        Mi = self.means[:, idx]  # (C, b): all a task needs of the means
-
-        def part(xb, cb):
-            xs = _f64(xb[:, idx]) - Mi[cb]
-            out = np.empty((self.p, len(idx)))
-            for c in self._tiles(len(xb)):  # a float64 tile of <= block_bytes, one dgemm each
-                np.matmul(_f64(xb[:, c]).T, xs, out=out[c])
-            return out
-
-        cols = np.asarray(self._reduce(part), dtype=np.float64) / self.n
+        cols = self._reduce(_columns_part, idx=idx, means=self.means[:, idx], block_bytes=self.block_bytes)
+        cols = np.asarray(cols, dtype=np.float64) / self.n
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 
     def submatrix(self, idx):
         """``G[idx][:, idx]`` (one pass; only the columns ``idx`` of ``X`` enter the products)."""
         idx = np.asarray(idx, dtype=np.intp).ravel()
-        Mi = self.means[:, idx]
+        sub = self._reduce(_submatrix_part, idx=idx, means=self.means[:, idx])
+        return np.asarray(sub, dtype=np.float64) / self.n + self.alpha * np.eye(len(idx))
 
-        def part(xb, cb):
-            xs = _f64(xb[:, idx]) - Mi[cb]
-            return xs.T @ xs
 
-        sub = np.asarray(self._reduce(part), dtype=np.float64) / self.n
-        return sub + self.alpha * np.eye(len(idx))
+def _tiles(n_rows, p, block_bytes):
+    """Column slices whose float64 tile of ``n_rows`` rows stays within ``block_bytes``."""
+    width = max(1, block_bytes // (8 * max(n_rows, 1)))
+    return [slice(c, min(c + width, p)) for c in range(0, p, width)]
+
+
+def _diag_part(xb, cb, *, means, block_bytes):
+    out = np.empty(xb.shape[1])
+    for c in _tiles(len(xb), xb.shape[1], block_bytes):
+        xc = _f64(xb[:, c]) - means[cb, c]  # exactly centred: no E[x^2] - E[x]^2 cancellation
+        out[c] = np.einsum("ij,ij->j", xc, xc)
+    return out
+
+
+def _columns_part(xb, cb, *, idx, means, block_bytes):
+    xs = _f64(xb[:, idx]) - means[cb]  # (rows, b) class-centred; means is (C, b)
+    out = np.empty((xb.shape[1], len(idx)))
+    for c in _tiles(len(xb), xb.shape[1], block_bytes):  # a float64 tile, one dgemm each
+        np.matmul(_f64(xb[:, c]).T, xs, out=out[c])
+    return out
+
+
+def _submatrix_part(xb, cb, *, idx, means):
+    xs = _f64(xb[:, idx]) - means[cb]
+    return xs.T @ xs
 
 
 def centered_gram_matmat(A, V, mean):
