@@ -204,3 +204,13 @@ def test_operator_counts_passes_and_dask_chunks_agree():
     G = CenteredGramOperator(X, y, alpha=0.05, block_bytes=8 * 45 * 7)  # tiles of 7 columns
     np.testing.assert_allclose(G.columns([3, 69, 0]), B.columns([3, 69, 0]), rtol=1e-12)
     np.testing.assert_allclose(G.diag(), B.diag(), rtol=1e-12)
+
+
+def test_operator_nan_in_a_dask_chunk_named_at_its_global_row():
+    da = pytest.importorskip("dask.array")
+    X = np.random.default_rng(0).standard_normal((30, 6))
+    X[17, 4] = np.nan
+    with pytest.raises(ValueError, match="17"):
+        CenteredGramOperator(da.from_array(X, chunks=(10, 6)), np.arange(30) % 2)
+    with pytest.raises(ValueError, match="No samples of class"):
+        CenteredGramOperator(X[:4], [0, 0, 0, 0], classes=[0, 1])

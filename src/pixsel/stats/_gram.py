@@ -40,7 +40,7 @@ import numpy as np
 
 from .._array_api import get_namespace, is_numpy
 from .._validation import as_float_array, check_real, is_dask_array
-from ._moments import class_codes, class_means
+from ._moments import ClassMeans, _check_counts, class_codes, class_means
 from ._reduce import block_reduce, sum_partials
 
 __all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
@@ -120,14 +120,27 @@ class CenteredGramOperator:
         self.n, self.p = (int(s) for s in self.X.shape)
         if y is None:
             self.codes = np.zeros(self.n, dtype=np.intp)
+            classes = np.zeros(1, dtype=np.intp)
         else:
             classes, self.codes = class_codes(y, classes)
         self.block_bytes = int(block_bytes)
         self._state = {"passes": 0, "diag": None}  # shared with with_alpha copies
-        self.class_means = class_means(self.X, y, classes=classes)
-        self._state["passes"] += 1
+        self.class_means = self._class_means(y, classes)
         self.means = self.class_means.means  # (C, p) float64
         self.alpha = check_real(alpha, "alpha", low=0, owner="CenteredGramOperator")
+
+    def _class_means(self, y, classes):
+        """:func:`~pixsel.stats.class_means` in one pass whose partials are single ``C x p`` sums
+        (tiles of columns; at ``C = 50``, ``p = 16384`` a list of per-block partials would cost
+        3 x X); on a non-finite sum, :func:`class_means` itself locates the bad row."""
+        C = len(classes)
+        counts, sums = self._reduce(_sums_part, C=C, block_bytes=self.block_bytes)
+        _check_counts(classes, counts)
+        if not np.all(np.isfinite(sums)):
+            class_means(self.X, y, classes=classes)  # raises, naming the global row
+        means = sums / counts[:, None]
+        return ClassMeans(classes=classes, counts=counts.astype(np.int64), means=means,
+                          mean=(counts @ means) / self.n, n_samples=self.n)
 
     @property
     def n_passes(self):
@@ -181,6 +194,16 @@ def _tiles(n_rows, p, block_bytes):
     """Column slices whose float64 tile of ``n_rows`` rows stays within ``block_bytes``."""
     width = max(1, block_bytes // (8 * max(n_rows, 1)))
     return [slice(c, min(c + width, p)) for c in range(0, p, width)]
+
+
+def _sums_part(xb, cb, *, C, block_bytes):
+    onehot = np.zeros((len(cb), C))
+    onehot[np.arange(len(cb)), cb] = 1.0
+    sums = np.empty((C, xb.shape[1]))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0: the caller checks the sums
+        for c in _tiles(len(xb), xb.shape[1], block_bytes):
+            sums[:, c] = (_f64(xb[:, c]).T @ onehot).T  # X^T 1_c: BLAS's fast orientation
+    return np.bincount(cb, minlength=C).astype(np.float64), sums
 
 
 def _diag_part(xb, cb, *, means, block_bytes):
