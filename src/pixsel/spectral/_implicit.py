@@ -11,10 +11,24 @@ kernel takes the matrices as *operators* with that column access, typically
 * sparse PCA: ``A`` the covariance operator, ``B = I``.
 
 The statistics (class means, between-class factor, ridge) come from :mod:`pixsel.stats`; the
-kernel never sees samples or labels. The forward kernels are the left-looking ones of
-:mod:`~pixsel.spectral._multiclass` (binary ``r = 1`` and multiclass LDA) and
-:mod:`~pixsel.spectral._fullrank` (sparse PCA). Time ``O(N p k + p k^2)`` (LDA) with a
-``CenteredGramOperator``, memory ``O(p k)`` for the path state.
+kernel never sees samples or labels. LDA runs the left-looking method of
+:mod:`~pixsel.spectral._multiclass` (same path, same tie rule) with three changes for image scale:
+
+* columns of ``B`` come in blocks: when the chosen index's column is not at hand, one pass over
+  the data (``B.columns``) fetches it together with the best-scoring candidates, which later
+  steps often pick (``block_size``; ``info['n_column_passes']`` and ``info['n_column_hits']``);
+  on a Dask array each pass is one task per chunk (a ``dask.distributed`` cluster's workers);
+* ``'max-eig'`` with ``C > 2`` classes: each candidate's value, ``lambda_max(G_S + u u^T)``, is
+  screened by two-pole bounds (the exact value on the top two eigenvectors of ``G_S`` below,
+  the root of a two-pole secular equation above) and the few survivors are solved by Newton on
+  the secular equation (:func:`top_eig_rank_one`), ``O(r)`` each instead of an ``r x r``
+  eigensolver per candidate (which made 40 classes cost 24 x one ``X^T X``);
+* precision: everything is float64 (the operator accumulates float32 data in float64; see
+  :mod:`pixsel.stats._gram`), and each Schur column is recomputed from its raw column.
+
+Sparse PCA runs :mod:`~pixsel.spectral._fullrank`. Time ``O(N p b P + p k (k + r^2))`` for LDA
+with a ``CenteredGramOperator`` (``P <= k`` passes of ``b`` columns), memory ``O(p (k + r + b))``
+for the path state besides ``X``.
 """
 
 from __future__ import annotations
