@@ -42,6 +42,13 @@ from .._validation import check_int, check_options, sign_flip
 from ._fullrank import fullrank_greedy_path
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["implicit_greedy_path", "use_implicit"]
 
 
@@ -86,7 +93,14 @@ def _check_operator(op, name, p=None):
         raise ValueError(f"{name} is {op.p} x {op.p} but A has {p} rows; they must match.")
 
 
-def implicit_greedy_path(A, B=None, *, max_k, criterion="max-eig", block_size=32):
+def implicit_greedy_path(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    max_k: int,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    block_size: int = 32,
+) -> ImplicitSparsePath:
     """Forward greedy path of ``(A, B)`` given as operators, without any ``p x p`` matrix.
 
     Parameters

@@ -43,6 +43,13 @@ from .._validation import as_float_array, check_real, is_dask_array
 from ._moments import ClassMeans, _check_counts, class_codes, class_means
 from ._reduce import block_reduce, sum_partials
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
 
 #: float64 working memory of the operator's passes: a tile of rows x columns converted to float64.
@@ -107,7 +114,15 @@ class CenteredGramOperator:
     4
     """
 
-    def __init__(self, X, y=None, *, classes=None, alpha=0.0, block_bytes=GRAM_BLOCK_BYTES):
+    def __init__(
+        self,
+        X: ArrayLike,
+        y: ArrayLike | None = None,
+        *,
+        classes: Any = None,
+        alpha: float = 0.0,
+        block_bytes: int = GRAM_BLOCK_BYTES,
+    ) -> None:
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(
@@ -143,16 +158,16 @@ class CenteredGramOperator:
                           mean=(counts @ means) / self.n, n_samples=self.n)
 
     @property
-    def n_passes(self):
+    def n_passes(self) -> int:
         return self._state["passes"]
 
-    def with_alpha(self, alpha):
+    def with_alpha(self, alpha: float) -> CenteredGramOperator:
         """The same operator (sharing ``X`` and the means, nothing recomputed) with ridge ``alpha``."""
         out = copy.copy(self)
         out.alpha = check_real(alpha, "alpha", low=0, owner="CenteredGramOperator")
         return out
 
-    def mean_variance(self):
+    def mean_variance(self) -> float:
         """``trace(Xc^T Xc / N) / p``, the mean of the diagonal without the ridge (one pass)."""
         return float(np.mean(self.diag() - self.alpha))
 
@@ -164,18 +179,18 @@ class CenteredGramOperator:
         fn = functools.partial(part, **kw)
         return block_reduce(fn, sum_partials, self.X, self.codes, block_bytes=_WHOLE)
 
-    def diag(self):
+    def diag(self) -> NDArray:
         """The diagonal (one pass, the first time; then remembered)."""
         if self._state["diag"] is None:
             sq = self._reduce(_diag_part, means=self.means, block_bytes=self.block_bytes)
             self._state["diag"] = np.asarray(sq, dtype=np.float64) / self.n
         return self._state["diag"] + self.alpha
 
-    def column(self, j):
+    def column(self, j: int) -> NDArray:
         """Column ``j`` (one pass); prefer :meth:`columns` for several."""
         return self.columns([j])[:, 0]
 
-    def columns(self, idx):
+    def columns(self, idx: ArrayLike) -> NDArray:
         """Columns ``idx`` as a ``(p, len(idx))`` float64 panel, all in one pass over ``X``."""
         idx = np.asarray(idx, dtype=np.intp).ravel()
         cols = self._reduce(_columns_part, idx=idx, means=self.means[:, idx], block_bytes=self.block_bytes)
@@ -183,7 +198,7 @@ class CenteredGramOperator:
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 
-    def submatrix(self, idx):
+    def submatrix(self, idx: ArrayLike) -> NDArray:
         """``G[idx][:, idx]`` (one pass; only the columns ``idx`` of ``X`` enter the products)."""
         idx = np.asarray(idx, dtype=np.intp).ravel()
         sub = self._reduce(_submatrix_part, idx=idx, means=self.means[:, idx])
@@ -227,7 +242,7 @@ def _submatrix_part(xb, cb, *, idx, means):
     return xs.T @ xs
 
 
-def centered_gram_matmat(A, V, mean):
+def centered_gram_matmat(A: ArrayLike, V: ArrayLike, mean: ArrayLike) -> Any:
     """``A_c^T (A_c V)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
 
     Parameters
@@ -269,7 +284,7 @@ def centered_gram_matmat(A, V, mean):
     return Z
 
 
-def centered_projected_gram(A, Q, mean):
+def centered_projected_gram(A: ArrayLike, Q: ArrayLike, mean: ArrayLike) -> Any:
     """``(A_c Q)^T (A_c Q)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
 
     Parameters
