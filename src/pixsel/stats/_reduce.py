@@ -160,13 +160,13 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
 
     fold_merge = merge_inplace or merge
 
-    def fold(acc, xb, start, *rb):
+    def chunk(acc, xb, start, *rb):
         """One chunk's partial, merged into the chain's accumulator (never modified: a retried
-        task must find it as it was)."""
+        task must find it as it was). Its tasks are named ``chunk-...``: one per chunk."""
         new = _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start, merge_inplace)
         return new if acc is None else fold_merge([new, acc])
 
-    task = dask.delayed(fold, pure=True)
+    task = dask.delayed(chunk, pure=True)
     merge_task = dask.delayed(merge, pure=True)
     starts = np.concatenate([[0], np.cumsum(X.chunks[0][:-1])]).astype(int).tolist()
     blocks = list(zip(xblocks, starts, *rblocks))
