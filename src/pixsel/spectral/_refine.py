@@ -344,7 +344,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
 
 
 def refine_support(
-    A, support, *, max_power=50, max_swaps=200, n_try=4, n_exchange=6, max_exchange=3, max_grow=16, screen=True,
+    A, support, *, max_power=50, max_swaps=200, n_try=4, n_exchange=6, max_exchange=3, max_grow=None, screen=True,
     max_eval=16,
 ):
     """Improve a sparse PCA support of fixed size (``B = I``); never returns a worse one.
@@ -362,8 +362,11 @@ def refine_support(
     n_exchange, max_exchange : int
         First-order candidates on each side and the largest exchange size of phase 3
         (``n_exchange=0`` skips it).
-    max_grow : int
-        Largest group size of the grow-and-shrink moves (``0`` skips them).
+    max_grow : int or None
+        Largest group size of the grow-and-shrink moves (``0`` skips them). ``None``: 32 when
+        ``k <= 64``, else 16 (the moves cost about ``3 max_grow`` eigendecompositions of size
+        ``k``; on 300 Extended Yale B faces at 16 x 16, ``k = 20``, only groups of 32 reach
+        abess's support).
     screen : bool
         ``True`` (default): phase 2 sweeps *every* 1-swap, skipping those whose upper bound
         cannot beat the current value and evaluating the rest exactly (the ``n_try**2`` of
@@ -398,6 +401,8 @@ def refine_support(
     p = A.shape[0]
     S = np.sort(np.asarray(support, dtype=np.intp))
     k = len(S)
+    if max_grow is None:
+        max_grow = 32 if k <= 64 else 16
     info = {"n_power": 0, "n_swaps": 0, "n_exchanges": 0, "n_grow_shrink": 0, "n_swap_evals": 0,
             "swap_sweep_complete": screen, "n_grow_pruned": 0}
     if k == 0 or k == p:
