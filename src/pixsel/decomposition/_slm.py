@@ -25,6 +25,13 @@ from ..projection import (
 )
 from ._base import _KernelMixin
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SparseLinearModelProjection"]
 
 
@@ -147,27 +154,27 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
 
     def __init__(
         self,
-        n_components=2,
+        n_components: int = 2,
         *,
-        n_atoms=None,
-        alpha=0.05,
-        sigma=None,
-        tau=None,
-        model="standard",
-        kernel=None,
-        gamma=None,
-        degree=3,
-        coef0=1,
-        kernel_params=None,
-        dictionary=None,
-        fit_algorithm="minibatch",
-        max_iter=30,
-        batch_size=256,
-        n_basis=None,
-        coding_algorithm="lasso_lars",
-        tol=1e-3,
-        random_state=None,
-    ):
+        n_atoms: Any = None,
+        alpha: float = 0.05,
+        sigma: float | None = None,
+        tau: float | None = None,
+        model: Literal["standard", "general"] = "standard",
+        kernel: Any = None,
+        gamma: Any = None,
+        degree: int = 3,
+        coef0: int = 1,
+        kernel_params: Any = None,
+        dictionary: Any = None,
+        fit_algorithm: Literal["minibatch", "batch"] = "minibatch",
+        max_iter: int = 30,
+        batch_size: int = 256,
+        n_basis: Any = None,
+        coding_algorithm: Literal["lasso_lars", "lasso_cd"] = "lasso_lars",
+        tol: float = 1e-3,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.n_components = n_components
         self.n_atoms = n_atoms
         self.alpha = alpha
@@ -200,7 +207,7 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
         return float(sigma), float(tau)
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Learn (or take) the dictionary, estimate ``sigma`` and ``tau``, compute the projection.
 
         Parameters
@@ -365,7 +372,7 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
 
     # ---------------------------------------------------------------- transform
     @dask_rows
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Project ``X``: ``X @ components_.T`` (linear) or ``k(X, basis_) @ dual_coef_`` (kernel).
 
         Parameters

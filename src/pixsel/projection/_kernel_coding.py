@@ -39,10 +39,18 @@ import scipy.linalg as sla
 
 from .._validation import check_finite
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["kernel_lasso_factor", "kernel_lasso_codes", "kernel_dictionary_update", "kernel_dictionary_learning"]
 
 
-def kernel_lasso_factor(gram, *, rtol=None):
+def kernel_lasso_factor(gram: ArrayLike, *, rtol: Any = None) -> tuple[NDArray, NDArray]:
     """Factor ``K_DD = R^T R`` and the whitening map ``W`` turning ``K_D(x)`` into a lasso target.
 
     Parameters
@@ -85,7 +93,13 @@ def kernel_lasso_factor(gram, *, rtol=None):
     return r[:, None] * V.T, V.T / r[:, None]
 
 
-def kernel_lasso_codes(cross_gram, R, W, alpha, lasso):
+def kernel_lasso_codes(
+    cross_gram: ArrayLike,
+    R: ArrayLike,
+    W: ArrayLike,
+    alpha: float,
+    lasso: Callable[..., Any],
+) -> NDArray:
     """Kernel lasso (13) of a batch through the factor of ``K_DD``: ordinary lasso, design ``R``.
 
     Parameters
@@ -108,7 +122,13 @@ def kernel_lasso_codes(cross_gram, R, W, alpha, lasso):
     return lasso(Z, R, alpha)
 
 
-def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
+def kernel_dictionary_update(
+    gram_basis: ArrayLike,
+    codes: ArrayLike,
+    *,
+    previous: Any = None,
+    ridge: float = 1e-10,
+) -> NDArray:
     """Least-squares (MOD) update of a representer-form dictionary ``D = Phi(X) F``.
 
     Parameters
@@ -146,7 +166,15 @@ def kernel_dictionary_update(gram_basis, codes, *, previous=None, ridge=1e-10):
     return F
 
 
-def kernel_dictionary_learning(gram, initial, alpha, lasso, *, max_iter=30, tol=1e-3):
+def kernel_dictionary_learning(
+    gram: ArrayLike,
+    initial: ArrayLike,
+    alpha: float,
+    lasso: Callable[..., Any],
+    *,
+    max_iter: int = 30,
+    tol: float = 1e-3,
+) -> tuple[NDArray, NDArray, int, list[float], bool]:
     """Learn a representer-form dictionary ``D = Phi(X) F`` by alternating codes and MOD updates.
 
     Parameters
@@ -199,7 +227,14 @@ def kernel_dictionary_learning(gram, initial, alpha, lasso, *, max_iter=30, tol=
     return F, A, n_iter, history, False
 
 
-def rbf_preimages(basis, coef, gamma, *, n_iter=100, tol=1e-8):
+def rbf_preimages(
+    basis: ArrayLike,
+    coef: ArrayLike,
+    gamma: float,
+    *,
+    n_iter: int = 100,
+    tol: float = 1e-8,
+) -> NDArray:
     """Approximate pre-images of representer-form atoms under the Gaussian kernel.
 
     Each atom ``psi_k = sum_i F_ik Phi(x_i)`` (``k(x, y) = exp(-gamma ||x - y||^2)``) is replaced

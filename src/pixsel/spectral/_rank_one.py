@@ -55,6 +55,13 @@ from .._array_api import get_namespace, is_numpy
 from .._validation import check_int, check_options, check_pair, check_real
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["rank_one_greedy_path"]
 
 #: Gains within this relative distance of the best one are ties, resolved to the lowest index.
@@ -516,7 +523,15 @@ def _new_info(block_size):
 # --------------------------------------------------------------------------------------------
 # Public, validated entry point
 # --------------------------------------------------------------------------------------------
-def rank_one_greedy_path(a, B, *, direction="forward", block_size=None, check_every=None, drift_tol=1e-10):
+def rank_one_greedy_path(
+    a: ArrayLike,
+    B: ArrayLike,
+    *,
+    direction: Literal["forward", "backward"] = "forward",
+    block_size: int | None = None,
+    check_every: int | None = None,
+    drift_tol: float = 1e-10,
+) -> SparsePath:
     """Greedy path of the binary sparse-LDA objective ``f(S) = a_S^T B_SS^{-1} a_S``, every k.
 
     Forward search adds, at each step, the feature with the largest gain

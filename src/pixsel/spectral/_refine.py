@@ -48,6 +48,13 @@ import scipy.linalg as sla
 from ._secular import EPS as _EPS
 from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["refine_support"]
 
 
@@ -344,9 +351,18 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
 
 
 def refine_support(
-    A, support, *, max_power=50, max_swaps=200, n_try=4, n_exchange=6, max_exchange=3, max_grow=None, screen=True,
-    max_eval=16,
-):
+    A: ArrayLike,
+    support: ArrayLike,
+    *,
+    max_power: int = 50,
+    max_swaps: int = 200,
+    n_try: int = 4,
+    n_exchange: int = 6,
+    max_exchange: int = 3,
+    max_grow: int | None = None,
+    screen: bool = True,
+    max_eval: int = 16,
+) -> tuple[NDArray, float, dict[str, Any]]:
     """Improve a sparse PCA support of fixed size (``B = I``); never returns a worse one.
 
     Parameters
