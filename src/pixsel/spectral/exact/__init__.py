@@ -45,11 +45,15 @@ problem.
 
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
-``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_result`` (the result
+``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_allk`` (the certified
+path of every size in one tree, :func:`exact_path`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions).
 """
 
+from ._allk import ExactPath, exact_path
 from ._result import ExactResult, SearchState, tighten_path_bound
 from ._solve import exact_support, plain_search
 
-__all__ = ["ExactResult", "SearchState", "exact_support", "plain_search", "tighten_path_bound"]
+__all__ = [
+    "ExactPath", "ExactResult", "SearchState", "exact_path", "exact_support", "plain_search", "tighten_path_bound",
+]
