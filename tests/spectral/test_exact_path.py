@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from pixsel.spectral import ExactPath, exact_path, exact_support
+from pixsel.spectral.exact import _allk
+from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 
 def _value(A, B, S, criterion):
@@ -68,11 +70,20 @@ def _below(ub, opt):
     return ub < opt - 1e-9 * np.abs(opt) - 1e-12
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def engine(request, monkeypatch):
+    """Both searches: the compiled kernel (where Numba is installed) and the NumPy one."""
+    if request.param == "compiled" and not HAVE_NUMBA:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(_allk, "_USE_NUMBA", request.param == "compiled")
+    return request.param
+
+
 @pytest.mark.parametrize("form,criterion,n_pairs", CASES)
-def test_every_size_matches_enumeration(form, criterion, n_pairs):
-    """185 random pairs in all, p <= 10, every k; plus stopped solves whose bounds stay valid."""
-    rng = np.random.default_rng(abs(hash((form, criterion))) % 2**32)
-    for _ in range(n_pairs):
+def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
+    """185 random pairs in all per engine, p <= 10, every k; stopped solves keep valid bounds."""
+    rng = np.random.default_rng([abs(hash((form, criterion))) % 2**32, engine == "numpy"])
+    for _ in range(n_pairs if engine == "compiled" else n_pairs // 2):
         p = int(rng.integers(2, 11))
         A, B = _pair(rng, p, form)
         if form == "factor" and A.shape[1] == p:
@@ -96,7 +107,7 @@ def test_every_size_matches_enumeration(form, criterion, n_pairs):
             np.testing.assert_allclose(stopped.objective[proved], opt[proved], rtol=1e-8, atol=1e-10)
 
 
-def test_vector_p13_and_max_k():
+def test_vector_p13_and_max_k(engine):
     """Two-class LDA at p = 13 (8191 subsets), all k; and max_k stops the path early."""
     rng = np.random.default_rng(7)
     for _ in range(3):
@@ -136,7 +147,7 @@ def test_gap_tol_stays_within_tolerance():
         assert not np.any(_below(res.upper_bound, opt))
 
 
-def test_time_limit_zero_returns_a_certified_path():
+def test_time_limit_zero_returns_a_certified_path(engine):
     rng = np.random.default_rng(5)
     a = rng.standard_normal(12)
     B = np.eye(12) + 0.3 * np.ones((12, 12))
@@ -146,7 +157,7 @@ def test_time_limit_zero_returns_a_certified_path():
     assert res.status[-1] == "optimal"  # the whole set is the only support of size p
 
 
-def test_callback_initial_and_result_record():
+def test_callback_initial_and_result_record(engine):
     rng = np.random.default_rng(2)
     a = rng.standard_normal(11)
     B = np.eye(11)

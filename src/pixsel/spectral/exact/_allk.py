@@ -49,12 +49,18 @@ from .._path import objective_on_support
 from ._result import SearchState
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate
+from . import _allk_numba
 
 __all__ = ["ExactPath", "exact_path"]
 
 PATH_STATUSES = ("optimal", "gap_reached", "stopped")
 #: refactorize the node inverse from scratch every this many levels of a dive
 _REFRESH = 8
+#: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
+#: tests switch it off to check the NumPy search against the same oracle
+_USE_NUMBA = True
+#: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
+_CHUNK = 256
 
 
 @dataclass
@@ -230,6 +236,11 @@ class _PathSearch:
         G = self.M[S].T @ W
         return P, W, (G + G.T) / 2
 
+    def value_of(self, S):
+        """``f(S)`` from scratch for the factor ``M`` (a square ``M`` is a factor here too)."""
+        S = np.asarray(S, dtype=np.intp)
+        return self._value(self._fresh(S)[2])
+
     def _value(self, G):
         if self.additive:
             return float(np.trace(G))
@@ -353,13 +364,53 @@ class _PathSearch:
                 np.maximum(self.tol_max[lo : hi + 1], np.where(keep, seg, -np.inf), out=self.tol_max[lo : hi + 1])
 
 
+def _run_compiled(search):
+    """Run the compiled kernel in chunks; returns (stop_reason, inc, sup, ub, n_nodes)."""
+    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup)
+    stop_reason = "completed"
+    n = 0
+    try:
+        while kern.open:
+            budget = _CHUNK
+            if search.node_limit is not None:
+                budget = min(budget, search.node_limit - n)
+                if budget <= 0:
+                    stop_reason = "node_limit"
+                    break
+            n += kern.step(budget)
+            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                stop_reason = "time_limit"
+                break
+            if search.callback is not None:
+                _report_kernel(search, kern, n)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    inc, sup = kern.incumbents()
+    open_ub = kern.upper_bounds()
+    if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
+        open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), search.value_of(np.arange(search.p)), open_ub)
+    if search.callback is not None:
+        _report_kernel(search, kern, n)
+    return stop_reason, inc, sup, np.maximum(inc, open_ub), n
+
+
+def _report_kernel(search, kern, n):
+    inc, _ = kern.incumbents()
+    ub = np.maximum(inc, kern.upper_bounds())[1 : search.max_k + 1]
+    inc = inc[1 : search.max_k + 1]
+    gaps = np.where(np.isfinite(ub), ub - inc, np.inf)
+    j = int(np.argmax(gaps))
+    search.callback(SearchState(nodes=n, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
+                                elapsed=time.perf_counter() - search.t0))
+
+
 def _greedy_start(M, B, form, criterion, max_k, search):
     """Offer the forward and backward greedy supports of every size (the dual pass)."""
     fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
     bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
     for k in range(1, max_k + 1):
         for S in (fw.support(k), bw.support(k)):
-            search.offer(objective_on_support(M, B, S, criterion=criterion), S)
+            search.offer(search.value_of(S), S)
 
 
 def _start_initial(M, B, criterion, initial, search):
@@ -370,7 +421,7 @@ def _start_initial(M, B, criterion, initial, search):
                 f"initial must be a list of supports, each of distinct indices in [0, {search.p - 1}]; "
                 f"got {np.asarray(S).tolist()}."
             )
-        search.offer(objective_on_support(M, B, S, criterion=criterion), S)
+        search.offer(search.value_of(S), S)
 
 
 def exact_path(
@@ -469,17 +520,21 @@ def exact_path(
         _greedy_start(M, B, mform, criterion, max_k, search)
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
-        stop_reason = search.run()
-    ub = search.upper_bounds()
+        if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+            stop_reason, inc, sup, ub, n_nodes = _run_compiled(search)
+            tol_max = np.full(p + 1, -np.inf)
+        else:
+            stop_reason = search.run()
+            inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
     supports, obj, ubs, status = [], np.empty(max_k), np.empty(max_k), []
     for j in range(1, max_k + 1):
-        S = search.sup[j]
+        S = sup[j]
         supports.append(S)
         o = objective_on_support(A, B, S, criterion=criterion)
         obj[j - 1] = o
-        if ub[j] <= search.inc[j]:
+        if ub[j] <= inc[j]:
             st, u = "optimal", o
-        elif search.tol_max[j] >= ub[j]:
+        elif tol_max[j] >= ub[j]:
             st, u = "gap_reached", ub[j] - shift
         else:
             st, u = "stopped", ub[j] - shift
@@ -490,7 +545,7 @@ def exact_path(
         objective=obj,
         upper_bound=ubs,
         status=np.array(status),
-        n_nodes=search.n_nodes,
+        n_nodes=n_nodes,
         time=time.perf_counter() - t0,
         stop_reason=stop_reason,
         criterion=criterion,
