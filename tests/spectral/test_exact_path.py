@@ -191,3 +191,5 @@ def test_bad_input_messages():
         exact_path(a, None, time_limit=-1)
     with pytest.raises(ValueError, match="k"):
         exact_path(a, None).support(0)
+    with pytest.raises(ValueError, match="exact_support"):
+        exact_path(np.ones(_allk.MAX_FEATURES + 1), None)

@@ -59,6 +59,8 @@ _REFRESH = 8
 #: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
 #: tests switch it off to check the NumPy search against the same oracle
 _USE_NUMBA = True
+#: the search keeps one p x p inverse per tree level (p + 1 of them): above this it refuses
+MAX_FEATURES = 256
 #: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
 _CHUNK = 256
 
@@ -176,6 +178,9 @@ class _PathSearch:
     def offer(self, value, support):
         """A support and its value; incumbents stay non-decreasing in the size."""
         j = len(support)
+        if j == 0:
+            self._refresh()
+            return
         if not value > self.inc[j]:
             return
         S = np.sort(np.asarray(support, dtype=np.intp))
@@ -188,6 +193,9 @@ class _PathSearch:
             j += 1
             self.inc[j] = value
             self.sup[j] = S
+        self._refresh()
+
+    def _refresh(self):
         inc = self.inc
         self.theta = inc + self.gap_tol * np.abs(np.where(np.isfinite(inc), inc, 0.0))
         self.theta[self.out] = np.inf
@@ -210,9 +218,9 @@ class _PathSearch:
         entries = list(self.stack)
         if self.current is not None:
             entries.append(self.current)
-        for e in entries:
-            lo, hi, eub = e[0], e[1], e[2]
-            np.maximum(ub[lo : hi + 1], eub[lo : hi + 1], out=ub[lo : hi + 1])
+        for lo, hi, frame, c in entries:
+            eub = np.minimum(frame[5][lo : hi + 1], frame[7][c])
+            np.maximum(ub[lo : hi + 1], eub, out=ub[lo : hi + 1])
         return ub
 
     def report(self):
@@ -252,9 +260,10 @@ class _PathSearch:
         P, W, G = self._fresh(S)
         val = self._value(G)
         self.offer(val, S)
-        ub = np.full(p + 1, val)
-        # entry: (lo, hi, ub, S, m, P, W, G, depth) - S ordered, first m fixed, (P, W, G) of S
-        self.stack.append((max(1, 0), min(p - 1, self.max_k), ub, S, 0, P, W, G, 0))
+        # a frame is an expanded node: (S ordered with its first m fixed, m, P, W, G, ub, order,
+        # cval, depth); an entry (lo, hi, frame, c) is its c-th child, built when popped
+        root = (S, 0, P, W, G, np.full(p + 1, val), None, np.array([val]), -1)
+        self.stack.append((1, min(p - 1, self.max_k), root, -1))
         status = "completed"
         try:
             while self.stack:
@@ -262,7 +271,7 @@ class _PathSearch:
                 self.tick()
                 self.stack.pop()
                 self.current = e
-                self._expand(*e)
+                self._expand(*self._child(*e))
                 self.current = None
         except Stop as stop:
             status = stop.status
@@ -270,6 +279,24 @@ class _PathSearch:
             status = "interrupted"
         self.report()
         return status
+
+    def _child(self, lo, hi, frame, c):
+        """The node of entry ``(lo, hi, frame, c)``: one rank-one downdate of the parent."""
+        S, m, P, W, G, ub, order, cval, depth = frame
+        if c < 0:  # the root
+            return lo, hi, ub, S, m, P, W, G, 0
+        t = m + int(order[c])
+        idx = np.concatenate((np.arange(m), m + order[:c], m + order[c + 1 :]))
+        Sc = S[idx]
+        if (depth + 1) % _REFRESH == 0:
+            Pc, Wc, Gc = self._fresh(Sc)
+        else:
+            u = P[:, t] / P[t, t]
+            wt = W[t]
+            Pc = (P - np.outer(u, P[t]))[np.ix_(idx, idx)]
+            Wc = (W - np.outer(u, wt))[idx]
+            Gc = G - np.outer(wt / P[t, t], wt)
+        return lo, hi, np.minimum(ub, cval[c]), Sc, m + c, Pc, Wc, Gc, depth + 1
 
     def _expand(self, lo, hi, ub, S, m, P, W, G, depth):
         theta = self.theta
@@ -334,27 +361,9 @@ class _PathSearch:
                 self._record_tol(max(m + c, 1), top, np.minimum(ub, cv_sorted[c]))
         if not np.any(push):
             return
-        Pcol = P[:, m + order]  # columns of the dropped variables
-        new_depth = depth + 1
-        refresh = new_depth % _REFRESH == 0
+        frame = (S, m, P, W, G, ub, order, cval[order], depth)
         for c in np.flatnonzero(push):
-            t = m + int(order[c])
-            idx = np.concatenate((np.arange(m), m + order[:c], m + order[c + 1 :]))
-            Sc = S[idx]
-            clo, chi = max(m + c, 1), min(s - 2, self.max_k)
-            cub = np.minimum(ub, cval[order[c]])
-            if refresh:
-                Pc, Wc, Gc = self._fresh(Sc)
-            else:
-                u = Pcol[:, c]
-                pt = u[t]
-                wt = W[t]
-                Pd = P - np.outer(u / pt, u)
-                Wd = W - np.outer(u / pt, wt)
-                Gc = G - np.outer(wt / pt, wt)
-                Pc = Pd[np.ix_(idx, idx)]
-                Wc = Wd[idx]
-            self.stack.append((clo, chi, cub, Sc, m + c, Pc, Wc, Gc, new_depth))
+            self.stack.append((max(m + c, 1), min(s - 2, self.max_k), frame, int(c)))
 
     def _record_tol(self, lo, hi, ub):
         if self.gap_tol > 0 and lo <= hi:
@@ -366,7 +375,8 @@ class _PathSearch:
 
 def _run_compiled(search):
     """Run the compiled kernel in chunks; returns (stop_reason, inc, sup, ub, n_nodes)."""
-    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup)
+    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup,
+                                   search.out)
     stop_reason = "completed"
     n = 0
     try:
@@ -402,6 +412,42 @@ def _report_kernel(search, kern, n):
     j = int(np.argmax(gaps))
     search.callback(SearchState(nodes=n, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
                                 elapsed=time.perf_counter() - search.t0))
+
+
+def _enumerate_small(search):
+    """Sizes 1, 2 (every pair, a 2 x 2 generalized eigenproblem in closed form) and ``p`` are
+    solved by enumeration in ``O(p^2 r)``; the search then ignores them. Returns their sizes."""
+    M, B, p = search.M, search.B, search.p
+    closed = {}
+    d = np.diag(B)
+    n2 = np.einsum("ij,ij->i", M, M)
+    single = n2 / d
+    i = int(np.argmax(single))
+    search.offer(float(single[i]), [i])
+    closed[1] = [i]
+    if p >= 2 and search.max_k >= 2:
+        a12 = M @ M.T
+        det = np.outer(d, d) - B**2
+        np.fill_diagonal(det, 1.0)
+        tr = (np.outer(n2, d) + np.outer(d, n2) - 2 * a12 * B) / det  # sum of the two eigenvalues
+        if search.additive:
+            val = tr
+        else:
+            prod = (np.outer(n2, n2) - a12**2) / det
+            val = (tr + np.sqrt(np.maximum(tr**2 - 4 * prod, 0.0))) / 2
+        val[np.tril_indices(p)] = -np.inf
+        i, j = np.unravel_index(int(np.argmax(val)), val.shape)
+        S = [int(i), int(j)]
+        search.offer(search.value_of(S), S)  # the closed form picks it; its value from scratch
+        closed[2] = S
+    closed[p] = list(range(p))
+    search.closed = {}
+    for j in closed:
+        if j <= search.max_k:
+            search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
+            search.out[j] = True
+    search.offer(-np.inf, [])  # refresh the thresholds
+    return list(search.closed)
 
 
 def _greedy_start(M, B, form, criterion, max_k, search):
@@ -497,6 +543,12 @@ def exact_path(
     t0 = time.perf_counter()
     A, B, form, _, criterion = _validate(A, B, 1, criterion, owner)
     p = A.shape[0]
+    if p > MAX_FEATURES:
+        raise ValueError(
+            f"exact_path searches every size of at most {MAX_FEATURES} features (it keeps one p x p "
+            f"inverse per tree level); got {p}. Select fewer candidate features first (for example "
+            "the union of the greedy supports), or certify single sizes with exact_support."
+        )
     max_k = p if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
     time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
     shift = 0.0
@@ -520,12 +572,15 @@ def exact_path(
         _greedy_start(M, B, mform, criterion, max_k, search)
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
+        closed = _enumerate_small(search)
         if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
             stop_reason, inc, sup, ub, n_nodes = _run_compiled(search)
             tol_max = np.full(p + 1, -np.inf)
         else:
             stop_reason = search.run()
             inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
+        for j in closed:  # solved by enumeration: no subtree is searched for them
+            inc[j], sup[j], ub[j] = search.closed[j]
     supports, obj, ubs, status = [], np.empty(max_k), np.empty(max_k), []
     for j in range(1, max_k + 1):
         S = sup[j]

@@ -376,7 +376,7 @@ if HAVE_NUMBA:
 class PathKernel:
     """The arrays of a resumable compiled search (``gap_tol = 0``)."""
 
-    def __init__(self, M, B, max_k, additive, inc, sup):
+    def __init__(self, M, B, max_k, additive, inc, sup, out):
         p, r = M.shape
         self.M = np.ascontiguousarray(M, dtype=np.float64)
         self.B = np.ascontiguousarray(B, dtype=np.float64)
@@ -403,8 +403,8 @@ class PathKernel:
         for j, S in enumerate(sup):
             if S is not None:
                 self.inc_sup[j, : len(S)] = S
-        # sizes above max_k are never of interest
-        self.inc[max_k + 1 :] = np.inf
+        # sizes above max_k, and those solved already, are never of interest
+        self.inc[out] = np.inf
 
     @property
     def open(self):
@@ -436,6 +436,6 @@ class PathKernel:
 
     def incumbents(self):
         inc = self.inc.copy()
-        inc[self.max_k + 1 :] = -np.inf
+        inc[np.isinf(inc)] = -np.inf
         sup = [None] + [np.sort(self.inc_sup[j, :j]) if np.isfinite(inc[j]) else None for j in range(1, self.p + 1)]
         return inc, sup
