@@ -88,6 +88,9 @@ class ExactPath:
     stop_reason : str
         ``'completed'``, ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``.
     criterion : str
+    info : dict
+        ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
+        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``.
     """
 
     supports: list
@@ -451,12 +454,16 @@ def _enumerate_small(search):
 
 
 def _greedy_start(M, B, form, criterion, max_k, search):
-    """Offer the forward and backward greedy supports of every size (the dual pass)."""
+    """Offer the forward and backward greedy supports of every size (the dual pass); returns
+    their objectives per size (in the search's, possibly shifted, scale)."""
     fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
     bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
+    vals = np.empty((2, max_k))
     for k in range(1, max_k + 1):
-        for S in (fw.support(k), bw.support(k)):
-            search.offer(search.value_of(S), S)
+        for i, S in enumerate((fw.support(k), bw.support(k))):
+            vals[i, k - 1] = search.value_of(S)
+            search.offer(vals[i, k - 1], S)
+    return vals
 
 
 def _start_initial(M, B, criterion, initial, search):
@@ -569,7 +576,7 @@ def exact_path(
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
-        _greedy_start(M, B, mform, criterion, max_k, search)
+        greedy = _greedy_start(M, B, mform, criterion, max_k, search) - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
         closed = _enumerate_small(search)
@@ -604,5 +611,5 @@ def exact_path(
         time=time.perf_counter() - t0,
         stop_reason=stop_reason,
         criterion=criterion,
-        info={"form": form, "shift": shift},
+        info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1]},
     )
