@@ -190,12 +190,16 @@ class _PathSearch:
         self.inc[j] = value
         self.sup[j] = S
         # a support of size j plus any feature is one of size j + 1 at least as good
-        while j < self.p and self.inc[j + 1] < value:
-            rest = np.setdiff1d(np.arange(self.p), S, assume_unique=True)
-            S = np.sort(np.append(S, rest[0]))
-            j += 1
-            self.inc[j] = value
-            self.sup[j] = S
+        if j < self.p and self.inc[j + 1] < value:
+            free = np.ones(self.p, bool)
+            free[S] = False
+            rest = np.flatnonzero(free)
+            while j < self.p and self.inc[j + 1] < value:
+                S = np.sort(np.append(S, rest[0]))
+                rest = rest[1:]
+                j += 1
+                self.inc[j] = value
+                self.sup[j] = S
         self._refresh()
 
     def _refresh(self):
@@ -455,14 +459,14 @@ def _enumerate_small(search):
 
 def _greedy_start(M, B, form, criterion, max_k, search):
     """Offer the forward and backward greedy supports of every size (the dual pass); returns
-    their objectives per size (in the search's, possibly shifted, scale)."""
+    their objectives per size in the search's (possibly shifted) scale."""
     fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
     bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
     vals = np.empty((2, max_k))
-    for k in range(1, max_k + 1):
-        for i, S in enumerate((fw.support(k), bw.support(k))):
-            vals[i, k - 1] = search.value_of(S)
-            search.offer(vals[i, k - 1], S)
+    for k in range(max_k, 0, -1):  # from the top: few non-decreasing fix-ups in offer
+        for i, path in enumerate((fw, bw)):
+            vals[i, k - 1] = path.objective[k - 1]
+            search.offer(vals[i, k - 1], path.support(k))
     return vals
 
 
@@ -576,6 +580,7 @@ def exact_path(
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
+        # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
         greedy = _greedy_start(M, B, mform, criterion, max_k, search) - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
