@@ -57,6 +57,7 @@ def main(argv=None):
     n = args.n
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     opt_n, gre_n, st_n, r_gre, r_st, r_ft, nodes_all = [], [], [], [], [], [], []
     not_optimal = 0
     done = 0
@@ -79,11 +80,14 @@ def main(argv=None):
         if done % 2000 == 0:
             print(f"  {done} pairs, {time.perf_counter() - t0:.0f} s", flush=True)
     elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     opt_n, gre_n, st_n = map(np.array, (opt_n, gre_n, st_n))
     r_gre, r_st, r_ft, nodes_all = np.array(r_gre), np.array(r_st), np.array(r_ft), np.array(nodes_all)
     ks = np.arange(1, n + 1)
     print(f"{done} pairs (n = {n}) in {elapsed:.1f} s; solves not optimal: {not_optimal}")
-    print(f"rate {done / elapsed:.1f} pairs/s; projected for 50,000 pairs: {50000 / (done / elapsed) / 60:.1f} min;"
+    print(f"rate {done / elapsed:.1f} pairs/s wall ({done / cpu:.1f} per CPU second; load average {os.getloadavg()[0]:.1f}"
+          f" on {os.cpu_count()} cores); projected for 50,000 pairs: {50000 * elapsed / done / 60:.1f} min wall,"
+          f" {50000 * cpu / done / 60:.1f} min of one CPU;"
           f" mean exact_path nodes per pair {nodes_all.sum(1).mean():.0f}")
     print(" k | mean R*/Rn | mean GSLDA/Rn | mean ST/Rn | GSLDA/opt mean (min) | ST/opt mean (min) | FT/opt mean | GSLDA optimal | nodes/n")
     for j, k in enumerate(ks):
@@ -96,7 +100,7 @@ def main(argv=None):
     print(f"greedy mean ratio >= 0.90 at every k: {bool(np.all(r_gre.mean(0) >= 0.9))}; worst mean ratio at k = {worst_k}")
     out = out_dir(args)
     data = {
-        "args": {"pairs": args.pairs, "n": args.n, "max_seconds": args.max_seconds, "seed": args.seed}, "pairs_done": done, "elapsed_s": elapsed, "not_optimal": not_optimal,
+        "args": {"pairs": args.pairs, "n": args.n, "max_seconds": args.max_seconds, "seed": args.seed}, "pairs_done": done, "elapsed_s": elapsed, "cpu_s": cpu, "not_optimal": not_optimal,
         "k": ks, "mean_opt_norm": opt_n.mean(0), "mean_greedy_norm": gre_n.mean(0), "mean_st_norm": st_n.mean(0),
         "mean_ratio_greedy": r_gre.mean(0), "min_ratio_greedy": r_gre.min(0), "mean_ratio_st": r_st.mean(0),
         "min_ratio_st": r_st.min(0), "mean_ratio_ft": r_ft.mean(0), "greedy_optimal_fraction": (r_gre >= 1 - 1e-9).mean(0),

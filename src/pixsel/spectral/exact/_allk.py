@@ -413,9 +413,12 @@ def _run_compiled(search):
 
 def _report_kernel(search, kern, n):
     inc, _ = kern.incumbents()
-    ub = np.maximum(inc, kern.upper_bounds())[1 : search.max_k + 1]
-    inc = inc[1 : search.max_k + 1]
-    gaps = np.where(np.isfinite(ub), ub - inc, np.inf)
+    closed = search.out  # solved in closed form (or beyond max_k): no gap
+    inc = np.where(closed, search.inc, inc)
+    ub = np.where(closed, search.inc, np.maximum(inc, kern.upper_bounds()))
+    inc, ub = inc[1 : search.max_k + 1], ub[1 : search.max_k + 1]
+    with np.errstate(invalid="ignore"):
+        gaps = np.where(closed[1 : search.max_k + 1], 0.0, ub - inc)
     j = int(np.argmax(gaps))
     search.callback(SearchState(nodes=n, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
                                 elapsed=time.perf_counter() - search.t0))
