@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is a dependency; the NumPy search is the fallback
-    numba = None
+import importlib.util
 
 __all__ = ["HAVE_NUMBA", "PathKernel"]
 
-HAVE_NUMBA = numba is not None
+#: numba is a dependency; where it is missing the NumPy search of ``_allk`` runs instead. It is
+#: imported (and the kernel compiled, or loaded from numba's cache) on the first search only, so
+#: that importing pixsel does not pay for it.
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 _REFRESH = 8
 
 
@@ -367,10 +367,20 @@ def _chol_pd(G, thr, r):  # pragma: no cover - compiled
     return True
 
 
-if HAVE_NUMBA:
-    _offer = numba.njit(cache=True)(_offer)
-    _chol_pd = numba.njit(cache=True)(_chol_pd)
-    _kernel = numba.njit(cache=True)(_kernel)
+_compiled = []
+
+
+def _compiled_kernel():
+    """The compiled kernel, built on the first call (the helpers it calls are compiled first and
+    bound to their module names, which is where numba looks them up)."""
+    global _offer, _chol_pd
+    if not _compiled:
+        import numba
+
+        _offer = numba.njit(cache=True)(_offer)
+        _chol_pd = numba.njit(cache=True)(_chol_pd)
+        _compiled.append(numba.njit(cache=True)(_kernel))
+    return _compiled[0]
 
 
 class PathKernel:
@@ -411,7 +421,7 @@ class PathKernel:
         return int(self.stack_top[0]) > 0
 
     def step(self, budget):
-        return _kernel(
+        return _compiled_kernel()(
             self.B, self.M, self.additive, self.max_k, int(budget), self.fS, self.fm, self.fs, self.fP,
             self.fW, self.fG, self.fub, self.fval, self.forder, self.fcval, self.est, self.stack_top,
             self.inc, self.inc_sup, self.counters,
