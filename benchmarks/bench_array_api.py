@@ -5,7 +5,10 @@ Times what users call on the same data held by each library: the statistics of `
 selection, ``SubspaceScoreSelector(...).fit`` under ``sklearn.config_context(array_api_dispatch=True)``
 (Krylov SVD + scores + selection), and the dual greedy path of a two-class pair ``(a, B)``
 (:func:`pixsel.spectral.greedy_path` forward and backward: on a non-NumPy library the blocked
-elimination runs on its device). Libraries: NumPy (CPU); array-api-strict, the bare standard
+elimination runs on its device), then the other estimators that follow X under dispatch, fitted
+on the first ``--select-p`` columns: ``SparseLDASelector`` with two classes (binary path) and
+with three (the factor path), ``SparsePCASelector`` (covariance and full-rank forward path to
+``k`` on the device, the refinement on the host) and ``CardinalSPLSSelector``. Libraries: NumPy (CPU); array-api-strict, the bare standard
 over NumPy with the same BLAS, which isolates the cost of pixsel's array-API code; PyTorch on
 the CPU; and, only when present (detected, never required), PyTorch on CUDA and CuPy. The goal
 on a CPU is an array-API path no slower than 1.2 x NumPy's; each row prints ``library / numpy``.
@@ -33,7 +36,12 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 
 from _common import best_time, blas_threads, parser, write_results  # noqa: E402
-from pixsel.selection import SubspaceScoreSelector  # noqa: E402
+from pixsel.selection import (  # noqa: E402
+    CardinalSPLSSelector,
+    SparseLDASelector,
+    SparsePCASelector,
+    SubspaceScoreSelector,
+)
 from pixsel.spectral import greedy_path  # noqa: E402
 from pixsel.stats import class_statistics, column_moments  # noqa: E402
 
@@ -86,7 +94,11 @@ def main(argv=None):
     p.add_argument("--p", type=int, default=None, help="features (default 4096; quick 1024)")
     p.add_argument("--path-p", default=None,
                    help="comma-separated p of the dual greedy path (default 1024,4096; quick 256)")
+    p.add_argument("--select-p", type=int, default=None,
+                   help="features of the selector rows (default 1024; quick 32)")
     args = p.parse_args(argv)
+    sel_p = args.select_p or (32 if args.quick else 1024)
+    k_sel = min(32, sel_p // 4)
     path_ps = [int(v) for v in (args.path_p or ("256" if args.quick else "1024,4096")).split(",")]
     n = args.n or (2_000 if args.quick else 20_000)
     pf = args.p or (1024 if args.quick else 4096)
@@ -118,6 +130,16 @@ def main(argv=None):
         "SubspaceScoreSelector.fit float32": (
             X32, lambda X, yy: SubspaceScoreSelector(64, rank=20, random_state=0).fit(X)),
     }
+    y3 = rng.integers(0, 3, n)
+    Xs = np.ascontiguousarray(X64[:, :sel_p])
+    Xs[:, :8] += 0.3 * y3[:, None]  # a few informative pixels for the three-class rows
+    tasks.update({
+        f"SparseLDASelector.fit 2 classes p={sel_p}": (Xs, lambda X, yy: SparseLDASelector(k_sel).fit(X, yy)),
+        f"SparseLDASelector.fit 3 classes p={sel_p}": (
+            (Xs, y3), lambda Xy, yy: SparseLDASelector(k_sel, direction="forward").fit(*Xy)),
+        f"SparsePCASelector.fit k={k_sel} p={sel_p}": (Xs, lambda X, yy: SparsePCASelector(k_sel).fit(X)),
+        f"CardinalSPLSSelector.fit p={pf}": (X64, lambda X, yy: CardinalSPLSSelector(min(64, pf // 2), n_components=3).fit(X, yy)),
+    })
     for pp in path_ps:  # (a, B) of a two-class problem: B a well-conditioned within-class scatter
         Z = rng.standard_normal((2 * pp, pp))
         Bp = Z.T @ Z / (2 * pp) + 0.05 * np.eye(pp)
@@ -125,11 +147,11 @@ def main(argv=None):
     rows = []
     with blas_threads(args), sklearn.config_context(array_api_dispatch=True):
         for task, (X, fn) in tasks.items():
-            is_path = isinstance(X, tuple)
-            row = {"task": task, "n": None if is_path else n, "p": X[0].shape[0] if is_path else pf,
-                   "seconds": {}}
+            is_path = isinstance(X, tuple) and X[0].ndim == 1
+            cols = X[0].shape[1] if isinstance(X, tuple) and not is_path else X[0].shape[0] if is_path else X.shape[1]
+            row = {"task": task, "n": None if is_path else n, "p": cols, "seconds": {}}
             for name, conv, sync in libs:
-                Xl = tuple(conv(m) for m in X) if is_path else conv(X)
+                Xl = tuple(conv(m) for m in X) if isinstance(X, tuple) else conv(X)
                 yl = conv(y)
                 sync()
                 row["seconds"][name] = _timed(lambda: fn(Xl, yl), sync, repeat)

@@ -107,6 +107,10 @@ PUBLIC_PACKAGES = [
     "pixsel.scores",
     "pixsel.pls",
     "pixsel.projection",
+    "pixsel.gp",
+    "pixsel.features",
+    "pixsel.experiments",
+    "pixsel.viz",
     "pixsel.datasets",
     "pixsel.io",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "float_dtype",
     "has_float64",
     "to_numpy",
+    "to_host",
     "from_numpy",
     "one_hot",
     "sign_flip",
@@ -212,6 +213,23 @@ def to_numpy(x, dtype=None):
             host = array_namespace(x).__array_namespace_info__().default_device()
             out = np.asarray(to_device(x, host))
     return np.asarray(out, dtype=dtype)
+
+
+def to_host(*arrays, names=None):
+    """The arrays as NumPy for host-only work (the exact search): arrays of one other library
+    (on one device) are copied to the host once; NumPy arrays, lists and None pass unchanged.
+
+    Examples
+    --------
+    >>> import array_api_strict as xps
+    >>> a, b = to_host(xps.asarray([1.0]), None)
+    >>> type(a).__name__, b
+    ('ndarray', None)
+    """
+    xp, _ = get_namespace(*arrays, names=names or ["A", "B"][: len(arrays)])
+    if is_numpy(xp):
+        return arrays
+    return tuple(a if not _is_array(a) else to_numpy(a) for a in arrays)
 
 
 def from_numpy(xp, a, device=None, dtype=None):

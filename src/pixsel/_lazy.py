@@ -20,7 +20,12 @@ import functools
 
 import numpy as np
 
-from ._validation import is_dask_array
+from ._validation import NonFiniteError, is_dask_array
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["DaskSelectorMixin", "dask_rows", "map_row_blocks"]
 
@@ -54,10 +59,19 @@ def map_row_blocks(fn, X, *, owner=None):
         )
     X = X.rechunk({1: -1})
     probe = np.asarray(fn(np.zeros((1, X.shape[1]), dtype=X.dtype)))
+
+    def located(block, block_info=None):  # a NaN is reported at its row of X, not of the chunk
+        if block_info is not None and block.dtype.kind in "fc" and not np.all(np.isfinite(block)):
+            start = block_info[0]["array-location"][0][0]
+            bad = np.argwhere(~np.isfinite(block))
+            raise NonFiniteError(f"X (rows {start} to {start + len(block) - 1})", len(bad),
+                                 (bad[0][0] + start, *bad[0][1:]))
+        return fn(block)
+
     if probe.ndim == 1:
-        return X.map_blocks(fn, drop_axis=1, dtype=probe.dtype, meta=np.empty((0,), probe.dtype))
+        return X.map_blocks(located, drop_axis=1, dtype=probe.dtype, meta=np.empty((0,), probe.dtype))
     return X.map_blocks(
-        fn, chunks=(X.chunks[0], (probe.shape[1],)), dtype=probe.dtype, meta=np.empty((0, 0), probe.dtype)
+        located, chunks=(X.chunks[0], (probe.shape[1],)), dtype=probe.dtype, meta=np.empty((0, 0), probe.dtype)
     )
 
 
@@ -95,7 +109,7 @@ def dask_rows(method):
 class DaskSelectorMixin:
     """Put before ``SelectorMixin``: ``transform`` of a Dask array keeps the selected columns lazily."""
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Reduce ``X`` to the selected features (a Dask array stays a lazy Dask array).
 
         Parameters

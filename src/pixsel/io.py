@@ -11,6 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from os import PathLike
+    from typing import Any
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
 __all__ = ["atomic_path", "write_json", "write_npz", "save_figure", "save_image", "to_jsonable"]
 
 
@@ -29,7 +39,7 @@ def _umask() -> int:
 
 
 @contextmanager
-def atomic_path(path):
+def atomic_path(path: str | PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``path`` on success only.
 
     The file gets the mode an ordinary ``open(path, "w")`` would give it, ``0o666`` less the
@@ -53,7 +63,7 @@ def atomic_path(path):
         raise
 
 
-def to_jsonable(obj):
+def to_jsonable(obj: Any) -> Any:
     """Convert NumPy scalars and arrays (recursively) to plain Python for ``json``."""
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
@@ -68,7 +78,7 @@ def to_jsonable(obj):
     return obj
 
 
-def write_json(path, data):
+def write_json(path: str | PathLike[str], data: Any) -> Path:
     """Write ``data`` as indented JSON, atomically."""
     with atomic_path(path) as tmp:
         with open(tmp, "w") as fh:
@@ -77,7 +87,7 @@ def write_json(path, data):
     return Path(path)
 
 
-def write_npz(path, **arrays):
+def write_npz(path: str | PathLike[str], **arrays: ArrayLike) -> Path:
     """Write ``arrays`` as a compressed ``.npz``, atomically."""
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
@@ -85,7 +95,7 @@ def write_npz(path, **arrays):
     return Path(path)
 
 
-def save_figure(fig, path, **kwargs):
+def save_figure(fig: Figure, path: str | PathLike[str], **kwargs: Any) -> str | PathLike[str]:
     """Save a matplotlib figure atomically; the format follows the suffix (default png).
 
     Needs no pyplot and no backend: :mod:`pixsel.viz` figures are plain ``Figure`` objects. A
@@ -106,7 +116,7 @@ def _release(fig):
             plt.close(fig)
 
 
-def save_image(path, image, *, cmap="gray"):
+def save_image(path: str | PathLike[str], image: ArrayLike, *, cmap: str = "gray") -> str | PathLike[str]:
     """Save a 2-D array as an image file (one pixel per entry), atomically."""
     from matplotlib.image import imsave
 

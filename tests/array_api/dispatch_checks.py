@@ -13,7 +13,14 @@ import sklearn
 from sklearn.utils.estimator_checks import check_array_api_input
 
 from pixsel._array_api import device_of, to_numpy
-from pixsel.selection import ScoreSelector, SubspaceScoreSelector
+from pixsel.selection import (
+    CardinalSPLSSelector,
+    ScoreSelector,
+    SparseLDASelector,
+    SparsePCASelector,
+    SPLSSelector,
+    SubspaceScoreSelector,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -73,14 +80,112 @@ def test_follows_X(lib, dtype, est):
                                rtol=1e-6)
 
 
-def test_tag_only_on_converted_estimators():
+PATH_SELECTORS = [
+    SparseLDASelector(4),
+    SparseLDASelector(4, direction="forward", criterion="trace"),
+    SparseLDASelector(4, regularization="ledoit-wolf"),
+    SparsePCASelector(3, direction="dual", certificate=True),
+    SparsePCASelector(3, refine=False),
+]
+
+
+@pytest.mark.parametrize(
+    "est, binary",
+    [(est, True) for est in PATH_SELECTORS]
+    + [(est, False) for est in PATH_SELECTORS if isinstance(est, SparseLDASelector)],  # 3 classes
+    ids=lambda v: repr(v) if not isinstance(v, bool) else ("2 classes" if v else "3 classes"),
+)
+def test_path_selectors_follow_X(lib, dtype, est, binary):
+    """The path selectors: the NumPy support, every fitted array on X's device, coef_ /
+    components_ to a dtype-appropriate tolerance; float32 on the device against float64."""
+    X, y = _data(p=10)
+    if binary:
+        y = (y > 0).astype(np.int64)
+    ref = sklearn.base.clone(est)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X, y)
+    got = sklearn.base.clone(est).fit(lib.asarray(X, dtype), lib.asarray(y))
+    mask = got.get_support()
+    assert isinstance(mask, np.ndarray) and mask.dtype == bool
+    np.testing.assert_array_equal(mask, ref.get_support())
+    np.testing.assert_array_equal(got.get_support_at(2), ref.get_support_at(2))
+    arrays = dict(_fitted_arrays(got), support_=got.support_)
+    assert "objective_path_" in arrays
+    for name, value in arrays.items():
+        if name == "classes_":
+            continue
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    rtol = 2e-4 if dtype == "float32" else 1e-8
+    name = "coef_" if hasattr(ref, "coef_") else "components_"
+    want = getattr(ref, name)
+    np.testing.assert_allclose(to_numpy(getattr(got, name), np.float64), want, rtol=rtol,
+                               atol=rtol * float(np.max(np.abs(want))))
+    np.testing.assert_allclose(to_numpy(got.objective_path_, np.float64), ref.objective_path_, rtol=rtol)
+    Xt = got.transform(lib.asarray(X, dtype))
+    assert type(Xt).__module__.split(".")[0] == lib.name
+    back = got.inverse_transform(Xt)
+    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", ["classes", "continuous"])
+@pytest.mark.parametrize("est", [CardinalSPLSSelector(4, n_components=2), SPLSSelector(0.5, n_components=2)], ids=repr)
+def test_spls_selectors_follow_X(lib, dtype, est, target):
+    X, y = _data(p=12)
+    if target == "continuous":
+        y = X[:, 2] - 0.5 * X[:, 5] + 0.1 * np.sin(np.arange(len(X)))
+    ref = sklearn.base.clone(est).set_params(target=target)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X, y)
+    got = sklearn.base.clone(ref).fit(lib.asarray(X, dtype), lib.asarray(y, dtype if target == "continuous" else None))
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    arrays = dict(_fitted_arrays(got), support_=got.support_)
+    assert {"coef_", "intercept_", "x_rotations_", "iteration_added_"} <= set(arrays)
+    for name, value in arrays.items():
+        if name == "classes_":
+            continue
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    rtol = 2e-3 if dtype == "float32" else 1e-8
+    np.testing.assert_allclose(to_numpy(got.coef_, np.float64), ref.coef_, rtol=rtol,
+                               atol=rtol * float(np.max(np.abs(ref.coef_))))
+    pred = got.predict(lib.asarray(X, dtype))
+    if target == "classes":
+        np.testing.assert_array_equal(to_numpy(pred), ref.predict(X))
+    else:
+        np.testing.assert_allclose(to_numpy(pred, np.float64), ref.predict(X), rtol=rtol,
+                                   atol=rtol * float(np.max(np.abs(ref.predict(X)))))
+    back = got.inverse_transform(got.transform(lib.asarray(X, dtype)))
+    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
+
+
+def test_exact_solver_on_device_statistics(lib):
+    """solver='exact' takes the device statistics to the host once and certifies the same support."""
+    X, y = _data(p=10)
+    y = (y > 0).astype(np.int64)
+    ref = SparseLDASelector(3, solver="exact")
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X, y)
+    got = SparseLDASelector(3, solver="exact").fit(lib.asarray(X), lib.asarray(y))
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    assert got.status_ == ref.status_ == "optimal"
+    assert got.upper_bound_ == pytest.approx(ref.upper_bound_, rel=1e-9)
+
+
+def test_implicit_says_numpy_only(lib):
+    X, y = _data(p=10)
+    with pytest.raises(TypeError, match="algorithm='implicit' runs on NumPy only"):
+        SparseLDASelector(3, algorithm="implicit").fit(lib.asarray(X), lib.asarray(y))
+    with pytest.raises(TypeError, match="algorithm='implicit' runs on NumPy only"):
+        SparsePCASelector(3, algorithm="implicit").fit(lib.asarray(X))
+
+
+def test_tag_on_converted_estimators():
     from sklearn.utils import get_tags
 
-    from pixsel.selection import SparseLDASelector
-
-    assert get_tags(SubspaceScoreSelector()).array_api_support
-    assert get_tags(ScoreSelector()).array_api_support
-    assert not get_tags(SparseLDASelector()).array_api_support
+    for est in (SubspaceScoreSelector(), ScoreSelector(), SparseLDASelector(), SparsePCASelector(),
+                CardinalSPLSSelector(), SPLSSelector()):
+        assert get_tags(est).array_api_support, est
 
 
 def test_mixed_libraries_named(lib):
@@ -103,7 +208,9 @@ def test_laplacian_says_numpy_only():
         ScoreSelector(3, criterion="laplacian").fit(torch.asarray(X))
 
 
-@pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance")],
+@pytest.mark.parametrize("est", [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance"),
+                                 SparseLDASelector(3), SparsePCASelector(3, direction="dual"),
+                                 CardinalSPLSSelector(3, n_components=2)],
                          ids=repr)
 @pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
 @pytest.mark.parametrize("dtype_name", ["float64", "float32"])

@@ -33,3 +33,17 @@ def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, 
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
     assert "ker.dict (ours)" in out[key] and "KPCA" in out[key] and "KLPP" in out[key]
     assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name,key", [("bench_slm_speed", "kernel"), ("bench_slm_stability", "summary")])
+def test_quick_slm_speed_and_stability(name, key, shared_data, tmp_path, monkeypatch, capsys):
+    for data in ("usps_3v5_split.npz", "extyaleb_32x32.npz", "usps_full_16x16.npz", "cmupie_32x32.npz"):
+        shared_data.path(data)  # skips when a file is absent
+    monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
+    assert _load(name).main(["--quick"]) == 0
+    out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
+    assert key in out and "goal" in capsys.readouterr().out
+    if name == "bench_slm_stability":
+        assert out["summary"]["tau_max_over_min"] >= 1.0 and len(out["draws"]) == 3
+    else:
+        assert all(r["ratio"] > 0 for r in out["linear"]) and out["kernel"][0]["n_iter"] >= 1

@@ -52,3 +52,22 @@ def test_project_is_listed_in_help(capsys):
         main(["project", "--help"])
     text = capsys.readouterr().out
     assert "--method" in text and "-m" in text and "--out" in text
+
+
+def test_project_slm_progress_counts_epochs(digits_npz, tmp_path, monkeypatch):
+    import io
+
+    import pixsel._progress as prog
+
+    out_lines = io.StringIO()
+    monkeypatch.setattr(prog, "step_progress", lambda total, desc, *, enabled=True, **kw: prog.StepProgress(
+        total, desc, enabled=enabled, delay=0, interval=0, stream=out_lines))
+    args = ["project", str(digits_npz), "--method", "slm", "-n", "2", "--param", "n_atoms=16",
+            "--param", "max_iter=3", "--param", "batch_size=40", "--progress", "--out", str(tmp_path / "p"), "-q"]
+    assert main(args) == 0  # -q wins over --progress
+    assert out_lines.getvalue() == ""
+    assert main(args[:-1]) == 0
+    lines = out_lines.getvalue().splitlines()
+    assert lines and all(line.startswith("SLM dictionary (epochs): ") for line in lines)
+    assert "1/3 epoch 1 done" in lines[0]
+    assert json.loads((tmp_path / "p" / "projection.json").read_text())["parameters"]["progress"] is True

@@ -12,6 +12,7 @@ from pixsel.projection import (
     kernel_lasso_codes,
     kernel_lasso_factor,
     kernel_slm_projection,
+    lasso_gram_cd,
     slm_gain,
     slm_objective,
     slm_projection,
@@ -284,3 +285,66 @@ def test_rbf_preimages_fixed_points():
     assert align(z[0]) >= max(align(x) for x in X) - 1e-12
     with pytest.raises(ValueError, match="gamma"):
         rbf_preimages(X, F, gamma=0.0)
+
+
+def _lasso_objective(A, X, atoms, alpha):
+    return 0.5 * np.sum((X - A @ atoms) ** 2) + alpha * np.abs(A).sum()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lasso_gram_cd_matches_lars_objective(seed):
+    from sklearn.decomposition import sparse_encode
+
+    rng = np.random.default_rng(seed)
+    atoms = rng.normal(size=(12, 8))
+    atoms[3] = atoms[2] + 0.1 * rng.normal(size=8)  # two correlated atoms
+    X = rng.normal(size=(40, 8))
+    ref = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.1)
+    res = lasso_gram_cd(atoms @ atoms.T, X @ atoms.T, 0.1, max_iter=20000, tol=1e-9)
+    assert res.converged and res.codes.shape == (40, 12)
+    f_ref, f_cd = _lasso_objective(ref, X, atoms, 0.1), _lasso_objective(res.codes, X, atoms, 0.1)
+    assert f_cd <= f_ref * (1 + 1e-8) and f_cd == pytest.approx(f_ref, rel=1e-8)
+    # optimality (KKT) of every sample: |c - G a| <= alpha, with equality and sign on the support
+    Q = X @ atoms.T - res.codes @ (atoms @ atoms.T)
+    assert np.all(np.abs(Q) <= 0.1 + 1e-6)
+    on = res.codes != 0
+    np.testing.assert_allclose(Q[on], 0.1 * np.sign(res.codes[on]), atol=1e-6)
+
+
+def test_lasso_gram_cd_closed_form_warm_start_and_zero_atom():
+    G = np.diag([2.0, 1.0, 0.0])  # orthogonal atoms (one of zero norm): soft-thresholding
+    C = np.array([[3.0, -0.5, 7.0], [-1.0, 2.5, -7.0]])
+    res = lasso_gram_cd(G, C, 1.0)
+    np.testing.assert_allclose(res.codes, [[1.0, 0.0, 0.0], [0.0, 1.5, 0.0]])
+    assert res.converged and res.n_iter <= 2
+    init = res.codes.copy()
+    again = lasso_gram_cd(G, C, 1.0, init=init)
+    assert again.n_iter == 1 and np.array_equal(init, res.codes)  # the warm start is not modified
+    assert not lasso_gram_cd(np.array([[1.0, 0.9], [0.9, 1.0]]), [[1.0, 0.5]], 0.0, max_iter=1).converged
+
+
+def test_kernel_dictionary_learning_gram_cd_follows_the_lars_path():
+    from sklearn.decomposition import sparse_encode
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 6))
+    initial = np.array([0, 4, 7, 11, 20, 25, 29])
+    lars = lambda Z, R, a: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=a)  # noqa: E731
+    _, _, _, h_lars, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, lars, max_iter=6, tol=0.0)
+    F, A, _, h_cd, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
+    np.testing.assert_allclose(h_cd, h_lars, rtol=1e-4)  # the new coder's objective, iteration by iteration
+    assert all(np.diff(h_cd) <= 1e-9 * h_cd[0])  # monotone
+    seen = []
+    F2, A2, *_ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500,
+                                            callback=lambda i, f: seen.append((i, f)))
+    np.testing.assert_array_equal(F2, F)  # deterministic
+    assert [i for i, _ in seen] == list(range(1, 7)) and seen[-1][1] == h_cd[-1]
+
+
+def test_kernel_dictionary_learning_default_coder_budget_stays_close():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 6))
+    initial = np.array([0, 4, 7, 11, 20, 25, 29])
+    *_, h_exact, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
+    *_, h_fast, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0)
+    assert h_fast[-1] == pytest.approx(h_exact[-1], rel=1e-2)  # 10 warm-started sweeps per iteration

@@ -36,6 +36,11 @@ import sys
 from .. import __version__
 from . import _demo, _evaluate, _path, _project, _scores, _select
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["main", "build_parser"]
 
 _COMMANDS = [_select, _path, _scores, _project, _evaluate, _demo]
@@ -104,7 +109,7 @@ def _warn_in_one_line(command):
     return show
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pixsel`` console script; returns the exit status.
 
     Exit status: 0 success; 2 a user error, explained in one line on stderr (``--debug`` adds the

@@ -15,6 +15,7 @@ from ._common import (
     parse_params,
     progress,
     provenance,
+    show_progress,
 )
 
 
@@ -94,9 +95,14 @@ def run(args):
     est = _build(args.method, args.M, params, data.image_shape)
     if "random_state" in est.get_params() and "random_state" not in params:
         est.set_params(random_state=args.seed)
-    with progress(1, f"{args.method} fit", args) as bar:
+    if "progress" in est.get_params() and "progress" not in params:
+        # the estimator reports its own steps (SLM: dictionary-learning epochs)
+        est.set_params(progress=show_progress(args))
         Y = est.fit_transform(X)
-        bar.update(1)
+    else:
+        with progress(1, f"{args.method} fit", args) as bar:
+            Y = est.fit_transform(X)
+            bar.update(1)
     out = Path(args.out)
     arrays = {"Y": Y}
     if data.y is not None:

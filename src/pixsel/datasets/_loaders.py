@@ -9,6 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Literal
+
 __all__ = ["Dataset", "TrainTest", "data_dir", "shared_path", "load_shared", "load", "load_train_test", "load_digits_pair"]
 
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".tif", ".tiff", ".gif"}
@@ -54,7 +60,7 @@ class Dataset:
         if self.class_names is None and self.y is not None:
             self.class_names = self.extra.get("class_names") or [str(c) for c in np.unique(self.y)]
 
-    def label_name(self, label) -> str:
+    def label_name(self, label: Any) -> str:
         """The class name of a label value (``str(label)`` when no name is known)."""
         if self.y is None or self.class_names is None:
             return str(label)
@@ -387,7 +393,12 @@ def _load_folder(path: Path) -> Dataset:
     )
 
 
-def load(path, *, split=None, sample_axis=None) -> Dataset:
+def load(
+    path: str | Path,
+    *,
+    split: Literal["all", "train", "test"] | None = None,
+    sample_axis: Literal["first", "last"] | None = None,
+) -> Dataset:
     """Load ``.npz`` (keys X, y, optional image_shape), ``.mat``, ``.csv`` or an image folder.
 
     Parameters
@@ -444,7 +455,7 @@ class TrainTest:
     split: str = ""
     class_names: list | None = None
 
-    def only_classes(self, classes) -> "TrainTest":
+    def only_classes(self, classes: Sequence[Any]) -> TrainTest:
         """The samples of two (or more) of the classes, named as in ``class_names`` or as label values.
 
         Examples
@@ -483,7 +494,14 @@ def _load_npz_split(path: Path, sample_axis=None):
     return TrainTest(Xa, ya, Xb, yb, shape, "X_test/y_test in DATA", names)
 
 
-def load_train_test(path, test=None, *, test_size=0.5, random_state=0, sample_axis=None) -> TrainTest:
+def load_train_test(
+    path: str | Path | Dataset,
+    test: Any = None,
+    *,
+    test_size: float = 0.5,
+    random_state: int = 0,
+    sample_axis: Literal["first", "last"] | None = None,
+) -> TrainTest:
     """Labelled training and test data from one or two files (or a loaded :class:`Dataset`).
 
     The test part is, in this order: the file ``test`` (same formats as :func:`load`); the

@@ -29,6 +29,14 @@ import numpy as np
 
 from ._loaders import _IMAGE_SUFFIXES, Dataset
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from os import PathLike
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["CHUNK_BYTES", "open_store", "open_zarr", "open_hdf5", "open_image_folder", "write_zarr"]
 
 #: float64 bytes of one row chunk's working copy (the default chunk is this / (8 n_features) rows).
@@ -123,7 +131,13 @@ def _check_labels(y, n, where):
 # Zarr
 
 
-def open_zarr(path, *, data=None, labels="y", chunk_rows=None):
+def open_zarr(
+    path: str | Path,
+    *,
+    data: Any = None,
+    labels: str | None = "y",
+    chunk_rows: Any = None,
+) -> Dataset:
     """Open a Zarr (v3) array or group as a row-chunked Dask array, without reading the pixels.
 
     Parameters
@@ -208,7 +222,15 @@ def open_zarr(path, *, data=None, labels="y", chunk_rows=None):
     )
 
 
-def write_zarr(path, X, y=None, *, image_shape=None, chunk_rows=None, overwrite=False):
+def write_zarr(
+    path: str | Path,
+    X: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    image_shape: Any = None,
+    chunk_rows: Any = None,
+    overwrite: bool = False,
+) -> Path:
     """Write ``X`` (NumPy or Dask, computed chunk by chunk) and ``y`` as a Zarr (v3) group, atomically.
 
     The group is written into a hidden folder beside ``path`` and renamed onto ``path`` only once
@@ -312,7 +334,13 @@ class _HDF5Rows:
             return f[self.name][key]
 
 
-def open_hdf5(path, *, data=None, labels="y", chunk_rows=None):
+def open_hdf5(
+    path: str | Path,
+    *,
+    data: Any = None,
+    labels: str | None = "y",
+    chunk_rows: Any = None,
+) -> Dataset:
     """Open a dataset of an HDF5 file as a row-chunked Dask array, without reading the pixels.
 
     Parameters
@@ -452,7 +480,13 @@ class _ImageFiles:
         return out[(slice(None),) + tuple(key[1:])]
 
 
-def open_image_folder(path, *, labels="folders", chunk_rows=None, check_sizes=True):
+def open_image_folder(
+    path: str | Path,
+    *,
+    labels: Literal["folders"] | None = "folders",
+    chunk_rows: Any = None,
+    check_sizes: bool = True,
+) -> Dataset:
     """Open a folder of image files as a row-chunked Dask array; the files are read by the tasks.
 
     Parameters
@@ -560,7 +594,7 @@ def open_image_folder(path, *, labels="folders", chunk_rows=None, check_sizes=Tr
 # ---------------------------------------------------------------------------------------------
 
 
-def open_store(path, **options):
+def open_store(path: str | PathLike[str], **options: Any) -> Dataset:
     """Open a Zarr store, an HDF5 file or a folder of images (chosen from what ``path`` is).
 
     A folder with ``zarr.json`` (``.zarray``/``.zgroup``) or a name ending in ``.zarr`` is read by

@@ -13,6 +13,13 @@ from .._validation import check_int, check_options
 from ..selection._base import DIRECTIONS
 from ..selection._spca import greedy_sparse_component
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["GreedySparsePCA"]
 
 
@@ -74,12 +81,18 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (200, 2)
     """
 
-    def __init__(self, n_components=1, n_nonzero_coefs=None, *, direction="forward"):
+    def __init__(
+        self,
+        n_components: int = 1,
+        n_nonzero_coefs: int | None = None,
+        *,
+        direction: Literal["forward", "backward", "dual"] = "forward",
+    ) -> None:
         self.n_components = n_components
         self.n_nonzero_coefs = n_nonzero_coefs
         self.direction = direction
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit the sparse components on ``X``.
 
         Parameters
@@ -128,7 +141,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self
 
     @dask_rows
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Project ``X`` on the sparse components: ``(X - mean_) @ components_.T``.
 
         Parameters
@@ -143,7 +156,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return (X - self.mean_) @ self.components_.T
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Map scores back to feature space (least squares for non-orthogonal components)."""
         check_is_fitted(self)
         X = np.asarray(X, dtype=np.float64)

@@ -11,6 +11,14 @@ from .._validation import check_int, check_options, check_real
 from ..projection import kernel_lpp, knn_graph, lle_weights, lpp, npe, smooth_lpp, spectral_regression_lpp
 from ._base import _KernelMixin
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "LocalityPreservingProjection",
     "NeighborhoodPreservingEmbedding",
@@ -53,7 +61,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             )
         return M
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit the projection on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
         X, k, owner = self._validate_common(X)
         M = self._check_M(X.shape[1], owner, "n_features")
@@ -64,7 +72,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return self
 
     @dask_rows
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Project: ``(X - mean_) @ components_.T``, shape ``(n_samples, n_components)``."""
         check_is_fitted(self, "components_")
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
@@ -103,7 +111,15 @@ class LocalityPreservingProjection(_GraphProjection):
     (40, 2)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, weight="heat", t=None, reg=1e-6):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        n_neighbors: int = 5,
+        weight: Literal["heat", "binary"] = "heat",
+        t: Any = None,
+        reg: float = 1e-6,
+    ) -> None:
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.weight = weight
@@ -147,7 +163,14 @@ class NeighborhoodPreservingEmbedding(_GraphProjection):
     weight = "binary"
     t = None
 
-    def __init__(self, n_components=2, *, n_neighbors=5, lle_reg=1e-3, reg=1e-6):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        n_neighbors: int = 5,
+        lle_reg: float = 1e-3,
+        reg: float = 1e-6,
+    ) -> None:
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.lle_reg = lle_reg
@@ -187,14 +210,22 @@ class SpectralRegressionLPP(_GraphProjection):
     (40, 2)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, weight="heat", t=None, alpha=0.01):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        n_neighbors: int = 5,
+        weight: Literal["heat", "binary"] = "heat",
+        t: Any = None,
+        alpha: float = 0.01,
+    ) -> None:
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.weight = weight
         self.t = t
         self.alpha = alpha
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
         X, k, owner = self._validate_common(X)
         M = self._check_M(min(X.shape[1], X.shape[0] - 1), owner, "min(n_features, n_samples - 1)")
@@ -237,8 +268,17 @@ class SpatiallySmoothLPP(_GraphProjection):
     (40, 2)
     """
 
-    def __init__(self, n_components=2, *, image_shape=None, n_neighbors=5, weight="heat", t=None, alpha=0.1,
-                 reg=1e-6):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        image_shape: Any = None,
+        n_neighbors: int = 5,
+        weight: Literal["heat", "binary"] = "heat",
+        t: Any = None,
+        alpha: float = 0.1,
+        reg: float = 1e-6,
+    ) -> None:
         self.n_components = n_components
         self.image_shape = image_shape
         self.n_neighbors = n_neighbors
@@ -288,8 +328,20 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     (40, 2)
     """
 
-    def __init__(self, n_components=2, *, kernel="rbf", gamma=None, degree=3, coef0=1, kernel_params=None,
-                 n_neighbors=5, weight="heat", t=None, reg=1e-6):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        kernel: str | Callable[..., Any] = "rbf",
+        gamma: Any = None,
+        degree: int = 3,
+        coef0: int = 1,
+        kernel_params: Any = None,
+        n_neighbors: int = 5,
+        weight: Literal["heat", "binary"] = "heat",
+        t: Any = None,
+        reg: float = 1e-6,
+    ) -> None:
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -301,7 +353,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
         self.t = t
         self.reg = reg
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
         X, k, owner = self._validate_common(X)
         M = self._check_M(X.shape[0], owner, "n_samples")
@@ -317,7 +369,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
         return self
 
     @dask_rows
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Project: centred ``k(X, X_fit_) @ dual_coef_``."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)

@@ -14,6 +14,16 @@ from .._validation import as_float_array, check_int, check_options
 from ._metrics import label_entropy, test_error, test_information
 from ._selectors import SELECTORS, Selection, select_pixels
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from os import PathLike
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
 __all__ = ["CLASSIFIERS", "EvaluationResult", "evaluate_selection", "make_classifier"]
 
 #: classifier names accepted by :func:`evaluate_selection`
@@ -31,7 +41,14 @@ def _median_distance(X, max_points=500):
     return float(np.median(d)) if len(d) else 1.0
 
 
-def make_classifier(name, X_train=None, *, random_state=0, n_restarts=GP_RESTARTS, **params):
+def make_classifier(
+    name: str,
+    X_train: ArrayLike | None = None,
+    *,
+    random_state: int | np.random.RandomState | None = 0,
+    n_restarts: int = GP_RESTARTS,
+    **params: Any,
+) -> BaseEstimator:
     """The classifier ``name`` (see :data:`CLASSIFIERS`), configured as the evaluation uses it.
 
     * ``'gp'``: scikit-learn ``GaussianProcessClassifier`` (Laplace approximation, logistic
@@ -112,7 +129,7 @@ class EvaluationResult:
     def selection_time(self):
         return self.selection.time_total
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         sel = self.selection
         return {
             "method": self.method,
@@ -133,7 +150,7 @@ class EvaluationResult:
             "selection_info": {k: v for k, v in sel.info.items() if k not in ("objective_path", "relevance")},
         }
 
-    def save(self, out_dir, stem=None):
+    def save(self, out_dir: str | PathLike[str], stem: str | None = None) -> dict[str, Path]:
         """Write ``<stem>.json`` and ``<stem>.png`` (error/information/evidence vs k) into ``out_dir``."""
         from ..io import save_figure, write_json
         from ..viz import plot_evaluation
@@ -155,21 +172,21 @@ def _hyper(clf):
 
 
 def evaluate_selection(
-    X_train,
-    y_train,
-    X_test,
-    y_test,
+    X_train: ArrayLike,
+    y_train: ArrayLike,
+    X_test: ArrayLike,
+    y_test: ArrayLike,
     *,
-    method="dual",
-    classifier="gp",
-    ks=(1, 2, 5, 10, 20, 50, 100, 150),
-    selection=None,
-    method_params=None,
-    classifier_params=None,
-    random_state=0,
-    progress=False,
-    n_blas_threads=1,
-):
+    method: str = "dual",
+    classifier: str = "gp",
+    ks: Sequence[int] = (1, 2, 5, 10, 20, 50, 100, 150),
+    selection: Selection | None = None,
+    method_params: dict[str, Any] | None = None,
+    classifier_params: dict[str, Any] | None = None,
+    random_state: int = 0,
+    progress: bool = False,
+    n_blas_threads: int | None = 1,
+) -> EvaluationResult:
     """For each ``k``: select ``k`` pixels on the training set, fit a classifier on them, test it.
 
     Parameters

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["test_error", "label_entropy", "test_information"]
 
 
-def test_error(y_true, y_pred):
+def test_error(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Fraction of misclassified test cases.
 
     Examples
@@ -24,7 +29,7 @@ def test_error(y_true, y_pred):
     return float(np.mean(y_true != y_pred))
 
 
-def label_entropy(y):
+def label_entropy(y: ArrayLike) -> float:
     """Entropy in bits of the empirical label distribution ``H(y) = -sum_c pi_c log2 pi_c``.
 
     Examples
@@ -37,7 +42,7 @@ def label_entropy(y):
     return float(-np.sum(pi * np.log2(pi)))
 
 
-def test_information(y_true, log_proba, classes):
+def test_information(y_true: ArrayLike, log_proba: ArrayLike, classes: ArrayLike) -> float:
     """Test information in bits: ``H(y_test) + mean_i log2 p(y_i | x_i)`` (GPML section 3.7).
 
     ``H(y_test)`` is the entropy of the test labels (1 bit for balanced binary labels), so a

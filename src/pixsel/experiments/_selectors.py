@@ -15,6 +15,14 @@ import numpy as np
 
 from .._threads import blas_limit
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["Selection", "SELECTORS", "select_pixels", "ranking_selection"]
 
 
@@ -45,7 +53,13 @@ class Selection:
     info: dict = field(default_factory=dict)
 
 
-def ranking_selection(method, ranking, ks, seconds=0.0, info=None):
+def ranking_selection(
+    method: str,
+    ranking: ArrayLike,
+    ks: Sequence[int],
+    seconds: float = 0.0,
+    info: dict[str, Any] | None = None,
+) -> Selection:
     """A :class:`Selection` from a ranking (best first): the top ``k`` for each ``k``."""
     ranking = np.asarray(ranking, dtype=np.intp)
     return Selection(method=method, supports={k: np.sort(ranking[:k]) for k in ks}, time_total=float(seconds),
@@ -79,7 +93,7 @@ def _path_selection(name, direction):
     return run
 
 
-def fisher_ranking(a, B):
+def fisher_ranking(a: ArrayLike, B: ArrayLike) -> NDArray:
     """Fisher thresholding: pixels ranked by ``|B^-1 a|`` (the LDA direction), largest first."""
     from ..spectral import fisher_thresholding_path
 
@@ -230,7 +244,16 @@ SELECTORS = {
 }
 
 
-def select_pixels(X, y, method, ks, *, random_state=None, n_blas_threads=1, **params):
+def select_pixels(
+    X: ArrayLike,
+    y: ArrayLike,
+    method: str,
+    ks: Sequence[int],
+    *,
+    random_state: int | np.random.RandomState | None = None,
+    n_blas_threads: int = 1,
+    **params: Any,
+) -> Selection:
     """Run the selector ``method`` (a key of :data:`SELECTORS`) for every ``k`` in ``ks``.
 
     ``n_blas_threads`` (default 1, ``None`` = leave the process setting) limits BLAS threads

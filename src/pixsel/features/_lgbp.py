@@ -26,12 +26,25 @@ import warnings
 import numpy as np
 import scipy.fft
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["gabor_bank", "lgbp", "lbp_codes"]
 
 N_BINS = 59  # LBP_8^u2: 58 uniform codes + 1 non-uniform
 
 
-def gabor_bank(n_scales=5, n_orientations=8, *, max_frequency=0.25, ratio=np.sqrt(2.0)):
+def gabor_bank(
+    n_scales: int = 5,
+    n_orientations: int = 8,
+    *,
+    max_frequency: float = 0.25,
+    ratio: float = np.sqrt(2.0),
+) -> NDArray:
     """Complex Gabor kernels, scales ``max_frequency / ratio**v`` x orientations ``u pi / U``.
 
     The defaults are the usual face-recognition bank (``k_max = pi / 2``, spacing ``sqrt 2``,
@@ -51,7 +64,7 @@ def gabor_bank(n_scales=5, n_orientations=8, *, max_frequency=0.25, ratio=np.sqr
     ]
 
 
-def lbp_codes(images):
+def lbp_codes(images: ArrayLike) -> NDArray:
     """Uniform LBP codes (P=8, R=1, ``'nri_uniform'``, values 0..58) of a stack of 2-D images.
 
     One scikit-image call on a zero-separated mosaic (identical to calling it per image).
@@ -90,7 +103,16 @@ def _block_index(h, w, grid):
     return (rb[:, None] * gc + cb[None, :]).ravel()
 
 
-def lgbp(images, *, image_shape=None, n_scales=5, n_orientations=8, grid=(4, 4), max_frequency=0.25, chunk=512):
+def lgbp(
+    images: ArrayLike,
+    *,
+    image_shape: Any = None,
+    n_scales: int = 5,
+    n_orientations: int = 8,
+    grid: tuple[int, ...] = (4, 4),
+    max_frequency: float = 0.25,
+    chunk: int = 512,
+) -> NDArray:
     """LGBP histogram descriptors of a stack of grey images.
 
     Parameters

@@ -19,6 +19,13 @@ from ._ep import ep_binary_probit, ep_log_marginal_grad, ep_predict
 from ._kernels import SquaredExponential
 from ._laplace import laplace_binary_probit, laplace_log_marginal_grad, laplace_predict
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["GaussianProcessProbitClassifier"]
 
 _OWNER = "GaussianProcessProbitClassifier"
@@ -117,22 +124,22 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        approximation="ep",
+        approximation: Literal["ep", "laplace"] = "ep",
         *,
-        ard=False,
-        n_restarts=2,
-        max_iter=200,
-        max_time=None,
-        length_scale_init=None,
-        signal_variance_init=None,
-        optimizer="lbfgs",
-        ep_algorithm="parallel",
-        ep_damping=0.8,
-        ep_tol=1e-5,
-        blas_threads=1,
-        random_state=None,
-        ep_method=None,
-    ):
+        ard: bool = False,
+        n_restarts: int = 2,
+        max_iter: int = 200,
+        max_time: float | None = None,
+        length_scale_init: ArrayLike | None = None,
+        signal_variance_init: ArrayLike | None = None,
+        optimizer: Literal["lbfgs"] | None = "lbfgs",
+        ep_algorithm: Literal["parallel", "sequential"] = "parallel",
+        ep_damping: float = 0.8,
+        ep_tol: float = 1e-5,
+        blas_threads: int | None = 1,
+        random_state: int | np.random.RandomState | None = None,
+        ep_method: Literal["parallel", "sequential"] | None = None,
+    ) -> None:
         self.approximation = approximation
         self.ard = ard
         self.n_restarts = n_restarts
@@ -182,7 +189,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     def _threads(self):
         return blas_limit(self.blas_threads)
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the hyperparameters and the latent posterior.
 
         Parameters
@@ -334,7 +341,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         with self._threads():
             return pred(self._K, Ks, kss, self._yy, self.state_)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray:
         """``E[f*] / sqrt(1 + V[f*])``, the probit argument of ``p(y* = classes_[1])``.
 
         Positive favours ``classes_[1]``; monotone in the predictive probability.
@@ -342,16 +349,16 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         m, v, _, _ = self._predict_parts(X)
         return m / np.sqrt(1.0 + v)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> NDArray:
         """Log predictive class probabilities, columns ordered as ``classes_``."""
         _, _, lp_pos, lp_neg = self._predict_parts(X)
         return np.column_stack([lp_neg, lp_pos])
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray:
         """Predictive class probabilities ``Phi(mean / sqrt(1 + var))``, columns as ``classes_``."""
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predicted class: ``classes_[1]`` where the predictive probability exceeds 1/2."""
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

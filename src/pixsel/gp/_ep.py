@@ -27,6 +27,15 @@ from scipy.special import log_ndtr
 
 from .._validation import check_options
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._kernels import SquaredExponential
+
 __all__ = ["EPState", "ep_binary_probit", "ep_log_marginal", "ep_log_marginal_grad", "ep_predict"]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -93,7 +102,15 @@ def _posterior(K, tau, nu, full=False):
     return L, d, mu
 
 
-def ep_log_marginal(K, y, tau, nu, L, d, mu):
+def ep_log_marginal(
+    K: ArrayLike,
+    y: ArrayLike,
+    tau: ArrayLike,
+    nu: ArrayLike,
+    L: ArrayLike,
+    d: ArrayLike,
+    mu: ArrayLike,
+) -> float:
     """``log Z_EP`` (GPML Algorithm 3.5, lines 17-19, zero prior mean).
 
     ``d`` and ``mu`` are the diagonal of the posterior covariance and the posterior mean.
@@ -108,7 +125,17 @@ def ep_log_marginal(K, y, tau, nu, L, d, mu):
     return float(t1 + t2 + t3 + np.sum(log_Zhat))
 
 
-def ep_binary_probit(K, y, *, init=None, algorithm="parallel", damping=0.5, tol=1e-6, max_sweeps=200, method=None):
+def ep_binary_probit(
+    K: ArrayLike,
+    y: ArrayLike,
+    *,
+    init: Any = None,
+    algorithm: Literal["parallel", "sequential"] = "parallel",
+    damping: float = 0.5,
+    tol: float = 1e-6,
+    max_sweeps: int = 200,
+    method: Literal["parallel", "sequential"] | None = None,
+) -> EPState:
     """Run EP for binary probit GP classification (GPML Algorithm 3.5).
 
     Parameters
@@ -203,7 +230,13 @@ def ep_binary_probit(K, y, *, init=None, algorithm="parallel", damping=0.5, tol=
                    n_sweeps=sweeps, converged=converged)
 
 
-def ep_log_marginal_grad(kernel, theta, X, K, state):
+def ep_log_marginal_grad(
+    kernel: SquaredExponential,
+    theta: ArrayLike,
+    X: ArrayLike,
+    K: ArrayLike,
+    state: EPState,
+) -> NDArray:
     """Gradient of ``log Z_EP`` w.r.t. the log-hyperparameters at the EP fixed point (eq. 5.27).
 
     ``d log Z / d theta_j = 1/2 tr((b b^T - S^1/2 B^-1 S^1/2) dK/dtheta_j)`` with
@@ -219,7 +252,13 @@ def ep_log_marginal_grad(kernel, theta, X, K, state):
     return 0.5 * kernel.grad_contract(theta, X, K, M)
 
 
-def ep_predict(K, Ks, kss, y, state):
+def ep_predict(
+    K: ArrayLike,
+    Ks: ArrayLike,
+    kss: ArrayLike,
+    y: ArrayLike,
+    state: EPState,
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Predictive latent mean/variance and ``log p(y*=+1)`` (GPML Algorithm 3.6).
 
     Parameters

@@ -19,6 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SquaredExponential"]
 
 
@@ -33,7 +38,7 @@ class SquaredExponential:
         Number of input features (needed for the ARD parameter count).
     """
 
-    def __init__(self, ard, n_features):
+    def __init__(self, ard: bool, n_features: int) -> None:
         self.ard = bool(ard)
         self.n_features = int(n_features)
 
@@ -41,7 +46,7 @@ class SquaredExponential:
     def n_params(self):
         return 1 + (self.n_features if self.ard else 1)
 
-    def split(self, theta):
+    def split(self, theta: ArrayLike) -> tuple[float, NDArray]:
         """``(sf2, ell)`` from log-hyperparameters; ``ell`` has shape (p,) or ()."""
         theta = np.asarray(theta, dtype=np.float64)
         sf2 = np.exp(2.0 * theta[0])
@@ -64,11 +69,11 @@ class SquaredExponential:
             K[np.diag_indices_from(K)] = sf2
         return K
 
-    def diag(self, theta, X):
+    def diag(self, theta: ArrayLike, X: ArrayLike) -> NDArray:
         sf2, _ = self.split(theta)
         return np.full(len(X), sf2)
 
-    def grad_contract(self, theta, X, K, M):
+    def grad_contract(self, theta: ArrayLike, X: ArrayLike, K: ArrayLike, M: ArrayLike) -> NDArray:
         """``g_j = sum_ik M_ik dK_ik / dtheta_j`` for every hyperparameter (``M`` symmetric)."""
         sf2, ell = self.split(theta)
         G = M * K
@@ -80,7 +85,7 @@ class SquaredExponential:
         g[1:] = per_dim if self.ard else per_dim.sum()
         return g
 
-    def grad_matvec(self, theta, X, K, v):
+    def grad_matvec(self, theta: ArrayLike, X: ArrayLike, K: ArrayLike, v: ArrayLike) -> NDArray:
         """Columns ``dK/dtheta_j @ v``, shape (n, n_params)."""
         sf2, ell = self.split(theta)
         A = self._scaled(X, ell)

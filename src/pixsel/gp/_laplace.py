@@ -19,6 +19,13 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.special import log_ndtr
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._kernels import SquaredExponential
+
 __all__ = ["LaplaceState", "laplace_binary_probit", "laplace_log_marginal_grad", "laplace_predict"]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -54,7 +61,14 @@ def _factor(K, W):
     return sW, sla.cholesky(Bm, lower=True, check_finite=False)
 
 
-def laplace_binary_probit(K, y, *, init=None, tol=1e-8, max_iter=100):
+def laplace_binary_probit(
+    K: ArrayLike,
+    y: ArrayLike,
+    *,
+    init: ArrayLike | None = None,
+    tol: float = 1e-8,
+    max_iter: int = 100,
+) -> LaplaceState:
     """Find the posterior mode and the Laplace log marginal likelihood (GPML Algorithm 3.1).
 
     Parameters
@@ -110,7 +124,14 @@ def laplace_binary_probit(K, y, *, init=None, tol=1e-8, max_iter=100):
     return LaplaceState(f=f, a=a, W=W, L=L, log_Z=log_Z, n_iter=it, converged=converged)
 
 
-def laplace_log_marginal_grad(kernel, theta, X, K, y, state):
+def laplace_log_marginal_grad(
+    kernel: SquaredExponential,
+    theta: ArrayLike,
+    X: ArrayLike,
+    K: ArrayLike,
+    y: ArrayLike,
+    state: LaplaceState,
+) -> NDArray:
     """Gradient of the Laplace ``log q(y | X, theta)`` (GPML Algorithm 5.1)."""
     y = np.asarray(y, dtype=np.float64)
     _, d1, W, d3 = _probit_derivs(y, state.f)
@@ -127,7 +148,13 @@ def laplace_log_marginal_grad(kernel, theta, X, K, y, state):
     return explicit + s2 @ s3
 
 
-def laplace_predict(K, Ks, kss, y, state):
+def laplace_predict(
+    K: ArrayLike,
+    Ks: ArrayLike,
+    kss: ArrayLike,
+    y: ArrayLike,
+    state: LaplaceState,
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Predictive latent mean/variance and log class probabilities (GPML Algorithm 3.2)."""
     y = np.asarray(y, dtype=np.float64)
     _, d1, W, _ = _probit_derivs(y, state.f)

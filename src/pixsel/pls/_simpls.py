@@ -15,6 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SIMPLSResult", "simpls"]
 
 # A component is "exhausted" when the deflated cross-covariance (or the score it gives) is this
@@ -54,7 +59,7 @@ class SIMPLSResult:
     y_mean: np.ndarray
     n_components: int
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predictions ``(X - x_mean) @ coef + y_mean`` of shape (n_samples, n_targets)."""
         return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
 
@@ -139,7 +144,7 @@ def _as_xy(X, Y, owner=None):
     return X, Y
 
 
-def simpls(X, Y, n_components, *, strict=True):
+def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True) -> SIMPLSResult:
     """Fit SIMPLS (de Jong, 1993) to ``X`` and one or several responses ``Y``.
 
     Parameters

@@ -33,6 +33,12 @@ arithmetic, see :func:`cardinal_counts`). Eq.(8) as printed takes ``s`` as the `
 the boundary the lowest feature indices are taken, so exactly ``n^(k)`` features are added at
 iteration ``k`` and exactly ``n`` overall. Constant columns (zero after centring) are never
 selected.
+
+**Array API.** ``X`` and ``Y`` of another library (PyTorch, CuPy, array-api-strict; both from the
+same one) are fitted on their device by :mod:`pixsel.pls._spls_xp`: the products and SIMPLS run
+there, in X's float dtype; only the ``p``-vector each threshold ranks visits the host. The
+result's ``coef``, means and model are then arrays of that library; ``support`` and
+``history`` are NumPy.
 """
 
 from __future__ import annotations
@@ -41,7 +47,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import get_namespace, is_numpy, to_numpy
 from ._simpls import SIMPLSResult, _as_xy, _simpls
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["SPLSResult", "cardinal_counts", "cardinal_spls", "spls_eta"]
 
@@ -83,12 +95,16 @@ class SPLSResult:
         """Number of selected features."""
         return int(len(self.support))
 
-    def predict(self, X):
-        """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``."""
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Predictions of shape (n_samples, n_targets) from all ``n_features`` columns of ``X``
+        (in the library of the fit when it ran on a device)."""
+        xp, _ = get_namespace(self.coef, names=["coef"])
+        if not is_numpy(xp):
+            return (xp.astype(X, self.coef.dtype) - self.x_mean) @ self.coef + self.y_mean
         return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
 
 
-def cardinal_counts(n, n_components):
+def cardinal_counts(n: int, n_components: int) -> NDArray:
     """Per-iteration counts ``n^(k)`` of Eq.(9), apportioned to sum exactly to ``n``.
 
     Largest-remainder rounding of ``q_k = 2 (K - k + 1) n / (K (K + 1))``, earlier iterations
@@ -115,7 +131,16 @@ def cardinal_counts(n, n_components):
     return floors
 
 
-def _prepare(X, Y, owner):
+def _namespace(X, Y):
+    xp, _ = get_namespace(X, Y, names=["X", "Y"])
+    return None if is_numpy(xp) else xp
+
+
+def _prepare(X, Y, owner, xp=None):
+    if xp is not None:
+        from ._spls_xp import prepare_xp
+
+        return prepare_xp(xp, X, Y, owner)
     X, Y = _as_xy(X, Y, owner)
     if X.shape[0] < 2:
         raise ValueError(f"{owner}: X has {X.shape[0]} sample(s); PLS needs at least 2 samples.")
@@ -192,8 +217,12 @@ def _deflated_Z(Z0, Xc_A, A, P):
     return Z
 
 
-def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol):
+def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
     """The shared loop of Algorithm 1; ``make_threshold(k, selected)`` returns the threshold."""
+    if xp is not None:
+        from ._spls_xp import sparse_pls_xp
+
+        return sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol)
     N, p = Xc.shape
     Z0 = Xc.T @ Yc
     Z = Z0
@@ -219,7 +248,12 @@ def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol):
     return A, history, (R, T, P, Q), np.array(n_iter), np.array(converged, dtype=bool)
 
 
-def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner):
+def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, xp=None):
+    if xp is not None:
+        from ._spls_xp import finish_xp
+
+        return finish_xp(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner,
+                         SPLSResult)
     R, T, P, Q = fit
     want = min(n_components, len(A))
     if len(A) == 0 or R is None:
@@ -243,7 +277,15 @@ def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p,
     )
 
 
-def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
+def spls_eta(
+    X: ArrayLike,
+    Y: ArrayLike,
+    eta: float,
+    n_components: int,
+    *,
+    max_iter: int | float = 100,
+    tol: int | float = 1e-6,
+) -> SPLSResult:
     """SPLS-eta (Chun and Keles, 2010; section 2.2 of Zhang et al.) with ``kappa = 1/2``.
 
     Parameters
@@ -273,7 +315,8 @@ def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
     [0, 1, 2]
     """
     owner = "spls_eta"
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    xp = _namespace(X, Y)
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
     if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not 0 < eta < 1:
@@ -290,11 +333,19 @@ def spls_eta(X, Y, eta, n_components, *, max_iter=100, tol=1e-6):
 
         return threshold
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
-    return _finish(*out, x_mean, y_mean, K, p, owner)
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
+    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
 
 
-def cardinal_spls(X, Y, n_features, n_components, *, max_iter=100, tol=1e-6):
+def cardinal_spls(
+    X: ArrayLike,
+    Y: ArrayLike,
+    n_features: int,
+    n_components: int,
+    *,
+    max_iter: int | float = 100,
+    tol: int | float = 1e-6,
+) -> SPLSResult:
     """Cardinal SPLS (Algorithm 1 of Zhang, Kiranyaz and Gabbouj, ICIP 2014): exactly ``n_features``.
 
     Parameters
@@ -325,10 +376,12 @@ def cardinal_spls(X, Y, n_features, n_components, *, max_iter=100, tol=1e-6):
     ([0, 1, 2, 3], [2, 1, 1])
     """
     owner = "cardinal_spls"
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner)
+    xp = _namespace(X, Y)
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
-    eligible = np.any(Xc != 0.0, axis=0)  # constant columns are never selected
+    # constant columns are never selected
+    eligible = np.any(Xc != 0.0, axis=0) if xp is None else to_numpy(xp.any(Xc != 0.0, axis=0))
     m = int(eligible.sum())
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
         extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"
@@ -354,5 +407,5 @@ def cardinal_spls(X, Y, n_features, n_components, *, max_iter=100, tol=1e-6):
 
         return threshold
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol)
-    return _finish(*out, x_mean, y_mean, K, p, owner)
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
+    return _finish(*out, x_mean, y_mean, K, p, owner, xp)

@@ -10,6 +10,8 @@ from ._kernel_coding import (
     kernel_dictionary_update,
     kernel_lasso_codes,
     kernel_lasso_factor,
+    LassoGramResult,
+    lasso_gram_cd,
     rbf_preimages,
 )
 from ._manifold import (
@@ -50,6 +52,8 @@ __all__ = [
     "kernel_lasso_codes",
     "kernel_dictionary_learning",
     "rbf_preimages",
+    "lasso_gram_cd",
+    "LassoGramResult",
     "knn_graph",
     "lle_weights",
     "lpp",

@@ -29,6 +29,13 @@ import scipy.optimize as sopt
 from .._validation import check_finite, check_int, sign_flip
 from ._slm import slm_projection
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["GeneralSLMResult", "general_slm_objective", "general_slm_projection"]
 
 
@@ -80,7 +87,12 @@ def _value_grad(L, E, sqrt_s, v):
     return f, g
 
 
-def general_slm_objective(L, atoms, code_var, noise_var):
+def general_slm_objective(
+    L: ArrayLike,
+    atoms: ArrayLike,
+    code_var: ArrayLike,
+    noise_var: ArrayLike | float,
+) -> float:
     """Objective (10)-(11) for independent codes of variances ``code_var`` and noise ``noise_var``.
 
     ``||(D^T S D - I) o sqrt(W1)||^2 + ||(S D) o sqrt(W2)||^2 + ||S o sqrt(W3)||^2`` with
@@ -95,7 +107,16 @@ def general_slm_objective(L, atoms, code_var, noise_var):
     return float(_value_grad(np.asarray(L, dtype=np.float64), E, np.sqrt(s), v)[0])
 
 
-def general_slm_projection(atoms, n_components, *, code_var, noise_var, init=None, max_iter=2000, tol=1e-14):
+def general_slm_projection(
+    atoms: ArrayLike,
+    n_components: int,
+    *,
+    code_var: ArrayLike,
+    noise_var: ArrayLike,
+    init: Any = None,
+    max_iter: int = 2000,
+    tol: float = 1e-14,
+) -> GeneralSLMResult:
     """Minimize the general-model objective (10) over ``L`` (weighted low-rank problem).
 
     Parameters

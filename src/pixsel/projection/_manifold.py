@@ -20,6 +20,13 @@ import scipy.sparse as sp
 
 from .._validation import check_int, check_options, check_real, sign_flip
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "knn_graph",
     "lle_weights",
@@ -38,7 +45,14 @@ def _sq_dists(X, Y):
     return d
 
 
-def knn_graph(X, n_neighbors, *, weight="heat", t=None, block=1024):
+def knn_graph(
+    X: ArrayLike,
+    n_neighbors: int,
+    *,
+    weight: Literal["heat", "binary"] = "heat",
+    t: Any = None,
+    block: int = 1024,
+) -> tuple[Any, Any]:
     """Symmetric k-nearest-neighbour graph (sparse), as used by LPP and NPE.
 
     Neighbours are found by brute force (squared Euclidean distances, blocks of ``block`` rows);
@@ -97,7 +111,7 @@ def knn_graph(X, n_neighbors, *, weight="heat", t=None, block=1024):
     return W, nbrs
 
 
-def lle_weights(X, neighbors, *, reg=1e-3):
+def lle_weights(X: ArrayLike, neighbors: ArrayLike, *, reg: float = 1e-3) -> sp.csr_matrix:
     """Locally linear reconstruction weights (NPE's graph), as a sparse ``(n, n)`` matrix.
 
     For each sample ``i`` the weights ``w`` on its neighbours minimize
@@ -162,7 +176,14 @@ def _check_M(n_components, high):
     return check_int(n_components, "n_components", low=1, high=high)
 
 
-def lpp(X, W, n_components, *, reg=1e-6, rtol=1e-6):
+def lpp(
+    X: ArrayLike,
+    W: ArrayLike,
+    n_components: int,
+    *,
+    reg: float = 1e-6,
+    rtol: float = 1e-6,
+) -> tuple[NDArray, NDArray]:
     """Locality preserving projections: smallest solutions of ``X^T L X a = lambda X^T Dg X a``.
 
     ``L = Dg - W`` is the graph Laplacian of ``W`` and ``Dg`` its degree matrix. When ``X`` is
@@ -195,7 +216,14 @@ def lpp(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     return sign_flip(comps), w
 
 
-def npe(X, W, n_components, *, reg=1e-6, rtol=1e-6):
+def npe(
+    X: ArrayLike,
+    W: ArrayLike,
+    n_components: int,
+    *,
+    reg: float = 1e-6,
+    rtol: float = 1e-6,
+) -> tuple[NDArray, NDArray]:
     """Neighborhood preserving embedding: smallest solutions of ``X^T M X a = lambda X^T X a``.
 
     ``M = (I - W)^T (I - W)`` with ``W`` the locally linear reconstruction weights
@@ -218,7 +246,13 @@ def npe(X, W, n_components, *, reg=1e-6, rtol=1e-6):
     return sign_flip(comps), w
 
 
-def spectral_regression_lpp(X, W, n_components, *, alpha=0.01):
+def spectral_regression_lpp(
+    X: ArrayLike,
+    W: ArrayLike,
+    n_components: int,
+    *,
+    alpha: float = 0.01,
+) -> tuple[NDArray, NDArray]:
     """Spectral-regression LPP (Cai, He and Han 2007).
 
     Step 1: responses ``y`` = the largest generalized eigenvectors of ``W y = lambda Dg y`` after
@@ -255,7 +289,7 @@ def spectral_regression_lpp(X, W, n_components, *, alpha=0.01):
     return sign_flip(A.T), w
 
 
-def spatial_laplacian(image_shape):
+def spatial_laplacian(image_shape: tuple[int, int]) -> sp.csr_matrix:
     """Discrete Laplacian ``Delta`` (sparse ``N x N``) on an image grid, Neumann boundary.
 
     ``(Delta a)_i = deg_i a_i - sum_{j ~ i} a_j`` over the 4-neighbours inside the image, so
@@ -285,7 +319,15 @@ def spatial_laplacian(image_shape):
     return (sp.diags(deg) - A).tocsr()
 
 
-def smooth_lpp(X, W, n_components, *, image_shape, alpha=0.1, reg=1e-6):
+def smooth_lpp(
+    X: ArrayLike,
+    W: ArrayLike,
+    n_components: int,
+    *,
+    image_shape: tuple[int, int],
+    alpha: float = 0.1,
+    reg: float = 1e-6,
+) -> tuple[NDArray, NDArray]:
     """Spatially smooth LPP (Cai et al. 2007): LPP with the roughness penalty ``alpha J(a)``.
 
     Smallest solutions of ``(X^T L X + alpha' Delta^T Delta) a = lambda X^T Dg X a`` with
@@ -310,7 +352,14 @@ def smooth_lpp(X, W, n_components, *, image_shape, alpha=0.1, reg=1e-6):
     return sign_flip(V.T), w
 
 
-def kernel_lpp(gram, W, n_components, *, reg=1e-6, rtol=1e-8):
+def kernel_lpp(
+    gram: ArrayLike,
+    W: ArrayLike,
+    n_components: int,
+    *,
+    reg: float = 1e-6,
+    rtol: float = 1e-8,
+) -> tuple[NDArray, NDArray]:
     """Kernel LPP (He and Niyogi 2003, section 4), solved in the range of the kernel matrix.
 
     ``K L K c = lambda K Dg K c`` restricted to ``range(K)``: with ``K = U diag(mu) U^T`` (eigenvalues

@@ -28,6 +28,13 @@ import scipy.linalg as sla
 
 from .._validation import check_finite, check_int, check_real, sign_flip
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "SLMProjection",
     "slm_gain",
@@ -70,7 +77,7 @@ def _check_scales(sigma, tau):
     return sigma, tau
 
 
-def slm_gain(eigenvalues, sigma, tau):
+def slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray:
     """The gain ``f(lambda)`` of Eq. (8), written without cancellation.
 
     ``f(l)^2 = 4 tau^4 l / (sigma^4 + 4 tau^2 sigma^2 l + 4 tau^4 l^2)`` so
@@ -93,7 +100,7 @@ def slm_gain(eigenvalues, sigma, tau):
     return out
 
 
-def kernel_slm_gain(eigenvalues, sigma, tau):
+def kernel_slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray:
     """The gain ``g(lambda) = f(lambda) / sqrt(lambda)`` of Eq. (18); 0 for non-positive ``lambda``.
 
     Examples
@@ -110,7 +117,7 @@ def kernel_slm_gain(eigenvalues, sigma, tau):
     return out
 
 
-def slm_objective(L, atoms, sigma, tau):
+def slm_objective(L: ArrayLike, atoms: ArrayLike, sigma: float, tau: float) -> float:
     """Objective (6): ``4 tau^4 ||D^T S D - I||^2 + 4 tau^2 sigma^2 ||S D||^2 + sigma^4 ||S||^2``.
 
     ``S = L^T L`` and ``D = atoms.T``. This equals the expectation (4) of the squared difference
@@ -158,7 +165,14 @@ def _top_eig_from_atoms(D_rows, n_components, rtol):
     return vals, vecs, rank
 
 
-def slm_projection(atoms, n_components, *, sigma, tau, rtol=None):
+def slm_projection(
+    atoms: ArrayLike,
+    n_components: int,
+    *,
+    sigma: float,
+    tau: float,
+    rtol: Any = None,
+) -> SLMProjection:
     """Closed-form optimal linear projection of the sparse linear model, Eq. (7)-(9).
 
     ``L = diag(f(lambda_M)) V_M^T`` with ``(lambda_M, V_M)`` the ``M`` largest eigenpairs of
@@ -204,7 +218,15 @@ def slm_projection(atoms, n_components, *, sigma, tau, rtol=None):
     return SLMProjection(components=gains[:, None] * vecs, eigenvalues=vals, gains=gains, rank=min(rank, M))
 
 
-def kernel_slm_projection(gram, n_components, *, sigma, tau, rtol=None, psd_tol=1e-8):
+def kernel_slm_projection(
+    gram: ArrayLike,
+    n_components: int,
+    *,
+    sigma: float,
+    tau: float,
+    rtol: Any = None,
+    psd_tol: float = 1e-8,
+) -> SLMProjection:
     """Kernel sparse-linear-model projection, Eq. (17)-(18).
 
     ``B = V_M diag(g(lambda_M))`` with ``(lambda_M, V_M)`` the ``M`` largest eigenpairs of the
@@ -269,7 +291,7 @@ def kernel_slm_projection(gram, n_components, *, sigma, tau, rtol=None, psd_tol=
     return SLMProjection(components=vecs * gains[None, :], eigenvalues=vals, gains=gains, rank=min(rank, M))
 
 
-def estimate_sigma_tau(X, codes, atoms):
+def estimate_sigma_tau(X: ArrayLike, codes: ArrayLike, atoms: ArrayLike) -> float:
     """Estimate the noise level ``sigma`` and the Laplace code scale ``tau`` from training codes.
 
     * ``tau`` is the maximum-likelihood scale of a zero-mean Laplace distribution fitted to all
@@ -301,7 +323,7 @@ def estimate_sigma_tau(X, codes, atoms):
     return float(np.sqrt(np.mean(R * R))), float(np.mean(np.abs(A)))
 
 
-def estimate_variances(X, codes, atoms):
+def estimate_variances(X: ArrayLike, codes: ArrayLike, atoms: ArrayLike) -> tuple[NDArray, NDArray]:
     """Per-atom code variances and per-pixel noise variances for the general model (section 3.1).
 
     Each atom gets its own Laplace scale ``tau_i = mean_n |a_ni|`` (the paper's section 5

@@ -36,6 +36,13 @@ import numpy as np
 from .._array_api import get_namespace
 from ..stats import class_sums, column_moments, graph_moments, heat_kernel_knn_graph
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from ..stats import ClassSums, GraphMoments
+
 __all__ = [
     "ScoreSpec",
     "SCORES",
@@ -79,7 +86,7 @@ SCORES = {
 }
 
 
-def uniform_score(X):
+def uniform_score(X: ArrayLike) -> NDArray:
     """All features score 1 (higher is better; sampling by it is uniform sampling).
 
     Examples
@@ -96,7 +103,7 @@ def uniform_score(X):
     return xp.ones(X.shape[1], dtype=float_dtype(xp, X, dev), device=dev)
 
 
-def variance_score(X):
+def variance_score(X: ArrayLike) -> NDArray:
     """Per-feature variance (``ddof=0``); higher is better. NumPy or Dask.
 
     Examples
@@ -117,7 +124,7 @@ def _ratio(num, den, scale):
     return xp.clip(out, 0.0, None)
 
 
-def laplacian_score_from_graph(X, S):
+def laplacian_score_from_graph(X: ArrayLike, S: ArrayLike) -> NDArray:
     """Laplacian scores of the columns of ``X`` for a given similarity graph ``S``.
 
     Parameters
@@ -142,7 +149,7 @@ def laplacian_score_from_graph(X, S):
     return laplacian_score_from_moments(graph_moments(X, S))
 
 
-def laplacian_score_from_moments(moments):
+def laplacian_score_from_moments(moments: GraphMoments) -> NDArray:
     """Laplacian scores from the graph forms of :func:`pixsel.stats.graph_moments`.
 
     ``L_r = (f^T D f - f^T S f) / (f^T D f - (d^T f)^2 / 1^T d)``; lower is better, ``+inf`` for
@@ -162,7 +169,7 @@ def laplacian_score_from_moments(moments):
     return _ratio(num, den, m.dff)
 
 
-def laplacian_score(X, n_neighbors=5, *, t="auto"):
+def laplacian_score(X: ArrayLike, n_neighbors: int = 5, *, t: str = "auto") -> NDArray:
     """Unsupervised Laplacian score on a sparse kNN heat-kernel graph; lower is better.
 
     Parameters
@@ -192,7 +199,7 @@ def laplacian_score(X, n_neighbors=5, *, t="auto"):
     return laplacian_score_from_graph(X, S)
 
 
-def supervised_laplacian_score(X, y):
+def supervised_laplacian_score(X: ArrayLike, y: ArrayLike) -> NDArray:
     """Laplacian score on the same-label graph (binary weights); lower is better. NumPy or Dask.
 
     Examples
@@ -206,7 +213,7 @@ def supervised_laplacian_score(X, y):
     return supervised_laplacian_score_from_sums(class_sums(X, y))
 
 
-def supervised_laplacian_score_from_sums(sums):
+def supervised_laplacian_score_from_sums(sums: ClassSums) -> NDArray:
     """Supervised Laplacian scores from :func:`pixsel.stats.class_sums` (see the module docstring).
 
     Examples
@@ -230,7 +237,7 @@ def supervised_laplacian_score_from_sums(sums):
     return _ratio(num, den, dff)
 
 
-def fisher_score(X, y):
+def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray:
     """Fisher score ``sum_c n_c (mu_c - mu)^2 / sum_c n_c sigma_c^2``; higher is better.
 
     Examples
@@ -243,7 +250,7 @@ def fisher_score(X, y):
     return fisher_score_from_sums(class_sums(X, y))
 
 
-def fisher_score_from_sums(sums):
+def fisher_score_from_sums(sums: ClassSums) -> NDArray:
     """Fisher scores from :func:`pixsel.stats.class_sums` (one pass over the data serves both
     supervised scores).
 
@@ -270,7 +277,7 @@ def fisher_score_from_sums(sums):
     return xp.where(ok, ratio, inf_or_zero)
 
 
-def importance(name, scores):
+def importance(name: str, scores: ArrayLike) -> NDArray:
     """Non-negative 'higher is better' importance used to rank and sample by a named score.
 
     Examples

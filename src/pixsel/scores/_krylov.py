@@ -30,6 +30,13 @@ from .._array_api import from_numpy, has_float64, get_namespace, is_numpy, sign_
 from .._threads import blas_limit
 from ..stats import centered_gram_matmat, centered_projected_gram, column_moments
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["KrylovSVD", "block_krylov_svd"]
 
 
@@ -119,8 +126,16 @@ def _orthonormal_block(xp, W, Q_prev, tol, threads=None):
     return U
 
 
-def block_krylov_svd(A, rank, *, n_iter=4, block_size=None, center=True, random_state=None,
-                     moments=None):
+def block_krylov_svd(
+    A: ArrayLike,
+    rank: int,
+    *,
+    n_iter: int = 4,
+    block_size: int | None = None,
+    center: bool = True,
+    random_state: int | np.random.RandomState | None = None,
+    moments: Any = None,
+) -> KrylovSVD:
     """Top ``rank`` singular values and right singular vectors of the centred data.
 
     Unchecked kernel: ``A`` must be a finite 2-D float array (NumPy or Dask) and

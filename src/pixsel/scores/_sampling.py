@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["sample_features", "merge_draws", "top_features"]
 
 
-def top_features(importance, n_features_to_select):
+def top_features(importance: ArrayLike, n_features_to_select: int) -> NDArray:
     """Indices of the ``n_features_to_select`` largest importances, ties to the lowest index.
 
     Examples
@@ -33,7 +38,11 @@ def top_features(importance, n_features_to_select):
     return np.sort(order[:n_features_to_select])
 
 
-def sample_features(importance, n_draws, random_state):
+def sample_features(
+    importance: ArrayLike,
+    n_draws: int,
+    random_state: int | np.random.RandomState | None,
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Draw ``n_draws`` features i.i.d. with probability proportional to ``importance``.
 
     Parameters
@@ -82,7 +91,7 @@ def sample_features(importance, n_draws, random_state):
     return indices, counts, weights, prob
 
 
-def merge_draws(draws, probabilities):
+def merge_draws(draws: ArrayLike, probabilities: ArrayLike) -> NDArray:
     """Merge a sequence of i.i.d. draws into distinct features, counts and merged weights.
 
     Parameters

@@ -28,6 +28,13 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy, to_numpy
 from ._krylov import KrylovSVD, block_krylov_svd
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SubspaceScores", "subspace_scores", "leverage_residual", "resolve_gamma"]
 
 
@@ -57,7 +64,11 @@ class SubspaceScores:
         return self.svd.singular_values
 
 
-def leverage_residual(components, singular_values, column_sq_norms):
+def leverage_residual(
+    components: ArrayLike,
+    singular_values: ArrayLike,
+    column_sq_norms: ArrayLike,
+) -> NDArray:
     """Leverage and residual scores from the top-m right singular vectors.
 
     Parameters
@@ -95,7 +106,13 @@ def leverage_residual(components, singular_values, column_sq_norms):
     return leverage, residual
 
 
-def resolve_gamma(gamma, leverage, residual, singular_values, frobenius_sq):
+def resolve_gamma(
+    gamma: Literal["balanced", "theory"] | float,
+    leverage: ArrayLike,
+    residual: ArrayLike,
+    singular_values: ArrayLike,
+    frobenius_sq: float,
+) -> float:
     """The number ``gamma`` for a setting ``'theory'``, ``'balanced'`` or a number.
 
     Returns ``0.0`` with a ``UserWarning`` when the denominator (residual total or spectral
@@ -134,8 +151,16 @@ def resolve_gamma(gamma, leverage, residual, singular_values, frobenius_sq):
     return num / den
 
 
-def subspace_scores(A, rank, *, gamma="balanced", center=True, n_iter=4, block_size=None,
-                    random_state=None):
+def subspace_scores(
+    A: ArrayLike,
+    rank: int,
+    *,
+    gamma: Literal["balanced", "theory"] | float = "balanced",
+    center: bool = True,
+    n_iter: int = 4,
+    block_size: Any = None,
+    random_state: int | np.random.RandomState | None = None,
+) -> SubspaceScores:
     """Subspace scores ``l_i + gamma r_i`` of every column of ``A`` (unchecked kernel).
 
     Parameters

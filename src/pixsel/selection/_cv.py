@@ -46,6 +46,14 @@ from .._validation import check_int, check_options
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["PathSelectorCV"]
 
 _RULES = ("best", "one-se")
@@ -292,17 +300,17 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
 
     def __init__(
         self,
-        selector=None,
+        selector: Any | None = None,
         *,
-        k_grid="auto",
-        estimator=None,
-        scoring=None,
-        cv=5,
-        rule="best",
-        reuse_statistics=True,
-        n_jobs=None,
-        progress=False,
-    ):
+        k_grid: str = "auto",
+        estimator: Any | None = None,
+        scoring: str | Callable[..., Any] | None = None,
+        cv: int = 5,
+        rule: Literal["best", "one-se"] = "best",
+        reuse_statistics: bool = True,
+        n_jobs: int | None = None,
+        progress: bool = False,
+    ) -> None:
         self.selector = selector
         self.k_grid = k_grid
         self.estimator = estimator
@@ -335,13 +343,13 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         except ValueError as exc:
             raise ValueError(f"{exc} X has n_features = {p}.") from None
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None) -> Self:
         """Cross-validate the downstream score at every k of the grid, choose k, refit.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Never modified.
+            Never modified. At least 2 features (with one there is no k to choose).
         y : array-like of shape (n_samples,)
             Class labels or a continuous target.
         groups : array-like of shape (n_samples,), default=None
@@ -357,6 +365,11 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         if X.dtype.kind not in "uifb":
             X = X.astype(np.float64)
         n, p = X.shape
+        if p < 2:
+            raise ValueError(
+                f"{owner} chooses the number of features k among n_features; X has n_features = {p}, "
+                "so there is no k to choose. Pass X with at least 2 features (or use the feature as is)."
+            )
         classification = type_of_target(y) in _CLASSIFICATION
         selector = SparseLDASelector() if self.selector is None else self.selector
         route = _route(selector, owner)
@@ -432,7 +445,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return self.selector_.get_support()
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """The selected features of ``X`` (as the refitted ``selector_`` transforms them).
 
         Parameters

@@ -6,11 +6,20 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .._array_api import from_numpy, is_numpy, to_numpy
 from .._validation import check_options, is_dask_array
 from ..spectral import greedy_path, weights_on_support
+from ..spectral._linalg_xp import weights_on_support_xp
 from ..spectral._implicit import implicit_greedy_path
 from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
 from ._base import _PathSelector
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SparseLDASelector"]
 
@@ -46,7 +55,8 @@ class SparseLDASelector(_PathSelector):
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
         path computed up to ``n_features_to_select`` only, forward only, ridge regularization
         only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
-        for NumPy input with more than 4096 features and fewer samples than features.
+        for NumPy input with more than 4096 features and fewer samples than features (the
+        implicit path runs on NumPy only).
     solver : {'greedy', 'exact'}, default='greedy'
         ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced
         by the certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound
@@ -96,6 +106,16 @@ class SparseLDASelector(_PathSelector):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
 
+    Notes
+    -----
+    Array API: under ``sklearn.set_config(array_api_dispatch=True)`` a PyTorch, CuPy or
+    array-api-strict ``X`` (``y`` of the same library, or a list/NumPy labels) is fitted on its
+    device: the class statistics, the regularization, the greedy paths and ``coef_`` are
+    computed there, in X's float dtype for the statistics (float32 stays float32) and float64
+    in the binary path where the device has it; every fitted array is on X's device (``classes_``
+    excepted, NumPy labels) and ``get_support`` returns NumPy booleans. ``solver='exact'`` brings
+    the ``p x p`` statistics to the host once (the branch and bound is branchy host work).
+
     Examples
     --------
     >>> from pixsel import SparseLDASelector
@@ -110,18 +130,18 @@ class SparseLDASelector(_PathSelector):
 
     def __init__(
         self,
-        n_features_to_select=10,
+        n_features_to_select: int | float = 10,
         *,
-        direction="dual",
-        regularization="auto",
-        criterion="max-eig",
-        algorithm="auto",
-        solver="greedy",
-        time_limit=None,
-        node_limit=None,
-        gap_tol=0.0,
-        progress=False,
-    ):
+        direction: Literal["forward", "backward", "dual"] = "dual",
+        regularization: str = "auto",
+        criterion: Literal["max-eig", "trace"] = "max-eig",
+        algorithm: Literal["auto", "dense", "implicit"] = "auto",
+        solver: Literal["greedy", "exact"] = "greedy",
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        gap_tol: float = 0.0,
+        progress: bool = False,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.regularization = regularization
@@ -138,7 +158,7 @@ class SparseLDASelector(_PathSelector):
         tags.target_tags.required = True
         return tags
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Compute the statistics and the greedy path(s), then select ``n_features_to_select``.
 
         Parameters
@@ -153,11 +173,14 @@ class SparseLDASelector(_PathSelector):
         self
         """
         owner = self._check_params()
+        xp, dev = self._namespace(X, y)
         if is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
             y = np.asarray(y)
             self.n_features_in_ = int(X.shape[1])
+        elif not is_numpy(xp):
+            X, y = self._validate_xp(xp, dev, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
             if X.dtype.kind not in "uifb":
@@ -169,19 +192,29 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(*X.shape, dense_only=is_dask_array(X))
+        algorithm = self._resolve_algorithm(*X.shape, dense_only=is_dask_array(X) or not is_numpy(xp))
         self.algorithm_ = algorithm
         if algorithm == "implicit":
+            if not is_numpy(xp):
+                raise TypeError(
+                    f"{owner}: algorithm='implicit' runs on NumPy only; pass a NumPy X (or turn "
+                    "array_api_dispatch off), or use algorithm='dense' on the device."
+                )
             return self._fit_implicit(X, y, classes, k, owner)
 
-        stats = class_statistics(X, y, classes=classes)
+        if not is_numpy(xp):  # the labels are coded on the host and sent to X's device once
+            y = from_numpy(xp, np.searchsorted(classes, y), dev, dtype=xp.int64)
+            classes_fit = np.arange(len(classes))
+        else:
+            classes_fit = classes
+        stats = class_statistics(X, y, classes=classes_fit)
         B, reg = regularize(
             stats.within, self.regularization, X=X, y=y, means=stats.means, classes=stats.classes
         )
         if reg.method == "none":
             try:
-                np.linalg.cholesky(B)
-            except np.linalg.LinAlgError:
+                np.linalg.cholesky(B) if is_numpy(xp) else xp.linalg.cholesky(B)
+            except Exception:  # noqa: BLE001 - numpy.linalg.LinAlgError, torch's, CuPy's...
                 raise ValueError(
                     "The within-class covariance B is singular (constant pixels, duplicated pixels or "
                     f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
@@ -192,7 +225,7 @@ class SparseLDASelector(_PathSelector):
         if a.ndim == 2 and a.shape[1] >= a.shape[0]:
             # a square (or wide) factor would read as a full symmetric A: pass A = M M^T itself
             a = a @ a.T
-        if not np.any(a):
+        if not bool(np.any(a) if is_numpy(xp) else xp.any(a != 0)):
             raise ValueError(
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
@@ -207,9 +240,13 @@ class SparseLDASelector(_PathSelector):
         self.regularization_ = reg.to_dict()
         self._set_paths(fwd, bwd, k, self.direction)
         if self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=self.criterion)
+            self._solve_exact(a, B, k, criterion=self.criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
-        self.coef_ = weights_on_support(a, B, S)[S]
+        if is_numpy(xp):
+            self.coef_ = weights_on_support(a, B, S)[S]
+        else:
+            self._arrays_to_device(xp, dev)
+            self.coef_ = xp.take(weights_on_support_xp(xp, a, B, S), xp.asarray(S, device=dev))
         return self
 
     def _fit_implicit(self, X, y, classes, k, owner):

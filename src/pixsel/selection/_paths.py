@@ -3,6 +3,11 @@
 These are the estimator-layer functions behind ``pixsel path`` (paper 000, Fig. 7): they run
 statistics -> regularization -> kernels once and return every path with its bounds, so that
 surfaces (CLI, figures, benchmarks) never assemble that pipeline themselves.
+
+Array API: ``X`` (and ``y``) of another library (PyTorch, CuPy, array-api-strict) are reduced
+to their statistics on their device, regularized there, and the greedy paths run there; the
+paths themselves (``p`` indices and objectives per path) and the bounds are NumPy, host
+metadata like ``classes``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,13 @@ from ..spectral import (
     simple_thresholding_path,
     sparsity_lower_bound,
 )
+from .._array_api import get_namespace, is_numpy, to_numpy
 from ..stats import Regularization, class_statistics, regularize
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PathSet", "lda_paths", "pca_paths"]
 
@@ -68,7 +79,7 @@ def _run(steps, bar):
     return out
 
 
-def lda_paths(X, y, *, regularization="auto", progress=False):
+def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: bool = False) -> PathSet:
     """All greedy and thresholding sparse LDA paths of a classification problem.
 
     Parameters
@@ -102,18 +113,24 @@ def lda_paths(X, y, *, regularization="auto", progress=False):
     True
     """
     with _bar(5, "paths", progress) as bar:
+        xp, _ = get_namespace(X, y)
         st = class_statistics(X, y)
         B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
+        # simple_thresholding of a factor and the Eq. (5) bound (one eigh of B) have no device
+        # kernel: they run on a host copy of the statistics, made once
+        host = (lambda v: v) if is_numpy(xp) else (lambda v: to_numpy(v, np.float64))
         if st.n_classes > 2:
             M = st.between_factor
+            Mh, Bh = host(M), host(B)
             paths = {
                 "forward": greedy_path(M, B, direction="forward", certificate="auto"),
                 "backward": greedy_path(M, B, direction="backward", certificate="auto"),
-                "simple": simple_thresholding(M, B),
+                "simple": simple_thresholding(Mh, Bh),
             }
             bar.update(4, "forward, backward and simple-thresholding paths")
             return PathSet(paths, None, _min_upper(paths), reg)
         a = st.between
+        ah, Bh = host(a), host(B)
         bar.update(1, "class statistics")
         paths = _run(
             (
@@ -124,10 +141,10 @@ def lda_paths(X, y, *, regularization="auto", progress=False):
             ),
             bar,
         )
-    return PathSet(paths, sparsity_lower_bound(a, B), _min_upper(paths), reg)
+    return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg)
 
 
-def pca_paths(X, *, progress=False):
+def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
     """Greedy forward, backward and simple-thresholding sparse PCA paths of the covariance of X.
 
     Parameters
@@ -156,12 +173,15 @@ def pca_paths(X, *, progress=False):
     True
     """
     with _bar(3, "paths", progress) as bar:
-        C = np.atleast_2d(np.cov(np.asarray(X, dtype=np.float64), rowvar=False))
+        from ._spca import covariance
+
+        C = covariance(X)
+        Ch = C if is_numpy(get_namespace(C)[0]) else to_numpy(C, np.float64)
         paths = _run(
             (
                 ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),
                 ("backward", lambda: greedy_path(C, direction="backward", form="full", certificate="dual")),
-                ("simple", lambda: simple_thresholding(C)),
+                ("simple", lambda: simple_thresholding(Ch)),
             ),
             bar,
         )

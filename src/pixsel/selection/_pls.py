@@ -4,6 +4,11 @@ Both select features for a continuous response (one or several columns) or for c
 which are encoded one-hot and centred (a PLS-DA target). The fitted SIMPLS model on the selected
 features is kept, so the selector also predicts: :meth:`predict` takes all ``n_features_in_``
 columns and uses only the selected ones.
+
+Array API: under ``sklearn.set_config(array_api_dispatch=True)`` an ``X`` of PyTorch, CuPy or
+array-api-strict is fitted on its device (:mod:`pixsel.pls._spls_xp`, in X's float dtype); the
+target is encoded on the host and sent there once; every fitted array is on X's device
+(``classes_`` excepted); ``get_support`` returns NumPy booleans.
 """
 
 from __future__ import annotations
@@ -17,9 +22,18 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._array_api import from_numpy, get_namespace, is_numpy, to_numpy
 from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
+from ._base import _ArrayAPISelectorMixin
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["CardinalSPLSSelector", "SPLSSelector"]
 
@@ -58,7 +72,7 @@ def _encode_target(y, target, owner):
     return "continuous", Y, None
 
 
-class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
     def __sklearn_tags__(self):
@@ -69,10 +83,14 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     def _validate(self, X, y):
         owner = type(self).__name__
         check_options(self.target, "target", _TARGETS, owner=owner)
-        X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], multi_output=True, y_numeric=False,
-            ensure_min_samples=2,
-        )
+        xp, dev = self._namespace(X, y)
+        if is_numpy(xp):
+            X, y = validate_data(
+                self, X, y, dtype=[np.float64, np.float32], multi_output=True, y_numeric=False,
+                ensure_min_samples=2,
+            )
+        else:
+            X, y = self._validate_xp(xp, dev, X, y, multi_output=True, y_numeric=False)
         n, p = X.shape
         # capped to the data, min(n_samples - 1, n_features), as recorded in n_iterations_
         K = min(check_int(self.n_components, "n_components", low=1, owner=owner), n - 1, p)
@@ -83,7 +101,17 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         self._y_ndim = np.ndim(y)
         if classes is not None:
             self.classes_ = classes
+        if not is_numpy(xp):
+            Y = from_numpy(xp, Y, dev, dtype=X.dtype)
         return X, Y, K
+
+    @staticmethod
+    def _n_varying(X):
+        """How many columns of X are not constant (on X's device; one number back)."""
+        xp, _ = get_namespace(X)
+        if is_numpy(xp):
+            return int(np.count_nonzero(np.ptp(X, axis=0)))
+        return int(xp.sum(xp.astype(xp.max(X, axis=0) > xp.min(X, axis=0), xp.int64)))
 
     def _store(self, res, p):
         owner = type(self).__name__
@@ -95,6 +123,7 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
+        xp, dev = get_namespace(res.coef, names=["coef"])
         mask = np.zeros(p, dtype=bool)
         mask[res.support] = True
         self.support_ = mask
@@ -104,7 +133,7 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         for k, h in enumerate(res.history, start=1):
             added[h] = k
         self.iteration_added_ = added
-        self.coef_ = res.coef.T.copy()
+        self.coef_ = res.coef.T.copy() if is_numpy(xp) else xp.asarray(res.coef.T, copy=True)
         self.intercept_ = res.y_mean - res.x_mean @ res.coef
         self.x_rotations_ = res.model.x_rotations
         self.x_loadings_ = res.model.x_loadings
@@ -112,13 +141,10 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         self.n_components_ = int(res.model.n_components)
         self.n_iter_per_component_ = res.n_iter.copy()
         self.n_iter_ = int(res.n_iter.max())
+        self._arrays_to_device(xp, dev)
         return self
 
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray:
         """PLS predictions of the (one-hot, for classes) response, from the selected features.
 
         Parameters
@@ -131,11 +157,18 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         ndarray of shape (n_samples, n_targets)
         """
         check_is_fitted(self)
+        xp, dev = get_namespace(self.coef_, names=["coef_"])
+        if not is_numpy(xp):  # fitted on a device: X must be of that library (named if not)
+            get_namespace(X, self.coef_, names=["X", "coef_"])
+            X = validate_data(self, X, dtype=None, reset=False)
+            S = xp.asarray(np.flatnonzero(self._get_support_mask()), device=dev)
+            Xs = xp.astype(xp.take(X, S, axis=1), self.coef_.dtype)
+            return Xs @ xp.take(self.coef_, S, axis=1).T + self.intercept_
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         S = self.support_
         return np.asarray(X[:, S], dtype=np.float64) @ self.coef_[:, S].T + self.intercept_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predict with the SIMPLS model fitted on the selected features.
 
         Class labels (the largest one-hot score) when ``target_ == 'classes'``, otherwise the
@@ -150,9 +183,15 @@ class _BaseSPLS(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         scores = self.decision_function(X)
+        xp, dev = get_namespace(scores)
         if self.target_ == "classes":
-            return self.classes_[np.argmax(scores, axis=1)]
-        return scores.ravel() if self._y_ndim == 1 else scores
+            if is_numpy(xp):
+                return self.classes_[np.argmax(scores, axis=1)]
+            labels = self.classes_[to_numpy(xp.argmax(scores, axis=1))]  # labels are host metadata
+            return from_numpy(xp, labels, dev) if labels.dtype.kind in "uifb" else labels
+        if self._y_ndim == 1:
+            return scores.ravel() if is_numpy(xp) else xp.reshape(scores, (-1,))
+        return scores
 
 
 _COMMON_PARAMS_DOC = """
@@ -245,14 +284,22 @@ class CardinalSPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, n_features_to_select=10, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        n_components: int = 5,
+        target: Literal["auto", "continuous", "classes"] = "auto",
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_components = n_components
         self.target = target
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select ``n_features_to_select`` features and fit SIMPLS on them.
 
         Parameters
@@ -270,7 +317,7 @@ class CardinalSPLSSelector(_BaseSPLS):
         X, Y, K = self._validate(X, y)
         p = X.shape[1]
         n = resolve_k(self.n_features_to_select, p, owner, cap=True)
-        m = int(np.count_nonzero(np.ptp(X, axis=0)))
+        m = self._n_varying(X)
         if n > m:
             raise ValueError(
                 f"{owner}: cannot select {n} features: {p - m} of the {p} columns of X are constant "
@@ -317,14 +364,22 @@ class SPLSSelector(_BaseSPLS):
     """
     )
 
-    def __init__(self, eta=0.5, *, n_components=5, target="auto", max_iter=100, tol=1e-6):
+    def __init__(
+        self,
+        eta: float = 0.5,
+        *,
+        n_components: int = 5,
+        target: Literal["auto", "continuous", "classes"] = "auto",
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ) -> None:
         self.eta = eta
         self.n_components = n_components
         self.target = target
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select features by SPLS-eta and fit SIMPLS on them.
 
         Parameters
@@ -341,7 +396,7 @@ class SPLSSelector(_BaseSPLS):
         owner = type(self).__name__
         X, Y, K = self._validate(X, y)
         eta = check_real(self.eta, "eta", low=0, high=1, low_open=True, high_open=True, owner=owner)
-        if not np.any(np.ptp(X, axis=0)):
+        if not self._n_varying(X):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
         self.n_iterations_ = K
         res = spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)

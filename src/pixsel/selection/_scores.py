@@ -10,7 +10,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._array_api import dispatch_enabled, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
-from .._validation import as_float_array, check_int, check_options, check_real, is_dask_array, resolve_k
+from .._lazy import map_row_blocks
+from .._validation import (
+    as_float_array,
+    check_finite,
+    check_int,
+    check_options,
+    check_real,
+    is_dask_array,
+    resolve_k,
+)
 from ..scores import (
     SCORES,
     fisher_score,
@@ -23,6 +32,14 @@ from ..scores import (
     uniform_score,
     variance_score,
 )
+from ..stats._reduce import block_reduce
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 
@@ -102,7 +119,7 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return to_numpy(self.support_)  # NumPy booleans, as scikit-learn's selectors return
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray:
         """Keep the selected features; in ``mode='sample'`` also rescale them.
 
         Parameters
@@ -121,7 +138,8 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if is_dask_array(X):
-            out = X[:, np.flatnonzero(self.support_)]
+            idx = np.flatnonzero(self.support_)
+            out = map_row_blocks(lambda block: block[:, idx], X, owner=self)  # lazy; NaN at its row
         else:
             out = super().transform(X)
         if self.mode == "sample":
@@ -135,7 +153,7 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             out = out * w
         return out
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the (unscaled) selected columns back in place; zeros elsewhere."""
         check_is_fitted(self)
         xp, dev = get_namespace(X, self.weights_, names=["X", "weights_"])
@@ -232,8 +250,17 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     3.0
     """
 
-    def __init__(self, n_features_to_select=10, *, rank=10, gamma="balanced", mode="top",
-                 center=True, n_iter=4, random_state=None):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        rank: int = 10,
+        gamma: Literal["balanced", "theory"] | float = "balanced",
+        mode: Literal["top", "sample"] = "top",
+        center: bool = True,
+        n_iter: int = 4,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.rank = rank
         self.gamma = gamma
@@ -242,7 +269,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         self.n_iter = n_iter
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Score every feature and select.
 
         Parameters
@@ -353,8 +380,16 @@ default='variance'
     [2]
     """
 
-    def __init__(self, n_features_to_select=10, *, criterion="variance", mode="top",
-                 n_neighbors=5, heat_width="auto", random_state=None):
+    def __init__(
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        criterion: Literal["uniform", "variance", "laplacian", "supervised_laplacian", "fisher"] = "variance",
+        mode: Literal["top", "sample"] = "top",
+        n_neighbors: int = 5,
+        heat_width: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.criterion = criterion
         self.mode = mode
@@ -362,7 +397,7 @@ default='variance'
         self.heat_width = heat_width
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Score every feature and select.
 
         Parameters
@@ -396,6 +431,8 @@ default='variance'
             if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
         if self.criterion == "uniform":
+            if is_dask_array(X):  # nothing else reads a lazy X: check it, locating a NaN at its row
+                block_reduce(check_finite, lambda parts: None, X)
             s = uniform_score(X)
         elif self.criterion == "variance":
             s = variance_score(X)

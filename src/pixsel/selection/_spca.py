@@ -5,19 +5,44 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from .._validation import sign_flip
+from .._array_api import get_namespace, is_numpy, to_numpy
+from .._validation import check_finite, sign_flip
 from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
-from ..stats import CenteredGramOperator
+from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
+from ..stats import CenteredGramOperator, class_statistics
 from ._base import _PathSelector, pick_path
 from ._exact_fit import relative_gap
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SparsePCASelector"]
 
 
+def covariance(X):
+    """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input;
+    in X's library, on its device and in its float dtype for another library."""
+    xp, _ = get_namespace(X)
+    p = X.shape[1]
+    if is_numpy(xp):
+        return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
+    st = class_statistics(X, None)  # one class: the within scatter is the covariance / n
+    return st.within * (st.n_samples / (st.n_samples - 1))
+
+
 def leading_component(C, S):
     """``(lambda_max(C_SS), v)``: the top eigenpair of ``C`` on ``S``, ``v`` of length ``p``, unit
-    norm, zero off ``S``, its largest-magnitude entry positive."""
+    norm, zero off ``S``, its largest-magnitude entry positive (in C's library)."""
+    xp, _ = get_namespace(C, names=["C"])
+    if not is_numpy(xp):
+        w, v = top_eigh(xp, submatrix(xp, C, S))
+        z = weights_on_support_xp(xp, C, None, S)  # the same vector, scattered to length p
+        return w, z
     w, U = np.linalg.eigh(C[np.ix_(S, S)])
     v = np.zeros(C.shape[0])
     v[S] = sign_flip(U[:, -1])
@@ -137,6 +162,14 @@ class SparsePCASelector(_PathSelector):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
+    Notes
+    -----
+    Array API: under ``sklearn.set_config(array_api_dispatch=True)`` a PyTorch, CuPy or
+    array-api-strict ``X`` is fitted on its device (the covariance in X's float dtype, the
+    greedy path and the leading component there); the refinement's swaps and
+    ``solver='exact'`` run on a host copy of the ``p x p`` covariance made once. Every fitted
+    array is on X's device; ``get_support`` returns NumPy booleans.
+
     Examples
     --------
     >>> import numpy as np
@@ -148,9 +181,19 @@ class SparsePCASelector(_PathSelector):
     """
 
     def __init__(
-        self, n_features_to_select=10, *, direction="forward", algorithm="auto", refine=True, certificate=False,
-        solver="greedy", time_limit=None, node_limit=None, gap_tol=0.0, progress=False,
-    ):
+        self,
+        n_features_to_select: int | float = 10,
+        *,
+        direction: Literal["forward", "backward", "dual"] = "forward",
+        algorithm: Literal["auto", "dense", "implicit"] = "auto",
+        refine: bool = True,
+        certificate: bool = False,
+        solver: Literal["greedy", "exact"] = "greedy",
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        gap_tol: float = 0.0,
+        progress: bool = False,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
         self.algorithm = algorithm
@@ -167,7 +210,7 @@ class SparsePCASelector(_PathSelector):
         tags.target_tags.required = False
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Select ``n_features_to_select`` features of largest first sparse principal component.
 
         Parameters
@@ -181,11 +224,20 @@ class SparsePCASelector(_PathSelector):
         self
         """
         owner = self._check_params()
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        xp, dev = self._namespace(X)
+        if is_numpy(xp):
+            X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        else:
+            X, _ = self._validate_xp(xp, dev, X)
         n, p = X.shape
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(n, p)
+        algorithm = self._resolve_algorithm(n, p, dense_only=not is_numpy(xp))
         direction = self.direction
+        if algorithm == "implicit" and not is_numpy(xp):
+            raise TypeError(
+                f"{owner}: algorithm='implicit' runs on NumPy only; pass a NumPy X (or turn "
+                "array_api_dispatch off), or use algorithm='dense' on the device."
+            )
         if algorithm == "implicit":
             if self.solver == "exact":
                 raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
@@ -201,8 +253,9 @@ class SparsePCASelector(_PathSelector):
             comp = fwd.weights(k)
             ub = np.inf
         else:
-            C = np.cov(X.astype(np.float64, copy=False), rowvar=False).reshape(p, p)
+            C = covariance(X)
             fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction)
+            comp = to_numpy(comp, np.float64)
             ub = np.inf
             if self.certificate:
                 certify(best, dual=p <= 2048)
@@ -212,13 +265,14 @@ class SparsePCASelector(_PathSelector):
         S = np.flatnonzero(self.support_)
         value = float(self.objective_path_[k - 1])
         if self.refine and algorithm == "dense":
-            S, value, _ = refine_support(C, S)
-            comp = leading_component(C, S)[1]
+            Ch = to_numpy(C, np.float64)  # the refinement's small swaps run on the host
+            S, value, _ = refine_support(Ch, S)
+            comp = leading_component(Ch, S)[1]
             self.support_ = np.zeros(p, dtype=bool)
             self.support_[S] = True
             self.objective_path_[k - 1] = value
         if self.solver == "exact":
-            self._solve_exact(C, None, k)
+            self._solve_exact(C, None, k)  # device statistics: one host copy
             value, ub = float(self.exact_result_.objective), float(self.upper_bound_)
             comp = self.exact_result_.weights.copy()
         self.components_ = (comp / np.linalg.norm(comp))[None, :]
@@ -226,4 +280,5 @@ class SparsePCASelector(_PathSelector):
         self.upper_bound_ = ub
         self.absolute_gap_ = ub - self.explained_variance_
         self.gap_ = relative_gap(ub, self.explained_variance_)
+        self._arrays_to_device(xp, dev)
         return self

@@ -30,10 +30,15 @@ import scipy.linalg as sla
 from .._validation import check_pair, check_real
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["sparsity_lower_bound", "nesting_ratios", "check_nesting_bound"]
 
 
-def sparsity_lower_bound(a, B):
+def sparsity_lower_bound(a: ArrayLike, B: ArrayLike) -> NDArray:
     """Eq. (5) of paper 000 for every cardinality: ``S_k / lambda_max(B)``, ``k = 1..p``.
 
     ``S_k`` is the sum of the ``k`` largest ``a_i^2``. The support of the ``k`` largest
@@ -70,7 +75,7 @@ def sparsity_lower_bound(a, B):
     return np.cumsum(np.sort(a * a)[::-1]) / lam
 
 
-def nesting_ratios(path):
+def nesting_ratios(path: SparsePath) -> NDArray:
     """``objective[k-1] / objective[k]`` for ``k = 1..p-1`` (Eq. (6) asks ``>= k / (k+1)``).
 
     A ratio where ``objective[k]`` is zero is reported as 1 (the bound holds trivially).
@@ -93,7 +98,7 @@ def nesting_ratios(path):
     return ratios
 
 
-def check_nesting_bound(path, *, rtol=1e-9):
+def check_nesting_bound(path: SparsePath, *, rtol: float = 1e-9) -> bool:
     """Whether ``path`` satisfies the nesting bound Eq. (6) at every k.
 
     Checks ``objective[k-1] >= k / (k+1) * objective[k] - rtol * |objective[k]|`` for

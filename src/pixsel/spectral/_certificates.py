@@ -35,6 +35,15 @@ import scipy.linalg as sla
 
 from ._forms import infer_form
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._path import SparsePath
+
 __all__ = ["certify", "inclusion_bounds", "dual_certificate"]
 
 _SLACK = 1e-10
@@ -50,7 +59,13 @@ def _lambda_min(B):
     return float(sla.eigvalsh(B, subset_by_index=[0, 0])[0])
 
 
-def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
+def inclusion_bounds(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["vector", "factor", "full"] | None = None,
+) -> NDArray:
     """Per-``k`` upper bounds (1)-(3) of the module docstring, shape ``(p,)``.
 
     Parameters
@@ -108,7 +123,7 @@ def inclusion_bounds(A, B=None, *, criterion="max-eig", form=None):
     return ub * (1 + _SLACK) + _SLACK * np.abs(ub).max()
 
 
-def dual_certificate(A, support, *, n_rho=3):
+def dual_certificate(A: ArrayLike, support: ArrayLike, *, n_rho: int = 3) -> tuple[float, bool]:
     """d'Aspremont-Bach-El Ghaoui certificate for sparse PCA (``B = I``) on one support.
 
     Parameters
@@ -182,7 +197,12 @@ def dual_certificate(A, support, *, n_rho=3):
     return np.inf, False
 
 
-def certify(path, *, dual="auto", max_dual_features=2048):
+def certify(
+    path: SparsePath,
+    *,
+    dual: Literal["auto", True, False] = "auto",
+    max_dual_features: int = 2048,
+) -> SparsePath:
     """Store per-``k`` certified upper bounds on ``path.upper_bound`` and return the path.
 
     Parameters

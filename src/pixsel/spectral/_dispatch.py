@@ -17,11 +17,23 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy, to_numpy
 from .._validation import check_int, check_options
 from ._certificates import certify
-from ._forms import check_form_pair
+from ._forms import FORMS, check_form_pair
 from ._fullrank import fullrank_greedy_path
-from ._rank_one import _rank_one_path
-from ._rank_one_xp import rank_one_greedy_path_xp
+from ._fullrank_xp import fullrank_path_xp
 from ._multiclass import multiclass_greedy_path
+from ._multiclass_xp import multiclass_path_xp
+from ._path import SparsePath
+from ._rank_one import _rank_one_path
+from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from ._path import SparsePath
 
 __all__ = ["greedy_path"]
 
@@ -29,9 +41,16 @@ CERTIFICATES = ("auto", "dual", "inclusion")
 
 
 def greedy_path(
-    A, B=None, *, direction="forward", criterion="max-eig", form="auto", max_k=None, certificate=None,
-    **kernel_options,
-):
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    direction: Literal["forward", "backward"] = "forward",
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["auto", "vector", "factor", "full"] = "auto",
+    max_k: int | None = None,
+    certificate: Literal["auto", "dual", "inclusion"] | None = None,
+    **kernel_options: Any,
+) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
 
     Parameters
@@ -39,8 +58,8 @@ def greedy_path(
     A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
         The numerator: a vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a
         symmetric matrix. float32 is accepted; the kernels compute in float64. Arrays of
-        another library (PyTorch, CuPy, array-api-strict; ``A`` and ``B`` from the same one):
-        a vector ``A`` runs on their device, the other forms are converted to NumPy once.
+        another library (PyTorch, CuPy, array-api-strict; ``A`` and ``B`` from the same one)
+        run on their device, every form (in float64 where the device has it).
     B : ndarray of shape (n_features, n_features) or None
         Symmetric positive definite denominator; ``None`` means the identity (sparse PCA).
     direction : {'forward', 'backward'}
@@ -121,17 +140,24 @@ def greedy_path(
 
 
 def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certificate, kernel_options):
-    """:func:`pixsel.spectral.greedy_path` for arrays of another library.
+    """:func:`pixsel.spectral.greedy_path` for arrays of another library, on their device.
 
-    A vector ``A`` (binary LDA) without ``max_k`` runs the rank-one kernel on the device.
-    The other forms (factor, full, ``max_k``) are converted to NumPy once and run by the NumPy
-    kernels (``info['array_api'] == 'host'``): their eigen-updates are sequences of small dense
-    problems that a device does not speed up.
+    A vector ``A`` (binary LDA) without ``max_k`` runs the blocked rank-one kernel
+    (:mod:`._rank_one_xp`), a factor (or a vector with ``max_k``) the multiclass kernel
+    (:mod:`._multiclass_xp`), a full matrix the dense full-rank kernel (:mod:`._fullrank_xp`).
+    The path (``p`` indices and objectives) is NumPy; ``path.A`` / ``path.B`` are host copies
+    made once, so ``path.weights(k)`` and the certificates work as for NumPy input.
     """
     owner = "greedy_path"
-    vector = A.ndim == 1 and form in ("auto", "vector")
+    check_options(form, "form", FORMS, owner=owner)
+    form = check_form_pair_xp(xp, A, B, owner, form=form)
+    p = A.shape[0]
+    if max_k is not None:
+        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
+        if direction == "backward":
+            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
     options = dict(kernel_options)
-    if vector and max_k is None:
+    if form == "vector" and max_k is None:
         if set(options) - {"block_size"}:
             raise TypeError(
                 f"greedy_path got options {sorted(set(options) - {'block_size'})} that the "
@@ -139,14 +165,25 @@ def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certifi
                 "for them, or only block_size."
             )
         if B is None:
-            B = xp.eye(A.shape[0], dtype=A.dtype if xp.isdtype(A.dtype, "real floating") else xp.float64,
-                       device=dev)
+            B = xp.eye(p, dtype=A.dtype if xp.isdtype(A.dtype, "real floating") else xp.float64, device=dev)
         path = rank_one_greedy_path_xp(xp, dev, A, B, direction, options.get("block_size"), owner=owner)
         path.info = dict(path.info, criterion=criterion, form="vector")
-        if certificate is not None:
-            certify(path, dual=certificate == "dual" or (certificate == "auto" and A.shape[0] <= 256))
-        return path
-    path = greedy_path(to_numpy(A), None if B is None else to_numpy(B), direction=direction,
-                       criterion=criterion, form=form, max_k=max_k, certificate=certificate, **options)
-    path.info = dict(path.info, array_api="host")
+    else:
+        if options:
+            raise TypeError(
+                f"greedy_path got options {sorted(options)} that only the binary kernel (a vector A "
+                "without max_k) accepts."
+            )
+        if form == "full":
+            order, objective, info = fullrank_path_xp(xp, A, B, direction=direction, criterion=criterion,
+                                                      max_k=max_k)
+        else:
+            M = A[:, None] if form == "vector" else A
+            order, objective, info = multiclass_path_xp(xp, M, B, direction=direction, criterion=criterion,
+                                                        max_k=max_k)
+        path = SparsePath(order=order, objective=objective, direction=direction, A=to_numpy(A, np.float64),
+                          B=None if B is None else to_numpy(B, np.float64),
+                          info=dict(info, criterion=criterion, form=form))
+    if certificate is not None:
+        certify(path, dual=certificate == "dual" or (certificate == "auto" and p <= 256))
     return path

@@ -15,6 +15,13 @@ import numpy as np
 
 from .._validation import _max_asymmetry, check_finite, check_options, check_pair
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["FORMS", "infer_form", "check_form_pair", "as_full", "as_factor"]
 
 FORMS = ("auto", "vector", "factor", "full")
@@ -36,7 +43,7 @@ def _is_symmetric(A):
     return bool(np.allclose(A, A.T, rtol=1e-10, atol=1e-12 * scale))
 
 
-def infer_form(A):
+def infer_form(A: ArrayLike) -> Literal["vector", "factor", "full"]:
     """``'vector'``, ``'factor'`` or ``'full'`` for an array ``A``.
 
     A 1-D array is a vector, a square symmetric matrix is full, any other 2-D array a factor.

@@ -15,6 +15,11 @@ import scipy.linalg as sla
 
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["greedy_path_reference"]
 
 
@@ -22,7 +27,7 @@ def _pivot_tol(B):
     return B.shape[0] * np.finfo(np.float64).eps * np.maximum(np.abs(np.diag(B)), np.finfo(float).tiny)
 
 
-def greedy_path_reference(a, B, direction="forward"):
+def greedy_path_reference(a: ArrayLike, B: ArrayLike, direction: str = "forward") -> SparsePath:
     """Reference greedy path; see :func:`pixsel.spectral.greedy_path` for the contract."""
     a = np.asarray(a, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)

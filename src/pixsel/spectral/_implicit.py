@@ -29,6 +29,13 @@ from ._fullrank import fullrank_greedy_path
 from ._multiclass import multiclass_greedy_path
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["implicit_greedy_path", "use_implicit"]
 
 
@@ -73,7 +80,13 @@ def _check_operator(op, name, p=None):
         raise ValueError(f"{name} is {op.p} x {op.p} but A has {p} rows; they must match.")
 
 
-def implicit_greedy_path(A, B=None, *, max_k, criterion="max-eig"):
+def implicit_greedy_path(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    max_k: int,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+) -> ImplicitSparsePath:
     """Forward greedy path of ``(A, B)`` given as operators, without any ``p x p`` matrix.
 
     Parameters

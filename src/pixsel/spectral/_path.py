@@ -9,6 +9,11 @@ import scipy.linalg as sla
 
 from .._validation import check_int
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["SparsePath", "objective_on_support", "weights_on_support"]
 
 
@@ -19,7 +24,7 @@ def _as_problem(A, B):
     return A, B
 
 
-def weights_on_support(A, B, support):
+def weights_on_support(A: ArrayLike, B: ArrayLike, support: ArrayLike) -> NDArray:
     """Optimal weights (variational renormalization) of the pair ``(A, B)`` on ``support``.
 
     For a vector ``A = a`` this is the discriminant ``z = B_SS^{-1} a_S``; for a matrix ``A`` it is
@@ -53,7 +58,13 @@ def _singular(BSS):
         return True
 
 
-def objective_on_support(A, B, support, *, criterion="max-eig"):
+def objective_on_support(
+    A: ArrayLike,
+    B: ArrayLike,
+    support: ArrayLike,
+    *,
+    criterion: str = "max-eig",
+) -> float:
     """The objective of the pair on ``support`` by a direct (from scratch) computation.
 
     ``a_S^T B_SS^{-1} a_S`` for a vector ``a``, ``lambda_max(A_SS, B_SS)`` for a matrix
@@ -120,7 +131,7 @@ class SparsePath:
     def _check_k(self, k):
         return check_int(k, "k", low=1, high=self.n_features, owner="SparsePath")
 
-    def support(self, k):
+    def support(self, k: int) -> NDArray:
         """Sorted indices of the size-``k`` support."""
         k = self._check_k(k)
         if self.direction == "backward":
@@ -129,6 +140,6 @@ class SparsePath:
             S = self.order[:k]
         return np.sort(S)
 
-    def weights(self, k):
+    def weights(self, k: int) -> NDArray:
         """Renormalized weights on the size-``k`` support (zero elsewhere), length ``p``."""
         return weights_on_support(self.A, self.B, self.support(k))

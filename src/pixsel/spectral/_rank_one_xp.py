@@ -45,11 +45,13 @@ def _pick(xp, gains, alive, forward):
     return int(xp.argmax(xp.astype(ok, xp.int8)))
 
 
-def rank_one_path_xp(xp, dev, a, B, direction, block_size=None):
+def rank_one_path_xp(xp, dev, a, B, direction, block_size=None, fixed_order=None):
     """``(order, objective, info)`` of the binary greedy path of ``(a, B)`` (arrays of ``xp``).
 
     ``order`` and ``objective`` are NumPy (``p`` numbers: the path is metadata, the work
-    stayed on the device).
+    stayed on the device). ``fixed_order`` (forward only, a NumPy permutation): eliminate in
+    that order instead of the greedy one, which gives the objective of every prefix (the
+    thresholding paths).
     """
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     a = xp.astype(a, hi)
@@ -83,7 +85,10 @@ def rank_one_path_xp(xp, dev, a, B, direction, block_size=None):
                 gains = xp.where(usable, v * v / xp.where(usable, d, xp.ones_like(d)), xp.zeros_like(d))
             else:  # a removed row has d = 0 until the panel's compaction: keep it out of the division
                 gains = v * v / xp.where(alive, d, xp.ones_like(d))
-            j = _pick(xp, gains, alive, forward)
+            if fixed_order is None:
+                j = _pick(xp, gains, alive, forward)
+            else:  # ids stays sorted (compaction keeps the order): the position of the next index
+                j = int(np.searchsorted(ids, fixed_order[steps]))
             col = M[j, :] - L[:, :t] @ L[j, :t] if t else M[j, :]
             piv = float(col[j])
             vj = float(v[j])
@@ -125,37 +130,75 @@ def rank_one_path_xp(xp, dev, a, B, direction, block_size=None):
     return np.asarray(order, dtype=np.intp), objective, info
 
 
-def _check_pair_xp(xp, a, B, owner):
-    """``check_pair`` on the device: shapes, real dtype, finiteness, symmetry of ``B`` (one
-    reduction each; the messages of :func:`pixsel._validation.check_pair`)."""
-    if a.ndim != 1:
-        raise ValueError(
-            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
-            f"class means); got shape {tuple(a.shape)}. Pass a.ravel() if it is a column."
-        )
-    p = a.shape[0]
-    if p == 0:
-        raise ValueError(f"{owner} needs at least one feature; got an empty a.")
-    if B.ndim != 2 or B.shape[0] != B.shape[1]:
-        raise ValueError(f"B must be a square matrix; got shape {tuple(B.shape)}.")
-    if B.shape[0] != p:
-        raise ValueError(
-            f"a and B must describe the same features: a has {p} entries, so B must have "
-            f"shape ({p}, {p}); got {tuple(B.shape)}."
-        )
-    for name, M in (("a", a), ("B", B)):
-        if not xp.isdtype(M.dtype, ("real floating", "integral")):
-            raise TypeError(f"{name} must hold real numbers; got dtype {M.dtype}.")
-        if xp.isdtype(M.dtype, "real floating") and not bool(xp.all(xp.isfinite(M))):
-            raise ValueError(f"{name} contains NaN or infinite values; remove them before the path.")
-    Bf = xp.astype(B, xp.float64 if has_float64(xp, None) else xp.float32)
-    scale = max(float(xp.max(xp.abs(Bf))), np.finfo(float).tiny)
-    worst = float(xp.max(xp.abs(Bf - Bf.T)))
+def _symmetry_error(xp, M, name):
+    Mf = xp.astype(M, xp.float64 if has_float64(xp, None) else xp.float32)
+    scale = max(float(xp.max(xp.abs(Mf))), np.finfo(float).tiny)
+    worst = float(xp.max(xp.abs(Mf - Mf.T)))
     if not worst <= 1e-8 * scale:
         raise ValueError(
-            f"B must be symmetric; the largest asymmetry |B - B.T| is {worst:.3g}. "
-            "Pass (B + B.T) / 2 if that is intended."
+            f"{name} must be symmetric; the largest asymmetry |{name} - {name}.T| is {worst:.3g}. "
+            f"Pass ({name} + {name}.T) / 2 if that is intended."
         )
+
+
+def _is_symmetric_xp(xp, M):
+    Mf = xp.astype(M, xp.float64 if has_float64(xp, None) else xp.float32)
+    scale = max(float(xp.max(xp.abs(Mf))), np.finfo(float).tiny) if M.shape[0] else 1.0
+    return M.shape[0] == 0 or float(xp.max(xp.abs(Mf - Mf.T))) <= 1e-12 * scale
+
+
+def check_form_pair_xp(xp, A, B, owner, form="vector"):
+    """:func:`pixsel.spectral._forms.check_form_pair` on the device: shapes, real dtype,
+    finiteness, symmetry (one reduction each; the messages of
+    :func:`pixsel._validation.check_pair`). Returns the resolved form."""
+    if form == "auto":
+        if A.ndim == 1:
+            form = "vector"
+        elif A.ndim == 2 and A.shape[0] == A.shape[1] and _is_symmetric_xp(xp, A):
+            form = "full"
+        else:
+            form = "factor"
+    name = "a" if form == "vector" else "A"
+    if form == "vector" and A.ndim != 1:
+        raise ValueError(
+            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
+            f"class means); got shape {tuple(A.shape)}. Pass a.ravel() if it is a column."
+        )
+    if form == "factor" and A.ndim != 2:
+        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {tuple(A.shape)}.")
+    if form == "full" and (A.ndim != 2 or A.shape[0] != A.shape[1]):
+        raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {tuple(A.shape)}.")
+    p = A.shape[0]
+    if p == 0:
+        raise ValueError(f"{owner} needs at least one feature; got an empty {name}.")
+    if form == "factor" and A.shape[1] == 0:
+        raise ValueError("The factor A has no columns: A = M M^T would be zero.")
+    if B is not None:
+        if B.ndim != 2 or B.shape[0] != B.shape[1]:
+            raise ValueError(f"B must be a square matrix; got shape {tuple(B.shape)}.")
+        if B.shape[0] != p:
+            what = "entries" if form == "vector" else "rows"
+            raise ValueError(
+                f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
+                f"shape ({p}, {p}); got {tuple(B.shape)}."
+            )
+    for nm, M in ((name, A), ("B", B)):
+        if M is None:
+            continue
+        if not xp.isdtype(M.dtype, ("real floating", "integral")):
+            raise TypeError(f"{nm} must hold real numbers; got dtype {M.dtype}.")
+        if xp.isdtype(M.dtype, "real floating") and not bool(xp.all(xp.isfinite(M))):
+            raise ValueError(f"{nm} contains NaN or infinite values; remove them before the path.")
+    if form == "full":
+        _symmetry_error(xp, A, "A")
+    if B is not None:
+        _symmetry_error(xp, B, "B")
+    return form
+
+
+def _check_pair_xp(xp, a, B, owner):
+    """The binary kernel's pair check (a vector ``a``, a given ``B``)."""
+    check_form_pair_xp(xp, a, B, owner, form="vector")
 
 
 def rank_one_greedy_path_xp(xp, dev, a, B, direction, block_size=None, owner="rank_one_greedy_path"):

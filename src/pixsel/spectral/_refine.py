@@ -37,6 +37,13 @@ import scipy.linalg as sla
 
 from ._secular import secular_border, secular_deleted
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["refine_support"]
 
 
@@ -147,7 +154,17 @@ def _grow_shrink_move(A, S, f, max_grow):
     return None if best_T is None else (best_T, best)
 
 
-def refine_support(A, support, *, max_power=50, max_swaps=200, n_try=4, n_exchange=6, max_exchange=3, max_grow=16):
+def refine_support(
+    A: ArrayLike,
+    support: ArrayLike,
+    *,
+    max_power: int = 50,
+    max_swaps: int = 200,
+    n_try: int = 4,
+    n_exchange: int = 6,
+    max_exchange: int = 3,
+    max_grow: int = 16,
+) -> tuple[NDArray, float, dict[str, Any]]:
     """Improve a sparse PCA support of fixed size (``B = I``); never returns a worse one.
 
     Parameters

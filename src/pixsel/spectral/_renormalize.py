@@ -17,6 +17,13 @@ import scipy.linalg as sla
 from ._forms import infer_form
 from ._path import SparsePath
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["renormalize", "simple_thresholding"]
 
 
@@ -35,7 +42,7 @@ def _full_on(A, form, S):
     return F[S] @ F[S].T
 
 
-def renormalize(x, A, B=None):
+def renormalize(x: ArrayLike, A: ArrayLike, B: ArrayLike | None = None) -> tuple[NDArray, float]:
     """Optimal vector and objective on the support of a candidate ``x`` (Proposition 2 of 002).
 
     Parameters
@@ -99,7 +106,13 @@ def _objective_along(A, Bd, form, order, criterion):
     return out
 
 
-def simple_thresholding(A, B=None, *, criterion="max-eig", max_k=None):
+def simple_thresholding(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    max_k: int | None = None,
+) -> SparsePath:
     """Simple thresholding of the principal generalized eigenvector, renormalized per ``k``.
 
     Parameters

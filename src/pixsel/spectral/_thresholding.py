@@ -11,6 +11,9 @@ prefix, not the truncated dense weights), so their paths are comparable with the
 Prefix objectives for a vector ``a`` come from the forward elimination of
 :mod:`pixsel.spectral._rank_one` run in the prescribed order: one incremental (blocked) Cholesky,
 ``O(p^3)`` for all ``p`` prefixes instead of ``p`` separate solves.
+
+Arrays of another library (PyTorch, CuPy, array-api-strict) run on their device
+(:mod:`pixsel.spectral._thresholding_xp`); the path itself is NumPy host metadata.
 """
 
 from __future__ import annotations
@@ -18,9 +21,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .._array_api import get_namespace, is_numpy
 from .._validation import check_pair
 from ._rank_one import _EPS, _default_block_size, _greedy_forward
 from ._path import SparsePath, objective_on_support
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["fisher_thresholding_path", "simple_thresholding_path"]
 
@@ -47,7 +56,7 @@ def _prefix_objectives(A, B, order):
     return objective, {}
 
 
-def fisher_thresholding_path(a, B):
+def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     """Fisher thresholding: rank ``|B^{-1} a|``, evaluate every prefix exactly.
 
     Parameters
@@ -72,6 +81,11 @@ def fisher_thresholding_path(a, B):
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
+    xp, _ = get_namespace(a, B, names=["a", "B"])
+    if not is_numpy(xp):  # PyTorch, CuPy, array-api-strict: on their device
+        from ._thresholding_xp import fisher_thresholding_path_xp
+
+        return fisher_thresholding_path_xp(xp, a, B, _SINGULAR)
     a, B = check_pair(a, B, form="vector", owner="fisher_thresholding_path", identity_ok=False)
     try:
         c = sla.cho_factor(B, lower=True, check_finite=False)
@@ -87,7 +101,7 @@ def fisher_thresholding_path(a, B):
     return SparsePath(order=order, objective=objective, direction="fisher", A=a, B=B, info=info)
 
 
-def simple_thresholding_path(A, B):
+def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     """Simple thresholding (ST, paper 002): rank ``|v|``, ``v`` the principal eigenvector of
     ``C = B^{-1/2} A B^{-1/2}``; evaluate every prefix exactly.
 
@@ -120,6 +134,11 @@ def simple_thresholding_path(A, B):
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
+    xp, _ = get_namespace(A, B, names=["A", "B"])
+    if not is_numpy(xp):  # PyTorch, CuPy, array-api-strict: on their device
+        from ._thresholding_xp import simple_thresholding_path_xp
+
+        return simple_thresholding_path_xp(xp, A, B, _SINGULAR)
     A0 = np.asarray(A)
     # a square matrix is read as the full symmetric A here (never as a square factor)
     form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")

@@ -11,9 +11,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._array_api import float_dtype, get_namespace, is_numpy, one_hot, to_numpy
-from .._validation import is_dask_array
+from .._validation import check_finite, is_dask_array
 from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
 from ._reduce import block_reduce, sum_partials
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["ClassSums", "class_sums", "column_moments"]
 
@@ -21,8 +28,10 @@ __all__ = ["ClassSums", "class_sums", "column_moments"]
 _BLOCK_BYTES = 1 << 23
 
 
-def _check_finite_columns(mean, ss):
+def _check_finite_columns(mean, ss, X=None):
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(ss))):
+        if X is not None:  # NumPy or Dask: one more pass reports the first NaN at its row of X
+            block_reduce(check_finite, lambda parts: None, X, block_bytes=_BLOCK_BYTES)
         bad = int(np.flatnonzero(~(np.isfinite(ss) & np.isfinite(mean)))[0])
         raise ValueError(
             f"X contains NaN or infinite values (the first affected feature is column {bad}). "
@@ -44,7 +53,7 @@ def _sum_sq_about(a, mean):
     return np.einsum("ij,ij->j", block, block)
 
 
-def column_moments(A, *, center=True):
+def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArray]:
     """Column means and squared norms of the centred columns, in two passes without a copy.
 
     Parameters
@@ -80,7 +89,7 @@ def column_moments(A, *, center=True):
     mean = _column_mean(A) if center else np.zeros(p)
     ss = block_reduce(lambda a: _sum_sq_about(a, mean), sum_partials, A, block_bytes=_BLOCK_BYTES)
     ss = np.asarray(ss, dtype=np.float64)
-    _check_finite_columns(mean, ss)
+    _check_finite_columns(mean, ss, A)
     return mean, ss
 
 
@@ -114,7 +123,7 @@ def _class_sums_partial(Xb, codes, mean, C):
         return (F.T @ H).T, ((F * F).T @ H).T
 
 
-def class_sums(X, y, *, classes=None):
+def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
     """Per-class counts, sums and sums of squares of the globally centred columns.
 
     Two passes (the column means, then the class sums about them); centring first keeps the
@@ -154,7 +163,7 @@ def class_sums(X, y, *, classes=None):
     mean = _column_mean(X)
     s, q = block_reduce(lambda xb, cb: _class_sums_partial(xb, cb, mean, C), sum_partials, X, codes,
                         block_bytes=_BLOCK_BYTES)
-    _check_finite_columns(mean, q.sum(axis=0))
+    _check_finite_columns(mean, q.sum(axis=0), X)
     return ClassSums(classes=classes, counts=np.bincount(codes, minlength=C).astype(np.int64),
                      mean=mean, sums=np.asarray(s), squares=np.asarray(q))
 

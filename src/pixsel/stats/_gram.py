@@ -24,6 +24,13 @@ from .._validation import as_float_array, check_real
 from ._moments import class_codes, class_means
 from ._reduce import block_reduce, sum_partials
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
 
 
@@ -66,7 +73,14 @@ class CenteredGramOperator:
     ([0.5, 0.5], [1.0, 0.5])
     """
 
-    def __init__(self, X, y=None, *, classes=None, alpha=0.0):
+    def __init__(
+        self,
+        X: ArrayLike,
+        y: ArrayLike | None = None,
+        *,
+        classes: Any = None,
+        alpha: float = 0.0,
+    ) -> None:
         self.X = as_float_array(X, "X")
         self.n, self.p = self.X.shape
         if y is None:
@@ -77,45 +91,45 @@ class CenteredGramOperator:
         self.means = self.class_means.means  # (C, p) float64
         self.alpha = check_real(alpha, "alpha", low=0, owner="CenteredGramOperator")
 
-    def with_alpha(self, alpha):
+    def with_alpha(self, alpha: float) -> CenteredGramOperator:
         """The same operator (sharing ``X`` and the means, nothing recomputed) with ridge ``alpha``."""
         out = copy.copy(self)
         out.alpha = check_real(alpha, "alpha", low=0, owner="CenteredGramOperator")
         return out
 
-    def mean_variance(self):
+    def mean_variance(self) -> float:
         """``trace(Xc^T Xc / N) / p``, the mean of the diagonal without the ridge (one pass)."""
         return float(np.mean(self.diag() - self.alpha))
 
     def _centered_col(self, j):
         return np.asarray(self.X[:, j], dtype=np.float64) - self.means[self.codes, j]
 
-    def diag(self):
+    def diag(self) -> NDArray:
         sq = np.einsum("ij,ij->j", self.X, self.X, dtype=np.float64)
         counts = np.bincount(self.codes, minlength=len(self.means)).astype(np.float64)
         sq -= counts @ (self.means * self.means)
         return np.maximum(sq, 0.0) / self.n + self.alpha
 
-    def column(self, j):
+    def column(self, j: int) -> NDArray:
         xc = self._centered_col(j).astype(self.X.dtype, copy=False)
         col = (self.X.T @ xc).astype(np.float64) / self.n
         col[j] += self.alpha
         return col
 
-    def columns(self, idx):
+    def columns(self, idx: ArrayLike) -> NDArray:
         idx = np.asarray(idx, dtype=np.intp)
         XS = np.asarray(self.X[:, idx], dtype=np.float64) - self.means[:, idx][self.codes]
         cols = (self.X.T @ XS.astype(self.X.dtype, copy=False)).astype(np.float64) / self.n
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 
-    def submatrix(self, idx):
+    def submatrix(self, idx: ArrayLike) -> NDArray:
         idx = np.asarray(idx, dtype=np.intp)
         XS = self.X[:, idx].astype(np.float64) - self.means[:, idx][self.codes]
         return XS.T @ XS / self.n + self.alpha * np.eye(len(idx))
 
 
-def centered_gram_matmat(A, V, mean):
+def centered_gram_matmat(A: ArrayLike, V: ArrayLike, mean: ArrayLike) -> Any:
     """``A_c^T (A_c V)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
 
     Parameters
@@ -157,7 +171,7 @@ def centered_gram_matmat(A, V, mean):
     return Z
 
 
-def centered_projected_gram(A, Q, mean):
+def centered_projected_gram(A: ArrayLike, Q: ArrayLike, mean: ArrayLike) -> Any:
     """``(A_c Q)^T (A_c Q)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
 
     Parameters

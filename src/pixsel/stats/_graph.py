@@ -22,6 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["GraphMoments", "graph_moments", "heat_kernel_knn_graph"]
 
 #: float64 working memory per block of columns in :func:`graph_moments`.
@@ -56,7 +63,7 @@ def _column_blocks(n, p):
         yield slice(start, min(p, start + cols))
 
 
-def graph_moments(X, S):
+def graph_moments(X: ArrayLike, S: ArrayLike) -> GraphMoments:
     """``f^T D f``, ``f^T S f`` and ``d^T f`` for every column ``f`` of ``X`` (centred at its mean).
 
     Parameters
@@ -92,7 +99,7 @@ def graph_moments(X, S):
     return GraphMoments(dff=dff, fsf=fsf, df=df, dsum=float(d.sum()))
 
 
-def heat_kernel_knn_graph(X, n_neighbors=5, *, t="auto"):
+def heat_kernel_knn_graph(X: ArrayLike, n_neighbors: int = 5, *, t: str = "auto") -> tuple[Any, float]:
     """Symmetric kNN similarity graph ``S_ij = exp(-||x_i - x_j||^2 / t)``.
 
     An edge joins ``i`` and ``j`` when either is among the other's ``n_neighbors`` nearest

@@ -29,6 +29,13 @@ from .._array_api import float_dtype, from_numpy, get_namespace, is_numpy, one_h
 from .._validation import check_finite, is_dask_array
 from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "ClassMeans",
     "ClassStatistics",
@@ -44,7 +51,7 @@ __all__ = [
 _MEANS_BLOCK_BYTES = 1 << 22
 
 
-def between_class_factor(means, counts):
+def between_class_factor(means: ArrayLike, counts: ArrayLike) -> Any:
     """``M`` of shape ``(p, C - 1)`` with ``M @ M.T = sum_c pi_c (m_c - m)(m_c - m)^T``.
 
     ``pi_c = n_c / n`` and ``m = sum_c pi_c m_c``. ``M = D Q`` with ``D`` the ``p x C`` matrix
@@ -196,7 +203,7 @@ def _check_Xy(X, y):
     return y
 
 
-def class_codes(y, classes=None):
+def class_codes(y: ArrayLike, classes: Any = None) -> tuple[NDArray, NDArray]:
     """Sorted ``classes`` (default ``np.unique(y)``) and the index of every label in them.
 
     Examples
@@ -234,7 +241,7 @@ def _sums_partial(Xb, codes, C):
     return np.bincount(codes, minlength=C).astype(np.float64), sums
 
 
-def class_means(X, y=None, *, classes=None):
+def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None) -> ClassMeans:
     """Class means and the overall mean of ``X`` in one pass, without any ``p x p`` matrix.
 
     Parameters
@@ -339,7 +346,7 @@ def _finish(classes, counts, means, W):
     )
 
 
-def class_statistics(X, y, *, classes=None):
+def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassStatistics:
     """Class means and pooled within-class covariance of ``X`` in one pass.
 
     Parameters

@@ -7,6 +7,15 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+from .._array_api import get_namespace, is_numpy
+
 __all__ = ["Regularization", "regularize", "ridge_regularization", "AUTO_RIDGE"]
 
 #: the relative ridge of ``regularization='auto'``: ``alpha = AUTO_RIDGE * trace(B) / p``.
@@ -38,7 +47,14 @@ class Regularization:
         return {k: (float(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
     def apply(self, B: np.ndarray) -> np.ndarray:
-        """Return the regularized copy of ``B`` (``B`` itself is not modified)."""
+        """Return the regularized copy of ``B`` (``B`` itself is not modified).
+
+        A NumPy ``B`` gives float64; an array of another library stays in its library, on its
+        device and in its float dtype."""
+        xp, dev = get_namespace(B, names=["B"])
+        if not is_numpy(xp):
+            eye = xp.eye(B.shape[0], dtype=B.dtype, device=dev)
+            return (1.0 - self.shrinkage) * B + (self.shrinkage * self.mu + self.alpha) * eye
         out = (1.0 - self.shrinkage) * np.asarray(B, dtype=np.float64)
         out[np.diag_indices_from(out)] += self.shrinkage * self.mu + self.alpha
         return out
@@ -50,15 +66,27 @@ def _ledoit_wolf_from_moments(B, fourth, n):
     The same estimator as ``sklearn.covariance.ledoit_wolf_shrinkage`` applied to the
     class-centred rows ``r_i``, written with moments so it can run on out-of-core data.
     """
-    p = B.shape[0]
-    mu = np.trace(B) / p
-    delta = (np.sum(B * B) - 2 * mu * np.trace(B) + p * mu**2) / p
-    beta_ = (fourth / n - np.sum(B * B)) / (n * p)
+    return _ledoit_wolf_shrinkage(float(np.trace(B)), float(np.sum(B * B)), B.shape[0], fourth, n)
+
+
+def _ledoit_wolf_shrinkage(trace, sum_sq, p, fourth, n):
+    """The Ledoit-Wolf shrinkage from ``tr B``, ``sum(B * B)``, ``p``, ``sum_i ||r_i||^4`` and ``n``."""
+    mu = trace / p
+    delta = (sum_sq - 2 * mu * trace + p * mu**2) / p
+    beta_ = (fourth / n - sum_sq) / (n * p)
     beta = min(beta_, delta)
     return 0.0 if delta == 0 else beta / delta
 
 
-def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=None):
+def regularize(
+    B: ArrayLike,
+    regularization: str = "auto",
+    *,
+    X: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    means: ArrayLike | None = None,
+    classes: Any = None,
+) -> tuple[Any, Regularization]:
     """Regularize a covariance ``B`` and say what was done.
 
     Parameters
@@ -77,6 +105,9 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
     Returns
     -------
     B_reg : ndarray of shape (p, p)
+        float64 for NumPy (and Dask) input. A ``B`` of another array library (PyTorch, CuPy,
+        array-api-strict) is regularized in that library, on its device and in its dtype; the
+        Ledoit-Wolf moment ``sum_i ||r_i||^4`` is then computed from ``X`` on the device too.
     info : Regularization
 
     Examples
@@ -86,14 +117,14 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
     >>> info.method, info.alpha
     ('auto', 0.0005)
     """
+    xp, dev = get_namespace(B, names=["B"])
+    if not is_numpy(xp):
+        return _regularize_xp(xp, dev, B, regularization, X, y, means, classes)
     B = np.asarray(B, dtype=np.float64)
     p = B.shape[0]
     mu = float(np.trace(B) / p) if p else 0.0
     if isinstance(regularization, str) and regularization == "ledoit-wolf":
-        if X is None or y is None or means is None or classes is None:
-            raise ValueError(
-                "regularization='ledoit-wolf' needs the data: pass X, y, means and classes."
-            )
+        _need_data(X, y, means, classes)
         from .._validation import is_dask_array
         from ._reduce import block_reduce, sum_partials
 
@@ -117,7 +148,41 @@ def regularize(B, regularization="auto", *, X=None, y=None, means=None, classes=
     return info.apply(B), info
 
 
-def ridge_regularization(regularization, mu):
+def _need_data(X, y, means, classes):
+    if X is None or y is None or means is None or classes is None:
+        raise ValueError(
+            "regularization='ledoit-wolf' needs the data: pass X, y, means and classes."
+        )
+
+
+def _regularize_xp(xp, dev, B, regularization, X, y, means, classes):
+    """:func:`regularize` for a ``B`` of another array library: the same policy, on its device."""
+    from .._array_api import float_dtype, from_numpy, to_numpy
+    from ._reduce import block_reduce, sum_partials
+
+    p = B.shape[0]
+    trace = float(xp.sum(xp.linalg.diagonal(B)))
+    mu = trace / p if p else 0.0
+    if isinstance(regularization, str) and regularization == "ledoit-wolf":
+        _need_data(X, y, means, classes)
+        get_namespace(B, X, means, names=["B", "X", "means"])  # one library, one device
+        idx = np.searchsorted(np.asarray(classes), to_numpy(y))
+        codes = from_numpy(xp, idx, dev, dtype=xp.int64)
+        wd = float_dtype(xp, X, dev)
+
+        def fourth_part(xb, ib):  # sum_i ||x_i - m_{y_i}||^4 of a row block, on the device
+            R = xp.astype(xb, wd, copy=False) - xp.take(means, ib, axis=0)
+            return xp.sum(xp.sum(R * R, axis=1) ** 2)
+
+        fourth = float(block_reduce(fourth_part, sum_partials, X, codes))
+        shrinkage = _ledoit_wolf_shrinkage(trace, float(xp.sum(B * B)), p, fourth, X.shape[0])
+        info = Regularization("ledoit-wolf", 0.0, float(shrinkage), mu)
+    else:
+        info = ridge_regularization(regularization, mu)
+    return info.apply(B), info
+
+
+def ridge_regularization(regularization: str | float | None, mu: float) -> Regularization:
     """The ridge policy, from the mean variance ``mu = trace(B) / p`` alone.
 
     The one place where ``'auto'``, ``'none'`` and a number become a ridge ``alpha``: the dense

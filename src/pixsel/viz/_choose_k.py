@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
 __all__ = ["plot_cv_path"]
 
 
-def plot_cv_path(cv_results, n_features, *, objective=None, rule=None, score_name="CV score", title=None):
+def plot_cv_path(
+    cv_results: dict[str, Any],
+    n_features: int,
+    *,
+    objective: ArrayLike | None = None,
+    rule: str | None = None,
+    score_name: str = "CV score",
+    title: str | None = None,
+) -> Figure:
     """Cross-validated score against k with its +/- one-std band, the chosen k marked, and (when
     given) the selector's objective path beside it.
 

@@ -11,6 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "plot_masks",
     "plot_paths",
@@ -54,7 +63,7 @@ _METHOD_WORDS = {
 }
 
 
-def method_label(name) -> str:
+def method_label(name: str) -> str:
     """A method's name in words, for legends and titles (unknown names are returned as they are).
 
     Examples
@@ -84,7 +93,16 @@ def _gray(image):
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
 
 
-def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, color=SELECTED, suptitle=None):
+def plot_masks(
+    backgrounds: ArrayLike,
+    masks: ArrayLike,
+    image_shape: tuple[int, int],
+    *,
+    titles: Any = None,
+    bg_titles: Any = None,
+    color: str = SELECTED,
+    suptitle: Any = None,
+) -> Figure:
     """Selected pixels drawn over background images (e.g. the class means), with a legend.
 
     Parameters
@@ -144,8 +162,16 @@ def plot_masks(backgrounds, masks, image_shape, *, titles=None, bg_titles=None, 
     return fig
 
 
-def plot_paths(curves, *, upper_bound=None, lower_bound=None, title=None, ylabel="objective f(S)",
-               xlabel="k (number of selected features)", figsize=(6, 4)):
+def plot_paths(
+    curves: ArrayLike,
+    *,
+    upper_bound: Any = None,
+    lower_bound: Any = None,
+    title: str | None = None,
+    ylabel: str = "objective f(S)",
+    xlabel: str = "k (number of selected features)",
+    figsize: tuple[float, float] = (6, 4),
+) -> Figure:
     """Objective vs k for several paths.
 
     Parameters
@@ -259,7 +285,15 @@ def plot_exact_path(greedy, objective, upper_bound, status, *, title=None, ylabe
     return fig
 
 
-def plot_curves(x, curves, *, xlabel, ylabel, title=None, logx=False):
+def plot_curves(
+    x: Sequence[float],
+    curves: dict[str, Any],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    logx: bool = False,
+) -> Figure:
     """Generic metric curves against one shared x.
 
     Parameters
@@ -297,7 +331,7 @@ def plot_curves(x, curves, *, xlabel, ylabel, title=None, logx=False):
     return fig
 
 
-def plot_evaluation(results, *, title=None, logx=True):
+def plot_evaluation(results: list[Any], *, title: str | None = None, logx: bool = True) -> Figure:
     """Test error, test information and (GP) log marginal likelihood vs k for several evaluations.
 
     Parameters
@@ -350,7 +384,15 @@ def plot_evaluation(results, *, title=None, logx=True):
     return fig
 
 
-def plot_images(images, titles, image_shape, *, marks=None, cmap="gray", ncols=None):
+def plot_images(
+    images: ArrayLike,
+    titles: list[str],
+    image_shape: tuple[int, int] | None,
+    *,
+    marks: Any = None,
+    cmap: str = "gray",
+    ncols: Any = None,
+) -> Figure:
     """A grid of images (class means, relevance maps, loadings), optionally with marked pixels.
 
     Parameters
@@ -393,7 +435,7 @@ def plot_images(images, titles, image_shape, *, marks=None, cmap="gray", ncols=N
     return fig
 
 
-def score_image(values, image_shape):
+def score_image(values: ArrayLike, image_shape: tuple[int, int]) -> NDArray:
     """Per-feature importances as an image in [0, 1] (lighter = more important).
 
     ``+inf`` (e.g. a Fisher score with zero within-class variance) counts as the most important
@@ -421,7 +463,14 @@ def score_image(values, image_shape):
     return ((v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)).reshape(image_shape)
 
 
-def plot_score_maps(maps, image_shape, *, titles=None, suptitle=None, cmap="viridis"):
+def plot_score_maps(
+    maps: ArrayLike,
+    image_shape: tuple[int, int],
+    *,
+    titles: Any = None,
+    suptitle: Any = None,
+    cmap: str = "viridis",
+) -> Figure:
     """Feature-score maps side by side (the subspace-score paper's Fig. 8).
 
     Parameters
@@ -468,7 +517,15 @@ def plot_score_maps(maps, image_shape, *, titles=None, suptitle=None, cmap="viri
     return fig
 
 
-def plot_scatter(Y, labels=None, *, title=None, xlabel="component 1", ylabel="component 2", class_names=None):
+def plot_scatter(
+    Y: ArrayLike,
+    labels: Any = None,
+    *,
+    title: str | None = None,
+    xlabel: str = "component 1",
+    ylabel: str = "component 2",
+    class_names: Any = None,
+) -> Figure:
     """A 2-D embedding, coloured by class (colour-blind-safe colours and a legend up to 8 classes).
 
     Parameters

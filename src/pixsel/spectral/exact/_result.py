@@ -95,7 +95,7 @@ class ExactResult:
         return self.status in ("optimal", "gap_reached")
 
 
-def tighten_path_bound(path, result):
+def tighten_path_bound(path: SparsePath, result: ExactResult) -> SparsePath:
     """A copy of ``path`` whose ``upper_bound`` at ``result.k`` uses the solve's certificate.
 
     The certified bound of a finished or stopped :func:`exact_support` bounds every support of

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from ..._array_api import to_host
 from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._dispatch import greedy_path
@@ -17,6 +18,14 @@ from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
 from ._result import ExactResult
 from ._search import Search
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["exact_support", "plain_search"]
 
@@ -29,6 +38,7 @@ def _validate(A, B, k, criterion, owner):
     A square ``A`` is always read as the full symmetric matrix here (a factor is ``p x r`` with
     ``r != p``); ``A`` and ``B`` are symmetrized so that the bounds see exactly symmetric data.
     """
+    A, B = to_host(A, B)  # statistics on a device (PyTorch, CuPy...): one host copy, the search is CPU work
     A0 = np.asarray(A)
     form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
     A, B = check_pair(A0, B, form=form, owner=owner)
@@ -162,19 +172,19 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
 
 
 def exact_support(
-    A,
-    B=None,
-    k=1,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    k: int = 1,
     *,
-    criterion="max-eig",
-    time_limit=None,
-    node_limit=None,
-    gap_tol=0.0,
-    initial=None,
-    callback=None,
-    branch_rule="important-include",
-    bounds="cardinality",
-):
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    gap_tol: float = 0.0,
+    initial: ArrayLike | None = None,
+    callback: Callable[..., Any] | None = None,
+    branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
+    bounds: Literal["cardinality", "inclusion"] = "cardinality",
+) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
     Maximizes ``f(S) = lambda_max(A_SS, B_SS)`` (``'max-eig'``, the generalized Rayleigh
@@ -190,7 +200,9 @@ def exact_support(
         A vector ``a`` (two-class LDA, ``A = a a^T``), a factor ``M`` with ``A = M M^T``
         (non-square), or a full symmetric matrix.
     B : ndarray of shape (p, p) or None
-        Symmetric positive definite; ``None`` means the identity (sparse PCA).
+        Symmetric positive definite; ``None`` means the identity (sparse PCA). ``A`` and ``B``
+        may be arrays of another library (statistics computed on a GPU): they are copied to
+        the host once (the search is branchy CPU work).
     k : int
         Support size, ``1 <= k <= p``.
     criterion : {'max-eig', 'trace'}
@@ -258,17 +270,17 @@ def exact_support(
 
 
 def plain_search(
-    A,
-    B=None,
-    k=1,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    k: int = 1,
     *,
-    criterion="max-eig",
-    time_limit=None,
-    node_limit=None,
-    initial=None,
-    callback=None,
-    branch_rule="lowest-index",
-):
+    criterion: str = "max-eig",
+    time_limit: Any = None,
+    node_limit: Any = None,
+    initial: Any = None,
+    callback: Any = None,
+    branch_rule: Literal["lowest-index", "largest-ratio"] = "lowest-index",
+) -> ExactResult:
     """The paper's exact search (ESLDA, paper 002), kept as a named baseline.
 
     Depth-first over the same ``(I, U)`` tree as :func:`exact_support`, with the inclusion bound

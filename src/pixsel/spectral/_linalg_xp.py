@@ -1,0 +1,119 @@
+"""Small dense linear algebra on any array-API library: the shims the device kernels share.
+
+The standard has ``cholesky``, ``eigh``, ``inv``, ``solve`` and ``matmul`` but no triangular
+solve, no generalized (``A x = lambda B x``) ``eigh`` and no ``eigh`` of a subset of the
+spectrum. Where a kernel needs one of those, it calls the shim here, written with what the
+standard has:
+
+* :func:`generalized_eigh` -- ``eigh`` of ``L^{-1} A L^{-T}`` with ``B = L L^T``; ``L^{-1}`` by
+  ``inv`` of the (small, well-conditioned once regularized) triangular factor, in place of the
+  missing triangular solve;
+* :func:`top_eigh` -- the largest eigenpair from the full ``eigh`` (the standard has no subset
+  selection; every caller's matrix is ``k x k`` with ``k`` the support size);
+* :func:`submatrix` -- ``M[S][:, S]`` by two ``take`` (the standard has no ``ix_`` indexing).
+
+Every function takes the namespace ``xp`` and arrays of it; indices are NumPy (host metadata)
+and are sent to the device once per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._array_api import device_of, sign_flip
+
+__all__ = ["submatrix", "generalized_eigh", "top_eigh", "weights_on_support_xp", "objective_on_support_xp"]
+
+
+def _index(xp, S, like):
+    return xp.asarray(np.asarray(S, dtype=np.int64), device=device_of(like))
+
+
+def submatrix(xp, M, S, T=None):
+    """``M[np.ix_(S, T)]`` (``T = S`` by default) for an array ``M`` of namespace ``xp``."""
+    rows = xp.take(M, _index(xp, S, M), axis=0)
+    return xp.take(rows, _index(xp, S if T is None else T, M), axis=1)
+
+
+def generalized_eigh(xp, A, B=None):
+    """``(w, V)``: ascending eigenvalues and ``B``-orthonormal eigenvectors of ``A v = w B v``.
+
+    ``B = None`` is the identity (plain ``eigh``). Raises ``ValueError`` naming the fix when
+    ``B`` is not positive definite (any library's Cholesky failure)."""
+    if B is None:
+        w, V = xp.linalg.eigh((A + A.T) / 2)
+        return w, V
+    try:
+        L = xp.linalg.cholesky((B + B.T) / 2)
+    except Exception as exc:  # noqa: BLE001 - numpy.linalg.LinAlgError, torch's, CuPy's...
+        raise ValueError(
+            "B restricted to the support is not positive definite; regularize B first "
+            "(pixsel.stats.regularize(B, 'auto'))."
+        ) from exc
+    Li = xp.linalg.inv(L)  # the standard has no triangular solve: the inverse of the small factor
+    C = Li @ A @ Li.T
+    w, U = xp.linalg.eigh((C + C.T) / 2)
+    return w, Li.T @ U
+
+
+def top_eigh(xp, A, B=None):
+    """The largest generalized eigenvalue (a float) and its eigenvector, largest entry positive."""
+    w, V = generalized_eigh(xp, A, B)
+    return float(w[-1]), sign_flip(xp, V[:, -1])
+
+
+def _small_matrix(xp, A, S):
+    """``A_SS`` of a vector (``a_S a_S^T``), a factor (``M_S M_S^T``) or a square matrix."""
+    if A.ndim == 1:
+        aS = xp.take(A, _index(xp, S, A))
+        return aS[:, None] * aS[None, :]
+    if A.shape[1] == A.shape[0]:
+        return submatrix(xp, A, S)
+    MS = xp.take(A, _index(xp, S, A), axis=0)
+    return MS @ MS.T
+
+
+def weights_on_support_xp(xp, A, B, S):
+    """:func:`pixsel.spectral.weights_on_support` on the device: length ``p``, zero off ``S``.
+
+    A vector ``A = a``: ``z_S = B_SS^{-1} a_S`` (a pseudo-inverse when ``B_SS`` is singular, as
+    the NumPy function's least squares). A matrix or a factor: the principal generalized
+    eigenvector of ``(A_SS, B_SS)`` with ``z^T B_SS z = 1``, largest entry positive."""
+    p = A.shape[0]
+    S = np.asarray(S, dtype=np.int64)
+    dtype = A.dtype if B is None else B.dtype
+    dev = device_of(A)
+    if len(S) == 0:
+        return xp.zeros((p,), dtype=dtype, device=dev)
+    BSS = None if B is None else submatrix(xp, B, S)
+    if A.ndim == 1:
+        aS = xp.astype(xp.take(A, _index(xp, S, A)), dtype)
+        if BSS is None:
+            zS = aS
+        else:
+            try:
+                xp.linalg.cholesky(BSS)
+                zS = xp.linalg.solve(BSS, aS[:, None])[:, 0]
+            except Exception:  # noqa: BLE001 - singular B_SS: the minimum-norm least squares
+                zS = xp.linalg.pinv(BSS) @ aS
+    else:
+        zS = top_eigh(xp, xp.astype(_small_matrix(xp, A, S), dtype), BSS)[1]
+    # scatter z_S into p zeros: the standard has take but no index assignment by an array
+    pos = np.full(p, len(S), dtype=np.int64)
+    pos[S] = np.arange(len(S))
+    padded = xp.concat([zS, xp.zeros((1,), dtype=zS.dtype, device=dev)])
+    return xp.take(padded, xp.asarray(pos, device=dev))
+
+
+def objective_on_support_xp(xp, A, B, S, *, criterion="max-eig"):
+    """:func:`pixsel.spectral.objective_on_support` on the device (a float)."""
+    S = np.asarray(S, dtype=np.int64)
+    if len(S) == 0:
+        return 0.0
+    BSS = None if B is None else submatrix(xp, B, S)
+    if A.ndim == 1:
+        aS = xp.take(A, _index(xp, S, A))
+        z = aS if BSS is None else xp.linalg.solve(BSS, aS[:, None])[:, 0]
+        return float(xp.sum(aS * z))
+    w, _ = generalized_eigh(xp, _small_matrix(xp, A, S), BSS)
+    return float(xp.sum(w)) if criterion == "trace" else float(w[-1])
