@@ -216,8 +216,17 @@ def plot_paths(
     return fig
 
 
-def plot_exact_path(greedy, objective, upper_bound, status, *, title=None, ylabel="objective f(S)",
-                    xlabel="k (number of selected features)", figsize=(6.5, 5.5)):
+def plot_exact_path(
+    greedy: dict[str, ArrayLike],
+    objective: ArrayLike,
+    upper_bound: ArrayLike,
+    status: ArrayLike,
+    *,
+    title: str | None = None,
+    ylabel: str = "objective f(S)",
+    xlabel: str = "k (number of selected features)",
+    figsize: tuple[float, float] = (6.5, 5.5),
+) -> Figure:
     """Greedy paths, the certified optimum and its upper bound per k, and the gap per k.
 
     Top panel: the greedy curves, the best support found by the exact search (filled circles

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,6 +51,12 @@ from ._result import SearchState
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate
 from . import _allk_numba
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["ExactPath", "exact_path"]
 
@@ -130,7 +137,7 @@ class ExactPath:
         """Boolean per size: ``'optimal'`` or ``'gap_reached'``."""
         return self.status != "stopped"
 
-    def support(self, k) -> np.ndarray:
+    def support(self, k: int) -> np.ndarray:
         """The best support of size ``k`` found (sorted indices)."""
         k = check_int(k, "k", low=1, high=self.max_k, owner="ExactPath.support")
         return self.supports[k - 1]
@@ -485,17 +492,17 @@ def _start_initial(M, B, criterion, initial, search):
 
 
 def exact_path(
-    A,
-    B=None,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
     *,
-    criterion="max-eig",
-    max_k=None,
-    time_limit=None,
-    node_limit=None,
-    gap_tol=0.0,
-    callback=None,
-    initial=None,
-):
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    max_k: int | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    gap_tol: float = 0.0,
+    callback: Callable[[SearchState], None] | None = None,
+    initial: Sequence[ArrayLike] | None = None,
+) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
     Leaps and bounds (Furnival and Wilson 1974) for the sparse generalized eigenproblems of
