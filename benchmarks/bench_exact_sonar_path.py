@@ -17,8 +17,8 @@ Side by side, in the same run:
   ``lambda_2 |beta|^2`` and ``2 lambda_2 = n rho`` (``rho`` the ridge of ``B``) reduces the residual by
   ``n c^2 g / (1 + c g)``, ``g = a_S^T (W + rho I)_SS^{-1} a_S = f(S)``: increasing in ``f``, so the best
   support of size k is the same for both (checked numerically below). l0bnb solves the L0-penalized
-  problem along a grid of ``lambda_0`` (``fit_path``), so it reaches only the sizes its grid hits;
-  each support it returns is compared with the certified optimum of its size.
+  problem: ``lambda_0`` is placed (from the certified optima) so that size k is the penalized
+  optimum, and its support is compared with ours (``l0bnb_at``).
 
 Run: ``python benchmarks/bench_exact_sonar_path.py`` (``--quick`` for a smoke run).
 """
@@ -67,20 +67,60 @@ def ridge_reduction(Xc, yc, lam2, S):
     return float(yc @ XS @ beta)
 
 
-def run_l0bnb(Xc, yc, lam2, max_nonzeros, time_limit):
+def l0bnb_at(Xc, yc, lam2, fmap, path, ks, time_limit):
+    """l0bnb's branch and bound on the L0-L2 regression, with ``lambda_0`` chosen so that size k
+    is the penalized optimum: from the certified optima, ``g(k) = fmap(f*(k)) / 2`` is the drop of
+    l0bnb's objective ``|y - X b|^2 / 2 + lambda_0 |b|_0 + lambda_2 |b|^2`` at size k, and any
+    ``lambda_0`` strictly between ``g(k + 1) - g(k)`` and ``g(k) - g(k - 1)`` makes k the unique best
+    size (only sizes where g is locally concave can be reached so). Its big-M is 1.5 x the largest
+    ridge coefficient on our optimal support (a bound l0bnb gets from knowing the answer)."""
     try:
-        from l0bnb import fit_path
+        from l0bnb import BNBTree
     except ImportError:
         return None, "l0bnb not installed (pip install l0bnb; the 'bench' extra)"
     if not hasattr(np, "Inf"):
         # l0bnb 1.0.0 (2021, the latest release) still reads np.Inf, removed in NumPy 2: restore the
         # alias in this benchmark process only
         np.Inf = np.inf
-    t = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        sols = fit_path(Xc, yc, lambda_2=lam2, max_nonzeros=max_nonzeros, intercept=False, normalize=False,
-                        gap_tol=1e-4, time_limit=time_limit)
-    return (sols, time.perf_counter() - t), None
+    g = np.concatenate(([0.0], [fmap(f) / 2 for f in path.objective]))  # g[k], k = 0..p
+    rows = []
+    for k in ks:
+        if not (0 < k < len(g) - 1):
+            continue
+        lo, hi = g[k + 1] - g[k], g[k] - g[k - 1]
+        if not lo < hi:
+            rows.append({"k": k, "reachable": False})
+            continue
+        lam0 = (lo + hi) / 2
+        S = path.support(k)
+        XS = Xc[:, S]
+        beta = np.linalg.solve(XS.T @ XS + 2 * lam2 * np.eye(k), XS.T @ yc)
+        t = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            sol = BNBTree(Xc, yc).solve(lam0, lam2, 1.5 * float(np.max(np.abs(beta))), gap_tol=1e-4,
+                                        time_limit=time_limit)
+        el = time.perf_counter() - t
+        found = np.flatnonzero(np.abs(sol.beta) > 0)
+        rows.append({"k": k, "reachable": True, "lambda_0": lam0, "time_s": el, "gap": float(sol.gap),
+                     "size": len(found), "same_support": bool(np.array_equal(found, S)),
+                     "objective": objective_on_support(*_PROBLEM, found) if len(found) else 0.0})
+    return rows, None
+
+
+_PROBLEM = []
+
+
+def print_path(path, fw, bw, t_greedy):
+    p = path.max_k
+    print(f"\nexact_path: {int(path.certified.sum())} of {p} k certified optimal in {path.time:.1f} s "
+          f"({path.n_nodes} nodes, {path.stop_reason}); greedy forward + backward {t_greedy:.3f} s")
+    print(" k | status  | optimum   | bound     | rel. gap | forward   | backward  | greedy/opt")
+    for k in range(1, p + 1):
+        j = k - 1
+        g = max(fw.objective[j], bw.objective[j])
+        print(f"{k:2d} | {path.status[j]:7s} | {path.objective[j]:9.5f} | {path.upper_bound[j]:9.5f} |"
+              f" {path.relative_gap[j]:8.2e} | {fw.objective[j]:9.5f} | {bw.objective[j]:9.5f} | {g / path.objective[j]:.4f}",
+              flush=True)
 
 
 def main(argv=None):
@@ -88,11 +128,10 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=600.0, help="seconds for exact_path (all k)")
     ap.add_argument("--peer-limit", type=float, default=20.0, help="seconds per single-k solve of the peers")
     ap.add_argument("--ks", default="5,10,20,30,45", help="sizes solved by the single-k peers")
-    ap.add_argument("--l0bnb-limit", type=float, default=120.0, help="seconds for l0bnb's whole path")
     args = ap.parse_args(argv)
     ks = [int(v) for v in args.ks.split(",")]
     if args.quick:
-        args.limit, args.peer_limit, args.l0bnb_limit, ks = 5.0, 1.0, 3.0, [3]
+        args.limit, args.peer_limit, ks = 5.0, 1.0, [3]
     X, y, a, B, rho = sonar_problem()
     p = len(a)
     print(f"load average {os.getloadavg()} on {os.cpu_count()} cores; Sonar p = {p}, ridge {rho:.3g}", flush=True)
@@ -102,6 +141,7 @@ def main(argv=None):
         bw = greedy_path(a, B, direction="backward")
         t_greedy = time.perf_counter() - t
         path = exact_path(a, B, time_limit=args.limit)
+        print_path(path, fw, bw, t_greedy)
         rows = []
         for k in ks:
             row = {"k": k}
@@ -115,16 +155,9 @@ def main(argv=None):
     # the mapping, checked on the certified supports of a few sizes
     map_err = max(abs(ridge_reduction(Xc, yc, lam2, path.support(k)) - fmap(path.objective[k - 1]))
                   / fmap(path.objective[k - 1]) for k in (1, 5, 20, p))
-    l0, why = run_l0bnb(Xc, yc, lam2, max(ks), args.l0bnb_limit)
+    _PROBLEM[:] = [a, B]
+    l0, why = l0bnb_at(Xc, yc, lam2, fmap, path, ks, args.peer_limit)
 
-    print(f"\nexact_path: {int(path.certified.sum())} of {p} k certified optimal in {path.time:.1f} s "
-          f"({path.n_nodes} nodes, {path.stop_reason}); greedy forward + backward {t_greedy:.3f} s")
-    print(" k | status  | optimum   | bound     | rel. gap | forward   | backward  | greedy/opt")
-    for k in range(1, p + 1):
-        j = k - 1
-        g = max(fw.objective[j], bw.objective[j])
-        print(f"{k:2d} | {path.status[j]:7s} | {path.objective[j]:9.5f} | {path.upper_bound[j]:9.5f} |"
-              f" {path.relative_gap[j]:8.2e} | {fw.objective[j]:9.5f} | {bw.objective[j]:9.5f} | {g / path.objective[j]:.4f}")
     print("\nsingle-k peers (same run):")
     print(" k | exact_support: status, s, nodes, rel. gap | plain_search: status, s, nodes, rel. gap | same optimum as exact_path")
     for r in rows:
@@ -135,29 +168,19 @@ def main(argv=None):
               f" {ps_['status']:>10s} {ps_['time_s']:6.1f} {ps_['nodes']:8d} {ps_['rel_gap']:.2e} | {same}")
     print(f"\nregression mapping check: max relative error {map_err:.1e} (ridge-regression residual reduction vs "
           "n c^2 f / (1 + c f))")
-    l0_rows = []
     if l0 is None:
         print(f"l0bnb: {why}")
+        l0 = []
     else:
-        sols, t_l0 = l0
-        for sol in sols:
-            S = np.flatnonzero(np.abs(sol["B"]) > 0)
-            k = len(S)
-            if k == 0 or k > p:
+        print(f"l0bnb BNBTree.solve (lambda_2 = {lam2:.3g}; lambda_0 placed so that k is the penalized optimum;"
+              f" {args.peer_limit:.0f} s per solve):")
+        print(" k | lambda_0  | s      | gap      | size | f(S_l0bnb) | certified optimum | same support")
+        for r in l0:
+            if not r["reachable"]:
+                print(f"{r['k']:2d} | not reachable by any lambda_0 (the optimal curve is not concave at this k)")
                 continue
-            f = objective_on_support(a, B, S)
-            l0_rows.append({"k": k, "lambda_0": float(sol["lambda_0"]), "objective": f,
-                            "optimum": float(path.objective[k - 1]), "time_exceeded": bool(sol["Time_exceeded"]),
-                            "same_support": bool(np.array_equal(S, path.support(k)))})
-        print(f"l0bnb fit_path (lambda_2 = {lam2:.3g}, at most {max(ks)} nonzeros): {len(sols)} solutions in {t_l0:.1f} s")
-        print(" k | lambda_0  | f(S_l0bnb) | certified optimum | same support | time exceeded   (first solution of each size)")
-        seen = set()
-        for r in l0_rows:
-            if r["k"] in seen:
-                continue
-            seen.add(r["k"])
-            print(f"{r['k']:2d} | {r['lambda_0']:9.3g} | {r['objective']:10.5f} | {r['optimum']:17.5f} |"
-                  f" {str(r['same_support']):12s} | {r['time_exceeded']}")
+            print(f"{r['k']:2d} | {r['lambda_0']:9.3g} | {r['time_s']:6.1f} | {r['gap']:8.1e} | {r['size']:4d} |"
+                  f" {r['objective']:10.5f} | {path.objective[r['k'] - 1]:17.5f} | {r['same_support']}")
     goal = bool(path.certified.all() and path.time <= 600)
     print(f"\nSUMMARY exact_path: {int(path.certified.sum())}/{p} certified in {path.time:.1f} s "
           f"(goal all in <= 600 s: {goal}; moonshot <= 120 s: {bool(goal and path.time <= 120)}); "
@@ -165,8 +188,7 @@ def main(argv=None):
     out = out_dir(args)
     data = {"args": {k: v for k, v in vars(args).items() if k != "out"}, "ks": ks, "load": os.getloadavg(),
             "greedy_time_s": t_greedy, "exact_path": path.to_dict(), "forward": fw.objective,
-            "backward": bw.objective, "peers": rows, "regression_map_error": map_err, "l0bnb": l0_rows,
-            "l0bnb_time_s": None if l0 is None else l0[1]}
+            "backward": bw.objective, "peers": rows, "regression_map_error": map_err, "l0bnb": l0}
     write_results(args, data, name="sonar_path")
     fig = plot_exact_path({"forward": fw.objective, "backward": bw.objective}, path.objective, path.upper_bound,
                           path.status, title=f"UCI Sonar: sparse LDA, every k ({path.time:.0f} s)")
