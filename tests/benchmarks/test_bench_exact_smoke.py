@@ -42,3 +42,16 @@ def test_speed_quick(tmp_path):
         if row["plain"]["status"] == "optimal":
             assert row["plain"]["objective"] == pytest.approx(row["best-first"]["objective"], rel=1e-9)
     assert "SUMMARY" in stdout
+
+
+def test_spca_quick(shared_data, tmp_path):
+    """Face pixels certified, the large instance's bound below lambda_max, Pitprops' published optima."""
+    shared_data.path("extyaleb_32x32.npz")  # skips when absent
+    stdout, out = run_bench("exact_spca", tmp_path)
+    res = json.loads((out / "exact_spca.json").read_text())
+    assert res["yale80"]["5/cardinality"]["status"] == "optimal"
+    objs = {round(r["objective"], 6) for key, r in res["yale80"].items() if r["status"] == "optimal" and key.startswith("5/")}
+    assert len(objs) == 1  # every bound set certifies the same optimum
+    large = res["yale1024"]["10"]
+    assert large["objective"] <= large["upper_bound"] < large["lambda_max"]
+    assert res["classic"]["pitprops"][4]["objective"] == pytest.approx(3.406, abs=1e-3)

@@ -87,3 +87,130 @@ def test_implicit_paths_carry_certified_bounds(oracle, C):
         A, B = (st.between if C == 2 else st.between_factor), st.within + 0.1 * np.eye(9)
     for k in range(1, 6):
         assert path.upper_bound[k - 1] >= oracle.best(A, B, k) * (1 - 1e-12)
+
+
+# ----------------------------------------------------------- issue 12/15: float64 accumulation,
+# ----------------------------------------------------------- multiclass cost, blocking, Dask
+
+from pixsel.spectral._implicit import top_eig_rank_one  # noqa: E402
+
+
+def _bounds(theta, W):
+    return theta[-1] + W[:, -1] ** 2, theta[-1] + (W**2).sum(axis=1)
+
+
+@pytest.mark.parametrize("case", ["random", "zero", "repeated", "no-top-component"])
+def test_top_eig_rank_one_equals_eigvalsh(case):
+    rng = np.random.default_rng(3)
+    r = 6
+    theta = np.sort(rng.exponential(size=r)) * 5
+    W = rng.standard_normal((40, r))
+    if case == "zero":  # G = 0 at the first step: lambda = |w|^2
+        theta = np.zeros(r)
+    elif case == "repeated":
+        theta[-3:] = theta[-1]
+    elif case == "no-top-component":
+        W[:, -1] = 0.0
+    lam = top_eig_rank_one(theta, W, *_bounds(theta, W))
+    ref = [np.linalg.eigvalsh(np.diag(theta) + np.outer(w, w))[-1] for w in W]
+    np.testing.assert_allclose(lam, ref, rtol=1e-13, atol=1e-13 * max(ref))
+
+
+def test_top_eig_rank_one_pruned_keeps_the_maximum():
+    rng = np.random.default_rng(4)
+    theta = np.sort(rng.exponential(size=9))
+    W = rng.standard_normal((300, 9)) * rng.exponential(size=(300, 1))
+    lo, hi = _bounds(theta, W)
+    exact = top_eig_rank_one(theta, W, lo, hi)
+    pruned = top_eig_rank_one(theta, W, lo, hi, prune=True)
+    assert np.argmax(pruned) == np.argmax(exact)
+    assert pruned.max() == pytest.approx(exact.max(), rel=1e-14)
+    assert np.all(pruned <= exact * (1 + 1e-14)) and np.all(pruned >= lo)
+
+
+@pytest.mark.parametrize("criterion", ["max-eig", "trace"])
+def test_many_classes_match_dense_forward(criterion):
+    # r = 7: the screening by the two-pole bounds and the secular equation decide every step
+    rng = np.random.default_rng(8)
+    X, y = _data(rng, n=64, p=90, C=8)
+    imp = _lda(X, y, 40, 0.02, criterion)
+    st = class_statistics(X, y)
+    dense = greedy_path(st.between_factor, st.within + 0.02 * np.eye(90), criterion=criterion, max_k=40)
+    np.testing.assert_array_equal(imp.order, dense.order)
+    np.testing.assert_allclose(imp.objective, dense.objective, rtol=1e-9)
+
+
+@pytest.mark.parametrize("C", [2, 5])
+def test_blocking_changes_passes_not_the_path(C):
+    rng = np.random.default_rng(9)
+    X, y = _data(rng, n=50, p=120, C=C)
+    paths = {b: _lda(X, y, 30, 0.05) if b is None else
+             implicit_greedy_path(*_lda_args(X, y, 0.05), max_k=30, block_size=b) for b in (None, 1, 4, 64)}
+    for b, path in paths.items():
+        np.testing.assert_array_equal(path.order, paths[1].order)
+        np.testing.assert_allclose(path.objective, paths[1].objective, rtol=1e-13)  # gemv vs gemm
+    assert paths[1].info["n_column_passes"] == 30  # one pass per selected feature
+    assert paths[64].info["n_column_passes"] < 30
+    assert paths[64].info["n_column_passes"] + paths[64].info["n_column_hits"] == 30
+
+
+def _lda_args(X, y, alpha):
+    B = CenteredGramOperator(X, y, alpha=alpha)
+    cm = B.class_means
+    return (cm.between if cm.n_classes == 2 else cm.between_factor), B
+
+
+class _Float32Accumulation(CenteredGramOperator):
+    """The former operator: products accumulated in X's float32 (what the float64 policy fixes)."""
+
+    def columns(self, idx):
+        idx = np.asarray(idx)
+        XS = (self.X[:, idx] - self.means[:, idx][self.codes]).astype(self.X.dtype)
+        cols = (self.X.T @ XS).astype(np.float64) / self.n
+        cols[idx, np.arange(len(idx))] += self.alpha
+        return cols
+
+
+@pytest.mark.parametrize("C", [2, 4])
+def test_float32_data_give_the_float64_path(C):
+    # N = 60 < p = 150, a small ridge, k up to 55: the Schur pivots get small, which is where a
+    # float32 accumulation drifts (the control below shows it would fail this test)
+    rng = np.random.default_rng(12)
+    X64, y = _data(rng, n=60, p=150, C=C)
+    X64 = (X64 + 4.0).astype(np.float32).astype(np.float64)  # exactly representable in float32
+    X32 = X64.astype(np.float32)
+    p64 = _lda(X64, y, 55, 1e-4)
+    p32 = _lda(X32, y, 55, 1e-4)
+    np.testing.assert_array_equal(p32.order, p64.order)
+    np.testing.assert_allclose(p32.objective, p64.objective, rtol=1e-10)
+    a, B = _lda_args(X32, y, 1e-4)
+    B32 = _Float32Accumulation(X32, y, alpha=1e-4)
+    drift = implicit_greedy_path(a, B32, max_k=55).objective
+    assert np.max(np.abs(drift / p64.objective - 1)) > 1e-6
+
+
+def test_operator_counts_passes_and_dask_chunks_agree():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(13)
+    X, y = _data(rng, n=45, p=70, C=3, dtype=np.float32)
+    ref = _lda(X, y, 20, 0.05)
+    B = CenteredGramOperator(da.from_array(X, chunks=(10, 70)), y, alpha=0.05)
+    assert B.n_passes == 1  # the class means
+    path = implicit_greedy_path(B.class_means.between_factor, B, max_k=20, block_size=8)
+    np.testing.assert_array_equal(path.order, ref.order)
+    np.testing.assert_allclose(path.objective, ref.objective, rtol=1e-10)
+    assert B.n_passes == 2 + path.info["n_column_passes"]  # + the diagonal
+    np.testing.assert_allclose(path.weights(6), ref.weights(6), rtol=1e-8, atol=1e-12)
+    G = CenteredGramOperator(X, y, alpha=0.05, block_bytes=8 * 45 * 7)  # tiles of 7 columns
+    np.testing.assert_allclose(G.columns([3, 69, 0]), B.columns([3, 69, 0]), rtol=1e-12)
+    np.testing.assert_allclose(G.diag(), B.diag(), rtol=1e-12)
+
+
+def test_operator_nan_in_a_dask_chunk_named_at_its_global_row():
+    da = pytest.importorskip("dask.array")
+    X = np.random.default_rng(0).standard_normal((30, 6))
+    X[17, 4] = np.nan
+    with pytest.raises(ValueError, match="17"):
+        CenteredGramOperator(da.from_array(X, chunks=(10, 6)), np.arange(30) % 2)
+    with pytest.raises(ValueError, match="No samples of class"):
+        CenteredGramOperator(X[:4], [0, 0, 0, 0], classes=[0, 1])

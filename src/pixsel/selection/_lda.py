@@ -55,8 +55,10 @@ class SparseLDASelector(_PathSelector):
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
         path computed up to ``n_features_to_select`` only, forward only, ridge regularization
         only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
-        for NumPy input with more than 4096 features and fewer samples than features (the
-        implicit path runs on NumPy only).
+        for NumPy or Dask input with more than 4096 features and fewer samples than features
+        (not for other array libraries). On a Dask array chunked by rows the implicit pass runs
+        chunk by chunk where the chunks live (the workers of a ``dask.distributed`` cluster);
+        only ``p``-vectors and ``p x b`` panels come back.
     solver : {'greedy', 'exact'}, default='greedy'
         ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced
         by the certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound
@@ -192,7 +194,7 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(*X.shape, dense_only=is_dask_array(X) or not is_numpy(xp))
+        algorithm = self._resolve_algorithm(*X.shape, dense_only=not is_numpy(xp))
         self.algorithm_ = algorithm
         if algorithm == "implicit":
             if not is_numpy(xp):

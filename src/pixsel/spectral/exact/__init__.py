@@ -38,10 +38,18 @@ this was fastest.
 Full symmetric ``A`` (``'max-eig'``) uses the inclusion bound tested by a Cholesky
 factorization of ``theta B_UU - A_UU`` (``theta`` = incumbent): it succeeds exactly when
 ``lambda_max(A_UU, B_UU) < theta``, so nodes below the incumbent are discarded without any
-eigenvalue computation; before it a Gershgorin-type cardinality bound
-``max_i (sum of the k largest |A_ij|, j in U) / lambda_min(B)`` is tried. A positive
-semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved as a factor
-problem.
+eigenvalue computation; before it the row bounds (``bounds='cardinality'``) and, with
+``bounds='sdp'``, the semidefinite-relaxation dual bound are tried, and every bound computed at
+a node lowers its key, so a stopped search reports the tightest bound it proved. For sparse
+PCA the incumbent is the greedy support improved by :func:`~pixsel.spectral.refine_support`.
+A positive semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved
+as a factor problem.
+
+Sparse PCA (``B = I``) node bounds -- row (Gershgorin / Frobenius / trace from the ``k``
+largest entries per row) and the dual bound of d'Aspremont et al.'s semidefinite relaxation,
+where every dual point certifies -- live in ``_spca_bounds`` as plain functions
+(:func:`row_bound`, :func:`sdp_dual_bound`, :func:`spca_bounds_path` for every ``k`` at once);
+``exact_support(bounds=...)`` chooses among the named sets of :data:`BOUND_SETS`.
 
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
@@ -52,8 +60,31 @@ and progress types), ``_solve`` (the validated public functions).
 
 from ._allk import ExactPath, exact_path
 from ._result import ExactResult, SearchState, tighten_path_bound
-from ._solve import exact_support, plain_search
+from ._solve import BOUND_SETS, exact_support, plain_search
+from ._spca_bounds import (
+    generalize,
+    row_bound,
+    row_bounds_path,
+    sdp_bounds_path,
+    sdp_dual_bound,
+    sdp_dual_value,
+    spca_bounds_path,
+)
 
 __all__ = [
-    "ExactPath", "ExactResult", "SearchState", "exact_path", "exact_support", "plain_search", "tighten_path_bound",
+    "BOUND_SETS",
+    "ExactPath",
+    "ExactResult",
+    "SearchState",
+    "exact_path",
+    "exact_support",
+    "generalize",
+    "plain_search",
+    "row_bound",
+    "row_bounds_path",
+    "sdp_bounds_path",
+    "sdp_dual_bound",
+    "sdp_dual_value",
+    "spca_bounds_path",
+    "tighten_path_bound",
 ]

@@ -1,9 +1,19 @@
 """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node).
 
-The inclusion bound is tested by a Cholesky factorization of ``theta B_UU - A_UU`` (``theta`` =
-incumbent): it succeeds exactly when ``lambda_max(A_UU, B_UU) < theta``, so nodes below the
-incumbent are discarded without any eigenvalue computation; before it a Gershgorin-type
-cardinality bound ``max_i (sum of the k largest |A_ij|, j in U) / lambda_min(B)`` is tried.
+Bounds at a node ``(I, U)``, cheapest first, each tried only while the node is still open
+(:mod:`pixsel.spectral.exact._spca_bounds` proves them):
+
+* ``'row'``: Gershgorin, Frobenius and (``A`` semidefinite) trace bounds from the ``k`` largest
+  entries per row restricted to ``U``, divided by ``lambda_min(B)`` (:func:`generalize`);
+* ``'sdp'``: the dual point ``Z`` of the sparse PCA relaxation minimized once at the root
+  (:func:`sdp_dual_bound`) certifies ``lambda_max((A - Z)_UU) + (k - 1) ||Z_UU||_max`` at every
+  node; the node is discarded when a Cholesky factorization of ``(theta - (k - 1) rho) I -
+  (A - Z)_UU`` succeeds (``theta`` = incumbent), and otherwise its value tightens the key;
+* the inclusion bound ``lambda_max(A_UU, B_UU)``, tested first by a Cholesky factorization of
+  ``theta B_UU - A_UU``.
+
+Every bound computed at a node lowers its key (the queue's certified upper bound), so a stopped
+search reports the smallest bound it proved, not only the inclusion bound.
 """
 
 from __future__ import annotations
@@ -11,6 +21,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.linalg as sla
+
+from ._spca_bounds import _accelerated, _lmax, generalize, row_bound, sdp_dual_bound
 
 __all__ = ["FullBnB"]
 
@@ -18,35 +31,74 @@ __all__ = ["FullBnB"]
 class FullBnB:
     """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node)."""
 
-    def __init__(self, A, B, k, search, *, use_bounds=True):
+    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False):
         self.A = A
         self.B = B
         self.k = k
         self.s = search
-        self.use_bounds = use_bounds
-        self.absA = np.abs(A)
-        self.lmin_B = float(np.linalg.eigvalsh(B)[0])
+        self.bounds = tuple(bounds)
+        wB = np.linalg.eigvalsh(B)
+        self.lmin_B, self.lmax_B = float(wB[0]), float(wB[-1])
         self.identity = bool(np.array_equal(B, np.eye(len(B))))
+        self.psd = bool(np.linalg.eigvalsh(A)[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
+        self.Z = None
+        self.node_iter = node_iter
+        self.sdp_branch = sdp_branch
+        self.vsdp = None
+        self.sdp_root = math.inf
+        if "sdp" in self.bounds and 1 < k < A.shape[0]:
+            b, Z = sdp_dual_bound(A, k, max_iter=sdp_iter, time_limit=sdp_time)
+            self.Z, self.sdp_root = Z, generalize(b, self.lmin_B, self.lmax_B)
 
-    def _gersh(self, Imask, Umask):
-        """max over i in U of (sum of the k largest |A_ij|, j in U, I first) / lambda_min(B)."""
-        U = np.flatnonzero(Umask)
-        k = self.k
-        sub = self.absA[np.ix_(U, U)]
-        inI = Imask[U]
-        m = int(np.count_nonzero(inI))
-        fixed = sub[:, inI].sum(axis=1)
-        rest = sub[:, ~inI]
-        t = k - m
-        if t <= 0:
-            tops = fixed
-        elif t >= rest.shape[1]:
-            tops = fixed + rest.sum(axis=1)
+    def root_bound(self):
+        """The best bound computed before the search (the dual bound at the root), or inf."""
+        return self.sdp_root
+
+    def _row(self, Imask, Umask):
+        b = row_bound(self.A, self.k, candidates=Umask, fixed=Imask, psd=self.psd)
+        return generalize(b, self.lmin_B, self.lmax_B)
+
+    def _sdp(self, U, key):
+        """(discard?, bound) from the dive's dual point restricted to ``U``, improved in place by a
+        few warm-started first-order iterations when it does not discard the node."""
+        s = self.s
+        ix = np.ix_(U, U)
+        Z = self.Zd[ix]
+        M = self.A[ix] - Z
+        rho = float(np.abs(Z).max()) if len(U) > 1 else 0.0
+        theta = s.theta
+        lB = self.lmin_B
+        target = theta * lB if math.isfinite(theta) and theta > 0 else -math.inf
+        if math.isfinite(target):
+            shift = target - (self.k - 1) * rho  # bound / lmin_B < theta
+            shift -= 1e-9 * (abs(target) + rho * self.k)
+            T = -M
+            T[np.diag_indices_from(T)] += shift
+            try:
+                sla.cholesky(T, lower=True, check_finite=False, overwrite_a=True)
+                if theta > s.best:
+                    s.tol_max = max(s.tol_max, theta)
+                return True, key
+            except np.linalg.LinAlgError:
+                pass
+        if self.sdp_branch and len(U) <= 256:
+            w, V = sla.eigh(M, subset_by_index=[len(U) - 1, len(U) - 1], check_finite=False)
+            b = float(w[0]) + (self.k - 1) * rho
+            self.vsdp = V[:, 0]
         else:
-            part = -np.partition(-rest, t - 1, axis=1)[:, :t]
-            tops = fixed + part.sum(axis=1)
-        val = float(np.max(tops))
-        return val / self.lmin_B if val > 0 else 0.0
+            b = _lmax(M) + (self.k - 1) * rho
+        if self.node_iter and len(U) > self.k:
+            val, Zn = _accelerated(self.A[ix], self.k, Z, b, self.node_iter, 0.0, len(U), target=target, mu_rel=0.005)
+            if val < b:
+                b = val
+                self.Zd[ix] = Zn
+        b += 1e-10 * (abs(b) + float(np.abs(np.diag(self.A)[U]).max()) + self.k * rho)
+        bound = generalize(b, self.lmin_B, self.lmax_B)
+        if bound < theta:
+            if theta > s.best:
+                s.tol_max = max(s.tol_max, theta)
+            return True, key
+        return False, min(key, bound)
 
     def _below(self, U, theta):
         """True when lambda_max(A_UU, B_UU) < theta (Cholesky of theta B - A succeeds)."""
@@ -74,6 +126,9 @@ class FullBnB:
         s, k = self.s, self.k
         Imask = Imask.copy()
         Umask = Umask.copy()
+        key = min(key, self.sdp_root)
+        if self.Z is not None:
+            self.Zd = self.Z.copy()  # the dive's dual point: any symmetric matrix certifies
         while True:
             s.tick()
             U = np.flatnonzero(Umask)
@@ -81,11 +136,19 @@ class FullBnB:
             m = int(np.count_nonzero(Imask))
             if m > k or u < k:
                 return
-            if self.use_bounds:
-                if u > k and m < k and s.discard(min(key, self._gersh(Imask, Umask))):
-                    return
-                if self._below(U, s.theta):
-                    return
+            self.vsdp = None
+            if u > k and m < k:
+                if "row" in self.bounds:
+                    key = min(key, self._row(Imask, Umask))
+                    if s.discard(key):
+                        return
+                if self.Z is not None:
+                    gone, key = self._sdp(U, key)
+                    if gone or s.discard(key):
+                        return
+                s.dive_key = key
+            if self.bounds and self._below(U, s.theta):
+                return
             fU, v = self._eig(U)
             if s.discard(fU):
                 return
@@ -99,6 +162,8 @@ class FullBnB:
                 s.offer(self._eig(I)[0], I)
                 return
             freepos = np.flatnonzero(~Imask[U])
+            if self.vsdp is not None:  # branch on what drives the dual bound
+                v = self.vsdp
             w = v[freepos] ** 2 * np.diag(self.B)[U[freepos]]
             t = int(U[freepos[np.argmax(w)]])
             # exclude child to the queue, keyed by the parent's bound (evaluated when popped)

@@ -81,7 +81,7 @@ class Search:
         if self.node_limit is not None and self.n_nodes > self.node_limit:
             self.n_nodes -= 1
             raise Stop("node_limit")
-        if self.time_limit is not None and (self.n_nodes & 31) == 0:
+        if self.time_limit is not None:  # every node: a full-matrix node can take a second
             if time.perf_counter() - self.t0 > self.time_limit:
                 raise Stop("time_limit")
         if self.callback is not None and (self.n_nodes & 1023) == 0:

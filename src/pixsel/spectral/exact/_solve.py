@@ -13,6 +13,7 @@ from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
+from .._refine import refine_support
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -29,7 +30,20 @@ if TYPE_CHECKING:
 
 __all__ = ["exact_support", "plain_search"]
 
-BOUNDS = ("cardinality", "inclusion")
+#: Named bound sets of :func:`exact_support` (``bounds=``). For a full ``A`` with ``'max-eig'``
+#: each is a tuple of the node bounds of :class:`~pixsel.spectral.exact._full.FullBnB`:
+#: ``'row'`` (Gershgorin / Frobenius / trace from the ``k`` largest entries per row) and
+#: ``'sdp'`` (the dual point of the sparse PCA semidefinite relaxation), ``'sdp-node'`` (that
+#: dual point improved at every node by warm-started first-order steps); the inclusion bound is
+#: always on. Vector and factor problems have their own cardinality bounds (forward / backward
+#: gains and variable fixing): every set but ``'inclusion'`` turns them on.
+BOUND_SETS = {
+    "cardinality": ("row",),
+    "inclusion": (),
+    "sdp": ("row", "sdp"),
+    "sdp-node": ("row", "sdp", "sdp-node"),
+}
+BOUNDS = tuple(BOUND_SETS)
 
 
 def _validate(A, B, k, criterion, owner):
@@ -90,14 +104,24 @@ def _factor_of_psd(A):
     return vecs[:, keep] * np.sqrt(np.maximum(vals[keep], 0.0))
 
 
+#: above this many features the backward greedy pass (``O(p)`` deletions of ``O(p^2)`` each on a
+#: full ``A``) is skipped at the start: forward greedy plus :func:`refine_support` instead
+_BACKWARD_MAX_P = 256
+
+
 def _start(A, B, form, k, criterion, initial, search):
-    """Offer the incumbents: the dual-pass greedy supports (paper 002 section 2.3) or ``initial``."""
+    """Offer the incumbents: the dual-pass greedy supports (paper 002 section 2.3) or ``initial``.
+
+    For sparse PCA (full ``A``, ``B = I``, ``'max-eig'``) the best greedy support is then
+    improved by :func:`refine_support` (truncated power steps and swaps; never worse); on more
+    than ``_BACKWARD_MAX_P`` features the backward pass is skipped.
+    """
     p = A.shape[0]
+    spca = form == "full" and criterion == "max-eig" and np.array_equal(B, np.eye(p))
     if initial is None:
-        cands = [
-            greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k),
-            greedy_path(A, B, direction="backward", criterion=criterion, form=form).support(k),
-        ]
+        cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k)]
+        if not (form == "full" and p > _BACKWARD_MAX_P):
+            cands.append(greedy_path(A, B, direction="backward", criterion=criterion, form=form).support(k))
     else:
         init = np.unique(np.asarray(initial, dtype=np.intp))
         if init.shape != (k,) or init.min() < 0 or init.max() >= p:
@@ -107,6 +131,9 @@ def _start(A, B, form, k, criterion, initial, search):
         cands = [init]
     for S in cands:
         search.offer(objective_on_support(A, B, S, criterion=criterion), S)
+    if spca and initial is None and 1 < k < p:
+        S, value, _ = refine_support(A, search.best_support)
+        search.offer(value, S)
 
 
 def _closed_form(A, B, form, k, criterion, search):
@@ -183,7 +210,7 @@ def exact_support(
     initial: ArrayLike | None = None,
     callback: Callable[..., Any] | None = None,
     branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
-    bounds: Literal["cardinality", "inclusion"] = "cardinality",
+    bounds: Literal["cardinality", "inclusion", "sdp", "sdp-node"] = "cardinality",
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -228,9 +255,14 @@ def exact_support(
         Branching variable of the vector / factor search (the best of the three measured by
         ``benchmarks/bench_exact_ablation.py`` is the default; see
         :data:`pixsel.spectral.exact._factor.BRANCH_RULES`).
-    bounds : {'cardinality', 'inclusion'}
+    bounds : {'cardinality', 'inclusion', 'sdp', 'sdp-node'}
         ``'cardinality'`` (default): the cardinality-aware bounds and variable fixing besides the
-        inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation).
+        inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation); ``'sdp'``
+        (full ``A``, ``'max-eig'``; else as ``'cardinality'``): also the dual bound of the
+        sparse PCA semidefinite relaxation, minimized once at the root by a first-order method
+        and reused at every node (:mod:`pixsel.spectral.exact._spca_bounds`; for ``B != I``
+        divided by ``lambda_min(B)``); ``'sdp-node'``: that dual point further improved at every
+        node (measured slower: benchmarks/bench_exact_ablation.py). See :data:`BOUND_SETS`.
 
     Returns
     -------
@@ -252,13 +284,17 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
-    use_bounds = bounds == "cardinality"
+    use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
         if form == "full" and criterion == "trace":
             solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
         elif form == "full":
-            solver = FullBnB(A, B, k, search, use_bounds=use_bounds)
+            solver = FullBnB(
+                A, B, k, search, bounds=BOUND_SETS[bounds],
+                sdp_time=None if search.time_limit is None else 0.25 * search.time_limit,
+                node_iter=10 if "sdp-node" in BOUND_SETS[bounds] else 0,
+            )
         else:
             solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
         p = A.shape[0]
