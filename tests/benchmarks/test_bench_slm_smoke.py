@@ -47,3 +47,12 @@ def test_quick_slm_speed_and_stability(name, key, shared_data, tmp_path, monkeyp
         assert out["summary"]["tau_max_over_min"] >= 1.0 and len(out["draws"]) == 3
     else:
         assert all(r["ratio"] > 0 for r in out["linear"]) and out["kernel"][0]["n_iter"] >= 1
+
+
+def test_quick_scores_top(shared_data, tmp_path, monkeypatch, capsys):
+    shared_data.path("extyaleb_32x32.npz")
+    monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
+    assert _load("bench_scores_top").main(["--quick"]) == 0
+    out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
+    assert set(out["rate"]) >= {"uniform random", "subspace m=10 top", "subspace m=10 sampled"}
+    assert 0.0 <= out["clump"]["subspace m=10 top"]["50"][0] <= 1.0

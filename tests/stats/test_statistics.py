@@ -258,3 +258,73 @@ def test_heat_kernel_graph_is_symmetric_knn():
     assert t == 2.0 and np.array_equal(D, D.T) and not np.any(np.diag(D))
     assert D[0, 1] == pytest.approx(np.exp(-1 / 2)) and D[2, 3] == pytest.approx(np.exp(-16 / 2))
     assert D[0, 2] == 0  # 2's nearest neighbour is 1, and 0's is 1
+
+
+# ----------------------------------------------------------------------------- folding and chains
+
+
+def test_block_reduce_folds_partials_two_at_a_time_numpy_and_dask():
+    X, _ = _data(n=97, p=5)
+    seen = []
+
+    def merge(parts):
+        seen.append(len(parts))
+        return sum_partials(parts)
+
+    ref = X.sum(axis=0)
+    got = block_reduce(lambda b: b.sum(axis=0), merge, X, block_bytes=8 * 5 * 3)  # 33 blocks
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+    assert max(seen) == 2 and len(seen) == 33  # never a list of all the partials
+    for chains in (1, 2, 3, 20):
+        seen.clear()
+        got = block_reduce(lambda b: b.sum(axis=0), merge, da.from_array(X, chunks=(10, 5)), chains=chains)
+        np.testing.assert_allclose(got, ref, rtol=1e-13)
+        assert max(seen) <= max(2, min(chains, 4))  # chunks folded in pairs; <= 4 chains merged at the end
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.bool_])
+def test_small_integer_statistics_are_exact_beyond_float32_range(dtype):
+    # every value at the far end of the range: sums of z^2 pass 2^24 after 1024 rows, so the
+    # float32 products are only exact because they are flushed to float64 every 1024 rows
+    rng = np.random.default_rng(7)
+    n, p = 5000, 6
+    info = np.iinfo(dtype) if dtype != np.bool_ else None
+    lo, hi = (0, 1) if info is None else (info.min, info.max)
+    X = np.where(rng.random((n, p)) < 0.9, hi, lo).astype(dtype)
+    X[:, 0] = hi  # a constant column: its variance is exactly 0
+    y = rng.integers(0, 2, n)
+    st = class_statistics(X, y)
+    X64 = X.astype(np.float64)
+    means = np.stack([X64[y == c].mean(0) for c in range(2)])
+    W = sum((X64[y == c] - means[c]).T @ (X64[y == c] - means[c]) for c in range(2)) / n
+    np.testing.assert_allclose(st.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
+    assert st.within[0, 0] == 0 and np.array_equal(st.within, st.within.T)
+    np.testing.assert_allclose(st.means, means, rtol=1e-15)
+    got = class_statistics(da.from_array(X, chunks=(1300, p)), y)
+    np.testing.assert_allclose(got.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
+
+
+def test_parallel_slots_follow_the_scheduler():
+    import dask
+
+    from pixsel.stats._reduce import _parallel_slots
+
+    with dask.config.set(scheduler="sync"):
+        assert _parallel_slots() == 1
+    with dask.config.set(scheduler="threads", num_workers=3):
+        assert _parallel_slots() == 3
+
+
+@pytest.mark.parametrize("panel", [4, 5, 1024])
+def test_small_integer_statistics_by_column_panels(panel, monkeypatch):
+    from pixsel.stats import _moments
+
+    monkeypatch.setattr(_moments, "_PANEL", panel)
+    monkeypatch.setattr(_moments, "_EXACT_ROWS", 64)  # several tiles, a short last one
+    X, y = _data(n=300, p=11, C=3, dtype=np.uint8, seed=5)
+    st = class_statistics(X, y)
+    X64 = X.astype(np.float64)
+    means = np.stack([X64[y == c].mean(0) for c in range(3)])
+    W = sum((X64[y == c] - means[c]).T @ (X64[y == c] - means[c]) for c in range(3)) / len(X)
+    np.testing.assert_allclose(st.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
+    assert np.array_equal(st.within, st.within.T)

@@ -17,7 +17,9 @@ def add_data_argument(parser, *, split=True):
             "the data: a .npz file (arrays X (n_samples, n_features) or an image stack (n, h, w), y, "
             "optional image_shape; or X_train, y_train, X_test, y_test), a .mat file (X, y), a CSV "
             "file (one sample per row, label -- a number or a word -- in the last column or a column "
-            "named y/label) or a folder of images with one subfolder per class"
+            "named y/label), a folder of images with one subfolder per class, or a store read "
+            "chunk by chunk with Dask: a Zarr store (folder with zarr.json, or NAME.zarr) or an HDF5 "
+            "file (arrays X and y); with --workers/--scheduler a folder of images is read that way too"
         ),
     )
     if split:
@@ -75,11 +77,56 @@ def parse_params(items):
     return params
 
 
-def load_labelled(args, *, need_labels=True):
-    """Load DATA with the command's --split and --sample-axis; print the loader's notes (not with -q)."""
-    from ..datasets import load
+_HDF5_SUFFIXES = (".h5", ".hdf5", ".hdf", ".he5")
 
-    data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None))
+
+def is_store(path, *, folders=False) -> bool:
+    """DATA is read lazily (a Dask array): a Zarr store, an HDF5 file, or (``folders``) an image folder."""
+    path = Path(path)
+    if path.is_dir():
+        zarr = path.suffix == ".zarr" or any((path / m).exists() for m in ("zarr.json", ".zarray", ".zgroup"))
+        return zarr or folders
+    return path.suffix.lower() in _HDF5_SUFFIXES
+
+
+def _open_store(args):
+    """DATA as a row-chunked Dask array (:func:`pixsel.datasets.open_store`); --split does not apply."""
+    import numpy as np
+
+    from ..datasets import open_store
+
+    if getattr(args, "split", None) not in (None, "all"):
+        raise ValueError(f"--split {args.split} applies to an .npz with X_train/X_test arrays only; drop it.")
+    if getattr(args, "sample_axis", None) is not None:
+        raise ValueError("--sample-axis applies to .npz and .mat files; a store holds one sample per row "
+                         "(or per image): drop it.")
+    data = open_store(args.data)
+    if data.y is not None and data.class_names is None:
+        data.class_names = [str(c) for c in np.unique(data.y)]
+    return data
+
+
+def load_labelled(args, *, need_labels=True, lazy=False):
+    """Load DATA with the command's --split and --sample-axis; print the loader's notes (not with -q).
+
+    A store (Zarr, HDF5; an image folder with --workers/--scheduler) is opened lazily: with
+    ``lazy`` (the commands that compute on Dask arrays: select, scores) ``X`` stays a row-chunked
+    Dask array whose chunks are read by whoever computes; otherwise it is read into memory, and a
+    note says so.
+    """
+    from ..datasets import load
+    from ._cluster import wants_cluster
+
+    if is_store(args.data, folders=wants_cluster(args)):
+        data = _open_store(args)
+        if not lazy:
+            import numpy as np
+
+            data.X = np.asarray(data.X.compute())
+            data.notes.append(f"read the store into memory ({data.X.nbytes / 2**20:.0f} MiB): "
+                              f"'pixsel {args.command}' computes on in-memory arrays")
+    else:
+        data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None))
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")
     if not args.quiet:
@@ -115,11 +162,14 @@ def show_progress(args):
     return bool(getattr(args, "progress", False)) or sys.stderr.isatty()
 
 
-def progress(total, desc, args):
-    """Steps of a command (:func:`pixsel._progress.step_progress`), shown as :func:`show_progress` says."""
+def progress(total, desc, args, *, enabled=True):
+    """Steps of a command (:func:`pixsel._progress.step_progress`), shown as :func:`show_progress` says.
+
+    ``enabled=False`` keeps it quiet (the cluster's task-stream progress shows instead).
+    """
     from .._progress import step_progress
 
-    return step_progress(total, desc, enabled=show_progress(args))
+    return step_progress(total, desc, enabled=enabled and show_progress(args))
 
 
 def provenance(args, **extra):

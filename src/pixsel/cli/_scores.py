@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
+from ._cluster import add_cluster_arguments, cluster, wants_cluster
 from ._common import (
     add_data_argument,
     add_output_arguments,
@@ -19,6 +20,7 @@ from ._common import (
     load_labelled,
     progress,
     provenance,
+    show_progress,
 )
 
 _SCORE_TITLES = {
@@ -52,6 +54,7 @@ def add_parser(sub):
                    help="neighbours of the Laplacian-score kNN graph (default: 5)")
     p.add_argument("--no-baselines", action="store_true", help="subspace scores only")
     add_seed_argument(p, "the Krylov SVD")
+    add_cluster_arguments(p)
     add_output_arguments(p, "pixsel-scores")
     p.set_defaults(func=run)
 
@@ -71,7 +74,9 @@ def run(args):
     from ..scores import importance
     from ..selection import ScoreSelector, SubspaceScoreSelector
 
-    data = load_labelled(args, need_labels=False)
+    from .._validation import is_dask_array
+
+    data = load_labelled(args, need_labels=False, lazy=True)
     X, y = data.X, data.y
     n, p = X.shape
     cap = min(n, p) - 1
@@ -79,8 +84,15 @@ def run(args):
     criteria = [] if args.no_baselines else list(_UNSUPERVISED)
     if y is not None and not args.no_baselines:
         criteria += list(_SUPERVISED)
+    if is_dask_array(X) and "laplacian" in criteria:  # its kNN graph needs every sample at once
+        criteria.remove("laplacian")
+        data.notes.append("the Laplacian score was skipped: its neighbour graph needs all samples in memory "
+                          "(a store is read chunk by chunk); the supervised Laplacian score runs")
+        if not args.quiet:
+            print(f"note: {data.notes[-1]}")
     results = {}
-    with progress(len(ranks) + len(criteria), "scores", args) as bar:
+    with cluster(args, progress=show_progress(args)), \
+            progress(len(ranks) + len(criteria), "scores", args, enabled=not wants_cluster(args)) as bar:
         for m in ranks:
             sel = SubspaceScoreSelector(1, rank=m, gamma=_gamma(args.gamma),
                                         random_state=args.seed).fit(X)

@@ -21,6 +21,7 @@ from ._common import (
     provenance,
     show_progress,
 )
+from ._cluster import add_cluster_arguments, cluster, wants_cluster
 from ._methods import METHODS
 
 # fitted attributes copied into selection.json when the estimator has them
@@ -66,6 +67,7 @@ def add_parser(sub):
                    help="with --solver exact: stop once the relative gap is at most FRACTION (e.g. 0.01)")
     add_seed_argument(p, "randomized methods (subspace)")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
+    add_cluster_arguments(p)
     add_output_arguments(p, "pixsel-select")
     p.set_defaults(func=run)
 
@@ -116,18 +118,23 @@ def run(args):
     method = METHODS[args.method]
     _check_options(args, method)
     auto = args.k == "auto"
-    data = load_labelled(args, need_labels=method.supervised or auto)
+    data = load_labelled(args, need_labels=method.supervised or auto, lazy=True)
     params = parse_params(args.param)
     est = method.build(args, 1 if auto else args.k, params)
     cvsel = None
-    if auto:
-        cvsel = _choose_k(args, est, data)
-        est, args.k = cvsel.selector_, cvsel.n_features_
-    else:
-        fit_y = (data.X, data.y) if method.supervised else (data.X,)
-        with progress(1, f"{args.method} fit", args) as bar:
-            est.fit(*fit_y)
-            bar.update(1)
+    on_cluster = wants_cluster(args)
+    with cluster(args, progress=show_progress(args)):
+        if auto:
+            cvsel = _choose_k(args, est, data)
+            est, args.k = cvsel.selector_, cvsel.n_features_
+        else:
+            fit_y = (data.X, data.y) if method.supervised else (data.X,)
+            with progress(1, f"{args.method} fit", args, enabled=not on_cluster) as bar:
+                est.fit(*fit_y)
+                bar.update(1)
+        backgrounds = None
+        if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
+            backgrounds = image_backgrounds(data.X, data.y, data.image_shape, data.class_names)
     indices = est.get_support(indices=True)
     report = provenance(
         args,
@@ -163,10 +170,10 @@ def run(args):
                            rule=args.rule, score_name=f"CV accuracy ({cvsel.n_splits_} folds)",
                            title=f"{args.method}: k chosen by cross-validation")
         written.append(save_figure(fig, out / "cv_path.png", dpi=120))
-    if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
+    if backgrounds is not None:
         from ..viz import plot_masks
 
-        bgs, names = image_backgrounds(data.X, data.y, data.image_shape, data.class_names)
+        bgs, names = backgrounds
         fig = plot_masks(bgs, [est.get_support()], data.image_shape,
                          titles=[f"{METHOD_TITLES.get(args.method, args.method)}: {len(indices)} pixels"],
                          bg_titles=names)

@@ -21,9 +21,11 @@ first-order half of the same pass (no ``p x p`` matrix), for image-scale data.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import dgemm, dsyrk, ssyrk
 
 from .._array_api import float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy
 from .._validation import check_finite, is_dask_array
@@ -310,32 +312,141 @@ def _block_partial(Xb, codes, C):
     np.subtract(Xb, m0, out=R)
     # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one
     d = (R.T @ _onehot(codes, C)).T / np.where(counts > 0, counts, 1.0)[:, None]
-    W = R.T @ R  # NumPy dispatches A.T @ A to a symmetric rank-k update
-    W -= (d.T * counts) @ d
+    W = dsyrk(1.0, R.T, trans=0, lower=1)  # lower triangle of R^T R, F-ordered (R.T: no copy)
+    del R
+    _rank_update(W, -(d.T * counts), d)
+    _symmetrize_lower(W)
     if not (np.all(np.isfinite(m0)) and np.all(np.isfinite(np.diagonal(W)))):
         check_finite(np.asarray(Xb, dtype=np.float64), "a block of rows of X")  # raises, locating it
     return counts, m0 + d, W
 
 
-def _merge(parts):
-    """Merge block partials exactly (Chan et al.'s pairwise update, per class)."""
+#: rows of one float32 product in :func:`_block_partial_small_int`: with |z| <= 128 every partial
+#: sum of ``z_i z_j`` over them is an integer below 2^24, which float32 holds exactly.
+_EXACT_ROWS = 1024
+
+#: columns per panel when a ``p x p`` matrix is built or symmetrized triangle by triangle (the
+#: float32 scratch of :func:`_block_partial_small_int` is ``p x _PANEL``, not ``p x p``).
+_PANEL = 1024
+
+
+def _small_int_offset(dtype):
+    """The offset that maps ``dtype``'s values into [-128, 127], or None (not a small integer type)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_ or dtype == np.int8:
+        return 0
+    if dtype == np.uint8:
+        return 128
+    return None
+
+
+def _block_partial_small_int(Xb, codes, C):
+    """:func:`_block_partial` for uint8 / int8 / bool data, with exact float32 products.
+
+    ``z = x - 128`` (uint8) lies in [-128, 127], so over ``1024`` rows every entry of ``Z^T Z``
+    is an integer of magnitude at most ``1024 * 128^2 = 2^24``: float32 (24-bit significand)
+    computes it EXACTLY, at float32 speed (SSYRK, about twice DSYRK's rate), in any summation
+    order. Each such product is added into a float64 accumulator, where the sums over all rows
+    stay exact (integers below 2^53, i.e. up to 5e11 rows). This is where float64 accumulation
+    matters: beyond 1024 rows a float32 sum would start rounding. The class sums of ``z`` are
+    exact likewise. The scatter about the class means is then
+    ``G - sum_c s_c s_c^T / n_c`` in float64, from the exact ``G`` and ``s_c``: the only
+    rounding of the whole computation, relative ``~1e-16 x mean(z^2) / var``, harmless.
+
+    The conversion and the offset are fused into the product, one ``1024 x p`` float32 tile at a
+    time (cache-sized): no float64 copy of the block is ever made.
+    """
+    n, p = Xb.shape
+    off = _small_int_offset(Xb.dtype)
+    counts = np.bincount(codes, minlength=C).astype(np.float64)
+    onehot = _onehot(codes, C).astype(np.float32)
+    G = np.zeros((p, p), order="F")  # lower triangle of sum z z^T, exact integers
+    S = np.zeros((C, p))  # class sums of z, exact integers
+    b = min(_PANEL, p)
+    diag = np.zeros((b, b), dtype=np.float32, order="F")
+    below = np.empty((max(p - b, 0), b), dtype=np.float32)
+    tile = np.empty((min(_EXACT_ROWS, n), p), dtype=np.float32)
+    for i in range(0, n, _EXACT_ROWS):
+        z = tile[: min(_EXACT_ROWS, n - i)]
+        np.subtract(Xb[i : i + len(z)], np.float32(off), out=z, casting="unsafe")  # exact
+        # the lower triangle of z^T z by column panels (float32 scratch: one panel, not p x p)
+        for j in range(0, p, b):
+            k = min(j + b, p)
+            zj = z[:, j:k]
+            d = ssyrk(1.0, zj.T, beta=0.0, c=diag[: k - j, : k - j], trans=0, lower=1, overwrite_c=1)
+            G[j:k, j:k] += d  # the upper part of d stays 0
+            if k < p:
+                out = below[: p - k, : k - j]
+                np.matmul(z[:, k:].T, zj, out=out)
+                G[k:, j:k] += out
+        S += (z.T @ onehot[i : i + len(z)]).T  # <= 1024 * 128 in magnitude: exact in float32
+    del diag, below, tile
+    safe = np.where(counts > 0, counts, 1.0)[:, None]
+    _rank_update(G, -(S.T / safe.T), S)  # G - sum_c s_c s_c^T / n_c
+    _symmetrize_lower(G)
+    return counts, off + S / safe, G
+
+
+def _rank_update(W, A, B):
+    """``W += A @ B`` in place (``W`` F-ordered ``p x p``, ``A`` p x C, ``B`` C x p): no p x p temporary."""
+    if A.shape[1]:
+        out = dgemm(1.0, A, B, beta=1.0, c=W, overwrite_c=1)
+        if out is not W and not np.shares_memory(out, W):  # W was not F-ordered: f2py worked on a copy
+            W[...] = out
+
+
+def _symmetrize_lower(W):
+    """Copy the lower triangle of the F-ordered square ``W`` onto its upper triangle, in place."""
+    p = W.shape[0]
+    for j in range(0, p, _PANEL):
+        k = min(j + _PANEL, p)
+        D = W[j:k, j:k]
+        D[...] = np.tril(D) + np.tril(D, -1).T
+        W[j:k, k:] = W[k:, j:k].T
+
+
+def _merge(parts, *, inplace=False):
+    """Merge block partials exactly (Chan et al.'s pairwise update, per class).
+
+    ``inplace=True`` accumulates into the first partial's scatter (a partial the caller owns;
+    see ``block_reduce(merge_inplace=...)``): one ``p x p`` matrix less at the peak.
+    """
     counts = sum(p[0] for p in parts)
     C = len(counts)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sum(p[0][:, None] * p[1] for p in parts) / np.where(counts > 0, counts, 1)[:, None]
-    W = sum(p[2] for p in parts)
-    for c in range(C):
-        D = np.stack([p[1][c] - means[c] for p in parts])  # blocks x p
-        w = np.array([p[0][c] for p in parts])
-        W += (D * w[:, None]).T @ D
+    W = parts[0][2] if inplace else np.array(parts[0][2], order="F")
+    for p in parts[1:]:
+        W += p[2]
+    if len(parts) > 1:
+        for c in range(C):
+            D = np.stack([p[1][c] - means[c] for p in parts])  # blocks x p
+            w = np.array([p[0][c] for p in parts])
+            if W.flags.f_contiguous:
+                _rank_update(W, (D * w[:, None]).T, D)
+            else:
+                W += (D * w[:, None]).T @ D
     return counts, means, W
+
+
+def _symmetrize_average(W):
+    """``W <- (W + W^T) / 2`` in place, panel by panel (no ``p x p`` temporary)."""
+    p = W.shape[0]
+    for j in range(0, p, _PANEL):
+        k = min(j + _PANEL, p)
+        D = W[j:k, j:k]
+        D[...] = (D + D.T) / 2
+        avg = (W[j:k, k:] + W[k:, j:k].T) / 2
+        W[j:k, k:] = avg
+        W[k:, j:k] = avg.T
 
 
 def _finish(classes, counts, means, W):
     n = float(counts.sum())
     mean = (counts @ means) / n
-    within = W / n
-    within = (within + within.T) / 2
+    within = W  # ours: the reduction's result, never the caller's
+    within /= n
+    _symmetrize_average(within)
     return ClassStatistics(
         classes=np.asarray(classes),
         counts=counts.astype(np.int64),
@@ -383,8 +494,14 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> Clas
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)
     C = len(classes)
+    if _small_int_offset(X.dtype) is not None:
+        # exact float32 products, no float64 copy: the whole chunk (or array) is one block
+        part, block_bytes = _block_partial_small_int, 1 << 62
+    else:
+        part, block_bytes = _block_partial, BLOCK_BYTES
     counts, means, W = block_reduce(
-        lambda xb, cb: _block_partial(xb, cb, C), _merge, X, codes, block_bytes=BLOCK_BYTES, min_rows=256
+        lambda xb, cb: part(xb, cb, C), _merge, X, codes, block_bytes=block_bytes, min_rows=256,
+        merge_inplace=functools.partial(_merge, inplace=True),
     )
     _check_counts(classes, counts)
     return _finish(classes, counts, means, W)

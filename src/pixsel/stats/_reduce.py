@@ -8,10 +8,19 @@ A statistic is written as two small functions:
 
 :func:`block_reduce` feeds ``part`` with row blocks of bounded size (at most ``block_bytes`` of
 float64 working memory) of a NumPy array, or, for a Dask array, with the row blocks of each chunk
-(every chunk is reduced by the very same NumPy code inside one task) and merges the chunks'
-partials as a tree of tasks (fan-in 8). A chunk is released as soon as its partial is computed,
-so the peak memory is a few chunks whatever the size of the array, and NumPy and Dask input
-agree to rounding.
+(every chunk is reduced by the very same NumPy code inside one task). Partials are folded into a
+running accumulator as they come, never gathered in a list: a NumPy array of any length holds one
+block partial and one accumulator at a time.
+
+On Dask the chunks are folded along a few independent chains, one per thread of the scheduler
+(on a ``dask.distributed`` cluster: one per worker thread), each task reading one chunk and
+merging its partial into the chain's accumulator; the chains' results are then merged pairwise.
+So a worker holds one accumulator and the partial of the chunk it is reading (two partials; a
+tree of fan-in 8 held nine, which broke a 2 GiB worker at ``p = 8192`` for a ``p x p``
+scatter). Up to four chain results come back to the caller, who merges them in place; beyond
+four they are first merged pairwise by tasks (three partials on a worker for those merges). A
+chain's tasks run where its accumulator is (the scheduler's data locality), so only the chains'
+results cross the network. NumPy and Dask input agree to rounding.
 """
 
 from __future__ import annotations
@@ -25,8 +34,9 @@ __all__ = ["block_reduce", "sum_partials"]
 #: default bytes of float64 working memory per row block (rows per block = this / (8 p)).
 BLOCK_BYTES = 64 * 2**20
 
-#: how many partials one merge task combines in the Dask reduction tree.
-_FANIN = 8
+#: at most this many chain results are sent to the caller and merged there (more are first
+#: merged pairwise by tasks).
+_CLIENT_MERGE = 4
 
 
 def sum_partials(parts):
@@ -55,18 +65,41 @@ def _located(part, start, Xb, *rb):
         raise NonFiniteError(f"X (rows {start} to {start + len(Xb) - 1})", exc.count, index) from None
 
 
-def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0):
+def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0, merge_inplace=None):
+    """Fold the blocks' partials into one as they come (one block partial alive at a time)."""
     n, p = X.shape
     rows = max(min_rows, block_bytes // (8 * max(p, 1)), 1)
-    parts = [
-        _located(part, start + i, X[i : min(i + rows, n), ...],  # in-bounds slices: the standard's rule
-                 *(r[i : min(i + rows, n), ...] for r in rows_arrays))
-        for i in range(0, max(n, 1), rows)
-    ]
-    return merge(parts)
+    fold = merge_inplace or merge
+    acc = None
+    for i in range(0, max(n, 1), rows):
+        # in-bounds slices: the standard's rule
+        new = _located(part, start + i, X[i : min(i + rows, n), ...],
+                       *(r[i : min(i + rows, n), ...] for r in rows_arrays))
+        acc = fold([new]) if acc is None else fold([new, acc])  # new is ours: fold may reuse it
+    return acc
 
 
-def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=1):
+def _parallel_slots():
+    """How many tasks the current Dask scheduler runs at once (the number of fold chains)."""
+    import os
+
+    import dask
+
+    scheduler = dask.config.get("scheduler", None)
+    if scheduler in (None, "dask.distributed", "distributed"):
+        try:
+            from distributed import default_client
+
+            return max(1, sum(default_client().nthreads().values()))
+        except (ImportError, ValueError):  # no distributed, or no client: the local schedulers
+            pass
+    if scheduler in ("sync", "synchronous", "single-threaded"):
+        return 1
+    return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1))
+
+
+def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=1, merge_inplace=None,
+                 chains=None):
     """Reduce ``X`` (and NumPy arrays aligned with its rows) block by block.
 
     Parameters
@@ -87,6 +120,13 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
         Float64 working memory per block of rows.
     min_rows : int
         Smallest number of rows per block.
+    merge_inplace : callable, optional
+        Like ``merge`` but free to overwrite its FIRST partial (always one just computed by
+        ``part`` in the same task, never an input another task may read again) and to return it;
+        saves one partial of memory per fold. Default: ``merge``.
+    chains : int, optional
+        Dask only: the number of independent fold chains; default one per thread of the
+        scheduler (the cluster's worker threads under a ``dask.distributed`` client).
 
     Returns
     -------
@@ -118,13 +158,28 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
         for r in row_arrays
     ]
 
-    def chunk(xb, start, *rb):
-        return _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start)
+    fold_merge = merge_inplace or merge
+
+    def chunk(acc, xb, start, *rb):
+        """One chunk's partial, merged into the chain's accumulator (never modified: a retried
+        task must find it as it was). Its tasks are named ``chunk-...``: one per chunk."""
+        new = _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start, merge_inplace)
+        return new if acc is None else fold_merge([new, acc])
 
     task = dask.delayed(chunk, pure=True)
     merge_task = dask.delayed(merge, pure=True)
     starts = np.concatenate([[0], np.cumsum(X.chunks[0][:-1])]).astype(int).tolist()
-    parts = [task(xb, s, *rb) for xb, s, *rb in zip(xblocks, starts, *rblocks)]
-    while len(parts) > 1:  # tree reduction: bounded memory, parallel merges
-        parts = [merge_task(parts[i : i + _FANIN]) for i in range(0, len(parts), _FANIN)]
-    return dask.compute(parts[0])[0]
+    blocks = list(zip(xblocks, starts, *rblocks))
+    n_chains = max(1, min(len(blocks), chains or _parallel_slots()))
+    accs = []
+    for c in range(n_chains):  # chain c folds chunks c, c + n_chains, ...: all chains advance in row order
+        acc = None
+        for xb, s, *rb in blocks[c::n_chains]:
+            acc = task(acc, xb, s, *rb)
+        accs.append(acc)
+    while len(accs) > _CLIENT_MERGE:  # many chains: merged pairwise on the workers first
+        accs = [merge_task(accs[i : i + 2]) if i + 1 < len(accs) else accs[i] for i in range(0, len(accs), 2)]
+    # the last few here: they are ours now, so the first is merged into in place (no worker holds
+    # two accumulators and their sum)
+    parts = list(dask.compute(*accs))
+    return parts[0] if len(parts) == 1 else fold_merge(parts)
