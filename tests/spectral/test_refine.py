@@ -74,3 +74,104 @@ def test_deterministic_and_input_untouched():
     S2, v2, i2 = refine_support(A, start)
     assert S1.tolist() == S2.tolist() and v1 == v2 and i1 == i2
     np.testing.assert_array_equal(A, A0)
+
+
+# ------------------------------------------------------------------ the screened 1-swap sweep
+def _cov(rng, p, n=None, mix=0.6):
+    n = 3 * p if n is None else n
+    return np.cov(rng.standard_normal((n, p)) @ (np.eye(p) + mix * rng.standard_normal((p, p))), rowvar=False)
+
+
+def _lmax(A, T):
+    return np.linalg.eigvalsh(A[np.ix_(T, T)])[-1]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_swap_upper_bounds_hold_for_every_swap(seed):
+    """Every (i, j) swap's exact lambda_max is below its screening bound; the estimate is close."""
+    from pixsel.spectral._refine import _remove_values, _swap_bounds
+
+    rng = np.random.default_rng(seed)
+    p, k = 14, int(rng.integers(1, 9))
+    A = _cov(rng, p)
+    S = np.sort(rng.choice(p, k, replace=False))
+    theta, V = np.linalg.eigh(A[np.ix_(S, S)])
+    out, add, upper, lower = _swap_bounds(A, S, theta, V, _remove_values(theta, V))
+    np.testing.assert_allclose(add, [_lmax(A, np.append(S, j)) for j in out], rtol=1e-10)
+    f = theta[-1]
+    exact = np.array([[_lmax(A, np.append(np.delete(S, i), j)) for j in out] for i in range(k)])
+    assert np.all(exact <= upper * (1 + 1e-12))
+    # the estimate is the Rayleigh quotient of a vector supported on S - i + j: below the exact value
+    assert np.all(lower <= exact + 1e-9 * f)
+    if k > 1:
+        assert np.any(upper <= f)  # it screens something out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_second_root_bounds_the_second_eigenvalue(seed):
+    from pixsel.spectral._refine import _second_root
+
+    rng = np.random.default_rng(seed)
+    for k in (1, 2, 7):
+        theta = np.sort(rng.standard_normal(k))
+        b = rng.standard_normal((6, k))
+        b[0, -1] = 0.0  # the top pole decoupled: the second eigenvalue may be theta_1 itself
+        c = rng.standard_normal(6)
+        mu = _second_root(theta, b, c)
+        for r in range(6):
+            M = np.diag(np.append(theta, c[r]))
+            M[-1, :k] = M[:k, -1] = b[r]
+            second = np.linalg.eigvalsh(M)[-2]
+            assert second <= mu[r] + 1e-12 and mu[r] <= second + 1e-8 * (1 + abs(second))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_screened_refine_is_a_certified_1swap_optimum_and_never_worse(oracle, seed):
+    """Brute force over every 1-swap: a complete sweep leaves none that improves."""
+    rng = np.random.default_rng(100 + seed)
+    p = 12
+    A = _cov(rng, p, mix=0.8)
+    for k in (2, 5, 8):
+        start = np.sort(rng.choice(p, k, replace=False))
+        S, value, info = refine_support(A, start, n_exchange=0, max_grow=0)
+        assert len(S) == k and value == pytest.approx(_lmax(A, S), rel=1e-12)
+        assert value >= _lmax(A, start) * (1 - 1e-12)
+        assert value <= oracle.best(A, None, k) * (1 + 1e-12)
+        if info["swap_sweep_complete"]:
+            outside = np.setdiff1d(np.arange(p), S)
+            best_swap = max(_lmax(A, np.append(np.delete(S, i), j)) for i in range(k) for j in outside)
+            assert best_swap <= value * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_screened_equals_unscreened_refinement_where_both_reach_the_optimum(oracle, seed):
+    """Both refinements (all phases) on small problems: never worse than the start, and where the
+    unscreened one reaches the brute-force optimum the screened one reaches the same value."""
+    rng = np.random.default_rng(200 + seed)
+    p = 11
+    A = _cov(rng, p, mix=0.7)
+    path = greedy_path(A, form="full")
+    for k in (3, 6):
+        _, v_new, _ = refine_support(A, path.support(k))
+        _, v_old, _ = refine_support(A, path.support(k), screen=False)
+        best = oracle.best(A, None, k)
+        assert v_new >= path.objective[k - 1] * (1 - 1e-12)
+        if v_old >= best * (1 - 1e-12):
+            assert v_new == pytest.approx(v_old, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_screened_grow_shrink_finds_the_unscreened_move(seed):
+    """Screening the additions and pruning shrinks never changes the grow-and-shrink result."""
+    from pixsel.spectral._refine import _grow_shrink_move
+
+    rng = np.random.default_rng(300 + seed)
+    p, k = 24, 6
+    A = _cov(rng, p, mix=0.5)
+    S = np.sort(rng.choice(p, k, replace=False))
+    f = _lmax(A, S)
+    m_new, _ = _grow_shrink_move(A, S, f, 8, screen=True)
+    m_old, _ = _grow_shrink_move(A, S, f, 8, screen=False)
+    assert (m_new is None) == (m_old is None)
+    if m_new is not None:
+        assert m_new[0].tolist() == m_old[0].tolist() and m_new[1] == pytest.approx(m_old[1], rel=1e-12)

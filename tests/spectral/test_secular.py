@@ -76,3 +76,37 @@ def test_closed_form_3x3_bound_is_an_upper_bound():
     ub = arrow3_max(a, b, c, d, e)
     assert np.all(ub >= exact)
     assert np.all(ub - exact <= 1e-6 * (np.abs(a) + np.abs(b) + np.abs(c) + np.hypot(d, e)))
+
+
+# ------------------------------------------------------------------ compiled row loops vs NumPy
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_secular_solvers_equal_the_numpy_ones(seed):
+    from pixsel.spectral._secular import _compiled, secular_border, secular_deleted
+
+    if _compiled("secular_border_rows") is None:
+        pytest.skip("numba is not importable")
+    rng = np.random.default_rng(seed)
+    for k in (1, 2, 9, 40):
+        for n in (0, 1, 13):
+            theta = np.sort(rng.standard_normal(k)) * 3
+            b = rng.standard_normal((n, k))
+            b[: n // 3, -1] = 0.0  # rows decoupled from the top pole
+            c = rng.standard_normal(n)
+            lo = np.maximum(theta[-1], c)
+            hi = lo + np.linalg.norm(b, axis=1)
+            np.testing.assert_allclose(
+                secular_border(theta, b, c, lo, hi), secular_border(theta, b, c, lo, hi, compiled=False),
+                rtol=1e-13, atol=1e-13,
+            )
+            if k > 1 and n:
+                X = np.linalg.qr(rng.standard_normal((k, k)))[0][: min(n, k)]
+                w2 = X * X
+                hi2 = theta[-1] - (theta[-1] - theta[-2]) * w2[:, -1]
+                lo2 = np.full(len(w2), theta[-2])
+                new = secular_deleted(theta, w2, lo2, hi2)
+                np.testing.assert_allclose(new, secular_deleted(theta, w2, lo2, hi2, compiled=False), rtol=1e-13, atol=1e-13)
+                # and the root is lambda_max of the diagonal restricted to w's orthogonal complement
+                for r in range(len(w2)):
+                    Q = np.linalg.qr(np.column_stack([np.sqrt(w2[r]), rng.standard_normal((k, k - 1))]))[0][:, 1:]
+                    exact = np.linalg.eigvalsh(Q.T @ np.diag(theta) @ Q)[-1]
+                    assert new[r] == pytest.approx(exact, rel=1e-10, abs=1e-12)

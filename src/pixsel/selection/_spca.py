@@ -103,8 +103,9 @@ class SparsePCASelector(_PathSelector):
         scikit-learn's ``algorithm`` switches; ``solver`` is reserved for greedy vs exact.)
     refine : bool, default=True
         Dense algorithm only: improve the selected support by
-        :func:`pixsel.spectral.refine_support` (truncated power steps, exact 1-swaps, first-order
-        group exchanges and grow-and-shrink moves; never worse, no longer on the nested path).
+        :func:`pixsel.spectral.refine_support` (truncated power steps, a sweep of every 1-swap
+        behind a certified screening bound, first-order group exchanges and grow-and-shrink
+        moves; never worse, no longer on the nested path).
         On by default: greedy paths alone fall short of abess's support at ``k = 100, 300`` on the
         faces; the refinement reaches it at a fraction of the cost of a backward path.
         ``get_support_at`` for other ``k`` still reads the unrefined path.

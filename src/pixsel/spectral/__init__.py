@@ -6,7 +6,7 @@ from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> 
 from ._forms import infer_form
 from ._rank_one import rank_one_greedy_path
 from ._greedy_reference import greedy_path_reference
-from .exact import ExactResult, SearchState, exact_support, plain_search, tighten_path_bound
+from .exact import ExactPath, ExactResult, SearchState, exact_path, exact_support, plain_search, tighten_path_bound
 from ._implicit import implicit_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
 from ._refine import refine_support
@@ -14,7 +14,9 @@ from ._renormalize import renormalize, simple_thresholding
 from ._thresholding import fisher_thresholding_path, simple_thresholding_path
 
 __all__ = [
+    "ExactPath",
     "ExactResult",
+    "exact_path",
     "SearchState",
     "infer_form",
     "rank_one_greedy_path",

@@ -25,13 +25,33 @@ EPS = np.finfo(np.float64).eps
 _EPS = EPS
 
 
-def secular_border(theta, b, c, lo, hi, max_iter=100):
+def _compiled(name):
+    """The Numba row loop ``name`` of :mod:`pixsel.spectral._secular_jit`, or ``None`` without
+    Numba (imported on first use: importing pixsel does not pay for Numba)."""
+    try:
+        from . import _secular_jit
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return None
+    return getattr(_secular_jit, name)
+
+
+def _rows(x, n):
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)))
+
+
+def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
     """Largest root of ``phi(lam) = lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]``.
 
     ``phi`` is increasing and concave right of the largest pole, so Newton's method started
     from a lower bound (``phi(lo) <= 0``) climbs monotonically to the root and converges
-    quadratically; every iterate stays a lower bound. All rows at once.
+    quadratically; every iterate stays a lower bound. All rows at once (``compiled``: one
+    Numba loop per row, :mod:`pixsel.spectral._secular_jit`; ``False``: vectorized NumPy).
     """
+    jit = _compiled("secular_border_rows") if compiled else None
+    if jit is not None:
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        n = b.shape[0]
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), b, _rows(c, n), _rows(lo, n), _rows(hi, n), max_iter)
     b2 = b * b
     lam = lo.copy()
     active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
@@ -55,8 +75,14 @@ def secular_border(theta, b, c, lo, hi, max_iter=100):
     return lam
 
 
-def secular_deleted(theta, w2, lo, hi, max_iter=100):
-    """Root of ``sum_j w2_j / (lam - theta_j)`` in ``[lo, hi]`` (decreasing there), rows at once."""
+def secular_deleted(theta, w2, lo, hi, max_iter=100, compiled=True):
+    """Root of ``sum_j w2_j / (lam - theta_j)`` in ``[lo, hi]`` (decreasing there), rows at once
+    (``compiled`` as in :func:`secular_border`)."""
+    jit = _compiled("secular_deleted_rows") if compiled else None
+    if jit is not None:
+        w2 = np.ascontiguousarray(w2, dtype=np.float64)
+        n = w2.shape[0]
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), w2, _rows(lo, n), _rows(hi, n), max_iter)
     lo = lo.copy()
     hi = hi.copy()
     lam = 0.5 * (lo + hi)

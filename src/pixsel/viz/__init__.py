@@ -10,6 +10,7 @@ from ._figures import (
     method_label,
     plot_curves,
     plot_evaluation,
+    plot_exact_path,
     plot_images,
     plot_masks,
     plot_paths,
@@ -21,6 +22,7 @@ from ._figures import (
 __all__ = [
     "plot_masks",
     "plot_paths",
+    "plot_exact_path",
     "plot_curves",
     "plot_evaluation",
     "plot_images",

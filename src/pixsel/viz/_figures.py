@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "plot_masks",
     "plot_paths",
+    "plot_exact_path",
     "plot_curves",
     "plot_evaluation",
     "plot_images",
@@ -211,6 +212,84 @@ def plot_paths(
         ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_exact_path(
+    greedy: dict[str, ArrayLike],
+    objective: ArrayLike,
+    upper_bound: ArrayLike,
+    status: ArrayLike,
+    *,
+    title: str | None = None,
+    ylabel: str = "objective f(S)",
+    xlabel: str = "k (number of selected features)",
+    figsize: tuple[float, float] = (6.5, 5.5),
+) -> Figure:
+    """Greedy paths, the certified optimum and its upper bound per k, and the gap per k.
+
+    Top panel: the greedy curves, the best support found by the exact search (filled circles
+    where it is proved optimal, open where the search stopped first) and the certified upper
+    bound, the band between them shaded. Bottom panel: the relative gap (bound over best found,
+    in %) and how far the better greedy curve is below the best found (in %), per k.
+
+    Parameters
+    ----------
+    greedy : dict str -> array of shape (max_k,) or longer
+        Greedy curves by name (``'forward'``, ``'backward'``: worded legends); cut to ``max_k``.
+    objective, upper_bound : array of shape (max_k,)
+        The exact path's best objective and certified bound per k (:class:`pixsel.spectral.ExactPath`).
+    status : array of str of shape (max_k,)
+        ``'optimal'``, ``'gap_reached'`` or ``'stopped'`` per k.
+    title, ylabel, xlabel : str
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = plot_exact_path({"forward": [1.0, 1.8, 2.5]}, [1.0, 2.0, 2.5], [1.0, 2.2, 2.5],
+    ...                       ["optimal", "stopped", "optimal"])
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-2:]
+    ['best found, search stopped (not proved)', 'certified upper bound (no k features do better)']
+    """
+    objective = np.asarray(objective, dtype=float)
+    upper_bound = np.asarray(upper_bound, dtype=float)
+    proved = np.asarray(status) != "stopped"
+    k = np.arange(1, len(objective) + 1)
+    fig = _figure(figsize)
+    ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
+    best_greedy = None
+    for i, (name, y) in enumerate(greedy.items()):
+        y = np.asarray(y, dtype=float)[: len(k)]
+        best_greedy = y if best_greedy is None else np.maximum(best_greedy, y)
+        style = _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
+        ax.plot(k, y, style, label=method_label(name), lw=1.4, color=PALETTE[i % len(PALETTE)])
+    ax.fill_between(k, objective, upper_bound, color="0.8", alpha=0.6, lw=0)
+    ax.plot(k, objective, "-", color="black", lw=0.8)
+    ax.plot(k[proved], objective[proved], "o", color="black", ms=4, label="certified optimum (exact search)")
+    ax.plot(k[~proved], objective[~proved], "o", mfc="white", mec="black", ms=4,
+            label="best found, search stopped (not proved)")
+    ax.plot(k, upper_bound, color="0.35", lw=1, label="certified upper bound (no k features do better)")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.where(objective != 0, 100 * (upper_bound - objective) / np.abs(objective), 0.0)
+        ax2.bar(k, np.maximum(gap, 0), color="0.55", width=0.8, label="certified gap of the best found (%)")
+        if best_greedy is not None:
+            short = np.where(objective != 0, 100 * (objective - best_greedy) / np.abs(objective), 0.0)
+            ax2.plot(k, np.maximum(short, 0), "d-", color=PALETTE[1], ms=3, lw=1,
+                     label="better greedy curve below the best found (%)")
+    ax2.set_xlabel(xlabel)
+    ax2.set_ylabel("% of the best found")
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=7)
     fig.tight_layout()
     return fig
 

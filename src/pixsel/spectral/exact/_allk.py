@@ -1,0 +1,630 @@
+"""The certified path: the best support of EVERY size in one search tree (leaps and bounds).
+
+:func:`exact_path` solves ``max f(S)`` over ``|S| = k`` for all ``k = 1..max_k`` at once, in the
+spirit of Furnival and Wilson's leaps and bounds (Technometrics 1974) for best-subset regression.
+Two-class sparse LDA *is* best-subset regression: ``f(S) = a_S^T B_SS^{-1} a_S`` is increasing in
+the ``R^2`` of regressing the class indicator on ``X_S``, and every ``f`` of
+:mod:`pixsel.spectral.exact` is monotone under inclusion (paper 002, Theorem 1).
+
+Tree. A node is an ordered set ``S`` whose first ``m`` entries are fixed in; its subtree holds the
+supports ``T`` with ``S[:m] <= T <= S`` (the "dropping columns" tree of the regression
+literature). Its children drop one free variable each: the ``c``-th free variable (in decreasing
+order of the loss its removal causes) is dropped with the ``c`` more important ones fixed, so
+that every subset is reached exactly once and the largest subtrees get the smallest values.
+Every node is a distinct support, so its value is a candidate of size ``|S|`` and, by
+monotonicity, a bound for every size of its subtree: a child is expanded only while, for some
+size ``j`` of its subtree, its bound beats the incumbent of size ``j`` (one bound per size, one
+incumbent per size, seeded by the forward and backward greedy paths; an incumbent of size
+``j - 1`` plus any feature is one of size ``j``, so the incumbents are kept non-decreasing).
+
+Per-size bounds at a node (``F`` its free part, ``P = B_SS^{-1}``, ``W = P M_S``; vectors and
+``'trace'``): ``f(S)`` (inclusion); backward ``f(S) - (sum of the |S| - j smallest losses
+delta_i = |W_i|^2 / P_ii, i in F) / nu`` with ``nu >= lambda_max`` of the correlation matrix of
+``P_FF`` (Gershgorin); forward ``f(S[:m]) + (sum of the j - m largest gains g_i) / mu`` with the
+gains given the fixed part and ``mu <= lambda_min`` of the correlation matrix of the Schur
+complement ``R = P_FF^{-1}`` (the bounds of :mod:`pixsel.spectral.exact`, one per size). For a
+factor with ``'max-eig'`` the children's values are exact (batched ``r x r`` eigenproblems of the
+downdated ``G = M_S^T P M_S``) and the forward bound holds by Weyl's inequality. A full symmetric
+``A`` with ``'max-eig'`` is shifted to ``A + c B`` (positive semi-definite; every ``f`` moves by
+``c``, so the optima are the same) and factored once.
+
+Along the depth-first search a child's inverse is the parent's after one rank-one downdate; every
+``_REFRESH`` levels it is refactorized from scratch to reset rounding. The open subtrees on the
+stack carry their per-size bounds, so a stopped search (limits, Ctrl-C) still certifies, per
+size, the largest open bound (and the sizes no open subtree can improve are optimal).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..._threads import blas_limit
+from ..._validation import check_int
+from .._dispatch import greedy_path
+from .._path import objective_on_support
+from ._result import SearchState
+from ._search import Stop
+from ._solve import _check_limits, _factor_of_psd, _validate
+from . import _allk_numba
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+__all__ = ["ExactPath", "exact_path"]
+
+PATH_STATUSES = ("optimal", "gap_reached", "stopped")
+#: refactorize the node inverse from scratch every this many levels of a dive
+_REFRESH = 8
+#: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
+#: tests switch it off to check the NumPy search against the same oracle
+_USE_NUMBA = True
+#: the search keeps one p x p inverse per tree level (p + 1 of them): above this it refuses
+MAX_FEATURES = 256
+#: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
+_CHUNK = 256
+
+
+@dataclass
+class ExactPath:
+    """The outcome of :func:`exact_path`: per size ``k = 1..max_k`` a support with a certificate.
+
+    Attributes
+    ----------
+    supports : list of ndarray
+        ``supports[k - 1]``: the sorted indices of the best support of size ``k`` found.
+    objective : ndarray of shape (max_k,)
+        Their objectives, recomputed from scratch (:func:`objective_on_support`).
+    upper_bound : ndarray of shape (max_k,)
+        Certified upper bounds: no support of size ``k`` has an objective above
+        ``upper_bound[k - 1]``. Equal to ``objective`` where the status is ``'optimal'``.
+    status : ndarray of str of shape (max_k,)
+        ``'optimal'`` (proved), ``'gap_reached'`` (proved within ``gap_tol``) or ``'stopped'``
+        (a limit or Ctrl-C ended the search first; the bound is still certified).
+    n_nodes : int
+        Search-tree nodes expanded (one node = one support evaluated with all its children).
+    time : float
+        Wall-clock seconds.
+    stop_reason : str
+        ``'completed'``, ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``.
+    criterion : str
+    info : dict
+        ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
+        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``.
+    """
+
+    supports: list
+    objective: np.ndarray
+    upper_bound: np.ndarray
+    status: np.ndarray
+    n_nodes: int
+    time: float
+    stop_reason: str
+    criterion: str = "max-eig"
+    info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def max_k(self) -> int:
+        return len(self.objective)
+
+    @property
+    def k(self) -> np.ndarray:
+        """The sizes ``1..max_k``."""
+        return np.arange(1, self.max_k + 1)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """``upper_bound - objective`` per size (absolute, >= 0)."""
+        return np.maximum(self.upper_bound - self.objective, 0.0)
+
+    @property
+    def relative_gap(self) -> np.ndarray:
+        """``gap / |objective|`` per size (``inf`` where the objective is 0 and the gap is not)."""
+        gap = self.gap
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(gap > 0, gap / np.abs(self.objective), 0.0)
+        return np.where((gap > 0) & (self.objective == 0), np.inf, rel)
+
+    @property
+    def certified(self) -> np.ndarray:
+        """Boolean per size: ``'optimal'`` or ``'gap_reached'``."""
+        return self.status != "stopped"
+
+    def support(self, k: int) -> np.ndarray:
+        """The best support of size ``k`` found (sorted indices)."""
+        k = check_int(k, "k", low=1, high=self.max_k, owner="ExactPath.support")
+        return self.supports[k - 1]
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary (lists, per-size entries in the order ``k = 1..max_k``)."""
+        return {
+            "k": self.k.tolist(),
+            "supports": [s.tolist() for s in self.supports],
+            "objective": self.objective.tolist(),
+            "upper_bound": self.upper_bound.tolist(),
+            "relative_gap": [float(g) for g in self.relative_gap],
+            "status": self.status.tolist(),
+            "n_nodes": int(self.n_nodes),
+            "time_s": float(self.time),
+            "stop_reason": self.stop_reason,
+            "criterion": self.criterion,
+        }
+
+
+class _PathSearch:
+    """Depth-first leaps-and-bounds search over the dropping-columns tree (see the module doc)."""
+
+    def __init__(self, M, B, max_k, additive, gap_tol, time_limit, node_limit, callback):
+        self.M = M
+        self.B = B
+        self.p, self.r = M.shape
+        self.max_k = max_k
+        self.additive = additive
+        self.gap_tol = gap_tol
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.callback = callback
+        p = self.p
+        self.inc = np.full(p + 1, -np.inf)  # incumbent value per size (index = size)
+        self.sup = [None] * (p + 1)
+        self.theta = np.full(p + 1, -np.inf)
+        self.tol_max = np.full(p + 1, -np.inf)  # largest bound discarded only because of gap_tol
+        # sizes outside 1..max_k are never of interest: their threshold is +inf
+        self.out = np.ones(p + 1, bool)
+        self.out[1 : max_k + 1] = False
+        self.stack = []
+        self.current = None
+        self.n_nodes = 0
+        self.t0 = time.perf_counter()
+
+    # ---- incumbents
+    def offer(self, value, support):
+        """A support and its value; incumbents stay non-decreasing in the size."""
+        j = len(support)
+        if j == 0:
+            self._refresh()
+            return
+        if not value > self.inc[j]:
+            return
+        S = np.sort(np.asarray(support, dtype=np.intp))
+        self.inc[j] = value
+        self.sup[j] = S
+        # a support of size j plus any feature is one of size j + 1 at least as good
+        if j < self.p and self.inc[j + 1] < value:
+            free = np.ones(self.p, bool)
+            free[S] = False
+            rest = np.flatnonzero(free)
+            while j < self.p and self.inc[j + 1] < value:
+                S = np.sort(np.append(S, rest[0]))
+                rest = rest[1:]
+                j += 1
+                self.inc[j] = value
+                self.sup[j] = S
+        self._refresh()
+
+    def _refresh(self):
+        inc = self.inc
+        self.theta = inc + self.gap_tol * np.abs(np.where(np.isfinite(inc), inc, 0.0))
+        self.theta[self.out] = np.inf
+
+    # ---- limits and progress
+    def tick(self):
+        self.n_nodes += 1
+        if self.node_limit is not None and self.n_nodes > self.node_limit:
+            self.n_nodes -= 1
+            raise Stop("node_limit")
+        if self.time_limit is not None and (self.n_nodes & 31) == 0:
+            if time.perf_counter() - self.t0 > self.time_limit:
+                raise Stop("time_limit")
+        if self.callback is not None and (self.n_nodes & 1023) == 0:
+            self.report()
+
+    def upper_bounds(self):
+        """Certified bound per size (index = size): incumbents and every open subtree."""
+        ub = np.maximum(self.inc, self.tol_max)
+        entries = list(self.stack)
+        if self.current is not None:
+            entries.append(self.current)
+        for lo, hi, frame, c in entries:
+            eub = np.minimum(frame[5][lo : hi + 1], frame[7][c])
+            np.maximum(ub[lo : hi + 1], eub, out=ub[lo : hi + 1])
+        return ub
+
+    def report(self):
+        if self.callback is None:
+            return
+        ub = self.upper_bounds()[1 : self.max_k + 1]
+        inc = self.inc[1 : self.max_k + 1]
+        gaps = ub - inc
+        j = int(np.argmax(gaps))
+        self.callback(SearchState(
+            nodes=self.n_nodes, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
+            elapsed=time.perf_counter() - self.t0,
+        ))
+
+    # ---- the tree
+    def _fresh(self, S):
+        BSS = self.B[np.ix_(S, S)]
+        P = np.linalg.inv(BSS)
+        P = (P + P.T) / 2
+        W = P @ self.M[S]
+        G = self.M[S].T @ W
+        return P, W, (G + G.T) / 2
+
+    def value_of(self, S):
+        """``f(S)`` from scratch for the factor ``M`` (a square ``M`` is a factor here too)."""
+        S = np.asarray(S, dtype=np.intp)
+        return self._value(self._fresh(S)[2])
+
+    def _value(self, G):
+        if self.additive:
+            return float(np.trace(G))
+        return float(np.linalg.eigvalsh(G)[-1])
+
+    def run(self):
+        p = self.p
+        S = np.arange(p)
+        P, W, G = self._fresh(S)
+        val = self._value(G)
+        self.offer(val, S)
+        # a frame is an expanded node: (S ordered with its first m fixed, m, P, W, G, ub, order,
+        # cval, depth); an entry (lo, hi, frame, c) is its c-th child, built when popped
+        root = (S, 0, P, W, G, np.full(p + 1, val), None, np.array([val]), -1)
+        self.stack.append((1, min(p - 1, self.max_k), root, -1))
+        status = "completed"
+        try:
+            while self.stack:
+                e = self.stack[-1]
+                self.tick()
+                self.stack.pop()
+                self.current = e
+                self._expand(*self._child(*e))
+                self.current = None
+        except Stop as stop:
+            status = stop.status
+        except KeyboardInterrupt:
+            status = "interrupted"
+        self.report()
+        return status
+
+    def _child(self, lo, hi, frame, c):
+        """The node of entry ``(lo, hi, frame, c)``: one rank-one downdate of the parent."""
+        S, m, P, W, G, ub, order, cval, depth = frame
+        if c < 0:  # the root
+            return lo, hi, ub, S, m, P, W, G, 0
+        t = m + int(order[c])
+        idx = np.concatenate((np.arange(m), m + order[:c], m + order[c + 1 :]))
+        Sc = S[idx]
+        if (depth + 1) % _REFRESH == 0:
+            Pc, Wc, Gc = self._fresh(Sc)
+        else:
+            u = P[:, t] / P[t, t]
+            wt = W[t]
+            Pc = (P - np.outer(u, P[t]))[np.ix_(idx, idx)]
+            Wc = (W - np.outer(u, wt))[idx]
+            Gc = G - np.outer(wt / P[t, t], wt)
+        return lo, hi, np.minimum(ub, cval[c]), Sc, m + c, Pc, Wc, Gc, depth + 1
+
+    def _expand(self, lo, hi, ub, S, m, P, W, G, depth):
+        theta = self.theta
+        if lo > hi or not np.any(ub[lo : hi + 1] > theta[lo : hi + 1]):
+            self._record_tol(lo, hi, ub)
+            return
+        s = len(S)
+        val = self._value(G)
+        # ---- per-size bounds of this node (sizes lo..hi, all < s)
+        Wf = W[m:]
+        dP = np.diag(P)[m:]
+        d2 = np.einsum("ij,ij->i", Wf, Wf) / dP  # additive: the exact loss of dropping i
+        nf = s - m
+        ub = ub.copy()
+        sizes = np.arange(lo, hi + 1)
+        absP = np.abs(P[m:, m:])
+        if self.additive:
+            isq = 1.0 / np.sqrt(dP)
+            nu = max(1.0, float(np.max(isq * (absP @ isq))))
+            csum = np.concatenate(([0.0], np.cumsum(np.sort(d2))))
+            np.minimum(ub[lo : hi + 1], val - csum[s - sizes] / nu, out=ub[lo : hi + 1])
+        # forward: f(S[:m]) + top gains given the fixed part / mu
+        R = np.linalg.inv(P[m:, m:])
+        R = (R + R.T) / 2
+        Rm = R @ Wf
+        GI = G - Wf.T @ Rm
+        fI = self._value((GI + GI.T) / 2) if m > 0 else 0.0
+        dR = np.diag(R)
+        gains = np.einsum("ij,ij->i", Rm, Rm) / dR
+        sq = np.sqrt(dR)
+        mu = min(1.0, 1.0 / float(np.max(sq * (absP @ sq))))
+        csum_g = np.concatenate(([0.0], np.cumsum(np.sort(gains)[::-1])))
+        np.minimum(ub[lo : hi + 1], fI + csum_g[sizes - m] / mu, out=ub[lo : hi + 1])
+        if not np.any(ub[lo : hi + 1] > theta[lo : hi + 1]):
+            self._record_tol(lo, hi, ub)
+            return
+        # ---- children: drop the c-th free variable (most important first), fix the c before it
+        if self.additive:
+            cval = val - d2
+        else:
+            Gs = G[None, :, :] - Wf[:, :, None] * (Wf[:, None, :] / dP[:, None, None])
+            cval = np.linalg.eigvalsh(Gs)[:, -1]
+        order = np.argsort(cval, kind="stable")  # lowest child value (most important) first
+        best = int(order[-1])
+        if cval[best] > self.inc[s - 1]:
+            self.offer(float(cval[best]), np.delete(S, m + best))
+            theta = self.theta
+        # child c covers sizes m + c .. s - 2; expand it when min(ub_j, cval) > theta_j for some j
+        top = min(s - 2, hi)
+        if top < max(m, 1):
+            return
+        T = np.where(ub > theta, theta, np.inf)
+        T[self.out] = np.inf
+        # suffix minimum of T over j = m + c .. top
+        seg = T[m : top + 1]
+        suff = np.minimum.accumulate(seg[::-1])[::-1]
+        ncand = min(nf, top - m + 1)
+        cv_sorted = cval[order[:ncand]]
+        push = cv_sorted > suff[:ncand]
+        if self.gap_tol > 0:
+            for c in np.flatnonzero(~push):
+                self._record_tol(max(m + c, 1), top, np.minimum(ub, cv_sorted[c]))
+        if not np.any(push):
+            return
+        frame = (S, m, P, W, G, ub, order, cval[order], depth)
+        for c in np.flatnonzero(push):
+            self.stack.append((max(m + c, 1), min(s - 2, self.max_k), frame, int(c)))
+
+    def _record_tol(self, lo, hi, ub):
+        if self.gap_tol > 0 and lo <= hi:
+            seg = ub[lo : hi + 1]
+            keep = (seg > self.inc[lo : hi + 1]) & (seg <= self.theta[lo : hi + 1])
+            if np.any(keep):
+                np.maximum(self.tol_max[lo : hi + 1], np.where(keep, seg, -np.inf), out=self.tol_max[lo : hi + 1])
+
+
+def _run_compiled(search):
+    """Run the compiled kernel in chunks; returns (stop_reason, inc, sup, ub, n_nodes)."""
+    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup,
+                                   search.out)
+    stop_reason = "completed"
+    n = 0
+    try:
+        while kern.open:
+            budget = _CHUNK
+            if search.node_limit is not None:
+                budget = min(budget, search.node_limit - n)
+                if budget <= 0:
+                    stop_reason = "node_limit"
+                    break
+            n += kern.step(budget)
+            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                stop_reason = "time_limit"
+                break
+            if search.callback is not None:
+                _report_kernel(search, kern, n)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    inc, sup = kern.incumbents()
+    open_ub = kern.upper_bounds()
+    if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
+        open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), search.value_of(np.arange(search.p)), open_ub)
+    if search.callback is not None:
+        _report_kernel(search, kern, n)
+    return stop_reason, inc, sup, np.maximum(inc, open_ub), n
+
+
+def _report_kernel(search, kern, n):
+    inc, _ = kern.incumbents()
+    closed = search.out  # solved in closed form (or beyond max_k): no gap
+    inc = np.where(closed, search.inc, inc)
+    ub = np.where(closed, search.inc, np.maximum(inc, kern.upper_bounds()))
+    inc, ub = inc[1 : search.max_k + 1], ub[1 : search.max_k + 1]
+    with np.errstate(invalid="ignore"):
+        gaps = np.where(closed[1 : search.max_k + 1], 0.0, ub - inc)
+    j = int(np.argmax(gaps))
+    search.callback(SearchState(nodes=n, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
+                                elapsed=time.perf_counter() - search.t0))
+
+
+def _enumerate_small(search):
+    """Sizes 1, 2 (every pair, a 2 x 2 generalized eigenproblem in closed form) and ``p`` are
+    solved by enumeration in ``O(p^2 r)``; the search then ignores them. Returns their sizes."""
+    M, B, p = search.M, search.B, search.p
+    closed = {}
+    d = np.diag(B)
+    n2 = np.einsum("ij,ij->i", M, M)
+    single = n2 / d
+    i = int(np.argmax(single))
+    search.offer(float(single[i]), [i])
+    closed[1] = [i]
+    if p >= 2 and search.max_k >= 2:
+        a12 = M @ M.T
+        det = np.outer(d, d) - B**2
+        np.fill_diagonal(det, 1.0)
+        tr = (np.outer(n2, d) + np.outer(d, n2) - 2 * a12 * B) / det  # sum of the two eigenvalues
+        if search.additive:
+            val = tr
+        else:
+            prod = (np.outer(n2, n2) - a12**2) / det
+            val = (tr + np.sqrt(np.maximum(tr**2 - 4 * prod, 0.0))) / 2
+        val[np.tril_indices(p)] = -np.inf
+        i, j = np.unravel_index(int(np.argmax(val)), val.shape)
+        S = [int(i), int(j)]
+        search.offer(search.value_of(S), S)  # the closed form picks it; its value from scratch
+        closed[2] = S
+    closed[p] = list(range(p))
+    search.closed = {}
+    for j in closed:
+        if j <= search.max_k:
+            search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
+            search.out[j] = True
+    search.offer(-np.inf, [])  # refresh the thresholds
+    return list(search.closed)
+
+
+def _greedy_start(M, B, form, criterion, max_k, search):
+    """Offer the forward and backward greedy supports of every size (the dual pass); returns
+    their objectives per size in the search's (possibly shifted) scale."""
+    fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
+    bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
+    vals = np.empty((2, max_k))
+    for k in range(max_k, 0, -1):  # from the top: few non-decreasing fix-ups in offer
+        for i, path in enumerate((fw, bw)):
+            vals[i, k - 1] = path.objective[k - 1]
+            search.offer(vals[i, k - 1], path.support(k))
+    return vals
+
+
+def _start_initial(M, B, criterion, initial, search):
+    for S in initial:
+        S = np.unique(np.asarray(S, dtype=np.intp))
+        if S.ndim != 1 or len(S) == 0 or S.min() < 0 or S.max() >= search.p:
+            raise ValueError(
+                f"initial must be a list of supports, each of distinct indices in [0, {search.p - 1}]; "
+                f"got {np.asarray(S).tolist()}."
+            )
+        search.offer(search.value_of(S), S)
+
+
+def exact_path(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    max_k: int | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    gap_tol: float = 0.0,
+    callback: Callable[[SearchState], None] | None = None,
+    initial: Sequence[ArrayLike] | None = None,
+) -> ExactPath:
+    """The certified best support of every size ``k = 1..max_k`` from one search tree.
+
+    Leaps and bounds (Furnival and Wilson 1974) for the sparse generalized eigenproblems of
+    :func:`exact_support`: one depth-first search over the "dropping columns" tree, one bound
+    and one incumbent per size, incumbents seeded by the forward and backward greedy paths. A
+    node is pruned for size ``j`` when its bound for ``j`` (inclusion, and the backward and
+    forward cardinality bounds of :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size
+    ``j``; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on one thread inside the search.
+
+    Parameters
+    ----------
+    A : ndarray of shape (p,), (p, r) or (p, p)
+        A vector ``a`` (two-class LDA), a factor ``M`` (``A = M M^T``, non-square) or a full
+        symmetric matrix (``'max-eig'``: any symmetric; ``'trace'``: positive semi-definite).
+    B : ndarray of shape (p, p) or None
+        Symmetric positive definite; ``None`` means the identity.
+    criterion : {'max-eig', 'trace'}
+        As in :func:`exact_support` (the same for a vector).
+    max_k : int or None
+        The largest size of interest (default ``p``). The search still walks down from all
+        ``p`` features, but prunes every size above ``max_k``.
+    time_limit : float or None
+        Seconds after which the search stops; every size then gets a certified bound.
+    node_limit : int or None
+        Nodes after which the search stops.
+    gap_tol : float, default 0
+        Relative tolerance per size: subtrees whose bound for size ``k`` is within
+        ``gap_tol * |incumbent_k|`` of the incumbent are not searched for ``k`` (status
+        ``'gap_reached'`` where that happened).
+    callback : callable or None
+        Called every 1024 nodes and at the end with a :class:`SearchState` describing the size
+        with the largest absolute gap (``nodes``, ``incumbent``, ``bound``, ``gap``, ``elapsed``).
+    initial : list of array-like of int or None
+        Extra starting supports (any sizes) offered besides the greedy ones.
+
+    Returns
+    -------
+    ExactPath
+        Per size: support, objective, certified upper bound, status, relative gap; the nodes
+        and seconds spent. Ctrl-C returns the certified partial result (``stop_reason
+        'interrupted'``).
+
+    See Also
+    --------
+    exact_support : one size, best-first, with variable fixing (faster for a single ``k``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.9, 0.1])
+    >>> B = np.eye(4) + 0.5 * np.ones((4, 4))
+    >>> path = exact_path(a, B)
+    >>> path.status.tolist()
+    ['optimal', 'optimal', 'optimal', 'optimal']
+    >>> path.support(2).tolist()
+    [0, 2]
+    """
+    owner = "exact_path"
+    t0 = time.perf_counter()
+    A, B, form, _, criterion = _validate(A, B, 1, criterion, owner)
+    p = A.shape[0]
+    if p > MAX_FEATURES:
+        raise ValueError(
+            f"exact_path searches every size of at most {MAX_FEATURES} features (it keeps one p x p "
+            f"inverse per tree level); got {p}. Select fewer candidate features first (for example "
+            "the union of the greedy supports), or certify single sizes with exact_support."
+        )
+    max_k = p if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
+    time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
+    shift = 0.0
+    if form == "full":
+        if criterion == "max-eig":
+            # lambda_max(A + c B, B) = lambda_max(A, B) + c on every support: same optima
+            L = np.linalg.cholesky(B)
+            lmin = float(np.linalg.eigvalsh(np.linalg.solve(L, np.linalg.solve(L, A).T))[0])
+            scale = max(float(np.max(np.abs(A))), np.finfo(float).tiny)
+            shift = max(0.0, -lmin) + (1e-12 * scale if lmin < 0 else 0.0)
+        M = _factor_of_psd(A + shift * B)
+        mform = "factor"
+    else:
+        M = A
+        mform = form
+    M2 = M[:, None] if M.ndim == 1 else M
+    additive = M2.shape[1] == 1 or criterion == "trace"
+    with blas_limit(1):
+        search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
+        search.t0 = t0
+        # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
+        greedy = _greedy_start(M, B, mform, criterion, max_k, search) - shift
+        if initial is not None:
+            _start_initial(M, B, criterion, initial, search)
+        closed = _enumerate_small(search)
+        if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+            stop_reason, inc, sup, ub, n_nodes = _run_compiled(search)
+            tol_max = np.full(p + 1, -np.inf)
+        else:
+            stop_reason = search.run()
+            inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
+        for j in closed:  # solved by enumeration: no subtree is searched for them
+            inc[j], sup[j], ub[j] = search.closed[j]
+    supports, obj, ubs, status = [], np.empty(max_k), np.empty(max_k), []
+    for j in range(1, max_k + 1):
+        S = sup[j]
+        supports.append(S)
+        o = objective_on_support(A, B, S, criterion=criterion)
+        obj[j - 1] = o
+        if ub[j] <= inc[j]:
+            st, u = "optimal", o
+        elif tol_max[j] >= ub[j]:
+            st, u = "gap_reached", ub[j] - shift
+        else:
+            st, u = "stopped", ub[j] - shift
+        ubs[j - 1] = max(u, o)
+        status.append(st)
+    return ExactPath(
+        supports=supports,
+        objective=obj,
+        upper_bound=ubs,
+        status=np.array(status),
+        n_nodes=n_nodes,
+        time=time.perf_counter() - t0,
+        stop_reason=stop_reason,
+        criterion=criterion,
+        info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1]},
+    )

@@ -1,0 +1,195 @@
+"""exact_path (the certified all-k search) against a brute-force enumeration of every subset.
+
+Every random pair is enumerated once (all sizes), with a textbook objective (eigenvalues of the
+pair on S, not the solver's code); the solver must return the optimum of every size with status
+'optimal', and a stopped solve (tiny node limits) must never report a bound below the optimum."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from pixsel.spectral import ExactPath, exact_path, exact_support
+from pixsel.spectral.exact import _allk
+from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
+
+
+def _value(A, B, S, criterion):
+    S = list(S)
+    Bs = B[np.ix_(S, S)]
+    if A.ndim == 1:
+        As = np.outer(A[S], A[S])
+    elif A.shape[0] != A.shape[1]:
+        As = A[S] @ A[S].T
+    else:
+        As = A[np.ix_(S, S)]
+    Li = np.linalg.inv(np.linalg.cholesky(Bs))
+    vals = np.linalg.eigvalsh(Li @ As @ Li.T)
+    return float(vals.sum() if criterion == "trace" else vals[-1])
+
+
+def enumerate_all(A, B, criterion):
+    """The optimum of every size 1..p by enumeration."""
+    p = len(B)
+    return np.array([
+        max(_value(A, B, S, criterion) for S in itertools.combinations(range(p), k)) for k in range(1, p + 1)
+    ])
+
+
+def _pair(rng, p, form):
+    B = None
+    if rng.random() >= 0.25:
+        X = rng.standard_normal((p + 2, p))
+        B = X.T @ X / (p + 2) + 0.05 * np.eye(p)
+    if form == "vector":
+        A = rng.standard_normal(p)
+    elif form == "factor":
+        A = rng.standard_normal((p, int(rng.integers(1, max(2, p // 2)))))
+    elif form == "psd":
+        Y = rng.standard_normal((p, p))
+        A = Y @ Y.T / p
+    else:
+        Y = rng.standard_normal((p, p))
+        A = (Y + Y.T) / 2
+    return A, B
+
+
+CASES = [
+    ("vector", "max-eig", 60),
+    ("factor", "max-eig", 25),
+    ("factor", "trace", 25),
+    ("psd", "max-eig", 25),
+    ("psd", "trace", 25),
+    ("indefinite", "max-eig", 25),
+]
+
+
+def _below(ub, opt):
+    return ub < opt - 1e-9 * np.abs(opt) - 1e-12
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def engine(request, monkeypatch):
+    """Both searches: the compiled kernel (where Numba is installed) and the NumPy one."""
+    if request.param == "compiled" and not HAVE_NUMBA:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(_allk, "_USE_NUMBA", request.param == "compiled")
+    return request.param
+
+
+@pytest.mark.parametrize("form,criterion,n_pairs", CASES)
+def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
+    """185 random pairs in all per engine, p <= 10, every k; stopped solves keep valid bounds."""
+    rng = np.random.default_rng([abs(hash((form, criterion))) % 2**32, engine == "numpy"])
+    for _ in range(n_pairs if engine == "compiled" else n_pairs // 2):
+        p = int(rng.integers(2, 11))
+        A, B = _pair(rng, p, form)
+        if form == "factor" and A.shape[1] == p:
+            continue
+        Bf = np.eye(p) if B is None else B
+        opt = enumerate_all(A, Bf, criterion)
+        res = exact_path(A, B, criterion=criterion)
+        assert res.stop_reason == "completed"
+        assert res.status.tolist() == ["optimal"] * p
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(res.upper_bound, res.objective)
+        for k in range(1, p + 1):
+            S = res.support(k)
+            assert len(S) == k and len(np.unique(S)) == k
+            assert math.isclose(_value(A, Bf, S, criterion), res.objective[k - 1], rel_tol=1e-9, abs_tol=1e-12)
+        for limit in (0, 1, 3):
+            stopped = exact_path(A, B, criterion=criterion, node_limit=limit)
+            assert not np.any(_below(stopped.upper_bound, opt))
+            assert np.all(stopped.objective <= opt + 1e-9 * np.abs(opt) + 1e-12)
+            proved = stopped.status == "optimal"
+            np.testing.assert_allclose(stopped.objective[proved], opt[proved], rtol=1e-8, atol=1e-10)
+
+
+def test_vector_p13_and_max_k(engine):
+    """Two-class LDA at p = 13 (8191 subsets), all k; and max_k stops the path early."""
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        a = rng.standard_normal(13)
+        X = rng.standard_normal((20, 13)).cumsum(axis=1)  # correlated, Brownian-like
+        B = X.T @ X / 20 + 0.01 * np.eye(13)
+        opt = enumerate_all(a, B, "max-eig")
+        res = exact_path(a, B)
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
+        assert np.all(res.status == "optimal")
+        short = exact_path(a, B, max_k=5)
+        assert short.max_k == 5 and len(short.supports) == 5
+        np.testing.assert_allclose(short.objective, opt[:5], rtol=1e-8)
+        stopped = exact_path(a, B, node_limit=20)
+        assert not np.any(_below(stopped.upper_bound, opt))
+
+
+def test_agrees_with_exact_support():
+    rng = np.random.default_rng(3)
+    A, B = _pair(rng, 9, "psd")
+    path = exact_path(A, B)
+    for k in (2, 5, 8):
+        res = exact_support(A, B, k)
+        assert math.isclose(path.objective[k - 1], res.objective, rel_tol=1e-9)
+
+
+def test_gap_tol_stays_within_tolerance():
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        a = rng.standard_normal(10)
+        X = rng.standard_normal((12, 10))
+        B = X.T @ X / 12 + 0.05 * np.eye(10)
+        opt = enumerate_all(a, B, "max-eig")
+        res = exact_path(a, B, gap_tol=0.05)
+        assert np.all(res.status != "stopped")
+        assert np.all(res.objective >= opt / 1.05 - 1e-12)
+        assert not np.any(_below(res.upper_bound, opt))
+
+
+def test_time_limit_zero_returns_a_certified_path(engine):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(12)
+    B = np.eye(12) + 0.3 * np.ones((12, 12))
+    res = exact_path(a, B, time_limit=0.0, node_limit=1)
+    assert res.stop_reason in ("time_limit", "node_limit", "completed")
+    assert np.all(res.upper_bound >= res.objective)
+    assert res.status[-1] == "optimal"  # the whole set is the only support of size p
+
+
+def test_callback_initial_and_result_record(engine):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(11)
+    B = np.eye(11)
+    B0 = B.copy()
+    a0 = a.copy()
+    states = []
+    res = exact_path(a, B, callback=states.append, initial=[[0, 1], [3]])
+    assert isinstance(res, ExactPath)
+    assert states and states[-1].nodes == res.n_nodes
+    assert np.array_equal(a, a0) and np.array_equal(B, B0)  # the caller's arrays are untouched
+    d = res.to_dict()
+    json.dumps(d)
+    assert d["status"] == ["optimal"] * 11 and d["k"][0] == 1
+    assert np.all(res.relative_gap == 0) and np.all(res.certified)
+    # B = I: the best k are the k largest |a_i|
+    for k in range(1, 12):
+        assert set(res.support(k)) == set(np.argsort(-np.abs(a))[:k])
+
+
+def test_bad_input_messages():
+    a = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="max_k"):
+        exact_path(a, None, max_k=4)
+    with pytest.raises(ValueError, match="initial"):
+        exact_path(a, None, initial=[[0, 5]])
+    with pytest.raises(ValueError, match="positive definite"):
+        exact_path(a, -np.eye(3))
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        exact_path(np.diag([1.0, -1.0, 2.0]), None, criterion="trace")
+    with pytest.raises(ValueError, match="time_limit"):
+        exact_path(a, None, time_limit=-1)
+    with pytest.raises(ValueError, match="k"):
+        exact_path(a, None).support(0)
+    with pytest.raises(ValueError, match="exact_support"):
+        exact_path(np.ones(_allk.MAX_FEATURES + 1), None)
