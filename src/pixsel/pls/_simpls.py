@@ -64,6 +64,18 @@ class SIMPLSResult:
         return (np.asarray(X, dtype=np.float64) - self.x_mean) @ self.coef + self.y_mean
 
 
+def _check_selected_fit(A, R, want, n_components, owner):
+    """The one check of a sparse PLS fit on the selected features ``A`` (NumPy and array API)."""
+    if len(A) == 0 or R is None:
+        raise ValueError(f"{owner}: no feature was selected; X^T Y is zero (Y is uncorrelated with X).")
+    if R.shape[1] < want:
+        raise ValueError(
+            f"{owner}: n_components={n_components} exceeds the number of PLS components the "
+            f"selected features support ({R.shape[1]}: X restricted to them has too low a rank "
+            f"for Y). Lower n_components to at most {max(R.shape[1], 1)}."
+        )
+
+
 def _dominant_left_vector(S):
     """Dominant left singular vector of ``S`` (p x q), sign fixed: largest |entry| positive."""
     if S.shape[1] == 1:

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._array_api import get_namespace, is_numpy, to_numpy
-from ._simpls import SIMPLSResult, _as_xy, _simpls
+from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _simpls
 
 from typing import TYPE_CHECKING
 
@@ -256,14 +256,7 @@ def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p,
                          SPLSResult)
     R, T, P, Q = fit
     want = min(n_components, len(A))
-    if len(A) == 0 or R is None:
-        raise ValueError(f"{owner}: no feature was selected; X^T Y is zero (Y is uncorrelated with X).")
-    if R.shape[1] < want:
-        raise ValueError(
-            f"{owner}: n_components={n_components} exceeds the number of PLS components the "
-            f"selected features support ({R.shape[1]}: X restricted to them has too low a rank "
-            f"for Y). Lower n_components to at most {max(R.shape[1], 1)}."
-        )
+    _check_selected_fit(A, R, want, n_components, owner)
     coef_A = R @ Q.T
     coef = np.zeros((p, coef_A.shape[1]))
     coef[A] = coef_A

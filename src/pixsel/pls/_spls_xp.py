@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_api import device_of, float_dtype, from_numpy, sign_flip, to_numpy
-from ._simpls import _RTOL_EXHAUSTED, SIMPLSResult
+from ._simpls import _RTOL_EXHAUSTED, SIMPLSResult, _check_selected_fit
 
 __all__ = []
 
@@ -171,14 +171,7 @@ def sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol):
 def finish_xp(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, result_type):
     R, T, P, Q = fit
     want = min(n_components, len(A))
-    if len(A) == 0 or R is None:
-        raise ValueError(f"{owner}: no feature was selected; X^T Y is zero (Y is uncorrelated with X).")
-    if R.shape[1] < want:
-        raise ValueError(
-            f"{owner}: n_components={n_components} exceeds the number of PLS components the "
-            f"selected features support ({R.shape[1]}: X restricted to them has too low a rank "
-            f"for Y). Lower n_components to at most {max(R.shape[1], 1)}."
-        )
+    _check_selected_fit(A, R, want, n_components, owner)
     coef_A = R @ Q.T
     model = SIMPLSResult(
         x_rotations=R, x_scores=T, x_loadings=P, y_loadings=Q, coef=coef_A,
