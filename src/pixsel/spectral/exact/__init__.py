@@ -54,11 +54,13 @@ where every dual point certifies -- live in ``_spca_bounds`` as plain functions
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
 ``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_allk`` (the certified
-path of every size in one tree, :func:`exact_path`), ``_result`` (the result
+path of every size in one tree, :func:`exact_path`), ``_batch`` (the paths of a stack of small
+pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions).
 """
 
 from ._allk import ExactPath, exact_path
+from ._batch import ExactPathBatch, exact_path_batch
 from ._result import ExactResult, SearchState, tighten_path_bound
 from ._solve import BOUND_SETS, exact_support, plain_search
 from ._spca_bounds import (
@@ -74,9 +76,11 @@ from ._spca_bounds import (
 __all__ = [
     "BOUND_SETS",
     "ExactPath",
+    "ExactPathBatch",
     "ExactResult",
     "SearchState",
     "exact_path",
+    "exact_path_batch",
     "exact_support",
     "generalize",
     "plain_search",
