@@ -512,3 +512,34 @@ def solve_batch(A, B, rtol, kenum):
     run = _compiled_batch() if HAVE_NUMBA else _batch
     run(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum)
     return inc, incmask, gfw, gbw, nodes
+
+
+def _drop_rows(d, X, rows):
+    out = np.empty(len(rows))
+    s = len(d)
+    for r in range(len(rows)):
+        out[r] = _drop_value(d, X, rows[r], s)
+    return out
+
+
+_compiled_drop = []
+
+
+def drop_values(d, X, rows):
+    """``lambda_max`` of the pencil with each of ``rows`` deleted (one at a time), from its
+    eigenvalues ``d`` (descending) and ``B``-orthonormal eigenvectors ``X`` (rows = variables,
+    columns in the order of ``d``): the largest roots of the secular equations of
+    :func:`_drop_value`, accurate to rounding (``O(n eps max|d|)``)."""
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if len(d) == 1:
+        return np.full(len(rows), -np.inf)
+    if not HAVE_NUMBA:
+        return _drop_rows(d, X, rows)
+    if not _compiled_drop:
+        import numba
+
+        _compiled_batch()  # compiles _drop_value and binds it where _drop_rows looks it up
+        _compiled_drop.append(numba.njit(cache=True, nogil=True)(_drop_rows))
+    return _compiled_drop[0](d, X, rows)

@@ -23,16 +23,25 @@ import math
 import numpy as np
 import scipy.linalg as sla
 
+from ._batch_numba import drop_values
 from ._spca_bounds import _accelerated, _lmax, generalize, row_bound, sdp_dual_bound
 
 __all__ = ["FullBnB"]
+
+#: variable fixing needs every eigenpair of the node (one dense ``eigh``): above this size only
+#: the top one is computed and nothing is fixed
+_FIX_MAX = 512
 
 
 class FullBnB:
     """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node)."""
 
-    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False):
+    def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False,
+                 fixing=False):
         self.A = A
+        self.fixing = fixing
+        self.n_fixed = 0
+        self.sdp_eig = None
         self.B = B
         self.k = k
         self.s = search
@@ -81,7 +90,11 @@ class FullBnB:
                 return True, key
             except np.linalg.LinAlgError:
                 pass
-        if self.sdp_branch and len(U) <= 256:
+        if self.fixing and self.identity and len(U) <= _FIX_MAX:
+            w, V = np.linalg.eigh(M)  # all of them: every deletion's bound follows (variable fixing)
+            b = float(w[-1]) + (self.k - 1) * rho
+            self.sdp_eig = (w[::-1], V[:, ::-1], (self.k - 1) * rho)
+        elif self.sdp_branch and len(U) <= 256:
             w, V = sla.eigh(M, subset_by_index=[len(U) - 1, len(U) - 1], check_finite=False)
             b = float(w[0]) + (self.k - 1) * rho
             self.vsdp = V[:, 0]
@@ -113,14 +126,34 @@ class FullBnB:
         except np.linalg.LinAlgError:
             return False
 
-    def _eig(self, U):
+    def _eig(self, U, full=False):
+        """``lambda_max`` of the pair on ``U`` and its eigenvector; with ``full``, also all
+        eigenvalues (descending) and ``B``-orthonormal eigenvectors (columns in that order)."""
         ix = np.ix_(U, U)
         if self.identity:
             vals, vecs = np.linalg.eigh(self.A[ix])
-            return float(vals[-1]), vecs[:, -1]
-        Li = np.linalg.inv(np.linalg.cholesky(self.B[ix]))
-        vals, vecs = np.linalg.eigh(Li @ self.A[ix] @ Li.T)
-        return float(vals[-1]), Li.T @ vecs[:, -1]
+        else:
+            Li = np.linalg.inv(np.linalg.cholesky(self.B[ix]))
+            vals, vecs = np.linalg.eigh(Li @ self.A[ix] @ Li.T)
+            vecs = Li.T @ vecs
+        if full:
+            return float(vals[-1]), vecs[:, -1], vals[::-1], vecs[:, ::-1]
+        return float(vals[-1]), vecs[:, -1]
+
+    def _fix(self, U, freepos, d, X, fU):
+        """Variable fixing at a node: per free ``j``, a bound on every support of the subtree
+        without ``j`` (``lambda_max`` of the pair on ``U - j`` from the node's eigendecomposition
+        by the secular equation, and with ``bounds='sdp'`` the dual bound on ``U - j`` likewise).
+        Returns those bounds (inflated by a rounding margin); ``j`` is fixed in where its bound
+        cannot beat the incumbent."""
+        drops = drop_values(d, X, freepos)
+        drops += 1e-9 * (abs(fU) + abs(float(d[-1])))
+        if self.sdp_eig is not None:
+            dS, XS, extra = self.sdp_eig
+            sd = drop_values(dS, XS, freepos) + extra
+            sd += 1e-9 * (abs(float(dS[0])) + abs(float(dS[-1])) + abs(extra))
+            drops = np.minimum(drops, sd)
+        return drops
 
     def dive(self, Imask, Umask, key):
         s, k = self.s, self.k
@@ -137,6 +170,7 @@ class FullBnB:
             if m > k or u < k:
                 return
             self.vsdp = None
+            self.sdp_eig = None
             if u > k and m < k:
                 if "row" in self.bounds:
                     key = min(key, self._row(Imask, Umask))
@@ -149,7 +183,11 @@ class FullBnB:
                 s.dive_key = key
             if self.bounds and self._below(U, s.theta):
                 return
-            fU, v = self._eig(U)
+            fix = self.fixing and u > k and m < k and u <= _FIX_MAX
+            if fix:
+                fU, v, d, X = self._eig(U, full=True)
+            else:
+                fU, v = self._eig(U)
             if s.discard(fU):
                 return
             key = min(key, fU)
@@ -157,6 +195,18 @@ class FullBnB:
             if u == k:
                 s.offer(fU, U)
                 return
+            drops = None
+            if fix:
+                freepos = np.flatnonzero(~Imask[U])
+                drops = self._fix(U, freepos, d, X, fU)
+                forced = s.discard_many(drops)
+                if np.any(forced):  # every support without them is below the incumbent
+                    Imask[U[freepos[forced]]] = True
+                    m += int(np.count_nonzero(forced))
+                    self.n_fixed += int(np.count_nonzero(forced))
+                    if m > k:
+                        return
+                    drops = drops[~forced]
             if m == k:
                 I = np.flatnonzero(Imask)
                 s.offer(self._eig(I)[0], I)
@@ -165,9 +215,11 @@ class FullBnB:
             if self.vsdp is not None:  # branch on what drives the dual bound
                 v = self.vsdp
             w = v[freepos] ** 2 * np.diag(self.B)[U[freepos]]
-            t = int(U[freepos[np.argmax(w)]])
-            # exclude child to the queue, keyed by the parent's bound (evaluated when popped)
+            c = int(np.argmax(w))
+            t = int(U[freepos[c]])
+            # exclude child to the queue, keyed by the parent's bound (evaluated when popped),
+            # or by the bound on U - t itself where fixing computed it
             Ue = Umask.copy()
             Ue[t] = False
-            s.push(key, Imask.copy(), Ue)
+            s.push(key if drops is None else min(key, float(drops[c])), Imask.copy(), Ue)
             Imask[t] = True

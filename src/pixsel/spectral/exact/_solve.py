@@ -211,6 +211,7 @@ def exact_support(
     callback: Callable[..., Any] | None = None,
     branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
     bounds: Literal["cardinality", "inclusion", "sdp", "sdp-node"] = "cardinality",
+    fixing: bool | None = None,
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -263,6 +264,13 @@ def exact_support(
         and reused at every node (:mod:`pixsel.spectral.exact._spca_bounds`; for ``B != I``
         divided by ``lambda_min(B)``); ``'sdp-node'``: that dual point further improved at every
         node (measured slower: benchmarks/bench_exact_ablation.py). See :data:`BOUND_SETS`.
+    fixing : bool or None, default None
+        Variable fixing in the full-matrix search (``A`` full, ``'max-eig'``): at every node
+        the bound of each free variable's exclusion (``lambda_max`` on ``U - j`` from the node's
+        eigendecomposition by a secular equation; with ``'sdp'`` also the dual bound on
+        ``U - j``) is computed, and a variable whose exclusion cannot beat the incumbent is
+        fixed in without branching. ``None``: on with every bound set but ``'inclusion'``.
+        (Vector and factor problems always fix with their cardinality bounds.)
 
     Returns
     -------
@@ -294,6 +302,7 @@ def exact_support(
                 A, B, k, search, bounds=BOUND_SETS[bounds],
                 sdp_time=None if search.time_limit is None else 0.25 * search.time_limit,
                 node_iter=10 if "sdp-node" in BOUND_SETS[bounds] else 0,
+                fixing=use_bounds if fixing is None else bool(fixing),
             )
         else:
             solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
