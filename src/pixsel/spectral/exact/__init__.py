@@ -40,7 +40,9 @@ factorization of ``theta B_UU - A_UU`` (``theta`` = incumbent): it succeeds exac
 ``lambda_max(A_UU, B_UU) < theta``, so nodes below the incumbent are discarded without any
 eigenvalue computation; before it the row bounds (``bounds='cardinality'``) and, with
 ``bounds='sdp'``, the semidefinite-relaxation dual bound are tried, and every bound computed at
-a node lowers its key, so a stopped search reports the tightest bound it proved. For sparse
+a node lowers its key, so a stopped search reports the tightest bound it proved; the node's
+eigendecomposition also values every single exclusion (secular equation), and variables whose
+exclusion cannot beat the incumbent are fixed in (``exact_support(fixing=...)``). For sparse
 PCA the incumbent is the greedy support improved by :func:`~pixsel.spectral.refine_support`.
 A positive semi-definite full ``A`` with ``'trace'`` is factored once (``A = M M^T``) and solved
 as a factor problem.

@@ -14,6 +14,13 @@ Bounds at a node ``(I, U)``, cheapest first, each tried only while the node is s
 
 Every bound computed at a node lowers its key (the queue's certified upper bound), so a stopped
 search reports the smallest bound it proved, not only the inclusion bound.
+
+Variable fixing (``fixing=True``, the default of every bound set but ``'inclusion'``): the node's
+eigendecomposition gives, for every free ``j`` at once, ``lambda_max`` of the pair on ``U - j``
+(the largest root of a secular equation, :func:`._batch_numba.drop_values`), and with
+``'sdp'`` the dual bound on ``U - j`` likewise from the eigendecomposition of ``(A - Z)_UU``. A
+variable whose exclusion bound cannot beat the incumbent is fixed in without branching, and the
+exclude child of the branching variable is queued with its own bound instead of the parent's.
 """
 
 from __future__ import annotations
