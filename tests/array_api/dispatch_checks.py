@@ -12,7 +12,7 @@ import pytest
 import sklearn
 from sklearn.utils.estimator_checks import check_array_api_input
 
-from pixsel._array_api import device_of, to_numpy
+from pixsel._array_api import _force_array_api, device_of, to_numpy
 from pixsel.selection import (
     CardinalSPLSSelector,
     ScoreSelector,
@@ -28,6 +28,14 @@ torch = pytest.importorskip("torch")
 @pytest.fixture(autouse=True)
 def dispatch():
     with sklearn.config_context(array_api_dispatch=True):
+        yield
+
+
+@pytest.fixture(autouse=True, params=["array-api-kernels", "cpu-policy"])
+def _array_api_kernels(request):
+    """Every check twice: with the array-API kernels forced on the CPU, and under the CPU policy
+    (NumPy's kernels on views of X, the results back on X's device)."""
+    with _force_array_api(request.param == "array-api-kernels"):
         yield
 
 
