@@ -17,7 +17,7 @@ from pixsel._array_api import (
 )
 from pixsel.pls import cardinal_spls, spls_eta
 from pixsel.scores import block_krylov_svd
-from pixsel.spectral import fisher_thresholding_path, greedy_path, simple_thresholding_path
+from pixsel.spectral import fisher_thresholding_path, greedy_path, rank_one_greedy_path, simple_thresholding_path
 from pixsel.stats import class_means, class_statistics, class_sums, column_moments
 
 
@@ -108,6 +108,10 @@ def test_greedy_path_runs_numpys_kernel(lib, form, direction, cpu_policy):
         forced = greedy_path(lib.asarray(A), lib.asarray(B), direction=direction)
     assert forced.info.get("array_api")
     np.testing.assert_array_equal(forced.order, ref.order)
+    if form == "vector":  # the binary kernel's own entry point follows the same policy
+        got = rank_one_greedy_path(lib.asarray(A), lib.asarray(B), direction=direction)
+        assert "array_api" not in got.info
+        np.testing.assert_array_equal(got.order, ref.order)
 
 
 def test_thresholding_krylov_spls(lib, cpu_policy):
