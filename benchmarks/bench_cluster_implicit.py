@@ -10,8 +10,8 @@ pass); passes reported (goal: at most one per selected feature, fewer with block
 Data: 256 x 256 patches (p = 65,536) of ``--classes`` Brodatz textures at seeded random
 positions, uint8, written chunk by chunk into a Zarr store with :func:`pixsel.datasets.write_zarr`
 and opened with :func:`pixsel.datasets.open_zarr` (the client reads only labels and metadata).
-The path keeps the uint8 row chunks in the workers' memory (``CenteredGramOperator.cached``; the
-store is read three times: the class means, once for the path, the weights). "One distributed
+The fit keeps the uint8 row chunks in the workers' memory (``CenteredGramOperator.cached``): the
+store is read twice, for the class means and once into the workers for everything else. "One distributed
 pass" is the path's own unit: ``CenteredGramOperator.columns`` for a block of ``--block`` columns
 (the path's ``block_size``, 32), timed (best of 3) on the same cluster right after the fit, on the
 chunks kept in memory as in the path; a pass that reads the store is timed beside it. Passes =

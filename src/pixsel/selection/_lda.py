@@ -267,13 +267,14 @@ class SparseLDASelector(_PathSelector):
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
         B = CenteredGramOperator(X, y, classes=classes)
-        info = ridge_regularization(reg, B.mean_variance())
-        B = B.with_alpha(info.alpha)
-        a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
-        path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
-        self.classes_ = classes
-        self.regularization_ = info.to_dict()
-        self._set_paths(path, None, k, "forward")
-        S = np.flatnonzero(self.support_)
-        self.coef_ = path.weights(k)[S]
+        with B.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes
+            info = ridge_regularization(reg, B.mean_variance())
+            B = B.with_alpha(info.alpha)
+            a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+            path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
+            self.classes_ = classes
+            self.regularization_ = info.to_dict()
+            self._set_paths(path, None, k, "forward")
+            S = np.flatnonzero(self.support_)
+            self.coef_ = path.weights(k)[S]
         return self
