@@ -60,6 +60,7 @@ from ._reduce import _CLIENT_MERGE, _located, block_reduce, sum_partials
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
@@ -209,7 +210,7 @@ class CenteredGramOperator:
         return out
 
     @contextlib.contextmanager
-    def cached(self):
+    def cached(self) -> Iterator[CenteredGramOperator]:
         """Within this context, a Dask ``X`` on a ``dask.distributed`` cluster stays on the workers.
 
         Each row chunk is read once (by the worker that will use it) and kept in the workers'
