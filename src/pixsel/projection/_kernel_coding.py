@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
+from scipy import sparse
 
 from .._validation import check_finite
 
@@ -81,6 +82,16 @@ class LassoGramResult:
     converged: bool
 
 
+def _compiled(name):
+    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit`, or ``None`` without Numba
+    (imported on first use: importing pixsel does not pay for Numba)."""
+    try:
+        from . import _kernel_coding_jit
+    except ImportError:  # pragma: no cover - numba is a core dependency; the NumPy loop remains
+        return None
+    return getattr(_kernel_coding_jit, name)
+
+
 def lasso_gram_cd(
     gram: ArrayLike,
     cov: ArrayLike,
@@ -89,6 +100,7 @@ def lasso_gram_cd(
     init: ArrayLike | None = None,
     max_iter: int = 200,
     tol: float = 1e-4,
+    compiled: bool = True,
 ) -> LassoGramResult:
     """Lasso of many samples in Gram form by vectorized cyclic coordinate descent.
 
@@ -113,6 +125,10 @@ def lasso_gram_cd(
     tol : float
         A sample is done when the largest change of its code in a sweep is at most ``tol`` times
         its largest entry (scikit-learn's criterion before its duality-gap check).
+    compiled : bool
+        Run each sample's sweeps in one Numba loop that updates the correlations only for the
+        coordinates that move (:mod:`pixsel.projection._kernel_coding_jit`); ``False`` keeps the
+        vectorized NumPy loop (the oracle; same arithmetic, values agree to rounding).
 
     Returns
     -------
@@ -129,6 +145,12 @@ def lasso_gram_cd(
     C = np.asarray(cov, dtype=np.float64)
     n, K = C.shape
     A = np.zeros((n, K)) if init is None else np.array(init, dtype=np.float64, copy=True)
+    jit = _compiled("lasso_gram_cd_rows") if compiled else None
+    if jit is not None:
+        A = np.ascontiguousarray(A)
+        sweeps, done = jit(np.ascontiguousarray(G), np.ascontiguousarray(C), A, float(alpha), int(max_iter),
+                           float(tol))
+        return LassoGramResult(codes=A, n_iter=int(sweeps.max()) if n else 0, converged=bool(np.all(done)))
     Q = C - A @ G
     diag = np.diag(G).copy()
     G = np.ascontiguousarray(G)
@@ -285,21 +307,76 @@ def kernel_dictionary_update(
     return F
 
 
-def _mod_update(Kxx, A, F, ridge=1e-10):
-    """:func:`kernel_dictionary_update` that also returns ``K_XX F`` of the new ``F`` (one product)."""
-    AtA = A.T @ A
-    lam = ridge * max(float(np.trace(AtA)) / max(AtA.shape[0], 1), np.finfo(float).tiny)
+class _LazyCoef:
+    """The representer coefficients ``F`` of a MOD update, kept as ``A S^-1 diag(1 / norms)``.
+
+    ``S = A^T A`` (plus the ridge) is kept as its Cholesky factor and ``A`` as a sparse matrix, so
+    an iteration never forms the dense ``n x K`` product ``A S^-1``; atoms whose code column was
+    zero keep their previous coefficients (``inherited``). :meth:`columns` materializes columns
+    (``O(K^2 + nnz(A))`` each), :meth:`dense` all of them (once, at the end).
+    """
+
+    def __init__(self, n, K, *, As=None, fac=None, scale=None, inherited_idx=None, inherited=None):
+        self.n, self.K = n, K
+        self.As, self.fac, self.scale = As, fac, scale
+        self.pos = np.full(K, -1, dtype=np.intp)
+        if inherited_idx is not None and len(inherited_idx):
+            self.pos[inherited_idx] = np.arange(len(inherited_idx))
+        self.inherited = inherited
+
+    def columns(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        out = np.empty((self.n, idx.size))
+        own = self.pos[idx] >= 0
+        if np.any(own):
+            out[:, own] = self.inherited[:, self.pos[idx[own]]]
+        if not np.all(own):
+            cols = idx[~own]
+            E = np.zeros((self.K, cols.size))
+            E[cols, np.arange(cols.size)] = 1.0
+            out[:, ~own] = np.asarray(self.As @ sla.cho_solve(self.fac, E, check_finite=False)) * self.scale[cols]
+        return out
+
+    def dense(self):
+        return self.columns(np.arange(self.K))
+
+
+def _mod_update(Kxx, A, coef, KF, ridge=1e-10):
+    """MOD update ``F = A (A^T A)^-1`` (unit atoms in ``H``) in lazy form, with ``K_XX F`` and ``F^T K_XX F``.
+
+    The codes are sparse, so ``K_XX F = (K_XX A) S^-1`` costs one sparse product and one Cholesky
+    solve (never the dense ``n x n`` by ``n x K`` product), and ``F^T K_XX F = S^-1 (A^T K_XX F)``
+    a sparse product and a ``K x K`` solve; ``F`` itself is not formed (:class:`_LazyCoef`). Atoms
+    whose code column is zero keep their coefficients, ``K_XX F`` column and Gram entries.
+    Returns ``(coef, KF, G)``.
+    """
+    n, K = A.shape
+    As = sparse.csr_array(A)
+    AtA = (As.T @ As).toarray()
+    lam = ridge * max(float(np.trace(AtA)) / max(K, 1), np.finfo(float).tiny)
     AtA[np.diag_indices_from(AtA)] += lam
-    Fn = sla.solve(AtA, A.T, assume_a="pos").T
-    unused = ~np.any(A != 0, axis=0)
-    if np.any(unused):
-        Fn[:, unused] = F[:, unused]
-    KF = Kxx @ Fn
-    norms = np.sqrt(np.clip(np.einsum("ik,ik->k", Fn, KF), 0.0, None))
+    fac = sla.cho_factor(AtA, check_finite=False)
+    KFn = sla.cho_solve(fac, np.asarray(As.T @ Kxx.T), check_finite=False).T  # K A S^-1
+    unused = np.flatnonzero(np.diff(As.tocsc().indptr) == 0)
+    inherited = None
+    if unused.size:
+        inherited = coef.columns(unused)
+        KFn[:, unused] = KF[:, unused]
+    G = sla.cho_solve(fac, np.asarray(As.T @ KFn), check_finite=False)  # rows: (A S^-1)^T K F
+    if unused.size:
+        G[unused] = inherited.T @ KFn
+        G[:, unused] = G[unused].T
+    G = 0.5 * (G + G.T)
+    norms = np.sqrt(np.clip(np.diag(G), 0.0, None))
+    scale = np.ones(K)
     ok = norms > 0
-    Fn[:, ok] /= norms[ok]
-    KF[:, ok] /= norms[ok]
-    return Fn, KF
+    scale[ok] = 1.0 / norms[ok]
+    if unused.size:
+        inherited = inherited * scale[unused]
+    KFn *= scale
+    G *= np.outer(scale, scale)
+    new = _LazyCoef(n, K, As=As, fac=fac, scale=scale, inherited_idx=unused, inherited=inherited)
+    return new, KFn, G
 
 
 def kernel_dictionary_learning(
@@ -355,29 +432,31 @@ def kernel_dictionary_learning(
     diag = np.diag(Kxx)
     F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
     KF = Kxx @ F
+    G = F.T @ KF
+    G = 0.5 * (G + G.T)
+    coef = _LazyCoef(n, n_atoms, inherited_idx=np.arange(n_atoms), inherited=F)
     trace = float(np.trace(Kxx))
     prev = np.inf
     history = []
     n_iter = 0
     A = None
     for n_iter in range(1, max_iter + 1):
-        G = F.T @ KF
-        G = 0.5 * (G + G.T)
         if lasso is None:
             A = lasso_gram_cd(G, KF, alpha, init=A, max_iter=coder_max_iter, tol=1e-4).codes
         else:
             R, W = kernel_lasso_factor(G)
             A = kernel_lasso_codes(KF, R, W, alpha, lasso)
         # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
-        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum((A @ G) * A)) + alpha * np.sum(np.abs(A))
+        As = sparse.csr_array(A)
+        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum(np.asarray(As @ G) * A)) + alpha * np.sum(np.abs(A))
         history.append(float(obj))
         if callback is not None:
             callback(n_iter, float(obj))
         if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
-            return F, A, n_iter, history, True
+            return coef.dense(), A, n_iter, history, True
         prev = obj
-        F, KF = _mod_update(Kxx, A, F)
-    return F, A, n_iter, history, False
+        coef, KF, G = _mod_update(Kxx, A, coef, KF)
+    return coef.dense(), A, n_iter, history, False
 
 
 def rbf_preimages(
