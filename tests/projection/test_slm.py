@@ -395,3 +395,9 @@ def test_kernel_dictionary_learning_lazy_update_equals_dense_mod_steps():
     np.testing.assert_allclose(h_got, history, rtol=1e-10)
     np.testing.assert_allclose(A_got, A, atol=1e-9)
     np.testing.assert_allclose(F_got, F, atol=1e-9)  # max_iter reached: F after the last update
+    from pixsel.projection._kernel_coding import _dictionary_learning
+
+    for max_iter, tol in ((6, 0.0), (50, 1e-3)):  # stopped by max_iter, converged
+        F_got, *_, converged, Kdd = _dictionary_learning(Kxx, initial, alpha, max_iter=max_iter, tol=tol)
+        assert converged == (tol > 0)
+        np.testing.assert_allclose(Kdd, F_got.T @ Kxx @ F_got, atol=1e-9)  # the atoms' Gram of the F returned

@@ -425,14 +425,23 @@ def kernel_dictionary_learning(
     converged : bool
         False when ``max_iter`` iterations ran without meeting ``tol``.
     """
+    F, A, n_iter, history, converged, _ = _dictionary_learning(
+        gram, initial, alpha, lasso, max_iter=max_iter, tol=tol, callback=callback, coder_max_iter=coder_max_iter
+    )
+    return F, A, n_iter, history, converged
+
+
+def _dictionary_learning(gram, initial, alpha, lasso=None, *, max_iter, tol, callback=None, coder_max_iter=10):
+    """:func:`kernel_dictionary_learning`, also returning ``K_DD = F^T K_XX F`` of the returned ``F``."""
     Kxx = np.asarray(gram, dtype=np.float64)
     idx = np.asarray(initial, dtype=np.intp)
     n, n_atoms = Kxx.shape[0], len(idx)
-    F = np.zeros((n, n_atoms))
     diag = np.diag(Kxx)
-    F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
-    KF = Kxx @ F
-    G = F.T @ KF
+    scale = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
+    F = np.zeros((n, n_atoms))
+    F[idx, np.arange(n_atoms)] = scale
+    KF = Kxx[:, idx] * scale  # K F of the starting atoms: columns of K, no product
+    G = Kxx[np.ix_(idx, idx)] * np.outer(scale, scale)
     G = 0.5 * (G + G.T)
     coef = _LazyCoef(n, n_atoms, inherited_idx=np.arange(n_atoms), inherited=F)
     trace = float(np.trace(Kxx))
@@ -453,10 +462,10 @@ def kernel_dictionary_learning(
         if callback is not None:
             callback(n_iter, float(obj))
         if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
-            return coef.dense(), A, n_iter, history, True
+            return coef.dense(), A, n_iter, history, True, G
         prev = obj
         coef, KF, G = _mod_update(Kxx, A, coef, KF)
-    return coef.dense(), A, n_iter, history, False
+    return coef.dense(), A, n_iter, history, False, G
 
 
 def rbf_preimages(
