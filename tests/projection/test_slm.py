@@ -371,8 +371,12 @@ def test_lasso_gram_cd_compiled_loop_equals_numpy_loop(max_iter):
     np.testing.assert_array_equal(init, init_copy)
 
 
-def test_kernel_dictionary_learning_lazy_update_equals_dense_mod_steps():
+@pytest.mark.parametrize("sparse_products", [True, False])
+def test_kernel_dictionary_learning_lazy_update_equals_dense_mod_steps(sparse_products, monkeypatch):
     """The iteration's K F, F^T K F and F (formed lazily from sparse codes) are the dense MOD steps."""
+    from pixsel.projection import _kernel_coding
+
+    monkeypatch.setattr(_kernel_coding, "_SPARSE_DENSITY", 1.0 if sparse_products else 0.0)
     rng = np.random.default_rng(8)
     X = np.zeros((40, 6))
     X[:, :5] = rng.normal(size=(40, 5))

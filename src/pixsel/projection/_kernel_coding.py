@@ -363,6 +363,19 @@ class _LazyCoef:
         return self.columns(np.arange(self.K))
 
 
+#: codes at most this dense are multiplied as a sparse matrix; denser ones by BLAS (SciPy's sparse
+#: products run well below BLAS speed: at ~18 %-dense codes the dense products take 0.6 x the time,
+#: at 5 % 1.2 x; 600 x 300 codes)
+_SPARSE_DENSITY = 0.1
+
+
+def _codes_operand(A):
+    """``A`` as the operand of the MOD products: CSR when sparse enough, else ``A`` itself."""
+    if np.count_nonzero(A) <= _SPARSE_DENSITY * A.size:
+        return sparse.csr_array(A)
+    return A
+
+
 def _mod_update(Kxx, A, coef, KF, ridge=1e-10, As=None):
     """MOD update ``F = A (A^T A)^-1`` (unit atoms in ``H``) in lazy form, with ``K_XX F`` and ``F^T K_XX F``.
 
@@ -373,13 +386,17 @@ def _mod_update(Kxx, A, coef, KF, ridge=1e-10, As=None):
     Returns ``(coef, KF, G)``.
     """
     n, K = A.shape
-    As = sparse.csr_array(A) if As is None else As
-    AtA = (As.T @ As).toarray()
+    As = _codes_operand(A) if As is None else As
+    AtA = As.T @ As
+    AtA = AtA.toarray() if sparse.issparse(AtA) else np.array(AtA)
     lam = ridge * max(float(np.trace(AtA)) / max(K, 1), np.finfo(float).tiny)
     AtA[np.diag_indices_from(AtA)] += lam
     fac = sla.cho_factor(AtA, check_finite=False)
     KFn = sla.cho_solve(fac, np.asarray(As.T @ Kxx.T), check_finite=False).T  # K A S^-1
-    unused = np.flatnonzero(np.bincount(As.indices, minlength=K) == 0)
+    if sparse.issparse(As):
+        unused = np.flatnonzero(np.bincount(As.indices, minlength=K) == 0)
+    else:
+        unused = np.flatnonzero(~np.any(A != 0, axis=0))
     inherited = None
     if unused.size:
         inherited = coef.columns(unused)
@@ -478,7 +495,7 @@ def _dictionary_learning(gram, initial, alpha, lasso=None, *, max_iter, tol, cal
             R, W = kernel_lasso_factor(G)
             A = kernel_lasso_codes(KF, R, W, alpha, lasso)
         # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
-        As = sparse.csr_array(A)
+        As = _codes_operand(A)
         obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum(np.asarray(As @ G) * A)) + alpha * np.sum(np.abs(A))
         history.append(float(obj))
         if callback is not None:
