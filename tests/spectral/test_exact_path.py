@@ -81,6 +81,7 @@ def engine(request, monkeypatch):
     monkeypatch.setattr(_allk, "_USE_ENUM", request.param == "enumeration")
     if request.param == "enumeration":
         monkeypatch.setattr(_allk_enum, "WORK_BUDGET", math.inf)
+        monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     return request.param
 
 
@@ -242,6 +243,7 @@ def test_enumeration_under_limits(monkeypatch):
     """Limits that stop the enumeration leave every bound valid (the whole set bounds the open
     sizes); a completed one certifies its sizes, counted in nodes and in info."""
     monkeypatch.setattr(_allk_enum, "WORK_BUDGET", math.inf)
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     rng = np.random.default_rng(23)
     a = rng.standard_normal(12)
     X = rng.standard_normal((15, 12)).cumsum(axis=1)
@@ -258,3 +260,27 @@ def test_enumeration_under_limits(monkeypatch):
     assert full.n_nodes == full.info["enumeration"]["nodes"] > 0
     np.testing.assert_allclose(full.objective, opt, rtol=1e-9)
     assert np.all(full.status == "optimal")
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_cardinality_gershgorin_bounds_every_principal_submatrix():
+    """g[t] >= lambda_max and 2 - g[t] <= lambda_min of every t x t principal submatrix of the
+    correlation matrix (the per-size nu and mu of the tree's bounds), checked by enumeration."""
+    from pixsel.spectral.exact import _allk_numba
+
+    _allk_numba._compiled_kernel()
+    rng = np.random.default_rng(31)
+    for trial in range(12):
+        n = int(rng.integers(2, 9))
+        X = rng.standard_normal((n + 2, n)).cumsum(axis=1)
+        P = np.zeros((n + 2, n + 2))
+        m = 2 if trial % 2 else 0
+        P[m : m + n, m : m + n] = X.T @ X + 0.01 * np.eye(n)
+        P[:m, :m] = np.eye(m)
+        g = _allk_numba._card_gershgorin(P, m, n, 1.0)
+        Q = P[m : m + n, m : m + n]
+        C = Q / np.sqrt(np.outer(np.diag(Q), np.diag(Q)))
+        for t in range(1, n + 1):
+            ev = [np.linalg.eigvalsh(C[np.ix_(T, T)]) for T in itertools.combinations(range(n), t)]
+            assert max(e[-1] for e in ev) <= g[t] + 1e-12
+            assert min(e[0] for e in ev) >= 2 - g[t] - 1e-12

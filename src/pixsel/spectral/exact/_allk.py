@@ -70,9 +70,14 @@ _USE_NUMBA = True
 MAX_FEATURES = 256
 #: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
 _CHUNK = 256
-#: additive problems enumerate the sizes ``3..K`` (``_allk_enum``; ``K`` from its work budget)
-#: before the tree; tests switch it off to exercise the tree on every size
+#: additive problems with at least ``_ENUM_MIN_FEATURES`` features enumerate the sizes ``3..K``
+#: (``_allk_enum``; ``K`` from its work budget) before the tree (below, the tree alone takes well
+#: under a second); tests switch it off to exercise the tree on every size
 _USE_ENUM = True
+_ENUM_MIN_FEATURES = 24
+#: the compiled search certifies the open sizes in windows of this many consecutive sizes, the
+#: largest first (each window one tree, every other open size switched off)
+_WINDOW = 4
 #: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
 _ENUM_CHUNK = 2048
 
@@ -188,6 +193,7 @@ class _PathSearch:
         self.current = None
         self.n_nodes = 0
         self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
+        self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
         self.t0 = time.perf_counter()
 
     # ---- incumbents
@@ -393,47 +399,78 @@ class _PathSearch:
                 np.maximum(self.tol_max[lo : hi + 1], np.where(keep, seg, -np.inf), out=self.tol_max[lo : hi + 1])
 
 
+def _windows(search):
+    """The open sizes in windows of ``_WINDOW`` consecutive sizes, the largest sizes first."""
+    open_sizes = [j for j in range(search.max_k, 0, -1) if not search.out[j]]
+    return [open_sizes[i : i + _WINDOW] for i in range(0, len(open_sizes), _WINDOW)]
+
+
 def _run_compiled(search):
-    """Run the compiled kernel in chunks; returns (stop_reason, inc, sup, ub, n_nodes)."""
-    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup,
-                                   search.out)
+    """Run the compiled kernel in chunks, one tree per window of sizes (largest first: a window
+    is searched with every other open size switched off, and certified when its tree is done);
+    returns (stop_reason, inc, sup, ub, n_nodes) indexed by size."""
+    p = search.p
+    root = search.value_of(np.arange(p))
+    ub = np.full(p + 1, root)  # sizes no finished window certifies keep the whole set's value
     stop_reason = "completed"
     n = 0
-    try:
-        while kern.open:
-            budget = _CHUNK
-            if search.node_limit is not None:
-                budget = min(budget, search.node_limit - n)
-                if budget <= 0:
-                    stop_reason = "node_limit"
+    for window in _windows(search):
+        out = search.out.copy()
+        out[1:] = True
+        out[window] = search.out[window]
+        kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup, out)
+        try:
+            while kern.open:
+                budget = _CHUNK
+                if search.node_limit is not None:
+                    budget = min(budget, search.node_limit - n)
+                    if budget <= 0:
+                        stop_reason = "node_limit"
+                        break
+                n += kern.step(budget)
+                if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                    stop_reason = "time_limit"
                     break
-            n += kern.step(budget)
-            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
-                stop_reason = "time_limit"
-                break
-            if search.callback is not None:
-                _report_kernel(search, kern, n)
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
-    inc, sup = kern.incumbents()
-    open_ub = kern.upper_bounds()
-    if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
-        open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), search.value_of(np.arange(search.p)), open_ub)
+                if search.callback is not None:
+                    _report_kernel(search, kern, n, window, ub)
+        except KeyboardInterrupt:
+            stop_reason = "interrupted"
+        search.tree_info["forward_tried"] += int(kern.counters[1])
+        search.tree_info["forward_pruned"] += int(kern.counters[2])
+        search.tree_info["windows"] += 1
+        inc, sup = kern.incumbents()
+        for j in sorted(window, reverse=True):
+            if inc[j] > search.inc[j]:
+                search.offer(float(inc[j]), sup[j])
+        if stop_reason == "completed":
+            ub[window] = search.inc[window]
+            continue
+        open_ub = kern.upper_bounds()
+        if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
+            open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), root, open_ub)
+        ub[window] = np.maximum(search.inc[window], open_ub[window])
+        break
     if search.callback is not None:
-        _report_kernel(search, kern, n)
-    return stop_reason, inc, sup, np.maximum(inc, open_ub), n
+        _report_kernel(search, None, n, [], ub)
+    return stop_reason, search.inc.copy(), list(search.sup), ub, n
 
 
-def _report_kernel(search, kern, n):
-    inc, _ = kern.incumbents()
+def _report_kernel(search, kern, n, window, ub):
+    """Progress: the size with the largest gap (closed sizes have none; the window's bounds come
+    from the open subtrees, the other sizes' from ``ub``)."""
+    inc = search.inc.copy()
+    ub = ub.copy()
+    if kern is not None:
+        kinc, _ = kern.incumbents()
+        kub = kern.upper_bounds()
+        inc[window] = np.maximum(inc[window], kinc[window])
+        ub[window] = np.maximum(inc[window], kub[window])
     closed = search.out  # solved in closed form (or beyond max_k): no gap
-    inc = np.where(closed, search.inc, inc)
-    ub = np.where(closed, search.inc, np.maximum(inc, kern.upper_bounds()))
     inc, ub = inc[1 : search.max_k + 1], ub[1 : search.max_k + 1]
     with np.errstate(invalid="ignore"):
-        gaps = np.where(closed[1 : search.max_k + 1], 0.0, ub - inc)
+        gaps = np.where(closed[1 : search.max_k + 1], 0.0, np.maximum(ub - inc, 0.0))
     j = int(np.argmax(gaps))
-    search.callback(SearchState(nodes=n + search.node_offset, incumbent=float(inc[j]), bound=float(ub[j]),
+    search.callback(SearchState(nodes=n + search.node_offset, incumbent=float(inc[j]), bound=float(inc[j] + gaps[j]),
                                 gap=float(gaps[j]), elapsed=time.perf_counter() - search.t0))
 
 
@@ -667,7 +704,7 @@ def exact_path(
         closed = _enumerate_small(search)
         enum_info = {"max_size": 2, "nodes": 0}
         stop_reason = "completed"
-        if additive and _USE_ENUM and _allk_numba.HAVE_NUMBA:
+        if additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA:
             stop_reason, more, enum_info = _enumerate_sizes(search, order)
             closed += more
         if stop_reason != "completed" or np.all(search.out[1 : max_k + 1]):
@@ -712,5 +749,5 @@ def exact_path(
         stop_reason=stop_reason,
         criterion=criterion,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
-              "enumeration": enum_info},
+              "enumeration": enum_info, "tree": search.tree_info},
     )
