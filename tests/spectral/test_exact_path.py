@@ -270,17 +270,21 @@ def test_cardinality_gershgorin_bounds_every_principal_submatrix():
 
     _allk_numba._compiled_kernel()
     rng = np.random.default_rng(31)
-    for trial in range(12):
-        n = int(rng.integers(2, 9))
+    for trial in range(24):
+        n = int(rng.integers(2, 16 if trial % 4 == 0 else 9))
         X = rng.standard_normal((n + 2, n)).cumsum(axis=1)
         P = np.zeros((n + 2, n + 2))
         m = 2 if trial % 2 else 0
         P[m : m + n, m : m + n] = X.T @ X + 0.01 * np.eye(n)
         P[:m, :m] = np.eye(m)
-        g = _allk_numba._card_gershgorin(P, m, n, 1.0)
+        tmax = int(rng.integers(1, n + 1)) if trial % 3 else n
+        g = _allk_numba._card_gershgorin(P, m, n, tmax)
         Q = P[m : m + n, m : m + n]
         C = Q / np.sqrt(np.outer(np.diag(Q), np.diag(Q)))
-        for t in range(1, n + 1):
+        off = np.sort(np.abs(C - np.diag(np.diag(C))), axis=1)[:, ::-1]  # rows, descending
+        ref = 1 + np.concatenate(([0.0], np.max(np.cumsum(off[:, : n - 1], axis=1), axis=0)))
+        np.testing.assert_allclose(g[1 : tmax + 1], ref[:tmax], rtol=1e-12)
+        for t in range(1, tmax + 1):
             ev = [np.linalg.eigvalsh(C[np.ix_(T, T)]) for T in itertools.combinations(range(n), t)]
             assert max(e[-1] for e in ev) <= g[t] + 1e-12
             assert min(e[0] for e in ev) >= 2 - g[t] - 1e-12

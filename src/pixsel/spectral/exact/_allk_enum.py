@@ -50,26 +50,30 @@ def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) ->
     return best
 
 
-def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_sup):  # pragma: no cover - compiled
-    """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done)."""
+def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, inc_sup):  # pragma: no cover - compiled
+    """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done).
+
+    ``Kd[m]``: the largest size still needed below the node at depth ``m`` (sizes whose
+    incumbent its inclusion bound cannot beat are dropped from the top of its range)."""
     p = B.shape[0]
     r = M.shape[1]
     m = state[0]
     done = 0
     while m >= 0 and done < budget:
+        Km = Kd[m]
         lo = 0 if m == 0 else F[m - 1] + 1
         i = cur[m] + 1
         if i < lo:
             i = lo
-        if i >= p or m >= K:
+        if i >= p or m >= Km:
             m -= 1
             continue
         S = Sd[m]
         R = Rd[m]
         f = fd[m]
         done += 1
-        if m >= K - 2:
-            # every child (size m + 1) and, at m = K - 2, every pair after it (size K)
+        if m >= Km - 2:
+            # every child (size m + 1) and, at m = Km - 2, every pair after it (size m + 2)
             for j in range(lo, p):
                 sjj = S[j, j]
                 acc = 0.0
@@ -81,7 +85,7 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_su
                     for q in range(m):
                         inc_sup[m + 1, q] = F[q]
                     inc_sup[m + 1, m] = j
-                if m == K - 1:
+                if m == Km - 1:
                     continue
                 best = -np.inf
                 bl = -1
@@ -120,7 +124,9 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_su
             for q in range(m + 1):
                 inc_sup[m + 1, q] = F[q]
         c = p - i - 1
-        if c == 0:
+        # sizes m + 2 .. top remain in the child's subtree
+        top = min(Km, m + 1 + c)
+        if top < m + 2:
             continue
         Sn = Sd[m + 1]
         Rn = Rd[m + 1]
@@ -132,21 +138,14 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_su
                 x = S[l, q] - u * S[q, i]
                 Sn[l, q] = x
                 Sn[q, l] = x
-        # sizes m + 2 .. min(K, m + 1 + c) remain in the subtree; inclusion bounds them all
-        top = min(K, m + 1 + c)
-        thr = np.inf
-        for j in range(m + 2, top + 1):
-            if inc[j] < thr:
-                thr = inc[j]
-        if m + 2 <= top and m + 1 <= K - 2 - prune_pairs:
+        # inclusion: f(F + i + tail) bounds every support of the subtree; the sizes whose
+        # incumbent it does not beat are dropped (not bounded where the child is a pair loop,
+        # which costs about as much as the bound)
+        if top >= m + 3 + prune_pairs:
             T = np.empty((c, c))
-            for a in range(c):
-                for b in range(a + 1):
-                    T[a, b] = Sn[i + 1 + a, i + 1 + b]
-            # Cholesky in place (lower), then tr(R^T S^-1 R) = |L^-1 R|_F^2
             ok = True
             for a in range(c):
-                x = T[a, a]
+                x = Sn[i + 1 + a, i + 1 + a]
                 for q in range(a):
                     x -= T[a, q] * T[a, q]
                 if x <= 0.0:
@@ -160,6 +159,7 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_su
                         y -= T[b, q] * T[a, q]
                     T[b, a] = y / x
             if ok:
+                # tr(R^T S^-1 R) = |L^-1 R|_F^2
                 g = 0.0
                 z = np.empty(c)
                 for q in range(r):
@@ -169,11 +169,14 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, cur, F, state, inc, inc_su
                             y -= T[a, b] * z[b]
                         z[a] = y / T[a, a]
                         g += z[a] * z[a]
-                # a relative slack covers the rounding of the bound
-                if (v + g) * (1.0 + 1e-9) + 1e-300 <= thr:
+                bound = (v + g) * (1.0 + 1e-9) + 1e-300  # a relative slack covers rounding
+                while top >= m + 2 and bound <= inc[top]:
+                    top -= 1
+                if top < m + 2:
                     state[3] += 1
                     continue
         fd[m + 1] = v
+        Kd[m + 1] = top
         m += 1
         cur[m] = -1
     state[0] = m
@@ -210,6 +213,7 @@ class EnumKernel:
         self.Sd[0] = self.B
         self.Rd[0] = self.M
         self.fd = np.zeros(K + 1)
+        self.Kd = np.full(K + 1, K, np.int64)
         self.cur = np.full(K + 1, -1, np.int64)
         self.F = np.zeros(max(K, 1), np.int64)
         self.state = np.zeros(4, np.int64)  # depth, nodes, pair evaluations, pruned subtrees
@@ -229,7 +233,7 @@ class EnumKernel:
         return int(self.state[1])
 
     def step(self, budget):
-        return _compiled_kernel()(self.B, self.M, self.K, int(budget), PRUNE_PAIRS, self.Sd, self.Rd, self.fd, self.cur,
+        return _compiled_kernel()(self.B, self.M, self.K, int(budget), PRUNE_PAIRS, self.Sd, self.Rd, self.fd, self.Kd, self.cur,
                                   self.F, self.state, self.inc, self.inc_sup)
 
     def improved(self):

@@ -166,16 +166,24 @@ def _kernel(B, M, additive, max_k, budget, forward,
             for q in range(r):
                 acc += fW[d, m + i, q] ** 2
             d2[i] = acc / fP[d, m + i, m + i]
+        # the sizes still open here (only those need bounds)
+        jlo = hi
+        jhi = lo
+        for j in range(lo, hi + 1):
+            if fub[d, j] > inc[j]:
+                if j < jlo:
+                    jlo = j
+                jhi = j
         if additive:
             # loss of dropping D (|D| = t) >= sum_D d2 / nu_t, nu_t >= lambda_max of the correlation
             # matrix of P_DD (Gershgorin on its t largest entries per row), and >= the t-th smallest
             # d2 (f is monotone: dropping D loses at least what dropping any one of D loses)
-            nu_t = _card_gershgorin(fP[d], m, nf, 1.0)
+            nu_t = _card_gershgorin(fP[d], m, nf, s - jlo)
             srt = np.sort(d2)
             csum = np.zeros(nf + 1)
             for i in range(nf):
                 csum[i + 1] = csum[i] + srt[i]
-            for j in range(lo, hi + 1):
+            for j in range(jlo, jhi + 1):
                 t = s - j
                 b = csum[t] / nu_t[t]
                 if srt[t - 1] > b:
@@ -240,14 +248,14 @@ def _kernel(B, M, additive, max_k, budget, forward,
             for i in range(nf):
                 for j in range(nf):
                     Rs[i, j] = 0.5 * (R[i, j] + R[j, i])
-            mu_t = _card_gershgorin(Rs, 0, nf, -1.0)
+            mu_t = _card_gershgorin(Rs, 0, nf, jhi - m)
             srt = np.sort(gains)
             csum_g = np.zeros(nf + 1)
             for i in range(nf):
                 csum_g[i + 1] = csum_g[i] + srt[nf - 1 - i]
             was = False
             now = False
-            for j in range(lo, hi + 1):
+            for j in range(jlo, jhi + 1):
                 if fub[d, j] > inc[j]:
                     was = True
                 t = j - m
@@ -352,25 +360,55 @@ def _kernel(B, M, additive, max_k, budget, forward,
     return done
 
 
-def _card_gershgorin(P, m, nf, sign):  # pragma: no cover - compiled
-    """``g[t]`` for ``t = 1..nf``: Gershgorin over every ``t x t`` principal submatrix of the
-    correlation matrix ``C`` of ``P[m:m+nf, m:m+nf]``: ``1 + sign * max_i`` (sum of the ``t - 1``
-    largest ``|C_ij|``, ``j != i``). With ``sign = 1`` an upper bound on their largest eigenvalue;
-    with ``sign = -1``, ``2 - g[t]`` is a lower bound on their smallest. ``g[0]`` is unused."""
+def _card_gershgorin(P, m, nf, tmax):  # pragma: no cover - compiled
+    """``g[t]`` for ``t = 1..tmax``: Gershgorin over every ``t x t`` principal submatrix of the
+    correlation matrix ``C`` of ``P[m:m+nf, m:m+nf]``: ``1 + max_i`` (sum of the ``t - 1``
+    largest ``|C_ij|``, ``j != i``), an upper bound on their largest eigenvalue; ``2 - g[t]`` is
+    a lower bound on their smallest. Entries above ``tmax`` (and ``g[0]``) are unused."""
     isq = np.empty(nf)
     for i in range(nf):
         isq[i] = 1.0 / np.sqrt(P[m + i, m + i])
+    if tmax > nf:
+        tmax = nf
     best = np.zeros(nf + 1)
     row = np.empty(max(nf - 1, 1))
+    kk = tmax - 1  # the largest kk entries of each row are needed
+    top = np.empty(max(kk, 1))
     for i in range(nf):
+        if kk <= 0:
+            break
         n = 0
+        if kk <= 12 and kk < nf - 1:
+            # the kk largest by insertion into a short sorted list (descending)
+            nt = 0
+            for j in range(nf):
+                if j == i:
+                    continue
+                x = abs(P[m + i, m + j]) * isq[i] * isq[j]
+                if nt < kk:
+                    q = nt
+                    nt += 1
+                elif x > top[kk - 1]:
+                    q = kk - 1
+                else:
+                    continue
+                while q > 0 and top[q - 1] < x:
+                    top[q] = top[q - 1]
+                    q -= 1
+                top[q] = x
+            acc = 0.0
+            for t in range(2, tmax + 1):
+                acc += top[t - 2]
+                if acc > best[t]:
+                    best[t] = acc
+            continue
         for j in range(nf):
             if j != i:
                 row[n] = abs(P[m + i, m + j]) * isq[i] * isq[j]
                 n += 1
         srt = np.sort(row[:n])
         acc = 0.0
-        for t in range(2, nf + 1):
+        for t in range(2, tmax + 1):
             acc += srt[n - (t - 1)]
             if acc > best[t]:
                 best[t] = acc
