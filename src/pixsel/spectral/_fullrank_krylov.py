@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.lapack import dsyev as _syev
 
 from ._secular import EPS as _EPS
 from ._secular import arrow4_max, eig2_max, secular_border, secular_deleted, top2
@@ -29,7 +30,41 @@ from ._secular import arrow4_max, eig2_max, secular_border, secular_deleted, top
 __all__ = ["forward_krylov", "backward_krylov"]
 
 
-def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
+def _compiled():
+    """:mod:`pixsel.spectral._fullrank_jit` (Numba; imported on first use), or ``None``."""
+    try:
+        from . import _fullrank_jit
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return None
+    return _fullrank_jit
+
+
+def _lead_matmul(jit, G, n):
+    """``Q -> G[:n, :n] @ Q`` for the row-major buffer ``G``: one read of the block for all of
+    ``Q``'s columns (``dgemm`` with 2-3 columns costs 2-5 x that on one thread)."""
+    if jit is None:
+        return None
+
+    def matmul(Q):
+        QT = np.ascontiguousarray(Q.T)
+        out = np.empty_like(QT)
+        jit.lead_block_matmul(G, n, QT, out)
+        return out.T
+
+    return matmul
+
+
+def _rows_matmul(jit, A, rows, n, Q):
+    """``A[rows, :n] @ Q`` for the row-major ``A`` (compiled: one read of each row)."""
+    if jit is None:
+        return A[rows, :n] @ Q
+    QT = np.ascontiguousarray(Q.T)
+    out = np.empty((QT.shape[0], len(rows)))
+    jit.rows_matmul(A, np.ascontiguousarray(rows, dtype=np.intp), n, QT, out)
+    return out.T
+
+
+def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24, matmul=None):
     """Top two Ritz pairs of the symmetric ``M`` by a block Krylov (Davidson) subspace from ``V0``.
 
     ``V`` has orthonormal columns and ``W = M V``. Returns ``(mu, U, MU, res1, res)``: Ritz values ``mu[0] >= mu[1]`` (Rayleigh quotients, hence lower
@@ -37,7 +72,8 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
     norms of the first residual ``res1 = |M u_1 - mu_1 u_1|`` and of the block ``M U - U diag(mu)``
     (Frobenius, an upper bound on the spectral norm), or ``None`` when the iteration did not
     reach ``res1 <= tol1`` and ``res <= tol`` (the caller then falls back to a dense ``eigh``).
-    Only the unconverged residual columns expand the subspace.
+    Only the unconverged residual columns expand the subspace. ``matmul(Q)``, when given,
+    replaces ``M @ Q`` (the compiled fused product of :func:`_lead_matmul`).
     """
     n, m = V.shape
     cap = min(max_dim, n)
@@ -47,7 +83,9 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
     for _ in range(max_iter):
         V, W = Vb[:, :m], Wb[:, :m]
         H = V.T @ W
-        th, Z = np.linalg.eigh(0.5 * (H + H.T))
+        th, Z, info = _syev(0.5 * (H + H.T))  # LAPACK directly: a third of np.linalg.eigh's call cost
+        if info != 0:  # pragma: no cover - LAPACK did not converge on a tiny matrix
+            th, Z = np.linalg.eigh(0.5 * (H + H.T))
         Z = Z[:, : -3 : -1] if m > 2 else Z[:, ::-1]
         mu = th[: -3 : -1] if m > 2 else th[::-1]
         U = V @ Z
@@ -80,12 +118,13 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24):
             added += 1
         if added == 0:
             return None
-        Wb[:, m : m + added] = M @ Vb[:, m : m + added]
+        Q = Vb[:, m : m + added]
+        Wb[:, m : m + added] = M @ Q if matmul is None else matmul(Q)
         m += added
     return None
 
 
-def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
+def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=True):
     """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
 
     The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
@@ -104,6 +143,8 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
     ``U^perp`` is bounded by ``mu_2^old + eps^old + eps``. Whenever a condition fails or two
     survivors cannot be separated, that step uses the dense route (partial ``eigh``, exact), which
     also restarts the state from exact eigenpairs. The greedy choice is thus the exact argmax.
+    ``compiled=True`` runs the thin products (the candidates' rows times ``U``, the Krylov
+    passes) in :mod:`pixsel.spectral._fullrank_jit`; ``False`` in NumPy (the same steps).
     """
     p = Aop.p
     dA = Aop.diag()
@@ -119,6 +160,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
     S = []
     n_krylov = n_dense = n_secular = 0
     state = None  # (mu (2,), U (t x 2), A_SS U, eps, gamma)
+    jit = _compiled() if compiled else None
 
     def dense_state(t1):
         if t1 < 3:
@@ -146,12 +188,12 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
         if t == 0:
             j = int(cand[np.argmax(dA[cand])])
             best, new_state = dA[j], None
-        elif state is None:  # t < 3: dense partial eigh of each candidate (cheap)
-            vals = []
-            for i in cand:
-                G[t, :t] = G[:t, t] = Acols[pos[i], :t]
-                G[t, t] = dA[i]
-                vals.append(top2(G[: t + 1, : t + 1])[0])
+        elif state is None:  # t < 3: dense eigenvalues of every candidate, all in one batch
+            Ms = np.empty((len(cand), t + 1, t + 1))
+            Ms[:, :t, :t] = G[:t, :t]
+            Ms[:, t, :t] = Ms[:, :t, t] = Acols[pos[cand], :t]
+            Ms[:, t, t] = dA[cand]
+            vals = np.linalg.eigvalsh(Ms)[:, -1]
             w = int(np.argmax(vals))
             j, best, new_state = int(cand[w]), vals[w], None
             n_dense += 1
@@ -160,7 +202,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
             AS = Acols[:nrows, :t]
             AS_c = pos[cand]
             c = dA[cand]
-            b = (AS @ U)[AS_c]  # columns of AS are in order of addition, like U's rows
+            b = _rows_matmul(jit, Acols, AS_c, t, U)  # columns of AS are in order of addition, like U's rows
             b1, b2 = b[:, 0], b[:, 1]
             bnorm2 = rowsq[cand]
             lower = np.maximum(eig2_max(mu[0], b1, c), mu[0])
@@ -193,7 +235,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4):
                     W0[:t, 2] = AS[pos[i]]
                     W0[t, 2] = dA[i]
                     sc = abs(mu[0]) + np.sqrt(bnorm2[s_])
-                    out = _top2_krylov(M, V0, W0, tol1 * sc, tol * sc)
+                    out = _top2_krylov(M, V0, W0, tol1 * sc, tol * sc, matmul=_lead_matmul(jit, G, t + 1))
                     n_krylov += 1
                     if out is None:
                         ok = False

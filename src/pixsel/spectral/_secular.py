@@ -62,9 +62,9 @@ def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
             ia = np.flatnonzero(active)
             la = lam[ia]
             diff = la[:, None] - theta[None, :]
-            q = b2[ia] / diff
+            q = np.where(b2[ia] == 0.0, 0.0, b2[ia] / diff)  # a decoupled pole adds nothing
             phi = la - c[ia] - q.sum(axis=1)
-            dphi = 1.0 + (q / diff).sum(axis=1)
+            dphi = 1.0 + np.where(q == 0.0, 0.0, q / diff).sum(axis=1)
             step = -phi / dphi
             bad = ~np.isfinite(step)  # at a pole: nudge right
             step[bad] = 1e-8 * (hi[ia][bad] - la[bad])
@@ -147,9 +147,41 @@ def top2(M):
     return w[-1], th2, V[:, -1]
 
 
-def arrow4_max(d1, d2, d3, c, b1, b2, b3):
-    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once)."""
+def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
+    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once),
+    inflated by ``1e-12`` of the entries' scale so that it is an upper bound despite rounding.
+
+    ``d1, d2, d3`` are scalars. ``compiled``: the largest root of the secular equation by the
+    Numba Newton loop of :func:`secular_border`, climbing from the 2 x 2 lower bound on
+    ``(e_top, e_4)`` (a batched 4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead);
+    ``False``: that batched ``eigvalsh``.
+    """
     n = len(c)
+    if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
+        d = np.array([d1, d2, d3], dtype=np.float64)
+        o = np.argsort(d, kind="stable")
+        B = np.empty((n, 3))
+        B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
+        B = np.ascontiguousarray(B[:, o])
+        c = np.asarray(c, dtype=np.float64)
+        ds = d[o]
+        top = ds[-1]
+        lo = np.maximum(top, c)
+        for q in range(3):  # 2 x 2 lower bounds on (e_q, e_4): the best one starts Newton
+            lo = np.maximum(lo, eig2_max(ds[q], B[:, q], c))
+        hi = np.maximum(eig2_max(top, np.sqrt((B * B).sum(axis=1)), c), lo)
+        scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(b1) + np.abs(b2) + np.abs(b3)
+        lam = secular_border(ds, B, c, lo, hi) + 1e-12 * scale
+        # certify: right of the top pole phi is increasing, so phi(lam) >= 0 puts lam above the
+        # root. Newton started within rounding of a pole can stall; those rows go to LAPACK.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            diff = lam[:, None] - ds[None, :]
+            phi = lam - c - np.where(B == 0.0, 0.0, B * B / diff).sum(axis=1)
+        bad = np.flatnonzero(~((lam >= top) & (phi >= 0)))
+        if len(bad):
+            bb = [np.broadcast_to(np.asarray(x, dtype=np.float64), (n,))[bad] for x in (c, b1, b2, b3)]
+            lam[bad] = arrow4_max(d1, d2, d3, *bb, compiled=False)
+        return lam
     T = np.zeros((n, 4, 4))
     T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
     T[:, 0, 3] = T[:, 3, 0] = b1

@@ -33,6 +33,8 @@ def secular_border_rows(theta, b, c, lo, hi, max_iter):
             phi = la - c[r]
             dphi = 1.0
             for j in range(k):
+                if b[r, j] == 0.0:  # a decoupled pole adds nothing (not 0 / 0 when la sits on it)
+                    continue
                 diff = la - theta[j]
                 q = b[r, j] * b[r, j] / diff
                 phi -= q
