@@ -46,7 +46,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import _compiled, arrow3_max, eig2_max, secular_border, secular_deleted
 
 from typing import TYPE_CHECKING
 
@@ -122,19 +122,25 @@ def _remove_values(theta, V):
     return secular_deleted(theta, wh, lo, hi)
 
 
-def _second_root(theta, b, c, max_iter=60):
+def _second_root(theta, b, c, max_iter=60, compiled=True):
     """Upper bounds on the second largest eigenvalue of every bordered ``[[diag(theta), b_j], [b_j^T, c_j]]``.
 
     ``theta`` ascending (``theta[-1]`` the largest). The second eigenvalue is the root in
     ``[theta_2, theta_1]`` of the increasing ``phi(lam) = lam - c - sum_l b_l^2 / (lam - theta_l)``
     (or an end of that interval when ``b_1`` or ``b_2`` vanishes). Safeguarded Newton steps keep
     a bracket ``[lo, hi]`` with ``phi(hi) >= 0``; ``hi`` is returned, so it is an upper bound
-    even when the iteration stops early.
+    even when the iteration stops early. ``compiled``: the same iteration row by row in Numba
+    (:func:`pixsel.spectral._secular_jit.second_root_rows`; the vectorized one pays a dozen
+    array calls per step on ``(p - k) x k`` temporaries).
     """
     n, k = b.shape
     th1 = theta[-1]
     if k == 1:  # the 2 x 2 problem in closed form
         return 0.5 * (th1 + c) - np.sqrt(0.25 * (th1 - c) ** 2 + b[:, 0] ** 2)
+    jit = _compiled("second_root_rows") if compiled else None
+    if jit is not None:
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
+                   np.ascontiguousarray(np.broadcast_to(c, (n,)), dtype=np.float64), max_iter)
     lo = np.full(n, theta[-2])
     hi = np.full(n, th1)
     b2 = b * b
