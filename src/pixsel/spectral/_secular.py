@@ -151,37 +151,26 @@ def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
     """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once),
     inflated by ``1e-12`` of the entries' scale so that it is an upper bound despite rounding.
 
-    ``d1, d2, d3`` are scalars. ``compiled``: the largest root of the secular equation by the
-    Numba Newton loop of :func:`secular_border`, climbing from the 2 x 2 lower bound on
-    ``(e_top, e_4)`` (a batched 4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead);
-    ``False``: that batched ``eigvalsh``.
+    ``compiled`` (with scalar ``d1, d2, d3``): the largest root of the secular equation by a
+    Numba Newton loop (:func:`pixsel.spectral._secular_jit.arrow4_rows`), climbing from the
+    best 2 x 2 lower bound, its margin certified by the sign of the secular function (a batched
+    4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead); otherwise that ``eigvalsh``.
     """
     n = len(c)
     if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
-        d = np.array([d1, d2, d3], dtype=np.float64)
-        o = np.argsort(d, kind="stable")
-        B = np.empty((n, 3))
-        B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
-        B = np.ascontiguousarray(B[:, o])
-        c = np.asarray(c, dtype=np.float64)
-        ds = d[o]
-        top = ds[-1]
-        lo = np.maximum(top, c)
-        for q in range(3):  # 2 x 2 lower bounds on (e_q, e_4): the best one starts Newton
-            lo = np.maximum(lo, eig2_max(ds[q], B[:, q], c))
-        hi = np.maximum(eig2_max(top, np.sqrt((B * B).sum(axis=1)), c), lo)
-        scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(b1) + np.abs(b2) + np.abs(b3)
-        lam = secular_border(ds, B, c, lo, hi) + 1e-12 * scale
-        # certify: right of the top pole phi is increasing, so phi(lam) >= 0 puts lam above the
-        # root. Newton started within rounding of a pole can stall; those rows go to LAPACK.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            diff = lam[:, None] - ds[None, :]
-            phi = lam - c - np.where(B == 0.0, 0.0, B * B / diff).sum(axis=1)
-        bad = np.flatnonzero(~((lam >= top) & (phi >= 0)))
-        if len(bad):
-            bb = [np.broadcast_to(np.asarray(x, dtype=np.float64), (n,))[bad] for x in (c, b1, b2, b3)]
-            lam[bad] = arrow4_max(d1, d2, d3, *bb, compiled=False)
-        return lam
+        jit = _compiled("arrow4_rows")
+        if jit is not None:
+            d = np.array([d1, d2, d3], dtype=np.float64)
+            o = np.argsort(d, kind="stable")
+            B = np.empty((n, 3))
+            B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
+            c = _rows(c, n)
+            scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(B).sum(axis=1)
+            lam, ok = jit(d[o], np.ascontiguousarray(B[:, o]), c, 1e-12 * scale, 100)
+            bad = np.flatnonzero(~ok)
+            if len(bad):  # Newton stalled within rounding of a pole: LAPACK for those rows
+                lam[bad] = arrow4_max(d1, d2, d3, c[bad], B[bad, 0], B[bad, 1], B[bad, 2], compiled=False)
+            return lam
     T = np.zeros((n, 4, 4))
     T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
     T[:, 0, 3] = T[:, 3, 0] = b1
