@@ -115,3 +115,25 @@ def test_compiled_and_numpy_forward_paths_agree():
     assert i1["n_krylov"] > 0
     np.testing.assert_array_equal(o1, o0)
     np.testing.assert_allclose(f1, f0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("t0", [1, 2, 7])
+def test_forward_path_from_a_start_support_is_the_greedy_continuation(t0):
+    """``start``: every later step is the exact argmax over the additions to the current support."""
+    from pixsel.spectral._fullrank_krylov import forward_krylov
+    from pixsel.spectral._operators import DenseOperator
+
+    rng = np.random.default_rng(30 + t0)
+    p = 30
+    A = _spiked(rng, p, 90, [20.0, 9.0])
+    start = rng.choice(p, t0, replace=False)
+    order, objective, _ = forward_krylov(DenseOperator(A), p, start=start)
+    np.testing.assert_array_equal(order[:t0], start)
+    assert np.all(np.isnan(objective[: t0 - 1]))
+    S = list(start)
+    assert objective[t0 - 1] == pytest.approx(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1], rel=1e-12)
+    for t in range(t0, p):
+        vals = [-np.inf if i in S else np.linalg.eigvalsh(A[np.ix_(S + [i], S + [i])])[-1] for i in range(p)]
+        best = int(np.argmax(vals))
+        assert order[t] == best and objective[t] == pytest.approx(vals[best], rel=1e-11)
+        S.append(best)

@@ -124,7 +124,7 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24, matmul=None):
     return None
 
 
-def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=True):
+def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=True, start=None):
     """``B = I``, ``'max-eig'`` forward path in ``O(p k^2 + iters k^3)``: certified Krylov updates.
 
     The state of ``A_SS`` is two Ritz pairs ``(mu_1, u_1), (mu_2, u_2)`` with residual block
@@ -145,6 +145,8 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     also restarts the state from exact eigenpairs. The greedy choice is thus the exact argmax.
     ``compiled=True`` runs the thin products (the candidates' rows times ``U``, the Krylov
     passes) in :mod:`pixsel.spectral._fullrank_jit`; ``False`` in NumPy (the same steps).
+    ``start``: continue the path from this support (its entries first in ``order``, in the
+    given order; ``objective`` is NaN below its size and exact at it).
     """
     p = Aop.p
     dA = Aop.diag()
@@ -177,7 +179,20 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
             gamma = w[0] + res + slack
         return mu, U, MU, res, gamma
 
-    for t in range(n_steps):
+    t0 = 0
+    if start is not None and len(start):
+        t0 = len(start)
+        start = np.asarray(start, dtype=np.intp)
+        order[:t0] = start
+        objective[: t0 - 1] = np.nan
+        S = start.tolist()
+        free[start] = False
+        Acols[:, :t0] = Aop.columns(start)
+        rowsq = (Acols[:, :t0] ** 2).sum(axis=1)
+        G[:t0, :t0] = Acols[start, :t0]
+        state = dense_state(t0)
+        objective[t0 - 1] = state[0][0] if state is not None else np.linalg.eigvalsh(G[:t0, :t0])[-1]
+    for t in range(t0, n_steps):
         cand = np.flatnonzero(free)
         if nrows - len(cand) > max(32, nrows // 8):  # drop the selected rows: O(p k^2 / 2)
             keep = pos[cand]
