@@ -92,6 +92,7 @@ def test_compiled_thin_products_match_numpy():
 
     rng = np.random.default_rng(7)
     G = rng.standard_normal((40, 40))
+    Gs = G + G.T
     rows = np.array([3, 0, 17, 39], dtype=np.intp)
     for n in (1, 25):
         for m in (1, 2, 3, 5):
@@ -99,6 +100,9 @@ def test_compiled_thin_products_match_numpy():
             out = np.empty((m, n))
             jit.lead_block_matmul(G, n, QT, out)
             np.testing.assert_allclose(out, QT @ G[:n, :n].T, rtol=1e-12, atol=1e-12)
+            out = np.full((m, n), np.nan)
+            jit.lead_block_symmatmul(Gs, n, QT, out)
+            np.testing.assert_allclose(out, QT @ Gs[:n, :n], rtol=1e-12, atol=1e-12)
             out = np.empty((m, len(rows)))
             jit.rows_matmul(G, rows, n, QT, out)
             np.testing.assert_allclose(out, QT @ G[rows, :n].T, rtol=1e-12, atol=1e-12)

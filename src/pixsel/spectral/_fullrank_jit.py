@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["lead_block_matmul", "rows_matmul"]
+__all__ = ["lead_block_matmul", "lead_block_symmatmul", "rows_matmul"]
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -65,6 +65,50 @@ def lead_block_matmul(A, n, QT, out):
         mm = min(3, m - q0)
         for i in range(n):
             _dots(A, i, n, QT, q0, mm, out, i)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def lead_block_symmatmul(A, n, QT, out):
+    """:func:`lead_block_matmul` for a symmetric leading block, reading its lower triangle only.
+
+    Row ``i`` of the triangle gives its dot product with ``q`` (``j <= i``) and, transposed,
+    the update ``out[j] += A[i, j] q[i]`` (``j < i``): both loops run along contiguous memory,
+    so half the matrix is read (1.6-2 x faster than the full block at ``n = 300..1000``).
+    """
+    m = QT.shape[0]
+    for q in range(m):
+        for i in range(n):
+            out[q, i] = 0.0
+    for q0 in range(0, m, 2):
+        if q0 + 1 < m:
+            v0 = QT[q0]
+            v1 = QT[q0 + 1]
+            o0 = out[q0]
+            o1 = out[q0 + 1]
+            for i in range(n):
+                x0 = v0[i]
+                x1 = v1[i]
+                s0 = A[i, i] * x0
+                s1 = A[i, i] * x1
+                for j in range(i):
+                    a = A[i, j]
+                    s0 += a * v0[j]
+                    s1 += a * v1[j]
+                    o0[j] += a * x0
+                    o1[j] += a * x1
+                o0[i] += s0
+                o1[i] += s1
+        else:
+            v0 = QT[q0]
+            o0 = out[q0]
+            for i in range(n):
+                x0 = v0[i]
+                s0 = A[i, i] * x0
+                for j in range(i):
+                    a = A[i, j]
+                    s0 += a * v0[j]
+                    o0[j] += a * x0
+                o0[i] += s0
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -40,15 +40,16 @@ def _compiled():
 
 
 def _lead_matmul(jit, G, n):
-    """``Q -> G[:n, :n] @ Q`` for the row-major buffer ``G``: one read of the block for all of
-    ``Q``'s columns (``dgemm`` with 2-3 columns costs 2-5 x that on one thread)."""
+    """``Q -> G[:n, :n] @ Q`` for the row-major buffer ``G`` (symmetric block): one read of its
+    lower triangle for all of ``Q``'s columns (``dgemm`` with 2-3 columns costs 2-5 x one read
+    of the whole block on one thread)."""
     if jit is None:
         return None
 
     def matmul(Q):
         QT = np.ascontiguousarray(Q.T)
         out = np.empty_like(QT)
-        jit.lead_block_matmul(G, n, QT, out)
+        jit.lead_block_symmatmul(G, n, QT, out)  # G[:n, :n] is symmetric: half of it is read
         return out.T
 
     return matmul
