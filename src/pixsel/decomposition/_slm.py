@@ -5,12 +5,14 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.decomposition import DictionaryLearning, MiniBatchDictionaryLearning, sparse_encode
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._array_api import dispatch_enabled, float_dtype, is_numpy
 from .._lazy import dask_rows
 from .._validation import check_int, check_options, check_real
 from ..projection import (
@@ -25,6 +27,7 @@ from ..projection import (
     slm_projection,
 )
 from ._base import _KernelMixin
+from ._xp import _HostFitTransformerMixin
 
 from typing import TYPE_CHECKING
 
@@ -65,7 +68,8 @@ class _EpochProgress:
             self.epoch = epoch
 
 
-class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class SparseLinearModelProjection(_HostFitTransformerMixin, _KernelMixin, ClassNamePrefixFeaturesOutMixin,
+                                  TransformerMixin, BaseEstimator):
     """Linear (or kernel) projection preserving sparse-code inner products in expectation.
 
     Gkioulekas and Zickler, "Dimensionality reduction using the sparse linear model", NIPS 2011.
@@ -105,6 +109,13 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
     by alternating a vectorized coordinate-descent lasso on the atoms' Gram matrix (all samples at
     once, warm-started) and the representer-form update (:mod:`pixsel.projection`). Nothing is
     printed unless ``progress=True``.
+
+    **Array libraries.** Under ``sklearn.set_config(array_api_dispatch=True)`` an ``X`` of
+    another library (PyTorch, CuPy, array-api-strict) is fitted on a host copy: scikit-learn's
+    dictionary learning and lasso have no array-API support, so the dictionary, the codes and the
+    closed-form projection are computed with NumPy. The fitted arrays are then put on X's device,
+    and ``transform`` of new data (``X @ components_.T``, or the kernel against ``basis_``) runs
+    in X's library on its device, in X's float dtype.
 
     Parameters
     ----------
@@ -291,6 +302,12 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
         self
         """
         owner = type(self).__name__
+        if dispatch_enabled():  # learn on the host with scikit-learn's NumPy code, then X's device
+            xp, dev = self._fit_namespace(X)
+            with config_context(array_api_dispatch=False):
+                self.fit(self._host_copy(xp, X), y)
+            self._arrays_to_device(xp, dev)
+            return self
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         check_options(self.model, "model", ("standard", "general"), owner=owner)
@@ -464,6 +481,14 @@ class SparseLinearModelProjection(_KernelMixin, ClassNamePrefixFeaturesOutMixin,
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "eigenvalues_")
+        xp, dev = self._transform_namespace(X, self.eigenvalues_)
+        if not is_numpy(xp):  # fitted under array_api_dispatch: one product in X's library, on its device
+            X = validate_data(self, X, dtype=None, reset=False)
+            wd = float_dtype(xp, X, dev)
+            Xw = xp.astype(X, wd, copy=False)
+            if self.kernel is None:
+                return Xw @ xp.astype(self.components_, wd).T
+            return self._pairwise(Xw, xp.astype(self.basis_, wd)) @ xp.astype(self.dual_coef_, wd)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         Xd = np.asarray(X, dtype=np.float64)
         if self.kernel is None:
