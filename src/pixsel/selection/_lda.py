@@ -10,7 +10,7 @@ from .._array_api import from_numpy, is_numpy, to_numpy
 from .._validation import check_options, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..spectral._linalg_xp import weights_on_support_xp
-from ..spectral._implicit import implicit_greedy_path
+from ..spectral._implicit import _cached, implicit_greedy_path
 from ..spectral._implicit_xp import gram_operator
 from ..stats import class_statistics, regularize, ridge_regularization
 from ._base import _PathSelector
@@ -266,13 +266,14 @@ class SparseLDASelector(_PathSelector):
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
-        info = ridge_regularization(reg, B.mean_variance())
-        B = B.with_alpha(info.alpha)
-        a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
-        path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
-        self.classes_ = classes
-        self.regularization_ = info.to_dict()
-        self._set_paths(path, None, k, "forward")
-        S = np.flatnonzero(self.support_)
-        self.coef_ = path.weights(k)[S]
+        with _cached(B):  # a Dask X on a cluster: its chunks stay on the workers for all the passes
+            info = ridge_regularization(reg, B.mean_variance())
+            B = B.with_alpha(info.alpha)
+            a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+            path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
+            self.classes_ = classes
+            self.regularization_ = info.to_dict()
+            self._set_paths(path, None, k, "forward")
+            S = np.flatnonzero(self.support_)
+            self.coef_ = path.weights(k)[S]
         return self

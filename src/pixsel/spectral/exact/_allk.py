@@ -32,6 +32,21 @@ Along the depth-first search a child's inverse is the parent's after one rank-on
 ``_REFRESH`` levels it is refactorized from scratch to reset rounding. The open subtrees on the
 stack carry their per-size bounds, so a stopped search (limits, Ctrl-C) still certifies, per
 size, the largest open bound (and the sizes no open subtree can improve are optimal).
+
+Small sizes and windows. The tree bounds a small size only through the value of a much larger
+set, so for additive problems (a vector, or ``'trace'``) with at least ``_ENUM_MIN_FEATURES``
+features the sizes ``3..K`` are first enumerated exactly (:mod:`._allk_enum`: every support in
+lexicographic order, rank-one Schur-complement updates, exact pair loops at the last two
+levels, inclusion-pruned; ``K`` the largest size within a work budget, 7 at ``p = 60``). The
+compiled search then certifies the remaining sizes in windows of ``_WINDOW`` consecutive sizes,
+the largest first, one tree per window with every other open size switched off: a tree that
+keeps every size alive never finishes the sizes it could certify. In the compiled search the
+per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the ``t - 1`` largest
+correlations per row, Gershgorin), the backward bound is also at most the ``t``-th smallest
+single loss (monotonicity), and the forward bound, which costs one inverse per node, is only
+sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
+window certifies are bounded by the open subtrees of the window that was stopped, or by the
+whole set's value.
 """
 
 from __future__ import annotations
@@ -107,7 +122,10 @@ class ExactPath:
     criterion : str
     info : dict
         ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
-        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``.
+        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``;
+        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``), its nodes, pair
+        evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
+        forward bound was tried and made a node dead.
     """
 
     supports: list
@@ -616,7 +634,9 @@ def exact_path(
     and one incumbent per size, incumbents seeded by the forward and backward greedy paths. A
     node is pruned for size ``j`` when its bound for ``j`` (inclusion, and the backward and
     forward cardinality bounds of :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size
-    ``j``; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on one thread inside the search.
+    ``j``. Small sizes of additive problems are enumerated exactly first, and the other sizes are
+    certified in windows, the largest first; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on
+    one thread inside the search.
 
     Parameters
     ----------
