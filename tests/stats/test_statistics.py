@@ -44,6 +44,62 @@ def test_block_reduce_any_block_size_and_dask_chunks_same_sum():
         np.testing.assert_allclose(got, ref, rtol=1e-13)
 
 
+def _graphs(X):
+    """Dask arrays over X whose chunks are built by graphs of every shape the fold meets."""
+    base = da.from_array(X, chunks=(10, X.shape[1]))  # one shared in-memory array
+    yield base
+    yield da.from_array(X, chunks=(13, 2))  # column chunks: merged by a rechunk
+    yield base.persist()  # chunks that are data, not tasks
+    yield base.rechunk((25, X.shape[1]))  # an output chunk gathers several input chunks
+    yield base.map_overlap(lambda b: b, depth=(1, 0), boundary="none")  # neighbours shared by 2 chunks
+    yield (base * 2.0 - base) + da.zeros_like(base)  # elementwise over two inputs
+    yield da.concatenate([base[:50], base[50:]])
+    yield da.from_delayed(__import__("dask").delayed(np.array)(X), X.shape, X.dtype).rechunk((30, -1))
+
+
+def test_block_reduce_reads_each_chunk_inside_its_fold_task_for_any_graph():
+    import dask
+
+    X, _ = _data(n=97, p=5)
+    codes = np.arange(97) % 3
+    part = lambda b, c: np.stack([b[c == k].sum(axis=0) for k in range(3)])  # noqa: E731
+    ref = part(X, codes)
+    for Xd in _graphs(X):
+        for scheduler, chains in (("threads", None), ("sync", 3)):
+            with dask.config.set(scheduler=scheduler):
+                got = block_reduce(part, sum_partials, Xd, codes, chains=chains)
+            np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+def test_block_reduce_graph_has_one_task_per_chunk():
+    from pixsel.stats._reduce import _fused_reads
+
+    X, _ = _data(n=40_000, p=40)
+    fold = lambda acc, xb, s: xb  # noqa: E731
+    for rows, shared in ((4000, True), (100, False)):  # chunks of 1.3 MB, of 32 kB
+        graph, reads = _fused_reads(da.from_array(X, chunks=(rows, 40)))
+        assert len(reads) == 40_000 // rows
+        t = reads[3](("chunk-test", 3), fold, None, 3 * rows)
+        assert t.key == ("chunk-test", 3)
+        if shared:  # a large in-memory chunk stays a key of the graph, referenced by the task
+            assert len(t.dependencies) == 1 and next(iter(t.dependencies)) in graph
+        else:  # small data are copied into the task, which depends on nothing
+            assert not t.dependencies
+        np.testing.assert_array_equal(t({k: graph[k]() for k in t.dependencies}), X[3 * rows : 4 * rows])
+    X = X[:97]
+    import tempfile
+
+    zarr = pytest.importorskip("zarr")
+    with tempfile.TemporaryDirectory() as tmp:
+        zarr.save_array(tmp + "/x.zarr", X)
+        Xz = da.from_zarr(tmp + "/x.zarr", chunks=(10, 40))
+        graph, reads = _fused_reads(Xz)
+        t = reads[3](("chunk-test", 3), lambda acc, xb, s: xb, None, 30)
+        # the store's array object is small: copied into the task, which depends on nothing
+        assert not t.dependencies
+        np.testing.assert_array_equal(t({}), X[30:40])
+
+
 def test_block_reduce_slices_row_arrays_with_the_rows():
     X = np.arange(20.0).reshape(10, 2)
     codes = np.arange(10) % 2
