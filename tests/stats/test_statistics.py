@@ -360,6 +360,27 @@ def test_small_integer_statistics_are_exact_beyond_float32_range(dtype):
     np.testing.assert_allclose(got.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_dask_scatter_in_column_panels_equals_numpy(dtype, monkeypatch):
+    # a large p x p is reduced one column panel per pass (a worker holds panels, not p x p):
+    # panels of a few columns, of whole multiples of the product panel, and one panel
+    from pixsel.stats import _moments
+
+    X, y = _data(n=700, p=23, C=3, dtype=dtype, seed=4)
+    ref = class_statistics(X, y)
+    Xd = da.from_array(X, chunks=(150, 23))
+    monkeypatch.setattr(_moments, "_PANEL", 4)
+    for limit in (8 * 23 * 3, 8 * 23 * 9, 8 * 23 * 23):
+        monkeypatch.setattr(_moments, "_PARTIAL_BYTES", limit)
+        panels = _moments._column_panels(23)
+        assert panels[0][0] == 0 and panels[-1][1] == 23 and (len(panels) == 1) == (limit == 8 * 23 * 23)
+        assert all(8 * (23 - j0) * (j1 - j0) <= limit for j0, j1 in panels)
+        got = class_statistics(Xd, y)
+        np.testing.assert_allclose(got.within, ref.within, rtol=1e-12, atol=1e-12 * np.abs(ref.within).max())
+        np.testing.assert_allclose(got.means, ref.means, rtol=1e-14)
+        assert np.array_equal(got.within, got.within.T) and np.array_equal(got.counts, ref.counts)
+
+
 def test_parallel_slots_follow_the_scheduler():
     import dask
 
