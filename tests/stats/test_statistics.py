@@ -381,6 +381,32 @@ def test_dask_scatter_in_column_panels_equals_numpy(dtype, monkeypatch):
         assert np.array_equal(got.within, got.within.T) and np.array_equal(got.counts, ref.counts)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float32_products_are_close_to_float64_and_opt_in(dtype):
+    X, y = _data(n=3000, p=40, C=3, dtype=dtype, seed=5)  # large means: centred before rounding
+    X[:, 3] = X[:, 4] * 0.5 + 1.0  # a collinear pair
+    exact = class_statistics(X, y)
+    for Xi in (X, da.from_array(X, chunks=(700, 40))):
+        fast = class_statistics(Xi, y, products="float32")
+        scale = np.abs(exact.within).max()
+        err = np.abs(fast.within - exact.within).max() / scale
+        assert 0 < err < 1e-5  # rounded (float32 products), but to float32 accuracy
+        np.testing.assert_allclose(fast.means, exact.means, rtol=1e-6)
+        assert np.array_equal(fast.within, fast.within.T) and fast.within.dtype == np.float64
+    with pytest.raises(ValueError, match=r"'products' parameter of class_statistics must be one of"):
+        class_statistics(X, y, products="half")
+    Xn = X.copy()
+    Xn[2345, 7] = np.nan
+    with pytest.raises(ValueError, match=r"\(2345, 7\)"):
+        class_statistics(da.from_array(Xn, chunks=(700, 40)), y, products="float32")
+
+
+def test_float32_products_change_nothing_for_small_integer_images():
+    X, y = _data(n=2000, p=17, C=2, dtype=np.uint8, seed=6)
+    a, b = class_statistics(X, y), class_statistics(X, y, products="float32")
+    assert np.array_equal(a.within, b.within) and np.array_equal(a.means, b.means)
+
+
 def test_parallel_slots_follow_the_scheduler():
     import dask
 
