@@ -307,7 +307,8 @@ def _block_partial(Xb, codes, C, cols=None):
     whose cancellation is harmless once the large common mean is removed.
 
     ``cols = (j0, j1)``: only the columns ``j0:j1`` of the scatter, from row ``j0`` down (a
-    ``(p - j0) x (j1 - j0)`` panel; see :func:`_column_panels`); default all of it.
+    ``(p - j0) x (j1 - j0)`` panel; see :func:`_column_panels`); default all of it. Only the
+    lower triangle is the scatter's (merges keep it so); :func:`_finish` mirrors it once.
     """
     p = Xb.shape[1]
     j0, j1 = cols or (0, p)
@@ -325,8 +326,7 @@ def _block_partial(Xb, codes, C, cols=None):
         W[: j1 - j0] = dsyrk(1.0, Rj.T, trans=0, lower=1)
         np.matmul(R[:, j1:].T, Rj, out=W[j1 - j0 :])
     del R
-    _rank_update(W, -(d.T * counts)[j0:], d[:, j0:j1])
-    _symmetrize_lower(W[: j1 - j0])
+    _rank_update(W, -(d.T * counts)[j0:], d[:, j0:j1])  # the lower triangle is the scatter's
     if not (np.all(np.isfinite(m0)) and np.all(np.isfinite(np.diagonal(W)))):
         check_finite(np.asarray(Xb, dtype=np.float64), "a block of rows of X")  # raises, locating it
     return counts, m0 + d, W
@@ -425,8 +425,7 @@ def _tiled_partial(Xb, codes, C, cols, off):
         S += (z.T @ onehot[i : i + len(z)]).T  # <= 1024 * 128 in magnitude: exact in float32
     del diag, below, tile
     safe = np.where(counts > 0, counts, 1.0)[:, None]
-    _rank_update(G, -(S.T / safe.T)[j0:], S[:, j0:j1])  # G - sum_c s_c s_c^T / n_c
-    _symmetrize_lower(G[: j1 - j0])
+    _rank_update(G, -(S.T / safe.T)[j0:], S[:, j0:j1])  # G - sum_c s_c s_c^T / n_c (lower triangle)
     return counts, off + S / safe, G
 
 
@@ -438,11 +437,21 @@ def _rank_update(W, A, B):
             W[...] = out
 
 
+#: side of the diagonal tiles :func:`_symmetrize_lower` mirrors with ``tril`` (small: ``tril``
+#: makes temporaries; everything off these tiles is one transposed copy).
+_MIRROR = 128
+
+
 def _symmetrize_lower(W):
-    """Copy the lower triangle of the F-ordered square ``W`` onto its upper triangle, in place."""
+    """Copy the lower triangle of the square ``W`` onto its upper triangle, in place.
+
+    One transposed copy of the strict lower triangle, tile column by tile column; only the small
+    diagonal tiles go through ``tril`` (on whole ``p x p`` blocks its temporaries cost more than
+    the copy: 10% of the statistics at ``p = 1024``).
+    """
     p = W.shape[0]
-    for j in range(0, p, _PANEL):
-        k = min(j + _PANEL, p)
+    for j in range(0, p, _MIRROR):
+        k = min(j + _MIRROR, p)
         D = W[j:k, j:k]
         D[...] = np.tril(D) + np.tril(D, -1).T
         W[j:k, k:] = W[k:, j:k].T
@@ -474,24 +483,12 @@ def _merge(parts, *, inplace=False, cols=None):
     return counts, means, W
 
 
-def _symmetrize_average(W):
-    """``W <- (W + W^T) / 2`` in place, panel by panel (no ``p x p`` temporary)."""
-    p = W.shape[0]
-    for j in range(0, p, _PANEL):
-        k = min(j + _PANEL, p)
-        D = W[j:k, j:k]
-        D[...] = (D + D.T) / 2
-        avg = (W[j:k, k:] + W[k:, j:k].T) / 2
-        W[j:k, k:] = avg
-        W[k:, j:k] = avg.T
-
-
 def _finish(classes, counts, means, W):
     n = float(counts.sum())
     mean = (counts @ means) / n
     within = W  # ours: the reduction's result, never the caller's
     within /= n
-    _symmetrize_average(within)
+    _symmetrize_lower(within)  # every partial and merge kept the lower triangle exact: mirror it once
     return ClassStatistics(
         classes=np.asarray(classes),
         counts=counts.astype(np.int64),
@@ -573,8 +570,6 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
                 W = np.empty((p, p), order="F")
             W[cols[0] :, cols[0] : cols[1]] = Wj
             del Wj
-    if len(panels) > 1:
-        _symmetrize_lower(W)
     _check_counts(classes, counts)
     return _finish(classes, counts, means, W)
 
