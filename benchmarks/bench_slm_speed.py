@@ -7,10 +7,12 @@
   size and epoch budget, (a) with the coordinate-descent coder and scikit-learn's default 1000
   sweeps per lasso and (b) with the 100 sweeps SLM uses (the dictionary work SLM does, so
   (b) isolates SLM's own overhead). Goal: SLM <= 10 x (PCA + MiniBatchDictionaryLearning (a)).
-* Kernel: SLM with a Gaussian kernel (K = 300 atoms, alpha = 0.1 as in the paper's footnote 4,
-  the estimator's default 30 iterations / tol 1e-3, and 10 iterations as in
-  ``bench_slm_clustering``) on 600 USPS digits (60 per class, ``gamma = 1 / median ||xi - xj||^2``)
-  next to ``KernelPCA(M = 150)`` with the same kernel, both fitted from the images. Goal <= 5 x.
+* Kernel: SLM with a Gaussian kernel (K = 300 atoms) on 600 USPS digits (60 per class,
+  ``gamma = 1 / median ||xi - xj||^2``) next to ``KernelPCA(M = 150)`` at scikit-learn's defaults
+  with the same kernel, both fitted from the images. Rows: the estimator's defaults (``max_iter``
+  30, stopping rule ``tol``) at the paper's alpha = 0.1 (footnote 4; ~1.4 %-dense codes here) and
+  at alpha = 0.03 / 0.01 (the ~10 % density the paper tuned for), then a fixed 30 and 10
+  iterations (``tol = 0``) at alpha = 0.1. Goal: default <= 5 x.
 
 Times are process wall times, best of 3 for fits under 10 s, else one run; BLAS pinned to
 ``--threads`` (default 1).
@@ -114,18 +116,27 @@ def _run(args):
     gamma = 1.0 / float(np.median(pdist(Xk, "sqeuclidean")))
     t_kpca, _ = _common.best_time(lambda: KernelPCA(kM, kernel="rbf", gamma=gamma).fit(Xk), repeat=3)
     kernel_rows = []
-    print(f"\nkernel: {len(Xk)} USPS digits, Gaussian kernel gamma = {gamma:.4g}, K = {n_atoms}, M = {kM}")
-    print(f"{'max_iter':>8s} {'iters':>5s} {'SLM s':>8s} {'KPCA s':>8s} {'ratio':>7s}")
-    for it in kiters:
-        t_k, est = _time(lambda: SparseLinearModelProjection(kM, n_atoms=n_atoms, alpha=0.1, kernel="rbf", gamma=gamma,
-                                                             max_iter=it, random_state=args.seed).fit(Xk))
-        kernel_rows.append({"max_iter": it, "n_iter": est.n_iter_, "converged": est.converged_, "slm_s": t_k,
-                            "kpca_s": t_kpca, "ratio": t_k / t_kpca})
-        print(f"{it:8d} {est.n_iter_:5d} {t_k:8.2f} {t_kpca:8.3f} {t_k / t_kpca:7.1f}", flush=True)
+    default = SparseLinearModelProjection()
+    print(f"\nkernel: {len(Xk)} USPS digits, Gaussian kernel gamma = {gamma:.4g}, K = {n_atoms}, M = {kM}; "
+          f"KernelPCA best of 3")
+    print(f"{'setting':>24s} {'alpha':>6s} {'iters':>5s} {'SLM s':>8s} {'KPCA s':>8s} {'ratio':>7s}")
+    configs = [("defaults", 0.1, {}), ("defaults", 0.03, {}), ("defaults", 0.01, {}),
+               (f"{kiters[0]} iterations, tol=0", 0.1, {"max_iter": kiters[0], "tol": 0.0}),
+               (f"{kiters[1]} iterations, tol=0", 0.1, {"max_iter": kiters[1], "tol": 0.0})]
+    if args.quick:
+        configs = [("defaults", 0.1, {"max_iter": kiters[0]})]
+    for label, a, kw in configs:
+        t_k, est = _time(lambda: SparseLinearModelProjection(kM, n_atoms=n_atoms, alpha=a, kernel="rbf", gamma=gamma,
+                                                             random_state=args.seed, **kw).fit(Xk))
+        kernel_rows.append({"setting": label, "alpha": a, "max_iter": kw.get("max_iter", default.max_iter),
+                            "tol": kw.get("tol", default.tol), "n_iter": est.n_iter_, "converged": est.converged_,
+                            "slm_s": t_k, "kpca_s": t_kpca, "ratio": t_k / t_kpca})
+        print(f"{label:>24s} {a:6.2f} {est.n_iter_:5d} {t_k:8.3f} {t_kpca:8.3f} {t_k / t_kpca:7.1f}", flush=True)
     worst = max(r["ratio"] for r in rows)
+    worst_k = max(r["ratio"] for r in kernel_rows if r["setting"] == "defaults")
     print(f"\nlinear: worst SLM / (PCA + MiniBatchDictionaryLearning) {worst:.2f} (goal <= 10: "
-          f"{'met' if worst <= 10 else 'NOT met'}); kernel at the default max_iter: "
-          f"{kernel_rows[0]['ratio']:.1f} x KernelPCA (goal <= 5: {'met' if kernel_rows[0]['ratio'] <= 5 else 'NOT met'})")
+          f"{'met' if worst <= 10 else 'NOT met'}); kernel at the defaults: worst "
+          f"{worst_k:.1f} x KernelPCA (goal <= 5: {'met' if worst_k <= 5 else 'NOT met'})")
     path = _common.write_results(args, {"linear": rows, "kernel": kernel_rows, "gamma": gamma})
     print(f"wrote {path}")
     return 0

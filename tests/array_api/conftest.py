@@ -1,8 +1,28 @@
 """Array libraries for the array-API tests: array-api-strict (the standard, nothing more) and
-PyTorch on the CPU (and on CUDA when a GPU happens to be there; never required)."""
+PyTorch on the CPU (and on CUDA when a GPU happens to be there; never required).
+
+On a CPU pixsel runs its NumPy kernels on views of the arrays (the CPU policy of
+``pixsel._array_api``); these tests check the array-API kernels themselves, so every test here
+runs inside the private switch ``_force_array_api`` unless it asks for the policy with the
+``cpu_policy`` fixture (test_policy.py)."""
 
 import numpy as np
 import pytest
+
+from pixsel._array_api import _force_array_api
+
+
+@pytest.fixture(autouse=True)
+def _array_api_kernels(request):
+    """The array-API kernels even on a CPU (off for tests that use the ``cpu_policy`` fixture)."""
+    with _force_array_api("cpu_policy" not in request.fixturenames):
+        yield
+
+
+@pytest.fixture
+def cpu_policy():
+    """Marks a test that checks the CPU policy itself (NumPy's kernels on views)."""
+    return True
 
 
 def _torch_params():

@@ -12,7 +12,8 @@ import pytest
 import sklearn
 from sklearn.utils.estimator_checks import check_array_api_input
 
-from pixsel._array_api import device_of, to_numpy
+from pixsel._array_api import _force_array_api, device_of, to_numpy
+from pixsel.decomposition import SparseLinearModelProjection
 from pixsel.selection import (
     CardinalSPLSSelector,
     ScoreSelector,
@@ -28,6 +29,14 @@ torch = pytest.importorskip("torch")
 @pytest.fixture(autouse=True)
 def dispatch():
     with sklearn.config_context(array_api_dispatch=True):
+        yield
+
+
+@pytest.fixture(autouse=True, params=["array-api-kernels", "cpu-policy"])
+def _array_api_kernels(request):
+    """Every check twice: with the array-API kernels forced on the CPU, and under the CPU policy
+    (NumPy's kernels on views of X, the results back on X's device)."""
+    with _force_array_api(request.param == "array-api-kernels"):
         yield
 
 
@@ -172,12 +181,43 @@ def test_exact_solver_on_device_statistics(lib):
     assert got.upper_bound_ == pytest.approx(ref.upper_bound_, rel=1e-9)
 
 
-def test_implicit_says_numpy_only(lib):
-    X, y = _data(p=10)
-    with pytest.raises(TypeError, match="algorithm='implicit' runs on NumPy only"):
-        SparseLDASelector(3, algorithm="implicit").fit(lib.asarray(X), lib.asarray(y))
-    with pytest.raises(TypeError, match="algorithm='implicit' runs on NumPy only"):
-        SparsePCASelector(3, algorithm="implicit").fit(lib.asarray(X))
+@pytest.mark.parametrize("est", [SparseLDASelector(4, algorithm="implicit"),
+                                 SparseLDASelector(4, algorithm="implicit", criterion="trace"),
+                                 SparsePCASelector(3, algorithm="implicit")], ids=repr)
+def test_implicit_follows_X(lib, dtype, est):
+    """algorithm='implicit': the passes over X on its device (DeviceGramOperator when the
+    array-API kernels are forced), the path on the host: NumPy's support and weights."""
+    X, y = _data(p=40)
+    ref = sklearn.base.clone(est)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X.astype(dtype), y)
+    got = sklearn.base.clone(est).fit(lib.asarray(X, dtype), lib.asarray(y))
+    assert got.algorithm_ == "implicit"
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    arrays = dict(_fitted_arrays(got), support_=got.support_)
+    for name, value in arrays.items():
+        if name == "classes_":
+            continue
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    name = "coef_" if hasattr(ref, "coef_") else "components_"
+    np.testing.assert_allclose(to_numpy(getattr(got, name), np.float64), getattr(ref, name), rtol=1e-9,
+                               atol=1e-9 * float(np.max(np.abs(getattr(ref, name)))))
+    np.testing.assert_allclose(to_numpy(got.objective_path_, np.float64), ref.objective_path_, rtol=1e-9)
+
+
+def test_implicit_on_another_device():
+    """A device NumPy cannot view (array-api-strict's fake device1): the device operator, no switch."""
+    xps = pytest.importorskip("array_api_strict")
+    dev = xps.Device("device1")
+    X, y = _data(p=40)
+    with _force_array_api(False):
+        got = SparseLDASelector(4, algorithm="implicit").fit(xps.asarray(X, device=dev), xps.asarray(y, device=dev))
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = SparseLDASelector(4, algorithm="implicit").fit(X, y)
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    assert got.coef_.device == dev
+    np.testing.assert_allclose(to_numpy(got.coef_), ref.coef_, rtol=1e-9)
 
 
 def test_tag_on_converted_estimators():
@@ -220,3 +260,38 @@ def test_scikit_learn_array_api_check(est, namespace, dtype_name):
     check_array_api_input(type(est).__name__, est, array_namespace=namespace,
                           device_name="cpu" if namespace == "torch" else None,
                           dtype_name=dtype_name, check_values=True)
+
+
+SLMS = [SparseLinearModelProjection(2, n_atoms=12, max_iter=3, random_state=0),
+        SparseLinearModelProjection(2, n_atoms=10, max_iter=3, kernel="rbf", gamma=0.01, random_state=0)]
+
+
+@pytest.mark.parametrize("est", SLMS, ids=["linear", "kernel"])
+def test_slm_follows_X(lib, dtype, est):
+    """SLM: fitted on a host copy (dictionary learning has no array-API support), fitted arrays
+    on X's device, transform of new data in X's library and float dtype, equal to NumPy's."""
+    X, _ = _data(p=10)
+    X = (X - X.mean(0)) / 10
+    ref = sklearn.base.clone(est)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref.fit(X.astype(dtype))
+    got = sklearn.base.clone(est).fit(lib.asarray(X, dtype))
+    for name, value in _fitted_arrays(got).items():
+        assert type(value).__module__.split(".")[0] == lib.name, name
+        assert device_of(value) == lib.device, name
+    Xt = got.transform(lib.asarray(X, dtype))
+    assert type(Xt).__module__.split(".")[0] == lib.name and Xt.dtype == getattr(lib.xp, dtype)
+    rtol = 1e-5 if dtype == "float32" else 1e-10
+    want = ref.transform(X)
+    np.testing.assert_allclose(to_numpy(Xt, np.float64), want, rtol=rtol, atol=rtol * float(np.abs(want).max()))
+    with pytest.raises(TypeError, match="Convert"):
+        got.transform(X)  # NumPy X on a model fitted in another library: named
+
+
+@pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
+@pytest.mark.parametrize("est", SLMS, ids=["linear", "kernel"])
+def test_slm_scikit_learn_array_api_check(est, namespace):
+    pytest.importorskip(namespace)
+    check_array_api_input(type(est).__name__, est, array_namespace=namespace,
+                          device_name="cpu" if namespace == "torch" else None, dtype_name="float64",
+                          check_values=True)

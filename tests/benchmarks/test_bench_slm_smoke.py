@@ -31,7 +31,7 @@ def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, 
     monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
     assert _load(name).main(["--quick"]) == 0
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
-    assert "ker.dict (ours)" in out[key] and "KPCA" in out[key] and "KLPP" in out[key]
+    assert any(k.startswith("ker.dict") for k in out[key]) and "KPCA" in out[key] and "KLPP" in out[key]
     assert "wrote" in capsys.readouterr().out
 
 

@@ -144,3 +144,39 @@ def test_default_fit_is_quiet_and_deterministic_with_dense_codes():
     np.testing.assert_array_equal(k1.transform(X), k2.transform(X))
     assert a.sigma_ > 0 and k1.sigma_ == pytest.approx(np.sqrt(0.05 * k1.tau_))
     assert len(k1.history_) == k1.n_iter_ and isinstance(k1.converged_, bool)
+
+
+def test_kernel_slm_is_linear_slm_on_the_empirical_kernel_map():
+    """Kernel SLM on K equals the linear algorithm on the rows of Phi = U diag(sqrt(l)) (K = U diag(l) U^T).
+
+    The dictionary learned from K and the one learned by the same lasso + MOD loop on the rows of
+    Phi are the same (atoms Phi^T F), and so are the projections of the training samples and of
+    new points, whose coordinates are k(x, X) U diag(l)^(-1/2).
+    """
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    from pixsel.projection import kernel_dictionary_update, lasso_gram_cd
+
+    rng = np.random.default_rng(12)
+    X, X_new = rng.normal(size=(30, 4)), rng.normal(size=(7, 4))
+    ker = SparseLinearModelProjection(3, n_atoms=8, alpha=0.05, kernel="rbf", gamma=0.3, max_iter=4, tol=0.0,
+                                      random_state=0).fit(X)
+    K = rbf_kernel(X, gamma=0.3)
+    lam, U = np.linalg.eigh(K)
+    assert lam.min() > 1e-10  # full rank: Phi Phi^T = K exactly
+    Phi = U * np.sqrt(lam)
+    # the linear loop on the rows of Phi, started from the same atoms (the samples chosen by the estimator)
+    initial = np.sort(np.random.RandomState(0).choice(30, size=8, replace=False))
+    D = Phi[initial].T / np.linalg.norm(Phi[initial], axis=1)  # atoms as columns, unit norm
+    A = None
+    for it in range(4):
+        A = lasso_gram_cd(D.T @ D, Phi @ D, 0.05, init=A, max_iter=10, tol=1e-4, compiled=False).codes
+        if it < 3:  # max_iter reached: the estimator's F is the MOD step after the last codes
+            D = Phi.T @ kernel_dictionary_update(Phi @ Phi.T, A, previous=np.linalg.solve(Phi.T, D))
+    D = Phi.T @ kernel_dictionary_update(Phi @ Phi.T, A, previous=np.linalg.solve(Phi.T, D))
+    np.testing.assert_allclose(Phi.T @ ker.dictionary_coef_, D, atol=1e-8)
+    lin = slm_projection(D.T, 3, sigma=ker.sigma_, tau=ker.tau_)
+    assert ker.tau_ == pytest.approx(np.mean(np.abs(A)), rel=1e-10)
+    _gram_equal(ker.transform(X), Phi @ lin.components.T, rtol=1e-7)
+    phi_new = rbf_kernel(X_new, X, gamma=0.3) @ U / np.sqrt(lam)
+    _gram_equal(ker.transform(X_new), phi_new @ lin.components.T, rtol=1e-7)

@@ -348,3 +348,60 @@ def test_kernel_dictionary_learning_default_coder_budget_stays_close():
     *_, h_exact, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
     *_, h_fast, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0)
     assert h_fast[-1] == pytest.approx(h_exact[-1], rel=1e-2)  # 10 warm-started sweeps per iteration
+
+
+@pytest.mark.parametrize("max_iter", [3, 500])
+def test_lasso_gram_cd_compiled_loop_equals_numpy_loop(max_iter):
+    rng = np.random.default_rng(7)
+    atoms = rng.normal(size=(15, 10))
+    atoms[4] = atoms[3] + 0.05 * rng.normal(size=10)  # correlated atoms: many sweeps
+    atoms[9] = 0.0  # an atom of zero norm stays 0
+    X = rng.normal(size=(25, 10))
+    G, C = atoms @ atoms.T, X @ atoms.T
+    init = np.where(rng.random((25, 15)) < 0.2, rng.normal(size=(25, 15)), 0.0)
+    init[:, 9] = 0.0
+    init_copy = init.copy()
+    for start in (None, init):
+        ref = lasso_gram_cd(G, C, 0.3, init=start, max_iter=max_iter, tol=1e-6, compiled=False)
+        jit = lasso_gram_cd(G, C, 0.3, init=start, max_iter=max_iter, tol=1e-6)
+        np.testing.assert_allclose(jit.codes, ref.codes, rtol=0, atol=1e-12)
+        assert (jit.n_iter, jit.converged) == (ref.n_iter, ref.converged)
+        assert np.all(jit.codes[:, 9] == 0) and 0.05 < np.mean(jit.codes != 0) < 0.9
+    assert ref.converged == (max_iter == 500)
+    np.testing.assert_array_equal(init, init_copy)
+
+
+@pytest.mark.parametrize("sparse_products", [True, False])
+def test_kernel_dictionary_learning_lazy_update_equals_dense_mod_steps(sparse_products, monkeypatch):
+    """The iteration's K F, F^T K F and F (formed lazily from sparse codes) are the dense MOD steps."""
+    from pixsel.projection import _kernel_coding
+
+    monkeypatch.setattr(_kernel_coding, "_SPARSE_DENSITY", 1.0 if sparse_products else 0.0)
+    rng = np.random.default_rng(8)
+    X = np.zeros((40, 6))
+    X[:, :5] = rng.normal(size=(40, 5))
+    X[39] = [0, 0, 0, 0, 0, 0.1]  # its atom (e_6) correlates with one sample, below alpha: no code, kept
+    Kxx = X @ X.T
+    initial = np.array([0, 3, 6, 9, 12, 20, 21, 30, 35, 39])
+    alpha = 0.35
+    F = np.zeros((40, 10))
+    F[initial, np.arange(10)] = 1.0 / np.sqrt(np.diag(Kxx)[initial])  # unit atoms in H
+    A, history, unused_seen = None, [], 0
+    for _ in range(6):
+        G = F.T @ Kxx @ F
+        A = lasso_gram_cd(G, Kxx @ F, alpha, init=A, max_iter=10, tol=1e-4, compiled=False).codes
+        history.append(0.5 * (np.trace(Kxx) - 2 * np.sum(A * (Kxx @ F)) + np.sum((A @ G) * A)) + alpha * np.abs(A).sum())
+        unused_seen += int(np.sum(~np.any(A != 0, axis=0)))
+        F = kernel_dictionary_update(Kxx, A, previous=F)
+    assert unused_seen > 0
+    F_got, A_got, n_iter, h_got, _ = kernel_dictionary_learning(Kxx, initial, alpha, max_iter=6, tol=0.0)
+    assert n_iter == 6
+    np.testing.assert_allclose(h_got, history, rtol=1e-10)
+    np.testing.assert_allclose(A_got, A, atol=1e-9)
+    np.testing.assert_allclose(F_got, F, atol=1e-9)  # max_iter reached: F after the last update
+    from pixsel.projection._kernel_coding import _dictionary_learning
+
+    for max_iter, tol in ((6, 0.0), (50, 1e-3)):  # stopped by max_iter, converged
+        F_got, *_, converged, Kdd = _dictionary_learning(Kxx, initial, alpha, max_iter=max_iter, tol=tol)
+        assert converged == (tol > 0)
+        np.testing.assert_allclose(Kdd, F_got.T @ Kxx @ F_got, atol=1e-9)  # the atoms' Gram of the F returned

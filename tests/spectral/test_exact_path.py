@@ -7,12 +7,13 @@ pair on S, not the solver's code); the solver must return the optimum of every s
 import itertools
 import json
 import math
+import zlib
 
 import numpy as np
 import pytest
 
 from pixsel.spectral import ExactPath, exact_path, exact_support
-from pixsel.spectral.exact import _allk
+from pixsel.spectral.exact import _allk, _allk_enum
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 
@@ -70,19 +71,24 @@ def _below(ub, opt):
     return ub < opt - 1e-9 * np.abs(opt) - 1e-12
 
 
-@pytest.fixture(params=["compiled", "numpy"])
+@pytest.fixture(params=["compiled", "numpy", "enumeration"])
 def engine(request, monkeypatch):
-    """Both searches: the compiled kernel (where Numba is installed) and the NumPy one."""
-    if request.param == "compiled" and not HAVE_NUMBA:
+    """Both searches on every size (the compiled kernel, where Numba is installed, and the NumPy
+    one), and the enumeration of the small sizes (every size below p) in front of the compiled one."""
+    if request.param != "numpy" and not HAVE_NUMBA:
         pytest.skip("numba is not installed")
-    monkeypatch.setattr(_allk, "_USE_NUMBA", request.param == "compiled")
+    monkeypatch.setattr(_allk, "_USE_NUMBA", request.param != "numpy")
+    monkeypatch.setattr(_allk, "_USE_ENUM", request.param == "enumeration")
+    if request.param == "enumeration":
+        monkeypatch.setattr(_allk_enum, "WORK_BUDGET", math.inf)
+        monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     return request.param
 
 
 @pytest.mark.parametrize("form,criterion,n_pairs", CASES)
 def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
     """185 random pairs in all per engine, p <= 10, every k; stopped solves keep valid bounds."""
-    rng = np.random.default_rng([abs(hash((form, criterion))) % 2**32, engine == "numpy"])
+    rng = np.random.default_rng([zlib.crc32(f"{form}/{criterion}".encode()), ["compiled", "numpy", "enumeration"].index(engine)])
     for _ in range(n_pairs if engine == "compiled" else n_pairs // 2):
         p = int(rng.integers(2, 11))
         A, B = _pair(rng, p, form)
@@ -193,3 +199,92 @@ def test_bad_input_messages():
         exact_path(a, None).support(0)
     with pytest.raises(ValueError, match="exact_support"):
         exact_path(np.ones(_allk.MAX_FEATURES + 1), None)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_enumeration_kernel_matches_brute_force():
+    """The enumeration alone (any order of the features, resumed one node at a time, pruning on)
+    against brute force: vectors and trace of factors, every size up to K."""
+    rng = np.random.default_rng(17)
+    for trial in range(24):
+        p = int(rng.integers(4, 12))
+        X = rng.standard_normal((p + 3, p)).cumsum(axis=1 if trial % 2 else 0)
+        B = X.T @ X / (p + 3) + 0.02 * np.eye(p)
+        r = 1 if trial % 3 else int(rng.integers(2, 4))
+        M = rng.standard_normal((p, r))
+        opt = enumerate_all(M[:, 0] if r == 1 else M, B, "trace")
+        K = int(rng.integers(3, p))
+        inc = np.full(K + 1, -np.inf)
+        if trial % 4 == 0:  # a good incumbent makes the pruning bite
+            inc[1 : K + 1] = opt[:K] * (1 - 1e-6)
+        kern = _allk_enum.EnumKernel(M, B, K, rng.permutation(p), inc)
+        while kern.open:
+            kern.step(1 if trial % 2 else 64)
+        found = kern.improved()
+        for j in range(1, K + 1):
+            np.testing.assert_allclose(kern.inc[j], opt[j - 1], rtol=1e-9)
+            if j in found:
+                S = found[j][1]
+                assert len(np.unique(S)) == j
+                assert math.isclose(_value(M[:, 0] if r == 1 else M, B, S, "trace"), opt[j - 1], rel_tol=1e-9)
+        if trial % 4:
+            assert sorted(found) == list(range(1, K + 1))
+
+
+def test_enumeration_size_follows_the_budget():
+    assert _allk_enum.enumeration_size(60, 1, 60) == 7
+    assert _allk_enum.enumeration_size(60, 1, 5) == 5
+    assert _allk_enum.enumeration_size(60, 1, 60, budget=0) == 0
+    assert _allk_enum.enumeration_size(10, 1, 10, budget=math.inf) == 9
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_enumeration_under_limits(monkeypatch):
+    """Limits that stop the enumeration leave every bound valid (the whole set bounds the open
+    sizes); a completed one certifies its sizes, counted in nodes and in info."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", math.inf)
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    rng = np.random.default_rng(23)
+    a = rng.standard_normal(12)
+    X = rng.standard_normal((15, 12)).cumsum(axis=1)
+    B = X.T @ X / 15 + 0.01 * np.eye(12)
+    opt = enumerate_all(a, B, "max-eig")
+    for limit in (1, 5, 40):
+        res = exact_path(a, B, node_limit=limit)
+        assert res.stop_reason == "node_limit" and res.n_nodes <= limit
+        assert not np.any(_below(res.upper_bound, opt))
+        assert np.all(res.objective <= opt * (1 + 1e-9))
+        assert res.status[-1] == "optimal" and res.status[0] == "optimal"
+    full = exact_path(a, B)
+    assert full.info["enumeration"]["max_size"] == 11
+    assert full.n_nodes == full.info["enumeration"]["nodes"] > 0
+    np.testing.assert_allclose(full.objective, opt, rtol=1e-9)
+    assert np.all(full.status == "optimal")
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_cardinality_gershgorin_bounds_every_principal_submatrix():
+    """g[t] >= lambda_max and 2 - g[t] <= lambda_min of every t x t principal submatrix of the
+    correlation matrix (the per-size nu and mu of the tree's bounds), checked by enumeration."""
+    from pixsel.spectral.exact import _allk_numba
+
+    _allk_numba._compiled_kernel()
+    rng = np.random.default_rng(31)
+    for trial in range(24):
+        n = int(rng.integers(2, 16 if trial % 4 == 0 else 9))
+        X = rng.standard_normal((n + 2, n)).cumsum(axis=1)
+        P = np.zeros((n + 2, n + 2))
+        m = 2 if trial % 2 else 0
+        P[m : m + n, m : m + n] = X.T @ X + 0.01 * np.eye(n)
+        P[:m, :m] = np.eye(m)
+        tmax = int(rng.integers(1, n + 1)) if trial % 3 else n
+        g = _allk_numba._card_gershgorin(P, m, n, tmax)
+        Q = P[m : m + n, m : m + n]
+        C = Q / np.sqrt(np.outer(np.diag(Q), np.diag(Q)))
+        off = np.sort(np.abs(C - np.diag(np.diag(C))), axis=1)[:, ::-1]  # rows, descending
+        ref = 1 + np.concatenate(([0.0], np.max(np.cumsum(off[:, : n - 1], axis=1), axis=0)))
+        np.testing.assert_allclose(g[1 : tmax + 1], ref[:tmax], rtol=1e-12)
+        for t in range(1, tmax + 1):
+            ev = [np.linalg.eigvalsh(C[np.ix_(T, T)]) for T in itertools.combinations(range(n), t)]
+            assert max(e[-1] for e in ev) <= g[t] + 1e-12
+            assert min(e[0] for e in ev) >= 2 - g[t] - 1e-12

@@ -84,3 +84,74 @@ def test_krylov_backward_brute_force(oracle, seed):
     order, obj = oracle.greedy(A, None, "backward")
     np.testing.assert_array_equal(path.order, order)
     np.testing.assert_allclose(path.objective, obj, rtol=1e-10)
+
+
+def test_compiled_thin_products_match_numpy():
+    """The fused Numba products of the Krylov path equal NumPy's on 1-5 vectors and a row subset."""
+    from pixsel.spectral import _fullrank_jit as jit
+
+    rng = np.random.default_rng(7)
+    G = rng.standard_normal((40, 40))
+    Gs = G + G.T
+    rows = np.array([3, 0, 17, 39], dtype=np.intp)
+    for n in (1, 25):
+        for m in (1, 2, 3, 5):
+            QT = rng.standard_normal((m, n))
+            out = np.empty((m, n))
+            jit.lead_block_matmul(G, n, QT, out)
+            np.testing.assert_allclose(out, QT @ G[:n, :n].T, rtol=1e-12, atol=1e-12)
+            out = np.full((m, n), np.nan)
+            jit.lead_block_symmatmul(Gs, n, QT, out)
+            np.testing.assert_allclose(out, QT @ Gs[:n, :n], rtol=1e-12, atol=1e-12)
+            out = np.empty((m, len(rows)))
+            jit.rows_matmul(G, rows, n, QT, out)
+            np.testing.assert_allclose(out, QT @ G[rows, :n].T, rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_and_numpy_forward_paths_agree():
+    """The compiled products change only rounding: same order, objectives to 1e-12."""
+    from pixsel.spectral._fullrank_krylov import forward_krylov
+    from pixsel.spectral._operators import DenseOperator
+
+    A = _spiked(np.random.default_rng(8), 80, 160, [40.0, 12.0, 6.0])
+    o1, f1, i1 = forward_krylov(DenseOperator(A), 80)
+    o0, f0, i0 = forward_krylov(DenseOperator(A), 80, compiled=False)
+    assert i1["n_krylov"] > 0
+    np.testing.assert_array_equal(o1, o0)
+    np.testing.assert_allclose(f1, f0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("t0", [1, 2, 7])
+def test_forward_path_from_a_start_support_is_the_greedy_continuation(t0):
+    """``start``: every later step is the exact argmax over the additions to the current support."""
+    from pixsel.spectral._fullrank_krylov import forward_krylov
+    from pixsel.spectral._operators import DenseOperator
+
+    rng = np.random.default_rng(30 + t0)
+    p = 30
+    A = _spiked(rng, p, 90, [20.0, 9.0])
+    start = rng.choice(p, t0, replace=False)
+    order, objective, _ = forward_krylov(DenseOperator(A), p, start=start)
+    np.testing.assert_array_equal(order[:t0], start)
+    assert np.all(np.isnan(objective[: t0 - 1]))
+    S = list(start)
+    assert objective[t0 - 1] == pytest.approx(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1], rel=1e-12)
+    for t in range(t0, p):
+        vals = [-np.inf if i in S else np.linalg.eigvalsh(A[np.ix_(S + [i], S + [i])])[-1] for i in range(p)]
+        best = int(np.argmax(vals))
+        assert order[t] == best and objective[t] == pytest.approx(vals[best], rel=1e-11)
+        S.append(best)
+
+
+def test_carried_ritz_start_changes_only_the_cost():
+    """Starting each step's Krylov subspace from the previous step's top Ritz vectors (n_carry)
+    gives the same exact greedy order, with fewer passes over A_SS."""
+    from pixsel.spectral._fullrank_krylov import forward_krylov
+    from pixsel.spectral._operators import DenseOperator
+
+    A = _spiked(np.random.default_rng(12), 90, 150, [35.0, 15.0, 9.0, 4.0])
+    o6, f6, i6 = forward_krylov(DenseOperator(A), 90, n_carry=6)
+    o0, f0, i0 = forward_krylov(DenseOperator(A), 90, n_carry=0)
+    assert i6["n_krylov"] > 0
+    np.testing.assert_array_equal(o6, o0)
+    np.testing.assert_allclose(f6, f0, rtol=1e-12)

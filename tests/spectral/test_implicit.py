@@ -214,3 +214,65 @@ def test_operator_nan_in_a_dask_chunk_named_at_its_global_row():
         CenteredGramOperator(da.from_array(X, chunks=(10, 6)), np.arange(30) % 2)
     with pytest.raises(ValueError, match="No samples of class"):
         CenteredGramOperator(X[:4], [0, 0, 0, 0], classes=[0, 1])
+
+
+def _small_int_images(dtype, rng, n, p, C):
+    y = np.arange(n) % C
+    if dtype == np.bool_:
+        X = rng.random((n, p)) < 0.3 + 0.2 * (y[:, None] == 1) * (np.arange(p) < 4)
+    elif dtype == np.int8:
+        X = (rng.integers(-100, 100, (n, p)) + 20 * y[:, None] * (np.arange(p) < 4)).astype(np.int8)
+    else:
+        X = (rng.integers(120, 230, (n, p)) + 25 * y[:, None] * (np.arange(p) < 4)).astype(np.uint8)
+    X[:, 7] = X[0, 7]  # a constant pixel (the image border): zero within-class variance, exactly
+    X[:, 9] = np.where(y == 1, X[0, 9], X[1, 9])  # constant within each class
+    return X, y
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.bool_])
+def test_small_integer_images_exact_float32_tiles(dtype):
+    # 2100 rows: three tiles of <= 1024 rows; block_bytes of 9 float32 columns: column tiles
+    rng = np.random.default_rng(31)
+    X, y = _small_int_images(dtype, rng, 2100, 40, 3)
+    X0 = X.copy()
+    G = CenteredGramOperator(X, y, alpha=0.0, block_bytes=4 * 1024 * 9)
+    assert G.X is X  # kept as uint8 / int8 / bool: no float64 copy
+    Xf = X.astype(np.float64)
+    Xc = Xf - np.stack([Xf[y == c].mean(axis=0) for c in range(3)])[y]
+    dense = Xc.T @ Xc / len(X)
+    scale = np.abs(dense).max()
+    idx = [3, 7, 0, 39, 9, 12]
+    np.testing.assert_allclose(G.columns(idx), dense[:, idx], rtol=1e-13, atol=1e-14 * scale)
+    np.testing.assert_allclose(G.diag(), np.diag(dense), rtol=1e-13, atol=1e-14 * scale)
+    np.testing.assert_allclose(G.submatrix(idx), dense[np.ix_(idx, idx)], rtol=1e-13, atol=1e-14 * scale)
+    np.testing.assert_allclose(G.class_means.means, CenteredGramOperator(Xf, y).class_means.means, rtol=1e-15)
+    # exactly zero where the pixel is constant (within each class): no cancellation residue
+    assert G.diag()[7] == 0 and G.diag()[9] == 0
+    assert not np.any(G.column(7)) and not np.any(G.column(9))
+    np.testing.assert_array_equal(X, X0)
+    # the path equals the float64 path of the same values (and a dense control)
+    ref = _lda(Xf, y, 25, 0.01)
+    got = _lda(X, y, 25, 0.01)
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+
+
+def test_small_integer_images_dask_chunks_give_the_numpy_panels_exactly():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(32)
+    X, y = _small_int_images(np.uint8, rng, 1500, 30, 4)
+    G = CenteredGramOperator(X, y, alpha=0.5)
+    D = CenteredGramOperator(da.from_array(X, chunks=(400, 30)), y, alpha=0.5)
+    # integer partials are exact: any chunking and order gives the same bits
+    np.testing.assert_array_equal(D.columns([2, 29, 5]), G.columns([2, 29, 5]))
+    np.testing.assert_array_equal(D.diag(), G.diag())
+    np.testing.assert_array_equal(D.submatrix([1, 3]), G.submatrix([1, 3]))
+    np.testing.assert_array_equal(D.class_means.means, G.class_means.means)
+    with D.cached():  # no dask.distributed client: nothing is kept, the passes read X
+        assert D._state["chunks"] is None
+        np.testing.assert_array_equal(D.column(4), G.column(4))
+
+
+def test_cache_option_is_checked():
+    with pytest.raises(ValueError, match="cache"):
+        CenteredGramOperator(np.ones((4, 3)), cache="always")

@@ -70,3 +70,77 @@ def test_selector_on_the_cluster_equals_numpy(client, store):
     np.testing.assert_array_equal(sel.forward_path_.order, ref.forward_path_.order)
     np.testing.assert_allclose(sel.objective_path_, ref.objective_path_, rtol=1e-10)
     np.testing.assert_allclose(sel.coef_, ref.coef_, rtol=1e-10, atol=1e-13)
+
+
+@pytest.fixture(scope="module")
+def uint8_store(tmp_path_factory):
+    rng = np.random.default_rng(22)
+    n, shape, C = 300, (8, 12), 3
+    y = np.arange(n) % C
+    X = rng.integers(60, 200, (n,) + shape).astype(np.uint8)
+    X[:, 2, 3] += (30 * y).astype(np.uint8)
+    X[:, 5, 7] += (25 * (y == 2)).astype(np.uint8)
+    X[:, 0, 0] = 255  # a constant pixel
+    path = tmp_path_factory.mktemp("implicit-uint8") / "images.zarr"
+    write_zarr(path, X.reshape(n, -1), y, image_shape=shape, chunk_rows=60)
+    return path, X.reshape(n, -1), y
+
+
+def _released(client, prefix, timeout=10.0):
+    import time
+
+    end = time.monotonic() + timeout
+    while any(str(k).startswith(prefix) for k in client.who_has()):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _names(ts):
+    return [str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in ts.data]
+
+
+def test_uint8_chunks_kept_on_the_workers_give_the_float64_path(client, uint8_store):
+    path, X, y = uint8_store
+    ds = open_zarr(path, chunk_rows=60)
+    assert ds.X.dtype == np.uint8 and ds.X.npartitions == 5
+    B = CenteredGramOperator(ds.X, ds.y, alpha=1e-2)
+    ref_B = CenteredGramOperator(X.astype(np.float64), y, alpha=1e-2)  # float64, in memory
+    with distributed.get_task_stream(client) as ts:
+        got = implicit_greedy_path(B.class_means.between_factor, B, max_k=30, block_size=6)
+    ref = implicit_greedy_path(ref_B.class_means.between_factor, ref_B, max_k=30, block_size=6)
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+    np.testing.assert_allclose(got.weights(30), ref.weights(30), rtol=1e-10, atol=1e-13)
+    names = _names(ts)
+    # inside the path every chunk was read once (kept on its worker, uint8), then one task per
+    # chunk and pass (the diagonal and the blocks of columns), both workers busy
+    assert sum(name.startswith("gram-chunk") for name in names) == 5
+    assert sum(name.startswith("chunk") for name in names) == 5 * (1 + got.info["n_column_passes"])
+    assert len({t["worker"] for t in ts.data}) == 2
+    assert _released(client, "gram-chunk")  # the kept chunks are let go when the path is done
+    # the integer passes are exact: the cluster gives NumPy's uint8 panels bit for bit
+    G = CenteredGramOperator(X, y, alpha=1e-2)
+    np.testing.assert_array_equal(B.columns([0, 26, 95]), G.columns([0, 26, 95]))
+    np.testing.assert_array_equal(B.diag(), G.diag())
+
+
+def test_cache_off_or_too_large_reads_the_store_each_pass(client, uint8_store):
+    path, X, y = uint8_store
+    ds = open_zarr(path, chunk_rows=60)
+    B = CenteredGramOperator(ds.X, ds.y, alpha=1e-2, cache=False)
+    with distributed.get_task_stream(client) as ts, B.cached():
+        assert B._state["chunks"] is None
+        B.columns([1, 2])
+    assert not any(name.startswith("gram-chunk") for name in _names(ts))
+    # 'auto' keeps nothing when a worker's share would pass 40 % of its memory limit (1 GiB here)
+    da = pytest.importorskip("dask.array")
+    big = da.zeros((2_000_000, 1024), dtype=np.uint8, chunks=(100_000, 1024))  # 2 GB, never computed
+    assert not _fits_cluster(client, big)
+
+
+def _fits_cluster(client, X):
+    from pixsel.stats._gram import _fits, _worker_slots
+
+    return _fits(client, _worker_slots(client), [r * X.shape[1] for r in X.chunks[0]])

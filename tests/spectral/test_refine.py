@@ -175,3 +175,36 @@ def test_screened_grow_shrink_finds_the_unscreened_move(seed):
     assert (m_new is None) == (m_old is None)
     if m_new is not None:
         assert m_new[0].tolist() == m_old[0].tolist() and m_new[1] == pytest.approx(m_old[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_krylov_grow_and_screened_removals_equal_the_plain_moves(seed):
+    """The forward-path additions (from k = 8) and the screened removals make the same greedy
+    choices as one eigh per addition and every removal's secular equation."""
+    import pixsel.spectral._refine as rf
+
+    rng = np.random.default_rng(500 + seed)
+    p, k = 60, 12
+    A = _cov(rng, p, mix=0.4)
+    S = np.sort(rng.choice(p, k, replace=False))
+    f = _lmax(A, S)
+    assert k >= rf._KRYLOV_GROW
+    got, _ = rf._grow_shrink_move(A, S, f, 8, screen=True)
+    ref, _ = rf._grow_shrink_move(A, S, f, 8, screen=False)
+    assert got is not None and ref is not None
+    assert got[0].tolist() == ref[0].tolist() and got[1] == pytest.approx(ref[1], rel=1e-12)
+
+
+def test_screened_removal_values_keep_the_argmax():
+    from pixsel.spectral._refine import _remove_values
+
+    rng = np.random.default_rng(9)
+    for k in (2, 5, 30):
+        A = _cov(rng, k)
+        theta, V = np.linalg.eigh(A)
+        full = _remove_values(theta, V)
+        scr = _remove_values(theta, V, screen=True)
+        exact = [_lmax(A, np.delete(np.arange(k), i)) for i in range(k)]
+        np.testing.assert_allclose(full, exact, rtol=1e-10)
+        assert np.argmax(scr) == np.argmax(full) and scr.max() == full.max()
+        assert np.all((scr == full) | (scr == -np.inf)) and (k < 30 or np.sum(scr > -np.inf) < k)

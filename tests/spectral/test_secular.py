@@ -62,6 +62,29 @@ def test_arrow4_and_top2_against_eigh():
     np.testing.assert_allclose(M @ v, th1 * v, atol=1e-10)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_arrow4_compiled_matches_eigh_with_decoupled_and_repeated_poles(seed):
+    """Scalar poles take the compiled secular route: an upper bound within 1e-11 of eigvalsh,
+    also where a pole is decoupled (b = 0, the answer is the pole) or repeated."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    d = rng.standard_normal(3) * 10.0 ** rng.integers(-3, 4)
+    if seed % 2:
+        d[1] = d[0]
+    c = rng.standard_normal(n) * abs(d).max()
+    b = rng.standard_normal((n, 3)) * rng.choice([1.0, 1e-6, 0.0], size=(n, 3)) * abs(d).max()
+    T = np.zeros((n, 4, 4))
+    T[:, [0, 1, 2], [0, 1, 2]] = d
+    T[:, 3, 3] = c
+    T[:, 3, :3] = T[:, :3, 3] = b
+    exact = np.linalg.eigvalsh(T)[:, -1]
+    ub = arrow4_max(*d, c, *b.T)
+    ref = arrow4_max(*d, c, *b.T, compiled=False)
+    scale = np.abs(d).sum() + np.abs(c) + np.abs(b).sum(axis=1)
+    assert np.all(ub >= exact) and np.all(ub - exact <= 1e-11 * scale)
+    np.testing.assert_allclose(ub, ref, rtol=0, atol=1e-11 * scale.max())
+
+
 def test_closed_form_3x3_bound_is_an_upper_bound():
     rng = np.random.default_rng(0)
     n = 2000

@@ -247,7 +247,8 @@ def test_centered_gram_operator_equals_explicit(labels, dtype):
 def test_centered_gram_operator_integer_data_and_bad_alpha():
     X = np.arange(24, dtype=np.uint8).reshape(6, 4)
     G = CenteredGramOperator(X)
-    assert G.X.dtype == np.float64
+    assert G.X is X  # uint8 / int8 / bool images are kept (exact float32 tiles), no float64 copy
+    assert CenteredGramOperator(X.astype(np.uint16)).X.dtype == np.float64
     with pytest.raises(ValueError, match="alpha"):
         CenteredGramOperator(X, alpha=-1.0)
 

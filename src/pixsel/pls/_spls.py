@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._array_api import get_namespace, is_numpy, to_numpy
+from .._array_api import call_on_host, get_namespace, is_numpy, runs_on_host, to_numpy
 from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _simpls
 
 from typing import TYPE_CHECKING
@@ -309,6 +309,9 @@ def spls_eta(
     """
     owner = "spls_eta"
     xp = _namespace(X, Y)
+    dev = None if xp is None else get_namespace(X, Y, names=["X", "Y"])[1]
+    if xp is not None and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+        return call_on_host(spls_eta, xp, dev, X, Y, eta, n_components, max_iter=max_iter, tol=tol)
     Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
@@ -370,6 +373,9 @@ def cardinal_spls(
     """
     owner = "cardinal_spls"
     xp = _namespace(X, Y)
+    dev = None if xp is None else get_namespace(X, Y, names=["X", "Y"])[1]
+    if xp is not None and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+        return call_on_host(cardinal_spls, xp, dev, X, Y, n_features, n_components, max_iter=max_iter, tol=tol)
     Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)

@@ -40,6 +40,28 @@ Kernel dictionary learning
 e.g. scikit-learn's ``sparse_encode``, so this module imports no estimator) and the
 representer-form update, until the objective ``1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1`` changes
 by less than ``tol`` (relative).
+
+Cost of an iteration
+--------------------
+With ``n`` basis samples, ``K`` atoms and sparse codes ``A``, the MOD step needs ``K_XX F`` (the
+next lasso's correlations) and ``K_DD = F^T K_XX F``. Formed as written they cost ``O(n^2 K)``;
+with ``F = A S^-1`` (``S = A^T A``) they are ``(K_XX A) S^-1`` and ``S^-1 (A^T K_XX F)``: a sparse
+product (``O(n nnz(A))``), one Cholesky solve with ``n`` right-hand sides (``O(n K^2)``) and one
+with ``K`` (``O(K^3)``). ``F`` itself is formed once, at the end. The compiled lasso costs
+``O(K)`` per coordinate visit plus ``O(K)`` per coordinate that moves.
+
+The empirical kernel map
+------------------------
+With ``K_XX = U diag(l) U^T`` and ``Phi = U diag(sqrt(l))`` (``n x n``, ``Phi Phi^T = K_XX``), the
+representer form is the linear algorithm on the rows of ``Phi``: atoms ``Phi^T F``, the same codes,
+and a new point has coordinates ``k(x, X) U diag(l)^(-1/2)`` (tested). Truncating ``Phi`` to the
+``r`` leading eigenpairs turns the dense ``O(n^2 K)`` products into ``O(n r K)``, but the form
+above no longer has an ``O(n^2 K)`` term, and for Gaussian kernels on images ``r`` is not small:
+keeping all but 1e-6 of the trace takes 585-600 of n = 600 eigenpairs and 1888-1999 of 2000
+(USPS digits and Yale B faces, ``gamma`` 1/4, 1 and 4 times ``1 / median ||xi - xj||^2``), all but
+1e-3 still 373-566 of 600 and 822-1836 of 2000. A
+truncated map would add one ``n x n`` eigendecomposition (the cost of a KernelPCA fit) and save
+nothing, so it is not used (``docs/findings-kernel-slm.md``).
 """
 
 from __future__ import annotations
@@ -49,6 +71,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
+from scipy import sparse
 
 from .._validation import check_finite
 
@@ -81,6 +104,16 @@ class LassoGramResult:
     converged: bool
 
 
+def _compiled(name):
+    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit`, or ``None`` without Numba
+    (imported on first use: importing pixsel does not pay for Numba)."""
+    try:
+        from . import _kernel_coding_jit
+    except ImportError:  # pragma: no cover - numba is a core dependency; the NumPy loop remains
+        return None
+    return getattr(_kernel_coding_jit, name)
+
+
 def lasso_gram_cd(
     gram: ArrayLike,
     cov: ArrayLike,
@@ -89,6 +122,7 @@ def lasso_gram_cd(
     init: ArrayLike | None = None,
     max_iter: int = 200,
     tol: float = 1e-4,
+    compiled: bool = True,
 ) -> LassoGramResult:
     """Lasso of many samples in Gram form by vectorized cyclic coordinate descent.
 
@@ -113,6 +147,10 @@ def lasso_gram_cd(
     tol : float
         A sample is done when the largest change of its code in a sweep is at most ``tol`` times
         its largest entry (scikit-learn's criterion before its duality-gap check).
+    compiled : bool
+        Run each sample's sweeps in one Numba loop that updates the correlations only for the
+        coordinates that move (:mod:`pixsel.projection._kernel_coding_jit`); ``False`` keeps the
+        vectorized NumPy loop (the oracle; same arithmetic, values agree to rounding).
 
     Returns
     -------
@@ -129,6 +167,12 @@ def lasso_gram_cd(
     C = np.asarray(cov, dtype=np.float64)
     n, K = C.shape
     A = np.zeros((n, K)) if init is None else np.array(init, dtype=np.float64, copy=True)
+    jit = _compiled("lasso_gram_cd_rows") if compiled else None
+    if jit is not None:
+        A = np.ascontiguousarray(A)
+        sweeps, done = jit(np.ascontiguousarray(G), np.ascontiguousarray(C), A, float(alpha), int(max_iter),
+                           float(tol))
+        return LassoGramResult(codes=A, n_iter=int(sweeps.max()) if n else 0, converged=bool(np.all(done)))
     Q = C - A @ G
     diag = np.diag(G).copy()
     G = np.ascontiguousarray(G)
@@ -285,21 +329,93 @@ def kernel_dictionary_update(
     return F
 
 
-def _mod_update(Kxx, A, F, ridge=1e-10):
-    """:func:`kernel_dictionary_update` that also returns ``K_XX F`` of the new ``F`` (one product)."""
-    AtA = A.T @ A
-    lam = ridge * max(float(np.trace(AtA)) / max(AtA.shape[0], 1), np.finfo(float).tiny)
+class _LazyCoef:
+    """The representer coefficients ``F`` of a MOD update, kept as ``A S^-1 diag(1 / norms)``.
+
+    ``S = A^T A`` (plus the ridge) is kept as its Cholesky factor and ``A`` as a sparse matrix, so
+    an iteration never forms the dense ``n x K`` product ``A S^-1``; atoms whose code column was
+    zero keep their previous coefficients (``inherited``). :meth:`columns` materializes columns
+    (``O(K^2 + nnz(A))`` each), :meth:`dense` all of them (once, at the end).
+    """
+
+    def __init__(self, n, K, *, As=None, fac=None, scale=None, inherited_idx=None, inherited=None):
+        self.n, self.K = n, K
+        self.As, self.fac, self.scale = As, fac, scale
+        self.pos = np.full(K, -1, dtype=np.intp)
+        if inherited_idx is not None and len(inherited_idx):
+            self.pos[inherited_idx] = np.arange(len(inherited_idx))
+        self.inherited = inherited
+
+    def columns(self, idx):
+        idx = np.asarray(idx, dtype=np.intp)
+        out = np.empty((self.n, idx.size))
+        own = self.pos[idx] >= 0
+        if np.any(own):
+            out[:, own] = self.inherited[:, self.pos[idx[own]]]
+        if not np.all(own):
+            cols = idx[~own]
+            E = np.zeros((self.K, cols.size))
+            E[cols, np.arange(cols.size)] = 1.0
+            out[:, ~own] = np.asarray(self.As @ sla.cho_solve(self.fac, E, check_finite=False)) * self.scale[cols]
+        return out
+
+    def dense(self):
+        return self.columns(np.arange(self.K))
+
+
+#: codes at most this dense are multiplied as a sparse matrix; denser ones by BLAS (SciPy's sparse
+#: products run well below BLAS speed: at ~18 %-dense codes the dense products take 0.6 x the time,
+#: at 5 % 1.2 x; 600 x 300 codes)
+_SPARSE_DENSITY = 0.1
+
+
+def _codes_operand(A):
+    """``A`` as the operand of the MOD products: CSR when sparse enough, else ``A`` itself."""
+    if np.count_nonzero(A) <= _SPARSE_DENSITY * A.size:
+        return sparse.csr_array(A)
+    return A
+
+
+def _mod_update(Kxx, A, coef, KF, ridge=1e-10, As=None):
+    """MOD update ``F = A (A^T A)^-1`` (unit atoms in ``H``) in lazy form, with ``K_XX F`` and ``F^T K_XX F``.
+
+    The codes are sparse, so ``K_XX F = (K_XX A) S^-1`` costs one sparse product and one Cholesky
+    solve (never the dense ``n x n`` by ``n x K`` product), and ``F^T K_XX F = S^-1 (A^T K_XX F)``
+    a sparse product and a ``K x K`` solve; ``F`` itself is not formed (:class:`_LazyCoef`). Atoms
+    whose code column is zero keep their coefficients, ``K_XX F`` column and Gram entries.
+    Returns ``(coef, KF, G)``.
+    """
+    n, K = A.shape
+    As = _codes_operand(A) if As is None else As
+    AtA = As.T @ As
+    AtA = AtA.toarray() if sparse.issparse(AtA) else np.array(AtA)
+    lam = ridge * max(float(np.trace(AtA)) / max(K, 1), np.finfo(float).tiny)
     AtA[np.diag_indices_from(AtA)] += lam
-    Fn = sla.solve(AtA, A.T, assume_a="pos").T
-    unused = ~np.any(A != 0, axis=0)
-    if np.any(unused):
-        Fn[:, unused] = F[:, unused]
-    KF = Kxx @ Fn
-    norms = np.sqrt(np.clip(np.einsum("ik,ik->k", Fn, KF), 0.0, None))
+    fac = sla.cho_factor(AtA, check_finite=False)
+    KFn = sla.cho_solve(fac, np.asarray(As.T @ Kxx.T), check_finite=False).T  # K A S^-1
+    if sparse.issparse(As):
+        unused = np.flatnonzero(np.bincount(As.indices, minlength=K) == 0)
+    else:
+        unused = np.flatnonzero(~np.any(A != 0, axis=0))
+    inherited = None
+    if unused.size:
+        inherited = coef.columns(unused)
+        KFn[:, unused] = KF[:, unused]
+    G = sla.cho_solve(fac, np.asarray(As.T @ KFn), check_finite=False)  # rows: (A S^-1)^T K F
+    if unused.size:
+        G[unused] = inherited.T @ KFn
+        G[:, unused] = G[unused].T
+    G = 0.5 * (G + G.T)
+    norms = np.sqrt(np.clip(np.diag(G), 0.0, None))
+    scale = np.ones(K)
     ok = norms > 0
-    Fn[:, ok] /= norms[ok]
-    KF[:, ok] /= norms[ok]
-    return Fn, KF
+    scale[ok] = 1.0 / norms[ok]
+    if unused.size:
+        inherited = inherited * scale[unused]
+    KFn *= scale
+    G *= np.outer(scale, scale)
+    new = _LazyCoef(n, K, As=As, fac=fac, scale=scale, inherited_idx=unused, inherited=inherited)
+    return new, KFn, G
 
 
 def kernel_dictionary_learning(
@@ -348,36 +464,47 @@ def kernel_dictionary_learning(
     converged : bool
         False when ``max_iter`` iterations ran without meeting ``tol``.
     """
+    F, A, n_iter, history, converged, _ = _dictionary_learning(
+        gram, initial, alpha, lasso, max_iter=max_iter, tol=tol, callback=callback, coder_max_iter=coder_max_iter
+    )
+    return F, A, n_iter, history, converged
+
+
+def _dictionary_learning(gram, initial, alpha, lasso=None, *, max_iter, tol, callback=None, coder_max_iter=10):
+    """:func:`kernel_dictionary_learning`, also returning ``K_DD = F^T K_XX F`` of the returned ``F``."""
     Kxx = np.asarray(gram, dtype=np.float64)
     idx = np.asarray(initial, dtype=np.intp)
     n, n_atoms = Kxx.shape[0], len(idx)
-    F = np.zeros((n, n_atoms))
     diag = np.diag(Kxx)
-    F[idx, np.arange(n_atoms)] = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
-    KF = Kxx @ F
+    scale = 1.0 / np.sqrt(np.where(diag[idx] > 0, diag[idx], 1.0))
+    F = np.zeros((n, n_atoms))
+    F[idx, np.arange(n_atoms)] = scale
+    KF = Kxx[:, idx] * scale  # K F of the starting atoms: columns of K, no product
+    G = Kxx[np.ix_(idx, idx)] * np.outer(scale, scale)
+    G = 0.5 * (G + G.T)
+    coef = _LazyCoef(n, n_atoms, inherited_idx=np.arange(n_atoms), inherited=F)
     trace = float(np.trace(Kxx))
     prev = np.inf
     history = []
     n_iter = 0
     A = None
     for n_iter in range(1, max_iter + 1):
-        G = F.T @ KF
-        G = 0.5 * (G + G.T)
         if lasso is None:
             A = lasso_gram_cd(G, KF, alpha, init=A, max_iter=coder_max_iter, tol=1e-4).codes
         else:
             R, W = kernel_lasso_factor(G)
             A = kernel_lasso_codes(KF, R, W, alpha, lasso)
         # objective at (F, A): 1/2 ||Phi(X) - D A^T||^2 + alpha ||A||_1
-        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum((A @ G) * A)) + alpha * np.sum(np.abs(A))
+        As = _codes_operand(A)
+        obj = 0.5 * (trace - 2.0 * np.sum(A * KF) + np.sum(np.asarray(As @ G) * A)) + alpha * np.sum(np.abs(A))
         history.append(float(obj))
         if callback is not None:
             callback(n_iter, float(obj))
         if abs(prev - obj) <= tol * max(abs(obj), 1e-300):
-            return F, A, n_iter, history, True
+            return coef.dense(), A, n_iter, history, True, G
         prev = obj
-        F, KF = _mod_update(Kxx, A, F)
-    return F, A, n_iter, history, False
+        coef, KF, G = _mod_update(Kxx, A, coef, KF, As=As)
+    return coef.dense(), A, n_iter, history, False, G
 
 
 def rbf_preimages(

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from array_api_compat import array_namespace
 
-from .._array_api import from_numpy, has_float64, get_namespace, is_numpy, sign_flip, to_numpy
+from .._array_api import (
+    call_on_host, from_numpy, get_namespace, has_float64, is_numpy, runs_on_host, sign_flip, to_numpy,
+)
 from .._threads import blas_limit
 from ..stats import centered_gram_matmat, centered_projected_gram, column_moments
 
@@ -178,6 +180,10 @@ def block_krylov_svd(
     """
     n, p = A.shape
     xp, dev = get_namespace(A, names=["A"])
+    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on a view of A
+        return call_on_host(block_krylov_svd, xp, dev, A, rank, n_iter=n_iter, block_size=block_size,
+                            center=center, random_state=random_state, moments=moments,
+                            dtype=xp.float64 if has_float64(xp, dev) else xp.float32)
     if moments is None:
         moments = column_moments(A, center=center)
     mean, ss = moments

@@ -182,7 +182,7 @@ class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Ba
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
     def _resolve_algorithm(self, n_samples, n_features, *, dense_only=False):
-        """``'auto'`` -> ``'implicit'`` for image-scale NumPy input (see ``use_implicit``)."""
+        """``'auto'`` -> ``'implicit'`` for image-scale input (see ``use_implicit``), any array library."""
         if self.algorithm != "auto":
             return self.algorithm
         return "implicit" if not dense_only and use_implicit(n_samples, n_features) else "dense"

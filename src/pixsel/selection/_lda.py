@@ -10,8 +10,9 @@ from .._array_api import from_numpy, is_numpy, to_numpy
 from .._validation import check_options, is_dask_array
 from ..spectral import greedy_path, weights_on_support
 from ..spectral._linalg_xp import weights_on_support_xp
-from ..spectral._implicit import implicit_greedy_path
-from ..stats import CenteredGramOperator, class_statistics, regularize, ridge_regularization
+from ..spectral._implicit import _cached, implicit_greedy_path
+from ..spectral._implicit_xp import gram_operator
+from ..stats import class_statistics, regularize, ridge_regularization
 from ._base import _PathSelector
 
 from typing import TYPE_CHECKING
@@ -55,10 +56,11 @@ class SparseLDASelector(_PathSelector):
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
         path computed up to ``n_features_to_select`` only, forward only, ridge regularization
         only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
-        for NumPy or Dask input with more than 4096 features and fewer samples than features
-        (not for other array libraries). On a Dask array chunked by rows the implicit pass runs
-        chunk by chunk where the chunks live (the workers of a ``dask.distributed`` cluster);
-        only ``p``-vectors and ``p x b`` panels come back.
+        for input with more than 4096 features and fewer samples than features. On a Dask
+        array chunked by rows the implicit pass runs chunk by chunk where the chunks live (the
+        workers of a ``dask.distributed`` cluster); under ``array_api_dispatch`` an array on a
+        GPU runs the passes on its device (:mod:`pixsel.spectral._implicit_xp`); only
+        ``p``-vectors and ``p x b`` panels come back to the host in both cases.
     solver : {'greedy', 'exact'}, default='greedy'
         ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced
         by the certified optimum of :func:`pixsel.spectral.exact_support` (branch and bound
@@ -194,15 +196,12 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(*X.shape, dense_only=not is_numpy(xp))
+        algorithm = self._resolve_algorithm(*X.shape)
         self.algorithm_ = algorithm
-        if algorithm == "implicit":
-            if not is_numpy(xp):
-                raise TypeError(
-                    f"{owner}: algorithm='implicit' runs on NumPy only; pass a NumPy X (or turn "
-                    "array_api_dispatch off), or use algorithm='dense' on the device."
-                )
-            return self._fit_implicit(X, y, classes, k, owner)
+        if algorithm == "implicit":  # another library: the passes over X on its device
+            self._fit_implicit(X, y, classes, k, owner)
+            self._arrays_to_device(xp, dev)
+            return self
 
         if not is_numpy(xp):  # the labels are coded on the host and sent to X's device once
             y = from_numpy(xp, np.searchsorted(classes, y), dev, dtype=xp.int64)
@@ -266,14 +265,15 @@ class SparseLDASelector(_PathSelector):
                 f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
-        B = CenteredGramOperator(X, y, classes=classes)
-        info = ridge_regularization(reg, B.mean_variance())
-        B = B.with_alpha(info.alpha)
-        a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
-        path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
-        self.classes_ = classes
-        self.regularization_ = info.to_dict()
-        self._set_paths(path, None, k, "forward")
-        S = np.flatnonzero(self.support_)
-        self.coef_ = path.weights(k)[S]
+        B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
+        with _cached(B):  # a Dask X on a cluster: its chunks stay on the workers for all the passes
+            info = ridge_regularization(reg, B.mean_variance())
+            B = B.with_alpha(info.alpha)
+            a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+            path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
+            self.classes_ = classes
+            self.regularization_ = info.to_dict()
+            self._set_paths(path, None, k, "forward")
+            S = np.flatnonzero(self.support_)
+            self.coef_ = path.weights(k)[S]
         return self

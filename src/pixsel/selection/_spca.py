@@ -9,8 +9,9 @@ from .._array_api import get_namespace, is_numpy, to_numpy
 from .._validation import check_finite, sign_flip
 from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
+from ..spectral._implicit_xp import gram_operator
 from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
-from ..stats import CenteredGramOperator, class_statistics
+from ..stats import class_statistics
 from ._base import _PathSelector, pick_path
 from ._exact_fit import relative_gap
 
@@ -232,13 +233,8 @@ class SparsePCASelector(_PathSelector):
             X, _ = self._validate_xp(xp, dev, X)
         n, p = X.shape
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(n, p, dense_only=not is_numpy(xp))
+        algorithm = self._resolve_algorithm(n, p)
         direction = self.direction
-        if algorithm == "implicit" and not is_numpy(xp):
-            raise TypeError(
-                f"{owner}: algorithm='implicit' runs on NumPy only; pass a NumPy X (or turn "
-                "array_api_dispatch off), or use algorithm='dense' on the device."
-            )
         if algorithm == "implicit":
             if self.solver == "exact":
                 raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
@@ -248,7 +244,7 @@ class SparsePCASelector(_PathSelector):
                     "or algorithm='dense' (which forms the p x p covariance)."
                 )
             direction = "forward"
-            fwd, bwd = implicit_greedy_path(CenteredGramOperator(X), max_k=k), None
+            fwd, bwd = implicit_greedy_path(gram_operator(X), max_k=k), None  # passes on X's device
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import get_namespace, is_numpy, to_numpy
+from .._array_api import get_namespace, host_view, is_numpy, runs_on_host, to_numpy
 from .._validation import check_int, check_options
 from ._certificates import certify
 from ._forms import FORMS, check_form_pair
@@ -59,7 +59,8 @@ def greedy_path(
         The numerator: a vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a
         symmetric matrix. float32 is accepted; the kernels compute in float64. Arrays of
         another library (PyTorch, CuPy, array-api-strict; ``A`` and ``B`` from the same one)
-        run on their device, every form (in float64 where the device has it).
+        run on their device, every form (in float64 where the device has it); on a CPU device
+        NumPy's kernels run on views of them (the CPU policy of :mod:`pixsel._array_api`).
     B : ndarray of shape (n_features, n_features) or None
         Symmetric positive definite denominator; ``None`` means the identity (sparse PCA).
     direction : {'forward', 'backward'}
@@ -109,7 +110,11 @@ def greedy_path(
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
     xp, dev = get_namespace(A, B, names=["A", "B"])
-    if not is_numpy(xp):  # torch, CuPy, array-api-strict: the binary path runs on their device
+    if not is_numpy(xp) and runs_on_host(xp, dev):
+        # the CPU policy (pixsel._array_api): NumPy's compiled kernels on views of A and B; the
+        # path is host metadata either way
+        A, B = host_view(A), host_view(B)
+    elif not is_numpy(xp):  # CUDA, CuPy, or forced: every form runs on the arrays' device
         return _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
                               max_k=max_k, certificate=certificate, kernel_options=kernel_options)
     A, B, form = check_form_pair(A, B, form=form, owner=owner)

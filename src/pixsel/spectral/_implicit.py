@@ -33,6 +33,7 @@ for the path state besides ``X``.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,7 +143,8 @@ def implicit_greedy_path(
     if B is None:
         _check_operator(A, "A")
         max_k = check_int(max_k, "max_k", low=1, high=A.p, owner="implicit_greedy_path")
-        path = fullrank_greedy_path(A, None, direction="forward", max_k=max_k)
+        with _cached(A):
+            path = fullrank_greedy_path(A, None, direction="forward", max_k=max_k)
         info = dict(path.info, kind="pca")
         # lambda_max(A_S) <= tr(A_S) <= sum of the k largest variances (certified, cheap)
         ub = _envelope(np.cumsum(np.sort(A.diag())[::-1])[:max_k])
@@ -158,7 +160,8 @@ def implicit_greedy_path(
     max_k = check_int(max_k, "max_k", low=1, high=p, owner="implicit_greedy_path")
     block_size = check_int(block_size, "block_size", low=1, owner="implicit_greedy_path")
     Fm = F[:, None] if F.ndim == 1 else F
-    order, objective, kinfo = _forward_lda(Fm, B, criterion, max_k, min(block_size, p))
+    with _cached(B):
+        order, objective, kinfo = _forward_lda(Fm, B, criterion, max_k, min(block_size, p))
     alpha = float(getattr(B, "alpha", 0.0))
     info = dict(kinfo, criterion=criterion, form="factor", kind="lda", alpha=alpha)
     ub = None
@@ -169,6 +172,13 @@ def implicit_greedy_path(
         order=order, objective=objective, direction="forward", A=F, B=None,
         upper_bound=ub, info=info, operator=B,
     )
+
+
+def _cached(op):
+    """The operator's :meth:`~pixsel.stats.CenteredGramOperator.cached` context (a Dask ``X`` kept
+    on the cluster's workers for the many passes of a path), or nothing for other operators."""
+    cached = getattr(op, "cached", None)
+    return cached() if callable(cached) else contextlib.nullcontext(op)
 
 
 def _envelope(ub):

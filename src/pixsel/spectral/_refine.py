@@ -28,7 +28,8 @@ and only ever moves to a support of larger ``lambda_max(A_S)`` (so the result is
 4. grow-and-shrink (when 2 and 3 find nothing): ``m`` exact greedy additions from ``S`` then
    ``m`` exact greedy removals, ``m = 1, 2, 4, ..., max_grow`` -- exchanges of correlated groups
    that no single swap reaches (screened: each addition evaluates only the candidates whose
-   arrow upper bound reaches the best 2 x 2 lower bound; a shrink is skipped when no size-``k``
+   arrow upper bound reaches the best 2 x 2 lower bound, or, from ``k = 8``, all the additions
+   are one certified Krylov forward path from ``S``; a shrink is skipped when no size-``k``
    subset of the grown support can beat the current value).
 It stops when no move improves or after ``max_swaps`` accepted moves. Every accepted move is
 evaluated exactly and strictly improves, so the result is deterministic and never worse.
@@ -45,8 +46,10 @@ from itertools import combinations
 import numpy as np
 import scipy.linalg as sla
 
+from ._fullrank_krylov import forward_krylov
+from ._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import _compiled, arrow3_max, eig2_max, secular_border, secular_deleted
 
 from typing import TYPE_CHECKING
 
@@ -56,6 +59,12 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["refine_support"]
+
+# From this support size on, the screened grow-and-shrink takes its ``max_grow`` greedy
+# additions from one certified Krylov forward path started at ``S`` (a few ``O(k^2)`` passes
+# per addition) instead of one ``O(k^3)`` ``eigh`` per addition; the eigendecomposition is
+# then needed only at the grown supports the removals start from.
+_KRYLOV_GROW = 8
 
 
 def _lam(A, S):
@@ -106,8 +115,13 @@ def _border_top(theta, b, c):
     return secular_border(theta, b, c, np.minimum(lo, hi), hi)
 
 
-def _remove_values(theta, V):
-    """Exact ``lambda_max(A_{S-i})`` of every ``i`` in ``S`` (deleted-row secular equation)."""
+def _remove_values(theta, V, screen=False):
+    """Exact ``lambda_max(A_{S-i})`` of every ``i`` in ``S`` (deleted-row secular equation).
+
+    ``screen``: only the rows whose upper bound ``hi_i`` reaches the largest lower bound
+    ``lo`` get their exact value (the others are ``-inf``: none of them can be, or tie, the
+    argmax), so a greedy removal solves a few secular equations, not ``k``.
+    """
     k = len(theta)
     if k == 1:
         return np.zeros(1)
@@ -119,22 +133,34 @@ def _remove_values(theta, V):
     with np.errstate(divide="ignore", invalid="ignore"):
         rq = (th1 * (1 - 2 * a1) + a1 * (wh @ theta)) / (1 - a1)
     lo = np.minimum(np.maximum(th2, np.where(1 - a1 > 1e-12, rq, th2)), hi)
-    return secular_deleted(theta, wh, lo, hi)
+    if not screen:
+        return secular_deleted(theta, wh, lo, hi)
+    margin = 1e-10 * (abs(th1) + abs(theta[0]))  # rounding in the bracket
+    surv = np.flatnonzero(hi + margin >= lo.max())
+    vals = np.full(k, -np.inf)
+    vals[surv] = secular_deleted(theta, wh[surv], lo[surv], hi[surv])
+    return vals
 
 
-def _second_root(theta, b, c, max_iter=60):
+def _second_root(theta, b, c, max_iter=60, compiled=True):
     """Upper bounds on the second largest eigenvalue of every bordered ``[[diag(theta), b_j], [b_j^T, c_j]]``.
 
     ``theta`` ascending (``theta[-1]`` the largest). The second eigenvalue is the root in
     ``[theta_2, theta_1]`` of the increasing ``phi(lam) = lam - c - sum_l b_l^2 / (lam - theta_l)``
     (or an end of that interval when ``b_1`` or ``b_2`` vanishes). Safeguarded Newton steps keep
     a bracket ``[lo, hi]`` with ``phi(hi) >= 0``; ``hi`` is returned, so it is an upper bound
-    even when the iteration stops early.
+    even when the iteration stops early. ``compiled``: the same iteration row by row in Numba
+    (:func:`pixsel.spectral._secular_jit.second_root_rows`; the vectorized one pays a dozen
+    array calls per step on ``(p - k) x k`` temporaries).
     """
     n, k = b.shape
     th1 = theta[-1]
     if k == 1:  # the 2 x 2 problem in closed form
         return 0.5 * (th1 + c) - np.sqrt(0.25 * (th1 - c) ** 2 + b[:, 0] ** 2)
+    jit = _compiled("second_root_rows") if compiled else None
+    if jit is not None:
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
+                   np.ascontiguousarray(np.broadcast_to(c, (n,)), dtype=np.float64), max_iter)
     lo = np.full(n, theta[-2])
     hi = np.full(n, th1)
     b2 = b * b
@@ -320,8 +346,16 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
     while g <= min(max_grow, p - k):
         targets.append(g)
         g *= 2
-    theta, V = np.linalg.eigh(A[np.ix_(T, T)])
+    if screen and targets and k >= _KRYLOV_GROW:  # all the additions at once, as the forward path from S
+        adds = forward_krylov(DenseOperator(A), k + targets[-1], start=S)[0][k:]
+    else:
+        adds = None
+        theta, V = np.linalg.eigh(A[np.ix_(T, T)])
     for target in targets:
+        if adds is not None:
+            m = target
+            T = np.sort(np.concatenate([S, adds[:m]]))
+            theta, V = np.linalg.eigh(A[np.ix_(T, T)])
         while m < target:
             if screen:
                 j = _best_addition(A, T, theta, V)
@@ -343,7 +377,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
         for step in range(m):
             if step:
                 th, W = np.linalg.eigh(A[np.ix_(U, U)])
-            U = np.delete(U, int(np.argmax(_remove_values(th, W))))
+            U = np.delete(U, int(np.argmax(_remove_values(th, W, screen=screen))))
         v = _lam(A, U)
         if v > best * (1 + 1e-12):
             best, best_T = v, U

@@ -62,9 +62,9 @@ def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
             ia = np.flatnonzero(active)
             la = lam[ia]
             diff = la[:, None] - theta[None, :]
-            q = b2[ia] / diff
+            q = np.where(b2[ia] == 0.0, 0.0, b2[ia] / diff)  # a decoupled pole adds nothing
             phi = la - c[ia] - q.sum(axis=1)
-            dphi = 1.0 + (q / diff).sum(axis=1)
+            dphi = 1.0 + np.where(q == 0.0, 0.0, q / diff).sum(axis=1)
             step = -phi / dphi
             bad = ~np.isfinite(step)  # at a pole: nudge right
             step[bad] = 1e-8 * (hi[ia][bad] - la[bad])
@@ -147,9 +147,30 @@ def top2(M):
     return w[-1], th2, V[:, -1]
 
 
-def arrow4_max(d1, d2, d3, c, b1, b2, b3):
-    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once)."""
+def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
+    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once),
+    inflated by ``1e-12`` of the entries' scale so that it is an upper bound despite rounding.
+
+    ``compiled`` (with scalar ``d1, d2, d3``): the largest root of the secular equation by a
+    Numba Newton loop (:func:`pixsel.spectral._secular_jit.arrow4_rows`), climbing from the
+    best 2 x 2 lower bound, its margin certified by the sign of the secular function (a batched
+    4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead); otherwise that ``eigvalsh``.
+    """
     n = len(c)
+    if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
+        jit = _compiled("arrow4_rows")
+        if jit is not None:
+            d = np.array([d1, d2, d3], dtype=np.float64)
+            o = np.argsort(d, kind="stable")
+            B = np.empty((n, 3))
+            B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
+            c = _rows(c, n)
+            scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(B).sum(axis=1)
+            lam, ok = jit(d[o], np.ascontiguousarray(B[:, o]), c, 1e-12 * scale, 100)
+            bad = np.flatnonzero(~ok)
+            if len(bad):  # Newton stalled within rounding of a pole: LAPACK for those rows
+                lam[bad] = arrow4_max(d1, d2, d3, c[bad], B[bad, 0], B[bad, 1], B[bad, 2], compiled=False)
+            return lam
     T = np.zeros((n, 4, 4))
     T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
     T[:, 0, 3] = T[:, 3, 0] = b1

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["secular_border_rows", "secular_deleted_rows"]
+__all__ = ["secular_border_rows", "secular_deleted_rows", "second_root_rows"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -33,6 +33,8 @@ def secular_border_rows(theta, b, c, lo, hi, max_iter):
             phi = la - c[r]
             dphi = 1.0
             for j in range(k):
+                if b[r, j] == 0.0:  # a decoupled pole adds nothing (not 0 / 0 when la sits on it)
+                    continue
                 diff = la - theta[j]
                 q = b[r, j] * b[r, j] / diff
                 phi -= q
@@ -81,3 +83,96 @@ def secular_deleted_rows(theta, w2, lo_in, hi_in, max_iter):
                 break
         lam[r] = la
     return lam
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def second_root_rows(theta, b, c, max_iter):
+    """Upper bounds on the second eigenvalue of every bordered ``[[diag(theta), b_r], [b_r^T, c_r]]``
+    (``k >= 2``): the same safeguarded Newton iteration and stopping rule as
+    :func:`pixsel.spectral._refine._second_root`, one row at a time; ``hi`` is returned."""
+    n, k = b.shape
+    th1 = theta[k - 1]
+    th2 = theta[k - 2]
+    scale = abs(th1) + abs(theta[0]) + 1e-300
+    tol = 1e-9 * (th1 - th2) + 4 * _EPS * scale
+    out = np.empty(n)
+    for r in range(n):
+        lo = th2
+        hi = th1
+        la = 0.5 * (lo + hi)
+        for _ in range(max_iter):
+            phi = la - c[r]
+            dphi = 1.0
+            for j in range(k):
+                diff = la - theta[j]
+                q = b[r, j] * b[r, j] / diff
+                phi -= q
+                dphi += q / diff
+            if not (phi < 0):  # phi(la) >= 0 (or nan at a pole): the root is at or left of la
+                hi = la
+            else:
+                lo = la
+            new = la - phi / dphi
+            if not ((new > lo) and (new < hi)):
+                new = 0.5 * (lo + hi)
+            la = new
+            if hi - lo <= tol:
+                break
+        out[r] = hi
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _eig2(a, b, c):
+    return 0.5 * (a + c) + math.sqrt(0.25 * (a - c) ** 2 + b * b)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def arrow4_rows(ds, B, c, margin, max_iter):
+    """Upper bounds on ``lambda_max([[diag(ds), B_r], [B_r^T, c_r]])`` (``ds`` ascending, 3 poles).
+
+    Newton on the secular equation from the best 2 x 2 lower bound on ``(e_q, e_4)``, then
+    ``margin[r]`` added and certified by ``phi >= 0`` right of the top pole (``phi`` increases
+    there). Returns ``(lam, ok)``; rows with ``ok`` False (Newton stalled within rounding of a
+    pole) are left to the caller's dense fallback.
+    """
+    n = B.shape[0]
+    top = ds[2]
+    lam = np.empty(n)
+    ok = np.empty(n, dtype=np.bool_)
+    for r in range(n):
+        cr = c[r]
+        lo = max(top, cr)
+        nb2 = 0.0
+        for q in range(3):
+            lo = max(lo, _eig2(ds[q], B[r, q], cr))
+            nb2 += B[r, q] * B[r, q]
+        hi = max(_eig2(top, math.sqrt(nb2), cr), lo)
+        la = lo
+        if hi - la > 4 * _EPS * max(abs(hi), 1e-300):
+            for _ in range(max_iter):
+                phi = la - cr
+                dphi = 1.0
+                for q in range(3):
+                    if B[r, q] == 0.0:
+                        continue
+                    diff = la - ds[q]
+                    t = B[r, q] * B[r, q] / diff
+                    phi -= t
+                    dphi += t / diff
+                step = -phi / dphi
+                if not math.isfinite(step):
+                    step = 1e-8 * (hi - la)
+                new = min(la + max(step, 0.0), hi)
+                done = (phi >= 0) or (new - la <= 4 * _EPS * abs(new))
+                la = new
+                if done:
+                    break
+        x = la + margin[r]
+        phi = x - cr
+        for q in range(3):
+            if B[r, q] != 0.0:
+                phi -= B[r, q] * B[r, q] / (x - ds[q])
+        lam[r] = x
+        ok[r] = (x >= top) and (phi >= 0)
+    return lam, ok

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._array_api import get_namespace, is_numpy
+from .._array_api import get_namespace, host_view, is_numpy, runs_on_host
 from .._validation import check_pair
 from ._rank_one import _EPS, _default_block_size, _greedy_forward
 from ._path import SparsePath, objective_on_support
@@ -81,8 +81,10 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
-    xp, _ = get_namespace(a, B, names=["a", "B"])
-    if not is_numpy(xp):  # PyTorch, CuPy, array-api-strict: on their device
+    xp, dev = get_namespace(a, B, names=["a", "B"])
+    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+        a, B = host_view(a), host_view(B)
+    elif not is_numpy(xp):  # CUDA, CuPy (or forced): on their device
         from ._thresholding_xp import fisher_thresholding_path_xp
 
         return fisher_thresholding_path_xp(xp, a, B, _SINGULAR)
@@ -134,8 +136,10 @@ def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
-    xp, _ = get_namespace(A, B, names=["A", "B"])
-    if not is_numpy(xp):  # PyTorch, CuPy, array-api-strict: on their device
+    xp, dev = get_namespace(A, B, names=["A", "B"])
+    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+        A, B = host_view(A), host_view(B)
+    elif not is_numpy(xp):  # CUDA, CuPy (or forced): on their device
         from ._thresholding_xp import simple_thresholding_path_xp
 
         return simple_thresholding_path_xp(xp, A, B, _SINGULAR)

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._array_api import float_dtype, get_namespace, is_numpy, one_hot, to_numpy
+from .._array_api import (
+    call_on_host, float_dtype, get_namespace, is_numpy, one_hot, runs_on_host, to_numpy,
+)
 from .._validation import check_finite, is_dask_array
 from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
 from ._reduce import block_reduce, sum_partials
@@ -84,6 +86,8 @@ def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArr
     """
     xp, dev = get_namespace(A, names=["A"])
     if not is_numpy(xp):
+        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
+            return call_on_host(column_moments, xp, dev, A, center=center)
         return _column_moments_xp(xp, dev, A, center)
     p = A.shape[1]
     mean = _column_mean(A) if center else np.zeros(p)
@@ -156,6 +160,8 @@ def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
     """
     xp, dev = get_namespace(X, y)
     if not is_numpy(xp):
+        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
+            return call_on_host(class_sums, xp, dev, X, y, classes=classes)
         return _class_sums_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.blas import dgemm, dsyrk, ssyrk
 
-from .._array_api import float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy
+from .._array_api import (
+    call_on_host, float_dtype, from_numpy, get_namespace, is_numpy, one_hot, runs_on_host, to_numpy,
+)
 from .._validation import check_finite, check_options, is_dask_array
 from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
 
@@ -271,6 +273,8 @@ def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None
     """
     xp, dev = get_namespace(X, y)
     if not is_numpy(xp):
+        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
+            return call_on_host(class_means, xp, dev, X, y, classes=classes)
         return _class_means_xp(xp, dev, X, y, classes)
     if y is None:
         y = np.zeros(X.shape[0], dtype=np.intp)
@@ -543,6 +547,9 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
     check_options(products, "products", ("float64", "float32"), owner="class_statistics")
     xp, dev = get_namespace(X, y)
     if not is_numpy(xp):
+        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
+            yy = np.zeros(X.shape[0], dtype=np.intp) if y is None else y
+            return call_on_host(class_statistics, xp, dev, X, yy, classes=classes, products=products)
         return _class_statistics_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)

@@ -32,6 +32,21 @@ Along the depth-first search a child's inverse is the parent's after one rank-on
 ``_REFRESH`` levels it is refactorized from scratch to reset rounding. The open subtrees on the
 stack carry their per-size bounds, so a stopped search (limits, Ctrl-C) still certifies, per
 size, the largest open bound (and the sizes no open subtree can improve are optimal).
+
+Small sizes and windows. The tree bounds a small size only through the value of a much larger
+set, so for additive problems (a vector, or ``'trace'``) with at least ``_ENUM_MIN_FEATURES``
+features the sizes ``3..K`` are first enumerated exactly (:mod:`._allk_enum`: every support in
+lexicographic order, rank-one Schur-complement updates, exact pair loops at the last two
+levels, inclusion-pruned; ``K`` the largest size within a work budget, 7 at ``p = 60``). The
+compiled search then certifies the remaining sizes in windows of ``_WINDOW`` consecutive sizes,
+the largest first, one tree per window with every other open size switched off: a tree that
+keeps every size alive never finishes the sizes it could certify. In the compiled search the
+per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the ``t - 1`` largest
+correlations per row, Gershgorin), the backward bound is also at most the ``t``-th smallest
+single loss (monotonicity), and the forward bound, which costs one inverse per node, is only
+sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
+window certifies are bounded by the open subtrees of the window that was stopped, or by the
+whole set's value.
 """
 
 from __future__ import annotations
@@ -50,7 +65,7 @@ from .._path import objective_on_support
 from ._result import SearchState
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate
-from . import _allk_numba
+from . import _allk_enum, _allk_numba
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -70,6 +85,16 @@ _USE_NUMBA = True
 MAX_FEATURES = 256
 #: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
 _CHUNK = 256
+#: additive problems with at least ``_ENUM_MIN_FEATURES`` features enumerate the sizes ``3..K``
+#: (``_allk_enum``; ``K`` from its work budget) before the tree (below, the tree alone takes well
+#: under a second); tests switch it off to exercise the tree on every size
+_USE_ENUM = True
+_ENUM_MIN_FEATURES = 24
+#: the compiled search certifies the open sizes in windows of this many consecutive sizes, the
+#: largest first (each window one tree, every other open size switched off)
+_WINDOW = 4
+#: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
+_ENUM_CHUNK = 2048
 
 
 @dataclass
@@ -97,7 +122,10 @@ class ExactPath:
     criterion : str
     info : dict
         ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
-        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``.
+        seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``;
+        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``), its nodes, pair
+        evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
+        forward bound was tried and made a node dead.
     """
 
     supports: list
@@ -182,6 +210,8 @@ class _PathSearch:
         self.stack = []
         self.current = None
         self.n_nodes = 0
+        self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
+        self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
         self.t0 = time.perf_counter()
 
     # ---- incumbents
@@ -387,48 +417,79 @@ class _PathSearch:
                 np.maximum(self.tol_max[lo : hi + 1], np.where(keep, seg, -np.inf), out=self.tol_max[lo : hi + 1])
 
 
+def _windows(search):
+    """The open sizes in windows of ``_WINDOW`` consecutive sizes, the largest sizes first."""
+    open_sizes = [j for j in range(search.max_k, 0, -1) if not search.out[j]]
+    return [open_sizes[i : i + _WINDOW] for i in range(0, len(open_sizes), _WINDOW)]
+
+
 def _run_compiled(search):
-    """Run the compiled kernel in chunks; returns (stop_reason, inc, sup, ub, n_nodes)."""
-    kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup,
-                                   search.out)
+    """Run the compiled kernel in chunks, one tree per window of sizes (largest first: a window
+    is searched with every other open size switched off, and certified when its tree is done);
+    returns (stop_reason, inc, sup, ub, n_nodes) indexed by size."""
+    p = search.p
+    root = search.value_of(np.arange(p))
+    ub = np.full(p + 1, root)  # sizes no finished window certifies keep the whole set's value
     stop_reason = "completed"
     n = 0
-    try:
-        while kern.open:
-            budget = _CHUNK
-            if search.node_limit is not None:
-                budget = min(budget, search.node_limit - n)
-                if budget <= 0:
-                    stop_reason = "node_limit"
+    for window in _windows(search):
+        out = search.out.copy()
+        out[1:] = True
+        out[window] = search.out[window]
+        kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup, out)
+        try:
+            while kern.open:
+                budget = _CHUNK
+                if search.node_limit is not None:
+                    budget = min(budget, search.node_limit - n)
+                    if budget <= 0:
+                        stop_reason = "node_limit"
+                        break
+                n += kern.step(budget)
+                if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                    stop_reason = "time_limit"
                     break
-            n += kern.step(budget)
-            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
-                stop_reason = "time_limit"
-                break
-            if search.callback is not None:
-                _report_kernel(search, kern, n)
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
-    inc, sup = kern.incumbents()
-    open_ub = kern.upper_bounds()
-    if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
-        open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), search.value_of(np.arange(search.p)), open_ub)
+                if search.callback is not None:
+                    _report_kernel(search, kern, n, window, ub)
+        except KeyboardInterrupt:
+            stop_reason = "interrupted"
+        search.tree_info["forward_tried"] += int(kern.counters[1])
+        search.tree_info["forward_pruned"] += int(kern.counters[2])
+        search.tree_info["windows"] += 1
+        inc, sup = kern.incumbents()
+        for j in sorted(window, reverse=True):
+            if inc[j] > search.inc[j]:
+                search.offer(float(inc[j]), sup[j])
+        if stop_reason == "completed":
+            ub[window] = search.inc[window]
+            continue
+        open_ub = kern.upper_bounds()
+        if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
+            open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), root, open_ub)
+        ub[window] = np.maximum(search.inc[window], open_ub[window])
+        break
     if search.callback is not None:
-        _report_kernel(search, kern, n)
-    return stop_reason, inc, sup, np.maximum(inc, open_ub), n
+        _report_kernel(search, None, n, [], ub)
+    return stop_reason, search.inc.copy(), list(search.sup), ub, n
 
 
-def _report_kernel(search, kern, n):
-    inc, _ = kern.incumbents()
+def _report_kernel(search, kern, n, window, ub):
+    """Progress: the size with the largest gap (closed sizes have none; the window's bounds come
+    from the open subtrees, the other sizes' from ``ub``)."""
+    inc = search.inc.copy()
+    ub = ub.copy()
+    if kern is not None:
+        kinc, _ = kern.incumbents()
+        kub = kern.upper_bounds()
+        inc[window] = np.maximum(inc[window], kinc[window])
+        ub[window] = np.maximum(inc[window], kub[window])
     closed = search.out  # solved in closed form (or beyond max_k): no gap
-    inc = np.where(closed, search.inc, inc)
-    ub = np.where(closed, search.inc, np.maximum(inc, kern.upper_bounds()))
     inc, ub = inc[1 : search.max_k + 1], ub[1 : search.max_k + 1]
     with np.errstate(invalid="ignore"):
-        gaps = np.where(closed[1 : search.max_k + 1], 0.0, ub - inc)
+        gaps = np.where(closed[1 : search.max_k + 1], 0.0, np.maximum(ub - inc, 0.0))
     j = int(np.argmax(gaps))
-    search.callback(SearchState(nodes=n, incumbent=float(inc[j]), bound=float(ub[j]), gap=float(gaps[j]),
-                                elapsed=time.perf_counter() - search.t0))
+    search.callback(SearchState(nodes=n + search.node_offset, incumbent=float(inc[j]), bound=float(inc[j] + gaps[j]),
+                                gap=float(gaps[j]), elapsed=time.perf_counter() - search.t0))
 
 
 def _enumerate_small(search):
@@ -467,9 +528,64 @@ def _enumerate_small(search):
     return list(search.closed)
 
 
+def _enumerate_sizes(search, order):
+    """Sizes ``3..K`` of an additive problem by enumeration (:mod:`._allk_enum`), under the
+    search's limits. Returns ``(stop_reason, sizes closed, info)``; a stopped enumeration closes
+    nothing but its incumbents are offered."""
+    K = _allk_enum.enumeration_size(search.p, search.r, search.max_k)
+    info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0}
+    if K < 3:
+        return "completed", [], info
+    t = time.perf_counter()
+    root = search.value_of(np.arange(search.p)) if search.callback is not None else None
+    kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc)
+    stop_reason = "completed"
+    try:
+        while kern.open:
+            budget = _ENUM_CHUNK
+            if search.node_limit is not None:
+                budget = min(budget, search.node_limit - kern.n_nodes)
+                if budget <= 0:
+                    stop_reason = "node_limit"
+                    break
+            kern.step(budget)
+            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                stop_reason = "time_limit"
+                break
+            if search.callback is not None:
+                _report_enum(search, kern, root)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    for j, (value, S) in sorted(kern.improved().items(), reverse=True):
+        search.offer(value, S)
+    info.update(nodes=kern.n_nodes, pair_evaluations=int(kern.state[2]), pruned=int(kern.state[3]),
+                time_s=time.perf_counter() - t)
+    if stop_reason != "completed":
+        return stop_reason, [], info
+    sizes = [j for j in range(3, K + 1) if j not in search.closed]
+    for j in sizes:
+        search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
+        search.out[j] = True
+    search.offer(-np.inf, [])  # refresh the thresholds
+    return stop_reason, sizes, info
+
+
+def _report_enum(search, kern, root):
+    """Progress during the enumeration: the open sizes are bounded by the whole set's value."""
+    inc = search.inc[1 : search.max_k + 1].copy()
+    K = kern.K
+    inc[: K] = np.maximum(inc[: K], kern.inc[1 : K + 1])
+    closed = search.out[1 : search.max_k + 1]
+    gaps = np.where(closed, 0.0, root - inc)
+    j = int(np.argmax(gaps))
+    search.callback(SearchState(nodes=kern.n_nodes, incumbent=float(inc[j]), bound=float(inc[j] + gaps[j]),
+                                gap=float(gaps[j]), elapsed=time.perf_counter() - search.t0))
+
+
 def _greedy_start(M, B, form, criterion, max_k, search):
     """Offer the forward and backward greedy supports of every size (the dual pass); returns
-    their objectives per size in the search's (possibly shifted) scale."""
+    their objectives per size in the search's (possibly shifted) scale, and the features ordered
+    by the backward path (the one it keeps longest first)."""
     fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
     bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
     vals = np.empty((2, max_k))
@@ -477,7 +593,15 @@ def _greedy_start(M, B, form, criterion, max_k, search):
         for i, path in enumerate((fw, bw)):
             vals[i, k - 1] = path.objective[k - 1]
             search.offer(vals[i, k - 1], path.support(k))
-    return vals
+    # the features in the order the backward path keeps them (the last one dropped first)
+    seen = np.zeros(search.p, bool)
+    order = []
+    for k in range(1, search.p + 1):
+        for i in bw.support(k):
+            if not seen[i]:
+                seen[i] = True
+                order.append(int(i))
+    return vals, np.array(order, dtype=np.intp)
 
 
 def _start_initial(M, B, criterion, initial, search):
@@ -510,7 +634,9 @@ def exact_path(
     and one incumbent per size, incumbents seeded by the forward and backward greedy paths. A
     node is pruned for size ``j`` when its bound for ``j`` (inclusion, and the backward and
     forward cardinality bounds of :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size
-    ``j``; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on one thread inside the search.
+    ``j``. Small sizes of additive problems are enumerated exactly first, and the other sizes are
+    certified in windows, the largest first; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on
+    one thread inside the search.
 
     Parameters
     ----------
@@ -591,14 +717,30 @@ def exact_path(
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
-        greedy = _greedy_start(M, B, mform, criterion, max_k, search) - shift
+        greedy, order = _greedy_start(M, B, mform, criterion, max_k, search)
+        greedy = greedy - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
         closed = _enumerate_small(search)
-        if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+        enum_info = {"max_size": 2, "nodes": 0}
+        stop_reason = "completed"
+        if additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA:
+            stop_reason, more, enum_info = _enumerate_sizes(search, order)
+            closed += more
+        if stop_reason != "completed" or np.all(search.out[1 : max_k + 1]):
+            # the tree is not needed, or never started: then its root bounds every open size
+            inc, sup, n_nodes = search.inc, search.sup, enum_info["nodes"]
+            ub = np.full(p + 1, search.value_of(np.arange(p)) if stop_reason != "completed" else -np.inf)
+            tol_max = np.full(p + 1, -np.inf)
+        elif gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+            search.node_offset = enum_info["nodes"]
+            if node_limit is not None:
+                search.node_limit = node_limit - enum_info["nodes"]
             stop_reason, inc, sup, ub, n_nodes = _run_compiled(search)
+            n_nodes += enum_info["nodes"]
             tol_max = np.full(p + 1, -np.inf)
         else:
+            search.n_nodes = enum_info["nodes"]
             stop_reason = search.run()
             inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
         for j in closed:  # solved by enumeration: no subtree is searched for them
@@ -626,5 +768,6 @@ def exact_path(
         time=time.perf_counter() - t0,
         stop_reason=stop_reason,
         criterion=criterion,
-        info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1]},
+        info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
+              "enumeration": enum_info, "tree": search.tree_info},
     )

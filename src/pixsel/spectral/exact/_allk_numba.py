@@ -26,9 +26,10 @@ __all__ = ["HAVE_NUMBA", "PathKernel"]
 #: that importing pixsel does not pay for it.
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 _REFRESH = 8
+FORWARD = True
 
 
-def _kernel(B, M, additive, max_k, budget,
+def _kernel(B, M, additive, max_k, budget, forward,
             fS, fm, fs, fP, fW, fG, fub, fval, forder, fcval,
             est, stack_top, inc, inc_sup, counters):  # pragma: no cover - compiled
     p = B.shape[0]
@@ -165,80 +166,115 @@ def _kernel(B, M, additive, max_k, budget,
             for q in range(r):
                 acc += fW[d, m + i, q] ** 2
             d2[i] = acc / fP[d, m + i, m + i]
+        # the sizes still open here (only those need bounds)
+        jlo = hi
+        jhi = lo
+        for j in range(lo, hi + 1):
+            if fub[d, j] > inc[j]:
+                if j < jlo:
+                    jlo = j
+                jhi = j
         if additive:
-            nu = 1.0
-            for i in range(nf):
-                acc = 0.0
-                for j in range(nf):
-                    acc += abs(fP[d, m + i, m + j]) / np.sqrt(fP[d, m + j, m + j])
-                acc /= np.sqrt(fP[d, m + i, m + i])
-                if acc > nu:
-                    nu = acc
+            # loss of dropping D (|D| = t) >= sum_D d2 / nu_t, nu_t >= lambda_max of the correlation
+            # matrix of P_DD (Gershgorin on its t largest entries per row), and >= the t-th smallest
+            # d2 (f is monotone: dropping D loses at least what dropping any one of D loses)
+            nu_t = _card_gershgorin(fP[d], m, nf, s - jlo)
             srt = np.sort(d2)
             csum = np.zeros(nf + 1)
             for i in range(nf):
                 csum[i + 1] = csum[i] + srt[i]
-            for j in range(lo, hi + 1):
-                b = val - csum[s - j] / nu
+            for j in range(jlo, jhi + 1):
+                t = s - j
+                b = csum[t] / nu_t[t]
+                if srt[t - 1] > b:
+                    b = srt[t - 1]
+                b = val - b
                 if b < fub[d, j]:
                     fub[d, j] = b
-        # forward: f(S[:m]) + top gains given the fixed part / mu
-        PF = np.empty((nf, nf))
-        for i in range(nf):
-            for j in range(nf):
-                PF[i, j] = fP[d, m + i, m + j]
-        R = np.linalg.inv(PF)
-        Rm = np.zeros((nf, r))
-        for i in range(nf):
-            for q in range(r):
-                acc = 0.0
+        # forward: f(S[:m]) + top gains given the fixed part / mu; it costs an inverse, so where it
+        # has not made (at least 1 in 2 of) the nodes it was tried on dead, it is only sampled
+        if forward and (counters[1] < 256 or 2 * counters[2] >= counters[1] or (counters[0] + done) % 16 == 0):
+            PF = np.empty((nf, nf))
+            for i in range(nf):
                 for j in range(nf):
-                    acc += 0.5 * (R[i, j] + R[j, i]) * fW[d, m + j, q]
-                Rm[i, q] = acc
-        fI = 0.0
-        if m > 0:
-            GI = np.empty((r, r))
-            for a in range(r):
-                for b in range(r):
-                    acc = fG[d, a, b]
-                    for i in range(nf):
-                        acc -= fW[d, m + i, a] * Rm[i, b]
-                    GI[a, b] = acc
-            for a in range(r):
-                for b in range(a):
-                    v = 0.5 * (GI[a, b] + GI[b, a])
-                    GI[a, b] = v
-                    GI[b, a] = v
-            if additive:
+                    PF[i, j] = fP[d, m + i, m + j]
+            R = np.linalg.inv(PF)
+            Rm = np.zeros((nf, r))
+            for i in range(nf):
+                for q in range(r):
+                    acc = 0.0
+                    for j in range(nf):
+                        acc += 0.5 * (R[i, j] + R[j, i]) * fW[d, m + j, q]
+                    Rm[i, q] = acc
+            fI = 0.0
+            if m > 0:
+                GI = np.empty((r, r))
                 for a in range(r):
-                    fI += GI[a, a]
-            else:
-                fI = np.linalg.eigvalsh(GI)[r - 1]
-        gains = np.empty(nf)
-        mu_den = 0.0
-        for i in range(nf):
-            acc = 0.0
-            for q in range(r):
-                acc += Rm[i, q] ** 2
-            gains[i] = acc / R[i, i]
-            row = 0.0
-            for j in range(nf):
-                row += abs(PF[i, j]) * np.sqrt(R[j, j])
-            row *= np.sqrt(R[i, i])
-            if row > mu_den:
-                mu_den = row
-        mu = min(1.0, 1.0 / mu_den)
-        srt = np.sort(gains)
-        csum_g = np.zeros(nf + 1)
-        for i in range(nf):
-            csum_g[i + 1] = csum_g[i] + srt[nf - 1 - i]
+                    for b in range(r):
+                        acc = fG[d, a, b]
+                        for i in range(nf):
+                            acc -= fW[d, m + i, a] * Rm[i, b]
+                        GI[a, b] = acc
+                for a in range(r):
+                    for b in range(a):
+                        v = 0.5 * (GI[a, b] + GI[b, a])
+                        GI[a, b] = v
+                        GI[b, a] = v
+                if additive:
+                    for a in range(r):
+                        fI += GI[a, a]
+                else:
+                    fI = np.linalg.eigvalsh(GI)[r - 1]
+            gains = np.empty(nf)
+            sqR = np.empty(nf)
+            for i in range(nf):
+                sqR[i] = np.sqrt(R[i, i])
+            mu_den = 0.0
+            for i in range(nf):
+                acc = 0.0
+                for q in range(r):
+                    acc += Rm[i, q] ** 2
+                gains[i] = acc / R[i, i]
+                row = 0.0
+                for j in range(nf):
+                    row += abs(PF[i, j]) * sqR[j]
+                row *= sqR[i]
+                if row > mu_den:
+                    mu_den = row
+            mu = min(1.0, 1.0 / mu_den)
+            # lambda_min of the correlation matrix of R_TT, |T| = t: >= mu, and >= 1 - (the t - 1
+            # largest off-diagonal |entries| of a row) by Gershgorin
+            Rs = np.empty((nf, nf))
+            for i in range(nf):
+                for j in range(nf):
+                    Rs[i, j] = 0.5 * (R[i, j] + R[j, i])
+            mu_t = _card_gershgorin(Rs, 0, nf, jhi - m)
+            srt = np.sort(gains)
+            csum_g = np.zeros(nf + 1)
+            for i in range(nf):
+                csum_g[i + 1] = csum_g[i] + srt[nf - 1 - i]
+            was = False
+            now = False
+            for j in range(jlo, jhi + 1):
+                if fub[d, j] > inc[j]:
+                    was = True
+                t = j - m
+                mt = mu
+                if 2.0 - mu_t[t] > mt:
+                    mt = 2.0 - mu_t[t]
+                b = fI + csum_g[t] / mt
+                if b < fub[d, j]:
+                    fub[d, j] = b
+                if fub[d, j] > inc[j]:
+                    now = True
+            counters[1] += 1
+            if was and not now:
+                counters[2] += 1
         alive = False
         for j in range(lo, hi + 1):
-            b = fI + csum_g[j - m] / mu
-            if b < fub[d, j]:
-                fub[d, j] = b
             if fub[d, j] > inc[j]:
                 alive = True
+                break
         if not alive:
             continue
         # ---- children
@@ -324,6 +360,64 @@ def _kernel(B, M, additive, max_k, budget,
     return done
 
 
+def _card_gershgorin(P, m, nf, tmax):  # pragma: no cover - compiled
+    """``g[t]`` for ``t = 1..tmax``: Gershgorin over every ``t x t`` principal submatrix of the
+    correlation matrix ``C`` of ``P[m:m+nf, m:m+nf]``: ``1 + max_i`` (sum of the ``t - 1``
+    largest ``|C_ij|``, ``j != i``), an upper bound on their largest eigenvalue; ``2 - g[t]`` is
+    a lower bound on their smallest. Entries above ``tmax`` (and ``g[0]``) are unused."""
+    isq = np.empty(nf)
+    for i in range(nf):
+        isq[i] = 1.0 / np.sqrt(P[m + i, m + i])
+    if tmax > nf:
+        tmax = nf
+    best = np.zeros(nf + 1)
+    row = np.empty(max(nf - 1, 1))
+    kk = tmax - 1  # the largest kk entries of each row are needed
+    top = np.empty(max(kk, 1))
+    for i in range(nf):
+        if kk <= 0:
+            break
+        n = 0
+        if kk <= 12 and kk < nf - 1:
+            # the kk largest by insertion into a short sorted list (descending)
+            nt = 0
+            for j in range(nf):
+                if j == i:
+                    continue
+                x = abs(P[m + i, m + j]) * isq[i] * isq[j]
+                if nt < kk:
+                    q = nt
+                    nt += 1
+                elif x > top[kk - 1]:
+                    q = kk - 1
+                else:
+                    continue
+                while q > 0 and top[q - 1] < x:
+                    top[q] = top[q - 1]
+                    q -= 1
+                top[q] = x
+            acc = 0.0
+            for t in range(2, tmax + 1):
+                acc += top[t - 2]
+                if acc > best[t]:
+                    best[t] = acc
+            continue
+        for j in range(nf):
+            if j != i:
+                row[n] = abs(P[m + i, m + j]) * isq[i] * isq[j]
+                n += 1
+        srt = np.sort(row[:n])
+        acc = 0.0
+        for t in range(2, tmax + 1):
+            acc += srt[n - (t - 1)]
+            if acc > best[t]:
+                best[t] = acc
+    g = np.empty(nf + 1)
+    for t in range(nf + 1):
+        g[t] = 1.0 + best[t]
+    return g
+
+
 def _offer(fS, d, s, drop, value, inc, inc_sup, p):  # pragma: no cover - compiled
     """Offer the support ``fS[d, :s]`` without position ``drop`` (size ``s - 1``)."""
     n = 0
@@ -373,11 +467,12 @@ _compiled = []
 def _compiled_kernel():
     """The compiled kernel, built on the first call (the helpers it calls are compiled first and
     bound to their module names, which is where numba looks them up)."""
-    global _offer, _chol_pd
+    global _offer, _chol_pd, _card_gershgorin
     if not _compiled:
         import numba
 
         _offer = numba.njit(cache=True)(_offer)
+        _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)
         _chol_pd = numba.njit(cache=True)(_chol_pd)
         _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]
@@ -405,7 +500,7 @@ class PathKernel:
         self.est = np.zeros((D * p + 2, 2), np.int64)
         self.est[0] = (-1, 0)
         self.stack_top = np.array([1], np.int64)
-        self.counters = np.zeros(1, np.int64)
+        self.counters = np.zeros(3, np.int64)  # nodes, forward bounds tried, nodes they made dead
         # incumbents (index = size); supports as rows padded with -1
         self.inc = np.asarray(inc, dtype=np.float64).copy()
         self.inc[~np.isfinite(self.inc)] = -np.inf
@@ -422,7 +517,7 @@ class PathKernel:
 
     def step(self, budget):
         return _compiled_kernel()(
-            self.B, self.M, self.additive, self.max_k, int(budget), self.fS, self.fm, self.fs, self.fP,
+            self.B, self.M, self.additive, self.max_k, int(budget), FORWARD, self.fS, self.fm, self.fs, self.fP,
             self.fW, self.fG, self.fub, self.fval, self.forder, self.fcval, self.est, self.stack_top,
             self.inc, self.inc_sup, self.counters,
         )

@@ -1,0 +1,154 @@
+"""The CPU policy of :mod:`pixsel._array_api`: arrays of another library that live on a CPU run
+NumPy's kernels on zero-copy views and get their results back in their own library, device and
+dtype; the array-API kernels run on any other device (array-api-strict's fake ``device1`` stands
+for a GPU here) and, inside the private switch ``_force_array_api``, on a CPU too."""
+
+import numpy as np
+import pytest
+
+from pixsel._array_api import (
+    _force_array_api,
+    call_on_host,
+    device_of,
+    host_view,
+    is_cpu,
+    runs_on_host,
+    to_numpy,
+)
+from pixsel.pls import cardinal_spls, spls_eta
+from pixsel.scores import block_krylov_svd
+from pixsel.spectral import fisher_thresholding_path, greedy_path, rank_one_greedy_path, simple_thresholding_path
+from pixsel.stats import class_means, class_statistics, class_sums, column_moments
+
+
+def _data(n=300, p=14, C=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    X = rng.standard_normal((n, p)) * np.linspace(0.5, 2.0, p) + 10.0
+    X[:, 1] += 2.0 * y
+    return X, y
+
+
+def _in(lib, got, dtype=None):
+    assert type(got).__module__.split(".")[0] == lib.name
+    assert device_of(got) == lib.device
+    if dtype is not None:
+        assert got.dtype == getattr(lib.xp, dtype)
+
+
+def test_policy_switch(lib, cpu_policy):
+    xp = pytest.importorskip("array_api_compat").array_namespace(lib.asarray([1.0]))
+    assert is_cpu(xp, lib.device) and runs_on_host(xp, lib.device)
+    with _force_array_api():
+        assert not runs_on_host(xp, lib.device)
+        with _force_array_api(False):
+            assert runs_on_host(xp, lib.device)
+        assert not runs_on_host(xp, lib.device)
+    assert runs_on_host(xp, lib.device)  # the switch is scoped
+    assert runs_on_host(np, None)
+
+
+def test_host_view_shares_memory(lib, cpu_policy):
+    a = lib.asarray(np.arange(12.0).reshape(3, 4))
+    v = host_view(a)
+    assert isinstance(v, np.ndarray) and v.tolist() == np.arange(12.0).reshape(3, 4).tolist()
+    if lib.name == "torch":  # no copy: the view is the tensor's memory
+        assert v.ctypes.data == a.data_ptr()
+        assert host_view(a.T).tolist() == v.T.tolist()  # strided views too
+    assert host_view(None) is None and host_view([1.0]) == [1.0]
+
+
+def test_call_on_host_types(lib, cpu_policy):
+    a = lib.asarray(np.array([1.0, 2.0, 3.0]), "float32")
+    out = call_on_host(lambda v: (np.cumsum(v, dtype=np.float64), np.arange(3)), lib.xp, lib.device, a)
+    _in(lib, out[0], "float32")  # floats come back in the work dtype of the first argument
+    assert isinstance(out[1], np.ndarray)  # integers (labels, indices) stay NumPy
+    np.testing.assert_array_equal(to_numpy(out[0]), [1.0, 3.0, 6.0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_statistics_are_numpys(lib, dtype, cpu_policy):
+    """On a CPU the statistics are NumPy's own (float64 accumulation), returned in X's library,
+    device and dtype; X is not modified."""
+    X, y = _data()
+    Xl = lib.asarray(X, dtype)
+    Xh = X.astype(dtype)
+    st, ref = class_statistics(Xl, lib.asarray(y)), class_statistics(Xh, y)
+    for name in ("within", "means", "mean"):
+        _in(lib, getattr(st, name), dtype)
+        np.testing.assert_array_equal(to_numpy(getattr(st, name)), getattr(ref, name).astype(dtype))
+    assert isinstance(st.counts, np.ndarray) and st.counts.tolist() == ref.counts.tolist()
+    cov = class_statistics(Xl, None)  # one class (SparsePCASelector's covariance)
+    np.testing.assert_array_equal(to_numpy(cov.within), class_statistics(Xh, np.zeros(len(X))).within.astype(dtype))
+    cm = class_means(Xl)
+    _in(lib, cm.mean, dtype)
+    np.testing.assert_array_equal(to_numpy(cm.mean), class_means(Xh).mean.astype(dtype))
+    mean, ss = column_moments(Xl)
+    rmean, rss = column_moments(Xh)
+    _in(lib, ss, dtype)
+    np.testing.assert_array_equal(to_numpy(ss), rss.astype(dtype))
+    cs = class_sums(Xl, lib.asarray(y))
+    np.testing.assert_array_equal(to_numpy(cs.squares), class_sums(Xh, y).squares.astype(dtype))
+    np.testing.assert_array_equal(to_numpy(Xl), Xh)  # never modified
+
+
+@pytest.mark.parametrize("form", ["vector", "factor", "full"])
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_greedy_path_runs_numpys_kernel(lib, form, direction, cpu_policy):
+    X, y = _data()
+    st = class_statistics(X, y)
+    A = {"vector": st.between_factor[:, 0], "factor": st.between_factor, "full": st.total}[form]
+    B = st.within + 0.01 * np.eye(X.shape[1])
+    ref = greedy_path(A, B, direction=direction)
+    got = greedy_path(lib.asarray(A), lib.asarray(B), direction=direction)
+    assert "array_api" not in got.info  # NumPy's kernel ran
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_array_equal(got.objective, ref.objective)
+    with _force_array_api():  # the array-API kernel: the same path
+        forced = greedy_path(lib.asarray(A), lib.asarray(B), direction=direction)
+    assert forced.info.get("array_api")
+    np.testing.assert_array_equal(forced.order, ref.order)
+    if form == "vector":  # the binary kernel's own entry point follows the same policy
+        got = rank_one_greedy_path(lib.asarray(A), lib.asarray(B), direction=direction)
+        assert "array_api" not in got.info
+        np.testing.assert_array_equal(got.order, ref.order)
+
+
+def test_thresholding_krylov_spls(lib, cpu_policy):
+    X, y = _data()
+    st = class_statistics(X, y)
+    a, B = st.between_factor[:, 0], st.within
+    for fn, A in ((fisher_thresholding_path, a), (simple_thresholding_path, st.between_factor)):
+        got, ref = fn(lib.asarray(A), lib.asarray(B)), fn(A, B)
+        assert "array_api" not in got.info
+        np.testing.assert_array_equal(got.order, ref.order)
+        np.testing.assert_array_equal(got.objective, ref.objective)
+    got, ref = block_krylov_svd(lib.asarray(X), 3, random_state=0), block_krylov_svd(X, 3, random_state=0)
+    _in(lib, got.components, "float64")
+    np.testing.assert_array_equal(to_numpy(got.components), ref.components)
+    np.testing.assert_array_equal(to_numpy(got.singular_values), ref.singular_values)
+    Y = X[:, 1] - X[:, 4]
+    for got, ref in ((cardinal_spls(lib.asarray(X), lib.asarray(Y), 4, 2), cardinal_spls(X, Y, 4, 2)),
+                     (spls_eta(lib.asarray(X), lib.asarray(Y), 0.5, 2), spls_eta(X, Y, 0.5, 2))):
+        _in(lib, got.coef, "float64")
+        np.testing.assert_array_equal(got.support, ref.support)
+        np.testing.assert_array_equal(to_numpy(got.coef), ref.coef)
+        np.testing.assert_allclose(to_numpy(got.predict(lib.asarray(X))), ref.predict(X), rtol=1e-12)
+
+
+def test_other_devices_run_the_array_api_kernels(cpu_policy):
+    """A device NumPy cannot view (array-api-strict's fake ``device1``, as a GPU would be) takes
+    the array-API kernels without the switch, and the results stay on that device."""
+    xps = pytest.importorskip("array_api_strict")
+    dev = xps.Device("device1")
+    assert not runs_on_host(xps, dev)
+    X, y = _data()
+    st = class_statistics(xps.asarray(X, device=dev), xps.asarray(y, device=dev))
+    assert st.within.device == dev
+    ref = class_statistics(X, y)
+    np.testing.assert_allclose(to_numpy(st.within), ref.within, rtol=1e-10, atol=1e-12)
+    path = greedy_path(st.between_factor, st.within)
+    assert path.info.get("array_api")
+    np.testing.assert_array_equal(path.order, greedy_path(ref.between_factor, ref.within).order)
+    res = block_krylov_svd(xps.asarray(X, device=dev), 3, random_state=0)
+    assert res.components.device == dev
