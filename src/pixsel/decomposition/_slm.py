@@ -109,7 +109,7 @@ class SparseLinearModelProjection(_HostFitTransformerMixin, _KernelMixin, ClassN
     by alternating a compiled coordinate-descent lasso on the atoms' Gram matrix (warm-started) and
     the representer-form update, which works from the sparse codes and never forms an
     ``n_basis^2 x n_atoms`` product (:mod:`pixsel.projection`); an iteration costs about a third
-    of a ``KernelPCA`` fit on the same kernel at ~1 %-dense codes, one at ~15 %. Nothing is
+    of a ``KernelPCA`` fit on the same kernel at ~1.5 %-dense codes, ~0.8 of one at ~15 %. Nothing is
     printed unless ``progress=True``.
 
     **Array libraries.** Under ``sklearn.set_config(array_api_dispatch=True)`` an ``X`` of
