@@ -182,7 +182,7 @@ def main(argv=None):
                 yl = conv(y)
                 sync()
                 row["seconds"][name] = _timed(lambda: fn(Xl, yl), sync, repeat)
-                if name != "numpy" and _on_cpu(name) and not args.public_only:
+                if name != "numpy" and _on_cpu(name) and not args.public_only and not task.startswith("raw"):
                     with _force_array_api():  # the array-API kernels on the CPU (what a GPU runs)
                         row["seconds"][f"{name} kernels"] = _timed(lambda: fn(Xl, yl), sync, repeat)
                 del Xl, yl
@@ -200,8 +200,11 @@ def main(argv=None):
     # the figure the README quotes: array-API path / NumPy path per task (goal on a CPU: <= 1.2)
     summary = {r["task"]: {k: v / r["seconds"]["numpy"] for k, v in r["seconds"].items() if k != "numpy"}
                for r in rows}
-    worst = max((v for r in summary.values() for k, v in r.items() if _on_cpu(k)), default=float("nan"))
-    print(f"worst public path on a CPU / NumPy: {worst:.2f}x (goal <= 1.2: {'met' if worst <= 1.2 else 'NOT met'})")
+    # the goal is about pixsel's paths: the raw X^T X row only shows each library's own BLAS
+    worst = max((v for t, r in summary.items() if not t.startswith("raw") for k, v in r.items() if _on_cpu(k)),
+                default=float("nan"))
+    print(f"worst public path on a CPU / NumPy: {worst:.2f}x (goal <= 1.2: {'met' if worst <= 1.2 else 'NOT met'};"
+          " the raw X^T X row excluded)")
     path = write_results(args, {"rows": rows, "ratio_to_numpy": summary, "libraries": [lb[0] for lb in libs],
                                 "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
     print(f"results: {path}")
