@@ -142,6 +142,12 @@ def main(argv=None):
         t_greedy = time.perf_counter() - t
         path = exact_path(a, B, time_limit=args.limit)
         print_path(path, fw, bw, t_greedy)
+        en, tree = path.info["enumeration"], path.info["tree"]
+        done = "enumerated" if en["completed"] else "enumeration stopped by the limit"
+        print(f"inside exact_path: sizes 1..{max(en['max_size'], 2)} {done} in {en['time_s']:.1f} s "
+              f"({en['nodes']} nodes, {en['pair_evaluations']} pair evaluations, {en['pruned']} subtrees pruned); "
+              f"tree: {tree['windows']} windows of sizes, forward bound tried {tree['forward_tried']} times, "
+              f"decisive {tree['forward_pruned']}", flush=True)
         rows = []
         for k in ks:
             row = {"k": k}

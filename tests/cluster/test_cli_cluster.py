@@ -61,7 +61,9 @@ def test_select_on_a_running_scheduler_equals_in_memory_with_task_stream_progres
     assert got["image_shape"] == [6, 8] and got["class_names"] == ["0", "1"]
     assert (out / "mask.png").stat().st_size > 0
     after = _tasks_per_worker(address)
-    assert all(after[w] > before.get(w, 0) for w in after)  # both worker processes computed
+    # the workers computed (the store is one chunk at pixsel's default chunking, read and reduced
+    # by one task: the worker that runs it)
+    assert sum(after.values()) > sum(before.values())
 
 
 def test_scores_on_a_running_scheduler(data, address, tmp_path, capsys):

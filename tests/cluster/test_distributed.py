@@ -77,6 +77,41 @@ def test_class_statistics_from_zarr_equal_numpy(client, store):
     assert all(n > 0 for n in _where_tasks_ran(client).values())
 
 
+class _KeysInMemory(distributed.diagnostics.plugin.SchedulerPlugin):
+    """Counts the task results held in the cluster's memory (the scheduler's view), and the most."""
+
+    name = "pixsel-keys-in-memory"
+
+    def __init__(self):
+        self.now = self.peak = 0
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        self.now += (finish == "memory") - (start == "memory")
+        self.peak = max(self.peak, self.now)
+
+
+def test_chunks_are_read_inside_the_fold_never_ahead_of_it(client, store):
+    # each chunk is read by the task that folds it: the cluster never holds more than the chains'
+    # accumulators (the current and, until its release, the previous one per chain), however
+    # many chunks there are; separate read tasks ran ahead of the chains and piled up
+    path, X, y = store
+    ds = open_zarr(path, chunk_rows=50)
+    assert ds.X.npartitions == 30
+    plugin = _KeysInMemory()
+    client.cluster.scheduler.add_plugin(plugin)  # a LocalCluster's scheduler lives in this process
+    try:
+        with distributed.get_task_stream(client) as ts:
+            got = class_statistics(ds.X, ds.y)
+    finally:
+        client.cluster.scheduler.remove_plugin(name=plugin.name)
+    ref = class_statistics(X, y)
+    assert _close(got.within, ref.within) and _close(got.means, ref.means)
+    names = [str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in ts.data]
+    assert len(names) == 30 and all(name.startswith("chunk-") for name in names)  # one task per chunk
+    assert len({t["worker"] for t in ts.data}) == 2  # the two chains ran on the two workers
+    assert 2 <= plugin.peak <= 4  # 2 chains x (accumulator + its successor)
+
+
 def test_selector_fit_on_cluster_gives_numpy_support(client, store):
     path, X, y = store
     ds = open_zarr(path, chunk_rows=300)

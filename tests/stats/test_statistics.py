@@ -44,6 +44,62 @@ def test_block_reduce_any_block_size_and_dask_chunks_same_sum():
         np.testing.assert_allclose(got, ref, rtol=1e-13)
 
 
+def _graphs(X):
+    """Dask arrays over X whose chunks are built by graphs of every shape the fold meets."""
+    base = da.from_array(X, chunks=(10, X.shape[1]))  # one shared in-memory array
+    yield base
+    yield da.from_array(X, chunks=(13, 2))  # column chunks: merged by a rechunk
+    yield base.persist()  # chunks that are data, not tasks
+    yield base.rechunk((25, X.shape[1]))  # an output chunk gathers several input chunks
+    yield base.map_overlap(lambda b: b, depth=(1, 0), boundary="none")  # neighbours shared by 2 chunks
+    yield (base * 2.0 - base) + da.zeros_like(base)  # elementwise over two inputs
+    yield da.concatenate([base[:50], base[50:]])
+    yield da.from_delayed(__import__("dask").delayed(np.array)(X), X.shape, X.dtype).rechunk((30, -1))
+
+
+def test_block_reduce_reads_each_chunk_inside_its_fold_task_for_any_graph():
+    import dask
+
+    X, _ = _data(n=97, p=5)
+    codes = np.arange(97) % 3
+    part = lambda b, c: np.stack([b[c == k].sum(axis=0) for k in range(3)])  # noqa: E731
+    ref = part(X, codes)
+    for Xd in _graphs(X):
+        for scheduler, chains in (("threads", None), ("sync", 3)):
+            with dask.config.set(scheduler=scheduler):
+                got = block_reduce(part, sum_partials, Xd, codes, chains=chains)
+            np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+def test_block_reduce_graph_has_one_task_per_chunk():
+    from pixsel.stats._reduce import _fused_reads
+
+    X, _ = _data(n=40_000, p=40)
+    fold = lambda acc, xb, s: xb  # noqa: E731
+    for rows, shared in ((4000, True), (100, False)):  # chunks of 1.3 MB, of 32 kB
+        graph, reads = _fused_reads(da.from_array(X, chunks=(rows, 40)))
+        assert len(reads) == 40_000 // rows
+        t = reads[3](("chunk-test", 3), fold, None, 3 * rows)
+        assert t.key == ("chunk-test", 3)
+        if shared:  # a large in-memory chunk stays a key of the graph, referenced by the task
+            assert len(t.dependencies) == 1 and next(iter(t.dependencies)) in graph
+        else:  # small data are copied into the task, which depends on nothing
+            assert not t.dependencies
+        np.testing.assert_array_equal(t({k: graph[k]() for k in t.dependencies}), X[3 * rows : 4 * rows])
+    X = X[:97]
+    import tempfile
+
+    zarr = pytest.importorskip("zarr")
+    with tempfile.TemporaryDirectory() as tmp:
+        zarr.save_array(tmp + "/x.zarr", X)
+        Xz = da.from_zarr(tmp + "/x.zarr", chunks=(10, 40))
+        graph, reads = _fused_reads(Xz)
+        t = reads[3](("chunk-test", 3), lambda acc, xb, s: xb, None, 30)
+        # the store's array object is small: copied into the task, which depends on nothing
+        assert not t.dependencies
+        np.testing.assert_array_equal(t({}), X[30:40])
+
+
 def test_block_reduce_slices_row_arrays_with_the_rows():
     X = np.arange(20.0).reshape(10, 2)
     codes = np.arange(10) % 2
@@ -303,6 +359,53 @@ def test_small_integer_statistics_are_exact_beyond_float32_range(dtype):
     np.testing.assert_allclose(st.means, means, rtol=1e-15)
     got = class_statistics(da.from_array(X, chunks=(1300, p)), y)
     np.testing.assert_allclose(got.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_dask_scatter_in_column_panels_equals_numpy(dtype, monkeypatch):
+    # a large p x p is reduced one column panel per pass (a worker holds panels, not p x p):
+    # panels of a few columns, of whole multiples of the product panel, and one panel
+    from pixsel.stats import _moments
+
+    X, y = _data(n=700, p=23, C=3, dtype=dtype, seed=4)
+    ref = class_statistics(X, y)
+    Xd = da.from_array(X, chunks=(150, 23))
+    monkeypatch.setattr(_moments, "_PANEL", 4)
+    for limit in (8 * 23 * 3, 8 * 23 * 9, 8 * 23 * 23):
+        monkeypatch.setattr(_moments, "_PARTIAL_BYTES", limit)
+        panels = _moments._column_panels(23)
+        assert panels[0][0] == 0 and panels[-1][1] == 23 and (len(panels) == 1) == (limit == 8 * 23 * 23)
+        assert all(8 * (23 - j0) * (j1 - j0) <= limit for j0, j1 in panels)
+        got = class_statistics(Xd, y)
+        np.testing.assert_allclose(got.within, ref.within, rtol=1e-12, atol=1e-12 * np.abs(ref.within).max())
+        np.testing.assert_allclose(got.means, ref.means, rtol=1e-14)
+        assert np.array_equal(got.within, got.within.T) and np.array_equal(got.counts, ref.counts)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float32_products_are_close_to_float64_and_opt_in(dtype):
+    X, y = _data(n=3000, p=40, C=3, dtype=dtype, seed=5)  # large means: centred before rounding
+    X[:, 3] = X[:, 4] * 0.5 + 1.0  # a collinear pair
+    exact = class_statistics(X, y)
+    for Xi in (X, da.from_array(X, chunks=(700, 40))):
+        fast = class_statistics(Xi, y, products="float32")
+        scale = np.abs(exact.within).max()
+        err = np.abs(fast.within - exact.within).max() / scale
+        assert 0 < err < 1e-5  # rounded (float32 products), but to float32 accuracy
+        np.testing.assert_allclose(fast.means, exact.means, rtol=1e-6)
+        assert np.array_equal(fast.within, fast.within.T) and fast.within.dtype == np.float64
+    with pytest.raises(ValueError, match=r"'products' parameter of class_statistics must be one of"):
+        class_statistics(X, y, products="half")
+    Xn = X.copy()
+    Xn[2345, 7] = np.nan
+    with pytest.raises(ValueError, match=r"\(2345, 7\)"):
+        class_statistics(da.from_array(Xn, chunks=(700, 40)), y, products="float32")
+
+
+def test_float32_products_change_nothing_for_small_integer_images():
+    X, y = _data(n=2000, p=17, C=2, dtype=np.uint8, seed=6)
+    a, b = class_statistics(X, y), class_statistics(X, y, products="float32")
+    assert np.array_equal(a.within, b.within) and np.array_equal(a.means, b.means)
 
 
 def test_parallel_slots_follow_the_scheduler():

@@ -15,6 +15,8 @@ block partial and one accumulator at a time.
 On Dask the chunks are folded along a few independent chains, one per thread of the scheduler
 (on a ``dask.distributed`` cluster: one per worker thread), each task reading one chunk and
 merging its partial into the chain's accumulator; the chains' results are then merged pairwise.
+The read is part of the fold task (the tasks that make a chunk run inside it): a chunk is read
+when its fold step runs, so a worker holds one chunk per thread, never chunks read ahead.
 So a worker holds one accumulator and the partial of the chunk it is reading (two partials; a
 tree of fan-in 8 held nine, which broke a 2 GiB worker at ``p = 8192`` for a ``p x p``
 scatter). Up to four chain results come back to the caller, who merges them in place; beyond
@@ -37,6 +39,9 @@ BLOCK_BYTES = 64 * 2**20
 #: at most this many chain results are sent to the caller and merged there (more are first
 #: merged pairwise by tasks).
 _CLIENT_MERGE = 4
+
+#: shared data of at most this size (a store's array object) is copied into every chunk's task.
+_INLINE_BYTES = 1 << 20
 
 
 def sum_partials(parts):
@@ -147,39 +152,97 @@ def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=
         return _numpy_reduce(part, merge, X, row_arrays, block_bytes, min_rows)
     row_arrays = tuple(np.asarray(r) for r in row_arrays)
 
+    import uuid
+
     import dask
-    import dask.array as da
+    from dask._task_spec import cull
+    from dask.delayed import Delayed
 
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    xblocks = X.to_delayed().ravel()
-    rblocks = [
-        da.from_array(r, chunks=(X.chunks[0],) + tuple((s,) for s in r.shape[1:])).to_delayed().ravel()
-        for r in row_arrays
-    ]
-
+    graph, reads = _fused_reads(X)
     fold_merge = merge_inplace or merge
+    rows = X.chunks[0]
+    starts = np.concatenate([[0], np.cumsum(rows[:-1])]).astype(int).tolist()
+    n_chains = max(1, min(len(rows), chains or _parallel_slots()))
+    name = f"chunk-{uuid.uuid4().hex}"  # never a key of an earlier call (its part may differ)
 
-    def chunk(acc, xb, start, *rb):
+    def step(acc, xb, start, rb):
         """One chunk's partial, merged into the chain's accumulator (never modified: a retried
-        task must find it as it was). Its tasks are named ``chunk-...``: one per chunk."""
+        task must find it as it was)."""
         new = _numpy_reduce(part, merge, np.asarray(xb), rb, block_bytes, min_rows, start, merge_inplace)
         return new if acc is None else fold_merge([new, acc])
 
-    task = dask.delayed(chunk, pure=True)
-    merge_task = dask.delayed(merge, pure=True)
-    starts = np.concatenate([[0], np.cumsum(X.chunks[0][:-1])]).astype(int).tolist()
-    blocks = list(zip(xblocks, starts, *rblocks))
-    n_chains = max(1, min(len(blocks), chains or _parallel_slots()))
-    accs = []
+    last = []
     for c in range(n_chains):  # chain c folds chunks c, c + n_chains, ...: all chains advance in row order
-        acc = None
-        for xb, s, *rb in blocks[c::n_chains]:
-            acc = task(acc, xb, s, *rb)
-        accs.append(acc)
+        prev = None
+        for i in range(c, len(rows), n_chains):
+            s, e = starts[i], starts[i] + rows[i]
+            key = (name, i)
+            graph[key] = reads[i](key, step, prev, s, tuple(r[s:e] for r in row_arrays))
+            prev = key
+        last.append(prev)
+    graph = cull(graph, last)  # drops what every chunk's task carries inside itself
+    accs = [Delayed(k, graph) for k in last]
+    merge_task = dask.delayed(merge, pure=True)
     while len(accs) > _CLIENT_MERGE:  # many chains: merged pairwise on the workers first
         accs = [merge_task(accs[i : i + 2]) if i + 1 < len(accs) else accs[i] for i in range(0, len(accs), 2)]
     # the last few here: they are ours now, so the first is merged into in place (no worker holds
     # two accumulators and their sum)
-    parts = list(dask.compute(*accs))
+    parts = list(dask.compute(*accs, optimize_graph=False))
     return parts[0] if len(parts) == 1 else fold_merge(parts)
+
+
+def _fused_reads(X):
+    """``X``'s (optimized) graph and, per row chunk, a builder of the task that reads and folds it.
+
+    ``reads[i](key, step, prev, *args)`` returns ONE task computing ``step(acc, x_i, *args)``
+    (``acc`` the result of the task ``prev``, or None) that also computes chunk ``i`` of ``X``
+    itself: the tasks only chunk ``i`` needs (reading it from its store, slicing, converting)
+    run inside it, so a chunk is read when its fold step runs, never ahead of it. Reads that
+    are separate tasks are ready at once and the scheduler runs them ahead of the chains, whose
+    steps wait for each other: on a cluster the read chunks piled up in worker memory (2.7 GiB
+    per worker at 10^6 x 4096 uint8). What several chunks share (the store's array object, an
+    in-memory array) stays a key of the graph, referenced by the tasks (the caller culls the
+    keys every task carries inside itself); small shared
+    data (the store's array object) is copied into every task, so that the first task of a chain
+    depends on nothing and the scheduler spreads the chains over the workers.
+    """
+    from dask._task_spec import DataNode, GraphNode, Task, TaskRef, convert_legacy_graph
+    from dask.core import reverse_dict
+    from dask.sizeof import sizeof
+
+    keys = [k for row in X.__dask_keys__() for k in row]
+    dsk = convert_legacy_graph(dict(X.__dask_optimize__(X.__dask_graph__(), keys)))
+    deps = {k: v.dependencies for k, v in dsk.items()}
+    dependents = reverse_dict(deps)
+
+    def inline(node, n_dependents):
+        """Whether a chunk's task computes ``node`` itself: a task only that chunk needs, or small
+        data (the store's array object: a path and metadata) copied into every task that reads
+        through it; large shared data (an in-memory array) stays one key of the graph."""
+        if isinstance(node, DataNode):
+            return sizeof(node.value) <= _INLINE_BYTES
+        return isinstance(node, GraphNode) and n_dependents == 1
+
+    def builder(ck):
+        private = []
+        if ck in dsk and inline(dsk[ck], 1):
+            private.append(dsk[ck])
+            todo = [ck]
+            while todo:
+                for d in deps[todo.pop()]:
+                    if d in dsk and d not in seen and inline(dsk[d], len(dependents[d])):
+                        seen.add(d)
+                        private.append(dsk[d])
+                        todo.append(d)
+            seen.clear()
+
+        def build(key, step, prev, *args):
+            tail = Task(key, step, None if prev is None else TaskRef(prev), TaskRef(ck), *args)
+            return Task.fuse(*private, tail, key=key) if private else tail
+
+        return build
+
+    seen = set()
+    return dsk, [builder(ck) for ck in keys]

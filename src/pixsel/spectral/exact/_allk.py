@@ -123,8 +123,8 @@ class ExactPath:
     info : dict
         ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
         seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``;
-        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``), its nodes, pair
-        evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
+        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``, ``'completed'``), its
+        nodes, pair evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
         forward bound was tried and made a node dead.
     """
 
@@ -533,7 +533,7 @@ def _enumerate_sizes(search, order):
     search's limits. Returns ``(stop_reason, sizes closed, info)``; a stopped enumeration closes
     nothing but its incumbents are offered."""
     K = _allk_enum.enumeration_size(search.p, search.r, search.max_k)
-    info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0}
+    info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True}
     if K < 3:
         return "completed", [], info
     t = time.perf_counter()
@@ -559,7 +559,7 @@ def _enumerate_sizes(search, order):
     for j, (value, S) in sorted(kern.improved().items(), reverse=True):
         search.offer(value, S)
     info.update(nodes=kern.n_nodes, pair_evaluations=int(kern.state[2]), pruned=int(kern.state[3]),
-                time_s=time.perf_counter() - t)
+                time_s=time.perf_counter() - t, completed=stop_reason == "completed")
     if stop_reason != "completed":
         return stop_reason, [], info
     sizes = [j for j in range(3, K + 1) if j not in search.closed]
@@ -722,7 +722,7 @@ def exact_path(
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
         closed = _enumerate_small(search)
-        enum_info = {"max_size": 2, "nodes": 0}
+        enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True}
         stop_reason = "completed"
         if additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA:
             stop_reason, more, enum_info = _enumerate_sizes(search, order)
