@@ -208,6 +208,7 @@ def main(argv=None):
     }
     write_results(args, data, name="montecarlo")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     ax[0].plot(ks, opt_n.mean(0), "ko-", label="optimal (exact)")
@@ -221,6 +222,8 @@ def main(argv=None):
     ax[1].axhline(0.9, color="gray", ls=":")
     ax[1].set(xlabel="k", ylabel="mean ratio to optimum", title="(b) optimality ratio")
     ax[1].legend()
+    for a in ax:  # k is an integer: no 2.5 ticks
+        a.xaxis.set_major_locator(MaxNLocator(integer=True))
     save_figure(fig, out / "montecarlo.png", dpi=120)
     print(f"wrote {out / 'montecarlo.json'} and montecarlo.png")
 
