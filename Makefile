@@ -35,7 +35,7 @@ docs: $(DOCS_STAMP)
 docs-clean:
 	rm -rf docs/_build docs/generated docs/auto_examples docs/_generated docs/sg_execution_times.rst
 
-# the issue-sized runs: hours in all (the Monte Carlo of 50,000 pairs alone is ~6 h; see README)
+# every benchmark at its default size: an hour or more (exact solves of up to 10 minutes; see README)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
