@@ -223,13 +223,15 @@ def bordered_top2_krylov(G, t, arow, d, VkT, WkT, tol1, tol, max_iter, max_dim, 
     m = q0 + 1
     cap = min(max_dim, n)
     nb = max(cap + 2, m)
-    VT = np.zeros((nb, n))
-    WT = np.zeros((nb, n))
+    VT = np.empty((nb, n))  # every row is written before it is read
+    WT = np.empty((nb, n))
     grow = G[t, :n]
     for a in range(q0):
         VT[a, :t] = VkT[a]
+        VT[a, t] = 0.0
         WT[a, :t] = WkT[a]
         WT[a, t] = _vdot(VkT[a], grow[:t])
+    VT[q0, :] = 0.0
     VT[q0, t] = 1.0
     WT[q0, :] = grow
     H = np.empty((nb, nb))
