@@ -158,7 +158,8 @@ def test_add_feature_matches_numpy_bookkeeping():
     rng = np.random.default_rng(3)
     p, t, nrows = 20, 4, 13
     Acols, G, rowsq = rng.standard_normal((p, 8)), rng.standard_normal((8, 8)), rng.random(p)
-    rows, order, col = rng.permutation(p).astype(np.intp), rng.permutation(p)[:8].astype(np.intp), rng.standard_normal(p)
+    rows, order = rng.permutation(p).astype(np.intp), rng.permutation(p)[:8].astype(np.intp)
+    col = rng.standard_normal(p)
     A2, G2, r2 = Acols.copy(), G.copy(), rowsq.copy()
     A2[:nrows, t] = col[rows[:nrows]]
     G2[t, : t + 1] = G2[: t + 1, t] = col[order[: t + 1]]

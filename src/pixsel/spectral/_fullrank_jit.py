@@ -32,7 +32,14 @@ from numba import njit
 
 from ._secular_jit import arrow4_rows
 
-__all__ = ["lead_block_matmul", "lead_block_symmatmul", "rows_matmul", "bordered_top2_krylov", "screen_candidates", "add_feature"]
+__all__ = [
+    "lead_block_matmul",
+    "lead_block_symmatmul",
+    "rows_matmul",
+    "bordered_top2_krylov",
+    "screen_candidates",
+    "add_feature",
+]
 
 _EPS = 2.220446049250313e-16
 

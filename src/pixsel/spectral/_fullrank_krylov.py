@@ -154,7 +154,6 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     free = np.ones(p, dtype=bool)
     order = np.empty(n_steps, dtype=np.intp)
     objective = np.empty(n_steps)
-    S = []
     n_krylov = n_dense = n_secular = 0
     state = None  # (mu (2,), U (t x 2), A_SS U, eps, gamma)
     carry = None  # (top Ritz vectors of A_SS, their images): the next Krylov start, or None
@@ -181,7 +180,6 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
         start = np.asarray(start, dtype=np.intp)
         order[:t0] = start
         objective[: t0 - 1] = np.nan
-        S = start.tolist()
         free[start] = False
         Acols[:, :t0] = Aop.columns(start)
         rowsq = (Acols[:, :t0] ** 2).sum(axis=1)
@@ -246,7 +244,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
                         VkT, WkT = (UT, np.ascontiguousarray(MU.T)) if carry is None else carry
                         ok_, mu_n, UT_n, MUT_n, e1, e_n, VcT, WcT = jit.bordered_top2_krylov(
                             G, t, Acols[pos[i]], dA[i], VkT, WkT, tol1 * sc, tol * sc, 60, 24, n_carry
-                        )
+                        )  # 60, 24: _top2_krylov's max_iter and max_dim
                         n_krylov += 1
                         if not ok_:
                             ok = False
@@ -313,7 +311,6 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
                 new_state = None
         order[t] = j
         free[j] = False
-        S.append(j)
         col = Aop.column(j)
         if jit is not None:
             jit.add_feature(Acols, rows, nrows, G, order, t, np.ascontiguousarray(col, dtype=np.float64), rowsq)
