@@ -13,9 +13,10 @@ same way (``RQ(u_1 without entry i) <= lambda <= gamma + lambda_max(D^(1/2) (I -
 D^(1/2))``) with branch and bound over the survivors. Whenever a certificate fails or two
 survivors cannot be separated, that step falls back to the dense route (partial ``eigh`` or full
 ``eigh`` + secular equation), so the greedy choice stays the exact argmax. Forward path to ``k``:
-``O(p k^2 + s m k^3 / 3)`` with ``m`` the matrix-block products per survivor (about 5 on
-Extended Yale B, p = 1024: the whole path to ``k = p`` in about 2-3 s against 107 s with one
-dense ``(t + 1) x (t + 1)`` eigenproblem per survivor, ``method='partial'``).
+``O(p k^2 + s m k^3 / 3)`` with ``m`` the matrix-block products per survivor (about 2 on
+Extended Yale B, p = 1024, with the carried Ritz start: the whole path to ``k = p`` in about
+0.17 s on one thread with the compiled phases of :mod:`pixsel.spectral._fullrank_jit`, against
+107 s with one dense ``(t + 1) x (t + 1)`` eigenproblem per survivor, ``method='partial'``).
 """
 
 from __future__ import annotations
@@ -39,32 +40,6 @@ def _compiled():
     return _fullrank_jit
 
 
-def _lead_matmul(jit, G, n):
-    """``Q -> G[:n, :n] @ Q`` for the row-major buffer ``G`` (symmetric block): one read of its
-    lower triangle for all of ``Q``'s columns (``dgemm`` with 2-3 columns costs 2-5 x one read
-    of the whole block on one thread)."""
-    if jit is None:
-        return None
-
-    def matmul(Q):
-        QT = np.ascontiguousarray(Q.T)
-        out = np.empty_like(QT)
-        jit.lead_block_symmatmul(G, n, QT, out)  # G[:n, :n] is symmetric: half of it is read
-        return out.T
-
-    return matmul
-
-
-def _rows_matmul(jit, A, rows, n, Q):
-    """``A[rows, :n] @ Q`` for the row-major ``A`` (compiled: one read of each row)."""
-    if jit is None:
-        return A[rows, :n] @ Q
-    QT = np.ascontiguousarray(Q.T)
-    out = np.empty((QT.shape[0], len(rows)))
-    jit.rows_matmul(A, np.ascontiguousarray(rows, dtype=np.intp), n, QT, out)
-    return out.T
-
-
 def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24, matmul=None, keep=0):
     """Top two Ritz pairs of the symmetric ``M`` by a block Krylov (Davidson) subspace from ``V0``.
 
@@ -74,7 +49,8 @@ def _top2_krylov(M, V, W, tol1, tol, max_iter=60, max_dim=24, matmul=None, keep=
     (Frobenius, an upper bound on the spectral norm), or ``None`` when the iteration did not
     reach ``res1 <= tol1`` and ``res <= tol`` (the caller then falls back to a dense ``eigh``).
     Only the unconverged residual columns expand the subspace. ``matmul(Q)``, when given,
-    replaces ``M @ Q`` (the compiled fused product of :func:`_lead_matmul`). ``keep > 0``: a
+    replaces ``M @ Q``. (The forward path's compiled route runs this same iteration in
+    :func:`pixsel.spectral._fullrank_jit.bordered_top2_krylov`.) ``keep > 0``: a
     sixth entry ``(Vk, MVk)``, the top ``keep`` Ritz vectors of the final subspace (orthonormal,
     descending, the first two are ``U``) and their images, for the next step to start from.
     """
@@ -151,8 +127,15 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     ``U^perp`` is bounded by ``mu_2^old + eps^old + eps``. Whenever a condition fails or two
     survivors cannot be separated, that step uses the dense route (partial ``eigh``, exact), which
     also restarts the state from exact eigenpairs. The greedy choice is thus the exact argmax.
-    ``compiled=True`` runs the thin products (the candidates' rows times ``U``, the Krylov
-    passes) in :mod:`pixsel.spectral._fullrank_jit`; ``False`` in NumPy (the same steps).
+    ``compiled=True`` runs each step's phases as compiled calls of
+    :mod:`pixsel.spectral._fullrank_jit`: the screening (:func:`screen_candidates`, which forms
+    ``U^T a`` only for the candidates whose cheap upper bound reaches the best lower bound of
+    the four most promising ones, the others being unable to survive), each survivor's whole
+    Krylov iteration (:func:`bordered_top2_krylov`) and the bookkeeping (:func:`add_feature`);
+    the certificates (Temple, interlacing, separation of the survivors) and the dense fallback
+    stay here, shared by both routes. ``False``: NumPy throughout (the same steps and
+    conditions; only rounding differs). On Extended Yale B (p = 1024, one thread) the whole
+    path takes about 0.17 s compiled against 0.45 s when only the products were compiled.
     ``start``: continue the path from this support (its entries first in ``order``, in the
     given order; ``objective`` is NaN below its size and exact at it). ``n_carry``: each step's
     Krylov subspace starts from the previous step's top ``n_carry`` Ritz vectors of ``A_SS``
@@ -171,7 +154,6 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     free = np.ones(p, dtype=bool)
     order = np.empty(n_steps, dtype=np.intp)
     objective = np.empty(n_steps)
-    S = []
     n_krylov = n_dense = n_secular = 0
     state = None  # (mu (2,), U (t x 2), A_SS U, eps, gamma)
     carry = None  # (top Ritz vectors of A_SS, their images): the next Krylov start, or None
@@ -198,7 +180,6 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
         start = np.asarray(start, dtype=np.intp)
         order[:t0] = start
         objective[: t0 - 1] = np.nan
-        S = start.tolist()
         free[start] = False
         Acols[:, :t0] = Aop.columns(start)
         rowsq = (Acols[:, :t0] ** 2).sum(axis=1)
@@ -231,49 +212,66 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
             AS = Acols[:nrows, :t]
             AS_c = pos[cand]
             c = dA[cand]
-            b = _rows_matmul(jit, Acols, AS_c, t, U)  # columns of AS are in order of addition, like U's rows
-            b1, b2 = b[:, 0], b[:, 1]
             bnorm2 = rowsq[cand]
-            lower = np.maximum(eig2_max(mu[0], b1, c), mu[0])
-            # cheap bound first (mu_2, gamma <= mu_1), the 4 x 4 arrow only where it matters
-            upper = eig2_max(max(mu[0], gamma), np.sqrt(bnorm2), c)
-            upper = upper * (1 + 1e-12) + 1e-12 * np.abs(c) + eps
-            tol_s = 1e-10 * (np.maximum(np.abs(upper), abs(mu[0])) + np.sqrt(bnorm2)).max()
-            hard = np.flatnonzero(upper >= lower.max() - tol_s)
-            beta = np.sqrt(np.maximum(bnorm2[hard] - b1[hard] ** 2 - b2[hard] ** 2, 0.0))
-            upper[hard] = np.minimum(
-                upper[hard], arrow4_max(mu[0], mu[1], gamma, c[hard], b1[hard], b2[hard], beta) + eps
-            )
-            lower = np.minimum(lower, upper)
-            surv = np.flatnonzero(upper >= lower.max() - tol_s)
+            if jit is not None:  # the same screening in one compiled call
+                UT = np.ascontiguousarray(U.T)
+                bT, lower, upper, tol_s, surv = jit.screen_candidates(
+                    Acols, AS_c, t, UT, mu[0], mu[1], gamma, eps, c, bnorm2
+                )
+            else:
+                b = AS[AS_c] @ U  # columns of AS are in order of addition, like U's rows
+                b1, b2 = b[:, 0], b[:, 1]
+                lower = np.maximum(eig2_max(mu[0], b1, c), mu[0])
+                # cheap bound first (mu_2, gamma <= mu_1), the 4 x 4 arrow only where it matters
+                upper = eig2_max(max(mu[0], gamma), np.sqrt(bnorm2), c)
+                upper = upper * (1 + 1e-12) + 1e-12 * np.abs(c) + eps
+                tol_s = 1e-10 * (np.maximum(np.abs(upper), abs(mu[0])) + np.sqrt(bnorm2)).max()
+                hard = np.flatnonzero(upper >= lower.max() - tol_s)
+                beta = np.sqrt(np.maximum(bnorm2[hard] - b1[hard] ** 2 - b2[hard] ** 2, 0.0))
+                upper[hard] = np.minimum(
+                    upper[hard], arrow4_max(mu[0], mu[1], gamma, c[hard], b1[hard], b2[hard], beta) + eps
+                )
+                lower = np.minimum(lower, upper)
+                surv = np.flatnonzero(upper >= lower.max() - tol_s)
             j = None
             if len(surv) <= max_partial:
                 res_list = []
                 ok = True
                 for s_ in surv:
                     i = cand[s_]
-                    G[t, :t] = G[:t, t] = AS[pos[i]]
-                    G[t, t] = dA[i]
-                    M = G[: t + 1, : t + 1]
-                    Vk, Wk = (U, MU) if carry is None else carry  # carry: top Ritz vectors of A_SS
-                    q = Vk.shape[1]
-                    V0 = np.zeros((t + 1, q + 1))
-                    V0[:t, :q] = Vk
-                    V0[t, q] = 1.0
-                    W0 = np.empty((t + 1, q + 1))  # M V0 without touching A_SS
-                    W0[:t, :q] = Wk
-                    W0[t, :q] = AS[pos[i]] @ Vk if carry is not None else b[s_]
-                    W0[:t, q] = AS[pos[i]]
-                    W0[t, q] = dA[i]
                     sc = abs(mu[0]) + np.sqrt(bnorm2[s_])
-                    out = _top2_krylov(M, V0, W0, tol1 * sc, tol * sc, matmul=_lead_matmul(jit, G, t + 1),
-                                       keep=n_carry)
-                    n_krylov += 1
-                    if out is None:
-                        ok = False
-                        break
-                    mu_n, U_n, MU_n, e1, e_n = out[:5]
-                    carry_n = out[5] if n_carry else None
+                    if jit is not None:  # the whole iteration in one compiled call (vectors as rows)
+                        VkT, WkT = (UT, np.ascontiguousarray(MU.T)) if carry is None else carry
+                        ok_, mu_n, UT_n, MUT_n, e1, e_n, VcT, WcT = jit.bordered_top2_krylov(
+                            G, t, Acols[pos[i]], dA[i], VkT, WkT, tol1 * sc, tol * sc, 60, 24, n_carry
+                        )  # 60, 24: _top2_krylov's max_iter and max_dim
+                        n_krylov += 1
+                        if not ok_:
+                            ok = False
+                            break
+                        U_n, MU_n = UT_n.T, MUT_n.T
+                        carry_n = (VcT, WcT) if n_carry else None
+                    else:
+                        G[t, :t] = G[:t, t] = AS[pos[i]]
+                        G[t, t] = dA[i]
+                        M = G[: t + 1, : t + 1]
+                        Vk, Wk = (U, MU) if carry is None else carry  # carry: top Ritz vectors of A_SS
+                        q = Vk.shape[1]
+                        V0 = np.zeros((t + 1, q + 1))
+                        V0[:t, :q] = Vk
+                        V0[t, q] = 1.0
+                        W0 = np.empty((t + 1, q + 1))  # M V0 without touching A_SS
+                        W0[:t, :q] = Wk
+                        W0[t, :q] = AS[pos[i]] @ Vk if carry is not None else b[s_]
+                        W0[:t, q] = AS[pos[i]]
+                        W0[t, q] = dA[i]
+                        out = _top2_krylov(M, V0, W0, tol1 * sc, tol * sc, keep=n_carry)
+                        n_krylov += 1
+                        if out is None:
+                            ok = False
+                            break
+                        mu_n, U_n, MU_n, e1, e_n = out[:5]
+                        carry_n = out[5] if n_carry else None
                     alpha = max(mu[1], gamma) + eps + e_n  # >= theta_3(new) + e_n (interlacing)
                     th2_up = max(mu[0], gamma) + eps  # >= theta_1(A_SS) >= theta_2(new)
                     if mu_n[1] > alpha:  # then U_n^perp holds nothing above alpha: Weyl
@@ -313,11 +311,13 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
                 new_state = None
         order[t] = j
         free[j] = False
-        S.append(j)
         col = Aop.column(j)
-        Acols[:nrows, t] = col[rows[:nrows]]
-        G[t, : t + 1] = G[: t + 1, t] = col[S]
-        rowsq += col * col
+        if jit is not None:
+            jit.add_feature(Acols, rows, nrows, G, order, t, np.ascontiguousarray(col, dtype=np.float64), rowsq)
+        else:
+            Acols[:nrows, t] = col[rows[:nrows]]
+            G[t, : t + 1] = G[: t + 1, t] = col[order[: t + 1]]
+            rowsq += col * col
         objective[t] = best
         carry = new_carry if new_state is not None else None
         state = new_state if new_state is not None else dense_state(t + 1)
