@@ -72,6 +72,12 @@ def _lam(A, S):
 
 
 
+def _top_pair(A, S):
+    """``lambda_max(A_S)`` and its eigenvector (LAPACK's subset solver: a third of a full ``eigh``)."""
+    w, v = sla.eigh(A[np.ix_(S, S)], subset_by_index=[len(S) - 1, len(S) - 1], driver="evr")
+    return float(w[0]), v[:, 0]
+
+
 def _add_values(A, S, theta, V):
     """Exact ``lambda_max(A_{S+j})`` of every ``j`` outside ``S`` (bordered secular equation)."""
     p = A.shape[0]
@@ -189,7 +195,7 @@ def _second_root(theta, b, c, max_iter=60, compiled=True):
     return hi
 
 
-def _swap_bounds(A, S, theta, V, rem):
+def _swap_bounds(A, S, theta, V, rem, thr=None):
     """Bounds on ``lambda_max(A_T)``, ``T = S - i + j``, for every ``i`` in ``S`` and ``j`` outside.
 
     With ``M = A_{S+j}`` (bordered: ``lambda_1 = add_j``, ``lambda_2 <= mu_j`` from
@@ -199,15 +205,25 @@ def _swap_bounds(A, S, theta, V, rem):
     The smaller of the two is returned as ``upper`` (rigorous up to a rounding margin), and the
     Rayleigh quotient of ``z_j`` with entry ``i`` zeroed as ``lower`` (an estimate that orders
     the exact evaluations). Returns ``out, add, upper, lower`` (``k x (p - k)``).
+
+    ``thr``: only the columns ``j`` where some bound with the interlacing value
+    ``mu_j = theta_1`` still exceeds ``thr`` get the exact second root (the Newton solve that
+    dominates the cost); the others keep that weaker bound, which already excludes every swap
+    of theirs (the bound increases with ``mu_j``, so the set of swaps above ``thr`` is the same).
     """
+    return _swap_data(A, S, theta, V, rem, thr)[:4]
+
+
+def _swap_data(A, S, theta, V, rem, thr=None):
+    """:func:`_swap_bounds` plus ``mu`` (upper bounds on ``lambda_2(A_{S+j})``) and ``Z``
+    (``k x (p - k)``: the top eigenvector of each ``A_{S+j}`` on ``S``, up to its norm)."""
     p, k = A.shape[0], len(S)
     out = np.setdiff1d(np.arange(p), S)
-    AoS = A[np.ix_(out, S)]
+    AoS = A.take(S, axis=0).take(out, axis=1).T  # A[out][:, S] (a faster gather)
     b = AoS @ V
     c = np.diag(A)[out]
     th1 = theta[-1]
     add = _border_top(theta, b, c)
-    mu = _second_root(theta, b, c)
     scale = abs(th1) + np.abs(c).max() + 1e-300
     with np.errstate(divide="ignore", invalid="ignore"):
         y = b / (add[:, None] - theta[None, :])
@@ -216,48 +232,126 @@ def _swap_bounds(A, S, theta, V, rem):
     Z = V @ y.T  # (k, n_out): the top eigenvector of A_{S+j} on S, up to its norm
     z2 = Z * Z / (1.0 + (y * y).sum(axis=1))[None, :]
     z2[:, ~ok] = 0.0
-    # a rounding margin on z^2 keeps the bound on the safe side (it decreases in z^2)
-    upper = add[None, :] - (add - mu)[None, :] * np.maximum(z2 - 1e-9, 0.0)
+    dz2 = np.maximum(z2 - 1e-9, 0.0)  # a rounding margin keeps the bound on the safe side
     border = np.sqrt(np.maximum((AoS * AoS).sum(axis=1)[None, :] - AoS.T**2, 0.0))
-    upper = np.minimum(upper, eig2_max(rem[:, None], border, c[None, :]))
+    upper_b = eig2_max(rem[:, None], border, c[None, :])
+    if thr is None:
+        mu = _second_root(theta, b, c)
+    else:  # lambda_2(A_{S+j}) <= theta_1 (interlacing); the exact root only where it matters
+        mu = np.full(len(out), th1)
+        crude = np.minimum(add[None, :] - (add - mu)[None, :] * dz2, upper_b) + 1e-11 * scale
+        cols = np.flatnonzero((crude > thr).any(axis=0))
+        if len(cols):
+            mu[cols] = _second_root(theta, b[cols], c[cols])
+    upper = add[None, :] - (add - mu)[None, :] * dz2
+    upper = np.minimum(upper, upper_b)
     upper += 1e-11 * scale
     dA = np.diag(A)[S]
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = add[None, :] - z2 * (add[None, :] - dA[:, None]) / (1.0 - z2)
     lower = np.where(np.isfinite(lower), lower, -np.inf)
-    return out, add, upper, lower
+    return out, add, upper, lower, mu, Z, ok
 
 
-def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval):
+def _certified_top(M, x0, alpha, f, margin, dim=6, cycles=3):
+    """Decide ``lambda_max(M) > f`` from a few Krylov steps, or ``None`` when not certain.
+
+    ``x0`` a warm start (close to the top eigenvector), ``alpha >= lambda_2(M)``. Each cycle is
+    a Rayleigh-Ritz step on ``span(x, M x, ..., M^(dim-1) x)`` restarted from its top Ritz
+    vector: the Ritz value ``rho <= lambda_max(M)``, and, with the residual ``r`` of the Ritz
+    pair and ``rho > alpha``, Kato-Temple gives ``lambda_max(M) <= rho + |r|^2 / (rho - alpha)``.
+    Returns ``(True, rho)`` when ``rho - margin > f``, ``(False, upper)`` when
+    ``upper + margin <= f`` and ``None`` after ``cycles`` cycles without a decision.
+    """
+    n = M.shape[0]
+    x = x0 / np.linalg.norm(x0)
+    dim = min(dim, n)
+    for _ in range(cycles):
+        Q = np.empty((n, dim))
+        MQ = np.empty((n, dim))
+        Q[:, 0] = x
+        d = dim
+        for t in range(dim):
+            MQ[:, t] = M @ Q[:, t]
+            if t + 1 == dim:
+                break
+            w = MQ[:, t].copy()
+            for _ in range(2):  # full reorthogonalization, twice
+                w -= Q[:, : t + 1] @ (Q[:, : t + 1].T @ w)
+            nw = np.linalg.norm(w)
+            if nw <= 1e-10 * np.linalg.norm(MQ[:, t]):
+                d = t + 1  # an invariant subspace: the Ritz pairs are exact up to rounding
+                break
+            Q[:, t + 1] = w / nw
+        H = Q[:, :d].T @ MQ[:, :d]
+        h, G = np.linalg.eigh(0.5 * (H + H.T))
+        x = Q[:, :d] @ G[:, -1]
+        Mx = MQ[:, :d] @ G[:, -1]
+        nx = np.linalg.norm(x)
+        x, Mx = x / nx, Mx / nx
+        rho = float(x @ Mx)
+        if rho - margin > f:
+            return True, rho
+        if rho > alpha:
+            r = np.linalg.norm(Mx - rho * x)
+            upper = rho + r * r / (rho - alpha)
+            if upper + margin <= f:
+                return False, upper
+    return None
+
+
+def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval, certify=True):
     """The best exact 1-swap among the unscreened ones, or ``None`` when none improves on ``f``.
 
     Every swap whose upper bound (:func:`_swap_bounds`) is at most ``f`` is skipped. The rest
-    are evaluated exactly, by decreasing estimate, and the first that improves is returned
-    (first improvement); after ``n_first`` of them, the others by decreasing upper bound, up to
+    are evaluated, by decreasing estimate, and the first that improves is returned (first
+    improvement); after ``n_first`` of them, the others by decreasing upper bound, up to
     ``max_eval`` evaluations in all. Returns ``(move, n_eval, complete, out, add)``, ``complete``
     telling whether every unscreened swap was either evaluated or bounded below ``f``, and
     ``out, add`` the exact value of every single addition (for the splicing moves).
+
+    ``certify``: each evaluation first tries :func:`_certified_top` from the top eigenvector of
+    ``A_{S+j}`` without entry ``i`` (``lambda_2(A_T) <= mu_j`` by interlacing), which settles
+    "improves or not" in a few ``O(k^2)`` products; only undecided swaps get the exact ``eigh``.
+    A swap is taken only on a certified lower bound above ``f``, so the move value of an
+    accepted swap may be that lower bound (``move[1] <= lambda_max(A_T)``), not the exact value.
     """
-    out, add, upper, lower = _swap_bounds(A, S, theta, V, rem)
     thr = f * (1 + 1e-12)
+    out, add, upper, lower, mu, Z, ok = _swap_data(A, S, theta, V, rem, thr)
     ii, jj = np.nonzero(upper > thr)
     if len(ii) == 0:
         return None, 0, True, out, add
     ub = upper[ii, jj]
     est = lower[ii, jj]
+    scale = abs(theta[-1]) + np.abs(np.diag(A)[out]).max() + 1e-300
+    margin = 1e-12 * scale
+
+    def improves(q, best):
+        """``(improves, value)``; ``value`` exact unless certified."""
+        i, j = ii[q], jj[q]
+        T = np.sort(np.append(S[S != S[i]], out[j]))
+        if certify:
+            x = np.zeros(A.shape[0])
+            x[S] = Z[:, j] if ok[j] else V[:, -1]
+            x[out[j]] = 1.0 if ok[j] else 0.0
+            x[S[i]] = 0.0
+            x0 = x[T]
+            if np.any(x0):
+                dec = _certified_top(A.take(T, axis=0).take(T, axis=1), x0, mu[j] + 1e-11 * scale, best, margin)
+                if dec is not None:
+                    return T, dec[0], dec[1]
+        v = _lam(A, T)
+        return T, v > best, v
+
     first = np.lexsort((jj, ii, -est))[:n_first]  # largest estimate first; ties by index
-    best, best_T, n_eval = thr, None, 0
+    best, n_eval = thr, 0
     done = np.zeros(len(ii), dtype=bool)
     for q in first:
-        T = np.sort(np.append(S[S != S[ii[q]]], out[jj[q]]))
-        v = _lam(A, T)
+        T, better, v = improves(q, best)
         n_eval += 1
         done[q] = True
-        if v > best:  # first improvement: the estimates are accurate, the first one usually wins
-            best, best_T = v, T
-            break
-    if best_T is not None:
-        return (best_T, best), n_eval, True, out, add
+        if better:  # first improvement: the estimates are accurate, the first one usually wins
+            return (T, v), n_eval, True, out, add
     rest = np.flatnonzero(~done)
     rest = rest[np.lexsort((jj[rest], ii[rest], -ub[rest]))]
     for q in rest:
@@ -265,10 +359,9 @@ def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval):
             return None, n_eval, True, out, add
         if n_eval >= max_eval:
             return None, n_eval, False, out, add
-        T = np.sort(np.append(S[S != S[ii[q]]], out[jj[q]]))
-        v = _lam(A, T)
+        T, better, v = improves(q, best)
         n_eval += 1
-        if v > best:
+        if better:
             return (T, v), n_eval, True, out, add
     return None, n_eval, True, out, add
 
@@ -341,6 +434,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
     best, best_T = f, None
     T = S.copy()
     m = n_pruned = 0
+    seen = {}  # support (bytes) reached by the removals -> the support they end at
     targets = []
     g = 1
     while g <= min(max_grow, p - k):
@@ -374,10 +468,23 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
                 continue
         U = T.copy()
         th, W = theta, V
+        chain, known = [], None
         for step in range(m):
             if step:
+                known = seen.get(U.tobytes())
+                if known is not None:  # an earlier group's removals went on from this very support
+                    break
                 th, W = np.linalg.eigh(A[np.ix_(U, U)])
+            chain.append(U.tobytes())
             U = np.delete(U, int(np.argmax(_remove_values(th, W, screen=screen))))
+        if known is not None:
+            U = known
+        for key in chain:
+            seen[key] = U
+        if known is not None or np.array_equal(U, S):
+            # the greedy removals are deterministic: the same end support as before (already
+            # compared with the best), or S itself, which cannot improve on f
+            continue
         v = _lam(A, U)
         if v > best * (1 + 1e-12):
             best, best_T = v, U
@@ -457,25 +564,24 @@ def refine_support(
             "swap_sweep_complete": screen, "n_grow_pruned": 0}
     if k == 0 or k == p:
         return S, (_lam(A, S) if k else 0.0), info
-    theta, V = np.linalg.eigh(A[np.ix_(S, S)])
-    f = theta[-1]
+    f, x_S = _top_pair(A, S)
     n_power = n_swaps = n_exch = n_grow = 0
     x = np.zeros(p)
-    x[S] = V[:, -1]
+    x[S] = x_S
     for _ in range(max_power):
         y = A @ x
         T = np.sort(np.argsort(-np.abs(y), kind="stable")[:k])
         if np.array_equal(T, S):
             break
-        th, W = np.linalg.eigh(A[np.ix_(T, T)])
-        if th[-1] <= f * (1 + 1e-14):
+        th1, x_T = _top_pair(A, T)  # the top pair only: the full eigh is needed once, after
+        if th1 <= f * (1 + 1e-14):
             break
-        S, f, theta, V = T, th[-1], th, W
+        S, f = T, th1
         x = np.zeros(p)
-        x[S] = V[:, -1]
+        x[S] = x_T
         n_power += 1
     for _ in range(max_swaps):
-        theta, V = np.linalg.eigh(A[np.ix_(S, S)])
+        theta, V = np.linalg.eigh(A[np.ix_(S, S)])  # once per accepted move
         f = theta[-1]
         rem = _remove_values(theta, V)
         best, best_T = f, None
@@ -514,7 +620,7 @@ def refine_support(
                 (best_T, best), n_grow = move, n_grow + 1
         if best_T is None:
             break
-        S, f = best_T, best
+        S, f = best_T, None  # a certified swap's value may be a lower bound: eigh on the next round
         n_swaps += 1
     info.update(n_power=n_power, n_swaps=n_swaps, n_exchanges=n_exch, n_grow_shrink=n_grow)
-    return S, float(_lam(A, S)), info
+    return S, float(_lam(A, S) if f is None else f), info
