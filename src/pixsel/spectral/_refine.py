@@ -45,6 +45,7 @@ from itertools import combinations
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.lapack import dpotrf as _potrf
 
 from ._fullrank_krylov import forward_krylov
 from ._operators import DenseOperator
@@ -70,6 +71,27 @@ _KRYLOV_GROW = 8
 def _lam(A, S):
     return float(sla.eigh(A[np.ix_(S, S)], eigvals_only=True, subset_by_index=[len(S) - 1, len(S) - 1])[0])
 
+
+
+def _exceeds(A, T, thr):
+    """``lambda_max(A_T)`` when it may exceed ``thr``, else ``None`` (then it certainly does not).
+
+    One Cholesky factorization of ``sigma I - A_T`` (a sixth of the subset ``eigh`` of
+    :func:`_lam`): its success proves ``sigma I - A_T + E`` positive definite with
+    ``|E|_2 <= (n + 1) eps tr(sigma I - A_T)`` (the backward error of Cholesky), so with
+    ``sigma = thr - delta``, ``delta`` twice that, ``lambda_max(A_T) < thr``. Otherwise the exact
+    value is returned, so a caller that compares it with ``thr`` decides exactly as with
+    :func:`_lam` alone.
+    """
+    n = len(T)
+    M = A.take(T, axis=0).take(T, axis=1)
+    tr = n * thr - np.trace(M)
+    delta = 2.0 * (n + 1) * _EPS * max(tr, 0.0) + 4 * _EPS * abs(thr)
+    M = -M
+    M[np.diag_indices(n)] += thr - delta
+    if tr > 0 and _potrf(M, lower=0, clean=0, overwrite_a=1)[1] == 0:
+        return None
+    return _lam(A, T)
 
 
 def _top_pair(A, S):
@@ -340,8 +362,8 @@ def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval, certify=True):
                 dec = _certified_top(A.take(T, axis=0).take(T, axis=1), x0, mu[j] + 1e-11 * scale, best, margin)
                 if dec is not None:
                     return T, dec[0], dec[1]
-        v = _lam(A, T)
-        return T, v > best, v
+        v = _exceeds(A, T, best)
+        return T, v is not None and v > best, v
 
     first = np.lexsort((jj, ii, -est))[:n_first]  # largest estimate first; ties by index
     best, n_eval = thr, 0
@@ -415,8 +437,9 @@ def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
     best, best_T = f, None
     for _, R, J in cands[:n_eval]:
         T = np.sort(np.concatenate([np.setdiff1d(S, R), J]))
-        v = _lam(A, T)
-        if v > best * (1 + 1e-12):
+        thr = best * (1 + 1e-12)
+        v = _exceeds(A, T, thr)
+        if v is not None and v > thr:
             best, best_T = v, T
     return None if best_T is None else (best_T, best)
 
@@ -485,8 +508,9 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
             # the greedy removals are deterministic: the same end support as before (already
             # compared with the best), or S itself, which cannot improve on f
             continue
-        v = _lam(A, U)
-        if v > best * (1 + 1e-12):
+        thr = best * (1 + 1e-12)
+        v = _exceeds(A, U, thr)
+        if v is not None and v > thr:
             best, best_T = v, U
     return (None if best_T is None else (best_T, best)), n_pruned
 
@@ -605,8 +629,9 @@ def refine_support(
             m = 2  # splicing: exchange the m least harmful for the m best, m = 2, 4, 8, ...
             while m <= min(k, p - k):
                 T = np.sort(np.concatenate([np.setdiff1d(S, rem_order[:m]), add_order[:m]]))
-                v = _lam(A, T)
-                if v > best * (1 + 1e-12):
+                thr = best * (1 + 1e-12)
+                v = _exceeds(A, T, thr)
+                if v is not None and v > thr:
                     best, best_T = v, T
                 m *= 2
         if best_T is None and n_exchange > 0:
