@@ -342,3 +342,27 @@ def test_memoized_grow_shrink_equals_fresh_removals(seed):
     assert (move is None) == (best_T is None)
     if move is not None:
         assert move[0].tolist() == best_T.tolist() and move[1] == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_pole_deleted_root_equals_newton_and_the_exact_value(seed):
+    """``deleted_top_rows`` (the two-pole iteration) gives the same removal values as the Newton
+    solver and as ``eigvalsh`` of every ``A_{S-i}``, including decoupled rows (``w_1 = 0``)."""
+    from pixsel.spectral._refine import _remove_values
+    from pixsel.spectral._refine_jit import deleted_top_rows
+    from pixsel.spectral._secular import secular_deleted
+
+    rng = np.random.default_rng(1100 + seed)
+    for k in (2, 3, 12, 60):
+        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
+        if seed == 3 and k > 2:  # a feature uncorrelated with the rest: w_1 = 0 on its row
+            A[0, 1:] = A[1:, 0] = 0.0
+            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
+        theta, V = np.linalg.eigh(A)
+        exact = np.array([_lmax(A, np.delete(np.arange(k), i)) for i in range(k)])
+        np.testing.assert_allclose(_remove_values(theta, V), exact, rtol=1e-12)
+        w2 = V * V
+        th1, th2 = theta[-1], theta[-2]
+        lo, hi = np.full(k, th2), th1 - (th1 - th2) * w2[:, -1]
+        new = deleted_top_rows(theta, np.ascontiguousarray(w2), lo, hi, 100)
+        np.testing.assert_allclose(new, secular_deleted(theta, w2, lo, hi), rtol=1e-13)

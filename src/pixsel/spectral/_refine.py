@@ -162,12 +162,24 @@ def _remove_values(theta, V, screen=False):
         rq = (th1 * (1 - 2 * a1) + a1 * (wh @ theta)) / (1 - a1)
     lo = np.minimum(np.maximum(th2, np.where(1 - a1 > 1e-12, rq, th2)), hi)
     if not screen:
-        return secular_deleted(theta, wh, lo, hi)
+        return _deleted_top(theta, wh, lo, hi)
     margin = 1e-10 * (abs(th1) + abs(theta[0]))  # rounding in the bracket
     surv = np.flatnonzero(hi + margin >= lo.max())
     vals = np.full(k, -np.inf)
-    vals[surv] = secular_deleted(theta, wh[surv], lo[surv], hi[surv])
+    vals[surv] = _deleted_top(theta, wh[surv], lo[surv], hi[surv])
     return vals
+
+
+def _deleted_top(theta, w2, lo, hi):
+    """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral._refine_jit`
+    (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
+    try:
+        from ._refine_jit import deleted_top_rows
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return secular_deleted(theta, w2, lo, hi)
+    f64 = np.float64
+    return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
+                            np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
 
 
 def _second_root(theta, b, c, max_iter=60, compiled=True):
