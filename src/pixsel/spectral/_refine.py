@@ -50,7 +50,7 @@ from scipy.linalg.lapack import dpotrf as _potrf
 from ._fullrank_krylov import forward_krylov
 from ._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import _compiled, arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
 
 from typing import TYPE_CHECKING
 
@@ -182,6 +182,15 @@ def _deleted_top(theta, w2, lo, hi):
                             np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
 
 
+def _second_root_jit():
+    """:func:`pixsel.spectral._refine_jit.second_root_rows` (or ``None`` without Numba)."""
+    try:
+        from ._refine_jit import second_root_rows
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return None
+    return second_root_rows
+
+
 def _second_root(theta, b, c, max_iter=60, compiled=True):
     """Upper bounds on the second largest eigenvalue of every bordered ``[[diag(theta), b_j], [b_j^T, c_j]]``.
 
@@ -190,14 +199,15 @@ def _second_root(theta, b, c, max_iter=60, compiled=True):
     (or an end of that interval when ``b_1`` or ``b_2`` vanishes). Safeguarded Newton steps keep
     a bracket ``[lo, hi]`` with ``phi(hi) >= 0``; ``hi`` is returned, so it is an upper bound
     even when the iteration stops early. ``compiled``: the same iteration row by row in Numba
-    (:func:`pixsel.spectral._secular_jit.second_root_rows`; the vectorized one pays a dozen
-    array calls per step on ``(p - k) x k`` temporaries).
+    (:func:`pixsel.spectral._refine_jit.second_root_rows`, which also closes the bracket from the
+    Newton side instead of bisecting it; the vectorized one pays a dozen array calls per step
+    on ``(p - k) x k`` temporaries).
     """
     n, k = b.shape
     th1 = theta[-1]
     if k == 1:  # the 2 x 2 problem in closed form
         return 0.5 * (th1 + c) - np.sqrt(0.25 * (th1 - c) ** 2 + b[:, 0] ** 2)
-    jit = _compiled("second_root_rows") if compiled else None
+    jit = _second_root_jit() if compiled else None
     if jit is not None:
         return jit(np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
                    np.ascontiguousarray(np.broadcast_to(c, (n,)), dtype=np.float64), max_iter)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["deleted_top_rows"]
+__all__ = ["deleted_top_rows", "second_root_rows"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -109,3 +109,55 @@ def deleted_top_rows(theta, w2, lo_in, hi_in, max_iter):
                 break
         lam[r] = la
     return lam
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def second_root_rows(theta, b, c, max_iter):
+    """Upper bounds on the second eigenvalue of every bordered ``[[diag(theta), b_r], [b_r^T, c_r]]``.
+
+    The iteration of :func:`pixsel.spectral._secular_jit.second_root_rows` (safeguarded Newton on
+    the increasing ``phi(lam) = lam - c - sum_l b_l^2 / (lam - theta_l)`` in ``[theta_2, theta_1]``,
+    returning ``hi`` with ``phi(hi) >= 0``, within ``tol`` of the root) with one change: Newton
+    approaches the root from one side, so the bracket's other end used to close by bisection
+    only, some thirty steps a row. Once a Newton step is below ``tol / 4``, ``phi`` is tried at
+    ``lam + tol / 2``; when it is ``>= 0`` that point is returned (an upper bound within ``tol``).
+    """
+    n, k = b.shape
+    th1 = theta[k - 1]
+    th2 = theta[k - 2]
+    scale = abs(th1) + abs(theta[0]) + 1e-300
+    tol = 1e-9 * (th1 - th2) + 4 * _EPS * scale
+    out = np.empty(n)
+    for r in range(n):
+        lo = th2
+        hi = th1
+        la = 0.5 * (lo + hi)
+        for _ in range(max_iter):
+            phi = la - c[r]
+            dphi = 1.0
+            for j in range(k):
+                diff = la - theta[j]
+                q = b[r, j] * b[r, j] / diff
+                phi -= q
+                dphi += q / diff
+            if not (phi < 0):  # phi(la) >= 0 (or nan at a pole): the root is at or left of la
+                hi = la
+            else:
+                lo = la
+            new = la - phi / dphi
+            if abs(new - la) <= 0.25 * tol and math.isfinite(new):
+                trial = min(max(la, new) + 0.5 * tol, hi)
+                if trial < hi:
+                    ph = trial - c[r]
+                    for j in range(k):
+                        ph -= b[r, j] * b[r, j] / (trial - theta[j])
+                    if not (ph < 0):
+                        hi = trial
+                        break
+            if not ((new > lo) and (new < hi)):
+                new = 0.5 * (lo + hi)
+            la = new
+            if hi - lo <= tol:
+                break
+        out[r] = hi
+    return out
