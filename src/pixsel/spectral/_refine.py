@@ -31,12 +31,26 @@ and only ever moves to a support of larger ``lambda_max(A_S)`` (so the result is
    arrow upper bound reaches the best 2 x 2 lower bound, or, from ``k = 8``, all the additions
    are one certified Krylov forward path from ``S``; a shrink is skipped when no size-``k``
    subset of the grown support can beat the current value).
-It stops when no move improves or after ``max_swaps`` accepted moves. Every accepted move is
-evaluated exactly and strictly improves, so the result is deterministic and never worse.
+It stops when no move improves or after ``max_swaps`` accepted moves. Every accepted move
+strictly improves, so the result is deterministic and never worse.
+
+Most candidate supports do not improve, and deciding that costs less than their eigenvalue:
+a screened swap ``S - i + j`` is first settled by a few Krylov steps from the top eigenvector
+of ``A_{S+j}`` without entry ``i``, whose Ritz value is a lower bound and, with
+``lambda_2(A_T) <= mu_j`` (interlacing), Kato-Temple's ``rho + |r|^2 / (rho - mu_j)`` an upper
+one (:func:`_certified_top`); every other candidate (splicing, exchanges, the end of a
+grow-and-shrink) is first tested by one Cholesky factorization of ``(thr - delta) I - A_T``,
+whose success proves ``lambda_max(A_T) < thr`` (:func:`_exceeds`). Only an undecided candidate
+gets its exact value, so every decision is the one exact eigenvalues give (up to rounding
+margins of order ``1e-12``). The grow-and-shrink removals are deterministic functions of the
+support they start from, so a group whose removals reach a support an earlier group went
+through ends where that one ended and is not evaluated again.
 
 Cost per swap iteration: one ``k x k`` ``eigh``, ``O(p k^2)`` for the additions and the swap
-bounds and a few ``k x k`` eigenvalue problems (``n_try^2`` unscreened); phase 3 costs ``O(C(n_exchange, m)^2 m^3)`` plus a few ``k x k``
-problems, phase 4 about ``3 max_grow`` eigendecompositions of size ``<= k + max_grow``.
+bounds and a few ``O(k^2)`` certified checks (``n_try^2`` ``k x k`` eigenvalue problems
+unscreened); phase 3 costs ``O(C(n_exchange, m)^2 m^3)`` plus a few ``k x k`` Cholesky
+factorizations, phase 4 at most ``2 max_grow`` eigendecompositions of size ``<= k + max_grow``
+(fewer when groups share removals).
 """
 
 from __future__ import annotations
