@@ -443,25 +443,40 @@ def _exchange_bounds(A, S, theta, V, n_exchange, max_exchange):
     top2 = np.diag(theta[[-1, -2]])
     for m in range(1, min(max_exchange, len(rem_c), len(add_c)) + 1):
         adds = np.array(list(combinations(add_c, m)), dtype=np.intp)  # (nA, m)
+        rems = np.array(list(combinations(rem_c, m)), dtype=np.intp)  # (nR, m)
         CAA = A[adds[:, :, None], adds[:, None, :]]
-        for R in combinations(rem_c, m):
-            R = list(R)
-            XR, GR = X[R], G[R]
-            YCY = top2 - XR.T @ GR - GR.T @ XR + XR.T @ A[np.ix_(R, R)] @ XR  # (x, y) with R zeroed
-            Yn = np.eye(2) - XR.T @ XR
-            wY, QY = np.linalg.eigh(Yn)
-            keep = wY > 1e-10
+        # every R at once: (x, y) with R zeroed, their Gram matrix and its whitening
+        XR, GR = X[rems], G[rems]  # (nR, m, 2)
+        XRt, GRt = np.swapaxes(XR, 1, 2), np.swapaxes(GR, 1, 2)
+        YCY = top2 - XRt @ GR - GRt @ XR + XRt @ A[rems[:, :, None], rems[:, None, :]] @ XR
+        wY, QY = np.linalg.eigh(np.eye(2) - XRt @ XR)
+        CAY = G[adds][None] - A[adds[None, :, :, None], rems[:, None, None, :]] @ XR[:, None]  # (nR, nA, m, 2)
+        nR, nA = len(rems), len(adds)
+        if np.all(wY > 1e-10):  # the usual case: rank 2 for every R, one batched eigvalsh
+            Wh = QY / np.sqrt(wY)[:, None, :]
+            H = np.empty((nR, nA, 2 + m, 2 + m))
+            H[:, :, :2, :2] = (np.swapaxes(Wh, 1, 2) @ YCY @ Wh)[:, None]
+            H[:, :, 2:, :2] = CAY @ Wh[:, None]
+            H[:, :, :2, 2:] = np.swapaxes(H[:, :, 2:, :2], 2, 3)
+            H[:, :, 2:, 2:] = CAA[None]
+            lb = np.linalg.eigvalsh(H)[..., -1]
+            for q in range(nR):
+                R = rems[q].tolist()
+                out_list.extend((lb[q, a_], R, adds[a_]) for a_ in range(nA))
+            continue
+        for q, R in enumerate(rems):
+            keep = wY[q] > 1e-10
             if not keep.any():
                 continue
-            Wh = QY[:, keep] / np.sqrt(wY[keep])  # whitens the Gram matrix of (x, y) restricted
-            CAY = G[adds] - A[adds[:, :, None], np.asarray(R)[None, None, :]] @ XR  # (nA, m, 2)
+            Wh = QY[q][:, keep] / np.sqrt(wY[q][keep])
             r = Wh.shape[1]
             H = np.empty((len(adds), r + m, r + m))
-            H[:, :r, :r] = Wh.T @ YCY @ Wh
-            H[:, r:, :r] = CAY @ Wh
+            H[:, :r, :r] = Wh.T @ YCY[q] @ Wh
+            H[:, r:, :r] = CAY[q] @ Wh
             H[:, :r, r:] = np.swapaxes(H[:, r:, :r], 1, 2)
             H[:, r:, r:] = CAA
             lb = np.linalg.eigvalsh(H)[:, -1]
+            R = R.tolist()
             out_list.extend((lb[a_], R, adds[a_]) for a_ in range(len(adds)))
     return out_list
 
