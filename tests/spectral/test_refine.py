@@ -208,3 +208,161 @@ def test_screened_removal_values_keep_the_argmax():
         np.testing.assert_allclose(full, exact, rtol=1e-10)
         assert np.argmax(scr) == np.argmax(full) and scr.max() == full.max()
         assert np.all((scr == full) | (scr == -np.inf)) and (k < 30 or np.sum(scr > -np.inf) < k)
+
+
+# ------------------------------------------- certified shortcuts against the exact evaluations
+def _exact_route(monkeypatch):
+    """Switch off every certified shortcut: each candidate support gets its exact eigenvalue."""
+    import pixsel.spectral._refine as rf
+
+    swap_data = rf._swap_data
+    monkeypatch.setattr(rf, "_exceeds", lambda A, T, thr: rf._lam(A, T))
+    monkeypatch.setattr(rf, "_certified_top", lambda *args, **kwargs: None)
+    monkeypatch.setattr(rf, "_swap_data", lambda A, S, theta, V, rem, thr=None: swap_data(A, S, theta, V, rem))
+
+
+def _planted(rng, p, k, strength=3.0):
+    """A covariance with a planted sparse leading direction on ``k`` random features."""
+    A = _cov(rng, p, mix=0.5)
+    u = np.zeros(p)
+    idx = rng.choice(p, k, replace=False)
+    u[idx] = rng.standard_normal(k)
+    u /= np.linalg.norm(u)
+    return A + strength * np.trace(A) / p * np.outer(u, u)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_certified_route_equals_the_exact_route(monkeypatch, seed):
+    """The Cholesky rejections, Kato-Temple swap checks and lazily solved second roots take the
+    same decisions as exact eigenvalues everywhere: same support, same value, same counts."""
+    rng = np.random.default_rng(700 + seed)
+    p = 40
+    cases = [(_cov(rng, p, mix=0.6), 5), (_cov(rng, p, mix=0.3), 12), (_planted(rng, p, 8), 8), (_planted(rng, p, 15), 15)]
+    got = []
+    for A, k in cases:
+        start = np.sort(rng.choice(p, k, replace=False))
+        got.append((A, start, refine_support(A, start)))
+    with monkeypatch.context() as mp:
+        _exact_route(mp)
+        for A, start, (S, v, info) in got:
+            S_ref, v_ref, info_ref = refine_support(A, start)
+            assert S.tolist() == S_ref.tolist()
+            assert v == pytest.approx(v_ref, rel=1e-12)
+            assert info == info_ref
+            assert v >= _lmax(A, start) * (1 - 1e-12)
+            assert v == pytest.approx(_lmax(A, S), rel=1e-12)
+
+
+def test_certified_route_equals_the_exact_route_on_faces(monkeypatch, shared_data):
+    """Extended Yale B at 16 x 16 from the greedy path (planted-like structure, many near ties)."""
+    d = shared_data("extyaleb_32x32.npz")
+    X = d["X"].astype(np.float64).reshape(-1, 32, 32)[:600, ::2, ::2].reshape(600, -1)
+    A = np.cov(X, rowvar=False)
+    path = greedy_path(A, form="full", max_k=60, certificate=None)
+    got = {k: refine_support(A, path.support(k)) for k in (10, 30, 60)}
+    with monkeypatch.context() as mp:
+        _exact_route(mp)
+        for k, (S, v, info) in got.items():
+            S_ref, v_ref, info_ref = refine_support(A, path.support(k))
+            assert S.tolist() == S_ref.tolist() and info == info_ref
+            assert v == pytest.approx(v_ref, rel=1e-12) and v >= path.objective[k - 1] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cholesky_rejection_is_certified(seed):
+    """``_exceeds`` returns None only when lambda_max(A_T) is below the threshold, even just below it."""
+    from pixsel.spectral._refine import _exceeds
+
+    rng = np.random.default_rng(800 + seed)
+    p = 50
+    A = _cov(rng, p)
+    for k in (1, 3, 20, 50):
+        T = np.sort(rng.choice(p, k, replace=False))
+        lam = _lmax(A, T)
+        for rel in (-1e-3, -1e-9, -1e-13, 0.0, 1e-13, 1e-9, 1e-3):
+            thr = lam * (1 - rel)  # rel > 0: the threshold is below the value
+            v = _exceeds(A, T, thr)
+            if v is None:
+                assert lam < thr
+            else:
+                assert v == pytest.approx(lam, rel=1e-12)
+        assert _exceeds(A, T, lam * (1 + 1e-6)) is None  # a clear rejection is found
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kato_temple_decisions_are_certified(seed):
+    """``_certified_top``: True only above f, False only below f, given a true bound on lambda_2."""
+    from pixsel.spectral._refine import _certified_top
+
+    rng = np.random.default_rng(900 + seed)
+    n = 30
+    M = _cov(rng, n)
+    w, Q = np.linalg.eigh(M)
+    x0 = Q[:, -1] + 0.05 * rng.standard_normal(n)
+    n_decided = 0
+    for rel in (-1e-2, -1e-6, -1e-11, 1e-11, 1e-6, 1e-2):
+        f = w[-1] * (1 + rel)
+        dec = _certified_top(M, x0, w[-2], f, 1e-12 * w[-1])
+        if dec is not None:
+            n_decided += 1
+            better, bound = dec
+            assert better == (w[-1] > f)
+            assert (bound <= w[-1] * (1 + 1e-12)) if better else (bound >= w[-1] * (1 - 1e-12))
+    assert n_decided >= 2  # the clear cases are decided without an eigh
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_memoized_grow_shrink_equals_fresh_removals(seed):
+    """Reusing the end support of an earlier group's removals gives the same move as running
+    every group's greedy removals from scratch (one full eigh and every removal value a step)."""
+    from pixsel.spectral._fullrank_krylov import forward_krylov
+    from pixsel.spectral._operators import DenseOperator
+    from pixsel.spectral._refine import _grow_shrink_move, _remove_values
+
+    rng = np.random.default_rng(1000 + seed)
+    p, k = 50, 10
+    if seed % 2:  # a planted direction, a random start
+        A = _planted(rng, p, 14, strength=1.0)
+        S = np.sort(rng.choice(p, k, replace=False))
+    else:  # the greedy path's support: the removals of the small groups give S back (memo hits)
+        A = _cov(rng, p, mix=0.5)
+        S = greedy_path(A, form="full", max_k=k, certificate=None).support(k)
+    f = _lmax(A, S)
+    move, _ = _grow_shrink_move(A, S, f, 8, screen=True)
+    adds = forward_krylov(DenseOperator(A), k + 8, start=S)[0][k:]
+    best, best_T = f, None
+    for m in (1, 2, 4, 8):
+        U = np.sort(np.concatenate([S, adds[:m]]))
+        for _ in range(m):
+            theta, V = np.linalg.eigh(A[np.ix_(U, U)])
+            U = np.delete(U, int(np.argmax(_remove_values(theta, V))))
+        v = _lmax(A, U)
+        if v > best * (1 + 1e-12):
+            best, best_T = v, U
+    assert (move is None) == (best_T is None)
+    if move is not None:
+        assert move[0].tolist() == best_T.tolist() and move[1] == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_pole_deleted_root_equals_newton_and_the_exact_value(seed):
+    """``deleted_top_rows`` (the two-pole iteration) gives the same removal values as the Newton
+    solver and as ``eigvalsh`` of every ``A_{S-i}``, including decoupled rows (``w_1 = 0``)."""
+    from pixsel.spectral._refine import _remove_values
+    from pixsel.spectral._refine_jit import deleted_top_rows
+    from pixsel.spectral._secular import secular_deleted
+
+    rng = np.random.default_rng(1100 + seed)
+    for k in (2, 3, 12, 60):
+        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
+        if seed == 3 and k > 2:  # a feature uncorrelated with the rest: w_1 = 0 on its row
+            A[0, 1:] = A[1:, 0] = 0.0
+            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
+        theta, V = np.linalg.eigh(A)
+        exact = np.array([_lmax(A, np.delete(np.arange(k), i)) for i in range(k)])
+        np.testing.assert_allclose(_remove_values(theta, V), exact, rtol=1e-12)
+        w2 = V * V
+        th1, th2 = theta[-1], theta[-2]
+        lo, hi = np.full(k, th2), th1 - (th1 - th2) * w2[:, -1]
+        new = deleted_top_rows(theta, np.ascontiguousarray(w2), lo, hi, 100)
+        np.testing.assert_allclose(new, secular_deleted(theta, w2, lo, hi), rtol=1e-13)

@@ -31,12 +31,26 @@ and only ever moves to a support of larger ``lambda_max(A_S)`` (so the result is
    arrow upper bound reaches the best 2 x 2 lower bound, or, from ``k = 8``, all the additions
    are one certified Krylov forward path from ``S``; a shrink is skipped when no size-``k``
    subset of the grown support can beat the current value).
-It stops when no move improves or after ``max_swaps`` accepted moves. Every accepted move is
-evaluated exactly and strictly improves, so the result is deterministic and never worse.
+It stops when no move improves or after ``max_swaps`` accepted moves. Every accepted move
+strictly improves, so the result is deterministic and never worse.
+
+Most candidate supports do not improve, and deciding that costs less than their eigenvalue:
+a screened swap ``S - i + j`` is first settled by a few Krylov steps from the top eigenvector
+of ``A_{S+j}`` without entry ``i``, whose Ritz value is a lower bound and, with
+``lambda_2(A_T) <= mu_j`` (interlacing), Kato-Temple's ``rho + |r|^2 / (rho - mu_j)`` an upper
+one (:func:`_certified_top`); every other candidate (splicing, exchanges, the end of a
+grow-and-shrink) is first tested by one Cholesky factorization of ``(thr - delta) I - A_T``,
+whose success proves ``lambda_max(A_T) < thr`` (:func:`_exceeds`). Only an undecided candidate
+gets its exact value, so every decision is the one exact eigenvalues give (up to rounding
+margins of order ``1e-12``). The grow-and-shrink removals are deterministic functions of the
+support they start from, so a group whose removals reach a support an earlier group went
+through ends where that one ended and is not evaluated again.
 
 Cost per swap iteration: one ``k x k`` ``eigh``, ``O(p k^2)`` for the additions and the swap
-bounds and a few ``k x k`` eigenvalue problems (``n_try^2`` unscreened); phase 3 costs ``O(C(n_exchange, m)^2 m^3)`` plus a few ``k x k``
-problems, phase 4 about ``3 max_grow`` eigendecompositions of size ``<= k + max_grow``.
+bounds and a few ``O(k^2)`` certified checks (``n_try^2`` ``k x k`` eigenvalue problems
+unscreened); phase 3 costs ``O(C(n_exchange, m)^2 m^3)`` plus a few ``k x k`` Cholesky
+factorizations, phase 4 at most ``2 max_grow`` eigendecompositions of size ``<= k + max_grow``
+(fewer when groups share removals).
 """
 
 from __future__ import annotations
@@ -45,11 +59,12 @@ from itertools import combinations
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.lapack import dpotrf as _potrf
 
 from ._fullrank_krylov import forward_krylov
 from ._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import _compiled, arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
 
 from typing import TYPE_CHECKING
 
@@ -70,6 +85,33 @@ _KRYLOV_GROW = 8
 def _lam(A, S):
     return float(sla.eigh(A[np.ix_(S, S)], eigvals_only=True, subset_by_index=[len(S) - 1, len(S) - 1])[0])
 
+
+
+def _exceeds(A, T, thr):
+    """``lambda_max(A_T)`` when it may exceed ``thr``, else ``None`` (then it certainly does not).
+
+    One Cholesky factorization of ``sigma I - A_T`` (a sixth of the subset ``eigh`` of
+    :func:`_lam`): its success proves ``sigma I - A_T + E`` positive definite with
+    ``|E|_2 <= (n + 1) eps tr(sigma I - A_T)`` (the backward error of Cholesky), so with
+    ``sigma = thr - delta``, ``delta`` twice that, ``lambda_max(A_T) < thr``. Otherwise the exact
+    value is returned, so a caller that compares it with ``thr`` decides exactly as with
+    :func:`_lam` alone.
+    """
+    n = len(T)
+    M = A.take(T, axis=0).take(T, axis=1)
+    tr = n * thr - np.trace(M)
+    delta = 2.0 * (n + 1) * _EPS * max(tr, 0.0) + 4 * _EPS * abs(thr)
+    M = -M
+    M[np.diag_indices(n)] += thr - delta
+    if tr > 0 and _potrf(M, lower=0, clean=0, overwrite_a=1)[1] == 0:
+        return None
+    return _lam(A, T)
+
+
+def _top_pair(A, S):
+    """``lambda_max(A_S)`` and its eigenvector (LAPACK's subset solver: a third of a full ``eigh``)."""
+    w, v = sla.eigh(A[np.ix_(S, S)], subset_by_index=[len(S) - 1, len(S) - 1], driver="evr")
+    return float(w[0]), v[:, 0]
 
 
 def _add_values(A, S, theta, V):
@@ -134,12 +176,33 @@ def _remove_values(theta, V, screen=False):
         rq = (th1 * (1 - 2 * a1) + a1 * (wh @ theta)) / (1 - a1)
     lo = np.minimum(np.maximum(th2, np.where(1 - a1 > 1e-12, rq, th2)), hi)
     if not screen:
-        return secular_deleted(theta, wh, lo, hi)
+        return _deleted_top(theta, wh, lo, hi)
     margin = 1e-10 * (abs(th1) + abs(theta[0]))  # rounding in the bracket
     surv = np.flatnonzero(hi + margin >= lo.max())
     vals = np.full(k, -np.inf)
-    vals[surv] = secular_deleted(theta, wh[surv], lo[surv], hi[surv])
+    vals[surv] = _deleted_top(theta, wh[surv], lo[surv], hi[surv])
     return vals
+
+
+def _deleted_top(theta, w2, lo, hi):
+    """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral._refine_jit`
+    (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
+    try:
+        from ._refine_jit import deleted_top_rows
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return secular_deleted(theta, w2, lo, hi)
+    f64 = np.float64
+    return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
+                            np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
+
+
+def _second_root_jit():
+    """:func:`pixsel.spectral._refine_jit.second_root_rows` (or ``None`` without Numba)."""
+    try:
+        from ._refine_jit import second_root_rows
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return None
+    return second_root_rows
 
 
 def _second_root(theta, b, c, max_iter=60, compiled=True):
@@ -150,14 +213,15 @@ def _second_root(theta, b, c, max_iter=60, compiled=True):
     (or an end of that interval when ``b_1`` or ``b_2`` vanishes). Safeguarded Newton steps keep
     a bracket ``[lo, hi]`` with ``phi(hi) >= 0``; ``hi`` is returned, so it is an upper bound
     even when the iteration stops early. ``compiled``: the same iteration row by row in Numba
-    (:func:`pixsel.spectral._secular_jit.second_root_rows`; the vectorized one pays a dozen
-    array calls per step on ``(p - k) x k`` temporaries).
+    (:func:`pixsel.spectral._refine_jit.second_root_rows`, which also closes the bracket from the
+    Newton side instead of bisecting it; the vectorized one pays a dozen array calls per step
+    on ``(p - k) x k`` temporaries).
     """
     n, k = b.shape
     th1 = theta[-1]
     if k == 1:  # the 2 x 2 problem in closed form
         return 0.5 * (th1 + c) - np.sqrt(0.25 * (th1 - c) ** 2 + b[:, 0] ** 2)
-    jit = _compiled("second_root_rows") if compiled else None
+    jit = _second_root_jit() if compiled else None
     if jit is not None:
         return jit(np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
                    np.ascontiguousarray(np.broadcast_to(c, (n,)), dtype=np.float64), max_iter)
@@ -189,7 +253,7 @@ def _second_root(theta, b, c, max_iter=60, compiled=True):
     return hi
 
 
-def _swap_bounds(A, S, theta, V, rem):
+def _swap_bounds(A, S, theta, V, rem, thr=None):
     """Bounds on ``lambda_max(A_T)``, ``T = S - i + j``, for every ``i`` in ``S`` and ``j`` outside.
 
     With ``M = A_{S+j}`` (bordered: ``lambda_1 = add_j``, ``lambda_2 <= mu_j`` from
@@ -199,15 +263,25 @@ def _swap_bounds(A, S, theta, V, rem):
     The smaller of the two is returned as ``upper`` (rigorous up to a rounding margin), and the
     Rayleigh quotient of ``z_j`` with entry ``i`` zeroed as ``lower`` (an estimate that orders
     the exact evaluations). Returns ``out, add, upper, lower`` (``k x (p - k)``).
+
+    ``thr``: only the columns ``j`` where some bound with the interlacing value
+    ``mu_j = theta_1`` still exceeds ``thr`` get the exact second root (the Newton solve that
+    dominates the cost); the others keep that weaker bound, which already excludes every swap
+    of theirs (the bound increases with ``mu_j``, so the set of swaps above ``thr`` is the same).
     """
+    return _swap_data(A, S, theta, V, rem, thr)[:4]
+
+
+def _swap_data(A, S, theta, V, rem, thr=None):
+    """:func:`_swap_bounds` plus ``mu`` (upper bounds on ``lambda_2(A_{S+j})``) and ``Z``
+    (``k x (p - k)``: the top eigenvector of each ``A_{S+j}`` on ``S``, up to its norm)."""
     p, k = A.shape[0], len(S)
     out = np.setdiff1d(np.arange(p), S)
-    AoS = A[np.ix_(out, S)]
+    AoS = A.take(S, axis=0).take(out, axis=1).T  # A[out][:, S] (a faster gather)
     b = AoS @ V
     c = np.diag(A)[out]
     th1 = theta[-1]
     add = _border_top(theta, b, c)
-    mu = _second_root(theta, b, c)
     scale = abs(th1) + np.abs(c).max() + 1e-300
     with np.errstate(divide="ignore", invalid="ignore"):
         y = b / (add[:, None] - theta[None, :])
@@ -216,48 +290,126 @@ def _swap_bounds(A, S, theta, V, rem):
     Z = V @ y.T  # (k, n_out): the top eigenvector of A_{S+j} on S, up to its norm
     z2 = Z * Z / (1.0 + (y * y).sum(axis=1))[None, :]
     z2[:, ~ok] = 0.0
-    # a rounding margin on z^2 keeps the bound on the safe side (it decreases in z^2)
-    upper = add[None, :] - (add - mu)[None, :] * np.maximum(z2 - 1e-9, 0.0)
+    dz2 = np.maximum(z2 - 1e-9, 0.0)  # a rounding margin keeps the bound on the safe side
     border = np.sqrt(np.maximum((AoS * AoS).sum(axis=1)[None, :] - AoS.T**2, 0.0))
-    upper = np.minimum(upper, eig2_max(rem[:, None], border, c[None, :]))
+    upper_b = eig2_max(rem[:, None], border, c[None, :])
+    if thr is None:
+        mu = _second_root(theta, b, c)
+    else:  # lambda_2(A_{S+j}) <= theta_1 (interlacing); the exact root only where it matters
+        mu = np.full(len(out), th1)
+        crude = np.minimum(add[None, :] - (add - mu)[None, :] * dz2, upper_b) + 1e-11 * scale
+        cols = np.flatnonzero((crude > thr).any(axis=0))
+        if len(cols):
+            mu[cols] = _second_root(theta, b[cols], c[cols])
+    upper = add[None, :] - (add - mu)[None, :] * dz2
+    upper = np.minimum(upper, upper_b)
     upper += 1e-11 * scale
     dA = np.diag(A)[S]
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = add[None, :] - z2 * (add[None, :] - dA[:, None]) / (1.0 - z2)
     lower = np.where(np.isfinite(lower), lower, -np.inf)
-    return out, add, upper, lower
+    return out, add, upper, lower, mu, Z, ok
 
 
-def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval):
+def _certified_top(M, x0, alpha, f, margin, dim=6, cycles=3):
+    """Decide ``lambda_max(M) > f`` from a few Krylov steps, or ``None`` when not certain.
+
+    ``x0`` a warm start (close to the top eigenvector), ``alpha >= lambda_2(M)``. Each cycle is
+    a Rayleigh-Ritz step on ``span(x, M x, ..., M^(dim-1) x)`` restarted from its top Ritz
+    vector: the Ritz value ``rho <= lambda_max(M)``, and, with the residual ``r`` of the Ritz
+    pair and ``rho > alpha``, Kato-Temple gives ``lambda_max(M) <= rho + |r|^2 / (rho - alpha)``.
+    Returns ``(True, rho)`` when ``rho - margin > f``, ``(False, upper)`` when
+    ``upper + margin <= f`` and ``None`` after ``cycles`` cycles without a decision.
+    """
+    n = M.shape[0]
+    x = x0 / np.linalg.norm(x0)
+    dim = min(dim, n)
+    for _ in range(cycles):
+        Q = np.empty((n, dim))
+        MQ = np.empty((n, dim))
+        Q[:, 0] = x
+        d = dim
+        for t in range(dim):
+            MQ[:, t] = M @ Q[:, t]
+            if t + 1 == dim:
+                break
+            w = MQ[:, t].copy()
+            for _ in range(2):  # full reorthogonalization, twice
+                w -= Q[:, : t + 1] @ (Q[:, : t + 1].T @ w)
+            nw = np.linalg.norm(w)
+            if nw <= 1e-10 * np.linalg.norm(MQ[:, t]):
+                d = t + 1  # an invariant subspace: the Ritz pairs are exact up to rounding
+                break
+            Q[:, t + 1] = w / nw
+        H = Q[:, :d].T @ MQ[:, :d]
+        h, G = np.linalg.eigh(0.5 * (H + H.T))
+        x = Q[:, :d] @ G[:, -1]
+        Mx = MQ[:, :d] @ G[:, -1]
+        nx = np.linalg.norm(x)
+        x, Mx = x / nx, Mx / nx
+        rho = float(x @ Mx)
+        if rho - margin > f:
+            return True, rho
+        if rho > alpha:
+            r = np.linalg.norm(Mx - rho * x)
+            upper = rho + r * r / (rho - alpha)
+            if upper + margin <= f:
+                return False, upper
+    return None
+
+
+def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval, certify=True):
     """The best exact 1-swap among the unscreened ones, or ``None`` when none improves on ``f``.
 
     Every swap whose upper bound (:func:`_swap_bounds`) is at most ``f`` is skipped. The rest
-    are evaluated exactly, by decreasing estimate, and the first that improves is returned
-    (first improvement); after ``n_first`` of them, the others by decreasing upper bound, up to
+    are evaluated, by decreasing estimate, and the first that improves is returned (first
+    improvement); after ``n_first`` of them, the others by decreasing upper bound, up to
     ``max_eval`` evaluations in all. Returns ``(move, n_eval, complete, out, add)``, ``complete``
     telling whether every unscreened swap was either evaluated or bounded below ``f``, and
     ``out, add`` the exact value of every single addition (for the splicing moves).
+
+    ``certify``: each evaluation first tries :func:`_certified_top` from the top eigenvector of
+    ``A_{S+j}`` without entry ``i`` (``lambda_2(A_T) <= mu_j`` by interlacing), which settles
+    "improves or not" in a few ``O(k^2)`` products; only undecided swaps get the exact ``eigh``.
+    A swap is taken only on a certified lower bound above ``f``, so the move value of an
+    accepted swap may be that lower bound (``move[1] <= lambda_max(A_T)``), not the exact value.
     """
-    out, add, upper, lower = _swap_bounds(A, S, theta, V, rem)
     thr = f * (1 + 1e-12)
+    out, add, upper, lower, mu, Z, ok = _swap_data(A, S, theta, V, rem, thr)
     ii, jj = np.nonzero(upper > thr)
     if len(ii) == 0:
         return None, 0, True, out, add
     ub = upper[ii, jj]
     est = lower[ii, jj]
+    scale = abs(theta[-1]) + np.abs(np.diag(A)[out]).max() + 1e-300
+    margin = 1e-12 * scale
+
+    def improves(q, best):
+        """``(improves, value)``; ``value`` exact unless certified."""
+        i, j = ii[q], jj[q]
+        T = np.sort(np.append(S[S != S[i]], out[j]))
+        if certify:
+            x = np.zeros(A.shape[0])
+            x[S] = Z[:, j] if ok[j] else V[:, -1]
+            x[out[j]] = 1.0 if ok[j] else 0.0
+            x[S[i]] = 0.0
+            x0 = x[T]
+            if np.any(x0):
+                dec = _certified_top(A.take(T, axis=0).take(T, axis=1), x0, mu[j] + 1e-11 * scale, best, margin)
+                if dec is not None:
+                    return T, dec[0], dec[1]
+        v = _exceeds(A, T, best)
+        return T, v is not None and v > best, v
+
     first = np.lexsort((jj, ii, -est))[:n_first]  # largest estimate first; ties by index
-    best, best_T, n_eval = thr, None, 0
+    best, n_eval = thr, 0
     done = np.zeros(len(ii), dtype=bool)
     for q in first:
-        T = np.sort(np.append(S[S != S[ii[q]]], out[jj[q]]))
-        v = _lam(A, T)
+        T, better, v = improves(q, best)
         n_eval += 1
         done[q] = True
-        if v > best:  # first improvement: the estimates are accurate, the first one usually wins
-            best, best_T = v, T
-            break
-    if best_T is not None:
-        return (best_T, best), n_eval, True, out, add
+        if better:  # first improvement: the estimates are accurate, the first one usually wins
+            return (T, v), n_eval, True, out, add
     rest = np.flatnonzero(~done)
     rest = rest[np.lexsort((jj[rest], ii[rest], -ub[rest]))]
     for q in rest:
@@ -265,10 +417,9 @@ def _screened_swap(A, S, theta, V, rem, f, n_first, max_eval):
             return None, n_eval, True, out, add
         if n_eval >= max_eval:
             return None, n_eval, False, out, add
-        T = np.sort(np.append(S[S != S[ii[q]]], out[jj[q]]))
-        v = _lam(A, T)
+        T, better, v = improves(q, best)
         n_eval += 1
-        if v > best:
+        if better:
             return (T, v), n_eval, True, out, add
     return None, n_eval, True, out, add
 
@@ -292,25 +443,40 @@ def _exchange_bounds(A, S, theta, V, n_exchange, max_exchange):
     top2 = np.diag(theta[[-1, -2]])
     for m in range(1, min(max_exchange, len(rem_c), len(add_c)) + 1):
         adds = np.array(list(combinations(add_c, m)), dtype=np.intp)  # (nA, m)
+        rems = np.array(list(combinations(rem_c, m)), dtype=np.intp)  # (nR, m)
         CAA = A[adds[:, :, None], adds[:, None, :]]
-        for R in combinations(rem_c, m):
-            R = list(R)
-            XR, GR = X[R], G[R]
-            YCY = top2 - XR.T @ GR - GR.T @ XR + XR.T @ A[np.ix_(R, R)] @ XR  # (x, y) with R zeroed
-            Yn = np.eye(2) - XR.T @ XR
-            wY, QY = np.linalg.eigh(Yn)
-            keep = wY > 1e-10
+        # every R at once: (x, y) with R zeroed, their Gram matrix and its whitening
+        XR, GR = X[rems], G[rems]  # (nR, m, 2)
+        XRt, GRt = np.swapaxes(XR, 1, 2), np.swapaxes(GR, 1, 2)
+        YCY = top2 - XRt @ GR - GRt @ XR + XRt @ A[rems[:, :, None], rems[:, None, :]] @ XR
+        wY, QY = np.linalg.eigh(np.eye(2) - XRt @ XR)
+        CAY = G[adds][None] - A[adds[None, :, :, None], rems[:, None, None, :]] @ XR[:, None]  # (nR, nA, m, 2)
+        nR, nA = len(rems), len(adds)
+        if np.all(wY > 1e-10):  # the usual case: rank 2 for every R, one batched eigvalsh
+            Wh = QY / np.sqrt(wY)[:, None, :]
+            H = np.empty((nR, nA, 2 + m, 2 + m))
+            H[:, :, :2, :2] = (np.swapaxes(Wh, 1, 2) @ YCY @ Wh)[:, None]
+            H[:, :, 2:, :2] = CAY @ Wh[:, None]
+            H[:, :, :2, 2:] = np.swapaxes(H[:, :, 2:, :2], 2, 3)
+            H[:, :, 2:, 2:] = CAA[None]
+            lb = np.linalg.eigvalsh(H)[..., -1]
+            for q in range(nR):
+                R = rems[q].tolist()
+                out_list.extend((lb[q, a_], R, adds[a_]) for a_ in range(nA))
+            continue
+        for q, R in enumerate(rems):
+            keep = wY[q] > 1e-10
             if not keep.any():
                 continue
-            Wh = QY[:, keep] / np.sqrt(wY[keep])  # whitens the Gram matrix of (x, y) restricted
-            CAY = G[adds] - A[adds[:, :, None], np.asarray(R)[None, None, :]] @ XR  # (nA, m, 2)
+            Wh = QY[q][:, keep] / np.sqrt(wY[q][keep])
             r = Wh.shape[1]
             H = np.empty((len(adds), r + m, r + m))
-            H[:, :r, :r] = Wh.T @ YCY @ Wh
-            H[:, r:, :r] = CAY @ Wh
+            H[:, :r, :r] = Wh.T @ YCY[q] @ Wh
+            H[:, r:, :r] = CAY[q] @ Wh
             H[:, :r, r:] = np.swapaxes(H[:, r:, :r], 1, 2)
             H[:, r:, r:] = CAA
             lb = np.linalg.eigvalsh(H)[:, -1]
+            R = R.tolist()
             out_list.extend((lb[a_], R, adds[a_]) for a_ in range(len(adds)))
     return out_list
 
@@ -322,8 +488,9 @@ def _exchange_move(A, S, theta, V, f, n_exchange, max_exchange, n_eval=4):
     best, best_T = f, None
     for _, R, J in cands[:n_eval]:
         T = np.sort(np.concatenate([np.setdiff1d(S, R), J]))
-        v = _lam(A, T)
-        if v > best * (1 + 1e-12):
+        thr = best * (1 + 1e-12)
+        v = _exceeds(A, T, thr)
+        if v is not None and v > thr:
             best, best_T = v, T
     return None if best_T is None else (best_T, best)
 
@@ -341,6 +508,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
     best, best_T = f, None
     T = S.copy()
     m = n_pruned = 0
+    seen = {}  # support (bytes) reached by the removals -> the support they end at
     targets = []
     g = 1
     while g <= min(max_grow, p - k):
@@ -374,12 +542,26 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
                 continue
         U = T.copy()
         th, W = theta, V
+        chain, known = [], None
         for step in range(m):
             if step:
+                known = seen.get(U.tobytes())
+                if known is not None:  # an earlier group's removals went on from this very support
+                    break
                 th, W = np.linalg.eigh(A[np.ix_(U, U)])
+            chain.append(U.tobytes())
             U = np.delete(U, int(np.argmax(_remove_values(th, W, screen=screen))))
-        v = _lam(A, U)
-        if v > best * (1 + 1e-12):
+        if known is not None:
+            U = known
+        for key in chain:
+            seen[key] = U
+        if known is not None or np.array_equal(U, S):
+            # the greedy removals are deterministic: the same end support as before (already
+            # compared with the best), or S itself, which cannot improve on f
+            continue
+        thr = best * (1 + 1e-12)
+        v = _exceeds(A, U, thr)
+        if v is not None and v > thr:
             best, best_T = v, U
     return (None if best_T is None else (best_T, best)), n_pruned
 
@@ -457,25 +639,24 @@ def refine_support(
             "swap_sweep_complete": screen, "n_grow_pruned": 0}
     if k == 0 or k == p:
         return S, (_lam(A, S) if k else 0.0), info
-    theta, V = np.linalg.eigh(A[np.ix_(S, S)])
-    f = theta[-1]
+    f, x_S = _top_pair(A, S)
     n_power = n_swaps = n_exch = n_grow = 0
     x = np.zeros(p)
-    x[S] = V[:, -1]
+    x[S] = x_S
     for _ in range(max_power):
         y = A @ x
         T = np.sort(np.argsort(-np.abs(y), kind="stable")[:k])
         if np.array_equal(T, S):
             break
-        th, W = np.linalg.eigh(A[np.ix_(T, T)])
-        if th[-1] <= f * (1 + 1e-14):
+        th1, x_T = _top_pair(A, T)  # the top pair only: the full eigh is needed once, after
+        if th1 <= f * (1 + 1e-14):
             break
-        S, f, theta, V = T, th[-1], th, W
+        S, f = T, th1
         x = np.zeros(p)
-        x[S] = V[:, -1]
+        x[S] = x_T
         n_power += 1
     for _ in range(max_swaps):
-        theta, V = np.linalg.eigh(A[np.ix_(S, S)])
+        theta, V = np.linalg.eigh(A[np.ix_(S, S)])  # once per accepted move
         f = theta[-1]
         rem = _remove_values(theta, V)
         best, best_T = f, None
@@ -499,8 +680,9 @@ def refine_support(
             m = 2  # splicing: exchange the m least harmful for the m best, m = 2, 4, 8, ...
             while m <= min(k, p - k):
                 T = np.sort(np.concatenate([np.setdiff1d(S, rem_order[:m]), add_order[:m]]))
-                v = _lam(A, T)
-                if v > best * (1 + 1e-12):
+                thr = best * (1 + 1e-12)
+                v = _exceeds(A, T, thr)
+                if v is not None and v > thr:
                     best, best_T = v, T
                 m *= 2
         if best_T is None and n_exchange > 0:
@@ -514,7 +696,7 @@ def refine_support(
                 (best_T, best), n_grow = move, n_grow + 1
         if best_T is None:
             break
-        S, f = best_T, best
+        S, f = best_T, None  # a certified swap's value may be a lower bound: eigh on the next round
         n_swaps += 1
     info.update(n_power=n_power, n_swaps=n_swaps, n_exchanges=n_exch, n_grow_shrink=n_grow)
-    return S, float(_lam(A, S)), info
+    return S, float(_lam(A, S) if f is None else f), info
