@@ -58,6 +58,18 @@ def test_knn_graph_matches_loop_reference_and_breaks_ties_by_index():
         knn_graph(Xt, 5)
 
 
+def test_knn_graph_ties_at_the_boundary_follow_the_lowest_index():
+    # an integer grid with duplicates: many distances tie exactly, also at the k-th neighbour
+    g = np.array([[i, j] for i in range(5) for j in range(4)], dtype=float)
+    X = np.vstack([g, g[[3, 7, 11]]])
+    for k in (1, 3, 4, 6):
+        _, nb = knn_graph(X, k, weight="binary")
+        for i in range(len(X)):
+            d = np.sum((X - X[i]) ** 2, axis=1)
+            d[i] = np.inf
+            np.testing.assert_array_equal(nb[i], np.argsort(d, kind="stable")[:k])
+
+
 def test_lpp_matches_dense_generalized_eigenproblem():
     X = _data(2)
     W, _ = knn_graph(X, 5, t=2.0)

@@ -39,10 +39,32 @@ __all__ = [
 ]
 
 
-def _sq_dists(X, Y):
-    d = np.sum(X * X, axis=1)[:, None] + np.sum(Y * Y, axis=1)[None, :] - 2.0 * (X @ Y.T)
-    np.maximum(d, 0.0, out=d)
-    return d
+def _neighbors(X, k):
+    """The ``k`` nearest other samples of each row, nearest first, distance ties to the lowest
+    index; returns ``(indices, squared distances)``.
+
+    scikit-learn's brute-force search finds them (``k + 1`` of them, to see a tie at the
+    boundary); its order among equal distances is unspecified, so each row is re-sorted by
+    (distance, index), and the rare rows whose ``k``-th and ``(k + 1)``-th distances tie are
+    redone against every sample with a stable sort."""
+    from sklearn.metrics import pairwise_distances
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    m = min(k + 1, n - 1)  # X=None excludes each sample from its own neighbours
+    nn = NearestNeighbors(n_neighbors=m, algorithm="brute").fit(X)
+    dist, idx = nn.kneighbors()
+    d2 = dist**2
+    order = np.lexsort((idx, d2), axis=-1)
+    idx = np.take_along_axis(idx, order, axis=1)
+    d2 = np.take_along_axis(d2, order, axis=1)
+    if m > k:
+        for i in np.flatnonzero(d2[:, k] == d2[:, k - 1]):
+            row = pairwise_distances(X[i : i + 1], X)[0] ** 2
+            row[i] = np.inf
+            j = np.argsort(row, kind="stable")[:k]
+            idx[i, :k], d2[i, :k] = j, row[j]
+    return idx[:, :k], d2[:, :k]
 
 
 def knn_graph(
@@ -51,12 +73,11 @@ def knn_graph(
     *,
     weight: Literal["heat", "binary"] = "heat",
     t: Any = None,
-    block: int = 1024,
 ) -> tuple[Any, Any]:
     """Symmetric k-nearest-neighbour graph (sparse), as used by LPP and NPE.
 
-    Neighbours are found by brute force (squared Euclidean distances, blocks of ``block`` rows);
-    ties are broken by the lowest index (stable sort) and a sample is never its own neighbour.
+    Neighbours are found by scikit-learn's brute-force search (Euclidean); ties are broken by the
+    lowest index and a sample is never its own neighbour.
     The graph is symmetrized with ``W = max(W, W^T)``.
 
     Parameters
@@ -91,15 +112,7 @@ def knn_graph(
     if n < 2:
         raise ValueError(f"A neighbour graph needs at least 2 samples; got {n} sample(s).")
     check_options(weight, "weight", ("heat", "binary"))
-    nbrs = np.empty((n, k), dtype=np.intp)
-    dist = np.empty((n, k))
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        d = _sq_dists(X[start:stop], X)
-        d[np.arange(stop - start), np.arange(start, stop)] = np.inf
-        idx = np.argsort(d, axis=1, kind="stable")[:, :k]
-        nbrs[start:stop] = idx
-        dist[start:stop] = np.take_along_axis(d, idx, axis=1)
+    nbrs, dist = _neighbors(X, k)
     if weight == "heat":
         t = float(np.mean(dist)) if t is None else check_real(t, "t", low=0)
         vals = np.exp(-dist / t) if t > 0 else np.ones_like(dist)
