@@ -99,8 +99,10 @@ def test_deleted_krylov_matches_numpy_iteration(s, r):
     U, MU = V[:, :-3:-1].copy(), A @ V[:, :-3:-1]
     B = np.zeros((s + 5, s + 5))  # a larger buffer: only the leading block is read
     B[:s, :s] = A
-    ok, mu, UT, MUT, e1, e = jit.deleted_top2_krylov(B, s, r, U.T.copy(), MU.T.copy(), 1e-9, 1e-6, 60, 24)
-    assert ok
+    st, mu, UT, MUT, e1, e = jit.deleted_top2_krylov(
+        B, s, r, U.T.copy(), MU.T.copy(), 1e-9, 1e-6, 60, 24, w[-2] + 1e-12, -np.inf
+    )
+    assert st == 1
     keep = np.delete(np.arange(s), r)
     D = A[np.ix_(keep, keep)]
     Q, Rq = np.linalg.qr(U[keep])
@@ -124,3 +126,23 @@ def test_swap_delete_moves_the_last_row_and_column():
         idx = np.arange(12)
         idx[r] = 11
         np.testing.assert_array_equal(B[:11, :11], A[np.ix_(idx[:11], idx[:11])])
+
+
+@pytest.mark.parametrize("s,r", [(30, 3), (60, 59)])
+def test_deleted_krylov_early_stop_is_a_certified_upper_bound(s, r):
+    """``status == 2``: the iteration stopped because Temple's bound, which is an upper bound on
+    ``theta_1`` of the deleted matrix, fell below ``stop_below``."""
+    rng = np.random.default_rng(s)
+    A = _random_spd(rng, s, 3 * s)
+    w, V = sla.eigh(A)
+    U, MU = V[:, :-3:-1].copy(), A @ V[:, :-3:-1]
+    keep = np.delete(np.arange(s), r)
+    top = np.linalg.eigvalsh(A[np.ix_(keep, keep)])[-1]
+    th2_up = w[-2] * (1 + 1e-12)  # >= theta_2 of the deleted matrix (interlacing)
+    stop = top * (1 + 1e-3)  # reachable: the iteration must stop early, before converging
+    st, mu, UT, MUT, e1, e = jit.deleted_top2_krylov(A.copy(), s, r, U.T.copy(), MU.T.copy(), 1e-13, 1e-13, 60, 24, th2_up, stop)
+    assert st == 2
+    hi = mu[0] + e1 * e1 / (mu[0] - th2_up)
+    assert mu[0] <= top * (1 + 1e-13) and top <= hi * (1 + 1e-13) and hi < stop
+    st, *_ = jit.deleted_top2_krylov(A.copy(), s, r, U.T.copy(), MU.T.copy(), 1e-9, 1e-6, 60, 24, th2_up, top * (1 - 1e-6))
+    assert st == 1  # never below a value under theta_1: converges instead

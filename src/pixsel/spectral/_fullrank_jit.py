@@ -464,7 +464,7 @@ def add_feature(Acols, rows, nrows, G, order, t, col, rowsq):
 
 
 @njit(cache=True, nogil=True)
-def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
+def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim, th2_up, stop_below):
     """The backward path's Krylov iteration for ``A_SS`` without row and column ``r``, compiled.
 
     ``A[:s, :s]`` is ``A_SS`` (symmetric, both triangles stored; the passes read the lower one),
@@ -476,8 +476,12 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
     of ``R`` is below ``1e-8``, as the NumPy route's QR test), its image ``P (A U - A e_r U[r])
     R^-1`` formed without a pass. Then the same iteration as :func:`bordered_top2_krylov`
     (Rayleigh-Ritz, residual norms with the rounding slack of size ``s - 1``, thick restart at
-    ``max_dim``, twice-Gram-Schmidt of the unconverged residuals). Returns ``(ok, mu, UT_n,
-    MUT_n, res1, res)``, the vectors of length ``s`` with entry ``r`` zero.
+    ``max_dim``, twice-Gram-Schmidt of the unconverged residuals). Returns ``(status, mu, UT_n,
+    MUT_n, res1, res)``, the vectors of length ``s`` with entry ``r`` zero; ``status`` 1 when
+    converged, 0 where the NumPy iteration returns ``None``, and 2 when the iteration stopped
+    early, after any Rayleigh-Ritz step, because Temple's bound ``mu_1 + res1^2 / (mu_1 -
+    th2_up)`` (``th2_up >= theta_2`` of the deleted matrix, given, and ``mu_1 > th2_up``) fell
+    below ``stop_below``: that deletion cannot be the argmax, ``(mu, res1)`` give its bound.
     """
     n = s
     cap = min(max_dim, n - 1)
@@ -497,7 +501,7 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
     # QR of the two columns (Gram-Schmidt twice) and W R^-1
     r00 = math.sqrt(_vdot(VT[0], VT[0]))
     if not r00 >= 1e-8:
-        return False, mu, UTn, MUTn, 0.0, 0.0
+        return 0, mu, UTn, MUTn, 0.0, 0.0
     for j in range(n):
         VT[0, j] /= r00
         WT[0, j] /= r00
@@ -509,7 +513,7 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
             VT[1, j] -= c01 * VT[0, j]
     r11 = math.sqrt(_vdot(VT[1], VT[1]))
     if not r11 >= 1e-8:
-        return False, mu, UTn, MUTn, 0.0, 0.0
+        return 0, mu, UTn, MUTn, 0.0, 0.0
     for j in range(n):
         VT[1, j] /= r11
         WT[1, j] = (WT[1, j] - r01 * WT[0, j]) / r11
@@ -544,7 +548,9 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
         res1 = math.sqrt(r2[0]) + slack
         res = math.sqrt(r2[0] + r2[1]) + slack
         if res1 <= tol1 and res <= tol:
-            return True, mu, UTn, MUTn, res1, res
+            return 1, mu, UTn, MUTn, res1, res
+        if mu[0] > th2_up and mu[0] + res1 * res1 / (mu[0] - th2_up) < stop_below:
+            return 2, mu, UTn, MUTn, res1, res
         if m + 2 > cap:  # thick restart on the Ritz vectors
             VT[0], VT[1] = UTn[0], UTn[1]
             WT[0], WT[1] = MUTn[0], MUTn[1]
@@ -581,7 +587,7 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim):
         for a in range(m, m + added):
             WT[a, r] = 0.0
         m += added
-    return False, mu, UTn, MUTn, res1, res
+    return 0, mu, UTn, MUTn, res1, res
 
 
 @njit(cache=True, nogil=True)

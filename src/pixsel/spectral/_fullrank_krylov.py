@@ -384,8 +384,15 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     (:func:`pixsel.spectral._fullrank_jit.deleted_top2_krylov`) on a compacted copy of ``A_SS``
     that loses one row and column per step (the last one moved into its place, ``O(s)``),
     instead of ``A[np.ix_(S, S)]`` per step and ``np.insert`` / ``np.delete`` copies per
-    product; the certificates, the screening and the dense fallback are the same, ties still go
-    to the lowest feature index. ``False``: the NumPy route (only rounding differs).
+    product, and stops a survivor's iteration as soon as its Temple bound ``mu_1 + res_1^2 /
+    (mu_1 - (g + eps))`` falls below the best value already certified (that deletion cannot be
+    the argmax; its bound joins the final separation test). Most survivors then cost one or two
+    Rayleigh-Ritz steps, so the survivor budget is ``max(max_krylov, s // 4)`` instead of
+    ``max(max_krylov, s // 16)``. The certificates, the screening and the dense fallback are
+    the same; ties still go to the lowest feature index. ``False``: the NumPy route. On
+    Extended Yale B (p = 1024, one thread) the whole path takes about 0.39 s compiled against
+    11.5 s (13,349 Krylov iterations and 437 dense steps there; 21,224, mostly stopped early,
+    and 8 dense steps here; the same order).
     """
     jit = _compiled() if compiled else None
     if jit is not None:
@@ -563,16 +570,21 @@ def _backward_compiled(A, tol1, tol, max_krylov, jit):
         for r_ in surv[np.lexsort((S[surv], -upper[surv]))]:
             if res_list and best_lo > upper[r_] + tol_s:
                 break
-            if len(res_list) >= max(max_krylov, s // 16):
+            if len(res_list) >= max(max_krylov, s // 4):  # dominated survivors stop early: cheap
                 ok = False
                 break
             sc = abs(mu[0])
-            ok_, mu_n, UT_n, MUT_n, e1, e_n = jit.deleted_top2_krylov(B, s, r_, UT, MUT, tol1 * sc, tol * sc, 60, 24)
+            th2_up = g + eps  # >= theta_2(A_SS) >= theta_2(A_{S-i})
+            st, mu_n, UT_n, MUT_n, e1, e_n = jit.deleted_top2_krylov(
+                B, s, r_, UT, MUT, tol1 * sc, tol * sc, 60, 24, th2_up, best_lo
+            )
             n_krylov += 1
-            if not ok_:
+            if st == 0:
                 ok = False
                 break
-            th2_up = g + eps  # >= theta_2(A_SS) >= theta_2(A_{S-i})
+            if st == 2:  # Temple's bound below a certified value: not the argmax
+                res_list.append((mu_n[0], mu_n[0] + e1 * e1 / (mu_n[0] - th2_up), r_, None))
+                continue
             alpha = gamma + eps + e_n  # >= theta_3(A_SS) + e_n >= theta_3(A_{S-i}) + e_n
             if mu_n[1] > alpha:
                 th2_up = min(th2_up, mu_n[1] + e_n)
