@@ -39,6 +39,8 @@ __all__ = [
     "bordered_top2_krylov",
     "screen_candidates",
     "add_feature",
+    "deleted_top2_krylov",
+    "swap_delete",
 ]
 
 _EPS = 2.220446049250313e-16
@@ -459,3 +461,143 @@ def add_feature(Acols, rows, nrows, G, order, t, col, rowsq):
         G[a, t] = x
     for i in range(col.shape[0]):
         rowsq[i] += col[i] * col[i]
+
+
+@njit(cache=True, nogil=True)
+def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim, th2_up, stop_below):
+    """The backward path's Krylov iteration for ``A_SS`` without row and column ``r``, compiled.
+
+    ``A[:s, :s]`` is ``A_SS`` (symmetric, both triangles stored; the passes read the lower one),
+    ``UT`` (``2 x s``) its two Ritz vectors as rows and ``MUT = UT A_SS``. The deleted matrix is
+    handled in the coordinates of ``A_SS`` with entry ``r`` of every vector kept at zero (``P A_SS
+    P``, ``P`` zeroing entry ``r``, restricted to ``e_r^perp``): no copy of ``A_SS``. The start is
+    :func:`pixsel.spectral._fullrank_krylov._top2_krylov`'s of ``backward_krylov``: ``U`` with
+    entry ``r`` zeroed, orthonormalized (Gram-Schmidt, twice; ``ok`` False when a diagonal entry
+    of ``R`` is below ``1e-8``, as the NumPy route's QR test), its image ``P (A U - A e_r U[r])
+    R^-1`` formed without a pass. Then the same iteration as :func:`bordered_top2_krylov`
+    (Rayleigh-Ritz, residual norms with the rounding slack of size ``s - 1``, thick restart at
+    ``max_dim``, twice-Gram-Schmidt of the unconverged residuals). Returns ``(status, mu, UT_n,
+    MUT_n, res1, res)``, the vectors of length ``s`` with entry ``r`` zero; ``status`` 1 when
+    converged, 0 where the NumPy iteration returns ``None``, and 2 when the iteration stopped
+    early, after any Rayleigh-Ritz step, because Temple's bound ``mu_1 + res1^2 / (mu_1 -
+    th2_up)`` (``th2_up >= theta_2`` of the deleted matrix, given, and ``mu_1 > th2_up``) fell
+    below ``stop_below``: that deletion cannot be the argmax, ``(mu, res1)`` give its bound.
+    """
+    n = s
+    cap = min(max_dim, n - 1)
+    nb = cap + 2
+    VT = np.empty((nb, n))  # every row is written before it is read
+    WT = np.empty((nb, n))
+    mu = np.zeros(2)
+    UTn = np.zeros((2, n))
+    MUTn = np.zeros((2, n))
+    for a in range(2):
+        ua = UT[a, r]
+        for j in range(n):
+            VT[a, j] = UT[a, j]
+            WT[a, j] = MUT[a, j] - A[j, r] * ua
+        VT[a, r] = 0.0
+        WT[a, r] = 0.0
+    # QR of the two columns (Gram-Schmidt twice) and W R^-1
+    r00 = math.sqrt(_vdot(VT[0], VT[0]))
+    if not r00 >= 1e-8:
+        return 0, mu, UTn, MUTn, 0.0, 0.0
+    for j in range(n):
+        VT[0, j] /= r00
+        WT[0, j] /= r00
+    r01 = 0.0
+    for _r in range(2):
+        c01 = _vdot(VT[0], VT[1])
+        r01 += c01
+        for j in range(n):
+            VT[1, j] -= c01 * VT[0, j]
+    r11 = math.sqrt(_vdot(VT[1], VT[1]))
+    if not r11 >= 1e-8:
+        return 0, mu, UTn, MUTn, 0.0, 0.0
+    for j in range(n):
+        VT[1, j] /= r11
+        WT[1, j] = (WT[1, j] - r01 * WT[0, j]) / r11
+    m = 2
+    H = np.empty((nb, nb))
+    hv = 0
+    RT = np.empty((2, n))
+    r2 = np.empty(2)
+    q = np.empty(n)
+    coef = np.empty(nb)
+    res1 = res = 0.0
+    for _ in range(max_iter):
+        for a in range(hv, m):  # the new rows and columns of V^T W
+            for b in range(m):
+                H[a, b] = _vdot(VT[a], WT[b])
+            for b in range(hv):
+                H[b, a] = _vdot(VT[b], WT[a])
+        hv = m
+        Hs = np.empty((m, m))
+        for a in range(m):
+            for b in range(m):
+                Hs[a, b] = 0.5 * (H[a, b] + H[b, a])
+        th, Z = np.linalg.eigh(Hs)
+        for c in range(2):
+            mu[c] = th[m - 1 - c]
+            _combine(Z, m - 1 - c, m, VT, UTn[c])
+            _combine(Z, m - 1 - c, m, WT, MUTn[c])
+            for j in range(n):
+                RT[c, j] = MUTn[c, j] - mu[c] * UTn[c, j]
+            r2[c] = _vdot(RT[c], RT[c])
+        slack = (n - 1) * _EPS * (abs(mu[0]) + abs(mu[1]))
+        res1 = math.sqrt(r2[0]) + slack
+        res = math.sqrt(r2[0] + r2[1]) + slack
+        if res1 <= tol1 and res <= tol:
+            return 1, mu, UTn, MUTn, res1, res
+        if mu[0] > th2_up and mu[0] + res1 * res1 / (mu[0] - th2_up) < stop_below:
+            return 2, mu, UTn, MUTn, res1, res
+        if m + 2 > cap:  # thick restart on the Ritz vectors
+            VT[0], VT[1] = UTn[0], UTn[1]
+            WT[0], WT[1] = MUTn[0], MUTn[1]
+            m = 2
+            hv = 0
+        added = 0
+        for col in range(2):
+            if (col == 0 and res1 <= tol1) or (col == 1 and math.sqrt(r2[1]) <= 0.5 * tol):
+                continue
+            q[:] = RT[col]
+            q[r] = 0.0
+            nq0 = math.sqrt(_vdot(q, q))
+            if nq0 == 0.0:
+                continue
+            k = m + added
+            for _r in range(2):
+                for a in range(k):
+                    coef[a] = _vdot(VT[a], q)
+                for a in range(k):
+                    ca = coef[a]
+                    va = VT[a]
+                    for j in range(n):
+                        q[j] -= ca * va[j]
+            q[r] = 0.0
+            nq = math.sqrt(_vdot(q, q))
+            if nq <= 1e-8 * nq0:
+                continue
+            for j in range(n):
+                VT[k, j] = q[j] / nq
+            added += 1
+        if added == 0:
+            break
+        lead_block_symmatmul(A, n, VT[m : m + added], WT[m : m + added])
+        for a in range(m, m + added):
+            WT[a, r] = 0.0
+        m += added
+    return 0, mu, UTn, MUTn, res1, res
+
+
+@njit(cache=True, nogil=True)
+def swap_delete(A, s, r):
+    """Delete row and column ``r`` of the symmetric ``A[:s, :s]`` by moving row and column
+    ``s - 1`` into their place (``O(s)``; the order of the others is kept)."""
+    last = s - 1
+    if r != last:
+        for j in range(s):
+            A[r, j] = A[last, j]
+        for i in range(s):
+            A[i, r] = A[i, last]
+        A[r, r] = A[last, last]

@@ -324,6 +324,35 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     return order, objective, {"n_secular": n_secular, "n_krylov": n_krylov, "n_dense_steps": n_dense}
 
 
+def _deletion_bounds(mu, U, MU, eps, gamma, dS):
+    """The certified bounds on ``lambda_max(A_{S-i})`` for every ``i`` (see :func:`backward_krylov`).
+
+    Returns ``(g, lower, upper, tol_s, surv)``: ``g = max(gamma, mu_2)``, the Rayleigh quotient of
+    ``u_1`` with entry ``i`` removed, the upper bound ``gamma + lambda_max(D^(1/2) (I - w_i w_i^T)
+    D^(1/2)) + eps`` (inflated for rounding), the screening tolerance and the survivors (the rows
+    whose upper bound reaches the best lower bound less ``tol_s``).
+    """
+    g = max(gamma, mu[1])  # >= theta_2(M')
+    d = np.maximum(mu - gamma, 0.0)
+    # lower: Rayleigh quotient of u_1 with entry i removed
+    u1, mu1 = U[:, 0], MU[:, 0]
+    den = 1.0 - u1 * u1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = (mu[0] - 2 * u1 * mu1 + u1 * u1 * dS) / den
+    lower = np.where(den > 1e-12, lower, -np.inf)
+    # upper: 2 x 2 problem sqrt(d) (I - w w^T) sqrt(d)
+    w1, w2 = U[:, 0], U[:, 1]
+    a11 = d[0] * (1 - w1 * w1)
+    a22 = d[1] * (1 - w2 * w2)
+    a12 = -np.sqrt(d[0] * d[1]) * w1 * w2
+    upper = gamma + eig2_max(a11, a12, a22) + eps
+    upper = upper + 1e-12 * (abs(mu[0]) + abs(gamma))
+    lower = np.minimum(lower, upper)
+    tol_s = 1e-10 * (abs(mu[0]) + abs(g))
+    surv = np.flatnonzero(upper >= lower.max() - tol_s)
+    return g, lower, upper, tol_s, surv
+
+
 class _Deleted:
     """``A_SS`` without row and column ``r``, applied through ``A_SS`` (no copy per candidate)."""
 
@@ -335,7 +364,7 @@ class _Deleted:
         return np.delete(self.ASS @ np.insert(Q, self.r, 0.0, axis=0), self.r, axis=0)
 
 
-def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
+def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     """``B = I``, ``'max-eig'`` backward path from certified Krylov updates (see the forward one).
 
     With the state ``(mu, U, eps, gamma)`` of ``A_SS`` (``M' = A_SS + E`` has ``U`` invariant,
@@ -351,7 +380,23 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
     certifies each value, and ``theta_3(A_{S-i}) <= theta_3(A_SS) <= gamma + eps`` the new
     ``gamma``. Any failed
     condition makes that step dense (exact).
+    ``compiled=True`` runs each survivor's whole Krylov iteration as one compiled call
+    (:func:`pixsel.spectral._fullrank_jit.deleted_top2_krylov`) on a compacted copy of ``A_SS``
+    that loses one row and column per step (the last one moved into its place, ``O(s)``),
+    instead of ``A[np.ix_(S, S)]`` per step and ``np.insert`` / ``np.delete`` copies per
+    product, and stops a survivor's iteration as soon as its Temple bound ``mu_1 + res_1^2 /
+    (mu_1 - (g + eps))`` falls below the best value already certified (that deletion cannot be
+    the argmax; its bound joins the final separation test). Most survivors then cost one or two
+    Rayleigh-Ritz steps, so the survivor budget is ``max(max_krylov, s // 4)`` instead of
+    ``max(max_krylov, s // 16)``. The certificates, the screening and the dense fallback are
+    the same; ties still go to the lowest feature index. ``False``: the NumPy route. On
+    Extended Yale B (p = 1024, one thread) the whole path takes about 0.39 s compiled against
+    11.5 s (13,349 Krylov iterations and 437 dense steps there; 21,224, mostly stopped early,
+    and 8 dense steps here; the same order).
     """
+    jit = _compiled() if compiled else None
+    if jit is not None:
+        return _backward_compiled(A, tol1, tol, max_krylov, jit)
     p = A.shape[0]
     dA = np.diag(A).copy()
     alive = np.arange(p)
@@ -392,24 +437,7 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
         mu, U, MU, eps, gamma = state
         objective[s - 1] = mu[0]
         ASS = A[np.ix_(S, S)]
-        g = max(gamma, mu[1])  # >= theta_2(M')
-        d = np.maximum(mu - gamma, 0.0)
-        # lower: Rayleigh quotient of u_1 with entry i removed
-        u1, mu1 = U[:, 0], MU[:, 0]
-        den = 1.0 - u1 * u1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lower = (mu[0] - 2 * u1 * mu1 + u1 * u1 * dA[S]) / den
-        lower = np.where(den > 1e-12, lower, -np.inf)
-        # upper: 2 x 2 problem sqrt(d) (I - w w^T) sqrt(d)
-        w1, w2 = U[:, 0], U[:, 1]
-        a11 = d[0] * (1 - w1 * w1)
-        a22 = d[1] * (1 - w2 * w2)
-        a12 = -np.sqrt(d[0] * d[1]) * w1 * w2
-        upper = gamma + eig2_max(a11, a12, a22) + eps
-        upper = upper + 1e-12 * (abs(mu[0]) + abs(gamma))
-        lower = np.minimum(lower, upper)
-        tol_s = 1e-10 * (abs(mu[0]) + abs(g))
-        surv = np.flatnonzero(upper >= lower.max() - tol_s)
+        g, lower, upper, tol_s, surv = _deletion_bounds(mu, U, MU, eps, gamma, dA[S])
         # branch and bound: survivors by decreasing upper bound, each certified by Krylov +
         # Temple, until the best certified value exceeds every remaining upper bound
         r, new_state, ok = None, None, True
@@ -475,5 +503,127 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8):
             loose = 0
         order[step] = S[r]
         alive = np.delete(S, r)
+        state = new_state
+    return order, objective, {"n_secular": 0, "n_krylov": n_krylov, "n_dense_steps": n_dense}
+
+
+def _argmax_low(vals, feats):
+    """Position of the largest of ``vals``, ties to the lowest of ``feats`` (the NumPy route's
+    order, where positions follow the feature index)."""
+    vals = np.asarray(vals)
+    top = np.flatnonzero(vals == vals.max())
+    return int(top[np.argmin(feats[top])])
+
+
+def _backward_compiled(A, tol1, tol, max_krylov, jit):
+    """:func:`backward_krylov` with the compiled Krylov iteration on a compacted ``A_SS``."""
+    p = A.shape[0]
+    dA = np.diag(A).copy()
+    B = np.array(A, dtype=np.float64, order="C")  # A_SS in B[:s, :s], rows in the order of feat
+    feat = np.arange(p)
+    order = np.empty(p, dtype=np.intp)
+    objective = np.empty(p)
+    n_krylov = n_dense = loose = 0
+
+    def dense_state(s):
+        M = B[:s, :s]
+        w, V = sla.eigh(M, subset_by_index=[s - 3, s - 1], driver="evr")
+        w, V = w[::-1], V[:, ::-1]
+        U, mu = V[:, :2], w[:2]
+        MU = M @ U
+        res = float(np.linalg.norm(MU - U * mu)) + s * _EPS * abs(w[0])
+        gamma = w[2] + res + 1e-12 * (abs(w[0]) + abs(w[2]))
+        return mu, U, MU, res, gamma
+
+    def drop(U_n, r, s):  # row r's slot takes row s - 1, as swap_delete does for B
+        U_n = U_n.T.copy()
+        U_n[r] = U_n[s - 1]
+        return U_n[: s - 1]
+
+    state = None
+    for step in range(p):
+        s = p - step
+        S = feat[:s]
+        if s <= 4:  # tiny: dense values of every deletion
+            ASS = B[:s, :s]
+            objective[s - 1] = np.linalg.eigvalsh(ASS)[-1]
+            if s == 1:
+                order[step] = S[0]
+                break
+            vals = [np.linalg.eigvalsh(np.delete(np.delete(ASS, r, 0), r, 1))[-1] for r in range(s)]
+            r = _argmax_low(vals, S)
+            order[step] = S[r]
+            jit.swap_delete(B, s, r)
+            feat[r] = feat[s - 1]
+            state = None
+            continue
+        if state is None:
+            state = dense_state(s)
+            n_dense += 1
+        mu, U, MU, eps, gamma = state
+        objective[s - 1] = mu[0]
+        g, lower, upper, tol_s, surv = _deletion_bounds(mu, U, MU, eps, gamma, dA[S])
+        UT, MUT = np.ascontiguousarray(U.T), np.ascontiguousarray(MU.T)
+        r, new_state, ok = None, None, True
+        res_list = []
+        best_lo = -np.inf
+        for r_ in surv[np.lexsort((S[surv], -upper[surv]))]:
+            if res_list and best_lo > upper[r_] + tol_s:
+                break
+            if len(res_list) >= max(max_krylov, s // 4):  # dominated survivors stop early: cheap
+                ok = False
+                break
+            sc = abs(mu[0])
+            th2_up = g + eps  # >= theta_2(A_SS) >= theta_2(A_{S-i})
+            st, mu_n, UT_n, MUT_n, e1, e_n = jit.deleted_top2_krylov(
+                B, s, r_, UT, MUT, tol1 * sc, tol * sc, 60, 24, th2_up, best_lo
+            )
+            n_krylov += 1
+            if st == 0:
+                ok = False
+                break
+            if st == 2:  # Temple's bound below a certified value: not the argmax
+                res_list.append((mu_n[0], mu_n[0] + e1 * e1 / (mu_n[0] - th2_up), r_, None))
+                continue
+            alpha = gamma + eps + e_n  # >= theta_3(A_SS) + e_n >= theta_3(A_{S-i}) + e_n
+            if mu_n[1] > alpha:
+                th2_up = min(th2_up, mu_n[1] + e_n)
+            if not mu_n[0] > th2_up + e_n:
+                ok = False
+                break
+            hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)
+            gam_n = alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n)
+            res_list.append((mu_n[0], hi, r_, (mu_n, UT_n, MUT_n, e_n, gam_n)))
+            best_lo = max(best_lo, mu_n[0])
+        if ok and res_list:
+            w = max(range(len(res_list)), key=lambda q: (res_list[q][0], -S[res_list[q][2]]))
+            others = [x[1] for q, x in enumerate(res_list) if q != w]
+            evaluated = {x[2] for x in res_list}
+            rest = [upper[q] for q in surv if q not in evaluated]
+            if res_list[w][0] > max(others + rest, default=-np.inf):
+                r = res_list[w][2]
+                mu_n, UT_n, MUT_n, e_n, gam_n = res_list[w][3]
+                new_state = (mu_n, drop(UT_n, r, s), drop(MUT_n, r, s), e_n, gam_n)
+                loose = loose + 1 if gam_n > mu_n[1] else 0
+                if loose > 16:  # the loose bound has been carried long enough: refresh exactly
+                    new_state, loose = None, 0
+        if r is None:  # dense: exact values of the survivors
+            n_dense += 1
+            ASS = B[:s, :s]
+            if len(surv) <= 4:
+                vals = [top2(np.delete(np.delete(ASS, r_, 0), r_, 1))[0] for r_ in surv]
+            else:  # one full eigh, then the deleted-row secular equation of each survivor
+                theta, X = sla.eigh(ASS, driver="evd")
+                wh = X[surv] ** 2
+                wh /= wh.sum(axis=1, keepdims=True)
+                th1, th2 = theta[-1], theta[-2]
+                a1 = wh[:, -1]
+                hi = th1 - (th1 - th2) * a1
+                vals = secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+            r, new_state = int(surv[_argmax_low(vals, S[surv])]), None
+            loose = 0
+        order[step] = S[r]
+        jit.swap_delete(B, s, r)
+        feat[r] = feat[s - 1]
         state = new_state
     return order, objective, {"n_secular": 0, "n_krylov": n_krylov, "n_dense_steps": n_dense}
