@@ -111,6 +111,7 @@ def main(argv=None):
     with blas_threads(args):
         t_all, full = best_time(lambda: greedy_path(C, form="full", certificate=None), args.repeat)
         t_kmax, path = best_time(lambda: greedy_path(C, form="full", max_k=kmax, certificate=None), args.repeat)
+        t_back, back = best_time(lambda: greedy_path(C, form="full", direction="backward", certificate=None), args.repeat)
         np.testing.assert_array_equal(full.order[:kmax], path.order)
         rows = []
         for k in ks:
@@ -137,6 +138,7 @@ def main(argv=None):
     ab_ref = next(r["abess"]["time_s"] for r in rows if r["k"] == k_ref)
     out.update(
         pixsel_forward_path_all_k_s=t_all, pixsel_forward_path_to_kmax_s=t_kmax, pixsel_refine_total_s=t_refine,
+        pixsel_backward_path_all_k_s=t_back, backward_dense_steps=int(back.info["n_dense_steps"]),
         abess_time_at_k_ref_s=ab_ref, k_ref=k_ref, rows=rows,
         ratio_all_k_plus_refine_over_abess=(t_all + t_refine) / ab_ref,
         ratio_to_kmax_plus_refine_over_abess=(t_kmax + t_refine) / ab_ref,
@@ -163,6 +165,8 @@ def main(argv=None):
           f"(goal <= 1.5: {'met' if r1 <= 1.5 else 'NOT met'}); with the path to k = {kmax} only: {r2:.2f}")
     print(f"  variance >= abess at every k (rel. tol 1e-9): path + refine {out['variance_ge_abess_all_k']}; "
           f"path alone {out['path_variance_ge_abess_all_k']}")
+    print(f"  backward path, all k: {t_back:.2f} s = {t_back / ab_ref:.2f} x abess at k = {k_ref} "
+          f"({out['backward_dense_steps']} dense steps of {p})")
 
     res = out_dir(args)
     path_json = write_results(args, out)
