@@ -251,3 +251,13 @@ def test_bad_rule():
 @parametrize_with_checks([PathSelectorCV(k_grid=[1, 2], cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_transform_of_a_dask_array_stays_lazy():
+    da = pytest.importorskip("dask.array")
+    X, y = _planted()
+    got = PathSelectorCV(k_grid=range(1, 6), cv=3).fit(X, y)
+    Xd = da.from_array(X, chunks=(37, X.shape[1]))
+    lazy = got.transform(Xd)
+    assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
+    np.testing.assert_array_equal(lazy.compute(), got.transform(X))

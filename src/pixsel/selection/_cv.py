@@ -42,6 +42,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._lazy import dask_rows
 from .._validation import check_int, check_options
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -445,16 +446,18 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return self.selector_.get_support()
 
+    @dask_rows
     def transform(self, X: ArrayLike) -> NDArray:
         """The selected features of ``X`` (as the refitted ``selector_`` transforms them).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
+            A Dask array stays lazy: each row chunk is transformed where it lives.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_selected)
+        X_new : ndarray or dask array of shape (n_samples, n_selected)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=None, reset=False)
