@@ -213,6 +213,70 @@ def _combine(Z, zc, m, XT, out):
 
 
 @njit(cache=True, nogil=True)
+def _ritz_top2(VT, WT, H, hv, m, mu, UT, MUT, RT, r2):
+    """One Rayleigh-Ritz step of the compiled Krylov iterations on the first ``m`` rows of ``VT``
+    (``WT`` their images): the rows and columns of ``H = V^T W`` from ``hv`` on are added, the
+    top two Ritz values go to ``mu``, their vectors and images to ``UT``, ``MUT``, the residuals
+    to ``RT`` and their squared norms to ``r2``. Returns the Ritz coefficients ``Z`` (ascending)."""
+    n = VT.shape[1]
+    for a in range(hv, m):  # the new rows and columns of V^T W
+        for b in range(m):
+            H[a, b] = _vdot(VT[a], WT[b])
+        for b in range(hv):
+            H[b, a] = _vdot(VT[b], WT[a])
+    Hs = np.empty((m, m))
+    for a in range(m):
+        for b in range(m):
+            Hs[a, b] = 0.5 * (H[a, b] + H[b, a])
+    th, Z = np.linalg.eigh(Hs)
+    for c in range(2):
+        mu[c] = th[m - 1 - c]
+        _combine(Z, m - 1 - c, m, VT, UT[c])
+        _combine(Z, m - 1 - c, m, WT, MUT[c])
+        for j in range(n):
+            RT[c, j] = MUT[c, j] - mu[c] * UT[c, j]
+        r2[c] = _vdot(RT[c], RT[c])
+    return Z
+
+
+@njit(cache=True, nogil=True)
+def _expand(VT, m, RT, r2, res1, tol1, tol, q, coef, zero):
+    """Append the unconverged residuals (``RT``) to the basis ``VT[:m]``, each orthogonalized
+    twice (Gram-Schmidt) and kept where it is not dependent; entry ``zero`` is held at 0 when
+    ``zero >= 0`` (the deleted coordinate of the backward iteration). Returns how many rows were
+    added at ``VT[m:]``."""
+    n = VT.shape[1]
+    added = 0
+    for col in range(2):
+        if (col == 0 and res1 <= tol1) or (col == 1 and math.sqrt(r2[1]) <= 0.5 * tol):
+            continue
+        q[:] = RT[col]
+        if zero >= 0:
+            q[zero] = 0.0
+        nq0 = math.sqrt(_vdot(q, q))
+        if nq0 == 0.0:
+            continue
+        k = m + added
+        for _r in range(2):
+            for a in range(k):
+                coef[a] = _vdot(VT[a], q)
+            for a in range(k):
+                ca = coef[a]
+                va = VT[a]
+                for j in range(n):
+                    q[j] -= ca * va[j]
+        if zero >= 0:
+            q[zero] = 0.0
+        nq = math.sqrt(_vdot(q, q))
+        if nq <= 1e-8 * nq0:
+            continue
+        for j in range(n):
+            VT[k, j] = q[j] / nq
+        added += 1
+    return added
+
+
+@njit(cache=True, nogil=True)
 def bordered_top2_krylov(G, t, arow, d, VkT, WkT, tol1, tol, max_iter, max_dim, keep):
     """:func:`pixsel.spectral._fullrank_krylov._top2_krylov` for ``M = G[:t + 1, :t + 1]``, compiled.
 
@@ -254,24 +318,8 @@ def bordered_top2_krylov(G, t, arow, d, VkT, WkT, tol1, tol, max_iter, max_dim, 
     coef = np.empty(nb)
     res1 = res = 0.0
     for _ in range(max_iter):
-        for a in range(hv, m):  # the new rows and columns of V^T W
-            for b in range(m):
-                H[a, b] = _vdot(VT[a], WT[b])
-            for b in range(hv):
-                H[b, a] = _vdot(VT[b], WT[a])
+        Z = _ritz_top2(VT, WT, H, hv, m, mu, UT, MUT, RT, r2)
         hv = m
-        Hs = np.empty((m, m))
-        for a in range(m):
-            for b in range(m):
-                Hs[a, b] = 0.5 * (H[a, b] + H[b, a])
-        th, Z = np.linalg.eigh(Hs)
-        for c in range(2):
-            mu[c] = th[m - 1 - c]
-            _combine(Z, m - 1 - c, m, VT, UT[c])
-            _combine(Z, m - 1 - c, m, WT, MUT[c])
-            for j in range(n):
-                RT[c, j] = MUT[c, j] - mu[c] * UT[c, j]
-            r2[c] = _vdot(RT[c], RT[c])
         slack = n * _EPS * (abs(mu[0]) + abs(mu[1]))
         res1 = math.sqrt(r2[0]) + slack
         res = math.sqrt(r2[0] + r2[1]) + slack
@@ -292,29 +340,7 @@ def bordered_top2_krylov(G, t, arow, d, VkT, WkT, tol1, tol, max_iter, max_dim, 
             WT[0], WT[1] = MUT[0], MUT[1]
             m = 2
             hv = 0
-        added = 0
-        for col in range(2):
-            if (col == 0 and res1 <= tol1) or (col == 1 and math.sqrt(r2[1]) <= 0.5 * tol):
-                continue
-            q[:] = RT[col]
-            nq0 = math.sqrt(_vdot(q, q))
-            if nq0 == 0.0:
-                continue
-            k = m + added
-            for _r in range(2):
-                for a in range(k):
-                    coef[a] = _vdot(VT[a], q)
-                for a in range(k):
-                    ca = coef[a]
-                    va = VT[a]
-                    for j in range(n):
-                        q[j] -= ca * va[j]
-            nq = math.sqrt(_vdot(q, q))
-            if nq <= 1e-8 * nq0:
-                continue
-            for j in range(n):
-                VT[k, j] = q[j] / nq
-            added += 1
+        added = _expand(VT, m, RT, r2, res1, tol1, tol, q, coef, -1)
         if added == 0:
             break
         lead_block_symmatmul(G, n, VT[m : m + added], WT[m : m + added])
@@ -526,24 +552,8 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim, th2_up, 
     coef = np.empty(nb)
     res1 = res = 0.0
     for _ in range(max_iter):
-        for a in range(hv, m):  # the new rows and columns of V^T W
-            for b in range(m):
-                H[a, b] = _vdot(VT[a], WT[b])
-            for b in range(hv):
-                H[b, a] = _vdot(VT[b], WT[a])
+        _ritz_top2(VT, WT, H, hv, m, mu, UTn, MUTn, RT, r2)
         hv = m
-        Hs = np.empty((m, m))
-        for a in range(m):
-            for b in range(m):
-                Hs[a, b] = 0.5 * (H[a, b] + H[b, a])
-        th, Z = np.linalg.eigh(Hs)
-        for c in range(2):
-            mu[c] = th[m - 1 - c]
-            _combine(Z, m - 1 - c, m, VT, UTn[c])
-            _combine(Z, m - 1 - c, m, WT, MUTn[c])
-            for j in range(n):
-                RT[c, j] = MUTn[c, j] - mu[c] * UTn[c, j]
-            r2[c] = _vdot(RT[c], RT[c])
         slack = (n - 1) * _EPS * (abs(mu[0]) + abs(mu[1]))
         res1 = math.sqrt(r2[0]) + slack
         res = math.sqrt(r2[0] + r2[1]) + slack
@@ -556,31 +566,7 @@ def deleted_top2_krylov(A, s, r, UT, MUT, tol1, tol, max_iter, max_dim, th2_up, 
             WT[0], WT[1] = MUTn[0], MUTn[1]
             m = 2
             hv = 0
-        added = 0
-        for col in range(2):
-            if (col == 0 and res1 <= tol1) or (col == 1 and math.sqrt(r2[1]) <= 0.5 * tol):
-                continue
-            q[:] = RT[col]
-            q[r] = 0.0
-            nq0 = math.sqrt(_vdot(q, q))
-            if nq0 == 0.0:
-                continue
-            k = m + added
-            for _r in range(2):
-                for a in range(k):
-                    coef[a] = _vdot(VT[a], q)
-                for a in range(k):
-                    ca = coef[a]
-                    va = VT[a]
-                    for j in range(n):
-                        q[j] -= ca * va[j]
-            q[r] = 0.0
-            nq = math.sqrt(_vdot(q, q))
-            if nq <= 1e-8 * nq0:
-                continue
-            for j in range(n):
-                VT[k, j] = q[j] / nq
-            added += 1
+        added = _expand(VT, m, RT, r2, res1, tol1, tol, q, coef, r)
         if added == 0:
             break
         lead_block_symmatmul(A, n, VT[m : m + added], WT[m : m + added])
