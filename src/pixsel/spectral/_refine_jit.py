@@ -115,7 +115,7 @@ def deleted_top_rows(theta, w2, lo_in, hi_in, max_iter):
 def second_root_rows(theta, b, c, max_iter):
     """Upper bounds on the second eigenvalue of every bordered ``[[diag(theta), b_r], [b_r^T, c_r]]``.
 
-    The iteration of :func:`pixsel.spectral._secular_jit.second_root_rows` (safeguarded Newton on
+    The iteration of :func:`pixsel.spectral._refine._second_root` (safeguarded Newton on
     the increasing ``phi(lam) = lam - c - sum_l b_l^2 / (lam - theta_l)`` in ``[theta_2, theta_1]``,
     returning ``hi`` with ``phi(hi) >= 0``, within ``tol`` of the root) with one change: Newton
     approaches the root from one side, so the bracket's other end used to close by bisection

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["secular_border_rows", "secular_deleted_rows", "second_root_rows"]
+__all__ = ["secular_border_rows", "secular_deleted_rows"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -83,43 +83,6 @@ def secular_deleted_rows(theta, w2, lo_in, hi_in, max_iter):
                 break
         lam[r] = la
     return lam
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def second_root_rows(theta, b, c, max_iter):
-    """Upper bounds on the second eigenvalue of every bordered ``[[diag(theta), b_r], [b_r^T, c_r]]``
-    (``k >= 2``): the same safeguarded Newton iteration and stopping rule as
-    :func:`pixsel.spectral._refine._second_root`, one row at a time; ``hi`` is returned."""
-    n, k = b.shape
-    th1 = theta[k - 1]
-    th2 = theta[k - 2]
-    scale = abs(th1) + abs(theta[0]) + 1e-300
-    tol = 1e-9 * (th1 - th2) + 4 * _EPS * scale
-    out = np.empty(n)
-    for r in range(n):
-        lo = th2
-        hi = th1
-        la = 0.5 * (lo + hi)
-        for _ in range(max_iter):
-            phi = la - c[r]
-            dphi = 1.0
-            for j in range(k):
-                diff = la - theta[j]
-                q = b[r, j] * b[r, j] / diff
-                phi -= q
-                dphi += q / diff
-            if not (phi < 0):  # phi(la) >= 0 (or nan at a pole): the root is at or left of la
-                hi = la
-            else:
-                lo = la
-            new = la - phi / dphi
-            if not ((new > lo) and (new < hi)):
-                new = 0.5 * (lo + hi)
-            la = new
-            if hi - lo <= tol:
-                break
-        out[r] = hi
-    return out
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
