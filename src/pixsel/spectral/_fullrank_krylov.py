@@ -364,6 +364,23 @@ class _Deleted:
         return np.delete(self.ASS @ np.insert(Q, self.r, 0.0, axis=0), self.r, axis=0)
 
 
+def _certify_deletion(mu_n, e1, e_n, th2_up, theta3_up):
+    """Temple's certificate of a deletion's Krylov result, or ``None`` when it does not hold.
+
+    ``th2_up >= theta_2(A_SS) >= theta_2(A_{S-i})`` and ``theta3_up >= theta_3(A_SS) >=
+    theta_3(A_{S-i})`` (interlacing). Returns ``(hi, gamma_new)``: ``hi`` the certified upper bound
+    ``mu_1 + e_1^2 / (mu_1 - theta_2^+)`` on ``lambda_max(A_{S-i})`` and the new ``gamma``: the
+    compression of the new ``M'`` to ``U_n^perp`` is ``<= alpha`` when ``mu_2 > alpha``, else
+    (``mu_1 > theta_2^+ + e_n`` puts it below ``mu_1``) ``<= theta_2 + e_n``."""
+    alpha = theta3_up + e_n
+    if mu_n[1] > alpha:
+        th2_up = min(th2_up, mu_n[1] + e_n)
+    if not mu_n[0] > th2_up + e_n:
+        return None
+    hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)
+    return hi, (alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n))
+
+
 def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     """``B = I``, ``'max-eig'`` backward path from certified Krylov updates (see the forward one).
 
@@ -465,17 +482,11 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
                 ok = False
                 break
             mu_n, U_n, MU_n, e1, e_n = out
-            th2_up = g + eps  # >= theta_2(A_SS) >= theta_2(A_{S-i})
-            alpha = gamma + eps + e_n  # >= theta_3(A_SS) + e_n >= theta_3(A_{S-i}) + e_n
-            if mu_n[1] > alpha:
-                th2_up = min(th2_up, mu_n[1] + e_n)
-            if not mu_n[0] > th2_up + e_n:
+            cert = _certify_deletion(mu_n, e1, e_n, g + eps, gamma + eps)
+            if cert is None:
                 ok = False
                 break
-            hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)
-            # compression of the new M' to U_n^perp: <= alpha when mu_2 > alpha, else (mu_1 > th2_up
-            # + e_n puts the compression below mu_1) <= theta_2 + e_n
-            gam_n = alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n)
+            hi, gam_n = cert
             res_list.append((mu_n[0], hi, r_, (mu_n, U_n, MU_n, e_n, gam_n)))
         if ok and res_list:
             w = max(range(len(res_list)), key=lambda q: (res_list[q][0], -res_list[q][2]))
@@ -585,14 +596,11 @@ def _backward_compiled(A, tol1, tol, max_krylov, jit):
             if st == 2:  # Temple's bound below a certified value: not the argmax
                 res_list.append((mu_n[0], mu_n[0] + e1 * e1 / (mu_n[0] - th2_up), r_, None))
                 continue
-            alpha = gamma + eps + e_n  # >= theta_3(A_SS) + e_n >= theta_3(A_{S-i}) + e_n
-            if mu_n[1] > alpha:
-                th2_up = min(th2_up, mu_n[1] + e_n)
-            if not mu_n[0] > th2_up + e_n:
+            cert = _certify_deletion(mu_n, e1, e_n, th2_up, gamma + eps)
+            if cert is None:
                 ok = False
                 break
-            hi = mu_n[0] + e1 * e1 / (mu_n[0] - th2_up)
-            gam_n = alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n)
+            hi, gam_n = cert
             res_list.append((mu_n[0], hi, r_, (mu_n, UT_n, MUT_n, e_n, gam_n)))
             best_lo = max(best_lo, mu_n[0])
         if ok and res_list:
