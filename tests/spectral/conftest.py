@@ -69,8 +69,25 @@ def random_spd(rng, p, cond=1.0):
     return W @ W.T / (p + 2) + cond * 0.1 * np.eye(p)
 
 
+def sample_covariance(rng, p, n):
+    """Sample covariance of ``n`` draws with unequal column scales, plus a small ridge."""
+    X = rng.standard_normal((n, p)) * rng.uniform(0.2, 3.0, p)
+    return X.T @ X / n + 1e-3 * np.eye(p)
+
+
+def spiked_covariance(rng, p, n, k, strength):
+    """Covariance of noise plus one sparse spike on ``k`` planted features (returned)."""
+    support = rng.choice(p, k, replace=False)
+    u = np.zeros(p)
+    u[support] = rng.choice([-1.0, 1.0], k) * rng.uniform(0.5, 1.0, k)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((n, p)) + np.sqrt(strength) * rng.standard_normal((n, 1)) * u
+    return np.cov(X, rowvar=False), support
+
+
 @pytest.fixture
 def oracle():
     return SimpleNamespace(
-        value=value_on_support, greedy=greedy_oracle, best=brute_force_best, spd=random_spd
+        value=value_on_support, greedy=greedy_oracle, best=brute_force_best, spd=random_spd,
+        cov=sample_covariance, spike=spiked_covariance,
     )

@@ -9,21 +9,6 @@ from pixsel.spectral._fullrank import fullrank_greedy_path
 from pixsel.spectral._fullrank_krylov import _Deleted, _top2_krylov, backward_krylov
 
 
-def _random_spd(rng, p, n):
-    X = rng.standard_normal((n, p)) * rng.uniform(0.2, 3.0, p)
-    return X.T @ X / n + 1e-3 * np.eye(p)
-
-
-def _planted(rng, p, n, k, strength):
-    """Covariance of noise plus one sparse spike on ``k`` planted features (returned)."""
-    support = rng.choice(p, k, replace=False)
-    u = np.zeros(p)
-    u[support] = rng.choice([-1.0, 1.0], k) * rng.uniform(0.5, 1.0, k)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((n, p)) + np.sqrt(strength) * rng.standard_normal((n, 1)) * u
-    return np.cov(X, rowvar=False), support
-
-
 def _brute_backward(A, steps):
     """The first ``steps`` deletions of the exact greedy backward path (ties to the lowest index)."""
     S = list(range(A.shape[0]))
@@ -37,9 +22,9 @@ def _brute_backward(A, steps):
 
 
 @pytest.mark.parametrize("seed,p,n", [(0, 70, 40), (1, 90, 300), (2, 120, 120), (3, 200, 50)])
-def test_compiled_backward_matches_numpy_route_on_random_spd(seed, p, n):
+def test_compiled_backward_matches_numpy_route_on_random_spd(seed, p, n, oracle):
     """Whole path: the compiled route gives the NumPy route's order and objectives."""
-    A = _random_spd(np.random.default_rng(seed), p, n)
+    A = oracle.cov(np.random.default_rng(seed), p, n)
     o1, f1, i1 = backward_krylov(A)
     o0, f0, _ = backward_krylov(A, compiled=False)
     assert i1["n_krylov"] > p  # the Krylov route did the work, not the dense fallback
@@ -47,12 +32,12 @@ def test_compiled_backward_matches_numpy_route_on_random_spd(seed, p, n):
     np.testing.assert_allclose(f1, f0, rtol=1e-11)
 
 
-def test_compiled_backward_matches_numpy_secular_and_brute_force_on_a_planted_support():
+def test_compiled_backward_matches_numpy_secular_and_brute_force_on_a_planted_support(oracle):
     """Planted sparse spike: same order and objectives as NumPy and the full-spectrum route; the
     first steps are the exact argmax (brute force); the planted features are deleted last."""
     rng = np.random.default_rng(4)
     p, k = 80, 8
-    A, support = _planted(rng, p, 400, k, 60.0)
+    A, support = oracle.spike(rng, p, 400, k, 60.0)
     o1, f1, _ = backward_krylov(A)
     o0, f0, _ = backward_krylov(A, compiled=False)
     sec = fullrank_greedy_path(A, direction="backward", method="secular")
@@ -90,11 +75,11 @@ def test_compiled_backward_near_and_exact_ties(seed):
 
 
 @pytest.mark.parametrize("s,r", [(9, 0), (9, 8), (40, 17), (41, 40)])
-def test_deleted_krylov_matches_numpy_iteration(s, r):
+def test_deleted_krylov_matches_numpy_iteration(s, r, oracle):
     """One compiled deleted-row iteration: the NumPy iteration's Ritz values, vectors zero at
     ``r``, orthonormal, with the residuals they report (certified)."""
     rng = np.random.default_rng(s + r)
-    A = _random_spd(rng, s, 3 * s)
+    A = oracle.cov(rng, s, 3 * s)
     w, V = sla.eigh(A)
     U, MU = V[:, :-3:-1].copy(), A @ V[:, :-3:-1]
     B = np.zeros((s + 5, s + 5))  # a larger buffer: only the leading block is read
@@ -117,9 +102,9 @@ def test_deleted_krylov_matches_numpy_iteration(s, r):
     assert np.linalg.norm(D @ Un[:, 0] - mu[0] * Un[:, 0]) <= e1 and np.linalg.norm(D @ Un - Un * mu) <= e
 
 
-def test_swap_delete_moves_the_last_row_and_column():
+def test_swap_delete_moves_the_last_row_and_column(oracle):
     rng = np.random.default_rng(5)
-    A = _random_spd(rng, 12, 30)
+    A = oracle.cov(rng, 12, 30)
     for r in (0, 4, 11):
         B = A.copy()
         jit.swap_delete(B, 12, r)
@@ -129,11 +114,11 @@ def test_swap_delete_moves_the_last_row_and_column():
 
 
 @pytest.mark.parametrize("s,r", [(30, 3), (60, 59)])
-def test_deleted_krylov_early_stop_is_a_certified_upper_bound(s, r):
+def test_deleted_krylov_early_stop_is_a_certified_upper_bound(s, r, oracle):
     """``status == 2``: the iteration stopped because Temple's bound, which is an upper bound on
     ``theta_1`` of the deleted matrix, fell below ``stop_below``."""
     rng = np.random.default_rng(s)
-    A = _random_spd(rng, s, 3 * s)
+    A = oracle.cov(rng, s, 3 * s)
     w, V = sla.eigh(A)
     U, MU = V[:, :-3:-1].copy(), A @ V[:, :-3:-1]
     keep = np.delete(np.arange(s), r)

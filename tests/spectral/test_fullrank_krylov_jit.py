@@ -10,25 +10,10 @@ from pixsel.spectral._operators import DenseOperator
 from pixsel.spectral._secular import arrow4_max, eig2_max
 
 
-def _random_spd(rng, p, n):
-    X = rng.standard_normal((n, p)) * rng.uniform(0.2, 3.0, p)
-    return X.T @ X / n + 1e-3 * np.eye(p)
-
-
-def _planted(rng, p, n, k, strength):
-    """Covariance of noise plus one sparse spike on ``k`` planted features (returned)."""
-    support = rng.choice(p, k, replace=False)
-    u = np.zeros(p)
-    u[support] = rng.choice([-1.0, 1.0], k) * rng.uniform(0.5, 1.0, k)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((n, p)) + np.sqrt(strength) * rng.standard_normal((n, 1)) * u
-    return np.cov(X, rowvar=False), support
-
-
 @pytest.mark.parametrize("seed,p,n", [(0, 70, 40), (1, 90, 300), (2, 120, 120)])
-def test_compiled_path_matches_numpy_route_on_random_spd(seed, p, n):
+def test_compiled_path_matches_numpy_route_on_random_spd(seed, p, n, oracle):
     """Whole path (k = 1..p): the compiled phases give the NumPy route's order and objectives."""
-    A = _random_spd(np.random.default_rng(seed), p, n)
+    A = oracle.cov(np.random.default_rng(seed), p, n)
     o1, f1, i1 = forward_krylov(DenseOperator(A), p)
     o0, f0, i0 = forward_krylov(DenseOperator(A), p, compiled=False)
     assert i1["n_krylov"] > p // 2  # the Krylov route did the work, not the dense fallback
@@ -36,12 +21,12 @@ def test_compiled_path_matches_numpy_route_on_random_spd(seed, p, n):
     np.testing.assert_allclose(f1, f0, rtol=1e-11)
 
 
-def test_compiled_path_matches_numpy_route_and_brute_force_on_a_planted_support():
+def test_compiled_path_matches_numpy_route_and_brute_force_on_a_planted_support(oracle):
     """Planted sparse spike: same order and objectives as NumPy; the first steps are the exact
     argmax (brute force) and pick the planted features."""
     rng = np.random.default_rng(4)
     p, k = 80, 8
-    A, support = _planted(rng, p, 400, k, 60.0)
+    A, support = oracle.spike(rng, p, 400, k, 60.0)
     o1, f1, _ = forward_krylov(DenseOperator(A), p)
     o0, f0, _ = forward_krylov(DenseOperator(A), p, compiled=False)
     np.testing.assert_array_equal(o1, o0)
@@ -82,12 +67,12 @@ def _state(A, S):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_screen_candidates_keeps_the_numpy_survivors(seed):
+def test_screen_candidates_keeps_the_numpy_survivors(seed, oracle):
     """The compiled screening (b formed only where it can matter) keeps exactly the NumPy
     route's survivors, with the same bounds on every row that can survive."""
     rng = np.random.default_rng(seed)
     p, t = 150, 40
-    A = _random_spd(rng, p, 100) if seed else _planted(rng, p, 300, 20, 30.0)[0]
+    A = oracle.cov(rng, p, 100) if seed else oracle.spike(rng, p, 300, 20, 30.0)[0]
     S = [int(i) for i in np.argsort(-np.diag(A))[:t]]
     cand = np.setdiff1d(np.arange(p), S)
     Acols = np.ascontiguousarray(A[:, S])
@@ -119,11 +104,11 @@ def test_screen_candidates_keeps_the_numpy_survivors(seed):
 
 
 @pytest.mark.parametrize("t", [5, 40, 121])
-def test_bordered_top2_krylov_matches_the_numpy_iteration(t):
+def test_bordered_top2_krylov_matches_the_numpy_iteration(t, oracle):
     """Same Ritz values as _top2_krylov from the same start; residuals certified; the carried
     vectors orthonormal with their images; only row t of G is written."""
     rng = np.random.default_rng(t)
-    A = _random_spd(rng, t + 1, 3 * t + 10)
+    A = oracle.cov(rng, t + 1, 3 * t + 10)
     G = np.zeros((t + 8, t + 8))
     G[:t, :t] = A[:t, :t]
     w, V = np.linalg.eigh(A[:t, :t])
