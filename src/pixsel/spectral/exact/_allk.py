@@ -65,7 +65,7 @@ from .._path import objective_on_support
 from ._result import SearchState
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate
-from . import _allk_enum, _allk_numba
+from . import _allk_enum, _allk_numba, _swap
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -584,8 +584,8 @@ def _report_enum(search, kern, root):
 
 def _greedy_start(M, B, form, criterion, max_k, search):
     """Offer the forward and backward greedy supports of every size (the dual pass); returns
-    their objectives per size in the search's (possibly shifted) scale, and the features ordered
-    by the backward path (the one it keeps longest first)."""
+    their objectives per size in the search's (possibly shifted) scale, the features ordered
+    by the backward path (the one it keeps longest first) and the two paths."""
     fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
     bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
     vals = np.empty((2, max_k))
@@ -601,7 +601,20 @@ def _greedy_start(M, B, form, criterion, max_k, search):
             if not seen[i]:
                 seen[i] = True
                 order.append(int(i))
-    return vals, np.array(order, dtype=np.intp)
+    return vals, np.array(order, dtype=np.intp), (fw, bw)
+
+
+def _improve_start(search, paths):
+    """Raise the greedy incumbents of an additive problem by swap local search (:mod:`._swap`);
+    returns ``{'improved': sizes raised, 'time_s': seconds}``."""
+    t = time.perf_counter()
+    sup, val = list(search.sup), search.inc.copy()
+    deadline = None if search.time_limit is None else search.t0 + search.time_limit
+    starts = [path.support for path in paths]
+    sizes = _swap.improve_incumbents(search.M, search.B, sup, val, search.max_k, starts=starts, deadline=deadline)
+    for j in sorted(sizes, reverse=True):
+        search.offer(float(val[j]), sup[j])
+    return {"improved": len(sizes), "time_s": time.perf_counter() - t}
 
 
 def _start_initial(M, B, criterion, initial, search):
@@ -717,10 +730,11 @@ def exact_path(
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
-        greedy, order = _greedy_start(M, B, mform, criterion, max_k, search)
+        greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search)
         greedy = greedy - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
+        swap_info = _improve_start(search, paths) if additive else {"improved": 0, "time_s": 0.0}
         closed = _enumerate_small(search)
         enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True}
         stop_reason = "completed"
@@ -769,5 +783,5 @@ def exact_path(
         stop_reason=stop_reason,
         criterion=criterion,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
-              "enumeration": enum_info, "tree": search.tree_info},
+              "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info},
     )

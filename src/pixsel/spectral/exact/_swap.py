@@ -1,0 +1,155 @@
+"""Swap local search for the incumbents of an additive problem (a vector ``a`` or ``'trace'``).
+
+The greedy paths are nested, so at a given size their support can be far from the best one: on
+UCI Sonar (two-class LDA, ``p = 60``) the better of the forward and backward greedy supports is
+4-10 % below the optimum at every size from 3 to 23, and a branch and bound whose incumbents
+are that low has to open every subtree whose bound lies between the two. A 1-swap local search
+from the greedy supports closes most of that gap in well under a second.
+
+Every 1-swap of ``S`` (drop ``i in S``, add ``j not in S``) is valued at once, in closed form.
+With ``P = B_SS^{-1}``, ``W = P M_S`` and ``f(S) = tr(M_S^T W)``:
+
+* dropping ``i`` loses ``|W_i|^2 / P_ii`` and turns ``P`` into ``P - P_:i P_i: / P_ii``;
+* adding ``j`` to ``S - i`` then gains ``|R_j|^2 / s_j`` with the Schur complement
+  ``s_j = s0_j + T_ij^2 / P_ii`` and residual ``R_j = R0_j + (T_ij / P_ii) W_i``, where
+  ``T = P B_S,out``, ``s0_j = B_jj - B_j,S T_:j`` and ``R0 = M_out - T^T M_S`` are those of ``S``.
+
+so all ``k (p - k)`` swaps cost two matrix products. The search takes the best swap while it
+improves (checked on the value recomputed from scratch, so rounding cannot make it cycle), and
+the sizes exchange supports: a local optimum of size ``k - 1`` plus its best feature, and one of
+size ``k + 1`` minus its least useful one, are offered to size ``k`` and searched from again.
+Every value returned is that of its support, so the incumbents stay valid lower bounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+__all__ = ["improve_incumbents", "swap_search"]
+
+#: a move is taken only if it raises f by more than this relative amount (rounding)
+_RTOL = 1e-12
+
+
+def _beats(g, f):
+    return g > f + _RTOL * abs(f) if np.isfinite(f) else g > f
+
+
+def _value(M, B, S):
+    """``f(S) = tr(M_S^T B_SS^{-1} M_S)``, ``P = B_SS^{-1}`` and ``W = P M_S`` from one Cholesky."""
+    c = cho_factor(B[np.ix_(S, S)], lower=True)
+    P = cho_solve(c, np.eye(len(S)))
+    W = P @ M[S]
+    return float(np.sum(M[S] * W)), (P + P.T) / 2, W
+
+
+def _swap_values(M, B, S, P, W, f):
+    """The value of every 1-swap of ``S``: ``(k, p - k)`` array and the outside features."""
+    p = B.shape[0]
+    out = np.ones(p, bool)
+    out[S] = False
+    out = np.flatnonzero(out)
+    Bo = B[np.ix_(S, out)]
+    T = P @ Bo  # k x q
+    s0 = B[out, out] - np.einsum("ij,ij->j", Bo, T)
+    R0 = M[out] - T.T @ M[S]  # q x r
+    Pd = np.diag(P)
+    loss = np.einsum("ij,ij->i", W, W) / Pd
+    U = T / Pd[:, None]
+    C = W @ R0.T  # k x q: W_i . R0_j
+    num = np.einsum("ij,ij->i", R0, R0)[None, :] + 2 * U * C + U * U * (loss * Pd)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = f - loss[:, None] + num / (s0[None, :] + T * U)
+    return np.where(np.isfinite(val), val, -np.inf), out
+
+
+def swap_search(M, B, S, max_swaps: int = 100):
+    """Best-improvement 1-swap local search from ``S``; returns ``(support, value, swaps)``.
+
+    ``M`` of shape ``(p, r)``, ``B`` symmetric positive definite; the support is sorted and its
+    value never below that of ``S``."""
+    S = np.sort(np.asarray(S, dtype=np.intp))
+    f, P, W = _value(M, B, S)
+    if len(S) in (0, B.shape[0]):
+        return S, f, 0
+    n = 0
+    while n < max_swaps:
+        val, out = _swap_values(M, B, S, P, W, f)
+        i, j = np.unravel_index(int(np.argmax(val)), val.shape)
+        if not _beats(val[i, j], f):
+            break
+        T = np.sort(np.append(np.delete(S, i), out[j]))
+        g, Pt, Wt = _value(M, B, T)
+        if not _beats(g, f):
+            break
+        S, f, P, W = T, g, Pt, Wt
+        n += 1
+    return S, f, n
+
+
+def _best_neighbours(M, B, S, p):
+    """The best support of size ``|S| + 1`` containing ``S`` and of size ``|S| - 1`` inside it."""
+    f, P, W = _value(M, B, S)
+    out = np.ones(p, bool)
+    out[S] = False
+    out = np.flatnonzero(out)
+    up = down = None
+    if len(out):
+        Bo = B[np.ix_(S, out)]
+        T = P @ Bo
+        s = B[out, out] - np.einsum("ij,ij->j", Bo, T)
+        R = M[out] - T.T @ M[S]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = np.where(s > 0, np.einsum("ij,ij->i", R, R) / s, -np.inf)
+        up = np.sort(np.append(S, out[int(np.argmax(gain))]))
+    if len(S) > 1:
+        loss = np.einsum("ij,ij->i", W, W) / np.diag(P)
+        down = np.delete(S, int(np.argmin(loss)))
+    return up, down
+
+
+def improve_incumbents(M, B, supports, values, max_k, starts=(), deadline=None, max_rounds: int = 5):
+    """Raise the incumbents of sizes ``1..max_k`` by swap local search; returns the sizes improved.
+
+    ``supports[j]``, ``values[j]`` (index = size) are replaced in place where a better support is
+    found. ``starts``: callables ``k -> support of size k`` (the greedy paths) searched from as
+    well as the incumbents. ``deadline``: a ``time.perf_counter()`` value after which it stops
+    early (the incumbents found so far are kept)."""
+    import time
+
+    p = B.shape[0]
+    improved = set()
+
+    def consider(j, S):
+        T, g, _ = swap_search(M, B, S)
+        if _beats(g, values[j]):
+            supports[j], values[j] = T, g
+            improved.add(j)
+            return True
+        return False
+
+    top = min(max_k, p - 1)
+    for j in range(1, top + 1):
+        seen = []
+        for S in [supports[j], *(start(j) for start in starts)]:
+            if S is not None and not any(np.array_equal(np.sort(S), T) for T in seen):
+                seen.append(np.sort(S))
+                consider(j, S)
+        if deadline is not None and time.perf_counter() > deadline:
+            return improved
+    for _ in range(max_rounds):
+        changed = False
+        for j in range(1, top + 1):
+            for nb in (j - 1, j + 1):
+                if not 1 <= nb <= p or supports[nb] is None:
+                    continue
+                up, down = _best_neighbours(M, B, supports[nb], p)
+                cand = up if nb == j - 1 else down
+                if cand is not None and len(cand) == j and _beats(_value(M, B, cand)[0], values[j]):
+                    changed |= consider(j, cand)
+            if deadline is not None and time.perf_counter() > deadline:
+                return improved
+        if not changed:
+            break
+    return improved
