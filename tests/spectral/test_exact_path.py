@@ -111,6 +111,9 @@ def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
             assert np.all(stopped.objective <= opt + 1e-9 * np.abs(opt) + 1e-12)
             proved = stopped.status == "optimal"
             np.testing.assert_allclose(stopped.objective[proved], opt[proved], rtol=1e-8, atol=1e-10)
+            # a larger size's certificate caps the smaller ones (f is monotone under inclusion)
+            cap = np.maximum(stopped.upper_bound[1:], stopped.objective[1:])
+            assert np.all(stopped.upper_bound[:-1] <= cap * (1 + 1e-12) + 1e-12)
 
 
 def test_vector_p13_and_max_k(engine):

@@ -14,8 +14,9 @@ that every subset is reached exactly once and the largest subtrees get the small
 Every node is a distinct support, so its value is a candidate of size ``|S|`` and, by
 monotonicity, a bound for every size of its subtree: a child is expanded only while, for some
 size ``j`` of its subtree, its bound beats the incumbent of size ``j`` (one bound per size, one
-incumbent per size, seeded by the forward and backward greedy paths; an incumbent of size
-``j - 1`` plus any feature is one of size ``j``, so the incumbents are kept non-decreasing).
+incumbent per size, seeded by the forward and backward greedy paths and, for additive problems,
+raised by a 1-swap local search between sizes (:mod:`._swap`); an incumbent of size ``j - 1``
+plus any feature is one of size ``j``, so the incumbents are kept non-decreasing).
 
 Per-size bounds at a node (``F`` its free part, ``P = B_SS^{-1}``, ``W = P M_S``; vectors and
 ``'trace'``): ``f(S)`` (inclusion); backward ``f(S) - (sum of the |S| - j smallest losses
@@ -46,7 +47,8 @@ correlations per row, Gershgorin), the backward bound is also at most the ``t``-
 single loss (monotonicity), and the forward bound, which costs one inverse per node, is only
 sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
-whole set's value.
+whole set's value, and every size's bound is capped by the bound (or optimum) of the next larger
+size (monotonicity).
 """
 
 from __future__ import annotations
@@ -759,6 +761,11 @@ def exact_path(
             inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
         for j in closed:  # solved by enumeration: no subtree is searched for them
             inc[j], sup[j], ub[j] = search.closed[j]
+        # f is monotone under inclusion, so the optimum of size j is at most that of size j + 1:
+        # a certified bound of a larger size caps every smaller one
+        ub = np.asarray(ub, dtype=np.float64).copy()
+        for j in range(max_k - 1, 0, -1):
+            ub[j] = min(ub[j], max(ub[j + 1], inc[j + 1]))
     supports, obj, ubs, status = [], np.empty(max_k), np.empty(max_k), []
     for j in range(1, max_k + 1):
         S = sup[j]

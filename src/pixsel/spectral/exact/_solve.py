@@ -19,6 +19,7 @@ from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
 from ._result import ExactResult
 from ._search import Search
+from . import _swap
 
 from typing import TYPE_CHECKING
 
@@ -114,7 +115,9 @@ def _start(A, B, form, k, criterion, initial, search):
 
     For sparse PCA (full ``A``, ``B = I``, ``'max-eig'``) the best greedy support is then
     improved by :func:`refine_support` (truncated power steps and swaps; never worse); on more
-    than ``_BACKWARD_MAX_P`` features the backward pass is skipped.
+    than ``_BACKWARD_MAX_P`` features the backward pass is skipped. For additive objectives (a
+    vector, or a factor with ``'trace'``) each greedy support is improved by the closed-form
+    1-swap local search of :mod:`._swap`.
     """
     p = A.shape[0]
     spca = form == "full" and criterion == "max-eig" and np.array_equal(B, np.eye(p))
@@ -134,6 +137,12 @@ def _start(A, B, form, k, criterion, initial, search):
     if spca and initial is None and 1 < k < p:
         S, value, _ = refine_support(A, search.best_support)
         search.offer(value, S)
+    if (form == "vector" or (form == "factor" and criterion == "trace")) and initial is None and 1 < k < p:
+        # additive objectives: every greedy support is improved by the 1-swap local search
+        M = A[:, None] if form == "vector" else A
+        for S in cands:
+            S, value, _ = _swap.swap_search(M, B, S)
+            search.offer(value, S)
 
 
 def _closed_form(A, B, form, k, criterion, search):
