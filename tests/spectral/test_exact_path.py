@@ -266,6 +266,37 @@ def test_enumeration_under_limits(monkeypatch):
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_enumeration_grows_within_its_share_of_the_time_limit(monkeypatch):
+    """Under a time limit the enumeration goes past the work budget's size while its predicted
+    time fits its share; the sizes it adds are certified and equal the tree's optima. An
+    enumeration that overruns its share is abandoned: it reports 'share', closes nothing and
+    still offers its incumbents."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)  # K = 3 at p = 14 by the budget alone
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    rng = np.random.default_rng(29)
+    p = 14
+    a = rng.standard_normal(p)
+    X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
+    B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+    assert _allk_enum.enumeration_size(p, 1, p) == 3
+    opt = enumerate_all(a, B, "max-eig")
+    res = exact_path(a, B, time_limit=60.0)
+    assert res.info["enumeration"]["max_size"] > 3
+    assert res.info["enumeration"]["completed"]
+    np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
+    assert np.all(res.status == "optimal")
+    assert exact_path(a, B).info["enumeration"]["max_size"] == 3  # no limit: the budget alone
+
+    search = _allk._PathSearch(a[:, None], B, p, True, 0.0, 60.0, None, None)
+    _, order, _ = _allk._greedy_start(a, B, "vector", "max-eig", p, search)
+    before = search.inc.copy()
+    monkeypatch.setattr(_allk, "_ENUM_CHUNK", 4)
+    reason, kern = _allk._run_enum(search, order, 6, None, 0, share=0.0)  # the share is long past
+    assert reason == "share" and kern.open
+    assert np.all(search.inc >= before) and not np.any(search.out[3:p])
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_cardinality_gershgorin_bounds_every_principal_submatrix():
     """g[t] >= lambda_max and 2 - g[t] <= lambda_min of every t x t principal submatrix of the
     correlation matrix (the per-size nu and mu of the tree's bounds), checked by enumeration."""
