@@ -7,6 +7,7 @@ pair on S, not the solver's code); the solver must return the optimum of every s
 import itertools
 import json
 import math
+import time
 import zlib
 
 import numpy as np
@@ -266,11 +267,10 @@ def test_enumeration_under_limits(monkeypatch):
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
-def test_enumeration_grows_within_its_share_of_the_time_limit(monkeypatch):
-    """Under a time limit the enumeration goes past the work budget's size while its predicted
-    time fits its share; the sizes it adds are certified and equal the tree's optima. An
-    enumeration that overruns its share is abandoned: it reports 'share', closes nothing and
-    still offers its incumbents."""
+def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
+    """When the tree predicts that its next window will not finish, the enumeration of small sizes
+    is extended first (here forced at every window): the sizes it adds are certified and equal the
+    brute-force optima; without a time limit, or with a node limit, nothing is extended."""
     monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)  # K = 3 at p = 14 by the budget alone
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     rng = np.random.default_rng(29)
@@ -280,20 +280,42 @@ def test_enumeration_grows_within_its_share_of_the_time_limit(monkeypatch):
     B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
     assert _allk_enum.enumeration_size(p, 1, p) == 3
     opt = enumerate_all(a, B, "max-eig")
+    wanted = _allk._extend_wanted
+    calls = []
+
+    def always(search, times):
+        calls.append(wanted(search, times))  # the real rule is still evaluated (and says no here)
+        return search.enum is not None and search.time_limit is not None and search.node_limit is None
+
+    monkeypatch.setattr(_allk, "_extend_wanted", always)
     res = exact_path(a, B, time_limit=60.0)
-    assert res.info["enumeration"]["max_size"] > 3
-    assert res.info["enumeration"]["completed"]
+    assert res.info["enumeration"]["max_size"] > 3 and res.info["enumeration"]["extended"] > 0
     np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
     assert np.all(res.status == "optimal")
-    assert exact_path(a, B).info["enumeration"]["max_size"] == 3  # no limit: the budget alone
+    assert not any(calls)
+    for kwargs in ({}, {"time_limit": 60.0, "node_limit": 10**7}):
+        other = exact_path(a, B, **kwargs)
+        assert other.info["enumeration"]["max_size"] == 3 and other.info["enumeration"]["extended"] == 0
+        np.testing.assert_allclose(other.objective, opt, rtol=1e-9)
 
-    search = _allk._PathSearch(a[:, None], B, p, True, 0.0, 60.0, None, None)
-    _, order, _ = _allk._greedy_start(a, B, "vector", "max-eig", p, search)
-    before = search.inc.copy()
-    monkeypatch.setattr(_allk, "_ENUM_CHUNK", 4)
-    reason, kern = _allk._run_enum(search, order, 6, None, 0, share=0.0)  # the share is long past
-    assert reason == "share" and kern.open
-    assert np.all(search.inc >= before) and not np.any(search.out[3:p])
+
+def test_extension_rule_predicts_the_next_window():
+    """The rule: the last window's time times its growth over the one before, against the time left."""
+
+    class S:
+        enum, node_limit, time_limit = {"K": 7}, None, 100.0
+
+    s = S()
+    s.t0 = time.perf_counter()  # about 100 s left
+    assert not _allk._extend_wanted(s, [5.0])  # one window: no growth known
+    assert not _allk._extend_wanted(s, [0.1, 0.5])  # the last window under a second
+    assert not _allk._extend_wanted(s, [5.0, 15.0])  # 45 s predicted
+    assert _allk._extend_wanted(s, [5.0, 25.0])  # 125 s predicted
+    assert _allk._extend_wanted(s, [40.0, 30.0]) is False  # shrinking: 30 s predicted
+    s.time_limit = None
+    assert not _allk._extend_wanted(s, [5.0, 25.0])
+    s.time_limit, s.enum = 100.0, None
+    assert not _allk._extend_wanted(s, [5.0, 25.0])
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")

@@ -41,7 +41,11 @@ lexicographic order, rank-one Schur-complement updates, exact pair loops at the 
 levels, inclusion-pruned; ``K`` the largest size within a work budget, 7 at ``p = 60``). The
 compiled search then certifies the remaining sizes in windows of ``_WINDOW`` consecutive sizes,
 the largest first, one tree per window with every other open size switched off: a tree that
-keeps every size alive never finishes the sizes it could certify. In the compiled search the
+keeps every size alive never finishes the sizes it could certify. Under a time limit, when the
+next window is predicted (the last window's time times its growth) not to finish in the time
+left, the enumeration is first extended one size at a time while its own predicted time fits
+(on Sonar, 600 s: the windows down to size 20 in about 390 s, then sizes 8..10 by enumeration,
+where the window of sizes 16..19 would have needed thousands of seconds). In the compiled search the
 per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the ``t - 1`` largest
 correlations per row, Gershgorin), the backward bound is also at most the ``t``-th smallest
 single loss (monotonicity), and the forward bound, which costs one inverse per node, is only
@@ -97,12 +101,8 @@ _ENUM_MIN_FEATURES = 24
 _WINDOW = 4
 #: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
 _ENUM_CHUNK = 2048
-#: under a time limit the enumeration goes to larger sizes while its predicted time stays within
-#: this share of the limit (the tree needs the rest for the large sizes: on UCI Sonar, p = 60,
-#: sizes 1..9 take about 50 s and the windows down to size 20 about 450 s)
-_ENUM_SHARE = 0.2
 #: the predicted growth of the enumeration's time from one size to the next before two have been
-#: timed (5.5 from K = 7 to 8 and 3.4 from 8 to 9 on Sonar)
+#: timed (5.5 from K = 7 to 8 and 3.4 from 8 to 9 on Sonar, under the work estimate's 7-9)
 _ENUM_GROWTH = 8.0
 
 
@@ -221,6 +221,7 @@ class _PathSearch:
         self.n_nodes = 0
         self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
         self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
+        self.enum = None  # a completed enumeration the tree may extend (see _extend_enumeration)
         self.t0 = time.perf_counter()
 
     # ---- incumbents
@@ -426,10 +427,9 @@ class _PathSearch:
                 np.maximum(self.tol_max[lo : hi + 1], np.where(keep, seg, -np.inf), out=self.tol_max[lo : hi + 1])
 
 
-def _windows(search):
-    """The open sizes in windows of ``_WINDOW`` consecutive sizes, the largest sizes first."""
-    open_sizes = [j for j in range(search.max_k, 0, -1) if not search.out[j]]
-    return [open_sizes[i : i + _WINDOW] for i in range(0, len(open_sizes), _WINDOW)]
+def _next_window(search, done):
+    """The next window: the ``_WINDOW`` largest open sizes no finished window holds."""
+    return [j for j in range(search.max_k, 0, -1) if not search.out[j] and j not in done][:_WINDOW]
 
 
 def _run_compiled(search):
@@ -441,7 +441,18 @@ def _run_compiled(search):
     ub = np.full(p + 1, root)  # sizes no finished window certifies keep the whole set's value
     stop_reason = "completed"
     n = 0
-    for window in _windows(search):
+    done, window_times = set(), []
+    while True:
+        window = _next_window(search, done)
+        if window and _extend_wanted(search, window_times):
+            # the next window would not finish: the time left goes to enumerating small sizes first
+            stop_reason = _extend_enumeration(search)
+            if stop_reason != "completed":
+                break
+            window = _next_window(search, done)
+        if not window:
+            break
+        t_window = time.perf_counter()
         out = search.out.copy()
         out[1:] = True
         out[window] = search.out[window]
@@ -471,6 +482,8 @@ def _run_compiled(search):
                 search.offer(float(inc[j]), sup[j])
         if stop_reason == "completed":
             ub[window] = search.inc[window]
+            done.update(window)
+            window_times.append(time.perf_counter() - t_window)
             continue
         open_ub = kern.upper_bounds()
         if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
@@ -538,73 +551,102 @@ def _enumerate_small(search):
 
 
 def _enumerate_sizes(search, order):
-    """Sizes ``3..K`` of an additive problem by enumeration (:mod:`._allk_enum`), under the
-    search's limits. Returns ``(stop_reason, sizes closed, info)``; a stopped enumeration closes
-    nothing but its incumbents are offered.
-
-    ``K`` starts as the largest size within the work budget. Under a time limit the enumeration
-    may then go one size further at a time, while the previous enumeration's time times its
-    growth over the one before (the predicted time of the next) keeps the whole enumeration
-    within ``_ENUM_SHARE`` of the limit; an enumeration that overruns that share is abandoned
-    (its incumbents kept, its sizes left to the tree)."""
+    """Sizes ``3..K`` of an additive problem by enumeration (:mod:`._allk_enum`), ``K`` the
+    largest size within the work budget, under the search's limits. Returns ``(stop_reason,
+    sizes closed, info)``; a stopped enumeration closes nothing but its incumbents are offered.
+    A completed one leaves ``search.enum`` so that the tree can extend it (:func:`_extend_enumeration`)."""
     K = _allk_enum.enumeration_size(search.p, search.r, search.max_k)
-    info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True}
+    info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
+            "extended": 0}
     if K < 3:
         return "completed", [], info
     t = time.perf_counter()
     root = search.value_of(np.arange(search.p)) if search.callback is not None else None
-    share = None if search.time_limit is None else search.t0 + _ENUM_SHARE * search.time_limit
+    stop_reason, kern = _run_enum(search, order, K, root)
+    _account_enum(info, kern, time.perf_counter() - t)
+    info["completed"] = stop_reason == "completed"
+    if stop_reason != "completed":
+        return stop_reason, [], info
+    search.enum = {"order": order, "K": K, "times": [time.perf_counter() - t], "info": info}
+    return stop_reason, _close_enumerated(search, K), info
+
+
+def _account_enum(info, kern, seconds):
+    info["nodes"] += kern.n_nodes
+    info["pair_evaluations"] += int(kern.state[2])
+    info["pruned"] += int(kern.state[3])
+    info["time_s"] += seconds
+
+
+def _close_enumerated(search, K):
+    """Mark the sizes ``3..K`` solved (the enumeration of ``1..K`` completed); returns the new ones."""
+    sizes = [j for j in range(3, K + 1) if j not in search.closed]
+    for j in sizes:
+        search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
+        search.out[j] = True
+    search.offer(-np.inf, [])  # refresh the thresholds
+    return sizes
+
+
+def _extend_wanted(search, window_times):
+    """Whether the tree should hand its time to the enumeration before its next window: under a
+    time limit (and no node limit), once the last window took over a second and the next one,
+    predicted as the last one's time times its growth over the one before, would not finish in
+    the time left (on Sonar the windows grow 4-7 times per four sizes)."""
+    if search.enum is None or search.time_limit is None or search.node_limit is not None or len(window_times) < 2:
+        return False
+    last, before = window_times[-1], window_times[-2]
+    if last < 1.0:
+        return False
+    left = search.t0 + search.time_limit - time.perf_counter()
+    return last * max(last / max(before, 1e-3), 1.0) > left
+
+
+def _extend_enumeration(search):
+    """Enumerate one size more at a time (every support of the sizes ``1..K + 1``) while the
+    predicted time (the last enumeration's times its growth over the one before, or
+    ``_ENUM_GROWTH`` times it at first) fits in the time left. Returns the stop reason
+    (``'completed'`` unless the time limit or Ctrl-C ended an enumeration); the sizes each
+    completed enumeration adds are closed."""
+    en = search.enum
     top = min(search.max_k, search.p - 1)
-    closed, times, nodes = [], [], 0
-    while True:
-        t1 = time.perf_counter()
-        stop_reason, kern = _run_enum(search, order, K, root, nodes, share if times else None)
-        times.append(time.perf_counter() - t1)
-        nodes += kern.n_nodes
-        info["nodes"] = nodes
-        info["pair_evaluations"] += int(kern.state[2])
-        info["pruned"] += int(kern.state[3])
-        if stop_reason != "completed":
-            break
-        info["max_size"] = K
-        sizes = [j for j in range(3, K + 1) if j not in search.closed]
-        for j in sizes:
-            search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
-            search.out[j] = True
-        closed += sizes
-        search.offer(-np.inf, [])  # refresh the thresholds
-        if share is None or K >= top:
-            break
+    deadline = search.t0 + search.time_limit
+    root = search.value_of(np.arange(search.p)) if search.callback is not None else None
+    while en["K"] < top:
+        times = en["times"]
         growth = times[-1] / times[-2] if len(times) > 1 else _ENUM_GROWTH
-        if time.perf_counter() + times[-1] * max(growth, 1.0) > share:
+        if time.perf_counter() + times[-1] * max(growth, 1.0) > deadline:
             break
-        K += 1
-    info.update(time_s=time.perf_counter() - t, completed=stop_reason in ("completed", "share"))
-    if stop_reason == "share":
-        stop_reason = "completed"
-    return stop_reason, closed, info
+        t = time.perf_counter()
+        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, root)
+        times.append(time.perf_counter() - t)
+        _account_enum(en["info"], kern, times[-1])
+        if stop_reason != "completed":
+            return stop_reason
+        en["K"] += 1
+        en["info"]["max_size"] = en["K"]
+        en["info"]["extended"] += 1
+        _close_enumerated(search, en["K"])
+    search.enum = None  # extended as far as the time allows: not again
+    return "completed"
 
 
-def _run_enum(search, order, K, root, nodes_before, share):
-    """One enumeration of the sizes ``1..K``; returns ``(stop_reason, kernel)``, ``'share'`` when
-    it ran past ``share`` (a ``perf_counter`` time; then abandoned, incumbents offered)."""
+def _run_enum(search, order, K, root):
+    """One enumeration of the sizes ``1..K`` under the search's limits; returns ``(stop_reason,
+    kernel)``. Its incumbents are offered whether or not it completed."""
     kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc)
     stop_reason = "completed"
     try:
         while kern.open:
             budget = _ENUM_CHUNK
             if search.node_limit is not None:
-                budget = min(budget, search.node_limit - nodes_before - kern.n_nodes)
+                budget = min(budget, search.node_limit - kern.n_nodes)
                 if budget <= 0:
                     stop_reason = "node_limit"
                     break
             kern.step(budget)
-            now = time.perf_counter()
-            if search.time_limit is not None and now - search.t0 > search.time_limit and kern.open:
+            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
                 stop_reason = "time_limit"
-                break
-            if share is not None and now > share and kern.open:
-                stop_reason = "share"
                 break
             if search.callback is not None:
                 _report_enum(search, kern, root)
@@ -802,7 +844,7 @@ def exact_path(
             search.n_nodes = enum_info["nodes"]
             stop_reason = search.run()
             inc, sup, ub, n_nodes, tol_max = search.inc, search.sup, search.upper_bounds(), search.n_nodes, search.tol_max
-        for j in closed:  # solved by enumeration: no subtree is searched for them
+        for j in search.closed:  # solved by enumeration: no subtree is searched for them
             inc[j], sup[j], ub[j] = search.closed[j]
         # f is monotone under inclusion, so the optimum of size j is at most that of size j + 1:
         # a certified bound of a larger size caps every smaller one
