@@ -731,12 +731,14 @@ def exact_path(
 
     Leaps and bounds (Furnival and Wilson 1974) for the sparse generalized eigenproblems of
     :func:`exact_support`: one depth-first search over the "dropping columns" tree, one bound
-    and one incumbent per size, incumbents seeded by the forward and backward greedy paths. A
-    node is pruned for size ``j`` when its bound for ``j`` (inclusion, and the backward and
-    forward cardinality bounds of :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size
-    ``j``. Small sizes of additive problems are enumerated exactly first, and the other sizes are
-    certified in windows, the largest first; see :mod:`pixsel.spectral.exact._allk`. BLAS runs on
-    one thread inside the search.
+    and one incumbent per size, incumbents seeded by the forward and backward greedy paths (for
+    additive problems raised by a 1-swap local search). A node is pruned for size ``j`` when its
+    bound for ``j`` (inclusion, and the backward and forward cardinality bounds of
+    :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size ``j``. Small sizes of
+    additive problems are enumerated exactly first (further under a time limit when the tree
+    predicts that it cannot finish), and the other sizes are certified in windows, the largest
+    first; a size's bound never exceeds the next larger size's. See
+    :mod:`pixsel.spectral.exact._allk`. BLAS runs on one thread inside the search.
 
     Parameters
     ----------
