@@ -2,9 +2,9 @@
 
 The greedy paths are nested, so at a given size their support can be far from the best one: on
 UCI Sonar (two-class LDA, ``p = 60``) the better of the forward and backward greedy supports is
-4-10 % below the optimum at every size from 3 to 23, and a branch and bound whose incumbents
+up to 9 % below the optimum at the sizes from 3 to 23, and a branch and bound whose incumbents
 are that low has to open every subtree whose bound lies between the two. A 1-swap local search
-from the greedy supports closes most of that gap in well under a second.
+from the greedy supports reaches the optima of sizes 3 to 9 there in about 0.1 s.
 
 Every 1-swap of ``S`` (drop ``i in S``, add ``j not in S``) is valued at once, in closed form.
 With ``P = B_SS^{-1}``, ``W = P M_S`` and ``f(S) = tr(M_S^T W)``:
@@ -44,16 +44,22 @@ def _value(M, B, S):
     return float(np.sum(M[S] * W)), (P + P.T) / 2, W
 
 
-def _swap_values(M, B, S, P, W, f):
-    """The value of every 1-swap of ``S``: ``(k, p - k)`` array and the outside features."""
-    p = B.shape[0]
-    out = np.ones(p, bool)
+def _outside(M, B, S, P):
+    """For every feature outside ``S``: ``T = P B_S,out``, the Schur complement ``s0`` and the
+    residual ``R0`` of ``M`` given ``S`` (adding ``j`` gains ``|R0_j|^2 / s0_j``)."""
+    out = np.ones(B.shape[0], bool)
     out[S] = False
     out = np.flatnonzero(out)
     Bo = B[np.ix_(S, out)]
     T = P @ Bo  # k x q
     s0 = B[out, out] - np.einsum("ij,ij->j", Bo, T)
     R0 = M[out] - T.T @ M[S]  # q x r
+    return out, T, s0, R0
+
+
+def _swap_values(M, B, S, P, W, f):
+    """The value of every 1-swap of ``S``: ``(k, p - k)`` array and the outside features."""
+    out, T, s0, R0 = _outside(M, B, S, P)
     Pd = np.diag(P)
     loss = np.einsum("ij,ij->i", W, W) / Pd
     U = T / Pd[:, None]
@@ -88,20 +94,14 @@ def swap_search(M, B, S, max_swaps: int = 100):
     return S, f, n
 
 
-def _best_neighbours(M, B, S, p):
+def _best_neighbours(M, B, S):
     """The best support of size ``|S| + 1`` containing ``S`` and of size ``|S| - 1`` inside it."""
-    f, P, W = _value(M, B, S)
-    out = np.ones(p, bool)
-    out[S] = False
-    out = np.flatnonzero(out)
+    _, P, W = _value(M, B, S)
     up = down = None
-    if len(out):
-        Bo = B[np.ix_(S, out)]
-        T = P @ Bo
-        s = B[out, out] - np.einsum("ij,ij->j", Bo, T)
-        R = M[out] - T.T @ M[S]
+    if len(S) < B.shape[0]:
+        out, _, s0, R0 = _outside(M, B, S, P)
         with np.errstate(divide="ignore", invalid="ignore"):
-            gain = np.where(s > 0, np.einsum("ij,ij->i", R, R) / s, -np.inf)
+            gain = np.where(s0 > 0, np.einsum("ij,ij->i", R0, R0) / s0, -np.inf)
         up = np.sort(np.append(S, out[int(np.argmax(gain))]))
     if len(S) > 1:
         loss = np.einsum("ij,ij->i", W, W) / np.diag(P)
@@ -144,7 +144,7 @@ def improve_incumbents(M, B, supports, values, max_k, starts=(), deadline=None, 
             for nb in (j - 1, j + 1):
                 if not 1 <= nb <= p or supports[nb] is None:
                     continue
-                up, down = _best_neighbours(M, B, supports[nb], p)
+                up, down = _best_neighbours(M, B, supports[nb])
                 cand = up if nb == j - 1 else down
                 if cand is not None and len(cand) == j and _beats(_value(M, B, cand)[0], values[j]):
                     changed |= consider(j, cand)
