@@ -27,14 +27,19 @@ def _problem(rng, p, r, n=None):
     return rng.standard_normal((p, r)), B
 
 
+def _draws(seed, n, p_range, k_low, r):
+    """``n`` random problems with a random support ``S`` of size ``k_low <= k < p - (k_low - 1)``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        p = int(rng.integers(*p_range))
+        M, B = _problem(rng, p, r)
+        k = int(rng.integers(k_low, p - k_low + 1))
+        yield M, B, p, k, np.sort(rng.choice(p, k, replace=False))
+
+
 @pytest.mark.parametrize("r", [1, 3])
 def test_every_swap_value_matches_the_objective(r):
-    rng = np.random.default_rng(7 + r)
-    for _ in range(20):
-        p = int(rng.integers(4, 11))
-        M, B = _problem(rng, p, r)
-        k = int(rng.integers(1, p))
-        S = np.sort(rng.choice(p, k, replace=False))
+    for M, B, p, k, S in _draws(7 + r, 20, (4, 11), 1, r):
         f, P, W = _swap._value(M, B, S)
         assert f == pytest.approx(_f(M, B, S), rel=1e-10)
         val, out = _swap._swap_values(M, B, S, P, W, f)
@@ -47,12 +52,7 @@ def test_every_swap_value_matches_the_objective(r):
 
 @pytest.mark.parametrize("r", [1, 2])
 def test_search_ends_at_a_one_swap_local_optimum_never_worse(r):
-    rng = np.random.default_rng(11 + r)
-    for _ in range(15):
-        p = int(rng.integers(6, 13))
-        M, B = _problem(rng, p, r)
-        k = int(rng.integers(2, p - 1))
-        S0 = np.sort(rng.choice(p, k, replace=False))
+    for M, B, p, k, S0 in _draws(11 + r, 15, (6, 13), 2, r):
         S, f, n = _swap.swap_search(M, B, S0)
         assert len(S) == k and len(set(S.tolist())) == k and np.all(np.diff(S) > 0)
         assert f == pytest.approx(_f(M, B, S), rel=1e-10)
