@@ -45,11 +45,11 @@ keeps every size alive never finishes the sizes it could certify. Under a time l
 next window is predicted (the last window's time times its growth) not to finish in the time
 left, the enumeration is first extended one size at a time while its own predicted time fits
 (on Sonar, 600 s: the windows down to size 20 in about 400 s, then sizes 8..11 by enumeration in
-about 145 s, where the window of sizes 16..19 would have needed thousands of seconds). In the compiled search the
-per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the ``t - 1`` largest
-correlations per row, Gershgorin), the backward bound is also at most the ``t``-th smallest
-single loss (monotonicity), and the forward bound, which costs one inverse per node, is only
-sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
+about 145 s, where the window of sizes 16..19 would have needed thousands of seconds). In the
+compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
+``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
+``t``-th smallest single loss (monotonicity), and the forward bound, which costs one inverse per
+node, is only sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
 whole set's value, and every size's bound is capped by the bound (or optimum) of the next larger
 size (monotonicity).
@@ -132,9 +132,11 @@ class ExactPath:
     info : dict
         ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
         seeded the incumbents (the dual pass, per size); ``'form'``; ``'shift'``;
-        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``, ``'completed'``), its
-        nodes, pair evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
-        forward bound was tried and made a node dead.
+        ``'enumeration'``: the sizes enumerated exactly (``'max_size'``, ``'completed'``, and
+        ``'extended'``: the sizes added when the tree handed its time over), its nodes, pair
+        evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
+        forward bound was tried and made a node dead; ``'swap'``: the greedy incumbents the swap
+        local search raised (``'improved'``) and its seconds.
     """
 
     supports: list
@@ -824,12 +826,12 @@ def exact_path(
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
         swap_info = _improve_start(search, paths) if additive else {"improved": 0, "time_s": 0.0}
-        closed = _enumerate_small(search)
-        enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True}
+        _enumerate_small(search)  # sizes 1, 2 and p, into search.closed like every enumerated size
+        enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
+                     "extended": 0}
         stop_reason = "completed"
         if additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA:
-            stop_reason, more, enum_info = _enumerate_sizes(search, order)
-            closed += more
+            stop_reason, _, enum_info = _enumerate_sizes(search, order)
         if stop_reason != "completed" or np.all(search.out[1 : max_k + 1]):
             # the tree is not needed, or never started: then its root bounds every open size
             inc, sup, n_nodes = search.inc, search.sup, enum_info["nodes"]

@@ -199,8 +199,9 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, in
         if top < m + 2:
             continue
         # inclusion: f(F + i + tail) bounds every support of the subtree; the sizes whose
-        # incumbent it does not beat are dropped (not bounded where the child is a pair loop,
-        # which costs about as much as the bound). The value is the parent's suffix value.
+        # incumbent it does not beat are dropped before the child is built (with prune_pairs = 1
+        # not where the child is a pair loop). The value is the parent's suffix value; a pair
+        # whose Schur complement is not positive (rounding) is skipped in the pair loops.
         if top >= m + 3 + prune_pairs:
             bound = (f + sb[m, i]) * (1.0 + 1e-9) + 1e-300  # a relative slack covers rounding
             while top >= m + 2 and bound <= inc[top]:
