@@ -300,7 +300,7 @@ def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
 
 
 def test_extension_rule_predicts_the_next_window():
-    """The rule: the last window's time times its growth over the one before, against the time left."""
+    """The rule: the last window's time times its growth over the one before, against twice the time left."""
 
     class S:
         enum, node_limit, time_limit = {"K": 7}, None, 100.0
@@ -310,12 +310,13 @@ def test_extension_rule_predicts_the_next_window():
     assert not _allk._extend_wanted(s, [5.0])  # one window: no growth known
     assert not _allk._extend_wanted(s, [0.1, 0.5])  # the last window under a second
     assert not _allk._extend_wanted(s, [5.0, 15.0])  # 45 s predicted
-    assert _allk._extend_wanted(s, [5.0, 25.0])  # 125 s predicted
+    assert not _allk._extend_wanted(s, [5.0, 25.0])  # 125 s predicted: a near miss, the window goes on
+    assert _allk._extend_wanted(s, [5.0, 50.0])  # 500 s predicted
     assert _allk._extend_wanted(s, [40.0, 30.0]) is False  # shrinking: 30 s predicted
     s.time_limit = None
-    assert not _allk._extend_wanted(s, [5.0, 25.0])
+    assert not _allk._extend_wanted(s, [5.0, 50.0])
     s.time_limit, s.enum = 100.0, None
-    assert not _allk._extend_wanted(s, [5.0, 25.0])
+    assert not _allk._extend_wanted(s, [5.0, 50.0])
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")

@@ -42,8 +42,8 @@ levels, inclusion-pruned; ``K`` the largest size within a work budget, 7 at ``p 
 compiled search then certifies the remaining sizes in windows of ``_WINDOW`` consecutive sizes,
 the largest first, one tree per window with every other open size switched off: a tree that
 keeps every size alive never finishes the sizes it could certify. Under a time limit, when the
-next window is predicted (the last window's time times its growth) not to finish in the time
-left, the enumeration is first extended one size at a time while its own predicted time fits
+next window is predicted (the last window's time times its growth) to need more than twice the
+time left, the enumeration is first extended one size at a time while its own predicted time fits
 (on Sonar, 600 s: the windows down to size 20 in about 400 s, then sizes 8..11 by enumeration in
 about 145 s, where the window of sizes 16..19 would have needed thousands of seconds). In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
@@ -102,8 +102,8 @@ _WINDOW = 4
 #: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
 _ENUM_CHUNK = 2048
 #: the predicted growth of the enumeration's time from one size to the next before two have been
-#: timed (5.5 from K = 7 to 8 and 3.4 from 8 to 9 on Sonar, under the work estimate's 7-9)
-_ENUM_GROWTH = 8.0
+#: timed (on Sonar 4.4 from K = 7 to 8, then 3.4, 2.5, 2.5; the work estimate says 7-9)
+_ENUM_GROWTH = 5.0
 
 
 @dataclass
@@ -593,15 +593,17 @@ def _close_enumerated(search, K):
 def _extend_wanted(search, window_times):
     """Whether the tree should hand its time to the enumeration before its next window: under a
     time limit (and no node limit), once the last window took over a second and the next one,
-    predicted as the last one's time times its growth over the one before, would not finish in
-    the time left (on Sonar the windows grow 4-7 times per four sizes)."""
+    predicted as the last one's time times its growth over the one before, would need more than
+    twice the time left (the windows' growth itself grows, on Sonar from 2.5 to 7 per four sizes,
+    so a near miss of the prediction is left to the window: handing over then can cost the window
+    its four sizes for one enumerated size)."""
     if search.enum is None or search.time_limit is None or search.node_limit is not None or len(window_times) < 2:
         return False
     last, before = window_times[-1], window_times[-2]
     if last < 1.0:
         return False
     left = search.t0 + search.time_limit - time.perf_counter()
-    return last * max(last / max(before, 1e-3), 1.0) > left
+    return last * max(last / max(before, 1e-3), 1.0) > 2.0 * left
 
 
 def _extend_enumeration(search):
