@@ -44,8 +44,8 @@ the largest first, one tree per window with every other open size switched off: 
 keeps every size alive never finishes the sizes it could certify. Under a time limit, when the
 next window is predicted (the last window's time times its growth) to need more than twice the
 time left, the enumeration is first extended one size at a time while its own predicted time fits
-(on Sonar, 600 s: the windows down to size 20 in about 400 s, then sizes 8..11 by enumeration in
-about 145 s, where the window of sizes 16..19 would have needed thousands of seconds). In the
+(on Sonar, 600 s: the windows down to size 20 in about 400 s, then sizes 8..10 or 8..11 by
+enumeration in 70-150 s, where the window of sizes 16..19 would have needed thousands of seconds). In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
 ``t``-th smallest single loss (monotonicity), and the forward bound, which costs one inverse per
