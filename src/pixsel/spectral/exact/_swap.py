@@ -23,6 +23,8 @@ Every value returned is that of its support, so the incumbents stay valid lower 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
@@ -94,19 +96,24 @@ def swap_search(M, B, S, max_swaps: int = 100):
     return S, f, n
 
 
-def _best_neighbours(M, B, S):
-    """The best support of size ``|S| + 1`` containing ``S`` and of size ``|S| - 1`` inside it."""
-    _, P, W = _value(M, B, S)
-    up = down = None
-    if len(S) < B.shape[0]:
+def _neighbour(M, B, S, grow):
+    """The best support of size ``|S| + 1`` containing ``S`` (``grow``) or of size ``|S| - 1``
+    inside it, and its value (``f(S)`` plus the best gain, or minus the least loss); ``None``
+    where there is none."""
+    f, P, W = _value(M, B, S)
+    if grow:
+        if len(S) == B.shape[0]:
+            return None, -np.inf
         out, _, s0, R0 = _outside(M, B, S, P)
         with np.errstate(divide="ignore", invalid="ignore"):
             gain = np.where(s0 > 0, np.einsum("ij,ij->i", R0, R0) / s0, -np.inf)
-        up = np.sort(np.append(S, out[int(np.argmax(gain))]))
-    if len(S) > 1:
-        loss = np.einsum("ij,ij->i", W, W) / np.diag(P)
-        down = np.delete(S, int(np.argmin(loss)))
-    return up, down
+        j = int(np.argmax(gain))
+        return np.sort(np.append(S, out[j])), f + float(gain[j])
+    if len(S) < 2:
+        return None, -np.inf
+    loss = np.einsum("ij,ij->i", W, W) / np.diag(P)
+    i = int(np.argmin(loss))
+    return np.delete(S, i), f - float(loss[i])
 
 
 def improve_incumbents(M, B, supports, values, max_k, starts=(), deadline=None, max_rounds: int = 5):
@@ -116,8 +123,6 @@ def improve_incumbents(M, B, supports, values, max_k, starts=(), deadline=None, 
     found. ``starts``: callables ``k -> support of size k`` (the greedy paths) searched from as
     well as the incumbents. ``deadline``: a ``time.perf_counter()`` value after which it stops
     early (the incumbents found so far are kept)."""
-    import time
-
     p = B.shape[0]
     improved = set()
 
@@ -144,9 +149,8 @@ def improve_incumbents(M, B, supports, values, max_k, starts=(), deadline=None, 
             for nb in (j - 1, j + 1):
                 if not 1 <= nb <= p or supports[nb] is None:
                     continue
-                up, down = _best_neighbours(M, B, supports[nb])
-                cand = up if nb == j - 1 else down
-                if cand is not None and len(cand) == j and _beats(_value(M, B, cand)[0], values[j]):
+                cand, g = _neighbour(M, B, supports[nb], grow=nb == j - 1)
+                if cand is not None and len(cand) == j and _beats(g, values[j]):
                     changed |= consider(j, cand)
             if deadline is not None and time.perf_counter() > deadline:
                 return improved
