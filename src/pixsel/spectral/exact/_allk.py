@@ -569,7 +569,7 @@ def _enumerate_sizes(search, order):
     info["completed"] = stop_reason == "completed"
     if stop_reason != "completed":
         return stop_reason, [], info
-    search.enum = {"order": order, "K": K, "times": [time.perf_counter() - t], "info": info}
+    search.enum = {"order": order, "K": K, "times": [time.perf_counter() - t], "info": info, "root": root}
     return stop_reason, _close_enumerated(search, K), info
 
 
@@ -615,14 +615,13 @@ def _extend_enumeration(search):
     en = search.enum
     top = min(search.max_k, search.p - 1)
     deadline = search.t0 + search.time_limit
-    root = search.value_of(np.arange(search.p)) if search.callback is not None else None
     while en["K"] < top:
         times = en["times"]
         growth = times[-1] / times[-2] if len(times) > 1 else _ENUM_GROWTH
         if time.perf_counter() + times[-1] * max(growth, 1.0) > deadline:
             break
         t = time.perf_counter()
-        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, root)
+        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, en["root"])
         times.append(time.perf_counter() - t)
         _account_enum(en["info"], kern, times[-1])
         if stop_reason != "completed":
