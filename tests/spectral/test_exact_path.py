@@ -235,6 +235,45 @@ def test_enumeration_kernel_matches_brute_force():
             assert sorted(found) == list(range(1, K + 1))
 
 
+def test_enumeration_with_sizes_switched_off_finds_the_others():
+    """``off`` (the sizes an extension no longer needs): the remaining sizes still reach their
+    brute-force optima with their supports, nothing is reported for the switched-off ones, and
+    the switched-off sizes cost no more nodes than keeping them (usually far fewer)."""
+    rng = np.random.default_rng(23)
+    fewer = 0
+    for trial in range(16):
+        p = int(rng.integers(6, 13))
+        X = rng.standard_normal((p + 3, p)).cumsum(axis=1 if trial % 2 else 0)
+        B = X.T @ X / (p + 3) + 0.02 * np.eye(p)
+        r = 1 if trial % 3 else 2
+        M = rng.standard_normal((p, r))
+        opt = enumerate_all(M[:, 0] if r == 1 else M, B, "trace")
+        K = int(rng.integers(4, p))
+        off = range(1, K - int(rng.integers(0, 2)))  # every size but K (or but K - 1 and K)
+        order = rng.permutation(p)
+        inc = np.full(K + 1, -np.inf)
+        inc[1:K] = opt[: K - 1]  # as in an extension: the smaller sizes solved
+        inc[len(off) + 1 :] = -np.inf  # the wanted ones not yet
+        kern = _allk_enum.EnumKernel(M, B, K, order, inc, off=off)
+        while kern.open:
+            kern.step(1 if trial % 2 else 64)
+        full = _allk_enum.EnumKernel(M, B, K, order, inc)
+        while full.open:
+            full.step(64)
+        found = kern.improved()
+        assert not set(found) & set(off)
+        for j in range(1, K + 1):
+            if j in off:
+                assert kern.inc[j] == np.inf
+                continue
+            np.testing.assert_allclose(kern.inc[j], opt[j - 1], rtol=1e-9)
+            S = found[j][1]
+            assert math.isclose(_value(M[:, 0] if r == 1 else M, B, S, "trace"), opt[j - 1], rel_tol=1e-9)
+        assert kern.n_nodes <= full.n_nodes
+        fewer += kern.n_nodes < full.n_nodes
+    assert fewer >= 4
+
+
 def test_enumeration_size_follows_the_budget():
     assert _allk_enum.enumeration_size(60, 1, 60) == 7
     assert _allk_enum.enumeration_size(60, 1, 5) == 5

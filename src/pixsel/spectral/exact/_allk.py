@@ -621,7 +621,8 @@ def _extend_enumeration(search):
         if time.perf_counter() + times[-1] * max(growth, 1.0) > deadline:
             break
         t = time.perf_counter()
-        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, en["root"])
+        # the sizes 1..K are solved: only the new size is enumerated
+        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, en["root"], off=range(1, en["K"] + 1))
         times.append(time.perf_counter() - t)
         _account_enum(en["info"], kern, times[-1])
         if stop_reason != "completed":
@@ -634,10 +635,10 @@ def _extend_enumeration(search):
     return "completed"
 
 
-def _run_enum(search, order, K, root):
-    """One enumeration of the sizes ``1..K`` under the search's limits; returns ``(stop_reason,
-    kernel)``. Its incumbents are offered whether or not it completed."""
-    kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc)
+def _run_enum(search, order, K, root, off=()):
+    """One enumeration of the sizes ``1..K`` but ``off`` under the search's limits; returns
+    ``(stop_reason, kernel)``. Its incumbents are offered whether or not it completed."""
+    kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc, off=off)
     stop_reason = "completed"
     try:
         while kern.open:
@@ -664,7 +665,8 @@ def _report_enum(search, kern, root):
     """Progress during the enumeration: the open sizes are bounded by the whole set's value."""
     inc = search.inc[1 : search.max_k + 1].copy()
     K = kern.K
-    inc[: K] = np.maximum(inc[: K], kern.inc[1 : K + 1])
+    found = kern.inc[1 : K + 1]
+    inc[: K] = np.maximum(inc[: K], np.where(np.isfinite(found), found, -np.inf))
     closed = search.out[1 : search.max_k + 1]
     gaps = np.where(closed, 0.0, root - inc)
     j = int(np.argmax(gaps))

@@ -242,10 +242,13 @@ class EnumKernel:
 
     ``order`` is the order in which features are enumerated (the tree branches on ``order[0]``
     first); ``inc`` the incumbents by size (index = size), raised in place; supports are reported
-    in the original indices.
+    in the original indices. ``off``: sizes not wanted (already solved): their incumbents are set to
+    ``+inf`` inside the kernel, so that no subtree is kept for them alone and nothing is reported
+    for them (extending a completed enumeration of ``1..K`` to size ``K + 1`` enumerates that size
+    only: on Sonar, size 10 in 30 s instead of 42 s with the smaller sizes kept at their optima).
     """
 
-    def __init__(self, M, B, K, order, inc):
+    def __init__(self, M, B, K, order, inc, off=()):
         p, r = M.shape
         self.order = np.asarray(order, dtype=np.int64)
         self.B = np.ascontiguousarray(B[np.ix_(self.order, self.order)], dtype=np.float64)
@@ -263,6 +266,9 @@ class EnumKernel:
         self.inc = np.full(K + 1, -np.inf)
         self.inc[: K + 1] = np.asarray(inc[: K + 1], dtype=np.float64)
         self.inc[~np.isfinite(self.inc)] = -np.inf
+        for j in off:
+            if 1 <= j <= K:
+                self.inc[j] = np.inf
         self.inc_sup = np.full((K + 1, max(K, 1)), -1, np.int64)
         self.found = np.zeros(K + 1, bool)
         self.sb = np.full((K + 1, p), np.inf)  # per depth: the suffix values of the node's children
@@ -284,6 +290,6 @@ class EnumKernel:
         """``{size: (value, support in original indices)}`` for every size the enumeration raised."""
         out = {}
         for j in range(1, self.K + 1):
-            if self.inc[j] > self._inc0[j] and self.inc_sup[j, 0] >= 0:
+            if np.isfinite(self.inc[j]) and self.inc[j] > self._inc0[j] and self.inc_sup[j, 0] >= 0:
                 out[j] = (float(self.inc[j]), np.sort(self.order[self.inc_sup[j, :j]]))
         return out
