@@ -68,6 +68,11 @@ class ExactResult:
         ``'time_limit'``, ``'node_limit'`` (stopped by a limit; the bound is still certified) or
         ``'interrupted'`` (Ctrl-C: the best support and a certified bound are returned instead
         of losing the work).
+    info : dict
+        ``'enumeration'`` where the enumeration of size ``k`` ran beside the branch and bound (an
+        additive problem of small ``k``, see :func:`exact_support`): whether it started and
+        completed (a completed one proved the optimum), its nodes (included in ``n_nodes``) and
+        its seconds.
     """
 
     support: np.ndarray

@@ -37,6 +37,9 @@ class Search:
         self.t0 = time.perf_counter()
         self.dive_key = -math.inf
         self.callback = callback
+        #: an object whose ``turn()`` is called at every node (``exact_support``'s enumeration
+        #: of small sizes, which shares the time); it may raise :class:`Stop`
+        self.partner = None
 
     # incumbent / threshold
     def _set_theta(self):
@@ -81,6 +84,8 @@ class Search:
         if self.node_limit is not None and self.n_nodes > self.node_limit:
             self.n_nodes -= 1
             raise Stop("node_limit")
+        if self.partner is not None:
+            self.partner.turn()
         if self.time_limit is not None:  # every node: a full-matrix node can take a second
             if time.perf_counter() - self.t0 > self.time_limit:
                 raise Stop("time_limit")
