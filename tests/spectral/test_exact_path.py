@@ -309,7 +309,7 @@ def test_enumeration_under_limits(monkeypatch):
 def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     """When the tree predicts that its next window will not finish, the enumeration of small sizes
     is extended first (here forced at every window): the sizes it adds are certified and equal the
-    brute-force optima; without a time limit, or with a node limit, nothing is extended."""
+    brute-force optima; with a node limit nothing is extended."""
     monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)  # K = 3 at p = 14 by the budget alone
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     rng = np.random.default_rng(29)
@@ -332,10 +332,74 @@ def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
     assert np.all(res.status == "optimal")
     assert not any(calls)
-    for kwargs in ({}, {"time_limit": 60.0, "node_limit": 10**7}):
-        other = exact_path(a, B, **kwargs)
-        assert other.info["enumeration"]["max_size"] == 3 and other.info["enumeration"]["extended"] == 0
-        np.testing.assert_allclose(other.objective, opt, rtol=1e-9)
+    other = exact_path(a, B, time_limit=60.0, node_limit=10**7)
+    assert other.info["enumeration"]["max_size"] == 3 and other.info["enumeration"]["extended"] == 0
+    np.testing.assert_allclose(other.objective, opt, rtol=1e-9)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
+    """Without a time limit, the enumeration's next size goes before a window whenever it is
+    predicted cheaper per size (here forced): the two meet, every size is certified with its
+    brute-force optimum, and each size is closed once (by the enumeration or by a window)."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    rng = np.random.default_rng(31)
+    cheaper = _allk._enum_cheaper
+    for trial in range(4):
+        p = 14
+        a = rng.standard_normal(p)
+        X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
+        B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+        opt = enumerate_all(a, B, "max-eig")
+        steps = []
+
+        def forced(search, window, times, n=trial):
+            cheaper(search, window, times)  # the real rule runs too
+            ok = bool(window) and _allk._enum_next(search) is not None and len(steps) < 2 + 2 * n
+            steps.append(ok)
+            return ok
+
+        monkeypatch.setattr(_allk, "_enum_cheaper", forced)
+        res = exact_path(a, B)
+        extended = res.info["enumeration"]["extended"]
+        assert extended == sum(steps) and extended > 0
+        assert res.info["enumeration"]["max_size"] == 3 + extended
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
+        assert np.all(res.status == "optimal")
+
+
+def test_per_size_rule_compares_the_next_enumerated_size_with_a_window_size():
+    """The enumeration goes first when its next size (last time times growth; before two are
+    timed, times the growth of its work estimate) costs less than a size of the next window."""
+    p = 60
+
+    class S:
+        node_limit, max_k, r = None, p, 1
+
+    s = S()
+    s.p = p
+    s.out = np.zeros(p + 1, bool)
+    s.out[:8] = True  # sizes 1..7 enumerated
+    s.enum = {"K": 7, "times": [1.0]}
+    growth = _allk_enum.enumeration_work(p, 1, 8) / _allk_enum.enumeration_work(p, 1, 7)
+    assert 8 < growth < 10  # Sonar's shape: the estimate says 8.8
+    assert _allk._enum_next(s) == (8, pytest.approx(growth))
+    window = [20, 21, 22, 23]
+    assert not _allk._enum_cheaper(s, window, [])  # no window timed yet: the tree first
+    assert _allk._enum_cheaper(s, window, [2.0, 30.0])  # 30 x 15 / 4 = 112 s per size > 8.8 s
+    assert not _allk._enum_cheaper(s, window, [1.0, 2.0])  # 2 x 2 / 4 = 1 s per size
+    assert not _allk._enum_cheaper(s, window, [30.0])  # one window: growth taken as 1, 7.5 s per size
+    s.enum["times"] = [1.0, 4.0, 14.0]  # single sizes timed: growth 3.5, next 49 s
+    assert _allk._enum_next(s) == (8, pytest.approx(49.0))
+    assert not _allk._enum_cheaper(s, window, [10.0, 20.0])  # 40 s / 4 = 10 s per size
+    assert not _allk._enum_cheaper(s, window, [20.0, 60.0])  # 180 s / 4 = 45 s per size < 49 s
+    assert _allk._enum_cheaper(s, window, [20.0, 80.0])  # 320 s / 4 = 80 s per size
+    s.out[8] = True  # size 8 closed by the tree: they have met
+    assert _allk._enum_next(s) is None and not _allk._enum_cheaper(s, window, [1.0, 1000.0])
+    s.out[8] = False
+    s.node_limit = 10
+    assert not _allk._enum_cheaper(s, window, [1.0, 1000.0])
 
 
 def test_extension_rule_predicts_the_next_window():

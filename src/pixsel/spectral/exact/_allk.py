@@ -41,11 +41,14 @@ lexicographic order, rank-one Schur-complement updates, exact pair loops at the 
 levels, inclusion-pruned; ``K`` the largest size within a work budget, 7 at ``p = 60``). The
 compiled search then certifies the remaining sizes in windows of ``_WINDOW`` consecutive sizes,
 the largest first, one tree per window with every other open size switched off: a tree that
-keeps every size alive never finishes the sizes it could certify. Under a time limit, when the
-next window is predicted (the last window's time times its growth) to need more than twice the
-time left, the enumeration is first extended one size at a time while its own predicted time fits
-(on Sonar, 600 s: the windows down to size 20 in about 400 s, then sizes 8..10 or 8..11 by
-enumeration in 70-150 s, where the window of sizes 16..19 would have needed thousands of seconds). In the
+keeps every size alive never finishes the sizes it could certify. The two meet in the middle:
+before each window, while the enumeration's next size (that size alone: the smaller ones are
+solved) is predicted to cost less than one size of the window (each from its last time and
+growth), the enumeration goes first. Under a time limit, when the next window is predicted to
+need more than twice the time left, the enumeration is extended one size at a time while its
+own predicted time fits (on Sonar, 600 s: the windows down to size 20 in about 400 s, sizes
+8..11 by enumeration in about 110 s, where the window of sizes 16..19 would have needed
+thousands of seconds). In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
 ``t``-th smallest single loss (monotonicity), and the forward bound, which costs one inverse per
@@ -101,9 +104,6 @@ _ENUM_MIN_FEATURES = 24
 _WINDOW = 4
 #: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
 _ENUM_CHUNK = 2048
-#: the predicted growth of the enumeration's time from one size to the next before two have been
-#: timed (on Sonar 4.4 from K = 7 to 8, then 3.4, 2.5, 2.5; the work estimate says 7-9)
-_ENUM_GROWTH = 5.0
 
 
 @dataclass
@@ -452,7 +452,13 @@ def _run_compiled(search):
             if stop_reason != "completed":
                 break
             window = _next_window(search, done)
-        if not window:
+        while _enum_cheaper(search, window, window_times):
+            # the enumeration's next size costs less than a size of the next window
+            stop_reason = _enumerate_next(search)
+            if stop_reason != "completed":
+                break
+            window = _next_window(search, done)
+        if stop_reason != "completed" or not window:
             break
         t_window = time.perf_counter()
         out = search.out.copy()
@@ -606,31 +612,72 @@ def _extend_wanted(search, window_times):
     return last * max(last / max(before, 1e-3), 1.0) > 2.0 * left
 
 
-def _extend_enumeration(search):
-    """Enumerate one size more at a time (every support of the sizes ``1..K + 1``) while the
-    predicted time (the last enumeration's times its growth over the one before, or
-    ``_ENUM_GROWTH`` times it at first) fits in the time left. Returns the stop reason
-    (``'completed'`` unless the time limit or Ctrl-C ended an enumeration); the sizes each
-    completed enumeration adds are closed."""
+def _enum_next(search):
+    """The next size the enumeration would add and its predicted seconds, or ``None`` when it
+    has met the sizes the tree closed (or the top). The prediction is the last enumeration's time
+    times the growth over the one before; before two are timed, times the growth of the
+    enumeration's unpruned work estimate (pessimistic: pruning slows the growth; on Sonar the
+    estimate says 7-9 per size, the single sizes 8..11 took 4, 14, 30 and 59 s)."""
     en = search.enum
-    top = min(search.max_k, search.p - 1)
+    if en is None:
+        return None
+    K = en["K"]
+    if K + 1 > min(search.max_k, search.p - 1) or search.out[K + 1]:
+        return None
+    times = en["times"]
+    if len(times) > 1:
+        growth = times[-1] / max(times[-2], 1e-6)
+    else:
+        p, r = search.p, search.r
+        growth = _allk_enum.enumeration_work(p, r, K + 1) / _allk_enum.enumeration_work(p, r, K)
+    return K + 1, times[-1] * max(growth, 1.0)
+
+
+def _enumerate_next(search):
+    """Enumerate the next size (the sizes ``1..K`` are solved: that size alone); returns the stop
+    reason (``'completed'`` unless a limit or Ctrl-C ended it). A completed size is closed."""
+    en = search.enum
+    K = en["K"]
+    t = time.perf_counter()
+    stop_reason, kern = _run_enum(search, en["order"], K + 1, en["root"], off=range(1, K + 1))
+    en["times"].append(time.perf_counter() - t)
+    _account_enum(en["info"], kern, en["times"][-1])
+    if stop_reason == "completed":
+        en["K"] = K + 1
+        en["info"]["max_size"] = K + 1
+        en["info"]["extended"] += 1
+        _close_enumerated(search, K + 1)
+    return stop_reason
+
+
+def _enum_cheaper(search, window, window_times):
+    """Whether the enumeration's next size is predicted to cost less than one size of the tree's
+    next window (the last window's time times its growth over the one before, shared by its
+    sizes): the tree certifies the sizes from the top, the enumeration from the bottom, and each
+    step goes to the cheaper of the two, so that they meet where their costs cross (with or
+    without a time limit; never under a node limit, which keeps the search reproducible)."""
+    if not window or not window_times or search.node_limit is not None:
+        return False
+    nxt = _enum_next(search)
+    if nxt is None:
+        return False
+    last = window_times[-1]
+    growth = last / max(window_times[-2], 1e-3) if len(window_times) > 1 else 1.0
+    return nxt[1] < last * max(growth, 1.0) / len(window)
+
+
+def _extend_enumeration(search):
+    """Enumerate one size more at a time while its predicted time (:func:`_enum_next`) fits in the
+    time left. Returns the stop reason (``'completed'`` unless the time limit or Ctrl-C ended an
+    enumeration); each completed size is closed."""
     deadline = search.t0 + search.time_limit
-    while en["K"] < top:
-        times = en["times"]
-        growth = times[-1] / times[-2] if len(times) > 1 else _ENUM_GROWTH
-        if time.perf_counter() + times[-1] * max(growth, 1.0) > deadline:
+    while True:
+        nxt = _enum_next(search)
+        if nxt is None or time.perf_counter() + nxt[1] > deadline:
             break
-        t = time.perf_counter()
-        # the sizes 1..K are solved: only the new size is enumerated
-        stop_reason, kern = _run_enum(search, en["order"], en["K"] + 1, en["root"], off=range(1, en["K"] + 1))
-        times.append(time.perf_counter() - t)
-        _account_enum(en["info"], kern, times[-1])
+        stop_reason = _enumerate_next(search)
         if stop_reason != "completed":
             return stop_reason
-        en["K"] += 1
-        en["info"]["max_size"] = en["K"]
-        en["info"]["extended"] += 1
-        _close_enumerated(search, en["K"])
     search.enum = None  # extended as far as the time allows: not again
     return "completed"
 

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-__all__ = ["EnumKernel", "enumeration_size"]
+__all__ = ["EnumKernel", "enumeration_size", "enumeration_work"]
 
 #: the largest estimated work (``C(p, K - 2) (p - K)^2 / 2`` pair evaluations) enumerated
 WORK_BUDGET = 1.2e10
@@ -43,12 +43,18 @@ WORK_BUDGET = 1.2e10
 PRUNE_PAIRS = 0
 
 
+def enumeration_work(p: int, r: int, K: int) -> float:
+    """The unpruned work estimate of enumerating the size ``K``: ``C(p, K - 2) (p - K + 2)^2 / 2``
+    pair evaluations of ``O(r)`` each."""
+    return math.comb(p, K - 2) * (p - K + 2) ** 2 / 2 * max(1, r)
+
+
 def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) -> int:
     """The largest ``K <= min(max_k, p - 1)`` whose enumeration fits ``budget`` (0 if none > 2)."""
     budget = WORK_BUDGET if budget is None else budget
     best = 0
     for K in range(3, min(max_k, p - 1) + 1):
-        work = math.comb(p, K - 2) * (p - K + 2) ** 2 / 2 * max(1, r)
+        work = enumeration_work(p, r, K)
         if work > budget:
             break
         best = K

@@ -55,7 +55,7 @@ BOUNDS = tuple(BOUND_SETS)
 _USE_ENUM = True
 _ENUM_AFTER = 0.25
 #: enumerated only for ``k <= _ENUM_MAX_FRACTION * p`` whose unpruned work estimate
-#: ``C(p, k - 2) (p - k)^2 / 2`` is at most ``_ENUM_MAX_WORK`` (Sonar ``k = 12``: 9e13) and whose
+#: ``C(p, k - 2) (p - k + 2)^2 / 2`` is at most ``_ENUM_MAX_WORK`` (Sonar ``k = 12``: 9e13) and whose
 #: ``k + 1`` Schur complements fit in ``_ENUM_MAX_BYTES``
 _ENUM_MAX_FRACTION = 0.25
 _ENUM_MAX_WORK = 1e14
@@ -198,8 +198,7 @@ class _EnumPartner:
             return False
         if not 3 <= k <= _ENUM_MAX_FRACTION * p:
             return False
-        work = math.comb(p, k - 2) * (p - k + 2) ** 2 / 2 * r
-        return work <= _ENUM_MAX_WORK and (k + 1) * p * (p + r) * 8 <= _ENUM_MAX_BYTES
+        return _allk_enum.enumeration_work(p, r, k) <= _ENUM_MAX_WORK and (k + 1) * p * (p + r) * 8 <= _ENUM_MAX_BYTES
 
     def _build(self):
         p = self.B.shape[0]
