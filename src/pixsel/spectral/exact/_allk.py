@@ -73,7 +73,7 @@ from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ._result import SearchState
 from ._search import Stop
-from ._solve import _check_limits, _factor_of_psd, _validate
+from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
 from . import _allk_enum, _allk_numba, _swap
 
 if TYPE_CHECKING:
@@ -733,14 +733,7 @@ def _greedy_start(M, B, form, criterion, max_k, search):
             vals[i, k - 1] = path.objective[k - 1]
             search.offer(vals[i, k - 1], path.support(k))
     # the features in the order the backward path keeps them (the last one dropped first)
-    seen = np.zeros(search.p, bool)
-    order = []
-    for k in range(1, search.p + 1):
-        for i in bw.support(k):
-            if not seen[i]:
-                seen[i] = True
-                order.append(int(i))
-    return vals, np.array(order, dtype=np.intp), (fw, bw)
+    return vals, keep_order(bw, search.p), (fw, bw)
 
 
 def _improve_start(search, paths):
