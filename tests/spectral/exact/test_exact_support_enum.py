@@ -1,7 +1,8 @@
-"""exact_support's enumeration of small sizes beside the branch and bound (additive problems).
+"""exact_support's compiled partner searches beside the branch and bound (additive problems).
 
-The enumeration is forced from the first node (``_ENUM_AFTER = 0``, every ``k``) and checked
-against brute force; the gates (time before it starts, ``k``, node limits, non-additive
+Each partner (the enumeration of size ``k``, the tree of ``exact_path`` with size ``k`` alone) is
+forced from the first node (``_PARTNER_AFTER = 0``) and checked against brute force, including
+the bound of a stopped tree; the gates (time before it starts, ``k``, node limits, non-additive
 problems), the time limit and Ctrl-C are checked on their own."""
 
 import numpy as np
@@ -18,8 +19,16 @@ pytestmark = pytest.mark.skipif(not _allk_numba.HAVE_NUMBA, reason="the enumerat
 
 @pytest.fixture
 def forced(monkeypatch):
-    monkeypatch.setattr(solve_mod, "_ENUM_AFTER", 0.0)
+    """The enumeration partner at every k, from the first node."""
+    monkeypatch.setattr(solve_mod, "_PARTNER_AFTER", 0.0)
     monkeypatch.setattr(solve_mod, "_ENUM_MAX_FRACTION", 1.0)
+
+
+@pytest.fixture
+def forced_tree(monkeypatch):
+    """The tree partner at every k, from the first node."""
+    monkeypatch.setattr(solve_mod, "_PARTNER_AFTER", 0.0)
+    monkeypatch.setattr(solve_mod, "_ENUM_MAX_FRACTION", 0.0)
 
 
 def _hard_vector(rng, p):
@@ -30,13 +39,13 @@ def _hard_vector(rng, p):
 
 @pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace"), ("psd", "trace")])
 def test_forced_enumeration_matches_brute_force(forced, form, criterion):
-    """Every additive form, p <= 12, k = 3..p - 1: optimal with the brute-force optimum, and the
+    """Every additive form, p <= 12, k = 3..p - 2: optimal with the brute-force optimum, and the
     enumeration started (it ran before the branch and bound's first node was done)."""
     rng = np.random.default_rng(hash((form, criterion, "enum")) % 2**32)
     completed = 0
     for _ in range(25):
         p = int(rng.integers(5, 13))
-        k = int(rng.integers(3, p))
+        k = int(rng.integers(3, p - 1))
         A, B = _pair(rng, p, form, rank=int(rng.integers(1, 4)))
         Bf = np.eye(p) if B is None else B
         res = exact_support(A, B, k, criterion=criterion)
@@ -46,7 +55,7 @@ def test_forced_enumeration_matches_brute_force(forced, form, criterion):
         assert _value(A, Bf, res.support, criterion) == pytest.approx(best, rel=1e-9, abs=1e-12)
         assert res.objective == pytest.approx(best, rel=1e-9, abs=1e-12)
         assert res.gap <= 1e-9 * max(1.0, abs(best))
-        info = res.info["enumeration"]
+        info = res.info["partner"]
         assert info["started"]
         completed += info["completed"]
         assert res.n_nodes >= info["nodes"]
@@ -75,31 +84,86 @@ def test_enumeration_certifies_what_the_branch_and_bound_cannot(monkeypatch):
     rng = np.random.default_rng(9)
     a, B = _hard_vector(rng, 48)
     res = exact_support(a, B, 6, time_limit=60)
-    assert res.status == "optimal" and res.info["enumeration"]["completed"]
+    assert res.status == "optimal" and res.info["partner"]["completed"]
     assert res.objective == pytest.approx(objective_on_support(a, B, res.support), rel=1e-12)
     for _ in range(300):  # no support of a random sample beats it
         S = rng.choice(48, 6, replace=False)
         assert objective_on_support(a, B, S) <= res.objective * (1 + 1e-9)
-    monkeypatch.setattr(solve_mod, "_USE_ENUM", False)
+    monkeypatch.setattr(solve_mod, "_USE_PARTNER", False)
     alone = exact_support(a, B, 6, node_limit=2000)
-    assert alone.status == "node_limit" and "enumeration" not in alone.info
+    assert alone.status == "node_limit" and "partner" not in alone.info
     assert alone.objective <= res.objective * (1 + 1e-9)
 
 
 def test_gates():
-    """No enumeration where the branch and bound finishes first, under a node limit, for a
-    non-additive problem, or for k above a quarter of p (at the default gates)."""
+    """No partner where the branch and bound finishes first, under a node limit, or for a
+    non-additive problem; the enumeration up to a quarter of p, the tree above."""
     rng = np.random.default_rng(4)
     a, B = _hard_vector(rng, 12)
-    assert not exact_support(a, B, 3).info.get("enumeration", {}).get("started", False)
+    assert not exact_support(a, B, 3).info.get("partner", {}).get("started", False)
     a, B = _hard_vector(rng, 40)
-    assert "enumeration" not in exact_support(a, B, 6, node_limit=50).info
-    assert "enumeration" not in exact_support(a, B, 11, time_limit=0.5).info
+    assert "partner" not in exact_support(a, B, 6, node_limit=50).info
     A, B = _pair(rng, 40, "psd")
-    assert "enumeration" not in exact_support(A, B, 5, time_limit=0.5).info  # 'max-eig' of a full A
+    assert "partner" not in exact_support(A, B, 5, time_limit=0.5).info  # 'max-eig' of a full A
     M = rng.standard_normal((40, 3))
-    assert "enumeration" not in exact_support(M, B, 5, time_limit=0.5).info  # 'max-eig' of rank 3
-    assert solve_mod._EnumPartner.wanted(M, np.eye(40), 5, type("S", (), {"node_limit": None})())
+    assert "partner" not in exact_support(M, B, 5, time_limit=0.5).info  # 'max-eig' of rank 3
+    search = type("S", (), {"node_limit": None})()
+    choose = solve_mod._Partner.choose
+    assert choose(M, np.eye(40), 5, search) == "enumeration"
+    assert choose(M, np.eye(40), 11, search) == "tree"
+    assert choose(M[:, :1], np.eye(40), 1, search) is None and choose(M[:, :1], np.eye(40), 39, search) is None
+    assert choose(np.ones((400, 1)), np.eye(400), 150, search) is None  # the tree's arrays would not fit
+
+
+@pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace")])
+def test_forced_tree_matches_brute_force(forced_tree, form, criterion):
+    """The tree partner, every k = 2..p - 2: optimal with the brute-force optimum."""
+    rng = np.random.default_rng(hash((form, criterion, "tree")) % 2**32)
+    completed = 0
+    for _ in range(25):
+        p = int(rng.integers(5, 13))
+        k = int(rng.integers(2, p - 1))
+        A, B = _pair(rng, p, form, rank=int(rng.integers(1, 4)))
+        Bf = np.eye(p) if B is None else B
+        res = exact_support(A, B, k, criterion=criterion)
+        best = brute_force(A, Bf, k, criterion)
+        assert res.status == "optimal"
+        assert _value(A, Bf, res.support, criterion) == pytest.approx(best, rel=1e-9, abs=1e-12)
+        assert res.info["partner"]["kind"] == "tree" and res.info["partner"]["started"]
+        completed += res.info["partner"]["completed"]
+    assert completed >= 5
+
+
+def test_stopped_tree_bound_never_below_the_optimum(forced_tree, monkeypatch):
+    """A solve stopped while the tree partner is open (after 1..12 of its nodes) reports the
+    smaller of the two certified bounds: never below the brute-force optimum."""
+    import pixsel.spectral.exact._search as search_mod
+
+    monkeypatch.setattr(solve_mod, "_TREE_CHUNK", 1)
+    rng = np.random.default_rng(12)
+    original = _allk_numba.PathKernel.step
+    stopped_open = 0
+    for trial in range(24):
+        steps = []
+
+        def step(self, budget, n=1 + trial % 12):
+            steps.append(budget)
+            if len(steps) > n:
+                raise search_mod.Stop("time_limit")
+            return original(self, budget)
+
+        monkeypatch.setattr(_allk_numba.PathKernel, "step", step)
+        p = 13
+        k = int(rng.integers(3, 10))
+        a, B = _hard_vector(rng, p)
+        best = brute_force(a, B, k, "max-eig")
+        res = exact_support(a, B, k)
+        assert res.status in ("time_limit", "optimal")
+        assert res.upper_bound >= best * (1 - 1e-9)
+        assert res.objective <= best * (1 + 1e-9)
+        info = res.info["partner"]
+        stopped_open += res.status == "time_limit" and info["started"] and not info["completed"]
+    assert stopped_open >= 8
 
 
 def test_time_limit_and_interrupt_during_the_enumeration(forced, monkeypatch):
@@ -110,10 +174,11 @@ def test_time_limit_and_interrupt_during_the_enumeration(forced, monkeypatch):
     res = exact_support(a, B, 10, time_limit=0.5)
     assert res.status == "time_limit" and res.time < 3.0
     assert res.upper_bound >= res.objective
-    assert res.info["enumeration"]["started"] and not res.info["enumeration"]["completed"]
+    assert res.info["partner"]["started"] and not res.info["partner"]["completed"]
 
     from pixsel.spectral.exact import _allk_enum
 
+    monkeypatch.setattr(solve_mod, "_ENUM_MAX_FRACTION", 1.0)
     calls = []
     original = _allk_enum.EnumKernel.step
 

@@ -69,10 +69,10 @@ class ExactResult:
         ``'interrupted'`` (Ctrl-C: the best support and a certified bound are returned instead
         of losing the work).
     info : dict
-        ``'enumeration'`` where the enumeration of size ``k`` ran beside the branch and bound (an
-        additive problem of small ``k``, see :func:`exact_support`): whether it started and
-        completed (a completed one proved the optimum), its nodes (included in ``n_nodes``) and
-        its seconds.
+        ``'partner'`` where a compiled search of size ``k`` ran beside the branch and bound (an
+        additive problem, see :func:`exact_support`): its ``'kind'`` (``'enumeration'`` or
+        ``'tree'``), whether it started and completed (a completed one proved the optimum), its
+        nodes (included in ``n_nodes``) and its seconds.
     """
 
     support: np.ndarray

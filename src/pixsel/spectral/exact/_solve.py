@@ -46,21 +46,26 @@ BOUND_SETS = {
 }
 BOUNDS = tuple(BOUND_SETS)
 
-#: Additive problems (a vector, or ``'trace'``) of a small size ``k`` also enumerate every support
-#: of size ``k`` (:mod:`._allk_enum`, the kernel of ``exact_path``'s small sizes) beside the
-#: branch and bound, sharing the time 1:1 and the incumbent, once the branch and bound has run
-#: ``_ENUM_AFTER`` seconds without finishing (on UCI Sonar, ``p = 60``, the branch and bound
-#: leaves gaps of 11-15 % at ``k = 7..11`` after 30 s; the enumeration of one size takes 1, 14 and
-#: 59 s at ``k = 7, 9, 11``). Tests switch it off (``_USE_ENUM``) or force it (``_ENUM_AFTER = 0``).
-_USE_ENUM = True
-_ENUM_AFTER = 0.25
-#: enumerated only for ``k <= _ENUM_MAX_FRACTION * p`` whose unpruned work estimate
-#: ``C(p, k - 2) (p - k + 2)^2 / 2`` is at most ``_ENUM_MAX_WORK`` (Sonar ``k = 12``: 9e13) and whose
-#: ``k + 1`` Schur complements fit in ``_ENUM_MAX_BYTES``
+#: Additive problems (a vector, or ``'trace'``) run a compiled exact search of size ``k`` beside
+#: the branch and bound, sharing the time 1:1 and the incumbent, once the branch and bound has
+#: run ``_PARTNER_AFTER`` seconds without finishing: for a small ``k`` the enumeration of every
+#: support of size ``k`` (:mod:`._allk_enum`), otherwise the leaps-and-bounds tree of
+#: ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). On UCI Sonar (``p = 60``) the
+#: branch and bound leaves gaps of 11-15 % at ``k = 7..11`` after 30 s, where the enumeration of
+#: one size takes 1, 14 and 59 s at ``k = 7, 9, 11``, and the tree of one size certifies ``k = 30``
+#: in 3.1 s and ``k = 25`` in 14.5 s (the branch and bound: 12.0 s, and a 1.65 % gap at 20 s).
+#: Tests switch it off (``_USE_PARTNER``) or force it (``_PARTNER_AFTER = 0``).
+_USE_PARTNER = True
+_PARTNER_AFTER = 0.25
+#: the enumeration for ``3 <= k <= _ENUM_MAX_FRACTION * p`` whose unpruned work estimate
+#: ``C(p, k - 2) (p - k + 2)^2 / 2`` is at most ``_ENUM_MAX_WORK`` (Sonar ``k = 12``: 9e13); either
+#: kernel only where its arrays fit in ``_PARTNER_MAX_BYTES``
 _ENUM_MAX_FRACTION = 0.25
 _ENUM_MAX_WORK = 1e14
-_ENUM_MAX_BYTES = 64 * 2**20
+_PARTNER_MAX_BYTES = 64 * 2**20
+#: nodes per call of the partner's kernel
 _ENUM_CHUNK = 2048
+_TREE_CHUNK = 256
 
 
 def _validate(A, B, k, criterion, owner):
@@ -174,62 +179,95 @@ def keep_order(backward_path, p):
     return np.array(order, dtype=np.intp)
 
 
-class _EnumPartner:
-    """The enumeration of size ``k`` run beside the branch and bound of an additive problem.
+class _Partner:
+    """A compiled exact search of size ``k`` run beside the branch and bound of an additive problem.
 
-    :meth:`turn`, called at every node, gives the enumeration as much time as the branch and
-    bound has had (once that exceeds ``_ENUM_AFTER``); the two share the incumbent both ways. A
-    completed enumeration has valued every support of size ``k`` (up to inclusion pruning), so
-    the incumbent is then optimal: it raises ``Stop('optimal')``. The kernel is built on the first
-    turn, so a branch and bound that finishes within ``_ENUM_AFTER`` pays nothing.
+    ``kind`` is ``'enumeration'`` (every support of size ``k``, inclusion-pruned) or ``'tree'``
+    (``exact_path``'s tree with every other size switched off). :meth:`turn`, called at every
+    node, gives it as much time as the branch and bound has had (once that exceeds
+    ``_PARTNER_AFTER``); the two share the incumbent both ways. When it completes, the incumbent is
+    optimal and it raises ``Stop('optimal')``; a stopped tree still certifies a bound (its open
+    subtrees), and the result reports the smaller of the two searches' bounds. The kernel is built
+    on the first turn, so a branch and bound that finishes within ``_PARTNER_AFTER`` pays nothing.
     """
 
-    def __init__(self, M, B, k, search):
-        self.M, self.B, self.k, self.search = M, B, k, search
+    def __init__(self, kind, M, B, k, search):
+        self.kind, self.M, self.B, self.k, self.search = kind, M, B, k, search
         self.kern = None
         self.t_start = time.perf_counter()
-        self.t_enum = 0.0
+        self.t_used = 0.0
         self.completed = False
 
     @staticmethod
-    def wanted(M, B, k, search):
+    def choose(M, B, k, search):
+        """The kind of partner for this problem, or ``None``."""
         p, r = M.shape
-        if not (_USE_ENUM and _allk_numba.HAVE_NUMBA) or search.node_limit is not None:
-            return False
-        if not 3 <= k <= _ENUM_MAX_FRACTION * p:
-            return False
-        return _allk_enum.enumeration_work(p, r, k) <= _ENUM_MAX_WORK and (k + 1) * p * (p + r) * 8 <= _ENUM_MAX_BYTES
+        if not (_USE_PARTNER and _allk_numba.HAVE_NUMBA) or search.node_limit is not None or not 2 <= k <= p - 2:
+            return None
+        if (3 <= k <= _ENUM_MAX_FRACTION * p and _allk_enum.enumeration_work(p, r, k) <= _ENUM_MAX_WORK
+                and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES):
+            return "enumeration"
+        if (p + 1) * (p * p + p * r + r * r) * 8 <= _PARTNER_MAX_BYTES:
+            return "tree"
+        return None
 
     def _build(self):
+        search, k = self.search, self.k
         p = self.B.shape[0]
-        bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
-        inc = np.full(self.k + 1, -np.inf)
-        self.kern = _allk_enum.EnumKernel(self.M, self.B, self.k, keep_order(bw, p), inc, off=range(1, self.k))
+        if self.kind == "enumeration":
+            bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
+            inc = np.full(k + 1, -np.inf)
+            self.kern = _allk_enum.EnumKernel(self.M, self.B, k, keep_order(bw, p), inc, off=range(1, k))
+        else:
+            inc = np.full(p + 1, -np.inf)
+            out = np.ones(p + 1, bool)
+            out[k] = False
+            self.kern = _allk_numba.PathKernel(self.M, self.B, k, True, inc, [None] * (p + 1), out)
+
+    def _share_incumbent(self):
+        """The branch and bound's incumbent prunes the partner's search."""
+        search, kern, k = self.search, self.kern, self.k
+        if search.best > kern.inc[k]:
+            kern.inc[k] = search.best
+            if self.kind == "enumeration":
+                kern._inc0[k] = search.best  # reported only if beaten
+            else:
+                kern.inc_sup[k] = -1
+                kern.inc_sup[k, :k] = search.best_support
+
+    def _offer_found(self):
+        search, kern, k = self.search, self.kern, self.k
+        if self.kind == "enumeration":
+            for value, S in kern.improved().values():
+                search.offer(value, S)
+            kern._inc0[k] = kern.inc[k]
+        else:
+            inc, sup = kern.incumbents()
+            if sup[k] is not None and inc[k] > search.best:
+                search.offer(float(inc[k]), sup[k])
 
     def turn(self):
         now = time.perf_counter()
-        bnb = now - self.t_start - self.t_enum
-        if self.completed or bnb < max(_ENUM_AFTER, self.t_enum):
+        bnb = now - self.t_start - self.t_used
+        if self.completed or bnb < max(_PARTNER_AFTER, self.t_used):
             return
-        search, k = self.search, self.k
+        search = self.search
+        chunk = _ENUM_CHUNK if self.kind == "enumeration" else _TREE_CHUNK
         try:
             if self.kern is None:
                 self._build()
             kern = self.kern
-            if search.best > kern.inc[k]:  # the branch and bound's incumbent prunes the enumeration
-                kern.inc[k] = kern._inc0[k] = search.best
+            self._share_incumbent()
             deadline = math.inf if search.time_limit is None else search.t0 + search.time_limit
             while kern.open:
-                kern.step(_ENUM_CHUNK)
+                kern.step(chunk)
                 t = time.perf_counter()
-                if self.t_enum + (t - now) >= bnb or t > deadline:
+                if self.t_used + (t - now) >= bnb or t > deadline:
                     break
         finally:
-            self.t_enum += time.perf_counter() - now
+            self.t_used += time.perf_counter() - now
             if self.kern is not None:
-                for value, S in self.kern.improved().values():
-                    search.offer(value, S)
-                self.kern._inc0[k] = self.kern.inc[k]
+                self._offer_found()
         if not self.kern.open:
             self.completed = True
             # every support of size k was valued or pruned against the incumbent: it is optimal
@@ -237,14 +275,20 @@ class _EnumPartner:
             search.tol_max = -math.inf
             raise Stop("optimal")
 
+    def bound(self):
+        """A certified bound on size ``k`` from a stopped tree (``inf`` where there is none)."""
+        if self.kind != "tree" or self.kern is None or self.completed:
+            return math.inf
+        return float(self.kern.upper_bounds()[self.k])
+
     def info(self):
         kern = self.kern
-        return {
-            "started": kern is not None,
-            "completed": self.completed,
-            "nodes": 0 if kern is None else kern.n_nodes,
-            "time_s": self.t_enum,
-        }
+        if kern is None:
+            nodes = 0
+        else:
+            nodes = kern.n_nodes if self.kind == "enumeration" else int(kern.counters[0])
+        return {"kind": self.kind, "started": kern is not None, "completed": self.completed, "nodes": nodes,
+                "time_s": self.t_used}
 
 
 def _closed_form(A, B, form, k, criterion, search):
@@ -267,6 +311,9 @@ def _result(A, B, form, k, criterion, search, status, t0):
     obj = objective_on_support(A, B, S, criterion=criterion)
     enum = None if search.partner is None else search.partner.info()
     ub = search.upper_bound()
+    if search.partner is not None and status != "optimal":
+        # both searches certify a bound on size k: the smaller holds
+        ub = min(ub, max(search.partner.bound(), search.best))
     if status == "optimal":
         # the search proved that no support beats the incumbent: its direct value is the optimum
         # (the incremental value it was compared with differs from it by rounding only)
@@ -288,7 +335,7 @@ def _result(A, B, form, k, criterion, search, status, t0):
         status=status,
         k=k,
         criterion=criterion,
-        info={} if enum is None else {"enumeration": enum},
+        info={} if enum is None else {"partner": enum},
     )
 
 
@@ -335,14 +382,15 @@ def exact_support(
     bounds. BLAS runs on one thread inside the search (``pixsel._threads.blas_limit``): its many
     small factorizations only slow down with more; the limit is undone on return.
 
-    For additive objectives (a vector ``a``, or ``'trace'``) of a small size (``3 <= k <= p / 4``,
-    an unpruned work estimate ``C(p, k - 2) (p - k + 2)^2 / 2`` of at most ``1e14``, no node limit)
-    a branch and bound still open after 0.25 s is joined by the exact enumeration of every
-    support of size ``k`` (inclusion-pruned, compiled; the kernel of :func:`exact_path`'s small
-    sizes): the two share the time 1:1 and the incumbent, and whichever finishes first proves the
-    optimum (``info['enumeration']``). On UCI Sonar (``p = 60``) this certifies ``k = 5, 7, 9`` in
-    0.3, 1.9 and 29 s; the branch and bound alone needed 17.5 s for ``k = 5`` and left gaps of
-    11 % and 14 % at ``k = 7, 9`` after 30 s.
+    For additive objectives (a vector ``a``, or ``'trace'``; no node limit) a branch and bound
+    still open after 0.25 s is joined by a compiled exact search of size ``k``, the kernels of
+    :func:`exact_path`: for a small size (``3 <= k <= p / 4``, an unpruned work estimate
+    ``C(p, k - 2) (p - k + 2)^2 / 2`` of at most ``1e14``) the enumeration of every support of
+    size ``k``, otherwise the leaps-and-bounds tree with size ``k`` alone open. The two share the
+    time 1:1 and the incumbent; whichever finishes first proves the optimum, and a stopped solve
+    reports the smaller of their certified bounds (``info['partner']``). On UCI Sonar
+    (``p = 60``) the enumeration certifies ``k = 5, 7, 9`` in 0.3, 1.9 and 29 s (the branch and
+    bound alone: 17.5 s for ``k = 5``, gaps of 11 % and 14 % at ``k = 7, 9`` after 30 s).
 
     Parameters
     ----------
@@ -420,8 +468,9 @@ def exact_support(
         additive = form == "vector" or (criterion == "trace" or (form == "factor" and A.shape[1] == 1))
         if additive:
             M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
-            if _EnumPartner.wanted(M, B, k, search):
-                search.partner = _EnumPartner(M, B, k, search)
+            kind = _Partner.choose(M, B, k, search)
+            if kind is not None:
+                search.partner = _Partner(kind, M, B, k, search)
         if form == "full" and criterion == "trace":
             solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
         elif form == "full":
