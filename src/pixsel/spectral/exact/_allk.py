@@ -47,7 +47,7 @@ solved) is predicted to cost less than one size of the window (each from its las
 growth), the enumeration goes first. Under a time limit, when the next window is predicted to
 need more than twice the time left, the enumeration is extended one size at a time while its
 own predicted time fits (on Sonar, 600 s: the windows down to size 20 in about 400 s, sizes
-8..11 by enumeration in about 110 s, where the window of sizes 16..19 would have needed
+1..11 by enumeration in about 120 s, where the window of sizes 16..19 would have needed
 thousands of seconds). In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
