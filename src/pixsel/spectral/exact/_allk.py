@@ -780,9 +780,10 @@ def exact_path(
     additive problems raised by a 1-swap local search). A node is pruned for size ``j`` when its
     bound for ``j`` (inclusion, and the backward and forward cardinality bounds of
     :mod:`pixsel.spectral.exact`) cannot beat the incumbent of size ``j``. Small sizes of
-    additive problems are enumerated exactly first (further under a time limit when the tree
-    predicts that it cannot finish), and the other sizes are certified in windows, the largest
-    first; a size's bound never exceeds the next larger size's. See
+    additive problems are enumerated exactly, the other sizes are certified in windows, the
+    largest first, and the two meet where one enumerated size costs more than one size of a
+    window (under a time limit the enumeration also takes over when the next window is predicted
+    not to finish); a size's bound never exceeds the next larger size's. See
     :mod:`pixsel.spectral.exact._allk`. BLAS runs on one thread inside the search.
 
     Parameters
