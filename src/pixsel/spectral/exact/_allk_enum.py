@@ -36,7 +36,7 @@ import numpy as np
 
 __all__ = ["EnumKernel", "enumeration_size", "enumeration_work"]
 
-#: the largest estimated work (``C(p, K - 2) (p - K)^2 / 2`` pair evaluations) enumerated
+#: the largest estimated work (``C(p, K - 2) (p - K + 2)^2 / 2`` pair evaluations) enumerated
 WORK_BUDGET = 1.2e10
 #: 1: nodes whose children are pair loops are not bounded (0, the default since the bounds of all
 #: the children cost one factorization: bounding them halves the pair evaluations on Sonar)
