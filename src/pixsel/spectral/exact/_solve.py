@@ -212,7 +212,7 @@ class _Partner:
         return None
 
     def _build(self):
-        search, k = self.search, self.k
+        k = self.k
         p = self.B.shape[0]
         if self.kind == "enumeration":
             bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
