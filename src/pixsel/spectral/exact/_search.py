@@ -40,6 +40,8 @@ class Search:
         #: an object whose ``turn()`` is called at every node (``exact_support``'s enumeration
         #: of small sizes, which shares the time); it may raise :class:`Stop`
         self.partner = None
+        #: the backward greedy path of the start, where it ran (the enumeration's order)
+        self.backward_path = None
 
     # incumbent / threshold
     def _set_theta(self):

@@ -145,7 +145,8 @@ def _start(A, B, form, k, criterion, initial, search):
     if initial is None:
         cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k)]
         if not (form == "full" and p > _BACKWARD_MAX_P):
-            cands.append(greedy_path(A, B, direction="backward", criterion=criterion, form=form).support(k))
+            search.backward_path = greedy_path(A, B, direction="backward", criterion=criterion, form=form)
+            cands.append(search.backward_path.support(k))
     else:
         init = np.unique(np.asarray(initial, dtype=np.intp))
         if init.shape != (k,) or init.min() < 0 or init.max() >= p:
@@ -215,7 +216,10 @@ class _Partner:
         k = self.k
         p = self.B.shape[0]
         if self.kind == "enumeration":
-            bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
+            # the start's backward path where it ran (any order is exact; this one prunes early)
+            bw = self.search.backward_path
+            if bw is None:
+                bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
             inc = np.full(k + 1, -np.inf)
             self.kern = _allk_enum.EnumKernel(self.M, self.B, k, keep_order(bw, p), inc, off=range(1, k))
         else:
