@@ -37,22 +37,29 @@ def _hard_vector(rng, p):
     return rng.standard_normal(p), X.T @ X / (p + 10) + 1e-3 * np.eye(p)
 
 
-@pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace"), ("psd", "trace")])
-def test_forced_enumeration_matches_brute_force(forced, form, criterion):
-    """Every additive form, p <= 12, k = 3..p - 2: optimal with the brute-force optimum, and the
-    enumeration started (it ran before the branch and bound's first node was done)."""
-    rng = np.random.default_rng(hash((form, criterion, "enum")) % 2**32)
-    completed = 0
+def _forced_solves(tag, form, criterion, k_low):
+    """25 random problems of the form (p <= 12, k = k_low..p - 2), each solved with the forced
+    partner: every solve is optimal with the brute-force optimum; yields ``(result, k, best)``."""
+    rng = np.random.default_rng(hash((form, criterion, tag)) % 2**32)
     for _ in range(25):
         p = int(rng.integers(5, 13))
-        k = int(rng.integers(3, p - 1))
+        k = int(rng.integers(k_low, p - 1))
         A, B = _pair(rng, p, form, rank=int(rng.integers(1, 4)))
         Bf = np.eye(p) if B is None else B
         res = exact_support(A, B, k, criterion=criterion)
         best = brute_force(A, Bf, k, criterion)
         assert res.status == "optimal"
-        assert len(set(res.support.tolist())) == k
         assert _value(A, Bf, res.support, criterion) == pytest.approx(best, rel=1e-9, abs=1e-12)
+        yield res, k, best
+
+
+@pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace"), ("psd", "trace")])
+def test_forced_enumeration_matches_brute_force(forced, form, criterion):
+    """Every additive form, p <= 12, k = 3..p - 2: optimal with the brute-force optimum, and the
+    enumeration started (it ran before the branch and bound's first node was done)."""
+    completed = 0
+    for res, k, best in _forced_solves("enum", form, criterion, 3):
+        assert len(set(res.support.tolist())) == k
         assert res.objective == pytest.approx(best, rel=1e-9, abs=1e-12)
         assert res.gap <= 1e-9 * max(1.0, abs(best))
         info = res.info["partner"]
@@ -118,17 +125,8 @@ def test_gates():
 @pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace")])
 def test_forced_tree_matches_brute_force(forced_tree, form, criterion):
     """The tree partner, every k = 2..p - 2: optimal with the brute-force optimum."""
-    rng = np.random.default_rng(hash((form, criterion, "tree")) % 2**32)
     completed = 0
-    for _ in range(25):
-        p = int(rng.integers(5, 13))
-        k = int(rng.integers(2, p - 1))
-        A, B = _pair(rng, p, form, rank=int(rng.integers(1, 4)))
-        Bf = np.eye(p) if B is None else B
-        res = exact_support(A, B, k, criterion=criterion)
-        best = brute_force(A, Bf, k, criterion)
-        assert res.status == "optimal"
-        assert _value(A, Bf, res.support, criterion) == pytest.approx(best, rel=1e-9, abs=1e-12)
+    for res, _, _ in _forced_solves("tree", form, criterion, 2):
         assert res.info["partner"]["kind"] == "tree" and res.info["partner"]["started"]
         completed += res.info["partner"]["completed"]
     assert completed >= 5
