@@ -21,7 +21,8 @@ Side by side, in the same run:
   optimum, and its support is compared with ours (``l0bnb_at``).
 
 Run: ``python benchmarks/bench_exact_sonar_path.py`` (``--quick`` for a smoke run; ``--limit 0``:
-no time limit, how long certifying every size takes).
+no time limit, how long certifying every size takes; ``--n-jobs N``: ``exact_path`` on ``N`` worker
+processes, the peers stay on one core).
 """
 
 from __future__ import annotations
@@ -150,12 +151,30 @@ def print_path(path, fw, bw, t_greedy):
               flush=True)
 
 
+def print_tasks(path):
+    """With n_jobs > 1: which task certified which sizes, and the CPU seconds of all tasks."""
+    par = path.info["parallel"]
+    if par["n_jobs"] == 1:
+        return
+    tasks = par["tasks"]
+    cpu = sum(t["seconds"] for t in tasks)
+    print(f"\n{par['n_jobs']} worker processes: {len(tasks)} tasks, {cpu:.1f} CPU s in all "
+          f"({cpu / max(path.time, 1e-9):.2f} cores busy on average over {path.time:.1f} s)")
+    print(" task | sizes       | status     | s")
+    for t in tasks:
+        sz = t["sizes"]
+        name = f"{sz[0]}" if len(sz) == 1 else f"{sz[0]}..{sz[-1]}"
+        print(f" {t['kind']:4s} | {name:11s} | {t['status']:10s} | {t['seconds']:.1f}")
+
+
 def main(argv=None):
     ap = parser("exact_sonar_path", __doc__.splitlines()[0])
     ap.add_argument("--limit", type=float, default=600.0,
                     help="seconds for exact_path (all k); 0: no limit (every size certified, however long it takes)")
     ap.add_argument("--peer-limit", type=float, default=20.0, help="seconds per single-k solve of the peers")
     ap.add_argument("--ks", default="5,10,20,30,45", help="sizes solved by the single-k peers")
+    ap.add_argument("--n-jobs", type=int, default=1,
+                    help="worker processes of exact_path (the sizes as parallel tasks; -1: every CPU)")
     args = ap.parse_args(argv)
     ks = [int(v) for v in args.ks.split(",")]
     if args.quick:
@@ -168,8 +187,9 @@ def main(argv=None):
         fw = greedy_path(a, B, direction="forward")
         bw = greedy_path(a, B, direction="backward")
         t_greedy = time.perf_counter() - t
-        path = exact_path(a, B, time_limit=args.limit if args.limit > 0 else None)
+        path = exact_path(a, B, time_limit=args.limit if args.limit > 0 else None, n_jobs=args.n_jobs)
         print_path(path, fw, bw, t_greedy)
+        print_tasks(path)
         en, tree, sw = path.info["enumeration"], path.info["tree"], path.info["swap"]
         done = "enumerated" if en["completed"] else "enumeration stopped by the limit"
         print(f"inside exact_path: swap local search raised {sw['improved']} greedy incumbents in {sw['time_s']:.2f} s; "
@@ -225,7 +245,8 @@ def main(argv=None):
         persp[k] = perspective_bound(a, B, k)
         print(f"{k:2d} | {path.objective[k - 1]:15.5f} | {root:10.5f} | {persp[k]:11.5f} | {path.upper_bound[k - 1]:.5f}")
     goal = bool(path.certified.all() and path.time <= 600)
-    print(f"\nSUMMARY exact_path: {int(path.certified.sum())}/{p} certified in {path.time:.1f} s "
+    print(f"\nSUMMARY exact_path (n_jobs = {path.info['parallel']['n_jobs']} on {os.cpu_count()} CPUs): "
+          f"{int(path.certified.sum())}/{p} certified in {path.time:.1f} s "
           f"(goal all in <= 600 s: {goal}; moonshot <= 120 s: {bool(goal and path.time <= 120)}); "
           f"largest certified gap {100 * float(path.relative_gap.max()):.2f} %")
     out = out_dir(args)

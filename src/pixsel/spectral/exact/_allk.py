@@ -74,7 +74,7 @@ from .._path import objective_on_support
 from ._result import SearchState
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
-from . import _allk_enum, _allk_numba, _swap
+from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -136,7 +136,8 @@ class ExactPath:
         ``'extended'``: the sizes added when the tree handed its time over), its nodes, pair
         evaluations, pruned subtrees and seconds; ``'tree'``: windows searched and how often the
         forward bound was tried and made a node dead; ``'swap'``: the greedy incumbents the swap
-        local search raised (``'improved'``) and its seconds.
+        local search raised (``'improved'``) and its seconds; ``'parallel'``: ``'n_jobs'`` and,
+        with more than one, ``'tasks'`` (kind, sizes, status and seconds of every task).
     """
 
     supports: list
@@ -771,6 +772,7 @@ def exact_path(
     gap_tol: float = 0.0,
     callback: Callable[[SearchState], None] | None = None,
     initial: Sequence[ArrayLike] | None = None,
+    n_jobs: int | None = None,
 ) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
@@ -811,6 +813,13 @@ def exact_path(
         with the largest absolute gap (``nodes``, ``incumbent``, ``bound``, ``gap``, ``elapsed``).
     initial : list of array-like of int or None
         Extra starting supports (any sizes) offered besides the greedy ones.
+    n_jobs : int or None, default None
+        Worker processes (joblib's convention: ``None`` is 1, ``-1`` every CPU). With more than
+        one, the sizes become independent tasks (the enumeration of one size, or a window of the
+        tree) run side by side and, once every size is held, a second route to each open size
+        (:mod:`pixsel.spectral.exact._allk_parallel`); the optima are the same. Needs the compiled
+        search (``gap_tol == 0``); a ``node_limit`` keeps the search on one process, so that it
+        stays reproducible.
 
     Returns
     -------
@@ -846,6 +855,7 @@ def exact_path(
         )
     max_k = p if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
     time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
+    n_jobs = _allk_parallel.effective_jobs(n_jobs, owner)
     shift = 0.0
     if form == "full":
         if criterion == "max-eig":
@@ -874,14 +884,22 @@ def exact_path(
         enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
                      "extended": 0}
         stop_reason = "completed"
-        if additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA:
+        use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA
+        compiled = gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA
+        parallel = n_jobs > 1 and compiled and node_limit is None and not np.all(search.out[1 : max_k + 1])
+        parallel_info = {"n_jobs": 1}
+        if use_enum and not parallel:
             stop_reason, _, enum_info = _enumerate_sizes(search, order)
-        if stop_reason != "completed" or np.all(search.out[1 : max_k + 1]):
+        if parallel:
+            stop_reason, inc, sup, ub, n_nodes, enum_info, parallel_info = _allk_parallel.run_parallel(
+                search, order, n_jobs, use_enum)
+            tol_max = np.full(p + 1, -np.inf)
+        elif stop_reason != "completed" or np.all(search.out[1 : max_k + 1]):
             # the tree is not needed, or never started: then its root bounds every open size
             inc, sup, n_nodes = search.inc, search.sup, enum_info["nodes"]
             ub = np.full(p + 1, search.value_of(np.arange(p)) if stop_reason != "completed" else -np.inf)
             tol_max = np.full(p + 1, -np.inf)
-        elif gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+        elif compiled:
             search.node_offset = enum_info["nodes"]
             if node_limit is not None:
                 search.node_limit = node_limit - enum_info["nodes"]
@@ -923,5 +941,5 @@ def exact_path(
         stop_reason=stop_reason,
         criterion=criterion,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
-              "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info},
+              "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info, "parallel": parallel_info},
     )

@@ -1,0 +1,173 @@
+"""exact_path on several worker processes (n_jobs > 1) against brute force and the one-process search.
+
+The sizes become independent tasks (an enumeration of one size, or a window of the tree) on
+worker processes; every size must still get its brute-force optimum, a stopped parallel search
+must never bound a size below its optimum, and the caller's arrays stay untouched."""
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from pixsel.spectral import exact_path
+from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
+from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
+
+from ..test_exact_path import _below, _pair, _value, enumerate_all
+
+pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the parallel search runs the compiled kernels (numba)")
+
+
+def _kinds(res):
+    return [(t["kind"], len(t["sizes"])) for t in res.info["parallel"]["tasks"]]
+
+
+@pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "trace"), ("factor", "max-eig"),
+                                            ("psd", "max-eig")])
+def test_windows_on_workers_match_brute_force(form, criterion):
+    """Below 24 features only the tree runs: its windows on two workers, every size optimal."""
+    rng = np.random.default_rng([len(form), len(criterion)])
+    for _ in range(4):
+        p = int(rng.integers(9, 12))
+        A, B = _pair(rng, p, form)
+        if form == "factor" and A.shape[1] == p:
+            continue
+        Bf = np.eye(p) if B is None else B
+        opt = enumerate_all(A, Bf, criterion)
+        res = exact_path(A, B, criterion=criterion, n_jobs=2)
+        assert res.info["parallel"]["n_jobs"] == 2
+        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-8, atol=1e-10)
+        assert {kind for kind, _ in _kinds(res)} == {"tree"}
+        for k in range(1, p + 1):
+            assert math.isclose(_value(A, Bf, res.support(k), criterion), opt[k - 1], rel_tol=1e-8, abs_tol=1e-10)
+
+
+def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
+    """The enumeration forced on (a block of size 3, then one size per task), three workers: the
+    sizes are shared between one-size enumerations and windows, and, once all are held, a free
+    worker takes a second route; every size still gets its brute-force optimum."""
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
+    rng = np.random.default_rng(40)
+    seen, twice = set(), 0
+    for _ in range(6):
+        p = 12
+        a = rng.standard_normal(p)
+        X = rng.standard_normal((16, p)).cumsum(axis=1)
+        B = X.T @ X / 16 + 0.02 * np.eye(p)
+        a0, B0 = a.copy(), B.copy()
+        opt = enumerate_all(a, B, "max-eig")
+        res = exact_path(a, B, n_jobs=3)
+        assert np.array_equal(a, a0) and np.array_equal(B, B0)
+        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
+        np.testing.assert_allclose(res.upper_bound, res.objective)
+        seen.update(_kinds(res))
+        tasks = res.info["parallel"]["tasks"]
+        by = {kind: set().union(*(t["sizes"] for t in tasks if t["kind"] == kind)) for kind in ("enum", "tree")}
+        twice += bool(by["enum"] & by["tree"])  # a second route to a size held by the other stream
+        # every open size (not 1, 2 or p: closed forms) was certified by a completed task
+        done = set().union(*(t["sizes"] for t in tasks if t["status"] == "completed"))
+        assert done >= set(range(3, p))
+    assert ("enum", 1) in seen and ("tree", 4) in seen and twice > 0
+
+
+def test_same_optima_as_one_process():
+    """p = 30 (the block of the enumeration, one-size tasks and windows) on two workers."""
+    rng = np.random.default_rng(8)
+    p = 30
+    X = rng.standard_normal((2 * p, p)) @ rng.standard_normal((p, p)) * 0.3 + rng.standard_normal((2 * p, p))
+    B = np.cov(X.T) + 0.1 * np.eye(p)
+    a = rng.standard_normal(p)
+    one = exact_path(a, B)
+    two = exact_path(a, B, n_jobs=2)
+    assert np.all(one.status == "optimal") and np.all(two.status == "optimal")
+    np.testing.assert_allclose(two.objective, one.objective, rtol=1e-9)
+    assert two.info["enumeration"]["max_size"] >= 3
+
+
+def _hard_pair(seed=1, p=40):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((60, p)).cumsum(axis=1)
+    B = X.T @ X / 60 + 0.01 * np.eye(p)
+    return rng.standard_normal(p), B
+
+
+def test_stopped_parallel_search_keeps_valid_bounds():
+    """A time limit that stops the workers: every bound at or above the optimum the one-process
+    search certifies; the certified sizes at their optima; monotone caps."""
+    a, B = _hard_pair()
+    ref = exact_path(a, B)
+    assert np.all(ref.status == "optimal")
+    for limit in (0.0, 0.05, 0.3):
+        res = exact_path(a, B, n_jobs=2, time_limit=limit)
+        assert res.stop_reason in ("time_limit", "completed")
+        assert not np.any(_below(res.upper_bound, ref.objective))
+        assert np.all(res.objective <= ref.objective * (1 + 1e-9) + 1e-12)
+        proved = res.status == "optimal"
+        np.testing.assert_allclose(res.objective[proved], ref.objective[proved], rtol=1e-8)
+        cap = np.maximum(res.upper_bound[1:], res.objective[1:])
+        assert np.all(res.upper_bound[:-1] <= cap * (1 + 1e-12) + 1e-12)
+
+
+def test_ctrl_c_in_the_coordinator_returns_a_certified_partial_path(monkeypatch):
+    """Ctrl-C (a KeyboardInterrupt from the progress callback) stops every worker; the result is
+    'interrupted' with valid bounds."""
+    monkeypatch.setattr(_allk_parallel, "_REPORT_EVERY", 0.0)
+    a, B = _hard_pair(seed=2)
+    ref = exact_path(a, B)
+    calls = []
+
+    def interrupt(state):
+        calls.append(state)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    res = exact_path(a, B, n_jobs=2, callback=interrupt)
+    assert res.stop_reason in ("interrupted", "completed")
+    assert not np.any(_below(res.upper_bound, ref.objective))
+    assert np.all(res.upper_bound >= res.objective)
+
+
+def test_progress_and_node_limit_and_bad_n_jobs():
+    a, B = _hard_pair(seed=3, p=26)
+    states = []
+    res = exact_path(a, B, n_jobs=2, callback=states.append)
+    assert states and states[-1].gap == 0.0 and states[-1].nodes == res.n_nodes
+    # a node limit keeps the search on one process (reproducible)
+    limited = exact_path(a, B, n_jobs=2, node_limit=5)
+    assert limited.info["parallel"]["n_jobs"] == 1
+    with pytest.raises(ValueError, match="n_jobs"):
+        exact_path(a, B, n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs"):
+        exact_path(a, B, n_jobs=1.5)
+    assert _allk_parallel.effective_jobs(-1, "exact_path") >= 1
+    assert _allk_parallel.effective_jobs(None, "exact_path") == 1
+
+
+def test_schedule_prefers_the_cheaper_stream():
+    """The rule on synthetic timings: a one-size enumeration predicted cheaper than a size of the
+    next window goes first; unknown costs go to the stream with nothing running."""
+
+    class S:  # the fields the coordinator reads
+        p, r, max_k = 60, 1, 59
+        out = np.zeros(61, bool)
+
+    co = _allk_parallel._Coordinator(S(), np.arange(60), 2, True)
+    co.running = {}
+    assert co._pick(12, [56, 57, 58, 59], True) == "enum"  # nothing known, nothing running
+    co.running = {object(): {"kind": "enum", "sizes": [3, 4, 5, 6, 7], "t_start": time.perf_counter()}}
+    assert co._pick(12, [56, 57, 58, 59], True) == "tree"
+    co.enum_times = {10: 30.0, 11: 60.0}  # size 12: predicted 120 s
+    co.window_times = [(24, 50.0), (20, 330.0)]  # next window: 330 * 6.6 / 4 s per size
+    assert co._enum_cost(12) == pytest.approx(120.0)
+    assert co._pick(12, [16, 17, 18, 19], True) == "enum"
+    assert co._tree_cost([16, 17, 18, 19]) == pytest.approx(330.0 * 6.6 / 4)
+    assert co._tree_cost([12, 13, 14, 15]) == pytest.approx(330.0 * 6.6**2 / 4)  # two windows below
+    co.window_times = [(28, 10.0), (24, 20.0)]  # next window: 40 / 4 s per size
+    assert co._pick(12, [20, 21, 22, 23], True) == "tree"
+    co.block, co.enum_times = (7, 2.0), {}
+    work = _allk_enum.enumeration_work
+    assert co._enum_cost(9) == pytest.approx(2.0 * work(60, 1, 9) / work(60, 1, 7))
