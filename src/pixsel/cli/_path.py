@@ -36,6 +36,9 @@ def add_parser(sub):
                         "(pixsel.spectral.exact_path; at most 256 features) and draw optimum and bound per k")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS; every k still gets a certified bound")
+    p.add_argument("--n-jobs", type=int, default=1, metavar="N",
+                   help="with --solver exact: worker processes (the sizes run as parallel tasks, the same "
+                        "optima; -1: every CPU)")
     add_output_arguments(p, "pixsel-path")
     p.set_defaults(func=run)
 
@@ -100,7 +103,7 @@ def _exact(args, ps):
 
     fw = ps.paths["forward"]
     with search_progress(show_progress(args), desc="exact path") as callback:
-        res = exact_path(fw.A, fw.B, time_limit=args.time_limit, callback=callback)
+        res = exact_path(fw.A, fw.B, time_limit=args.time_limit, callback=callback, n_jobs=args.n_jobs)
     if ps.upper_bound is not None:
         ub = np.maximum(np.minimum(res.upper_bound, ps.upper_bound[: res.max_k]), res.objective)
         # where the greedy certificate meets the best found, that size is proved as well

@@ -171,3 +171,44 @@ def test_schedule_prefers_the_cheaper_stream():
     co.block, co.enum_times = (7, 2.0), {}
     work = _allk_enum.enumeration_work
     assert co._enum_cost(9) == pytest.approx(2.0 * work(60, 1, 9) / work(60, 1, 7))
+
+
+class _FakeKernel:
+    """A kernel that stays open for ``n`` steps (or raises Ctrl-C at step ``interrupt_at``)."""
+
+    def __init__(self, n, interrupt_at=None, on_step=None):
+        self.left, self.interrupt_at, self.on_step = n, interrupt_at, on_step
+        self.steps = 0
+        self.inc = np.zeros(8)
+
+    @property
+    def open(self):
+        return self.left > 0
+
+    def step(self, budget):
+        self.steps += 1
+        if self.steps == self.interrupt_at:
+            raise KeyboardInterrupt
+        self.left -= 1
+        if self.on_step is not None:
+            self.on_step(self.steps)
+
+
+def test_worker_loop_statuses():
+    """The worker's loop: done, deadline, the coordinator's stop, every size certified elsewhere
+    (cancelled), a window switching a size certified elsewhere off, and Ctrl-C in the worker."""
+    sizes = np.array([3, 4])
+    flags = np.zeros(8, np.int8)
+    drive = _allk_parallel._drive
+    assert drive(_FakeKernel(3), 1, sizes, flags, None, True) == "completed"
+    assert drive(_FakeKernel(3), 1, sizes, flags, time.perf_counter() - 1.0, True) == "time_limit"
+    assert drive(_FakeKernel(3, interrupt_at=2), 1, sizes, flags, None, True) == "stopped"
+    kern = _FakeKernel(5, on_step=lambda s: flags.__setitem__(3, 1) if s == 1 else None)
+    assert drive(kern, 1, sizes, flags, None, True) == "completed"
+    assert kern.inc[3] == np.inf and kern.inc[4] == 0.0  # size 3 switched off, size 4 still searched
+    flags[4] = 1
+    kern = _FakeKernel(5)
+    assert drive(kern, 1, sizes, flags, None, True) == "cancelled" and kern.steps == 1
+    flags[:] = 0
+    flags[0] = 1
+    assert drive(_FakeKernel(5), 1, sizes, flags, None, False) == "stopped"

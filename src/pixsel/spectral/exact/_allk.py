@@ -56,6 +56,11 @@ node, is only sampled once it has made fewer than half of the nodes it was tried
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
 whole set's value, and every size's bound is capped by the bound (or optimum) of the next larger
 size (monotonicity).
+
+Several cores (``n_jobs > 1``): the enumeration of one size and a window of the tree need nothing
+from each other but incumbents, so the sizes become tasks on worker processes, the enumeration
+from the bottom and the windows from the top, with a second route to each open size once every
+size is held (:mod:`._allk_parallel`).
 """
 
 from __future__ import annotations

@@ -124,20 +124,24 @@ def run_task(spec):
 
 def _drive(kern, chunk, sizes, flags, deadline, window):
     """Step a kernel until it is done, the deadline passes, the coordinator stops every task, or
-    every size it holds is certified elsewhere (a window switches such sizes off as they come)."""
-    while kern.open:
-        kern.step(chunk)
-        if not kern.open:
-            break
-        if flags[0]:
-            return "stopped"
-        if deadline is not None and time.perf_counter() > deadline:
-            return "time_limit"
-        done = flags[sizes] != 0
-        if np.all(done):
-            return "cancelled"
-        if window and np.any(done):
-            kern.inc[sizes[done]] = np.inf  # certified elsewhere: no subtree is kept for them
+    every size it holds is certified elsewhere (a window switches such sizes off as they come).
+    Ctrl-C at a terminal reaches the workers too: the task then stops with what it has."""
+    try:
+        while kern.open:
+            kern.step(chunk)
+            if not kern.open:
+                break
+            if flags[0]:
+                return "stopped"
+            if deadline is not None and time.perf_counter() > deadline:
+                return "time_limit"
+            done = flags[sizes] != 0
+            if np.all(done):
+                return "cancelled"
+            if window and np.any(done):
+                kern.inc[sizes[done]] = np.inf  # certified elsewhere: no subtree is kept for them
+    except KeyboardInterrupt:
+        return "stopped"
     return "completed"
 
 
@@ -385,7 +389,11 @@ class _Coordinator:
                 finished, _ = wait(list(self.running), timeout=timeout, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     spec = self.running.pop(fut)
-                    self.merge(spec, fut.result())
+                    res = fut.result()
+                    self.merge(spec, res)
+                    if res["status"] == "stopped" and not stopping:  # Ctrl-C reached a worker first
+                        stop_reason, stopping = "interrupted", True
+                        self.flags[0] = 1
                 if (not stopping and s.time_limit is not None and time.perf_counter() - s.t0 > s.time_limit
                         and any(j not in self.certified for j in self.open)):
                     stop_reason, stopping = "time_limit", True
