@@ -47,11 +47,12 @@ def test_path_solver_exact_time_limit_zero_still_certifies(tmp_path):
 
 
 def test_path_solver_exact_on_two_processes_and_bad_n_jobs(tmp_path, capsys):
-    """--n-jobs 2 gives the same certified path; --n-jobs 0 is a user error (exit 2, says how)."""
+    """--n-jobs 2 gives the same certified path (26 features: the workers start from 24 on);
+    --n-jobs 0 is a user error (exit 2, says how)."""
     rng = np.random.default_rng(6)
-    X = np.cumsum(rng.standard_normal((80, 10)), axis=1)
-    y = rng.integers(0, 2, 80)
-    X += np.outer(y, rng.standard_normal(10))
+    X = np.cumsum(rng.standard_normal((120, 26)), axis=1)
+    y = rng.integers(0, 2, 120)
+    X += np.outer(y, rng.standard_normal(26))
     data = tmp_path / "d.npz"
     np.savez(data, X=X, y=y)
     one, two = tmp_path / "one", tmp_path / "two"
@@ -59,7 +60,7 @@ def test_path_solver_exact_on_two_processes_and_bad_n_jobs(tmp_path, capsys):
     assert main(["path", str(data), "--solver", "exact", "--n-jobs", "2", "-q", "--out", str(two)]) == 0
     ex1 = json.loads((one / "path.json").read_text())["exact"]
     ex2 = json.loads((two / "path.json").read_text())["exact"]
-    assert ex2["status"] == ["optimal"] * 10
+    assert ex2["status"] == ["optimal"] * 26
     np.testing.assert_allclose(ex2["objective"], ex1["objective"], rtol=1e-9)
     capsys.readouterr()
     assert main(["path", str(data), "--solver", "exact", "--n-jobs", "0", "--out", str(tmp_path / "bad")]) == 2

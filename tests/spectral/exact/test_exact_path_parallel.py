@@ -19,6 +19,13 @@ from ..test_exact_path import _below, _pair, _value, enumerate_all
 pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the parallel search runs the compiled kernels (numba)")
 
 
+@pytest.fixture(autouse=True)
+def parallel_from_any_size(monkeypatch):
+    """The workers start from any number of features here (by default from 24: below, one process
+    is faster), so that brute force can check them."""
+    monkeypatch.setattr(_allk, "_PARALLEL_MIN_FEATURES", 0)
+
+
 def _kinds(res):
     return [(t["kind"], len(t["sizes"])) for t in res.info["parallel"]["tasks"]]
 
@@ -28,7 +35,7 @@ def _kinds(res):
 def test_windows_on_workers_match_brute_force(form, criterion):
     """Below 24 features only the tree runs: its windows on two workers, every size optimal."""
     rng = np.random.default_rng([len(form), len(criterion)])
-    for _ in range(4):
+    for _ in range(2):
         p = int(rng.integers(9, 12))
         A, B = _pair(rng, p, form)
         if form == "factor" and A.shape[1] == p:
@@ -46,13 +53,13 @@ def test_windows_on_workers_match_brute_force(form, criterion):
 
 def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
     """The enumeration forced on (a block of size 3, then one size per task), three workers: the
-    sizes are shared between one-size enumerations and windows, and, once all are held, a free
-    worker takes a second route; every size still gets its brute-force optimum."""
+    sizes are shared between one-size enumerations and windows (and, timing permitting, second
+    routes); every size still gets its brute-force optimum."""
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
     rng = np.random.default_rng(40)
-    seen, twice = set(), 0
-    for _ in range(6):
+    seen = set()
+    for _ in range(4):
         p = 12
         a = rng.standard_normal(p)
         X = rng.standard_normal((16, p)).cumsum(axis=1)
@@ -66,12 +73,10 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
         np.testing.assert_allclose(res.upper_bound, res.objective)
         seen.update(_kinds(res))
         tasks = res.info["parallel"]["tasks"]
-        by = {kind: set().union(*(t["sizes"] for t in tasks if t["kind"] == kind)) for kind in ("enum", "tree")}
-        twice += bool(by["enum"] & by["tree"])  # a second route to a size held by the other stream
         # every open size (not 1, 2 or p: closed forms) was certified by a completed task
         done = set().union(*(t["sizes"] for t in tasks if t["status"] == "completed"))
         assert done >= set(range(3, p))
-    assert ("enum", 1) in seen and ("tree", 4) in seen and twice > 0
+    assert ("enum", 1) in seen and ("tree", 4) in seen
 
 
 def test_same_optima_as_one_process():
@@ -131,14 +136,18 @@ def test_ctrl_c_in_the_coordinator_returns_a_certified_partial_path(monkeypatch)
     assert np.all(res.upper_bound >= res.objective)
 
 
-def test_progress_and_node_limit_and_bad_n_jobs():
+def test_progress_and_node_limit_and_bad_n_jobs(monkeypatch):
     a, B = _hard_pair(seed=3, p=26)
     states = []
     res = exact_path(a, B, n_jobs=2, callback=states.append)
     assert states and states[-1].gap == 0.0 and states[-1].nodes == res.n_nodes
-    # a node limit keeps the search on one process (reproducible)
+    # a node limit keeps the search on one process (reproducible), and so do small problems
     limited = exact_path(a, B, n_jobs=2, node_limit=5)
     assert limited.info["parallel"]["n_jobs"] == 1
+    monkeypatch.setattr(_allk, "_PARALLEL_MIN_FEATURES", 27)
+    small = exact_path(a, B, n_jobs=2)
+    assert small.info["parallel"]["n_jobs"] == 1
+    np.testing.assert_allclose(small.objective, res.objective, rtol=1e-9)
     with pytest.raises(ValueError, match="n_jobs"):
         exact_path(a, B, n_jobs=0)
     with pytest.raises(TypeError, match="n_jobs"):
@@ -212,3 +221,49 @@ def test_worker_loop_statuses():
     flags[:] = 0
     flags[0] = 1
     assert drive(_FakeKernel(5), 1, sizes, flags, None, False) == "stopped"
+
+
+class _Search:
+    """The fields of a search the coordinator reads."""
+
+    p, r, max_k, additive = 12, 1, 12, True
+    time_limit, t0 = None, 0.0
+
+    def __init__(self):
+        self.out = np.zeros(13, bool)
+        self.out[[1, 2, 12]] = True  # closed forms
+        self.inc = np.zeros(13)
+        self.sup = [None] * 13
+        self.M = np.ones((12, 1))
+        self.B = np.eye(12)
+
+
+def test_second_route_goes_to_the_cheaper_stream():
+    """Every size held: a free worker enumerates the lowest size held only by a window, or gives
+    the sizes held only by enumerations a window, whichever is predicted cheaper; certified sizes
+    and sizes held by both streams get nothing."""
+    co = _allk_parallel._Coordinator(_Search(), np.arange(12), 3, True)
+    co.K0, co.block_started, co.flags_path = 3, True, "unused"
+    now = time.perf_counter()
+    co.running = {1: {"kind": "tree", "sizes": [5, 6, 7, 8], "t_start": now},
+                  2: {"kind": "enum", "sizes": [9], "t_start": now},
+                  3: {"kind": "enum", "sizes": [10], "t_start": now},
+                  4: {"kind": "tree", "sizes": [10, 11], "t_start": now}}
+    co.covered = set(range(3, 12))
+    co.certified = {3, 4}
+    for j in range(3, 12):
+        co.held[j] = set()
+    for spec in co.running.values():
+        for j in spec["sizes"]:
+            co.held[j].add(spec["kind"])
+    co.enum_times = {3: 0.001, 4: 0.002}  # enumerating size 5 alone: about 0.004 s
+    co.window_times = [(10, 100.0)]  # a window below it: 100 s for its one size
+    spec = co.next_task()
+    assert spec["kind"] == "enum" and spec["sizes"] == [5] and spec["K"] == 5 and spec["off"] == [1, 2, 3, 4]
+    assert co.held[5] == {"tree", "enum"}
+    co.enum_times = {3: 100.0, 4: 200.0}
+    co.window_times = [(12, 0.01)]
+    spec = co.next_task()  # size 6 is next for the enumeration, but the window is cheaper
+    assert spec["kind"] == "tree" and spec["sizes"] == [9]
+    co.certified.update(range(5, 12))
+    assert co.next_task() is None  # nothing open

@@ -109,6 +109,9 @@ _ENUM_MIN_FEATURES = 24
 _WINDOW = 4
 #: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
 _ENUM_CHUNK = 2048
+#: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
+#: one process finishes first; tests lower it to run the parallel search on brute-force sizes
+_PARALLEL_MIN_FEATURES = 24
 
 
 @dataclass
@@ -824,7 +827,8 @@ def exact_path(
         tree) run side by side and, once every size is held, a second route to each open size
         (:mod:`pixsel.spectral.exact._allk_parallel`); the optima are the same. Needs the compiled
         search (``gap_tol == 0``); a ``node_limit`` keeps the search on one process, so that it
-        stays reproducible.
+        stays reproducible, and so do fewer than 24 features (one process finishes before the
+        workers would have started).
 
     Returns
     -------
@@ -891,7 +895,8 @@ def exact_path(
         stop_reason = "completed"
         use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA
         compiled = gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA
-        parallel = n_jobs > 1 and compiled and node_limit is None and not np.all(search.out[1 : max_k + 1])
+        parallel = (n_jobs > 1 and compiled and node_limit is None and p >= _PARALLEL_MIN_FEATURES
+                    and not np.all(search.out[1 : max_k + 1]))
         parallel_info = {"n_jobs": 1}
         if use_enum and not parallel:
             stop_reason, _, enum_info = _enumerate_sizes(search, order)

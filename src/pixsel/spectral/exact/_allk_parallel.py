@@ -4,8 +4,8 @@ The certificate of a size comes from one of two searches that need nothing from 
 incumbents: the enumeration of that size alone (additive problems: :mod:`._allk_enum` with the
 smaller sizes switched off) and a tree window (:class:`._allk_numba.PathKernel` with the
 window's sizes open and every other size switched off). This process coordinates; ``n_jobs``
-worker processes (joblib's loky executor, reused between calls as joblib reuses it) run the
-tasks:
+worker processes (a loky executor, the process pool joblib is built on, started for the call and
+shut down before it returns) run the tasks:
 
 * the enumeration from the bottom: first the sizes ``3..K`` within the enumeration's work budget
   as one task (as the sequential search does), then one size per task;
@@ -430,7 +430,7 @@ def run_parallel(search, order, n_jobs, use_enum):
     """The open sizes of ``search`` on ``n_jobs`` worker processes (see the module doc); returns
     ``(stop_reason, inc, sup, ub, n_nodes, enum_info, info)`` indexed by size like the
     sequential search's."""
-    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky import ProcessPoolExecutor
 
     co = _Coordinator(search, order, n_jobs, use_enum)
     co.root = search.value_of(np.arange(search.p))
@@ -440,8 +440,13 @@ def run_parallel(search, order, n_jobs, use_enum):
             fh.write(bytes(search.p + 1))
         co.flags_path = path
         co.flags = np.memmap(path, dtype=np.int8, mode="r+", shape=(search.p + 1,))
-        executor = get_reusable_executor(max_workers=n_jobs)
-        stop_reason = co.run(executor)
+        # an executor of its own, shut down before returning: no process outlives the call, and
+        # joblib's reusable executor (which Parallel expects to have built itself) is left alone
+        executor = ProcessPoolExecutor(max_workers=n_jobs)
+        try:
+            stop_reason = co.run(executor)
+        finally:
+            executor.shutdown(wait=True)
         co.report()
     finally:
         co.flags = None
