@@ -256,7 +256,7 @@ def main(argv=None):
     data = {"args": {k: v for k, v in vars(args).items() if k != "out"}, "ks": ks, "load": os.getloadavg(),
             "greedy_time_s": t_greedy, "exact_path": path.to_dict(), "forward": fw.objective,
             "backward": bw.objective, "peers": rows, "regression_map_error": map_err, "l0bnb": l0,
-            "perspective_root_bound": persp}
+            "perspective_root_bound": persp, "parallel": path.info["parallel"]}
     write_results(args, data, name="sonar_path")
     nj = path.info["parallel"]["n_jobs"]
     procs = f", {nj} processes" if nj > 1 else ""
