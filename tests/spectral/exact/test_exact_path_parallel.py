@@ -267,3 +267,66 @@ def test_second_route_goes_to_the_cheaper_stream():
     assert spec["kind"] == "tree" and spec["sizes"] == [9]
     co.certified.update(range(5, 12))
     assert co.next_task() is None  # nothing open
+
+
+def _coordinator_with(times, windows, fresh_from=5):
+    co = _allk_parallel._Coordinator(_Search(), np.arange(12), 2, True)
+    co.K0, co.block_started, co.flags_path = 3, True, "unused"
+    co.running = {}
+    co.covered = set(range(3, fresh_from))
+    co.certified = set(range(3, fresh_from))
+    co.enum_times = dict(times)
+    co.window_times = list(windows)
+    return co
+
+
+def test_enumeration_from_the_top_is_tried_once_both_streams_are_expensive(monkeypatch):
+    """No size timed above the open ones: the top size is tried only once both other streams
+    cost at least _TOP_AFTER per size, with the cheaper prediction as budget; timed, it goes
+    first where cheaper (budget twice its prediction); over its budget, the stream ends and the
+    size is open again."""
+    monkeypatch.setattr(_allk_parallel, "_TOP_AFTER", 10.0)
+    co = _coordinator_with({3: 1.0, 4: 2.0}, [(12, 1.0)])  # cheap streams: no try
+    assert not co.next_task().get("top")
+    # enum 5: 80 s predicted; the window 8..11: 25 s per size; nothing timed above: a try of 11
+    co = _coordinator_with({3: 20.0, 4: 40.0}, [(12, 100.0)])
+    spec = co.next_task()
+    assert spec["top"] and spec["sizes"] == [11] and spec["time_left"] == pytest.approx(25.0)
+    co.running[0] = spec
+    assert not co.next_task().get("top")  # one try at a time
+    # 11 took 5 s: 10 predicted at 10 s (growth 2 assumed), cheaper than both other streams
+    co = _coordinator_with({3: 20.0, 4: 40.0, 11: 5.0}, [(12, 100.0)])
+    co.certified.add(11)
+    co.covered.add(11)
+    spec = co.next_task()
+    assert spec["top"] and spec["sizes"] == [10] and spec["time_left"] == pytest.approx(2 * 10.0)
+    assert co._top_cost(8) == pytest.approx(5.0 * 2.0**3)
+    co.enum_times[10] = 6.0
+    assert co._top_cost(9) == pytest.approx(6.0 * 1.2)  # the growth of the two sizes above
+    del co.enum_times[10]
+    # 10 overran its budget: the stream ends, and 10 is open for the others
+    co.merge(spec, {"kind": "enum", "sizes": [10], "status": "time_limit", "seconds": 20.0, "found": {},
+                    "nodes": 5, "counters": (0, 0), "ub": None})
+    assert not co.top_alive and 10 not in co.covered
+    spec = co.next_task()
+    assert not spec.get("top") and (10 in spec["sizes"] or spec["kind"] == "enum")
+
+
+def test_enumeration_from_the_top_matches_brute_force(monkeypatch):
+    """The top stream forced on from the first timed sizes (and, with a zero budget, forced to
+    overrun): every size still gets its brute-force optimum."""
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
+    monkeypatch.setattr(_allk_parallel, "_TOP_AFTER", 0.0)
+    rng = np.random.default_rng(41)
+    for budget in (1e6, 0.0):
+        monkeypatch.setattr(_allk_parallel, "_TOP_BUDGET", budget)
+        for _ in range(2):
+            p = 12
+            a = rng.standard_normal(p)
+            X = rng.standard_normal((16, p)).cumsum(axis=1)
+            B = X.T @ X / 16 + 0.02 * np.eye(p)
+            opt = enumerate_all(a, B, "max-eig")
+            res = exact_path(a, B, n_jobs=2)
+            assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+            np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
