@@ -160,12 +160,11 @@ def print_tasks(path):
     cpu = sum(t["seconds"] for t in tasks)
     print(f"\n{par['n_jobs']} worker processes: {len(tasks)} tasks, {cpu:.1f} CPU s in all "
           f"({cpu / max(path.time, 1e-9):.2f} cores busy on average over {path.time:.1f} s)")
-    print(" task | sizes       | status     | s      (top: the enumeration from the top of the open sizes)")
+    print(" task | sizes       | status     | s")
     for t in tasks:
         sz = t["sizes"]
         name = f"{sz[0]}" if len(sz) == 1 else f"{sz[0]}..{sz[-1]}"
-        top = "  top" if t.get("from_top") else ""
-        print(f" {t['kind']:4s} | {name:11s} | {t['status']:10s} | {t['seconds']:.1f}{top}")
+        print(f" {t['kind']:4s} | {name:11s} | {t['status']:10s} | {t['seconds']:.1f}")
 
 
 def main(argv=None):
