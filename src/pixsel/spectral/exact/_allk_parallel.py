@@ -15,12 +15,6 @@ shut down before it returns) run the tasks:
   the last enumerated size's time times its growth, the last window's time times its growth
   shared by its sizes); a stream with no time yet goes first when it has nothing running, and
   with both unknown the stream with fewer tasks running goes first;
-* the one-size enumeration from the top of the open sizes, going down (on Sonar one size costs
-  240 s at 15 but 21 s at 23, where a window of the tree costs far more): once both other
-  streams' next sizes cost at least ``_TOP_AFTER`` seconds each, the highest open size is
-  enumerated alone with the cheaper of those predictions as its budget; then, predicted from the
-  sizes above it, it goes first where it is cheaper, with twice its prediction as its budget; a
-  size over its budget ends this stream and is open again for the others;
 * once every size is held, a free worker takes a second route to an open size: the lowest size
   held only by a window is enumerated alone, or the highest sizes held only by enumerations get
   a window. The first task to finish a size certifies it; a window switches the sizes certified
@@ -59,12 +53,6 @@ _ENUM_CHUNK = 2048
 _BLOCK_MAX = None
 #: seconds between two progress reports of the coordinator
 _REPORT_EVERY = 0.5
-#: the enumeration from the top of the open sizes (one size alone, going down) is first tried
-#: once the other two streams' next sizes are predicted to cost at least this many seconds each;
-#: a try gets the cheaper of those two predictions as its budget, a later size twice its own
-#: prediction, and a size over its budget ends that stream (tests lower both to force it)
-_TOP_AFTER = 10.0
-_TOP_BUDGET = 2.0
 
 
 def effective_jobs(n_jobs, owner):
@@ -192,7 +180,6 @@ class _Coordinator:
         self.K0 = K if K >= 3 else 0
         self.use_enum = use_enum and self.K0 >= 3
         self.block_started = False
-        self.top_alive = True  # the enumeration from the top (until a size overruns its budget)
 
     # ---- predictions
     def _growth_enum(self, j0):
@@ -233,7 +220,7 @@ class _Coordinator:
         done = sorted(self.window_times, reverse=True)  # from the top
         low, last = done[-1]
         growth = max(last / max(done[-2][1], 1e-3), 1.0) if len(done) > 1 else 1.0
-        steps = max(1, math.ceil((low - min(window)) / _WINDOW))
+        steps = max(1, math.ceil((low - max(window)) / _WINDOW))
         cost = last * growth**steps
         now = time.perf_counter()
         for spec in self.running.values():
@@ -241,44 +228,6 @@ class _Coordinator:
             if spec["kind"] == "tree" and max(window) < top < low:
                 cost = max(cost, (now - spec["t_start"]) * growth ** max(1, math.ceil((top - max(window)) / _WINDOW)))
         return cost / len(window)
-
-    def _top_cost(self, e):
-        """Predicted seconds of enumerating size ``e`` alone from the one-size times above it (the
-        cost of one size falls towards the top: on Sonar 240 s at 15, 21 s at 23): the nearest
-        size timed above, times its growth going down (the last two such times, else 2) to the
-        power of the distance; ``None`` with no time above."""
-        above = [j for j in self.enum_times if j > e]
-        if not above:
-            return None
-        j1 = min(above)
-        t1 = self.enum_times[j1]
-        g = t1 / max(self.enum_times[j1 + 1], 1e-6) if j1 + 1 in self.enum_times else 2.0
-        return t1 * max(g, 1.0) ** (j1 - e)
-
-    def _top_task(self, cand, kind, e, window):
-        """A one-size enumeration of the highest open size instead of the chosen stream's task,
-        when it is predicted cheaper per size (or, not yet timed, when both other streams have
-        become expensive), with a time budget (see ``_TOP_AFTER``); else ``None``."""
-        if not self.top_alive or len(cand) < 2 or kind is None:
-            return None
-        ce, ct = self._enum_cost(e), self._tree_cost(window)
-        if ce is None or ct is None:
-            return None
-        chosen = ce if kind == "enum" else ct
-        hi = cand[-1]
-        ch = self._top_cost(hi)
-        if ch is None:
-            if any(sp.get("top") for sp in self.running.values()) or min(ce, ct) < _TOP_AFTER:
-                return None
-            budget = min(ce, ct)
-        elif ch < chosen:
-            budget = _TOP_BUDGET * ch
-        else:
-            return None
-        spec = self._spec("enum", [hi], K=hi, off=range(1, hi))
-        spec["top"] = True
-        spec["time_left"] = budget if spec["time_left"] is None else min(spec["time_left"], budget)
-        return spec
 
     def _running(self, kind):
         return sum(1 for s in self.running.values() if s["kind"] == kind)
@@ -316,9 +265,6 @@ class _Coordinator:
             e = cand[0] if cand else None
             window = sorted(fresh, reverse=True)[:_WINDOW]
             kind = self._pick(e, window, True)
-            top = self._top_task(cand, kind, e, window)
-            if top is not None:
-                return top
         else:  # every size is held: a second route to an open size
             cand = [j for j in live if enumerable(j) and self.held[j] == {"tree"}]
             e = cand[0] if cand else None
@@ -351,7 +297,7 @@ class _Coordinator:
             self.held[j].discard(spec["kind"])
         self.nodes += res["nodes"]
         self.tasks.append({"kind": res["kind"], "sizes": res["sizes"], "status": res["status"],
-                           "seconds": round(res["seconds"], 3), "from_top": bool(spec.get("top"))})
+                           "seconds": round(res["seconds"], 3)})
         if res["kind"] == "enum":
             info = self.enum_info
             info["nodes"] += res["nodes"]
@@ -362,10 +308,6 @@ class _Coordinator:
             self.fwd[0] += res["counters"][0]
             self.fwd[1] += res["counters"][1]
             self.windows += 1
-        if spec.get("top") and res["status"] == "time_limit":
-            # over its budget (or the deadline): no more sizes from the top; the size is open again
-            self.top_alive = False
-            self.covered.difference_update(j for j in res["sizes"] if not self.held[j])
         if res["status"] == "completed":
             new = [j for j in res["sizes"] if j not in self.certified]
             self._certify(new)
