@@ -10,7 +10,7 @@ import pytest
 
 import pixsel.spectral.exact._solve as solve_mod
 from pixsel.spectral import exact_support, objective_on_support
-from pixsel.spectral.exact import _allk_numba
+from pixsel.spectral.exact import _allk_enum, _allk_numba
 
 from .test_exact_support import _pair, _value, brute_force
 
@@ -137,7 +137,7 @@ def test_stopped_tree_bound_never_below_the_optimum(forced_tree, monkeypatch):
     smaller of the two certified bounds: never below the brute-force optimum."""
     import pixsel.spectral.exact._search as search_mod
 
-    monkeypatch.setattr(solve_mod, "_TREE_CHUNK", 1)
+    monkeypatch.setattr(_allk_numba, "CHUNK", 1)
     rng = np.random.default_rng(12)
     original = _allk_numba.PathKernel.step
     stopped_open = 0
@@ -187,7 +187,7 @@ def test_time_limit_and_interrupt_during_the_enumeration(forced, monkeypatch):
         return original(self, budget)
 
     monkeypatch.setattr(_allk_enum.EnumKernel, "step", step)
-    monkeypatch.setattr(solve_mod, "_ENUM_CHUNK", 1)  # one node per step: the second one is interrupted
+    monkeypatch.setattr(_allk_enum, "CHUNK", 1)  # one node per step: the second one is interrupted
     a, B = _hard_vector(rng, 14)
     best = brute_force(a, B, 7, "max-eig")
     res = exact_support(a, B, 7)

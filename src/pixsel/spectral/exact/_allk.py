@@ -97,8 +97,6 @@ _REFRESH = 8
 _USE_NUMBA = True
 #: the search keeps one p x p inverse per tree level (p + 1 of them): above this it refuses
 MAX_FEATURES = 256
-#: nodes per call of the compiled kernel between checks of the limits, progress and Ctrl-C
-_CHUNK = 256
 #: additive problems with at least ``_ENUM_MIN_FEATURES`` features enumerate the sizes ``3..K``
 #: (``_allk_enum``; ``K`` from its work budget) before the tree (below, the tree alone takes well
 #: under a second); tests switch it off to exercise the tree on every size
@@ -107,8 +105,6 @@ _ENUM_MIN_FEATURES = 24
 #: the compiled search certifies the open sizes in windows of this many consecutive sizes, the
 #: largest first (each window one tree, every other open size switched off)
 _WINDOW = 4
-#: nodes per call of the enumeration kernel (a node there costs at most ``O(p^2 r)``)
-_ENUM_CHUNK = 2048
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
 #: one process finishes first; tests lower it to run the parallel search on brute-force sizes
 _PARALLEL_MIN_FEATURES = 24
@@ -470,13 +466,11 @@ def _run_compiled(search):
         if stop_reason != "completed" or not window:
             break
         t_window = time.perf_counter()
-        out = search.out.copy()
-        out[1:] = True
-        out[window] = search.out[window]
-        kern = _allk_numba.PathKernel(search.M, search.B, search.max_k, search.additive, search.inc, search.sup, out)
+        kern = _allk_numba.PathKernel.of_sizes(search.M, search.B, search.max_k, search.additive, search.inc,
+                                               search.sup, window)
         try:
             while kern.open:
-                budget = _CHUNK
+                budget = _allk_numba.CHUNK
                 if search.node_limit is not None:
                     budget = min(budget, search.node_limit - n)
                     if budget <= 0:
@@ -637,8 +631,7 @@ def _enum_next(search):
     if len(times) > 1:
         growth = times[-1] / max(times[-2], 1e-6)
     else:
-        p, r = search.p, search.r
-        growth = _allk_enum.enumeration_work(p, r, K + 1) / _allk_enum.enumeration_work(p, r, K)
+        growth = _allk_enum.enumeration_growth(search.p, search.r, K)
     return K + 1, times[-1] * max(growth, 1.0)
 
 
@@ -698,7 +691,7 @@ def _run_enum(search, order, K, root, off=()):
     stop_reason = "completed"
     try:
         while kern.open:
-            budget = _ENUM_CHUNK
+            budget = _allk_enum.CHUNK
             if search.node_limit is not None:
                 budget = min(budget, search.node_limit - kern.n_nodes)
                 if budget <= 0:

@@ -34,19 +34,28 @@ import math
 
 import numpy as np
 
-__all__ = ["EnumKernel", "enumeration_size", "enumeration_work"]
+__all__ = ["EnumKernel", "enumeration_growth", "enumeration_size", "enumeration_work"]
 
 #: the largest estimated work (``C(p, K - 2) (p - K + 2)^2 / 2`` pair evaluations) enumerated
 WORK_BUDGET = 1.2e10
 #: 1: nodes whose children are pair loops are not bounded (0, the default since the bounds of all
 #: the children cost one factorization: bounding them halves the pair evaluations on Sonar)
 PRUNE_PAIRS = 0
+#: nodes per :meth:`EnumKernel.step` between two checks of the caller's limits (a node costs at
+#: most ``O(p^2 r)``)
+CHUNK = 2048
 
 
 def enumeration_work(p: int, r: int, K: int) -> float:
     """The unpruned work estimate of enumerating the size ``K``: ``C(p, K - 2) (p - K + 2)^2 / 2``
     pair evaluations of ``O(r)`` each."""
     return math.comb(p, K - 2) * (p - K + 2) ** 2 / 2 * max(1, r)
+
+
+def enumeration_growth(p: int, r: int, K: int) -> float:
+    """How much more the size ``K + 1`` costs than ``K`` by the unpruned work estimate (a
+    pessimistic prediction of the enumeration's growth: pruning slows it)."""
+    return enumeration_work(p, r, K + 1) / enumeration_work(p, r, K)
 
 
 def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) -> int:

@@ -27,6 +27,8 @@ __all__ = ["HAVE_NUMBA", "PathKernel"]
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 _REFRESH = 8
 FORWARD = True
+#: nodes per :meth:`PathKernel.step` between two checks of the caller's limits, progress and Ctrl-C
+CHUNK = 256
 
 
 def _kernel(B, M, additive, max_k, budget, forward,
@@ -510,6 +512,14 @@ class PathKernel:
                 self.inc_sup[j, : len(S)] = S
         # sizes above max_k, and those solved already, are never of interest
         self.inc[out] = np.inf
+
+    @classmethod
+    def of_sizes(cls, M, B, max_k, additive, inc, sup, sizes):
+        """A search with only ``sizes`` open (every other size switched off): a window of
+        ``exact_path``, one size of ``exact_support``'s partner, a task of the parallel path."""
+        out = np.ones(M.shape[0] + 1, bool)
+        out[np.asarray(sizes, dtype=np.intp)] = False
+        return cls(M, B, max_k, additive, inc, sup, out)
 
     @property
     def open(self):

@@ -45,9 +45,6 @@ __all__ = ["run_parallel", "effective_jobs"]
 
 #: the tree's windows (consecutive sizes per tree)
 _WINDOW = 4
-#: nodes per chunk between two reads of the flags (tree; enumeration)
-_TREE_CHUNK = 256
-_ENUM_CHUNK = 2048
 #: the largest size of the first enumeration task (``None``: the work budget decides); tests
 #: lower it to exercise the one-size tasks on small problems
 _BLOCK_MAX = None
@@ -94,13 +91,11 @@ def run_task(spec):
         with blas_limit(1):
             if spec["kind"] == "enum":
                 kern = _allk_enum.EnumKernel(spec["M"], spec["B"], spec["K"], spec["order"], spec["inc"], off=spec["off"])
-                chunk = _ENUM_CHUNK
+                chunk = _allk_enum.CHUNK
             else:
-                out = np.ones(p + 1, bool)
-                out[sizes] = False
-                kern = _allk_numba.PathKernel(spec["M"], spec["B"], spec["max_k"], spec["additive"], spec["inc"],
-                                              spec["sup"], out)
-                chunk = _TREE_CHUNK
+                kern = _allk_numba.PathKernel.of_sizes(spec["M"], spec["B"], spec["max_k"], spec["additive"],
+                                                       spec["inc"], spec["sup"], sizes)
+                chunk = _allk_numba.CHUNK
             status = _drive(kern, chunk, sizes, flags, deadline, spec["kind"] == "tree")
             res = {"kind": spec["kind"], "sizes": [int(j) for j in sizes], "status": status,
                    "seconds": time.perf_counter() - t, "ub": None}
@@ -187,8 +182,7 @@ class _Coordinator:
         the growth of its unpruned work estimate (pessimistic: pruning slows the growth)."""
         if j0 in self.enum_times and j0 - 1 in self.enum_times:
             return max(self.enum_times[j0] / max(self.enum_times[j0 - 1], 1e-6), 1.0)
-        p, r = self.p, self.search.r
-        return max(_allk_enum.enumeration_work(p, r, j0 + 1) / _allk_enum.enumeration_work(p, r, j0), 1.0)
+        return max(_allk_enum.enumeration_growth(self.p, self.search.r, j0), 1.0)
 
     def _enum_cost(self, e):
         """Predicted seconds of enumerating size ``e`` alone, or ``None`` with no time to go by:

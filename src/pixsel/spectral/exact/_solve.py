@@ -63,9 +63,6 @@ _PARTNER_AFTER = 0.25
 _ENUM_MAX_FRACTION = 0.25
 _ENUM_MAX_WORK = 1e14
 _PARTNER_MAX_BYTES = 64 * 2**20
-#: nodes per call of the partner's kernel
-_ENUM_CHUNK = 2048
-_TREE_CHUNK = 256
 
 
 def _validate(A, B, k, criterion, owner):
@@ -224,9 +221,7 @@ class _Partner:
             self.kern = _allk_enum.EnumKernel(self.M, self.B, k, keep_order(bw, p), inc, off=range(1, k))
         else:
             inc = np.full(p + 1, -np.inf)
-            out = np.ones(p + 1, bool)
-            out[k] = False
-            self.kern = _allk_numba.PathKernel(self.M, self.B, k, True, inc, [None] * (p + 1), out)
+            self.kern = _allk_numba.PathKernel.of_sizes(self.M, self.B, k, True, inc, [None] * (p + 1), [k])
 
     def _share_incumbent(self):
         """The branch and bound's incumbent prunes the partner's search."""
@@ -256,7 +251,7 @@ class _Partner:
         if self.completed or bnb < max(_PARTNER_AFTER, self.t_used):
             return
         search = self.search
-        chunk = _ENUM_CHUNK if self.kind == "enumeration" else _TREE_CHUNK
+        chunk = _allk_enum.CHUNK if self.kind == "enumeration" else _allk_numba.CHUNK
         try:
             if self.kern is None:
                 self._build()
