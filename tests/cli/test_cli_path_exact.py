@@ -9,13 +9,19 @@ from pixsel.spectral import exact_path
 from pixsel.stats import class_statistics, regularize
 
 
-def test_path_solver_exact_writes_per_k_status_and_figure(tmp_path, capsys):
-    rng = np.random.default_rng(4)
-    X = np.cumsum(rng.standard_normal((90, 9)), axis=1)
-    y = rng.integers(0, 2, 90)
-    X += np.outer(y, rng.standard_normal(9))
+def _two_classes(tmp_path, seed, n, p):
+    """Correlated (Brownian-like) features with a class shift, saved as DIR/d.npz."""
+    rng = np.random.default_rng(seed)
+    X = np.cumsum(rng.standard_normal((n, p)), axis=1)
+    y = rng.integers(0, 2, n)
+    X += np.outer(y, rng.standard_normal(p))
     data = tmp_path / "d.npz"
     np.savez(data, X=X, y=y)
+    return X, y, data
+
+
+def test_path_solver_exact_writes_per_k_status_and_figure(tmp_path, capsys):
+    X, y, data = _two_classes(tmp_path, 4, 90, 9)
     out = tmp_path / "o"
     assert main(["path", str(data), "--solver", "exact", "--time-limit", "60", "--out", str(out)]) == 0
     report = json.loads((out / "path.json").read_text())
@@ -49,12 +55,7 @@ def test_path_solver_exact_time_limit_zero_still_certifies(tmp_path):
 def test_path_solver_exact_on_two_processes_and_bad_n_jobs(tmp_path, capsys):
     """--n-jobs 2 gives the same certified path (26 features: the workers start from 24 on);
     --n-jobs 0 is a user error (exit 2, says how)."""
-    rng = np.random.default_rng(6)
-    X = np.cumsum(rng.standard_normal((120, 26)), axis=1)
-    y = rng.integers(0, 2, 120)
-    X += np.outer(y, rng.standard_normal(26))
-    data = tmp_path / "d.npz"
-    np.savez(data, X=X, y=y)
+    _, _, data = _two_classes(tmp_path, 6, 120, 26)
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["path", str(data), "--solver", "exact", "-q", "--out", str(one)]) == 0
     assert main(["path", str(data), "--solver", "exact", "--n-jobs", "2", "-q", "--out", str(two)]) == 0

@@ -68,6 +68,18 @@ CASES = [
 ]
 
 
+def random_problems(rng, n, p_low, p_high, form, criterion):
+    """``n`` draws of ``(p, A, B, B or I, optimum of every size)`` (factor draws as wide as
+    ``p`` are skipped, as the draws always were)."""
+    for _ in range(n):
+        p = int(rng.integers(p_low, p_high))
+        A, B = _pair(rng, p, form)
+        if form == "factor" and A.shape[1] == p:
+            continue
+        Bf = np.eye(p) if B is None else B
+        yield p, A, B, Bf, enumerate_all(A, Bf, criterion)
+
+
 def _below(ub, opt):
     return ub < opt - 1e-9 * np.abs(opt) - 1e-12
 
@@ -90,13 +102,8 @@ def engine(request, monkeypatch):
 def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
     """185 random pairs in all per engine, p <= 10, every k; stopped solves keep valid bounds."""
     rng = np.random.default_rng([zlib.crc32(f"{form}/{criterion}".encode()), ["compiled", "numpy", "enumeration"].index(engine)])
-    for _ in range(n_pairs if engine == "compiled" else n_pairs // 2):
-        p = int(rng.integers(2, 11))
-        A, B = _pair(rng, p, form)
-        if form == "factor" and A.shape[1] == p:
-            continue
-        Bf = np.eye(p) if B is None else B
-        opt = enumerate_all(A, Bf, criterion)
+    for p, A, B, Bf, opt in random_problems(rng, n_pairs if engine == "compiled" else n_pairs // 2, 2, 11, form,
+                                            criterion):
         res = exact_path(A, B, criterion=criterion)
         assert res.stop_reason == "completed"
         assert res.status.tolist() == ["optimal"] * p

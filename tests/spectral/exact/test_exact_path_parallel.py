@@ -14,7 +14,7 @@ from pixsel.spectral import exact_path
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
-from ..test_exact_path import _below, _pair, _value, enumerate_all
+from ..test_exact_path import _below, _value, enumerate_all, random_problems
 
 pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the parallel search runs the compiled kernels (numba)")
 
@@ -35,13 +35,7 @@ def _kinds(res):
 def test_windows_on_workers_match_brute_force(form, criterion):
     """Below 24 features only the tree runs: its windows on two workers, every size optimal."""
     rng = np.random.default_rng([len(form), len(criterion)])
-    for _ in range(2):
-        p = int(rng.integers(9, 12))
-        A, B = _pair(rng, p, form)
-        if form == "factor" and A.shape[1] == p:
-            continue
-        Bf = np.eye(p) if B is None else B
-        opt = enumerate_all(A, Bf, criterion)
+    for p, A, B, Bf, opt in random_problems(rng, 2, 9, 12, form, criterion):
         res = exact_path(A, B, criterion=criterion, n_jobs=2)
         assert res.info["parallel"]["n_jobs"] == 2
         assert res.stop_reason == "completed" and np.all(res.status == "optimal")
