@@ -10,21 +10,27 @@ with ``S`` the Schur complement of ``B_FF`` in ``B`` (``S = B - B_:F B_FF^{-1} B
 ``R = M - B_:F B_FF^{-1} M_F`` the residual of ``M`` given ``F``; adding ``j`` updates both by one
 rank-one step (``S' = S - s_j s_j^T / S_jj``, ``R' = R - s_j R_j / S_jj``).
 
-The supports of every size ``1..K`` are visited once in lexicographic order (a depth-first tree
-over a given order of the features: the children of ``F`` add one feature after the last of
-``F``). The last two levels are not built as nodes: from a node of size ``K - 2`` every pair of
-later features is valued from the node's ``S`` and ``R`` in ``O(r)`` each. A subtree (the
-supports ``F <= T <= F + tail``, ``tail`` the features after the last of ``F``) is skipped when
-``f(F + tail)`` (by inclusion, a bound for all of them) does not beat the incumbent of any size
-it still holds. The bounds of all the children of a node come from one factorization: the
-child adding ``j`` has ``F + j + tail_j = F + {j, ..., p - 1}``, a suffix of the node's candidates,
-and ``f(F + suffix) = f(F) + tr(R_suf^T S_suf^{-1} R_suf)`` for every suffix at once is the running
-sum of ``|L^{-1} R|^2`` for the Cholesky factor ``L`` of ``S`` taken in reverse order (its leading
-blocks are the nested suffixes): ``O(c^3 / 3)`` per node for its ``c`` children instead of that per
-child, and a child that is pruned is never built (on Sonar, p = 60, sizes 1..10: 115 s -> 40 s).
+The supports of every size ``1..K`` are visited once by a depth-first tree: a node ``F`` holds a
+list of candidates ``C`` (its subtree is the supports ``F <= T <= F + C``), and its ``i``-th child
+adds ``C[i]`` with the candidates after it, ``C[i+1:]``, so that every support is reached once
+whatever order each node gives its list. The last two levels are not built as nodes: from a node
+of size ``K - 2`` every pair of its candidates is valued from the node's ``S`` and ``R`` in
+``O(r)`` each. A child is skipped when ``f(F + C[i:])`` (by inclusion, a bound for its whole
+subtree) does not beat the incumbent of any size it still holds.
 
-The work is about ``C(p, K - 2) (p - K)^2 / 2`` steps before pruning: :func:`enumeration_size`
-picks the largest ``K`` under a budget. The state lives in arrays, so the kernel runs a budget
+Each node orders its own candidates so that these suffixes are as weak as they can be made given
+``F``: greedily from the end, the last candidate is the one whose gain ``|R_j|^2 / S_jj`` is the
+smallest, the one before it the smallest gain given ``F`` and the suffix so far, and so on (one
+rank-one downdate of ``S`` and ``R`` per step, ``O(c^3 / 3)`` for ``c`` candidates). The running sum
+of the chosen gains is ``f(F + C[i:]) - f(F)`` for every suffix at once, so the bounds of all the
+children come with their order. On Sonar (p = 60, the size ``K`` alone, the smaller sizes solved)
+a fixed order of the features (the order the backward greedy path keeps them, with the suffix
+bounds from one reversed Cholesky factorization per node) took 16.5 s at ``K = 9``, 42 s at 10 and
+84 s at 11 (single sizes in the middle took minutes); ordered per node, 1.4, 2.8 and 5.5 s, and no
+size over 25 s.
+
+The work is at most about ``C(p, K - 2) (p - K)^2 / 2`` steps before pruning:
+:func:`enumeration_size` picks the largest ``K`` under a budget. The state lives in arrays, so the kernel runs a budget
 of nodes, returns to Python (time limit, Ctrl-C) and resumes.
 """
 
@@ -38,9 +44,6 @@ __all__ = ["EnumKernel", "enumeration_growth", "enumeration_size", "enumeration_
 
 #: the largest estimated work (``C(p, K - 2) (p - K + 2)^2 / 2`` pair evaluations) enumerated
 WORK_BUDGET = 1.2e10
-#: 1: nodes whose children are pair loops are not bounded (0, the default since the bounds of all
-#: the children cost one factorization: bounding them halves the pair evaluations on Sonar)
-PRUNE_PAIRS = 0
 #: nodes per :meth:`EnumKernel.step` between two checks of the caller's limits (a node costs at
 #: most ``O(p^2 r)``)
 CHUNK = 2048
@@ -70,37 +73,35 @@ def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) ->
     return best
 
 
-def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, inc_sup, sb):  # pragma: no cover - compiled
+def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, T, Rt, rem, w):  # pragma: no cover - compiled
     """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done).
 
-    ``Kd[m]``: the largest size still needed below the node at depth ``m`` (sizes whose
-    incumbent its inclusion bound cannot beat are dropped from the top of its range)."""
-    p = B.shape[0]
-    r = M.shape[1]
+    A node at depth ``m`` holds, over its ``nc[m]`` candidates (``ids[m]``, global indices), the
+    Schur complement ``Sd[m]`` and residual ``Rd[m]`` given ``F[:m]``; its children follow the order
+    ``perm[m]`` (positions in the node's list) with ``sb[m, i]`` the gain of the suffix from ``i``.
+    ``Kd[m]``: the largest size still needed below the node (sizes whose incumbent its inclusion
+    bound cannot beat are dropped from the top of its range). ``T``, ``Rt``, ``rem``, ``w``: scratch."""
+    p = Sd.shape[1]
+    r = Rd.shape[2]
     m = state[0]
     done = 0
-    dg = np.empty(p)  # the diagonal of the node's S, for the pair loops
-    L = np.empty((p, p))  # scratch of the suffix bounds
-    zz = np.empty(p)
-    acc_s = np.empty(p)
+    dg = np.empty(p)
     while m >= 0 and done < budget:
         Km = Kd[m]
-        lo = 0 if m == 0 else F[m - 1] + 1
+        c = nc[m]
         i = cur[m] + 1
-        if i < lo:
-            i = lo
-        if i >= p or m >= Km:
+        if i >= c or m >= Km:
             m -= 1
             continue
         S = Sd[m]
         R = Rd[m]
         f = fd[m]
+        idm = ids[m]
         done += 1
         if m >= Km - 2:
-            # every child (size m + 1) and, at m = Km - 2, every pair after it (size m + 2)
-            for j in range(lo, p):
+            for j in range(c):
                 dg[j] = S[j, j]
-            for j in range(lo, p):
+            for j in range(c):
                 sjj = dg[j]
                 acc = 0.0
                 for q in range(r):
@@ -110,19 +111,17 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, in
                     inc[m + 1] = v
                     for q in range(m):
                         inc_sup[m + 1, q] = F[q]
-                    inc_sup[m + 1, m] = j
+                    inc_sup[m + 1, m] = idm[j]
                 if m == Km - 1:
                     continue
                 best = -np.inf
                 bl = -1
                 inv = 1.0 / sjj
                 if r == 1:
-                    # the hot loop (a vector a): the best ratio x^2 / sl kept as a fraction, so that
-                    # a pair costs multiplications only; the row of S and the diagonal are contiguous
                     rj = R[j, 0]
                     ba = -1.0
                     bs = 1.0
-                    for l in range(j + 1, p):
+                    for l in range(j + 1, c):
                         sjl = S[j, l]
                         u = sjl * inv
                         sl = dg[l] - u * sjl
@@ -135,7 +134,7 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, in
                     if bl >= 0:
                         best = ba / bs
                 else:
-                    for l in range(j + 1, p):
+                    for l in range(j + 1, c):
                         u = S[j, l] * inv
                         sl = dg[l] - u * S[j, l]
                         acc = 0.0
@@ -143,96 +142,114 @@ def _kernel(B, M, K, budget, prune_pairs, Sd, Rd, fd, Kd, cur, F, state, inc, in
                             x = R[l, q] - u * R[j, q]
                             acc += x * x
                         if sl > 0.0:
-                            w = acc / sl
-                            if w > best:
-                                best = w
+                            ww = acc / sl
+                            if ww > best:
+                                best = ww
                                 bl = l
-                state[2] += p - j - 1
+                state[2] += c - j - 1
                 if bl >= 0 and v + best > inc[m + 2]:
                     inc[m + 2] = v + best
                     for q in range(m):
                         inc_sup[m + 2, q] = F[q]
-                    inc_sup[m + 2, m] = j
-                    inc_sup[m + 2, m + 1] = bl
-            cur[m] = p  # this node is finished
+                    inc_sup[m + 2, m] = idm[j]
+                    inc_sup[m + 2, m + 1] = idm[bl]
+            cur[m] = c
             m -= 1
             continue
-        # ---- one child: add feature i, build its S and R over the features after i
-        if cur[m] < lo and Km >= m + 3 + prune_pairs:
-            # first child: the values of F + {j..p-1} for every j >= lo (each child's inclusion
-            # bound) from one Cholesky factorization of S over lo..p-1 in reverse order, whose
-            # leading blocks are the nested suffixes: sb[m, j] = R_j..^T S_j..^-1 R_j.. (summed over
-            # the columns of R); +inf past a non-positive pivot (no bound there)
-            n = p - lo
-            ok_len = n
-            for a in range(n):
-                ia = p - 1 - a
-                x = S[ia, ia]
-                for q in range(a):
-                    x -= L[a, q] * L[a, q]
-                if x <= 0.0:
-                    ok_len = a
-                    break
-                x = np.sqrt(x)
-                L[a, a] = x
-                for b in range(a + 1, n):
-                    y = S[p - 1 - b, ia]
-                    for q in range(a):
-                        y -= L[b, q] * L[a, q]
-                    L[b, a] = y / x
-            for a in range(n):
-                acc_s[a] = 0.0
-            for q in range(r):
-                for a in range(ok_len):
-                    y = R[p - 1 - a, q]
-                    for b in range(a):
-                        y -= L[a, b] * zz[b]
-                    zz[a] = y / L[a, a]
-                    acc_s[a] += zz[a] * zz[a]
+        if cur[m] < 0:
+            # the order of the children: the weakest suffixes (given F) greedily from the end
+            for a in range(c):
+                for b in range(c):
+                    T[a, b] = S[a, b]
+                for q in range(r):
+                    Rt[a, q] = R[a, q]
+                rem[a] = a
+            nr = c
             cum = 0.0
-            for a in range(n):
-                if a < ok_len:
-                    cum += acc_s[a]
-                    sb[m, p - 1 - a] = cum
-                else:
-                    sb[m, p - 1 - a] = np.inf
+            pos = c - 1
+            while nr > 0:
+                ba = -1
+                bg = np.inf
+                for a in range(nr):
+                    x = rem[a]
+                    txx = T[x, x]
+                    if txx > 0.0:
+                        acc = 0.0
+                        for q in range(r):
+                            acc += Rt[x, q] * Rt[x, q]
+                        g = acc / txx
+                        if g < bg:
+                            bg = g
+                            ba = a
+                if ba < 0:
+                    # no positive pivot left (rounding): no bound for the rest
+                    for a in range(nr):
+                        perm[m, pos] = rem[a]
+                        sb[m, pos] = np.inf
+                        pos -= 1
+                    break
+                x = rem[ba]
+                cum += bg
+                perm[m, pos] = x
+                sb[m, pos] = cum
+                pos -= 1
+                nr -= 1
+                rem[ba] = rem[nr]
+                inv = 1.0 / T[x, x]
+                for a in range(nr):
+                    w[a] = T[rem[a], x]
+                for a in range(nr):
+                    y = rem[a]
+                    u = w[a] * inv
+                    for q in range(r):
+                        Rt[y, q] -= u * Rt[x, q]
+                    for b in range(a, nr):
+                        z = rem[b]
+                        t = T[y, z] - u * w[b]
+                        T[y, z] = t
+                        T[z, y] = t
         cur[m] = i
-        F[m] = i
-        sii = S[i, i]
+        x = perm[m, i]
+        F[m] = idm[x]
+        sxx = S[x, x]
         acc = 0.0
         for q in range(r):
-            acc += R[i, q] * R[i, q]
-        v = f + acc / sii
+            acc += R[x, q] * R[x, q]
+        v = f + acc / sxx
         state[1] += 1
         if v > inc[m + 1]:
             inc[m + 1] = v
             for q in range(m + 1):
                 inc_sup[m + 1, q] = F[q]
-        c = p - i - 1
-        # sizes m + 2 .. top remain in the child's subtree
-        top = min(Km, m + 1 + c)
+        cc = c - i - 1
+        top = min(Km, m + 1 + cc)
         if top < m + 2:
             continue
-        # inclusion: f(F + i + tail) bounds every support of the subtree; the sizes whose
-        # incumbent it does not beat are dropped before the child is built (with prune_pairs = 1
-        # not where the child is a pair loop). The value is the parent's suffix value; a pair
-        # whose Schur complement is not positive (rounding) is skipped in the pair loops.
-        if top >= m + 3 + prune_pairs:
-            bound = (f + sb[m, i]) * (1.0 + 1e-9) + 1e-300  # a relative slack covers rounding
-            while top >= m + 2 and bound <= inc[top]:
-                top -= 1
-            if top < m + 2:
-                state[3] += 1
-                continue
+        bound = (f + sb[m, i]) * (1.0 + 1e-9) + 1e-300
+        while top >= m + 2 and bound <= inc[top]:
+            top -= 1
+        if top < m + 2:
+            state[3] += 1
+            continue
         Sn = Sd[m + 1]
         Rn = Rd[m + 1]
-        # the upper triangle only, row by row (every read below is of an upper entry)
-        for l in range(i + 1, p):
-            u = S[i, l] / sii
+        idn = ids[m + 1]
+        inv = 1.0 / sxx
+        for a in range(cc):
+            ya = perm[m, i + 1 + a]
+            w[a] = S[ya, x]
+            idn[a] = idm[ya]
+        for a in range(cc):
+            ya = perm[m, i + 1 + a]
+            u = w[a] * inv
             for q in range(r):
-                Rn[l, q] = R[l, q] - u * R[i, q]
-            for q in range(l, p):
-                Sn[l, q] = S[l, q] - u * S[i, q]
+                Rn[a, q] = R[ya, q] - u * R[x, q]
+            for b in range(a, cc):
+                yb = perm[m, i + 1 + b]
+                t = S[ya, yb] - u * w[b]
+                Sn[a, b] = t
+                Sn[b, a] = t
+        nc[m + 1] = cc
         fd[m + 1] = v
         Kd[m + 1] = top
         m += 1
@@ -255,24 +272,28 @@ def _compiled_kernel():
 class EnumKernel:
     """The arrays of a resumable enumeration of every support of size ``1..K``.
 
-    ``order`` is the order in which features are enumerated (the tree branches on ``order[0]``
-    first); ``inc`` the incumbents by size (index = size), raised in place; supports are reported
-    in the original indices. ``off``: sizes not wanted (already solved): their incumbents are set to
-    ``+inf`` inside the kernel, so that no subtree is kept for them alone and nothing is reported
-    for them (extending a completed enumeration of ``1..K`` to size ``K + 1`` enumerates that size
-    only: on Sonar, size 10 in 30 s instead of 42 s with the smaller sizes kept at their optima).
+    ``order``: the features' order in the root's list (the root orders its children itself, so
+    it only breaks ties); ``inc`` the incumbents by size (index = size), raised in place; supports
+    are reported in the original indices. ``off``: sizes not wanted (already solved): their
+    incumbents are set to ``+inf`` inside the kernel, so that no subtree is kept for them alone
+    and nothing is reported for them (extending a completed enumeration of ``1..K`` to size
+    ``K + 1`` enumerates that size only).
     """
 
     def __init__(self, M, B, K, order, inc, off=()):
         p, r = M.shape
         self.order = np.asarray(order, dtype=np.int64)
-        self.B = np.ascontiguousarray(B[np.ix_(self.order, self.order)], dtype=np.float64)
-        self.M = np.ascontiguousarray(M[self.order], dtype=np.float64)
         self.p, self.r, self.K = p, r, K
         self.Sd = np.zeros((K + 1, p, p))
         self.Rd = np.zeros((K + 1, p, r))
-        self.Sd[0] = self.B
-        self.Rd[0] = self.M
+        self.Sd[0] = np.asarray(B, dtype=np.float64)[np.ix_(self.order, self.order)]
+        self.Rd[0] = np.asarray(M, dtype=np.float64)[self.order]
+        self.ids = np.zeros((K + 1, p), np.int64)  # per depth: the node's candidates (indices in order)
+        self.ids[0] = np.arange(p)
+        self.nc = np.zeros(K + 1, np.int64)
+        self.nc[0] = p
+        self.perm = np.zeros((K + 1, p), np.int64)  # per depth: the order of the node's children
+        self.sb = np.full((K + 1, p), np.inf)  # per depth: the gains of the suffixes of that order
         self.fd = np.zeros(K + 1)
         self.Kd = np.full(K + 1, K, np.int64)
         self.cur = np.full(K + 1, -1, np.int64)
@@ -285,8 +306,7 @@ class EnumKernel:
             if 1 <= j <= K:
                 self.inc[j] = np.inf
         self.inc_sup = np.full((K + 1, max(K, 1)), -1, np.int64)
-        self.found = np.zeros(K + 1, bool)
-        self.sb = np.full((K + 1, p), np.inf)  # per depth: the suffix values of the node's children
+        self._scratch = (np.zeros((p, p)), np.zeros((p, r)), np.zeros(p, np.int64), np.zeros(p))
         self._inc0 = self.inc.copy()
 
     @property
@@ -298,8 +318,8 @@ class EnumKernel:
         return int(self.state[1])
 
     def step(self, budget):
-        return _compiled_kernel()(self.B, self.M, self.K, int(budget), PRUNE_PAIRS, self.Sd, self.Rd, self.fd, self.Kd, self.cur,
-                                  self.F, self.state, self.inc, self.inc_sup, self.sb)
+        return _compiled_kernel()(self.K, int(budget), self.Sd, self.Rd, self.ids, self.nc, self.perm, self.sb, self.fd,
+                                  self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, *self._scratch)
 
     def improved(self):
         """``{size: (value, support in original indices)}`` for every size the enumeration raised."""
