@@ -664,8 +664,8 @@ def _enum_cheaper(search, window, window_times):
     if nxt is None:
         return False
     last = window_times[-1]
-    growth = last / max(window_times[-2], 1e-3) if len(window_times) > 1 else 1.0
-    return nxt[1] < last * max(growth, 1.0) / len(window)
+    return nxt[1] < last * _allk_parallel.window_growth(window_times) / len(window)
+
 
 
 def _extend_enumeration(search):
