@@ -104,7 +104,7 @@ def test_enumeration_certifies_what_the_branch_and_bound_cannot(monkeypatch):
 
 def test_gates():
     """No partner where the branch and bound finishes first, under a node limit, or for a
-    non-additive problem; the enumeration up to a quarter of p, the tree above."""
+    non-additive problem; the enumeration from k = 3 to p - 2, the tree at k = 2."""
     rng = np.random.default_rng(4)
     a, B = _hard_vector(rng, 12)
     assert not exact_support(a, B, 3).info.get("partner", {}).get("started", False)
@@ -117,7 +117,8 @@ def test_gates():
     search = type("S", (), {"node_limit": None})()
     choose = solve_mod._Partner.choose
     assert choose(M, np.eye(40), 5, search) == "enumeration"
-    assert choose(M, np.eye(40), 11, search) == "tree"
+    assert choose(M, np.eye(40), 38, search) == "enumeration"
+    assert choose(M, np.eye(40), 2, search) == "tree"
     assert choose(M[:, :1], np.eye(40), 1, search) is None and choose(M[:, :1], np.eye(40), 39, search) is None
     assert choose(np.ones((400, 1)), np.eye(400), 150, search) is None  # the tree's arrays would not fit
 

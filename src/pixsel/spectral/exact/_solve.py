@@ -48,20 +48,18 @@ BOUNDS = tuple(BOUND_SETS)
 
 #: Additive problems (a vector, or ``'trace'``) run a compiled exact search of size ``k`` beside
 #: the branch and bound, sharing the time 1:1 and the incumbent, once the branch and bound has
-#: run ``_PARTNER_AFTER`` seconds without finishing: for a small ``k`` the enumeration of every
-#: support of size ``k`` (:mod:`._allk_enum`), otherwise the leaps-and-bounds tree of
-#: ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). On UCI Sonar (``p = 60``) the
-#: branch and bound leaves gaps of 11-15 % at ``k = 7..11`` after 30 s, where the enumeration of
-#: one size takes 1, 14 and 59 s at ``k = 7, 9, 11``, and the tree of one size certifies ``k = 30``
-#: in 3.1 s and ``k = 25`` in 14.5 s (the branch and bound: 12.0 s, and a 1.65 % gap at 20 s).
-#: Tests switch it off (``_USE_PARTNER``) or force it (``_PARTNER_AFTER = 0``).
+#: run ``_PARTNER_AFTER`` seconds without finishing: the enumeration of every support of size
+#: ``k`` (:mod:`._allk_enum`) for ``3 <= k <= _ENUM_MAX_FRACTION * p``, otherwise the
+#: leaps-and-bounds tree of ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). With
+#: 30 s per solve, on UCI Sonar (``p = 60``) the enumeration partner certifies ``k = 10, 20, 40``
+#: in 5.9, 23.9 and 0.3 s where the tree partner leaves gaps of 19.8 and 7.9 % at 10 and 20 (0.4 s
+#: at 40); on 60 Extended Yale B pixels (two subjects) 5.2, 19.6 and 0.3 s against gaps of 15.7
+#: and 5.4 % (0.3 s). Tests switch it off (``_USE_PARTNER``), force it (``_PARTNER_AFTER = 0``) or
+#: choose the tree (``_ENUM_MAX_FRACTION = 0``); either kernel only where its arrays fit in
+#: ``_PARTNER_MAX_BYTES``.
 _USE_PARTNER = True
 _PARTNER_AFTER = 0.25
-#: the enumeration for ``3 <= k <= _ENUM_MAX_FRACTION * p`` whose unpruned work estimate
-#: ``C(p, k - 2) (p - k + 2)^2 / 2`` is at most ``_ENUM_MAX_WORK`` (Sonar ``k = 12``: 9e13); either
-#: kernel only where its arrays fit in ``_PARTNER_MAX_BYTES``
-_ENUM_MAX_FRACTION = 0.25
-_ENUM_MAX_WORK = 1e14
+_ENUM_MAX_FRACTION = 1.0
 _PARTNER_MAX_BYTES = 64 * 2**20
 
 
@@ -202,8 +200,7 @@ class _Partner:
         p, r = M.shape
         if not (_USE_PARTNER and _allk_numba.HAVE_NUMBA) or search.node_limit is not None or not 2 <= k <= p - 2:
             return None
-        if (3 <= k <= _ENUM_MAX_FRACTION * p and _allk_enum.enumeration_work(p, r, k) <= _ENUM_MAX_WORK
-                and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES):
+        if 3 <= k <= _ENUM_MAX_FRACTION * p and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES:
             return "enumeration"
         if (p + 1) * (p * p + p * r + r * r) * 8 <= _PARTNER_MAX_BYTES:
             return "tree"
