@@ -12,12 +12,13 @@ shut down before it returns) run the tasks:
 * the tree from the top: windows of ``_WINDOW`` consecutive sizes, the largest first;
 * while some size is held by no task, a free worker takes the next task of the stream whose next
   size is predicted to cost less (from the times of the tasks done, as in the sequential search:
-  the last enumerated size's time times its growth, the last window's time times its growth
-  shared by its sizes); a stream with no time yet goes first when it has nothing running, and
+  the last enumerated size's time times its growth, the last window's time times the windows'
+  growth (:func:`window_growth`) shared by its sizes); a stream with no time yet goes first when it has nothing running, and
   with both unknown the stream with fewer tasks running goes first;
 * once every size is held, a free worker takes a second route to an open size: the lowest size
   held only by a window is enumerated alone, or the highest sizes held only by enumerations get
-  a window. The first task to finish a size certifies it; a window switches the sizes certified
+  a window, if that window is predicted to finish before those enumerations (else the worker
+  waits). The first task to finish a size certifies it; a window switches the sizes certified
   elsewhere off, and a task whose sizes are all certified is cancelled.
 
 Workers read the certified sizes (and the stop that a time limit or Ctrl-C sets) between chunks

@@ -380,13 +380,13 @@ def exact_support(
 
     For additive objectives (a vector ``a``, or ``'trace'``; no node limit) a branch and bound
     still open after 0.25 s is joined by a compiled exact search of size ``k``, the kernels of
-    :func:`exact_path`: for a small size (``3 <= k <= p / 4``, an unpruned work estimate
-    ``C(p, k - 2) (p - k + 2)^2 / 2`` of at most ``1e14``) the enumeration of every support of
-    size ``k``, otherwise the leaps-and-bounds tree with size ``k`` alone open. The two share the
-    time 1:1 and the incumbent; whichever finishes first proves the optimum, and a stopped solve
-    reports the smaller of their certified bounds (``info['partner']``). On UCI Sonar
-    (``p = 60``) the enumeration certifies ``k = 5, 7, 9`` in 0.3, 1.9 and 29 s (the branch and
-    bound alone: 17.5 s for ``k = 5``, gaps of 11 % and 14 % at ``k = 7, 9`` after 30 s).
+    :func:`exact_path`: for ``3 <= k <= p - 2`` the enumeration of every support of size ``k``
+    (where its arrays fit in 64 MiB), at ``k = 2`` the leaps-and-bounds tree with size ``k``
+    alone open. The two share the time 1:1 and the incumbent; whichever finishes first proves
+    the optimum, and a stopped solve reports the smaller of their certified bounds
+    (``info['partner']``). On UCI Sonar (``p = 60``) the solve certifies ``k = 10, 20, 40`` in
+    5.9, 23.9 and 0.3 s (the branch and bound alone: gaps of 11 % and 14 % at ``k = 7, 9``
+    after 30 s).
 
     Parameters
     ----------
