@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pixsel.spectral import ExactPath, exact_path, exact_support
-from pixsel.spectral.exact import _allk, _allk_enum
+from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 
@@ -361,8 +361,8 @@ def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
         opt = enumerate_all(a, B, "max-eig")
         steps = []
 
-        def forced(search, window, times, n=trial):
-            cheaper(search, window, times)  # the real rule runs too
+        def forced(search, window, times, done, n=trial):
+            cheaper(search, window, times, done)  # the real rule runs too
             ok = bool(window) and _allk._enum_next(search) is not None and len(steps) < 2 + 2 * n
             steps.append(ok)
             return ok
@@ -372,6 +372,36 @@ def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
         extended = res.info["enumeration"]["extended"]
         assert extended == sum(steps) and extended > 0
         assert res.info["enumeration"]["max_size"] == 3 + extended
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
+        assert np.all(res.status == "optimal")
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.parametrize("overrun", [False, True])
+def test_probes_from_the_top_match_brute_force(monkeypatch, overrun):
+    """Before every window the enumeration of its largest size alone is tried within the window's
+    predicted seconds per size (forced from any window here): sizes it completes are closed from
+    the top; one that overruns (a budget of one node per step, forced) ends the probing and the
+    window goes on. Either way every size gets its brute-force optimum."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk_parallel, "PROBE_MIN_S", 0.0)
+    if overrun:
+        monkeypatch.setattr(_allk, "_window_prediction", lambda window, times, done: 0.0)
+        monkeypatch.setattr(_allk_enum, "CHUNK", 1)
+    rng = np.random.default_rng(32)
+    for _ in range(3):
+        p = 14
+        a = rng.standard_normal(p)
+        X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
+        B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+        opt = enumerate_all(a, B, "max-eig")
+        res = exact_path(a, B)
+        top = res.info["enumeration"]["from_top"]
+        if overrun:
+            assert top == []
+        else:
+            assert top and top == sorted(top, reverse=True) and min(top) > res.info["enumeration"]["max_size"]
         np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
         assert np.all(res.status == "optimal")
 
@@ -393,20 +423,35 @@ def test_per_size_rule_compares_the_next_enumerated_size_with_a_window_size():
     assert 8 < growth < 10  # Sonar's shape: the estimate says 8.8
     assert _allk._enum_next(s) == (8, pytest.approx(growth))
     window = [20, 21, 22, 23]
-    assert not _allk._enum_cheaper(s, window, [])  # no window timed yet: the tree first
-    assert _allk._enum_cheaper(s, window, [2.0, 30.0])  # 30 x 15 / 4 = 112 s per size > 8.8 s
-    assert not _allk._enum_cheaper(s, window, [1.0, 2.0])  # 2 x 2 / 4 = 1 s per size
-    assert not _allk._enum_cheaper(s, window, [30.0])  # one window: growth taken as 1, 7.5 s per size
+    above = {24, 25, 26, 27}  # the last window certified 24..27: the next one is one step down
+    assert not _allk._enum_cheaper(s, window, [], above)  # no window timed yet: the tree first
+    assert _allk._enum_cheaper(s, window, [2.0, 30.0], above)  # 30 x 15 / 4 = 112 s per size > 8.8 s
+    assert not _allk._enum_cheaper(s, window, [1.0, 2.0], above)  # 2 x 2 / 4 = 1 s per size
+    assert not _allk._enum_cheaper(s, window, [30.0], above)  # one window: growth taken as 1, 7.5 s per size
     s.enum["times"] = [1.0, 4.0, 14.0]  # single sizes timed: growth 3.5, next 49 s
     assert _allk._enum_next(s) == (8, pytest.approx(49.0))
-    assert not _allk._enum_cheaper(s, window, [10.0, 20.0])  # 40 s / 4 = 10 s per size
-    assert not _allk._enum_cheaper(s, window, [20.0, 60.0])  # 180 s / 4 = 45 s per size < 49 s
-    assert _allk._enum_cheaper(s, window, [20.0, 80.0])  # 320 s / 4 = 80 s per size
+    assert not _allk._enum_cheaper(s, window, [10.0, 20.0], above)  # 40 s / 4 = 10 s per size
+    assert not _allk._enum_cheaper(s, window, [20.0, 60.0], above)  # 180 s / 4 = 45 s per size < 49 s
+    assert _allk._enum_cheaper(s, window, [20.0, 80.0], above)  # 320 s / 4 = 80 s per size
     s.out[8] = True  # size 8 closed by the tree: they have met
-    assert _allk._enum_next(s) is None and not _allk._enum_cheaper(s, window, [1.0, 1000.0])
+    assert _allk._enum_next(s) is None and not _allk._enum_cheaper(s, window, [1.0, 1000.0], above)
     s.out[8] = False
     s.node_limit = 10
-    assert not _allk._enum_cheaper(s, window, [1.0, 1000.0])
+    assert not _allk._enum_cheaper(s, window, [1.0, 1000.0], above)
+
+
+def test_window_prediction_counts_the_steps_down_to_the_next_window():
+    """The next window's prediction grows once per window of sizes between the lowest size a
+    window certified and the top of the next one (sizes enumerated from the top in between); the
+    windows' growth is the largest ratio between windows of at least half a second."""
+    growth = _allk_parallel.window_growth
+    assert growth([]) == 1.0 and growth([3.0]) == 1.0
+    assert growth([0.1, 0.4, 1.9, 5.3, 11.3]) == pytest.approx(5.3 / 1.9)  # 0.4 / 0.1 is noise
+    assert growth([2.0, 1.0]) == 1.0  # never below 1
+    times = [1.0, 2.0, 6.0]  # growth 3
+    assert _allk._window_prediction([23, 22, 21, 20], times, {24, 25}) == pytest.approx(18.0)
+    assert _allk._window_prediction([19, 18, 17, 16], times, {24, 25}) == pytest.approx(54.0)  # two steps
+    assert _allk._window_prediction([15, 14], times, {24}) == pytest.approx(6.0 * 27)  # three
 
 
 def test_extension_rule_predicts_the_next_window():

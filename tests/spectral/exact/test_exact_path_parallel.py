@@ -73,6 +73,48 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
     assert ("enum", 1) in seen and ("tree", 4) in seen
 
 
+def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
+    """The tree's windows probed by one-size enumerations from the top (forced from any window):
+    a completed probe certifies its size, and every size gets its brute-force optimum."""
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
+    monkeypatch.setattr(_allk_parallel, "PROBE_MIN_S", 0.0)
+    rng = np.random.default_rng(41)
+    probed = 0
+    for _ in range(3):
+        p = 13
+        a = rng.standard_normal(p)
+        X = rng.standard_normal((16, p)).cumsum(axis=1)
+        B = X.T @ X / 16 + 0.02 * np.eye(p)
+        opt = enumerate_all(a, B, "max-eig")
+        res = exact_path(a, B, n_jobs=2)
+        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
+        top = res.info["enumeration"]["from_top"]
+        assert all(j > 3 for j in top)
+        probed += len(top)
+    assert probed > 0
+
+
+def test_an_overrun_probe_gives_its_size_back():
+    """A probe stopped by its budget returns its size to the streams and ends the probing."""
+    search = type("S", (), {})()
+    coord = _allk_parallel._Coordinator.__new__(_allk_parallel._Coordinator)
+    coord.search = search
+    search.offer = lambda value, S: None
+    coord.held = {9: {"enum"}}
+    coord.covered = {9}
+    coord.probing = True
+    coord.nodes = 0
+    coord.tasks = []
+    coord.enum_info = {"nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0}
+    spec = {"kind": "enum", "sizes": [9], "K": 9, "probe": True}
+    res = {"kind": "enum", "sizes": [9], "status": "time_limit", "found": {}, "nodes": 5, "counters": (1, 1),
+           "seconds": 0.5, "ub": None}
+    coord.merge(spec, res)
+    assert 9 not in coord.covered and not coord.probing and coord.held[9] == set()
+
+
 def test_same_optima_as_one_process():
     """p = 30 (the block of the enumeration, one-size tasks and windows) on two workers."""
     rng = np.random.default_rng(8)

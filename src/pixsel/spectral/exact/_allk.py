@@ -448,6 +448,7 @@ def _run_compiled(search):
     stop_reason = "completed"
     n = 0
     done, window_times = set(), []
+    probing = search.enum is not None and search.node_limit is None
     while True:
         window = _next_window(search, done)
         if window and _extend_wanted(search, window_times):
@@ -456,7 +457,7 @@ def _run_compiled(search):
             if stop_reason != "completed":
                 break
             window = _next_window(search, done)
-        while _enum_cheaper(search, window, window_times):
+        while _enum_cheaper(search, window, window_times, done):
             # the enumeration's next size costs less than a size of the next window
             stop_reason = _enumerate_next(search)
             if stop_reason != "completed":
@@ -464,6 +465,15 @@ def _run_compiled(search):
             window = _next_window(search, done)
         if stop_reason != "completed" or not window:
             break
+        if probing and search.enum is not None and window_times:
+            predicted = _window_prediction(window, window_times, done)
+            if predicted >= _allk_parallel.PROBE_MIN_S:
+                stop_reason = _probe_from_top(search, window, predicted / len(window))
+                if stop_reason == "completed":
+                    continue
+                if stop_reason != "budget":
+                    break
+                stop_reason, probing = "completed", False
         t_window = time.perf_counter()
         kern = _allk_numba.PathKernel.of_sizes(search.M, search.B, search.max_k, search.additive, search.inc,
                                                search.sup, window)
@@ -567,7 +577,7 @@ def _enumerate_sizes(search, order):
     A completed one leaves ``search.enum`` so that the tree can extend it (:func:`_extend_enumeration`)."""
     K = _allk_enum.enumeration_size(search.p, search.r, search.max_k)
     info = {"max_size": K, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
-            "extended": 0}
+            "extended": 0, "from_top": []}
     if K < 3:
         return "completed", [], info
     t = time.perf_counter()
@@ -651,20 +661,46 @@ def _enumerate_next(search):
     return stop_reason
 
 
-def _enum_cheaper(search, window, window_times):
+def _enum_cheaper(search, window, window_times, done):
     """Whether the enumeration's next size is predicted to cost less than one size of the tree's
-    next window (the last window's time times its growth over the one before, shared by its
-    sizes): the tree certifies the sizes from the top, the enumeration from the bottom, and each
-    step goes to the cheaper of the two, so that they meet where their costs cross (with or
-    without a time limit; never under a node limit, which keeps the search reproducible)."""
+    next window (:func:`_window_prediction`, shared by its sizes): the tree certifies the sizes
+    from the top, the enumeration from the bottom, and each step goes to the cheaper of the two,
+    so that they meet where their costs cross (with or without a time limit; never under a node
+    limit, which keeps the search reproducible)."""
     if not window or not window_times or search.node_limit is not None:
         return False
     nxt = _enum_next(search)
     if nxt is None:
         return False
-    last = window_times[-1]
-    return nxt[1] < last * _allk_parallel.window_growth(window_times) / len(window)
+    return nxt[1] < _window_prediction(window, window_times, done) / len(window)
 
+
+def _window_prediction(window, window_times, done):
+    """Predicted seconds of the tree's next ``window``: the last window's time times the windows'
+    growth (:func:`._allk_parallel.window_growth`) once per ``_WINDOW`` sizes between the lowest
+    size a window certified (``done``) and the top of this one (sizes enumerated from the top in
+    between still leave the tree that far to go)."""
+    steps = max(1, math.ceil((min(done) - max(window)) / _WINDOW)) if done else 1
+    return window_times[-1] * _allk_parallel.window_growth(window_times) ** steps
+
+
+def _probe_from_top(search, window, budget):
+    """Enumerate the largest size of the tree's next window alone within ``budget`` seconds (the
+    window's predicted seconds per size): near the top the enumeration of one size can cost far
+    less than the tree's window (on Sonar, sizes 24..27 in 1-3 s each, where their window took
+    52 s). Returns the stop reason: ``'completed'`` (the size is closed), ``'budget'`` (the tree
+    goes on, and no more probes), or that of a limit or Ctrl-C."""
+    en = search.enum
+    j = max(window)
+    t = time.perf_counter()
+    stop_reason, kern = _run_enum(search, en["order"], j, en["root"], off=range(1, j), deadline=t + budget)
+    _account_enum(en["info"], kern, time.perf_counter() - t)
+    if stop_reason == "completed":
+        search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
+        search.out[j] = True
+        search.offer(-np.inf, [])  # refresh the thresholds
+        en["info"]["from_top"].append(j)
+    return stop_reason
 
 
 def _extend_enumeration(search):
@@ -683,9 +719,10 @@ def _extend_enumeration(search):
     return "completed"
 
 
-def _run_enum(search, order, K, root, off=()):
-    """One enumeration of the sizes ``1..K`` but ``off`` under the search's limits; returns
-    ``(stop_reason, kernel)``. Its incumbents are offered whether or not it completed."""
+def _run_enum(search, order, K, root, off=(), deadline=None):
+    """One enumeration of the sizes ``1..K`` but ``off`` under the search's limits (and, if given,
+    stopped as ``'budget'`` past ``deadline``); returns ``(stop_reason, kernel)``. Its incumbents
+    are offered whether or not it completed."""
     kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc, off=off)
     stop_reason = "completed"
     try:
@@ -699,6 +736,9 @@ def _run_enum(search, order, K, root, off=()):
             kern.step(budget)
             if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
                 stop_reason = "time_limit"
+                break
+            if deadline is not None and time.perf_counter() > deadline and kern.open:
+                stop_reason = "budget"
                 break
             if search.callback is not None:
                 _report_enum(search, kern, root)
@@ -883,7 +923,7 @@ def exact_path(
         swap_info = _improve_start(search, paths) if additive else {"improved": 0, "time_s": 0.0}
         _enumerate_small(search)  # sizes 1, 2 and p, into search.closed like every enumerated size
         enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
-                     "extended": 0}
+                     "extended": 0, "from_top": []}
         stop_reason = "completed"
         use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA
         compiled = gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA

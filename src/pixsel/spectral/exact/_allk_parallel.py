@@ -48,6 +48,10 @@ __all__ = ["effective_jobs", "run_parallel", "window_growth"]
 _WINDOW = 4
 #: window timings shorter than this do not enter the growth of the windows (:func:`window_growth`)
 _GROWTH_MIN_S = 0.5
+#: a window predicted to take at least this many seconds is first probed by the enumeration of
+#: its largest size alone, within the window's predicted seconds per size (below, the window is
+#: as cheap); a probe that overruns ends the probing
+PROBE_MIN_S = 2.0
 #: the largest size of the first enumeration task (``None``: the work budget decides); tests
 #: lower it to exercise the one-size tasks on small problems
 _BLOCK_MAX = None
@@ -180,7 +184,7 @@ class _Coordinator:
         self.tasks = []  # per finished task: kind, sizes, status, seconds
         self.nodes = 0
         self.enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0,
-                          "completed": True, "extended": 0}
+                          "completed": True, "extended": 0, "from_top": []}
         self.fwd = [0, 0]
         self.windows = 0
         K = 0
@@ -191,6 +195,7 @@ class _Coordinator:
         self.K0 = K if K >= 3 else 0
         self.use_enum = use_enum and self.K0 >= 3
         self.block_started = False
+        self.probing = self.use_enum  # the tree's windows are probed by enumerations from the top
 
     # ---- predictions
     def _growth_enum(self, j0):
@@ -291,6 +296,12 @@ class _Coordinator:
             e = cand[0] if cand else None
             window = sorted(fresh, reverse=True)[:_WINDOW]
             kind = self._pick(e, window, True)
+            if kind == "tree" and self.probing:
+                ct = self._tree_cost(window)
+                if ct is not None and ct * len(window) >= PROBE_MIN_S:
+                    # the window's largest size enumerated alone first, within the window's seconds per size
+                    j = max(window)
+                    return self._spec("enum", [j], K=j, off=range(1, j), budget=ct)
         else:  # every size is held: a second route to an open size
             cand = [j for j in live if enumerable(j) and self.held[j] == {"tree"}]
             e = cand[0] if cand else None
@@ -304,7 +315,8 @@ class _Coordinator:
             return self._spec("tree", sorted(window))
         return None
 
-    def _spec(self, kind, sizes, K=0, off=()):
+    def _spec(self, kind, sizes, K=0, off=(), budget=None):
+        """A task; ``budget``: the seconds of a probe (an enumeration from the top)."""
         s = self.search
         for j in sizes:
             self.held[j].add(kind)
@@ -312,9 +324,11 @@ class _Coordinator:
         left = None
         if s.time_limit is not None:
             left = s.t0 + s.time_limit - time.perf_counter()
+        if budget is not None:
+            left = budget if left is None else min(left, budget)
         return {"kind": kind, "sizes": list(sizes), "M": s.M, "B": s.B, "max_k": s.max_k, "additive": s.additive,
                 "inc": s.inc.copy(), "sup": list(s.sup), "K": K, "off": list(off), "order": self.order,
-                "time_left": left, "flags": self.flags_path}
+                "time_left": left, "flags": self.flags_path, "probe": budget is not None}
 
     # ---- results
     def merge(self, spec, res):
@@ -342,13 +356,19 @@ class _Coordinator:
             if res["kind"] == "enum":
                 if len(res["sizes"]) == 1:
                     self.enum_times[res["sizes"][0]] = res["seconds"]
-                    self.enum_info["extended"] += bool(new)
                 else:
                     self.block = (spec["K"], res["seconds"])
-                if new:
+                if spec.get("probe"):
+                    self.enum_info["from_top"].extend(new)
+                elif new:
+                    self.enum_info["extended"] += len(res["sizes"]) == 1
                     self.enum_info["max_size"] = max(self.enum_info["max_size"], max(new))
             else:
                 self.window_times.append((min(res["sizes"]), res["seconds"]))
+        elif spec.get("probe") and res["status"] == "time_limit":
+            # the probe overran: its size goes back to the streams, and the tree goes on from the top
+            self.covered.discard(res["sizes"][0])
+            self.probing = False
         elif res["kind"] == "enum" and len(res["sizes"]) > 1:
             self.enum_info["completed"] = False
         elif res["kind"] == "tree" and res["ub"] is not None:
