@@ -192,9 +192,11 @@ def main(argv=None):
         print_tasks(path)
         en, tree, sw = path.info["enumeration"], path.info["tree"], path.info["swap"]
         done = "enumerated" if en["completed"] else "enumeration stopped by the limit"
-        what = f"sizes 1..{max(en['max_size'], 2)} {done} in {en['time_s']:.1f} s"
+        top = en.get("from_top", [])  # the windows' largest sizes, enumerated alone before the tree tried them
+        top = f" and {len(top)} sizes from the top ({min(top)}..{max(top)})" if top else ""
+        what = f"sizes 1..{max(en['max_size'], 2)} {done}{top} in {en['time_s']:.1f} s"
         if path.info["parallel"]["n_jobs"] > 1:  # the tasks' seconds add up over the workers
-            what = f"enumeration tasks certified sizes up to {en['max_size']} in {en['time_s']:.1f} CPU s"
+            what = f"enumeration tasks certified sizes up to {en['max_size']}{top} in {en['time_s']:.1f} CPU s"
         print(f"inside exact_path: swap local search raised {sw['improved']} greedy incumbents in {sw['time_s']:.2f} s; "
               f"{what} "
               f"({en['nodes']} nodes, {en['pair_evaluations']} pair evaluations, {en['pruned']} subtrees pruned); "
