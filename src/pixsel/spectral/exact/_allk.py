@@ -44,10 +44,13 @@ the largest first, one tree per window with every other open size switched off: 
 keeps every size alive never finishes the sizes it could certify. The two meet in the middle:
 before each window, while the enumeration's next size (that size alone: the smaller ones are
 solved) is predicted to cost less than one size of the window (each from its last time and
-growth), the enumeration goes first (on Sonar, no time limit: the windows down to size 24 in
-about 85 s, sizes 8..23 one at a time in 1-21 s each). Under a time limit, when the next window
-is predicted to need more than twice the time left, the enumeration is extended one size at a
-time while its own predicted time fits. In the
+growth), the enumeration goes first; and a window predicted to take ``PROBE_MIN_S`` seconds
+or more is first probed by the enumeration of its largest size alone within the window's
+predicted seconds per size (:func:`_probe_from_top`; an overrun ends the probing). On Sonar,
+with no time limit: windows down to size 36, sizes 35..28 by probes, 8..27 one at a time from
+the bottom (the slowest about 20 s). Under a time limit, when the next window is predicted to
+need more than twice the time left, the enumeration is extended one size at a time while its
+own predicted time fits. In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
 ``t``-th smallest single loss (monotonicity), and the forward bound, which costs one inverse per

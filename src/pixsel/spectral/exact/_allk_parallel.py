@@ -9,12 +9,15 @@ shut down before it returns) run the tasks:
 
 * the enumeration from the bottom: first the sizes ``3..K`` within the enumeration's work budget
   as one task (as the sequential search does), then one size per task;
-* the tree from the top: windows of ``_WINDOW`` consecutive sizes, the largest first;
+* the tree from the top: windows of ``_WINDOW`` consecutive sizes, the largest first; a window
+  predicted to take ``PROBE_MIN_S`` seconds or more is first probed by the enumeration of its
+  largest size alone, within the window's predicted seconds per size (a probe that overruns
+  gives its size back and ends the probing);
 * while some size is held by no task, a free worker takes the next task of the stream whose next
   size is predicted to cost less (from the times of the tasks done, as in the sequential search:
   the last enumerated size's time times its growth, the last window's time times the windows'
-  growth (:func:`window_growth`) shared by its sizes); a stream with no time yet goes first when it has nothing running, and
-  with both unknown the stream with fewer tasks running goes first;
+  growth (:func:`window_growth`) shared by its sizes); a stream with no time yet goes first when
+  it has nothing running, and with both unknown the stream with fewer tasks running goes first;
 * once every size is held, a free worker takes a second route to an open size: the lowest size
   held only by a window is enumerated alone, or the highest sizes held only by enumerations get
   a window, if that window is predicted to finish before those enumerations (else the worker
@@ -296,7 +299,7 @@ class _Coordinator:
             e = cand[0] if cand else None
             window = sorted(fresh, reverse=True)[:_WINDOW]
             kind = self._pick(e, window, True)
-            if kind == "tree" and self.probing:
+            if kind == "tree" and self.probing and enumerable(max(window)):
                 ct = self._tree_cost(window)
                 if ct is not None and ct * len(window) >= PROBE_MIN_S:
                     # the window's largest size enumerated alone first, within the window's seconds per size
