@@ -74,13 +74,14 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
 
 
 def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
-    """The tree's windows probed by one-size enumerations from the top (forced from any window):
-    a completed probe certifies its size, and every size gets its brute-force optimum."""
+    """Every fresh window forced to the tree and predicted worth a probe: each window's largest
+    size is enumerated alone first, so the probes certify every size above the first enumeration
+    from the top down, with its brute-force optimum."""
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
-    monkeypatch.setattr(_allk_parallel, "PROBE_MIN_S", 0.0)
+    monkeypatch.setattr(_allk_parallel._Coordinator, "_pick", lambda self, e, window, primary: "tree")
+    monkeypatch.setattr(_allk_parallel._Coordinator, "_tree_cost", lambda self, window: 10.0)
     rng = np.random.default_rng(41)
-    probed = 0
     for _ in range(3):
         p = 13
         a = rng.standard_normal(p)
@@ -90,29 +91,36 @@ def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
         res = exact_path(a, B, n_jobs=2)
         assert res.stop_reason == "completed" and np.all(res.status == "optimal")
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
-        top = res.info["enumeration"]["from_top"]
-        assert all(j > 3 for j in top)
-        probed += len(top)
-    assert probed > 0
+        assert sorted(res.info["enumeration"]["from_top"]) == list(range(4, p))
+        probes = [t for t in res.info["parallel"]["tasks"] if t["kind"] == "enum" and t["sizes"] != [3]]
+        assert all(len(t["sizes"]) == 1 and t["status"] == "completed" for t in probes)
 
 
-def test_an_overrun_probe_gives_its_size_back():
-    """A probe stopped by its budget returns its size to the streams and ends the probing."""
-    search = type("S", (), {})()
-    coord = _allk_parallel._Coordinator.__new__(_allk_parallel._Coordinator)
-    coord.search = search
-    search.offer = lambda value, S: None
-    coord.held = {9: {"enum"}}
-    coord.covered = {9}
-    coord.probing = True
-    coord.nodes = 0
-    coord.tasks = []
-    coord.enum_info = {"nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0}
-    spec = {"kind": "enum", "sizes": [9], "K": 9, "probe": True}
-    res = {"kind": "enum", "sizes": [9], "status": "time_limit", "found": {}, "nodes": 5, "counters": (1, 1),
-           "seconds": 0.5, "ub": None}
-    coord.merge(spec, res)
-    assert 9 not in coord.covered and not coord.probing and coord.held[9] == set()
+def test_probe_from_the_top_on_the_coordinator():
+    """A window predicted to take PROBE_MIN_S or more gets a probe of its largest size (budget:
+    the window's predicted seconds per size); one that overruns gives its size back and ends the
+    probing, and the window goes to the tree."""
+    co = _allk_parallel._Coordinator(_Search(), np.arange(12), 2, True)
+    co.K0, co.block_started, co.flags_path = 3, True, "unused"
+    co.running = {}
+    co.certified = {3, 4}
+    co.enum_times = {3: 100.0, 4: 200.0}  # the enumeration from the bottom: far dearer
+    co.window_times = [(12, 10.0)]  # the next window: 10 s, 2.5 s per size
+    spec = co.next_task()
+    assert spec["kind"] == "enum" and spec["sizes"] == [11] and spec["off"] == list(range(1, 11))
+    assert spec["probe"] and spec["time_left"] == pytest.approx(2.5)
+    co.running = {}
+    co.search.offer = lambda value, S: None
+    co.merge(spec, {"kind": "enum", "sizes": [11], "status": "time_limit", "found": {}, "nodes": 5,
+                    "counters": (1, 1), "seconds": 2.5, "ub": None})
+    assert 11 not in co.covered and not co.probing and co.held[11] == set()
+    spec = co.next_task()
+    assert spec["kind"] == "tree" and spec["sizes"] == [8, 9, 10, 11] and not spec["probe"]
+    co.window_times = [(12, 0.1)]  # a cheap window is not probed
+    co.probing, co.covered = True, set()
+    for j in range(5, 12):
+        co.held[j] = set()
+    assert co.next_task()["kind"] == "tree"
 
 
 def test_same_optima_as_one_process():
