@@ -49,9 +49,9 @@ as a factor problem.
 
 Additive problems (vectors and ``'trace'``): a branch and bound still open after 0.25 s is
 joined by one of :func:`exact_path`'s compiled searches restricted to size ``k`` -- the
-enumeration of every support of size ``k`` for ``k <= p / 4``, the tree with size ``k`` alone
-open above -- sharing the time 1:1 and the incumbent; the first to finish proves the optimum
-(``_solve._Partner``).
+enumeration of every support of size ``k`` for ``3 <= k <= p - 2``, the tree with size ``k``
+alone open at ``k = 2`` -- sharing the time 1:1 and the incumbent; the first to finish proves
+the optimum (``_solve._Partner``).
 
 Sparse PCA (``B = I``) node bounds -- row (Gershgorin / Frobenius / trace from the ``k``
 largest entries per row) and the dual bound of d'Aspremont et al.'s semidefinite relaxation,
