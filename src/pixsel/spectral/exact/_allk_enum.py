@@ -30,8 +30,8 @@ bounds from one reversed Cholesky factorization per node) took 16.5 s at ``K = 9
 size over 25 s.
 
 The work is at most about ``C(p, K - 2) (p - K)^2 / 2`` steps before pruning:
-:func:`enumeration_size` picks the largest ``K`` under a budget. The state lives in arrays, so the kernel runs a budget
-of nodes, returns to Python (time limit, Ctrl-C) and resumes.
+:func:`enumeration_size` picks the largest ``K`` under a budget. The state lives in arrays, so
+the kernel runs a budget of nodes, returns to Python (time limit, Ctrl-C) and resumes.
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         idm = ids[m]
         done += 1
         if m >= Km - 2:
+            # every child (size m + 1) and, at m = Km - 2, every pair of candidates (size m + 2)
             for j in range(c):
                 dg[j] = S[j, j]
             for j in range(c):
@@ -118,6 +119,8 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 bl = -1
                 inv = 1.0 / sjj
                 if r == 1:
+                    # the hot loop (a vector a): the best ratio x^2 / sl kept as a fraction, so that
+                    # a pair costs multiplications only; the row of S and the diagonal are contiguous
                     rj = R[j, 0]
                     ba = -1.0
                     bs = 1.0
@@ -153,9 +156,10 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                         inc_sup[m + 2, q] = F[q]
                     inc_sup[m + 2, m] = idm[j]
                     inc_sup[m + 2, m + 1] = idm[bl]
-            cur[m] = c
+            cur[m] = c  # this node is finished
             m -= 1
             continue
+        # ---- one child: add the candidate at position i of the node's order
         if cur[m] < 0:
             # the order of the children: the weakest suffixes (given F) greedily from the end
             for a in range(c):
@@ -222,9 +226,13 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
             for q in range(m + 1):
                 inc_sup[m + 1, q] = F[q]
         cc = c - i - 1
+        # sizes m + 2 .. top remain in the child's subtree
         top = min(Km, m + 1 + cc)
         if top < m + 2:
             continue
+        # inclusion: f(F + C[i:]) bounds every support of the child's subtree; the sizes whose
+        # incumbent it does not beat are dropped before the child is built (a relative slack
+        # covers rounding; a pair whose Schur complement is not positive is skipped in the pair loops)
         bound = (f + sb[m, i]) * (1.0 + 1e-9) + 1e-300
         while top >= m + 2 and bound <= inc[top]:
             top -= 1
@@ -235,6 +243,8 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         Rn = Rd[m + 1]
         idn = ids[m + 1]
         inv = 1.0 / sxx
+        # the child's S and R over its candidates, in the node's order (both triangles: the
+        # child's own order reads them in any order)
         for a in range(cc):
             ya = perm[m, i + 1 + a]
             w[a] = S[ya, x]
