@@ -80,6 +80,14 @@ def random_problems(rng, n, p_low, p_high, form, criterion):
         yield p, A, B, Bf, enumerate_all(A, Bf, criterion)
 
 
+def banded_lda(rng, p, n, ridge):
+    """Two-class LDA on correlated, Brownian-like features: ``a`` (drawn first), then ``B`` from
+    ``n`` cumulative-sum samples plus ``ridge`` on the diagonal."""
+    a = rng.standard_normal(p)
+    X = rng.standard_normal((n, p)).cumsum(axis=1)
+    return a, X.T @ X / n + ridge * np.eye(p)
+
+
 def _below(ub, opt):
     return ub < opt - 1e-9 * np.abs(opt) - 1e-12
 
@@ -128,9 +136,7 @@ def test_vector_p13_and_max_k(engine):
     """Two-class LDA at p = 13 (8191 subsets), all k; and max_k stops the path early."""
     rng = np.random.default_rng(7)
     for _ in range(3):
-        a = rng.standard_normal(13)
-        X = rng.standard_normal((20, 13)).cumsum(axis=1)  # correlated, Brownian-like
-        B = X.T @ X / 20 + 0.01 * np.eye(13)
+        a, B = banded_lda(rng, 13, 20, 0.01)
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B)
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
@@ -295,9 +301,7 @@ def test_enumeration_under_limits(monkeypatch):
     monkeypatch.setattr(_allk_enum, "WORK_BUDGET", math.inf)
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     rng = np.random.default_rng(23)
-    a = rng.standard_normal(12)
-    X = rng.standard_normal((15, 12)).cumsum(axis=1)
-    B = X.T @ X / 15 + 0.01 * np.eye(12)
+    a, B = banded_lda(rng, 12, 15, 0.01)
     opt = enumerate_all(a, B, "max-eig")
     for limit in (1, 5, 40):
         res = exact_path(a, B, node_limit=limit)
@@ -321,9 +325,7 @@ def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
     rng = np.random.default_rng(29)
     p = 14
-    a = rng.standard_normal(p)
-    X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
-    B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+    a, B = banded_lda(rng, p, p + 4, 0.01)
     assert _allk_enum.enumeration_size(p, 1, p) == 3
     opt = enumerate_all(a, B, "max-eig")
     wanted = _allk._extend_wanted
@@ -355,9 +357,7 @@ def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
     cheaper = _allk._enum_cheaper
     for trial in range(4):
         p = 14
-        a = rng.standard_normal(p)
-        X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
-        B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+        a, B = banded_lda(rng, p, p + 4, 0.01)
         opt = enumerate_all(a, B, "max-eig")
         steps = []
 
@@ -392,9 +392,7 @@ def test_probes_from_the_top_match_brute_force(monkeypatch, overrun):
     rng = np.random.default_rng(32)
     for _ in range(3):
         p = 14
-        a = rng.standard_normal(p)
-        X = rng.standard_normal((p + 4, p)).cumsum(axis=1)
-        B = X.T @ X / (p + 4) + 0.01 * np.eye(p)
+        a, B = banded_lda(rng, p, p + 4, 0.01)
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B)
         top = res.info["enumeration"]["from_top"]

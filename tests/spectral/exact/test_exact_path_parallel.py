@@ -14,7 +14,7 @@ from pixsel.spectral import exact_path
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
-from ..test_exact_path import _below, _value, enumerate_all, random_problems
+from ..test_exact_path import _below, _value, banded_lda, enumerate_all, random_problems
 
 pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the parallel search runs the compiled kernels (numba)")
 
@@ -55,9 +55,7 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
     seen = set()
     for _ in range(4):
         p = 12
-        a = rng.standard_normal(p)
-        X = rng.standard_normal((16, p)).cumsum(axis=1)
-        B = X.T @ X / 16 + 0.02 * np.eye(p)
+        a, B = banded_lda(rng, p, 16, 0.02)
         a0, B0 = a.copy(), B.copy()
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B, n_jobs=3)
@@ -84,9 +82,7 @@ def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
     rng = np.random.default_rng(41)
     for _ in range(3):
         p = 13
-        a = rng.standard_normal(p)
-        X = rng.standard_normal((16, p)).cumsum(axis=1)
-        B = X.T @ X / 16 + 0.02 * np.eye(p)
+        a, B = banded_lda(rng, p, 16, 0.02)
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B, n_jobs=2)
         assert res.stop_reason == "completed" and np.all(res.status == "optimal")
