@@ -601,9 +601,9 @@ def _account_enum(info, kern, seconds):
     info["time_s"] += seconds
 
 
-def _close_enumerated(search, K):
-    """Mark the sizes ``3..K`` solved (the enumeration of ``1..K`` completed); returns the new ones."""
-    sizes = [j for j in range(3, K + 1) if j not in search.closed]
+def _close_enumerated(search, K, low=3):
+    """Mark the sizes ``low..K`` solved (an enumeration of them completed); returns the new ones."""
+    sizes = [j for j in range(low, K + 1) if j not in search.closed]
     for j in sizes:
         search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
         search.out[j] = True
@@ -699,9 +699,7 @@ def _probe_from_top(search, window, budget):
     stop_reason, kern = _run_enum(search, en["order"], j, en["root"], off=range(1, j), deadline=t + budget)
     _account_enum(en["info"], kern, time.perf_counter() - t)
     if stop_reason == "completed":
-        search.closed[j] = (search.inc[j], search.sup[j], search.inc[j])
-        search.out[j] = True
-        search.offer(-np.inf, [])  # refresh the thresholds
+        _close_enumerated(search, j, low=j)
         en["info"]["from_top"].append(j)
     return stop_reason
 
