@@ -9,7 +9,9 @@ STAMP   = $(VENV)/.pixsel-installed
 demo: $(STAMP)
 	$(BIN)/pixsel demo --out results/demo
 
+# the linter first (configured in pyproject.toml), then the whole suite
 test: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks examples docs/conf.py
 	$(BIN)/python -m pytest
 
 install: $(STAMP)

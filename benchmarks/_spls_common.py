@@ -80,7 +80,7 @@ def _bisect_count(fit_count, lo, hi, k, *, increasing, max_fits=16, rel_tol=0.02
     Returns ``(v, count, support, n_fits)`` for the count closest to ``k`` seen.
     """
     best = None
-    for fits in range(1, max_fits + 1):
+    for fits in range(1, max_fits + 1):  # noqa: B007 - the count is read after the loop
         mid = 0.5 * (lo + hi)
         count, support = fit_count(mid)
         if best is None or abs(count - k) < abs(best[1] - k):

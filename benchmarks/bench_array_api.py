@@ -37,21 +37,21 @@ import os
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # scikit-learn's dispatch needs it before SciPy loads
 
-import time  # noqa: E402
+import time
 
-import numpy as np  # noqa: E402
-import sklearn  # noqa: E402
+import numpy as np
+import sklearn
 
-from _common import best_time, blas_threads, parser, write_results  # noqa: E402
-from pixsel._array_api import _force_array_api  # noqa: E402 - the private switch (tests and this script)
-from pixsel.selection import (  # noqa: E402
+from _common import best_time, blas_threads, parser, write_results
+from pixsel._array_api import _force_array_api
+from pixsel.selection import (
     CardinalSPLSSelector,
     SparseLDASelector,
     SparsePCASelector,
     SubspaceScoreSelector,
 )
-from pixsel.spectral import greedy_path  # noqa: E402
-from pixsel.stats import class_statistics, column_moments  # noqa: E402
+from pixsel.spectral import greedy_path
+from pixsel.stats import class_statistics, column_moments
 
 
 def _libraries():
@@ -76,7 +76,7 @@ def _libraries():
 
         cupy.cuda.runtime.getDeviceCount()
         libs.append(("cupy", cupy.asarray, cupy.cuda.Device().synchronize))
-    except Exception:  # noqa: BLE001 - CuPy absent or no device: not timed
+    except Exception:
         pass
     return libs
 
@@ -185,7 +185,7 @@ def main(argv=None):
                 if name != "numpy" and _on_cpu(name) and not args.public_only and not task.startswith("raw"):
                     with _force_array_api():  # the array-API kernels on the CPU (what a GPU runs)
                         row["seconds"][f"{name} kernels"] = _timed(lambda: fn(Xl, yl), sync, repeat)
-                del Xl, yl
+                Xl = yl = None  # free the converted copies before the next library
             rows.append(row)
             ref = row["seconds"]["numpy"]
             cells = []

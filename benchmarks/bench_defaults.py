@@ -101,7 +101,11 @@ def cases(faces, digits, slm_faces):
     """(name, data, default, faster option or None, peer (name, callable) or None, same-answer test)."""
     Xf = faces
     Xd, yd = digits
-    C_var = lambda v: float(v @ np.cov(Xf, rowvar=False) @ v / (v @ v))  # noqa: E731
+    cov = np.cov(Xf, rowvar=False)
+
+    def C_var(v):
+        return float(v @ cov @ v / (v @ v))
+
     p = slm_faces.shape[1]
     return [
         ("SparsePCASelector(20)", "faces", (pixsel.SparsePCASelector(K), Xf, None),

@@ -98,7 +98,7 @@ class DualRidgeBank:
 def spls_eta_for(X, y, d, n_components, max_fits, hi=1.0):
     """Bisect eta in (0, hi) for about d features (sizes ascend, so the last eta bounds the next)."""
     lo, best = 0.0, None
-    for fits in range(1, max_fits + 1):
+    for fits in range(1, max_fits + 1):  # noqa: B007 - the count is read after the loop
         eta = 0.5 * (lo + hi)
         sel = _quiet_fit(SPLSSelector(eta, n_components=n_components), X, y)
         n = sel.n_features_selected_

@@ -20,7 +20,7 @@ import platform
 import time
 
 import numpy as np
-from _common import best_time, blas_threads, out_dir, parser, write_results
+from _common import best_time, blas_threads, parser, write_results
 
 from pixsel import SparseLDASelector
 from pixsel.datasets import load_shared

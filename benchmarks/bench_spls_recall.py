@@ -113,14 +113,14 @@ def run(args):
         lines.append(head)
         for m in METHODS:
             row = f"{m:32s}"
-            for si, s in enumerate(args.sigmas):
+            for s in args.sigmas:
                 c = table[reading][str(s)]["summary"][m]
                 paper = PAPER.get(m)
                 p = f"({paper[SIGMAS.index(s)]:.3f})" if paper and s in SIGMAS else "(  -  )"
                 row += f"{c['recall']:>9.3f} {p} |{c['n_selected_mean']:6.1f}"
             lines.append(row)
         # the goal: cardinal SPLS within 0.05 of the paper, and ordered against the baselines as in the paper
-        for si, s in enumerate(args.sigmas):
+        for s in args.sigmas:
             if s not in SIGMAS:
                 continue
             j = SIGMAS.index(s)
@@ -149,7 +149,7 @@ def run(args):
 
     fig, axes = plt.subplots(1, len(args.readings), figsize=(5.5 * len(args.readings), 4), squeeze=False)
     for ax, reading in zip(axes[0], args.readings):
-        for i, m in enumerate(METHODS):
+        for _i, m in enumerate(METHODS):
             y = [table[reading][str(s)]["summary"][m]["recall"] for s in args.sigmas]
             line, = ax.plot(args.sigmas, y, "o-", label=m)
             if m in PAPER:

@@ -112,7 +112,7 @@ def run(args):
     lines.append(f"{'method':28s}" + "".join(f"{str(p // 1000) + 'K':>34s}" for p in args.sizes))
     for m in methods:
         row = f"{m:28s}"
-        for j, p in enumerate(args.sizes):
+        for _j, p in enumerate(args.sizes):
             c = rows[p][m]
             paper = PAPER.get(m)
             pp = f"({paper[[5000, 10000, 50000].index(p)]:g})" if paper and p in (5000, 10000, 50000) else ""
@@ -126,7 +126,7 @@ def run(args):
     ratio = rows[big]["cardinal SPLS"]["ratio_to_pls"]
     lines.append(f"goal: cardinal SPLS <= 3x one PLSRegression fit at {big // 1000}K: {ratio:.2f}x -> "
                  f"{'MET' if ratio <= 3 else 'NOT MET'}")
-    lines.append(f"speed-up of cardinal SPLS over SPLS-eta (one fit): " + ", ".join(
+    lines.append("speed-up of cardinal SPLS over SPLS-eta (one fit): " + ", ".join(
         f"{p // 1000}K {rows[p]['SPLS-eta']['seconds'] / rows[p]['cardinal SPLS']['seconds']:.1f}x" for p in args.sizes)
         + "  (paper: " + ", ".join(f"{a / b:.0f}x" for a, b in zip(PAPER['SPLS-eta'], PAPER['cardinal SPLS'])) + ")")
     text = "\n".join(lines)

@@ -147,7 +147,7 @@ def run(args):
         "numpy_f32": lambda: class_statistics(Xm, ym, products="float32"),
         "dask_f32": lambda: class_statistics(Xd, ym, products="float32"),
     }, rep)
-    del Xm64
+    Xm64 = None  # free the float64 copy
     exact = res["numpy"].within
     err_f32 = max(_rel(res[k].within, exact) for k in ("numpy_f32", "dask_f32"))
     err_f32_means = max(_rel(res[k].means, res["numpy"].means) for k in ("numpy_f32", "dask_f32"))
@@ -162,7 +162,7 @@ def run(args):
         "numpy": lambda: class_statistics(Xu, ym),
         "dask": lambda: class_statistics(Xud, ym),
     }, rep)
-    del Xu32
+    Xu32 = None  # free the float32 copy
     ref = Xu[ym == 0].astype(np.float64)
     ref -= ref.mean(axis=0)
     w0 = ref.T @ ref

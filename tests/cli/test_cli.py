@@ -115,7 +115,7 @@ def _subparsers():
 def test_one_flag_set_across_commands():
     """An option string means the same thing (the same destination) in every command that has it."""
     dests = {}
-    for name, sub in _subparsers().items():
+    for sub in _subparsers().values():
         for action in sub._actions:
             for opt in action.option_strings:
                 dests.setdefault(opt, set()).add(action.dest)

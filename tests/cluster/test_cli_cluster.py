@@ -14,9 +14,9 @@ distributed = pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 psutil = pytest.importorskip("psutil")
 
-from pixsel.cli import main  # noqa: E402
-from pixsel.cli import _cluster  # noqa: E402
-from pixsel.datasets import write_zarr  # noqa: E402
+from pixsel.cli import main
+from pixsel.cli import _cluster
+from pixsel.datasets import write_zarr
 
 
 @pytest.fixture(scope="module")

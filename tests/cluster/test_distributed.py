@@ -18,9 +18,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 
-from pixsel.datasets import open_zarr, write_zarr  # noqa: E402
-from pixsel.selection import SparseLDASelector  # noqa: E402
-from pixsel.stats import class_statistics  # noqa: E402
+from pixsel.datasets import open_zarr, write_zarr
+from pixsel.selection import SparseLDASelector
+from pixsel.stats import class_statistics
 
 # the workers must unpickle the helpers below, and this module is not importable there
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -17,9 +17,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 
-from pixsel.datasets import open_zarr, write_zarr  # noqa: E402
-from pixsel.spectral import implicit_greedy_path  # noqa: E402
-from pixsel.stats import CenteredGramOperator  # noqa: E402
+from pixsel.datasets import open_zarr, write_zarr
+from pixsel.spectral import implicit_greedy_path
+from pixsel.stats import CenteredGramOperator
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers unpickle _die
 

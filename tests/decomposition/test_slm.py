@@ -59,7 +59,7 @@ def test_general_model_with_given_equal_scales_reduces_to_standard():
 def test_kernel_lasso_codes_with_linear_kernel_equal_sklearn_lasso():
     X, atoms = _sparse_data(3, n=30)
     R, W = kernel_lasso_factor(atoms @ atoms.T)
-    lasso = lambda Z, R, alpha: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=alpha)  # noqa: E731
+    lasso = lambda Z, R, alpha: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=alpha)
     got = kernel_lasso_codes(X @ atoms.T, R, W, 0.05, lasso)
     ref = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=0.05)
     np.testing.assert_allclose(got, ref, atol=1e-8)

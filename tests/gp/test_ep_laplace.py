@@ -18,7 +18,7 @@ from pixsel.gp import (
 
 def _posterior_moments_1d(k, y):
     """Exact Z, mean and variance of p(f | y) for the prior N(0, k) and likelihood Phi(y f)."""
-    w = lambda f: norm.cdf(y * f) * norm.pdf(f, 0.0, np.sqrt(k))  # noqa: E731
+    w = lambda f: norm.cdf(y * f) * norm.pdf(f, 0.0, np.sqrt(k))
     Z = integrate.quad(w, -40, 40, epsabs=1e-13)[0]
     m = integrate.quad(lambda f: f * w(f), -40, 40, epsabs=1e-13)[0] / Z
     v = integrate.quad(lambda f: f * f * w(f), -40, 40, epsabs=1e-13)[0] / Z - m * m
@@ -112,11 +112,11 @@ def test_log_marginal_gradient_matches_finite_differences(ard, approx):
         st = ep_binary_probit(K, y, algorithm="sequential", tol=1e-12)
         g = ep_log_marginal_grad(ker, theta, X, K, st)
         warm = (st.tau, st.nu)
-        fun = lambda t: ep_binary_probit(ker(t, X), y, init=warm, algorithm="sequential", tol=1e-12).log_Z  # noqa: E731
+        fun = lambda t: ep_binary_probit(ker(t, X), y, init=warm, algorithm="sequential", tol=1e-12).log_Z
     else:
         st = laplace_binary_probit(K, y, tol=1e-15)
         g = laplace_log_marginal_grad(ker, theta, X, K, y, st)
-        fun = lambda t: laplace_binary_probit(ker(t, X), y, tol=1e-15).log_Z  # noqa: E731
+        fun = lambda t: laplace_binary_probit(ker(t, X), y, tol=1e-15).log_Z
     np.testing.assert_allclose(g, _fd(fun, theta), rtol=1e-5, atol=1e-6)
 
 

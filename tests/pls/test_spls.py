@@ -77,7 +77,7 @@ def _sim(seed, n=60, p=40, q=3, n_true=8, noise=0.5):
 # ----------------------------------------------------------------------------- counts
 @pytest.mark.parametrize("K", range(1, 13))
 def test_cardinal_counts_sum_and_rounding(K):
-    for n in range(0, 120):
+    for n in range(120):
         counts = cardinal_counts(n, K)
         quota = np.array([2 * (K - k + 1) * n / (K * (K + 1)) for k in range(1, K + 1)])
         assert counts.sum() == n

@@ -329,7 +329,7 @@ def test_kernel_dictionary_learning_gram_cd_follows_the_lars_path():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 6))
     initial = np.array([0, 4, 7, 11, 20, 25, 29])
-    lars = lambda Z, R, a: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=a)  # noqa: E731
+    lars = lambda Z, R, a: sparse_encode(Z, R.T, algorithm="lasso_lars", alpha=a)
     _, _, _, h_lars, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, lars, max_iter=6, tol=0.0)
     F, A, _, h_cd, _ = kernel_dictionary_learning(X @ X.T, initial, 0.2, max_iter=6, tol=0.0, coder_max_iter=500)
     np.testing.assert_allclose(h_cd, h_lars, rtol=1e-4)  # the new coder's objective, iteration by iteration

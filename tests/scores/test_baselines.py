@@ -1,7 +1,6 @@
 """Baseline scores against direct dense formulas on tiny data."""
 
 import numpy as np
-import pytest
 
 from pixsel.scores import (
     fisher_score,

@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import make_scorer
-from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold, check_cv, cross_val_score
+from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

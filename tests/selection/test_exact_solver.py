@@ -70,7 +70,7 @@ def test_sklearn_compatible_spca_exact(estimator, check):
 
 def test_exact_spca_is_the_enumeration_optimum():
     rng = np.random.default_rng(4)
-    for seed in range(4):
+    for _seed in range(4):
         X = rng.standard_normal((60, 11)) @ rng.standard_normal((11, 11))
         k = 4
         sel = SparsePCASelector(k, solver="exact").fit(X)

@@ -64,7 +64,7 @@ def test_dual_pass_against_brute_force():
     # there) and k = p, and close to the optimum on average even with strongly correlated pixels
     rng = np.random.default_rng(5)
     ratios = []
-    for trial in range(10):
+    for _trial in range(10):
         X = rng.standard_normal((80, 8)) @ rng.standard_normal((8, 8))
         y = rng.integers(0, 2, 80)
         X[y == 1] += rng.standard_normal(8) * 0.5

@@ -46,7 +46,7 @@ def greedy_oracle(A, B, direction, criterion="max-eig"):
     S = list(range(p))
     removed, obj = [], np.empty(p)
     obj[p - 1] = value_on_support(A, B, S, criterion)
-    for step in range(p - 1):
+    for _step in range(p - 1):
         best, bj = -np.inf, None
         for i in S:
             v = value_on_support(A, B, [s for s in S if s != i], criterion)

@@ -69,7 +69,7 @@ def test_backward_alone_can_fall_below_the_sparsity_bound():
     """Documented limitation: the bound is about the best support, not every greedy one."""
     rng = np.random.default_rng(0)
     found = False
-    for seed in range(300):
+    for _seed in range(300):
         a, B = make_pair(int(rng.integers(2**32)), int(rng.integers(3, 12)), "ill")
         if np.any(greedy_path(a, B, direction="backward").objective < sparsity_lower_bound(a, B) * (1 - 1e-6)):
             found = True

@@ -92,7 +92,7 @@ def test_implicit_paths_carry_certified_bounds(oracle, C):
 # ----------------------------------------------------------- issue 12/15: float64 accumulation,
 # ----------------------------------------------------------- multiclass cost, blocking, Dask
 
-from pixsel.spectral._implicit import top_eig_rank_one  # noqa: E402
+from pixsel.spectral._implicit import top_eig_rank_one
 
 
 def _bounds(theta, W):
@@ -146,7 +146,7 @@ def test_blocking_changes_passes_not_the_path(C):
     X, y = _data(rng, n=50, p=120, C=C)
     paths = {b: _lda(X, y, 30, 0.05) if b is None else
              implicit_greedy_path(*_lda_args(X, y, 0.05), max_k=30, block_size=b) for b in (None, 1, 4, 64)}
-    for b, path in paths.items():
+    for _b, path in paths.items():
         np.testing.assert_array_equal(path.order, paths[1].order)
         np.testing.assert_allclose(path.objective, paths[1].objective, rtol=1e-13)  # gemv vs gemm
     assert paths[1].info["n_column_passes"] == 30  # one pass per selected feature

@@ -12,10 +12,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 
-from pixsel.datasets import open_zarr, write_zarr  # noqa: E402
-from pixsel.selection import SparseLDASelector  # noqa: E402
-from pixsel.spectral import implicit_greedy_path  # noqa: E402
-from pixsel.stats import CenteredGramOperator  # noqa: E402
+from pixsel.datasets import open_zarr, write_zarr
+from pixsel.selection import SparseLDASelector
+from pixsel.spectral import implicit_greedy_path
+from pixsel.stats import CenteredGramOperator
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ def test_input_not_modified_and_errors():
     with pytest.raises(ValueError, match="NaN"):
         class_statistics(Xn, y)
     with pytest.raises(ValueError, match="2 classes"):
-        class_statistics(X, np.arange(10) % 3).between
+        _ = class_statistics(X, np.arange(10) % 3).between
 
 
 def test_regularization_recorded():

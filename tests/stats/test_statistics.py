@@ -62,7 +62,7 @@ def test_block_reduce_reads_each_chunk_inside_its_fold_task_for_any_graph():
 
     X, _ = _data(n=97, p=5)
     codes = np.arange(97) % 3
-    part = lambda b, c: np.stack([b[c == k].sum(axis=0) for k in range(3)])  # noqa: E731
+    part = lambda b, c: np.stack([b[c == k].sum(axis=0) for k in range(3)])
     ref = part(X, codes)
     for Xd in _graphs(X):
         for scheduler, chains in (("threads", None), ("sync", 3)):
@@ -75,7 +75,7 @@ def test_block_reduce_graph_has_one_task_per_chunk():
     from pixsel.stats._reduce import _fused_reads
 
     X, _ = _data(n=40_000, p=40)
-    fold = lambda acc, xb, s: xb  # noqa: E731
+    fold = lambda acc, xb, s: xb
     for rows, shared in ((4000, True), (100, False)):  # chunks of 1.3 MB, of 32 kB
         graph, reads = _fused_reads(da.from_array(X, chunks=(rows, 40)))
         assert len(reads) == 40_000 // rows
@@ -103,7 +103,7 @@ def test_block_reduce_graph_has_one_task_per_chunk():
 def test_block_reduce_slices_row_arrays_with_the_rows():
     X = np.arange(20.0).reshape(10, 2)
     codes = np.arange(10) % 2
-    part = lambda b, c: np.array([b[c == 0, 0].sum(), b[c == 1, 0].sum()])  # noqa: E731
+    part = lambda b, c: np.array([b[c == 0, 0].sum(), b[c == 1, 0].sum()])
     expected = [X[::2, 0].sum(), X[1::2, 0].sum()]
     assert block_reduce(part, sum_partials, X, codes, block_bytes=3 * 16).tolist() == expected
     assert block_reduce(part, sum_partials, da.from_array(X, chunks=(3, 2)), codes).tolist() == expected

@@ -107,7 +107,7 @@ def run(args):
     arrays = {"Y": Y}
     if data.y is not None:
         arrays["y"] = np.asarray(data.y)
-    if hasattr(est, "components_") and getattr(est, "components_").shape[0] == args.M:
+    if hasattr(est, "components_") and est.components_.shape[0] == args.M:
         arrays["components"] = est.components_
     write_npz(out / "projection.npz", **arrays)
     report = provenance(

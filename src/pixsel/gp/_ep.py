@@ -194,7 +194,7 @@ def ep_binary_probit(
     L, Sigma, mu = _posterior(K, tau, nu, full=seq)
     converged = False
     sweeps = 0
-    for sweeps in range(1, max_sweeps + 1):
+    for sweeps in range(1, max_sweeps + 1):  # noqa: B007 - the count is read after the loop
         tau_old, nu_old = tau.copy(), nu.copy()
         if algorithm == "sequential":
             for i in range(n):

@@ -98,7 +98,7 @@ def laplace_binary_probit(
     psi = -0.5 * a @ f + np.sum(log_ndtr(y * f))
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is read after the loop
         _, d1, W, _ = _probit_derivs(y, f)
         sW, L = _factor(K, W)
         b = W * f + d1

@@ -179,7 +179,7 @@ def lasso_gram_cd(
     tiny = np.finfo(np.float64).tiny
     active = np.arange(n)  # samples not yet converged: a sweep visits only these
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 - the count is read after the loop
         As = np.asfortranarray(A[active])
         Qs = Q[active]
         dmax = np.zeros(len(active))

@@ -154,7 +154,6 @@ def forward_partial(Aop, n_steps, max_partial=4):
     survive the screening, they are evaluated together by the secular equation on a full
     eigendecomposition of ``A_SS`` instead.
     """
-    p = Aop.p
     dA = Aop.diag()
     path = _Selected(Aop, n_steps)
     Acols, rowsq, free, S = path.Acols, path.rowsq, path.free, path.S

@@ -292,7 +292,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
                 n_dense += 1
                 ASS = G[:t, :t]
                 if len(surv) <= max_partial:
-                    vals, tops = [], []
+                    vals = []
                     for s_ in surv:
                         i = cand[s_]
                         G[t, :t] = G[:t, t] = AS[pos[i]]

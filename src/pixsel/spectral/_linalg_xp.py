@@ -45,7 +45,7 @@ def generalized_eigh(xp, A, B=None):
         return w, V
     try:
         L = xp.linalg.cholesky((B + B.T) / 2)
-    except Exception as exc:  # noqa: BLE001 - numpy.linalg.LinAlgError, torch's, CuPy's...
+    except Exception as exc:
         raise ValueError(
             "B restricted to the support is not positive definite; regularize B first "
             "(pixsel.stats.regularize(B, 'auto'))."
@@ -94,7 +94,7 @@ def weights_on_support_xp(xp, A, B, S):
             try:
                 xp.linalg.cholesky(BSS)
                 zS = xp.linalg.solve(BSS, aS[:, None])[:, 0]
-            except Exception:  # noqa: BLE001 - singular B_SS: the minimum-norm least squares
+            except Exception:
                 zS = xp.linalg.pinv(BSS) @ aS
     else:
         zS = top_eigh(xp, xp.astype(_small_matrix(xp, A, S), dtype), BSS)[1]

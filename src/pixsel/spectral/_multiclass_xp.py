@@ -100,7 +100,7 @@ def _backward(xp, M, B, criterion):
     else:
         try:
             xp.linalg.cholesky(B)
-        except Exception as exc:  # noqa: BLE001 - numpy.linalg.LinAlgError, torch's, CuPy's...
+        except Exception as exc:
             raise ValueError(
                 "The backward pass needs a positive definite B; regularize it first "
                 "(pixsel.stats.regularize(B, 'auto'))."

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import has_float64, is_numpy, to_numpy
+from .._array_api import has_float64, to_numpy
 from .._validation import check_int
 from ._path import SparsePath
 

@@ -275,7 +275,7 @@ def _swap_bounds(A, S, theta, V, rem, thr=None):
 def _swap_data(A, S, theta, V, rem, thr=None):
     """:func:`_swap_bounds` plus ``mu`` (upper bounds on ``lambda_2(A_{S+j})``) and ``Z``
     (``k x (p - k)``: the top eigenvector of each ``A_{S+j}`` on ``S``, up to its norm)."""
-    p, k = A.shape[0], len(S)
+    p = A.shape[0]
     out = np.setdiff1d(np.arange(p), S)
     AoS = A.take(S, axis=0).take(out, axis=1).T  # A[out][:, S] (a faster gather)
     b = AoS @ V

@@ -126,7 +126,7 @@ def test_vector_is_best_subset_regression():
 @pytest.mark.parametrize("form,criterion", [("vector", "max-eig"), ("factor", "max-eig"), ("psd", "max-eig")])
 def test_stopped_bound_never_below_optimum(form, criterion):
     rng = np.random.default_rng(7)
-    for trial in range(12):
+    for _trial in range(12):
         p = 12
         k = int(rng.integers(3, 10))
         A, B = _pair(rng, p, form, rank=3)

@@ -175,7 +175,6 @@ def test_time_limit_and_interrupt_during_the_enumeration(forced, monkeypatch):
     assert res.upper_bound >= res.objective
     assert res.info["partner"]["started"] and not res.info["partner"]["completed"]
 
-    from pixsel.spectral.exact import _allk_enum
 
     monkeypatch.setattr(solve_mod, "_ENUM_MAX_FRACTION", 1.0)
     calls = []

@@ -745,7 +745,7 @@ def _run_enum(search, order, K, root, off=(), deadline=None):
                 _report_enum(search, kern, root)
     except KeyboardInterrupt:
         stop_reason = "interrupted"
-    for j, (value, S) in sorted(kern.improved().items(), reverse=True):
+    for _j, (value, S) in sorted(kern.improved().items(), reverse=True):
         search.offer(value, S)
     return stop_reason, kern
 

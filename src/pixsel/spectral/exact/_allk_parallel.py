@@ -293,7 +293,10 @@ class _Coordinator:
             if block:
                 return self._spec("enum", block, K=self.K0, off=())
         fresh = [j for j in live if j not in self.covered]
-        enumerable = lambda j: self.use_enum and self.K0 < j <= self.p - 1  # noqa: E731
+
+        def enumerable(j):
+            return self.use_enum and self.K0 < j <= self.p - 1
+
         if fresh:
             cand = [j for j in fresh if enumerable(j)]
             e = cand[0] if cand else None
@@ -336,7 +339,7 @@ class _Coordinator:
     # ---- results
     def merge(self, spec, res):
         s = self.search
-        for j, (value, S) in sorted(res["found"].items(), reverse=True):
+        for _, (value, S) in sorted(res["found"].items(), reverse=True):
             s.offer(value, S)
         for j in spec["sizes"]:
             self.held[j].discard(spec["kind"])
