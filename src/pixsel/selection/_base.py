@@ -50,8 +50,8 @@ from .._array_api import (
     to_numpy,
 )
 from .._lazy import DaskSelectorMixin
+from .._routes import choose
 from .._validation import check_int, check_options, is_dask_array, resolve_k
-from ..spectral._implicit import use_implicit
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
@@ -181,11 +181,9 @@ class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Ba
     def _resolve_k(self, n_features):
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
-    def _resolve_algorithm(self, n_samples, n_features, *, dense_only=False):
-        """``'auto'`` -> ``'implicit'`` for image-scale input (see ``use_implicit``), any array library."""
-        if self.algorithm != "auto":
-            return self.algorithm
-        return "implicit" if not dense_only and use_implicit(n_samples, n_features) else "dense"
+    def _resolve_algorithm(self, n_samples, n_features):
+        """``'auto'`` resolved by the route table (:func:`pixsel._routes.choose`), any array library."""
+        return choose("greedy", n_samples=n_samples, n_features=n_features, algorithm=self.algorithm).algorithm
 
     # -- fitted paths -------------------------------------------------------------------------
     def _set_paths(self, forward, backward, k, direction):

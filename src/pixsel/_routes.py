@@ -1,0 +1,282 @@
+"""The route table: the one place where pixsel decides *how* a kernel family runs.
+
+Every public entry (a kernel door such as :func:`pixsel.spectral.greedy_path`, or an estimator's
+``fit``) asks :func:`choose` for a :class:`Route` and follows it; nothing else branches on the
+array library or on the sizes. The answer depends on the family, on where the data lives
+(NumPy, another array library on a CPU or on a device, Dask) and, for the families that can work
+without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
+
+==============  ================================================================================
+``name``        what runs
+==============  ================================================================================
+``'dask'``      X is a Dask array: statistics chunk by chunk where the chunks live (the workers of
+                a ``dask.distributed`` cluster), then the NumPy kernels on the small statistics.
+``'implicit'``  no ``p x p`` matrix: the passes go through ``X`` (or a Gram operator), wherever X
+                lives (``Route.backend`` says where: NumPy, a host view, a device, Dask chunks).
+``'array_api'`` an array of another library on an accelerator (CUDA, CuPy, array-api-strict's
+                fake devices, or any library inside the tests' private switch
+                :func:`pixsel._array_api._force_array_api`): the array-API kernels on its device.
+``'host'``      an array of another library on a CPU (a PyTorch ``cpu`` tensor,
+                array-api-strict's ``CPU_DEVICE``): NumPy's kernels on host views (DLPack, no
+                copy), the results back in X's library (the CPU policy of
+                :mod:`pixsel._array_api`).
+``'compiled'``  NumPy input to a family that has Numba kernels (greedy paths, exact search) and
+                Numba imports.
+``'numpy'``     NumPy input otherwise (and the NumPy references of the compiled kernels).
+==============  ================================================================================
+
+The rows are tried in that order. The only size-dependent row is ``'implicit'``, and only for
+the families of :data:`IMPLICIT_FAMILIES` under ``algorithm='auto'``: :func:`implicit_pays`
+holds today's rule (``p > 4096`` features and fewer samples than features: the dense
+``p x p`` matrix would be over 128 MiB and of rank below ``p``). Change a rule here, and its row
+in ``tests/test_routes.py``; the estimators and kernels follow.
+
+``algorithm`` forces the form: ``'dense'`` never takes the implicit row, ``'implicit'`` always
+does (an error for a family without an implicit kernel). Where the data lives is not forced
+here: it follows the data (scikit-learn's ``array_api_dispatch`` rule for estimators, see
+:func:`pixsel._backend.fit_route`).
+
+Examples
+--------
+>>> import numpy as np
+>>> r = choose("greedy", xp=np, n_samples=2414, n_features=1024, n_classes=38)
+>>> r.name in ("compiled", "numpy"), r.algorithm
+(True, 'dense')
+>>> choose("greedy", xp=np, n_samples=2000, n_features=16384).name
+'implicit'
+>>> choose("greedy", xp=np, n_samples=2000, n_features=16384, algorithm="dense").algorithm
+'dense'
+>>> choose("statistics", xp=np, dask=True).name
+'dask'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+
+import numpy as np
+
+from ._array_api import is_numpy, runs_on_host
+
+__all__ = [
+    "FAMILIES",
+    "IMPLICIT_FAMILIES",
+    "COMPILED_FAMILIES",
+    "IMPLICIT_MIN_FEATURES",
+    "ROUTE_NAMES",
+    "ALGORITHMS",
+    "Route",
+    "choose",
+    "implicit_pays",
+]
+
+#: The kernel families that have a route (one public door each).
+FAMILIES = (
+    "greedy",  # greedy sparse LDA / PCA paths (pixsel.spectral.greedy_path)
+    "exact",  # branch and bound, exact paths (pixsel.spectral.exact_support / exact_path)
+    "thresholding",  # simple and Fisher thresholding paths
+    "statistics",  # class statistics, covariance, column statistics (pixsel.stats)
+    "scores",  # subspace and classical feature scores (pixsel.scores)
+    "pls",  # SIMPLS, SPLS-eta, cardinal SPLS (pixsel.pls)
+    "projection",  # sparse-linear-model projections and manifold baselines (host-only fits)
+)
+
+#: Families with a kernel that needs no ``p x p`` matrix (``algorithm='implicit'``).
+IMPLICIT_FAMILIES = frozenset({"greedy"})
+
+#: Families whose NumPy route is a Numba-compiled kernel (its NumPy loop kept as the oracle).
+COMPILED_FAMILIES = frozenset({"greedy", "exact"})
+
+#: Families whose kernels are branchy host work: arrays of another library are copied to the
+#: host once and NumPy's kernels run (there is no array-API kernel).
+HOST_ONLY_FAMILIES = frozenset({"exact", "projection"})
+
+#: Families whose Dask route exists (statistics chunk by chunk, then the small kernels).
+DASK_FAMILIES = frozenset({"greedy", "statistics", "scores", "thresholding"})
+
+#: ``algorithm='auto'`` takes the implicit row above this many features (and with fewer samples
+#: than features): a float64 ``p x p`` matrix of ``p = 4096`` is 128 MiB.
+IMPLICIT_MIN_FEATURES = 4096
+
+#: The route names, in the order their rows are tried.
+ROUTE_NAMES = ("dask", "implicit", "array_api", "host", "compiled", "numpy")
+
+#: The values of ``algorithm``: the form of the computation, not where it runs.
+ALGORITHMS = ("auto", "dense", "implicit")
+
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """The route chosen for one call: which kernels run, where, and why.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`ROUTE_NAMES` (see the module's table).
+    reason : str
+        One sentence a reader (or a ``progress`` line) can print: the rule that fired.
+    family : str
+    algorithm : {'dense', 'implicit'}
+        The form actually run (``'auto'`` resolved).
+    backend : {'numpy', 'host', 'device', 'dask'}
+        Where the arrays live and whose kernels run on them: NumPy arrays, another library's
+        arrays on a CPU (NumPy kernels on host views), on a device (array-API kernels), Dask.
+    xp : module
+        The namespace of the results (NumPy for ``'numpy'`` and ``'dask'``).
+    device : object or None
+        The device of the results (None for NumPy).
+    """
+
+    name: str
+    reason: str
+    family: str
+    algorithm: str
+    backend: str
+    xp: object = np
+    device: object = None
+
+    @property
+    def implicit(self) -> bool:
+        """True when no ``p x p`` matrix is formed."""
+        return self.algorithm == "implicit"
+
+    @property
+    def foreign(self) -> bool:
+        """True when the arrays are of another library (results go back to it, on its device)."""
+        return self.backend in ("host", "device")
+
+    @property
+    def on_device(self) -> bool:
+        """True when the array-API kernels run on the arrays' device."""
+        return self.backend == "device"
+
+
+def implicit_pays(n_samples, n_features, n_classes=None, k=None):
+    """Whether ``algorithm='auto'`` should avoid the ``p x p`` matrix, and why.
+
+    Today's rule: ``p > IMPLICIT_MIN_FEATURES`` and ``n_samples < p`` (``n_classes`` and ``k``
+    are accepted for the cost model that will replace this threshold).
+
+    Returns
+    -------
+    pays : bool
+    reason : str
+
+    Examples
+    --------
+    >>> implicit_pays(2000, 16384)[0], implicit_pays(2414, 1024)[0], implicit_pays(20000, 10000)[0]
+    (True, False, False)
+    """
+    n, p = int(n_samples), int(n_features)
+    if p <= IMPLICIT_MIN_FEATURES:
+        return False, f"p = {p} <= {IMPLICIT_MIN_FEATURES} features: the p x p matrix is small enough to form"
+    if n >= p:
+        return False, f"n = {n} >= p = {p}: the p x p matrix is cheaper than passes over X"
+    return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
+
+
+def _check(family, algorithm):
+    if family not in FAMILIES:
+        raise ValueError(f"Unknown kernel family {family!r}; choose one of {', '.join(map(repr, FAMILIES))}.")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(
+            f"The 'algorithm' parameter must be one of {', '.join(map(repr, ALGORITHMS))}. "
+            f"Got {algorithm!r} instead."
+        )
+    if algorithm == "implicit" and family not in IMPLICIT_FAMILIES:
+        raise ValueError(
+            f"algorithm='implicit' exists only for the {', '.join(sorted(IMPLICIT_FAMILIES))} family; "
+            f"the {family!r} family forms its matrices. Use algorithm='auto' or 'dense'."
+        )
+
+
+def _backend(family, xp, device, dask):
+    """Where the arrays live and whose kernels run: the first four rows of the table."""
+    if dask:
+        if family not in DASK_FAMILIES:
+            return "numpy", "a Dask array: this family runs on NumPy (compute the array first)"
+        return "dask", "a Dask array: statistics chunk by chunk where the chunks live"
+    if xp is None or is_numpy(xp):
+        return "numpy", "NumPy arrays"
+    if family in HOST_ONLY_FAMILIES:
+        return "host", "no array-API kernel for this family: one host copy, NumPy's kernels"
+    if runs_on_host(xp, device):
+        return "host", f"arrays on a CPU ({device!r}): NumPy's kernels on host views"
+    return "device", f"arrays on device {device!r}: the array-API kernels there"
+
+
+def choose(
+    family,
+    *,
+    xp=None,
+    device=None,
+    dask=False,
+    n_samples=None,
+    n_features=None,
+    n_classes=None,
+    k=None,
+    algorithm="auto",
+) -> Route:
+    """The route of one call of a kernel family (see the module's table).
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`FAMILIES`.
+    xp : module or None
+        The namespace of the arrays (None or NumPy for NumPy).
+    device : object or None
+        Their device.
+    dask : bool
+        True for a Dask ``X``.
+    n_samples, n_features, n_classes, k : int or None
+        The sizes; ``n_samples`` and ``n_features`` are needed for the implicit row under
+        ``algorithm='auto'`` (without them the dense form is taken).
+    algorithm : {'auto', 'dense', 'implicit'}
+        Force the form, or let the table decide.
+
+    Returns
+    -------
+    Route
+
+    Raises
+    ------
+    ValueError
+        An unknown family or algorithm, or ``'implicit'`` for a family without an implicit
+        kernel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = choose("greedy", xp=np, n_samples=100, n_features=8192, algorithm="implicit")
+    >>> r.name, r.backend
+    ('implicit', 'numpy')
+    >>> choose("pls", xp=np).name
+    'numpy'
+    """
+    _check(family, algorithm)
+    backend, where = _backend(family, xp, device, dask)
+    results_xp = xp if backend in ("host", "device") else np
+    results_dev = device if backend in ("host", "device") else None
+    route = dict(family=family, backend=backend, xp=results_xp, device=results_dev)
+
+    if family in IMPLICIT_FAMILIES:
+        if algorithm == "implicit":
+            return Route("implicit", f"algorithm='implicit' asked; {where}", algorithm="implicit", **route)
+        if algorithm == "auto" and n_samples is not None and n_features is not None:
+            pays, why = implicit_pays(n_samples, n_features, n_classes, k)
+            if pays:
+                return Route("implicit", f"{why}; {where}", algorithm="implicit", **route)
+            where = f"{why}; {where}"
+    if backend == "dask":
+        return Route("dask", where, algorithm="dense", **route)
+    if backend == "device":
+        return Route("array_api", where, algorithm="dense", **route)
+    if backend == "host":
+        return Route("host", where, algorithm="dense", **route)
+    if family in COMPILED_FAMILIES and HAVE_NUMBA:
+        return Route("compiled", f"{where}: the Numba-compiled kernels", algorithm="dense", **route)
+    return Route("numpy", f"{where}: the NumPy kernels", algorithm="dense", **route)
