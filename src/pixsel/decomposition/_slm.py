@@ -5,14 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.decomposition import DictionaryLearning, MiniBatchDictionaryLearning, sparse_encode
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._array_api import dispatch_enabled, float_dtype, is_numpy
+from .._backend import HostFitTransformerMixin, fit_on_host, transform_inputs
 from .._lazy import dask_rows
 from .._validation import check_int, check_options, check_real
 from ..projection import (
@@ -27,7 +26,6 @@ from ..projection import (
 )
 from ..projection._kernel_coding import _dictionary_learning
 from ._base import _KernelMixin
-from ._xp import _HostFitTransformerMixin
 
 from typing import TYPE_CHECKING
 
@@ -68,7 +66,7 @@ class _EpochProgress:
             self.epoch = epoch
 
 
-class SparseLinearModelProjection(_HostFitTransformerMixin, _KernelMixin, ClassNamePrefixFeaturesOutMixin,
+class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNamePrefixFeaturesOutMixin,
                                   TransformerMixin, BaseEstimator):
     """Linear (or kernel) projection preserving sparse-code inner products in expectation.
 
@@ -308,13 +306,13 @@ class SparseLinearModelProjection(_HostFitTransformerMixin, _KernelMixin, ClassN
         -------
         self
         """
+        # scikit-learn's dictionary learning and lasso are NumPy only: the fit runs on a host
+        # copy of X (the "projection" route), the fitted arrays go back to X's device
+        return fit_on_host(self, X, y, self._fit_host)
+
+    def _fit_host(self, X, y=None):
+        """:meth:`fit` on NumPy input (array-API dispatch off)."""
         owner = type(self).__name__
-        if dispatch_enabled():  # learn on the host with scikit-learn's NumPy code, then X's device
-            xp, dev = self._fit_namespace(X)
-            with config_context(array_api_dispatch=False):
-                self.fit(self._host_copy(xp, X), y)
-            self._arrays_to_device(xp, dev)
-            return self
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         check_options(self.model, "model", ("standard", "general"), owner=owner)
@@ -486,19 +484,13 @@ class SparseLinearModelProjection(_HostFitTransformerMixin, _KernelMixin, ClassN
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "eigenvalues_")
-        xp, dev = self._transform_namespace(X, self.eigenvalues_)
-        if not is_numpy(xp):  # fitted under array_api_dispatch: one product in X's library, on its device
-            X = validate_data(self, X, dtype=None, reset=False)
-            wd = float_dtype(xp, X, dev)
-            Xw = xp.astype(X, wd, copy=False)
-            if self.kernel is None:
-                return Xw @ xp.astype(self.components_, wd).T
-            return self._pairwise(Xw, xp.astype(self.basis_, wd)) @ xp.astype(self.dual_coef_, wd)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        Xd = np.asarray(X, dtype=np.float64)
+        names = ("components_", "basis_", "dual_coef_")  # those of the fitted model (linear or kernel)
+        Xw, (components, basis, dual_coef) = transform_inputs(
+            self, X, self.eigenvalues_, *(getattr(self, name, None) for name in names)
+        )
         if self.kernel is None:
-            return Xd @ self.components_.T
-        return self._pairwise(Xd, self.basis_) @ self.dual_coef_
+            return Xw @ components.T
+        return self._pairwise(Xw, basis) @ dual_coef
 
     @property
     def _n_features_out(self):

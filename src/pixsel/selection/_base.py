@@ -38,26 +38,18 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._array_api import (
-    dispatch_enabled,
-    float_dtype,
-    from_numpy,
-    get_namespace,
-    has_float64,
-    is_numpy,
-    to_numpy,
-)
+from .._array_api import to_numpy
+from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
-from .._routes import choose
-from .._validation import check_int, check_options, is_dask_array, resolve_k
+from .._validation import check_int, check_options, resolve_k
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import NDArray
 
 __all__ = []
 
@@ -90,84 +82,13 @@ def best_objective(*paths):
     return out
 
 
-class _ArrayAPISelectorMixin:
-    """What a selector needs to follow X under ``sklearn.set_config(array_api_dispatch=True)``.
-
-    An ``X`` of another library (PyTorch, CuPy, array-api-strict) keeps its statistics and
-    kernels on its device; at the end of ``fit`` every fitted array (:meth:`_arrays_to_device`)
-    is put on X's device; ``get_support`` returns NumPy, as scikit-learn's selectors do, and
-    ``inverse_transform`` answers in X's library. Put it first in the bases.
-    """
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.array_api_support = True  # fit follows X's library and device (see _namespace)
-        return tags
-
-    @staticmethod
-    def _namespace(X, y=None):
-        """``(xp, device)`` that ``fit`` computes in: X's library under ``array_api_dispatch``,
-        NumPy otherwise (scikit-learn's rule: without dispatch a tensor is converted)."""
-        if is_dask_array(X) or not dispatch_enabled():
-            return np, None
-        xp, dev = get_namespace(X, y)  # mixed libraries or devices: a message naming the fix
-        return (np, None) if is_numpy(xp) else (xp, dev)
-
-    def _validate_xp(self, xp, dev, X, y=None, **kwargs):
-        """scikit-learn's checks in X's own library; integers become float64 and float16 is
-        refused (:func:`pixsel._array_api.float_dtype`); ``y`` comes back as NumPy labels."""
-        if y is None:
-            X = validate_data(self, X, dtype=None, ensure_min_samples=2)
-        else:
-            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2, **kwargs)
-            y = to_numpy(y)
-        return xp.astype(X, float_dtype(xp, X, dev), copy=False), y
-
-    def _arrays_to_device(self, xp, dev):
-        """Every fitted array attribute (``classes_`` excepted: labels are NumPy) onto X's device."""
-        if is_numpy(xp):
-            return
-        hi = xp.float64 if has_float64(xp, dev) else xp.float32
-        for name, value in list(vars(self).items()):
-            if name.endswith("_") and name != "classes_" and isinstance(value, np.ndarray):
-                dtype = hi if value.dtype.kind == "f" else None
-                setattr(self, name, from_numpy(xp, value, dev, dtype=dtype))
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
-
-    def inverse_transform(self, X: ArrayLike) -> NDArray:
-        """Put the selected columns back in place, zeros elsewhere (in X's library and device).
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_selected_features)
-
-        Returns
-        -------
-        X_r : array of shape (n_samples, n_features_in_)
-        """
-        xp, dev = get_namespace(X)
-        if is_numpy(xp):
-            return super().inverse_transform(X)
-        check_is_fitted(self)
-        # scikit-learn's inverse_transform is NumPy only: gather the columns and a zero column
-        # (the standard has take, not setitem by an index array)
-        support = self._get_support_mask()
-        pos = np.full(support.size, int(support.sum()), dtype=np.int64)
-        pos[support] = np.arange(int(support.sum()))
-        padded = xp.concat([X, xp.zeros((X.shape[0], 1), dtype=X.dtype, device=dev)], axis=1)
-        return xp.take(padded, xp.asarray(pos, device=dev), axis=1)
-
-
-class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
 
     Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,
     with ``solver='exact'``, :meth:`_solve_exact`. Under ``array_api_dispatch`` the paths (``p``
     indices and objectives) are host metadata and the fitted arrays go to X's device
-    (:class:`_ArrayAPISelectorMixin`).
+    (:class:`pixsel._backend.ArrayAPISelectorMixin`).
     """
 
     # -- parameters ---------------------------------------------------------------------------
@@ -181,9 +102,11 @@ class _PathSelector(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Ba
     def _resolve_k(self, n_features):
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
-    def _resolve_algorithm(self, n_samples, n_features):
-        """``'auto'`` resolved by the route table (:func:`pixsel._routes.choose`), any array library."""
-        return choose("greedy", n_samples=n_samples, n_features=n_features, algorithm=self.algorithm).algorithm
+    def _sized_route(self, route, X, **sizes):
+        """The route of ``route``'s data with the sizes known (``algorithm='auto'`` resolved by
+        the route table, :func:`pixsel._routes.choose`)."""
+        n, p = X.shape
+        return resize(route, n_samples=int(n), n_features=int(p), algorithm=self.algorithm, **sizes)
 
     # -- fitted paths -------------------------------------------------------------------------
     def _set_paths(self, forward, backward, k, direction):

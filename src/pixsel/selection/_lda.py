@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
-from .._array_api import from_numpy, is_numpy
-from .._validation import check_options, is_dask_array
-from ..spectral import greedy_path, weights_on_support
-from ..spectral._linalg_xp import weights_on_support_xp
+from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
+from .._validation import check_options
+from ..spectral import greedy_path
 from ..spectral._implicit import _cached, implicit_greedy_path
 from ..spectral._implicit_xp import gram_operator
 from ..stats import class_statistics, regularize, ridge_regularization
@@ -177,18 +175,8 @@ class SparseLDASelector(_PathSelector):
         self
         """
         owner = self._check_params()
-        xp, dev = self._namespace(X, y)
-        if is_dask_array(X):
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
-            y = np.asarray(y)
-            self.n_features_in_ = int(X.shape[1])
-        elif not is_numpy(xp):
-            X, y = self._validate_xp(xp, dev, X, y)
-        else:
-            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
-            if X.dtype.kind not in "uifb":
-                X = X.astype(np.float64)
+        route = fit_route("greedy", X, y)
+        X, y = validate_fit(self, route, X, y)
         check_classification_targets(y)
         classes = np.unique(y)
         check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
@@ -196,37 +184,30 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(*X.shape)
-        self.algorithm_ = algorithm
-        if algorithm == "implicit":  # another library: the passes over X on its device
+        route = self._sized_route(route, X, n_classes=len(classes), k=k)
+        self.algorithm_ = route.algorithm
+        if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             self._fit_implicit(X, y, classes, k, owner)
-            self._arrays_to_device(xp, dev)
+            store_on_route(self, route)
             return self
 
-        if not is_numpy(xp):  # the labels are coded on the host and sent to X's device once
-            y = from_numpy(xp, np.searchsorted(classes, y), dev, dtype=xp.int64)
-            classes_fit = np.arange(len(classes))
-        else:
-            classes_fit = classes
+        y, classes_fit = codes_on_route(route, y, classes)  # another library: codes on X's device
         stats = class_statistics(X, y, classes=classes_fit)
         B, reg = regularize(
             stats.within, self.regularization, X=X, y=y, means=stats.means, classes=stats.classes
         )
-        if reg.method == "none":
-            try:
-                np.linalg.cholesky(B) if is_numpy(xp) else xp.linalg.cholesky(B)
-            except Exception:
-                raise ValueError(
-                    "The within-class covariance B is singular (constant pixels, duplicated pixels or "
-                    f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
-                    "is undefined with regularization='none'. Use regularization='auto' or a ridge > 0."
-                ) from None
+        if reg.method == "none" and not positive_definite(route, B):
+            raise ValueError(
+                "The within-class covariance B is singular (constant pixels, duplicated pixels or "
+                f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
+                "is undefined with regularization='none'. Use regularization='auto' or a ridge > 0."
+            )
         # two classes: a = m1 - m0 (A = a a^T); more: the factor M of the between covariance
         a = stats.between if len(classes) == 2 else stats.between_factor
         if a.ndim == 2 and a.shape[1] >= a.shape[0]:
             # a square (or wide) factor would read as a full symmetric A: pass A = M M^T itself
             a = a @ a.T
-        if not bool(np.any(a) if is_numpy(xp) else xp.any(a != 0)):
+        if not any_nonzero(route, a):
             raise ValueError(
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
@@ -243,11 +224,8 @@ class SparseLDASelector(_PathSelector):
         if self.solver == "exact":
             self._solve_exact(a, B, k, criterion=self.criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
-        if is_numpy(xp):
-            self.coef_ = weights_on_support(a, B, S)[S]
-        else:
-            self._arrays_to_device(xp, dev)
-            self.coef_ = xp.take(weights_on_support_xp(xp, a, B, S), xp.asarray(S, device=dev))
+        store_on_route(self, route)
+        self.coef_ = support_weights(route, a, B, S)
         return self
 
     def _fit_implicit(self, X, y, classes, k, owner):

@@ -24,7 +24,7 @@ from ..spectral import (
     simple_thresholding_path,
     sparsity_lower_bound,
 )
-from .._array_api import get_namespace, is_numpy, to_numpy
+from .._array_api import to_numpy
 from ..stats import Regularization, class_statistics, regularize
 
 from typing import TYPE_CHECKING
@@ -113,12 +113,14 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
     True
     """
     with _bar(5, "paths", progress) as bar:
-        xp, _ = get_namespace(X, y)
         st = class_statistics(X, y)
         B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
         # simple_thresholding of a factor and the Eq. (5) bound (one eigh of B) have no device
-        # kernel: they run on a host copy of the statistics, made once
-        host = (lambda v: v) if is_numpy(xp) else (lambda v: to_numpy(v, np.float64))
+        # kernel: they run on a host copy of the statistics, made once (NumPy's float64
+        # statistics pass unchanged)
+        def host(v):
+            return to_numpy(v, np.float64)
+
         if st.n_classes > 2:
             M = st.between_factor
             Mh, Bh = host(M), host(B)
@@ -176,7 +178,7 @@ def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
         from ._spca import covariance
 
         C = covariance(X)
-        Ch = C if is_numpy(get_namespace(C)[0]) else to_numpy(C, np.float64)
+        Ch = to_numpy(C, np.float64)  # NumPy's float64 covariance passes unchanged
         paths = _run(
             (
                 ("forward", lambda: greedy_path(C, direction="forward", form="full", certificate="dual")),

@@ -20,13 +20,23 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._array_api import from_numpy, get_namespace, is_numpy, to_numpy
+from .._backend import (
+    ArrayAPISelectorMixin,
+    copy_transposed,
+    count_varying,
+    fit_route,
+    flatten,
+    labels_of_scores,
+    predict_on_support,
+    store_on_route,
+    to_route,
+    validate_fit,
+)
 from .._lazy import DaskSelectorMixin
 from .._validation import check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
-from ._base import _ArrayAPISelectorMixin
 
 from typing import TYPE_CHECKING
 
@@ -72,7 +82,7 @@ def _encode_target(y, target, owner):
     return "continuous", Y, None
 
 
-class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
     def __sklearn_tags__(self):
@@ -83,14 +93,9 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
     def _validate(self, X, y):
         owner = type(self).__name__
         check_options(self.target, "target", _TARGETS, owner=owner)
-        xp, dev = self._namespace(X, y)
-        if is_numpy(xp):
-            X, y = validate_data(
-                self, X, y, dtype=[np.float64, np.float32], multi_output=True, y_numeric=False,
-                ensure_min_samples=2,
-            )
-        else:
-            X, y = self._validate_xp(xp, dev, X, y, multi_output=True, y_numeric=False)
+        route = fit_route("pls", X, y)
+        X, y = validate_fit(self, route, X, y, dtype=[np.float64, np.float32], multi_output=True,
+                            y_numeric=False)
         n, p = X.shape
         # capped to the data, min(n_samples - 1, n_features), as recorded in n_iterations_
         K = min(check_int(self.n_components, "n_components", low=1, owner=owner), n - 1, p)
@@ -101,19 +106,10 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         self._y_ndim = np.ndim(y)
         if classes is not None:
             self.classes_ = classes
-        if not is_numpy(xp):
-            Y = from_numpy(xp, Y, dev, dtype=X.dtype)
-        return X, Y, K
+        Y = to_route(route, Y, dtype=X.dtype)  # the target encoded on the host, sent once
+        return X, Y, K, route
 
-    @staticmethod
-    def _n_varying(X):
-        """How many columns of X are not constant (on X's device; one number back)."""
-        xp, _ = get_namespace(X)
-        if is_numpy(xp):
-            return int(np.count_nonzero(np.ptp(X, axis=0)))
-        return int(xp.sum(xp.astype(xp.max(X, axis=0) > xp.min(X, axis=0), xp.int64)))
-
-    def _store(self, res, p):
+    def _store(self, res, p, route):
         owner = type(self).__name__
         if not np.all(res.converged):
             bad = np.flatnonzero(~res.converged) + 1
@@ -123,7 +119,6 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        xp, dev = get_namespace(res.coef, names=["coef"])
         mask = np.zeros(p, dtype=bool)
         mask[res.support] = True
         self.support_ = mask
@@ -133,7 +128,7 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         for k, h in enumerate(res.history, start=1):
             added[h] = k
         self.iteration_added_ = added
-        self.coef_ = res.coef.T.copy() if is_numpy(xp) else xp.asarray(res.coef.T, copy=True)
+        self.coef_ = copy_transposed(res.coef)
         self.intercept_ = res.y_mean - res.x_mean @ res.coef
         self.x_rotations_ = res.model.x_rotations
         self.x_loadings_ = res.model.x_loadings
@@ -141,7 +136,7 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         self.n_components_ = int(res.model.n_components)
         self.n_iter_per_component_ = res.n_iter.copy()
         self.n_iter_ = int(res.n_iter.max())
-        self._arrays_to_device(xp, dev)
+        store_on_route(self, route)
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray:
@@ -157,16 +152,7 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         ndarray of shape (n_samples, n_targets)
         """
         check_is_fitted(self)
-        xp, dev = get_namespace(self.coef_, names=["coef_"])
-        if not is_numpy(xp):  # fitted on a device: X must be of that library (named if not)
-            get_namespace(X, self.coef_, names=["X", "coef_"])
-            X = validate_data(self, X, dtype=None, reset=False)
-            S = xp.asarray(np.flatnonzero(self._get_support_mask()), device=dev)
-            Xs = xp.astype(xp.take(X, S, axis=1), self.coef_.dtype)
-            return Xs @ xp.take(self.coef_, S, axis=1).T + self.intercept_
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        S = self.support_
-        return np.asarray(X[:, S], dtype=np.float64) @ self.coef_[:, S].T + self.intercept_
+        return predict_on_support(self, X, self.coef_, self.intercept_)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """Predict with the SIMPLS model fitted on the selected features.
@@ -183,15 +169,9 @@ class _BaseSPLS(_ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEs
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         scores = self.decision_function(X)
-        xp, dev = get_namespace(scores)
         if self.target_ == "classes":
-            if is_numpy(xp):
-                return self.classes_[np.argmax(scores, axis=1)]
-            labels = self.classes_[to_numpy(xp.argmax(scores, axis=1))]  # labels are host metadata
-            return from_numpy(xp, labels, dev) if labels.dtype.kind in "uifb" else labels
-        if self._y_ndim == 1:
-            return scores.ravel() if is_numpy(xp) else xp.reshape(scores, (-1,))
-        return scores
+            return labels_of_scores(scores, self.classes_)  # labels are host metadata
+        return flatten(scores) if self._y_ndim == 1 else scores
 
 
 _COMMON_PARAMS_DOC = """
@@ -314,10 +294,10 @@ class CardinalSPLSSelector(_BaseSPLS):
         self
         """
         owner = type(self).__name__
-        X, Y, K = self._validate(X, y)
+        X, Y, K, route = self._validate(X, y)
         p = X.shape[1]
         n = resolve_k(self.n_features_to_select, p, owner, cap=True)
-        m = self._n_varying(X)
+        m = count_varying(X)
         if n > m:
             raise ValueError(
                 f"{owner}: cannot select {n} features: {p - m} of the {p} columns of X are constant "
@@ -327,7 +307,7 @@ class CardinalSPLSSelector(_BaseSPLS):
         self.n_iterations_ = K
         res = cardinal_spls(X, Y, n, K, max_iter=self.max_iter, tol=self.tol)
         self.n_features_to_select_ = n
-        return self._store(res, p)
+        return self._store(res, p, route)
 
 
 class SPLSSelector(_BaseSPLS):
@@ -394,10 +374,10 @@ class SPLSSelector(_BaseSPLS):
         self
         """
         owner = type(self).__name__
-        X, Y, K = self._validate(X, y)
+        X, Y, K, route = self._validate(X, y)
         eta = check_real(self.eta, "eta", low=0, high=1, low_open=True, high_open=True, owner=owner)
-        if not self._n_varying(X):
+        if not count_varying(X):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
         self.n_iterations_ = K
         res = spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)
-        return self._store(res, X.shape[1])
+        return self._store(res, X.shape[1], route)

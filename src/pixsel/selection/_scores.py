@@ -7,17 +7,24 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._array_api import dispatch_enabled, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
-from .._lazy import map_row_blocks
+from .._array_api import get_namespace, to_numpy
+from .._backend import (
+    as_array,
+    check_chunks_finite,
+    fit_route,
+    inverse_select,
+    refuse,
+    scale_columns,
+    to_route,
+    validate_fit,
+)
+from .._lazy import DaskSelectorMixin
 from .._validation import (
-    as_float_array,
-    check_finite,
     check_int,
     check_options,
     check_real,
-    is_dask_array,
     resolve_k,
 )
 from ..scores import (
@@ -32,7 +39,6 @@ from ..scores import (
     uniform_score,
     variance_score,
 )
-from ..stats._reduce import block_reduce
 
 from typing import TYPE_CHECKING
 
@@ -46,7 +52,7 @@ __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 _MODES = ("top", "sample")
 
 
-class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
+class _ScoreSelectorBase(DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Shared validation, selection by top score or by sampling, and the rescaled transform."""
 
     def __sklearn_tags__(self):
@@ -55,44 +61,14 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
         return tags
 
     def _validate_X(self, X, y=None):
-        """X (and y) validated; under ``array_api_dispatch`` they stay in X's library/device."""
-        if not is_dask_array(X) and dispatch_enabled():
-            xp, dev = get_namespace(X, y)  # mixed libraries or devices: a message naming the fix
-            if not is_numpy(xp):
-                return self._validate_X_xp(xp, dev, X, y)
-        if is_dask_array(X):
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimension(s).")
-            if X.dtype.kind in "uib":
-                X = X.astype(np.float64)
-            self.n_features_in_ = int(X.shape[1])
-            return X, (None if y is None else np.asarray(y))
-        if y is None:
-            X = validate_data(self, X, dtype=None, ensure_min_samples=2)
-        else:
-            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
-        if X.dtype.kind not in "uifb":  # e.g. object arrays of numbers
-            X = X.astype(np.float64)
-        return as_float_array(X), y
+        """``(route, X, y)``: X (and y) validated on the route of the scores family (under
+        ``array_api_dispatch`` they stay in X's library and on its device)."""
+        route = fit_route("scores", X, y)
+        X, y = validate_fit(self, route, X, *([] if y is None else [y]), y_to_host=False,
+                            dask_float=True, as_float=True)
+        return route, X, y
 
-    def _validate_X_xp(self, xp, dev, X, y):
-        """The array-API branch: scikit-learn's checks (shape, finiteness) in X's own library;
-        integers become float64, float16 is refused (pixsel._array_api.float_dtype)."""
-        if y is None:
-            X = validate_data(self, X, dtype=None, ensure_min_samples=2)
-        else:
-            X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
-        return xp.astype(X, float_dtype(xp, X, dev), copy=False), y
-
-    @staticmethod
-    def _like(a, X):
-        """``a`` (NumPy) on the device of ``X`` (unchanged when X is NumPy or Dask)."""
-        if a is None or is_dask_array(X):
-            return a
-        xp, dev = get_namespace(X)
-        return a if is_numpy(xp) else from_numpy(xp, a, dev)
-
-    def _select(self, imp, k, rng, X):
+    def _select(self, imp, k, rng, route):
         """Set support_, weights_, draw_counts_, probabilities_ from the importances.
 
         The selection itself is a sort or a draw over ``p`` numbers: done on the host, the
@@ -109,10 +85,10 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             idx, counts, weights, prob = sample_features(imp, k, rng)
         mask = np.zeros(p, dtype=bool)
         mask[idx] = True
-        self.support_ = self._like(mask, X)  # on X's device; get_support() gives NumPy
-        self.weights_ = self._like(weights, X)
-        self.draw_counts_ = self._like(counts, X)
-        self.probabilities_ = self._like(prob, X)
+        self.support_ = to_route(route, mask)  # on X's device; get_support() gives NumPy
+        self.weights_ = to_route(route, weights)
+        self.draw_counts_ = to_route(route, counts)
+        self.probabilities_ = to_route(route, prob)
         self.n_features_to_select_ = k
 
     def _get_support_mask(self):
@@ -136,40 +112,18 @@ class _ScoreSelectorBase(SelectorMixin, BaseEstimator):
             ``A S S^T A^T`` of all ``c`` draws exactly; ``draw_counts_`` says how often each
             column was drawn. With ``mode='top'`` the columns are returned unscaled.
         """
-        check_is_fitted(self)
-        if is_dask_array(X):
-            idx = np.flatnonzero(self.support_)
-            out = map_row_blocks(lambda block: block[:, idx], X, owner=self)  # lazy; NaN at its row
-        else:
-            out = super().transform(X)
+        out = super().transform(X)  # a Dask array stays lazy (DaskSelectorMixin)
         if self.mode == "sample":
-            w = self.weights_
-            xp, _ = get_namespace(out, w, names=["X", "weights_"])
-            if xp is np:
-                if out.dtype.kind == "f":
-                    w = w.astype(out.dtype)
-            else:
-                w = xp.astype(w, out.dtype)
-            out = out * w
+            out = scale_columns(out, self.weights_)
         return out
 
     def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the (unscaled) selected columns back in place; zeros elsewhere."""
         check_is_fitted(self)
-        xp, dev = get_namespace(X, self.weights_, names=["X", "weights_"])
-        if xp is np:
-            X = np.asarray(X)
+        get_namespace(X, self.weights_, names=["X", "weights_"])  # one library, one device
         if self.mode == "sample":
-            X = X / self.weights_
-        if xp is np:
-            return super().inverse_transform(X)
-        # scikit-learn's inverse_transform is NumPy only: gather the columns and a zero column
-        # (the standard has take, not setitem by an index array)
-        support = self._get_support_mask()
-        pos = np.full(support.size, int(support.sum()), dtype=np.int64)
-        pos[support] = np.arange(int(support.sum()))
-        padded = xp.concat([X, xp.zeros((X.shape[0], 1), dtype=X.dtype, device=dev)], axis=1)
-        return xp.take(padded, xp.asarray(pos, device=dev), axis=1)
+            X = as_array(X) / self.weights_
+        return inverse_select(as_array(X), self._get_support_mask(), super().inverse_transform)
 
 
 class SubspaceScoreSelector(_ScoreSelectorBase):
@@ -289,7 +243,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         else:
             check_real(self.gamma, "gamma", low=0, owner=owner)
         n_iter = check_int(self.n_iter, "n_iter", low=0, owner=owner)
-        X, _ = self._validate_X(X)
+        route, X, _ = self._validate_X(X)
         n, p = X.shape
         limit = min(n, p) - 1
         rank = check_int(self.rank, "rank", low=1, owner=owner)
@@ -318,7 +272,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         self.singular_values_ = res.singular_values
         self.components_ = res.svd.components
         self.n_iter_ = res.svd.n_iter
-        self._select(res.scores, k, rng, X)
+        self._select(res.scores, k, rng, route)
         return self
 
 
@@ -424,31 +378,31 @@ default='variance'
             raise ValueError(
                 f"criterion={self.criterion!r} is supervised: pass the labels, {owner}(...).fit(X, y)."
             )
-        X, y = self._validate_X(X, y if spec.supervised else None)
+        route, X, y = self._validate_X(X, y if spec.supervised else None)
         n, p = X.shape
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         if spec.supervised:
             if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
         if self.criterion == "uniform":
-            if is_dask_array(X):  # nothing else reads a lazy X: check it, locating a NaN at its row
-                block_reduce(check_finite, lambda parts: None, X)
+            check_chunks_finite(route, X)  # nothing else reads a lazy X: a NaN located at its row
             s = uniform_score(X)
         elif self.criterion == "variance":
             s = variance_score(X)
         elif self.criterion == "laplacian":
-            if not (isinstance(X, np.ndarray) or is_dask_array(X)):
-                raise TypeError(
-                    f"criterion='laplacian' builds a nearest-neighbour graph with scikit-learn and "
+            refuse(
+                route,
+                foreign=(
+                    "criterion='laplacian' builds a nearest-neighbour graph with scikit-learn and "
                     f"runs on NumPy only; X is a {type(X).__module__.split('.')[0]} array. Pass "
                     "NumPy data (or turn array_api_dispatch off), or use 'supervised_laplacian', "
                     "'fisher' or 'variance', which run on any array library."
-                )
-            if is_dask_array(X):
-                raise TypeError(
+                ),
+                dask=(
                     "criterion='laplacian' needs the neighbour graph of all samples: pass a NumPy "
                     "array (X.compute()), or use 'supervised_laplacian', which runs on Dask."
-                )
+                ),
+            )
             nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=n - 1, owner=owner)
             t = self.heat_width
             if not isinstance(t, str):
@@ -465,5 +419,5 @@ default='variance'
         self.importances_ = imp
         self.higher_is_better_ = spec.higher_is_better
         rng = check_random_state(self.random_state)
-        self._select(imp, k, rng, X)
+        self._select(imp, k, rng, route)
         return self

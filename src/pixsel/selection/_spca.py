@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._array_api import get_namespace, is_numpy, to_numpy
+from .._backend import fit_route, store_on_route, validate_fit
 from .._validation import check_finite, sign_flip
 from ..spectral import certify, greedy_path, refine_support
 from ..spectral._implicit import implicit_greedy_path
@@ -226,14 +226,12 @@ class SparsePCASelector(_PathSelector):
         self
         """
         owner = self._check_params()
-        xp, dev = self._namespace(X)
-        if is_numpy(xp):
-            X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        else:
-            X, _ = self._validate_xp(xp, dev, X)
+        route = fit_route("greedy", X, chunked=False)
+        X, _ = validate_fit(self, route, X, dtype=[np.float64, np.float32])
         n, p = X.shape
         k = self._resolve_k(p)
-        algorithm = self._resolve_algorithm(n, p)
+        route = self._sized_route(route, X, k=k)
+        algorithm = route.algorithm
         direction = self.direction
         if algorithm == "implicit":
             if self.solver == "exact":
@@ -277,5 +275,5 @@ class SparsePCASelector(_PathSelector):
         self.upper_bound_ = ub
         self.absolute_gap_ = ub - self.explained_variance_
         self.gap_ = relative_gap(ub, self.explained_variance_)
-        self._arrays_to_device(xp, dev)
+        store_on_route(self, route)
         return self
