@@ -36,6 +36,11 @@ from ._array_api import (
 from ._routes import choose
 from ._validation import as_float_array, check_finite, is_dask_array
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = [
     "fit_namespace",
     "fit_route",
@@ -345,7 +350,7 @@ class ArrayAPISelectorMixin:
         check_is_fitted(self)
         return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the selected columns back in place, zeros elsewhere (in X's library and device).
 
         Parameters
