@@ -51,7 +51,6 @@ __all__ = [
     "PathSelectorCV",
     "GreedySparsePCA",
     "SparseLinearModelProjection",
-    "PathSet",
     "lda_paths",
     "pca_paths",
 ]

@@ -12,7 +12,8 @@ API (estimators, :mod:`pixsel.stats`, :mod:`pixsel.spectral`, :mod:`pixsel.gp`);
 ``pixsel.evaluation``, which still imports.
 """
 
-from ._evaluate import CLASSIFIERS, GP_RESTARTS, EvaluationResult, evaluate_selection, make_classifier
+from ._evaluate import CLASSIFIERS, GP_RESTARTS, evaluate_selection, make_classifier
+from ._evaluate import EvaluationResult as EvaluationResult  # returned, not called: off __all__
 from ._metrics import label_entropy, test_error, test_information
 from ._selectors import SELECTORS, Selection, fisher_ranking, ranking_selection, select_pixels
 
@@ -20,7 +21,6 @@ __all__ = [
     "CLASSIFIERS",
     "GP_RESTARTS",
     "SELECTORS",
-    "EvaluationResult",
     "Selection",
     "evaluate_selection",
     "fisher_ranking",

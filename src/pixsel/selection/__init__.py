@@ -2,7 +2,8 @@
 
 from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector
-from ._paths import PathSet, lda_paths, pca_paths
+from ._paths import PathSet as PathSet  # returned by lda_paths / pca_paths, not called: off __all__
+from ._paths import lda_paths, pca_paths
 from ._pls import CardinalSPLSSelector, SPLSSelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 from ._spca import SparsePCASelector
@@ -15,7 +16,6 @@ __all__ = [
     "SubspaceScoreSelector",
     "ScoreSelector",
     "PathSelectorCV",
-    "PathSet",
     "lda_paths",
     "pca_paths",
 ]
