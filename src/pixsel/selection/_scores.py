@@ -11,10 +11,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._array_api import get_namespace, to_numpy
 from .._backend import (
+    ArrayAPISelectorMixin,
     as_array,
     check_chunks_finite,
     fit_route,
-    inverse_select,
     refuse,
     scale_columns,
     to_route,
@@ -52,13 +52,8 @@ __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 _MODES = ("top", "sample")
 
 
-class _ScoreSelectorBase(DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Shared validation, selection by top score or by sampling, and the rescaled transform."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.array_api_support = True  # fit follows X's library and device (see _validate_X)
-        return tags
 
     def _validate_X(self, X, y=None):
         """``(route, X, y)``: X (and y) validated on the route of the scores family (under
@@ -91,10 +86,6 @@ class _ScoreSelectorBase(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         self.probabilities_ = to_route(route, prob)
         self.n_features_to_select_ = k
 
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return to_numpy(self.support_)  # NumPy booleans, as scikit-learn's selectors return
-
     def transform(self, X: ArrayLike) -> NDArray:
         """Keep the selected features; in ``mode='sample'`` also rescale them.
 
@@ -123,7 +114,7 @@ class _ScoreSelectorBase(DaskSelectorMixin, SelectorMixin, BaseEstimator):
         get_namespace(X, self.weights_, names=["X", "weights_"])  # one library, one device
         if self.mode == "sample":
             X = as_array(X) / self.weights_
-        return inverse_select(as_array(X), self._get_support_mask(), super().inverse_transform)
+        return super().inverse_transform(as_array(X))  # in X's library (ArrayAPISelectorMixin)
 
 
 class SubspaceScoreSelector(_ScoreSelectorBase):

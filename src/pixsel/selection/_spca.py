@@ -7,8 +7,7 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy, to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
 from .._validation import check_finite, sign_flip
-from ..spectral import certify, greedy_path, refine_support
-from ..spectral._implicit import implicit_greedy_path
+from ..spectral import certify, greedy_path, implicit_greedy_path, refine_support
 from ..spectral._implicit_xp import gram_operator
 from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
 from ..stats import class_statistics
