@@ -26,6 +26,25 @@ from pixsel.selection import (
 torch = pytest.importorskip("torch")
 
 
+def _sklearn_namespaces():
+    """(namespace, device_name) for scikit-learn's own check: the CPU ones, and torch-cuda and
+    CuPy when a GPU is there (never required)."""
+    out = [("array_api_strict", None), ("torch", "cpu")]
+    if torch.cuda.is_available():  # pragma: no cover - only on a machine with a GPU
+        out.append(("torch", "cuda"))
+    try:  # pragma: no cover - only on a machine with a GPU
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            out.append(("cupy", None))
+    except Exception:  # ImportError, or no driver / device
+        pass
+    return [pytest.param(ns, id=ns[0] if ns[1] in (None, "cpu") else f"{ns[0]}-{ns[1]}") for ns in out]
+
+
+SKLEARN_NAMESPACES = _sklearn_namespaces()
+
+
 @pytest.fixture(autouse=True)
 def dispatch():
     with sklearn.config_context(array_api_dispatch=True):
@@ -79,13 +98,13 @@ def test_follows_X(lib, dtype, est):
         assert type(value).__module__.split(".")[0] == lib.name, name
         assert device_of(value) == lib.device, name
     rtol = 1e-3 if dtype == "float32" else 1e-8
-    np.testing.assert_allclose(to_numpy(got.scores_, np.float64), ref.scores_, rtol=rtol,
+    np.testing.assert_allclose(lib.host(got.scores_, np.float64), ref.scores_, rtol=rtol,
                                atol=rtol * float(np.max(np.abs(ref.scores_))))
     Xt = got.transform(lib.asarray(X, dtype))
     assert type(Xt).__module__.split(".")[0] == lib.name and Xt.dtype == getattr(lib.xp, dtype)
-    np.testing.assert_allclose(to_numpy(Xt, np.float64), ref.transform(X), rtol=1e-6)
+    np.testing.assert_allclose(lib.host(Xt, np.float64), ref.transform(X), rtol=1e-6)
     back = got.inverse_transform(Xt)
-    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)),
+    np.testing.assert_allclose(lib.host(back, np.float64), ref.inverse_transform(ref.transform(X)),
                                rtol=1e-6)
 
 
@@ -128,13 +147,13 @@ def test_path_selectors_follow_X(lib, dtype, est, binary):
     rtol = 2e-4 if dtype == "float32" else 1e-8
     name = "coef_" if hasattr(ref, "coef_") else "components_"
     want = getattr(ref, name)
-    np.testing.assert_allclose(to_numpy(getattr(got, name), np.float64), want, rtol=rtol,
+    np.testing.assert_allclose(lib.host(getattr(got, name), np.float64), want, rtol=rtol,
                                atol=rtol * float(np.max(np.abs(want))))
-    np.testing.assert_allclose(to_numpy(got.objective_path_, np.float64), ref.objective_path_, rtol=rtol)
+    np.testing.assert_allclose(lib.host(got.objective_path_, np.float64), ref.objective_path_, rtol=rtol)
     Xt = got.transform(lib.asarray(X, dtype))
     assert type(Xt).__module__.split(".")[0] == lib.name
     back = got.inverse_transform(Xt)
-    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
+    np.testing.assert_allclose(lib.host(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("target", ["classes", "continuous"])
@@ -156,16 +175,16 @@ def test_spls_selectors_follow_X(lib, dtype, est, target):
         assert type(value).__module__.split(".")[0] == lib.name, name
         assert device_of(value) == lib.device, name
     rtol = 2e-3 if dtype == "float32" else 1e-8
-    np.testing.assert_allclose(to_numpy(got.coef_, np.float64), ref.coef_, rtol=rtol,
+    np.testing.assert_allclose(lib.host(got.coef_, np.float64), ref.coef_, rtol=rtol,
                                atol=rtol * float(np.max(np.abs(ref.coef_))))
     pred = got.predict(lib.asarray(X, dtype))
     if target == "classes":
-        np.testing.assert_array_equal(to_numpy(pred), ref.predict(X))
+        np.testing.assert_array_equal(lib.host(pred), ref.predict(X))
     else:
-        np.testing.assert_allclose(to_numpy(pred, np.float64), ref.predict(X), rtol=rtol,
+        np.testing.assert_allclose(lib.host(pred, np.float64), ref.predict(X), rtol=rtol,
                                    atol=rtol * float(np.max(np.abs(ref.predict(X)))))
     back = got.inverse_transform(got.transform(lib.asarray(X, dtype)))
-    np.testing.assert_allclose(to_numpy(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
+    np.testing.assert_allclose(lib.host(back, np.float64), ref.inverse_transform(ref.transform(X)), rtol=1e-6)
 
 
 def test_exact_solver_on_device_statistics(lib):
@@ -178,7 +197,7 @@ def test_exact_solver_on_device_statistics(lib):
     got = SparseLDASelector(3, solver="exact").fit(lib.asarray(X), lib.asarray(y))
     np.testing.assert_array_equal(got.get_support(), ref.get_support())
     assert got.status_ == ref.status_ == "optimal"
-    assert got.upper_bound_ == pytest.approx(ref.upper_bound_, rel=1e-9)
+    assert lib.scalar(got.upper_bound_) == pytest.approx(ref.upper_bound_, rel=1e-9)
 
 
 @pytest.mark.parametrize("est", [SparseLDASelector(4, algorithm="implicit"),
@@ -201,9 +220,9 @@ def test_implicit_follows_X(lib, dtype, est):
         assert type(value).__module__.split(".")[0] == lib.name, name
         assert device_of(value) == lib.device, name
     name = "coef_" if hasattr(ref, "coef_") else "components_"
-    np.testing.assert_allclose(to_numpy(getattr(got, name), np.float64), getattr(ref, name), rtol=1e-9,
+    np.testing.assert_allclose(lib.host(getattr(got, name), np.float64), getattr(ref, name), rtol=1e-9,
                                atol=1e-9 * float(np.max(np.abs(getattr(ref, name)))))
-    np.testing.assert_allclose(to_numpy(got.objective_path_, np.float64), ref.objective_path_, rtol=1e-9)
+    np.testing.assert_allclose(lib.host(got.objective_path_, np.float64), ref.objective_path_, rtol=1e-9)
 
 
 def test_implicit_on_another_device():
@@ -252,13 +271,13 @@ def test_laplacian_says_numpy_only():
                                  SparseLDASelector(3), SparsePCASelector(3, direction="dual"),
                                  CardinalSPLSSelector(3, n_components=2)],
                          ids=repr)
-@pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
+@pytest.mark.parametrize("namespace", SKLEARN_NAMESPACES)
 @pytest.mark.parametrize("dtype_name", ["float64", "float32"])
 def test_scikit_learn_array_api_check(est, namespace, dtype_name):
     """scikit-learn's own check: fit/transform with array inputs, attributes in the namespace."""
-    pytest.importorskip(namespace)
-    check_array_api_input(type(est).__name__, est, array_namespace=namespace,
-                          device_name="cpu" if namespace == "torch" else None,
+    name, device_name = namespace
+    pytest.importorskip(name)
+    check_array_api_input(type(est).__name__, est, array_namespace=name, device_name=device_name,
                           dtype_name=dtype_name, check_values=True)
 
 
@@ -283,15 +302,15 @@ def test_slm_follows_X(lib, dtype, est):
     assert type(Xt).__module__.split(".")[0] == lib.name and Xt.dtype == getattr(lib.xp, dtype)
     rtol = 1e-5 if dtype == "float32" else 1e-10
     want = ref.transform(X)
-    np.testing.assert_allclose(to_numpy(Xt, np.float64), want, rtol=rtol, atol=rtol * float(np.abs(want).max()))
+    np.testing.assert_allclose(lib.host(Xt, np.float64), want, rtol=rtol, atol=rtol * float(np.abs(want).max()))
     with pytest.raises(TypeError, match="Convert"):
         got.transform(X)  # NumPy X on a model fitted in another library: named
 
 
-@pytest.mark.parametrize("namespace", ["array_api_strict", "torch"])
+@pytest.mark.parametrize("namespace", SKLEARN_NAMESPACES)
 @pytest.mark.parametrize("est", SLMS, ids=["linear", "kernel"])
 def test_slm_scikit_learn_array_api_check(est, namespace):
-    pytest.importorskip(namespace)
-    check_array_api_input(type(est).__name__, est, array_namespace=namespace,
-                          device_name="cpu" if namespace == "torch" else None, dtype_name="float64",
-                          check_values=True)
+    name, device_name = namespace
+    pytest.importorskip(name)
+    check_array_api_input(type(est).__name__, est, array_namespace=name, device_name=device_name,
+                          dtype_name="float64", check_values=True)
