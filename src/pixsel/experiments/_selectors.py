@@ -41,7 +41,8 @@ class Selection:
         Per-``k`` seconds for methods refitted per ``k``; None for path/ranking methods.
     objective : dict int -> float
         For pixsel's paths and Fisher thresholding: the two-class Fisher objective
-        ``a_S^T B_SS^-1 a_S`` of each support (the GRQ of paper 000, Fig. 7).
+        ``a_S^T B_SS^-1 a_S`` of each support (the generalized Rayleigh quotient of Fig. 7 of
+        "Fast Pixel/Part Selection with Sparse Eigenvectors", ICCV 2007).
     info : dict
     """
 

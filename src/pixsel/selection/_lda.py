@@ -31,8 +31,10 @@ class SparseLDASelector(_PathSelector):
     covariance. With two classes ``A = a a^T``, ``a`` the difference of the class means, and
     ``f(S) = a_S^T B_SS^{-1} a_S`` (Moghaddam, Weiss and Avidan, ICCV 2007); with more classes
     ``A = M M^T`` is the between-class covariance and ``criterion`` says which function of the
-    generalized eigenvalues of ``(A_SS, B_SS)`` is maximized (paper 002). One fit computes the forward and/or backward greedy
-    path for *all* k; any k can then be read with :meth:`get_support_at` without refitting.
+    generalized eigenvalues of ``(A_SS, B_SS)`` is maximized ("Generalized Spectral Bounds for
+    Sparse LDA", Moghaddam, Weiss and Avidan, ICML 2006). One fit computes the forward and/or
+    backward greedy path for *all* k; any k can then be read with :meth:`get_support_at` without
+    refitting.
 
     Parameters
     ----------
@@ -48,7 +50,8 @@ class SparseLDASelector(_PathSelector):
     criterion : {'max-eig', 'trace'}, default='max-eig'
         With more than two classes, ``A = M M^T`` is the between-class covariance (rank
         ``C - 1``) and the criterion of a support is the largest generalized eigenvalue of
-        ``(A_SS, B_SS)`` or their sum (paper 002, sections 2 and 4). Irrelevant for two classes.
+        ``(A_SS, B_SS)`` or their sum ("Generalized Spectral Bounds for Sparse LDA", sections 2
+        and 4). Irrelevant for two classes.
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` within-class covariance; ``'implicit'`` runs the forward
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
@@ -57,7 +60,7 @@ class SparseLDASelector(_PathSelector):
         for input with more than 4096 features and fewer samples than features. On a Dask
         array chunked by rows the implicit pass runs chunk by chunk where the chunks live (the
         workers of a ``dask.distributed`` cluster); under ``array_api_dispatch`` an array on a
-        GPU runs the passes on its device (:mod:`pixsel.spectral._implicit_xp`); only
+        GPU runs the passes on its device; only
         ``p``-vectors and ``p x b`` panels come back to the host in both cases.
     solver : {'greedy', 'exact'}, default='greedy'
         ``'exact'``: after the greedy path(s), the support at ``n_features_to_select`` is replaced

@@ -1,6 +1,7 @@
 """Whole greedy and thresholding paths of a problem, for every k: ``lda_paths`` and ``pca_paths``.
 
-These are the estimator-layer functions behind ``pixsel path`` (paper 000, Fig. 7): they run
+These are the estimator-layer functions behind ``pixsel path`` (Fig. 7 of "Fast Pixel/Part
+Selection with Sparse Eigenvectors", Moghaddam, Weiss and Avidan, ICCV 2007): they run
 statistics -> regularization -> kernels once and return every path with its bounds, so that
 surfaces (CLI, figures, benchmarks) never assemble that pipeline themselves.
 

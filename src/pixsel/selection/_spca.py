@@ -78,8 +78,9 @@ class SparsePCASelector(_PathSelector):
     """Greedy sparse PCA (GSPCA): the k features whose first principal component has most variance.
 
     The criterion is ``lambda_max(C_SS)``, the largest eigenvalue of the sample covariance ``C``
-    restricted to a support ``S`` of exactly ``k`` features (Moghaddam, Weiss and Avidan 2006;
-    paper 002 with ``B = I``). Each greedy step is exact (see
+    restricted to a support ``S`` of exactly ``k`` features: the generalized problem of
+    "Generalized Spectral Bounds for Sparse LDA" (Moghaddam, Weiss and Avidan, ICML 2006) with
+    ``B = I``. Each greedy step is exact (see
     :func:`pixsel.spectral.greedy_path`). By default the forward path to ``k`` is followed by
     :func:`pixsel.spectral.refine_support` at ``k``; a certified upper bound on the best variance
     over all supports of size ``k`` is stored with the selection when asked
