@@ -108,3 +108,18 @@ def test_same_path_on_faces():
         fast = multiclass_greedy_path(st.between_factor, B, direction=direction)
         ref = multiclass_greedy_path(st.between_factor, B, direction=direction, method="eigh")
         np.testing.assert_array_equal(fast.order, ref.order)
+
+
+@pytest.mark.parametrize("method", ["auto", "eigh"])
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_callback_reports_every_step_and_keeps_the_path(direction, method):
+    M, B = _problem(3)
+    p = M.shape[0]
+    seen = []
+    path = multiclass_greedy_path(M, B, direction=direction, method=method,
+                                  callback=lambda done, total: seen.append((done, total)))
+    plain = multiclass_greedy_path(M, B, direction=direction, method=method)
+    np.testing.assert_array_equal(path.order, plain.order)
+    assert seen and all(t == p for _, t in seen)
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and done[-1] in (p - 1, p)

@@ -35,6 +35,8 @@ scikit-image argument of that name is passed through (``scipy.optimize.minimize`
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
@@ -43,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._array_api import to_numpy
 from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
+from .._progress import step_progress
 from .._validation import check_int, check_options, resolve_k
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
@@ -55,6 +58,71 @@ __all__ = []
 
 DIRECTIONS = ("forward", "backward", "dual")
 ALGORITHMS = ("auto", "dense", "implicit")
+
+
+#: The values of the path selectors' ``path`` parameter.
+PATHS = ("auto", "full")
+
+
+def forward_length(n_features, k, n_classes, path):
+    """Where a forward pass asked for ``k`` stops (None: the whole path), by the ``path`` rule.
+
+    Two classes (or ``path='full'``): the whole path (the binary kernel computes it for a few
+    inverses of ``B``). More classes: ``min(p, max(2 k, k + 10))`` steps, so that a fit asked for
+    ``k`` costs ``O(p k^2)`` and :meth:`~_PathSelector.get_support_at` still reads the sizes
+    around ``k``.
+
+    Examples
+    --------
+    >>> forward_length(1024, 50, 38, "auto"), forward_length(1024, 50, 2, "auto")
+    (100, None)
+    >>> forward_length(1024, 3, 38, "auto"), forward_length(20, 15, 38, "auto"), forward_length(1024, 3, 38, "full")
+    (13, None, None)
+    """
+    if path == "full" or n_classes <= 2:
+        return None
+    stop = max(2 * int(k), int(k) + 10)
+    return None if stop >= n_features else stop
+
+
+class _PassProgress:
+    """Progress of the greedy passes of one fit: one step counter per pass (quiet when disabled)."""
+
+    def __init__(self, owner, enabled):
+        self.owner, self.enabled, self._open = owner, enabled, []
+
+    def __call__(self, what):
+        """The ``callback(done, total)`` for the pass ``what`` (None when disabled)."""
+        if not self.enabled:
+            return None
+        steps = None
+
+        def callback(done, total):
+            nonlocal steps
+            if steps is None:
+                steps = step_progress(total, f"{self.owner} {what}", delay=1.0, interval=1.0)
+                self._open.append(steps)
+            if hasattr(steps, "callback"):
+                steps.callback(done, total)
+            elif done > steps.n:
+                steps.update(done - steps.n)
+
+        return callback
+
+    def close(self):
+        for steps in self._open:
+            steps.close()
+        self._open = []
+
+
+@contextmanager
+def path_progress(est):
+    """Context giving ``progress(what) -> callback`` for the passes of ``est.fit``."""
+    bar = _PassProgress(type(est).__name__, bool(getattr(est, "progress", False)))
+    try:
+        yield bar
+    finally:
+        bar.close()
 
 
 def pick_path(forward, backward, k):

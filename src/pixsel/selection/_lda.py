@@ -11,7 +11,7 @@ from ..spectral import greedy_path, implicit_greedy_path
 from ..spectral._implicit import _cached  # no public name yet
 from ..spectral._implicit_xp import gram_operator
 from ..stats import class_statistics, regularize, ridge_regularization
-from ._base import _PathSelector
+from ._base import PATHS, _PathSelector, forward_length, path_progress
 
 from typing import TYPE_CHECKING
 
@@ -75,18 +75,31 @@ class SparseLDASelector(_PathSelector):
     gap_tol : float, default=0.0
         Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
         returned is then within ``gap_tol`` (as a fraction) of the optimum.
+    path : {'auto', 'full'}, default='auto'
+        How much of the forward path to compute. ``'full'``: every ``k`` up to ``n_features``.
+        ``'auto'``: the whole path for two classes (it costs a few inverses of ``B``, whatever
+        ``k``); with more classes the forward pass stops at ``min(n_features, max(2 k, k +
+        10))`` steps, where ``k = n_features_to_select`` (a forward step costs ``O(p k)``, so a
+        fit asked for ``k`` costs ``O(p k^2)`` rather than ``O(p^3)``), which leaves
+        :meth:`get_support_at` the sizes around ``k``. The backward pass always starts from all
+        features, so with ``direction='backward'`` or ``'dual'`` every ``k`` stays available.
     progress : bool, default=False
-        Report the exact search (nodes, best objective, certified bound, relative gap): a bar on
-        a terminal, plain lines elsewhere. Library code is quiet by default.
+        Report the path steps (step ``i`` of ``n`` per pass, with the time left) and the exact
+        search (nodes, best objective, certified bound, relative gap): a bar on a terminal,
+        plain lines elsewhere. Library code is quiet by default.
 
     Attributes
     ----------
     support_ : ndarray of shape (n_features,) of bool
         Mask of the selected features.
     n_features_to_select_ : int
-    objective_path_ : ndarray of shape (n_features,)
-        Per k, the best objective of the computed directions (at ``n_features_to_select_``, that
-        of ``support_``; only up to ``n_features_to_select_`` with the implicit algorithm).
+    objective_path_ : ndarray of shape (n_path,)
+        ``objective_path_[k - 1]`` is, per k, the best objective of the computed directions (at
+        ``n_features_to_select_``, that of ``support_``). ``n_path`` is ``n_features`` when a
+        backward pass ran or the forward path is whole (two classes, ``path='full'``); with more
+        classes and ``direction='forward'`` it is where the forward pass stopped (see ``path``),
+        and ``n_features_to_select_`` with the implicit algorithm. Fit with ``path='full'`` for
+        every k.
     forward_path_, backward_path_ : SparsePath or None
         The greedy paths (order and objective per k). They carry no per-k certificate: call
         ``pixsel.spectral.certify(path)`` for one, or use ``pixsel.lda_paths``.
@@ -145,6 +158,7 @@ class SparseLDASelector(_PathSelector):
         time_limit: float | None = None,
         node_limit: int | None = None,
         gap_tol: float = 0.0,
+        path: Literal["auto", "full"] = "auto",
         progress: bool = False,
     ) -> None:
         self.n_features_to_select = n_features_to_select
@@ -156,6 +170,7 @@ class SparseLDASelector(_PathSelector):
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.gap_tol = gap_tol
+        self.path = path
         self.progress = progress
 
     def __sklearn_tags__(self):
@@ -183,6 +198,7 @@ class SparseLDASelector(_PathSelector):
         check_classification_targets(y)
         classes = np.unique(y)
         check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
+        check_options(self.path, "path", PATHS, owner=owner)
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
@@ -217,9 +233,15 @@ class SparseLDASelector(_PathSelector):
             )
         # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
         # one inverse of B per direction (certify(path) or lda_paths give it on request)
-        kw = dict(criterion=self.criterion)
-        fwd = greedy_path(a, B, direction="forward", **kw) if self.direction in ("forward", "dual") else None
-        bwd = greedy_path(a, B, direction="backward", **kw) if self.direction in ("backward", "dual") else None
+        max_k = forward_length(p, k, len(classes), self.path)
+        fwd = bwd = None
+        with path_progress(self) as progress:
+            if self.direction in ("forward", "dual"):
+                fwd = greedy_path(a, B, direction="forward", criterion=self.criterion, max_k=max_k,
+                                  callback=progress("forward path"))
+            if self.direction in ("backward", "dual"):
+                bwd = greedy_path(a, B, direction="backward", criterion=self.criterion,
+                                  callback=progress("backward path"))
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()

@@ -29,6 +29,7 @@ from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Literal
 
     from numpy.typing import ArrayLike
@@ -49,6 +50,7 @@ def greedy_path(
     form: Literal["auto", "vector", "factor", "full"] = "auto",
     max_k: int | None = None,
     certificate: Literal["auto", "dual", "inclusion"] | None = None,
+    callback: Callable[[int, int], None] | None = None,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -80,6 +82,10 @@ def greedy_path(
         ``O(p^3)`` test per ``k``). ``'inclusion'``: the inclusion-principle and norm bounds;
         ``'dual'`` adds the sparse PCA duality certificate (``B = I``, full ``A``);
         ``'auto'`` = ``'dual'`` when ``p <= 256`` else ``'inclusion'``.
+    callback : callable or None
+        Progress hook, called as ``callback(steps_done, n_steps)`` as the path goes: after every
+        step of the multiclass (factor) kernel, after chunks of steps of its backward loop; the
+        other forms (a few inverses, or a full-rank pair) call it once when done.
     **kernel_options
         Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
         ``drift_tol``; see :func:`pixsel.spectral.rank_one_greedy_path`).
@@ -115,8 +121,11 @@ def greedy_path(
         # path is host metadata either way
         A, B = host_view(A), host_view(B)
     elif not is_numpy(xp):  # CUDA, CuPy, or forced: every form runs on the arrays' device
-        return _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
-                              max_k=max_k, certificate=certificate, kernel_options=kernel_options)
+        path = _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
+                               max_k=max_k, certificate=certificate, kernel_options=kernel_options)
+        if callback is not None:
+            callback(len(path.order), len(path.order))
+        return path
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
     if max_k is not None:
@@ -132,12 +141,17 @@ def greedy_path(
         path = _rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
         path.info = dict(path.info, criterion=criterion, form="vector")
     elif form == "vector":
-        path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k)
+        path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k,
+                                      callback=callback)
         path.A, path.info["form"] = A, "vector"
     elif form == "factor":
-        path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+        path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k,
+                                      callback=callback)
     else:
         path = fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+    stepwise = form == "factor" or (form == "vector" and max_k is not None)  # the kernel reports
+    if callback is not None and not stepwise:
+        callback(len(path.order), len(path.order))
     if certificate is not None:
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)

@@ -124,6 +124,8 @@ def _forward(M, op, criterion, n_steps, method="auto", progress=None):
                 d -= l * l
                 f = _criterion_value(G, criterion)
         objective[t] = f
+        if progress is not None:
+            progress(t + 1, n_steps)
     info = {"n_secular": n_sec} if method == "auto" else {"n_batched_eig": n_eig}
     return order, objective, info
 
@@ -142,16 +144,27 @@ def _backward(M, B, criterion, method="auto", progress=None):
     G = M.T @ W
     G = (G + G.T) / 2
     if method == "auto" and r > 1:
-        order, objective, n_solved = backward_path(
-            np.ascontiguousarray(P), np.ascontiguousarray(W), G.copy(), criterion == "trace"
-        )
-        return order.astype(np.intp), objective, {"n_secular": int(n_solved)}
+        P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)
+        idx = np.arange(p, dtype=np.int64)
+        order = np.empty(p, dtype=np.int64)
+        objective = np.empty(p)
+        m, step, n_solved = p, 0, 0
+        chunk = p if progress is None else max(1, min(p, (1 << 24) // max(p * p, 1) + 1))
+        while m > 0:
+            m, n = backward_path(P, W, G, criterion == "trace", idx, m, order, objective, step, chunk)
+            n_solved += int(n)
+            step = p - m
+            if progress is not None:
+                progress(step, p)
+        return order.astype(np.intp), objective, {"n_secular": n_solved}
     alive = np.ones(p, dtype=bool)
     order = np.empty(p, dtype=np.intp)
     objective = np.empty(p)
     for step in range(p):
         size = p - step
         objective[size - 1] = _criterion_value(G, criterion)
+        if progress is not None and step:
+            progress(step, p)
         if size == 1:
             order[step] = int(np.flatnonzero(alive)[0])
             break
@@ -182,7 +195,9 @@ def _backward(M, B, criterion, method="auto", progress=None):
     return order, objective, {}
 
 
-def multiclass_greedy_path(M, B=None, *, direction="forward", criterion="max-eig", max_k=None, method="auto"):
+def multiclass_greedy_path(
+    M, B=None, *, direction="forward", criterion="max-eig", max_k=None, method="auto", callback=None
+):
     """Greedy path for the low-rank pair ``(M M^T, B)``; see the module docstring for the method.
 
     Parameters
@@ -203,6 +218,10 @@ def multiclass_greedy_path(M, B=None, *, direction="forward", criterion="max-eig
         loops (:mod:`pixsel.spectral._multiclass_jit`; the backward elimination is one compiled
         loop for both criteria); ``'eigh'`` is the reference: one batched ``eigvalsh`` of every
         surviving candidate's ``r x r`` matrix per step, the backward loop in NumPy. Same path.
+    callback : callable or None
+        Called as ``callback(steps_done, n_steps)`` as the path goes (after every forward step;
+        backward, after every ``1 + 2^24 // p^2`` steps, a few milliseconds of work): the hook of a
+        progress bar (:func:`pixsel._progress.step_progress`). Never called when None.
 
     Returns
     -------
@@ -234,10 +253,10 @@ def multiclass_greedy_path(M, B=None, *, direction="forward", criterion="max-eig
         else:
             op = DenseOperator(B)
         n_steps = p if max_k is None else int(max_k)
-        order, objective, info = _forward(M, op, criterion, n_steps, method=method)
+        order, objective, info = _forward(M, op, criterion, n_steps, method=method, progress=callback)
     elif direction == "backward":
         Bd = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)
-        order, objective, info = _backward(M, Bd, criterion, method=method)
+        order, objective, info = _backward(M, Bd, criterion, method=method, progress=callback)
     else:
         raise ValueError(f"The 'direction' parameter must be one of {{'forward', 'backward'}}. Got {direction!r} instead.")
     info = dict(info, criterion=criterion, form="factor")

@@ -249,7 +249,7 @@ def top_eig_removed(theta, Z, dc):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def backward_path(P, W, G, trace):
+def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
     """Backward elimination on ``G_S = M_S^T P_S M_S`` (``P`` the inverse of ``B``, ``W = P M``,
     ``G = M^T W``); overwrites ``P``, ``W`` and ``G``. ``trace``: the criterion ``tr G`` (else
     ``lambda_max(G)``).
@@ -257,20 +257,19 @@ def backward_path(P, W, G, trace):
     The live features are kept in the leading ``m x m`` block of ``P`` (and ``m`` rows of
     ``W``): removing the one at position ``q`` moves the last live one into its place, so a step
     touches ``m^2`` entries. ``idx`` maps positions to feature indices; ties go to the lowest
-    feature index, as in the NumPy loop. Returns ``(order, objective, n_solved)``: the removal
-    order (the last survivor last), the objective per size and the number of exact roots
-    solved (the other candidates were ruled out by their bounds).
+    feature index, as in the NumPy loop. Resumable: steps ``step0 .. step0 + n_steps - 1`` are
+    run from the state ``(P, W, G, idx, m)`` (``m`` live features; start with ``idx = arange(p)``,
+    ``m = p``, ``step0 = 0``), filling ``order[step]`` (the removal order, the last survivor
+    last) and ``objective[size - 1]``. Returns ``(m, n_solved)``: the live count after the
+    steps and the number of exact roots solved (the other candidates were ruled out by their
+    bounds).
     """
     p, r = W.shape
-    idx = np.arange(p)
-    order = np.empty(p, dtype=np.int64)
-    objective = np.empty(p)
-    m = p
     z2 = np.empty(r)
     lo_b = np.empty(p)
     hi_b = np.empty(p)
     n_solved = 0
-    for step in range(p):
+    for step in range(step0, min(step0 + n_steps, p)):
         for a in range(r):  # symmetrize against drift
             for b in range(a):
                 v = 0.5 * (G[a, b] + G[b, a])
@@ -286,6 +285,7 @@ def backward_path(P, W, G, trace):
             objective[m - 1] = theta[r - 1]
         if m == 1:
             order[step] = idx[0]
+            m = 0
             break
         if not trace:
             Z = np.ascontiguousarray(W[:m]) @ V
@@ -346,4 +346,4 @@ def backward_path(P, W, G, trace):
                 W[q, a] = W[last, a]
             idx[q] = idx[last]
         m -= 1
-    return order, objective, n_solved
+    return m, n_solved

@@ -1,0 +1,94 @@
+"""SparseLDASelector on many classes: the forward path as long as k asks, progress, bad input."""
+
+import numpy as np
+import pytest
+
+from pixsel import SparseLDASelector
+from pixsel.spectral._multiclass import multiclass_greedy_path
+from pixsel.stats import class_statistics, regularize
+
+
+def _classes(n_classes=6, n_per=12, p=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n_per)
+    X = rng.standard_normal((len(y), p))
+    X[:, :8] += rng.standard_normal((n_classes, 8))[y] * 1.5
+    return X, y
+
+
+@pytest.mark.parametrize("criterion", ["max-eig", "trace"])
+def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
+    X, y = _classes()
+    p = X.shape[1]
+    short = SparseLDASelector(5, direction="forward", criterion=criterion).fit(X, y)
+    full = SparseLDASelector(5, direction="forward", criterion=criterion, path="full").fit(X, y)
+    assert len(short.forward_path_.order) == len(short.objective_path_) == 15  # max(2k, k + 10)
+    assert len(full.objective_path_) == p
+    np.testing.assert_array_equal(short.forward_path_.order, full.forward_path_.order[:15])
+    np.testing.assert_allclose(short.objective_path_, full.objective_path_[:15])
+    np.testing.assert_array_equal(short.get_support(), full.get_support())
+    np.testing.assert_array_equal(short.get_support_at(12), full.get_support_at(12))
+    with pytest.raises(ValueError, match=r"range \[1, 15\]"):
+        short.get_support_at(16)
+    # the path is the kernel's (the whole greedy path, truncated)
+    st = class_statistics(X, y)
+    B, _ = regularize(st.within, "auto", X=X, y=y, means=st.means, classes=st.classes)
+    ref = multiclass_greedy_path(st.between_factor, B, criterion=criterion, method="eigh")
+    np.testing.assert_array_equal(full.forward_path_.order, ref.order)
+
+
+def test_dual_keeps_every_k_and_two_classes_keep_the_whole_path():
+    X, y = _classes()
+    dual = SparseLDASelector(5).fit(X, y)
+    assert len(dual.forward_path_.order) == 15 and len(dual.backward_path_.order) == X.shape[1]
+    assert len(dual.objective_path_) == X.shape[1]
+    full = SparseLDASelector(5, path="full").fit(X, y)
+    np.testing.assert_array_equal(dual.get_support(), full.get_support())
+    np.testing.assert_allclose(dual.objective_path_[:15], full.objective_path_[:15])
+    two = SparseLDASelector(3, direction="forward").fit(X[y < 2], y[y < 2])
+    assert len(two.objective_path_) == X.shape[1]
+    with pytest.raises(ValueError, match="path"):
+        SparseLDASelector(3, path="some").fit(X, y)
+
+
+def test_progress_reports_the_path_steps(capsys, monkeypatch):
+    X, y = _classes(p=60)
+    import pixsel._progress as progress_module
+
+    lines = []
+
+    class Recorder:
+        def __init__(self, total, desc, **kw):
+            self.total, self.desc, self.n = total, desc, 0
+
+        def update(self, n=1, what=None):
+            self.n += n
+            lines.append((self.desc, self.n, self.total))
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("pixsel.selection._base.step_progress", Recorder)
+    assert progress_module.step_progress is not Recorder
+    SparseLDASelector(4, progress=True).fit(X, y)
+    fwd = [n for d, n, t in lines if d.endswith("forward path")]
+    bwd = [n for d, n, t in lines if d.endswith("backward path")]
+    assert fwd == list(range(1, 15)) and bwd and bwd[-1] >= X.shape[1] - 1
+    lines.clear()
+    SparseLDASelector(4).fit(X, y)  # quiet by default
+    assert lines == []
+    assert capsys.readouterr().err == ""
+
+
+def test_bad_multiclass_input():
+    X, y = _classes(n_classes=5, n_per=6)
+    y1 = y.copy()
+    y1[0] = 9  # a class with one sample: its scatter is zero, it still has a mean
+    sel = SparseLDASelector(3).fit(X, y1)
+    assert sel.support_.sum() == 3 and np.isfinite(sel.objective_path_).all()
+    # C - 1 >= p: more classes than features (a square between factor reads as a full A)
+    Xs = X[:, :3]
+    sel = SparseLDASelector(2).fit(Xs, y)
+    assert sel.support_.sum() == 2 and np.isfinite(sel.objective_path_).all()
+    with pytest.raises(ValueError, match="2 classes"):
+        SparseLDASelector(2).fit(X, np.zeros(len(y), dtype=int))
