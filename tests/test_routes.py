@@ -150,3 +150,22 @@ def test_route_is_immutable():
     assert isinstance(r, Route)
     with pytest.raises(AttributeError):
         r.name = "numpy"
+
+
+def test_cost_model_takes_the_implicit_form_when_k_is_small_and_the_dense_form_expensive():
+    from pixsel._routes import DENSE_MATERIAL_FLOPS, path_costs
+
+    # 400 faces of 64 x 64 pixels, 40 people, k = 20: passes over X, below the memory threshold
+    r = choose("greedy", xp=np, n_samples=400, n_features=4096, n_classes=40, k=20)
+    assert r.implicit and "flops" in r.reason
+    # the same sizes without k (no cost model), or k near p, or a cheap dense fit: dense
+    assert not choose("greedy", xp=np, n_samples=400, n_features=4096).implicit
+    assert not choose("greedy", xp=np, n_samples=400, n_features=4096, n_classes=40, k=4096).implicit
+    assert not choose("greedy", xp=np, n_samples=200, n_features=1024, n_classes=40, k=50).implicit
+    assert path_costs(200, 1024, 40, 50)["dense"] < DENSE_MATERIAL_FLOPS
+    # never with more samples than features, and 'dense' forces the form
+    assert not choose("greedy", xp=np, n_samples=5000, n_features=4096, n_classes=50, k=50).implicit
+    assert not choose("greedy", xp=np, n_samples=400, n_features=4096, n_classes=40, k=20,
+                      algorithm="dense").implicit
+    c = path_costs(400, 4096, 40, 20)
+    assert c["implicit"] < c["dense"] / 100

@@ -27,8 +27,10 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
 
 The rows are tried in that order. The only size-dependent row is ``'implicit'``, and only for
 the families of :data:`IMPLICIT_FAMILIES` under ``algorithm='auto'``: :func:`implicit_pays`
-holds today's rule (``p > 4096`` features and fewer samples than features: the dense
-``p x p`` matrix would be over 128 MiB and of rank below ``p``). Change a rule here, and its row
+holds the rules, both with fewer samples than features (the dense matrix is then of rank below
+``p``): ``p > 4096`` features (the dense ``p x p`` matrix would be over 128 MiB), or, for a
+sparse LDA fit (``n_classes`` and ``k`` known), a cost model (:func:`path_costs`: forming,
+inverting and eliminating from the ``p x p`` matrix against ``k`` columns through ``X``). Change a rule here, and its row
 in ``tests/test_routes.py``; the estimators and kernels follow.
 
 ``algorithm`` forces the form: ``'dense'`` never takes the implicit row, ``'implicit'`` always
@@ -64,11 +66,14 @@ __all__ = [
     "IMPLICIT_FAMILIES",
     "COMPILED_FAMILIES",
     "IMPLICIT_MIN_FEATURES",
+    "DENSE_MATERIAL_FLOPS",
+    "IMPLICIT_ADVANTAGE",
     "ROUTE_NAMES",
     "ALGORITHMS",
     "Route",
     "choose",
     "implicit_pays",
+    "path_costs",
 ]
 
 #: The kernel families that have a route (one public door each).
@@ -154,11 +159,50 @@ class Route:
         return self.backend == "device"
 
 
+#: The cost model takes the implicit form only when the dense form would cost more than this many
+#: floating-point operations (several seconds on one core): below it the dense fit, dual pass
+#: included, is interactive anyway and keeps every ``k``.
+DENSE_MATERIAL_FLOPS = 1e10
+
+#: ... and when the implicit form is at least this many times cheaper by the model (its passes
+#: over ``X`` run at a lower rate than the dense kernels' BLAS-3 and compiled loops).
+IMPLICIT_ADVANTAGE = 4.0
+
+
+def path_costs(n_samples, n_features, n_classes, k):
+    """Modelled floating-point operations of a sparse LDA fit by the dense and the implicit form.
+
+    ``r = C - 1`` (at least 1) and ``k`` the size asked for:
+
+    * dense: the within-class scatter ``n p^2``, the inverse of ``B`` and the backward pass's
+      downdates of the dual pass ``~ p^3``, the forward pass ``p k (k + r^2)``;
+    * implicit: ``k`` columns of ``B`` through ``X`` (two passes of ``n p`` each) and the same
+      forward pass, ``2 n p k + p k (k + r^2)``; forward only.
+
+    Examples
+    --------
+    >>> c = path_costs(400, 4096, 40, 20)
+    >>> c["dense"] > 1e10, c["implicit"] < c["dense"] / 100
+    (True, True)
+    """
+    n, p, k = int(n_samples), int(n_features), int(k)
+    r = max(int(n_classes) - 1, 1) if n_classes is not None else 1
+    forward = p * k * (k + r * r)
+    return {"dense": float(n) * p * p + float(p) ** 3 + forward, "implicit": 2.0 * n * p * k + forward}
+
+
 def implicit_pays(n_samples, n_features, n_classes=None, k=None):
     """Whether ``algorithm='auto'`` should avoid the ``p x p`` matrix, and why.
 
-    Today's rule: ``p > IMPLICIT_MIN_FEATURES`` and ``n_samples < p`` (``n_classes`` and ``k``
-    are accepted for the cost model that will replace this threshold).
+    Two rules, both only with fewer samples than features (the ``p x p`` matrix is then of rank
+    below ``p``, and the implicit form's passes over ``X`` cost less than forming it):
+
+    * memory: ``p > IMPLICIT_MIN_FEATURES`` (a float64 ``p x p`` matrix over 128 MiB);
+    * cost, when ``n_classes`` and ``k`` are known (a sparse LDA fit): the dense form would
+      cost over :data:`DENSE_MATERIAL_FLOPS` and the implicit one is at least
+      :data:`IMPLICIT_ADVANTAGE` times cheaper by :func:`path_costs`.
+
+    The implicit form runs the forward pass only, to ``k``.
 
     Returns
     -------
@@ -169,13 +213,23 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None):
     --------
     >>> implicit_pays(2000, 16384)[0], implicit_pays(2414, 1024)[0], implicit_pays(20000, 10000)[0]
     (True, False, False)
+    >>> implicit_pays(400, 4096, 40, 20)[0], implicit_pays(400, 4096)[0], implicit_pays(200, 1024, 40, 50)[0]
+    (True, False, False)
     """
     n, p = int(n_samples), int(n_features)
-    if p <= IMPLICIT_MIN_FEATURES:
-        return False, f"p = {p} <= {IMPLICIT_MIN_FEATURES} features: the p x p matrix is small enough to form"
     if n >= p:
         return False, f"n = {n} >= p = {p}: the p x p matrix is cheaper than passes over X"
-    return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
+    if p > IMPLICIT_MIN_FEATURES:
+        return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
+    if n_classes is None or k is None:
+        return False, f"p = {p} <= {IMPLICIT_MIN_FEATURES} features: the p x p matrix is small enough to form"
+    cost = path_costs(n, p, n_classes, k)
+    dense, implicit = cost["dense"], cost["implicit"]
+    if dense > DENSE_MATERIAL_FLOPS and IMPLICIT_ADVANTAGE * implicit < dense:
+        return True, (f"n = {n} < p = {p}, k = {k}: passes over X ({implicit:.2g} flops) cost less than "
+                      f"forming and inverting the p x p matrix ({dense:.2g})")
+    return False, (f"n = {n}, p = {p}, k = {k}: the p x p matrix costs {dense:.2g} flops against "
+                   f"{implicit:.2g} for passes over X")
 
 
 def _check(family, algorithm):

@@ -92,3 +92,24 @@ def test_bad_multiclass_input():
     assert sel.support_.sum() == 2 and np.isfinite(sel.objective_path_).all()
     with pytest.raises(ValueError, match="2 classes"):
         SparseLDASelector(2).fit(X, np.zeros(len(y), dtype=int))
+
+
+def test_implicit_progress_reports_each_step(monkeypatch):
+    X, y = _classes(n_classes=4, n_per=6, p=80)
+    steps = []
+
+    class Recorder:
+        def __init__(self, total, desc, **kw):
+            self.total, self.desc, self.n = total, desc, 0
+
+        def update(self, n=1, what=None):
+            self.n += n
+            steps.append((self.desc, self.n, self.total))
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("pixsel.selection._base.step_progress", Recorder)
+    sel = SparseLDASelector(5, algorithm="implicit", progress=True).fit(X, y)
+    assert sel.algorithm_ == "implicit"
+    assert [n for _, n, _ in steps] == [1, 2, 3, 4, 5] and all(t == 5 for *_, t in steps)

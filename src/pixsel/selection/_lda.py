@@ -57,7 +57,10 @@ class SparseLDASelector(_PathSelector):
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
         path computed up to ``n_features_to_select`` only, forward only, ridge regularization
         only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
-        for input with more than 4096 features and fewer samples than features. On a Dask
+        with fewer samples than features when there are more than 4096 features, or when the
+        dense fit would cost over ``1e10`` operations and the passes over ``X`` for ``k``
+        features at least 4 times less (``pixsel._routes.path_costs``: the scatter ``n p^2``
+        and the inverse and backward pass ``~p^3`` against ``2 n p k``). On a Dask
         array chunked by rows the implicit pass runs chunk by chunk where the chunks live (the
         workers of a ``dask.distributed`` cluster); under ``array_api_dispatch`` an array on a
         GPU runs the passes on its device; only
@@ -273,7 +276,9 @@ class SparseLDASelector(_PathSelector):
             info = ridge_regularization(reg, B.mean_variance())
             B = B.with_alpha(info.alpha)
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
-            path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion)
+            with path_progress(self) as progress:
+                path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion,
+                                            callback=progress("forward path (implicit)"))
             self.classes_ = classes
             self.regularization_ = info.to_dict()
             self._set_paths(path, None, k, "forward")

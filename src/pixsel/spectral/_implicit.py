@@ -46,6 +46,7 @@ from ._path import SparsePath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Literal
 
     from numpy.typing import ArrayLike
@@ -101,6 +102,7 @@ def implicit_greedy_path(
     max_k: int,
     criterion: Literal["max-eig", "trace"] = "max-eig",
     block_size: int = 32,
+    callback: Callable[[int, int], None] | None = None,
 ) -> ImplicitSparsePath:
     """Forward greedy path of ``(A, B)`` given as operators, without any ``p x p`` matrix.
 
@@ -122,6 +124,9 @@ def implicit_greedy_path(
         LDA: columns of ``B`` fetched per pass over the data (the chosen index and the best
         scoring candidates after it, kept for later steps). Changes the number of passes
         (``info['n_column_passes']``), never the path.
+    callback : callable or None
+        LDA: called as ``callback(steps_done, max_k)`` after every step (a progress hook);
+        sparse PCA: once, when done.
 
     Returns
     -------
@@ -145,6 +150,8 @@ def implicit_greedy_path(
         max_k = check_int(max_k, "max_k", low=1, high=A.p, owner="implicit_greedy_path")
         with _cached(A):
             path = fullrank_greedy_path(A, None, direction="forward", max_k=max_k)
+        if callback is not None:
+            callback(max_k, max_k)
         info = dict(path.info, kind="pca")
         # lambda_max(A_S) <= tr(A_S) <= sum of the k largest variances (certified, cheap)
         ub = _envelope(np.cumsum(np.sort(A.diag())[::-1])[:max_k])
@@ -161,7 +168,7 @@ def implicit_greedy_path(
     block_size = check_int(block_size, "block_size", low=1, owner="implicit_greedy_path")
     Fm = F[:, None] if F.ndim == 1 else F
     with _cached(B):
-        order, objective, kinfo = _forward_lda(Fm, B, criterion, max_k, min(block_size, p))
+        order, objective, kinfo = _forward_lda(Fm, B, criterion, max_k, min(block_size, p), callback)
     alpha = float(getattr(B, "alpha", 0.0))
     info = dict(kinfo, criterion=criterion, form="factor", kind="lda", alpha=alpha)
     ub = None
@@ -284,7 +291,7 @@ def _two_pole_root(a, b, delta):
     return np.where(np.isfinite(x), x, 0.0)
 
 
-def _forward_lda(M, op, criterion, n_steps, block_size):
+def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
     """Left-looking forward greedy on ``G_S = M_S^T B_SS^{-1} M_S`` with ``B`` an operator.
 
     The method of :mod:`pixsel.spectral._multiclass` (same path, same tie rule), with the
@@ -350,6 +357,8 @@ def _forward_lda(M, op, criterion, n_steps, block_size):
                 d -= l * l
                 f = _criterion_value(G, criterion)
         objective[t] = f
+        if callback is not None:
+            callback(t + 1, n_steps)
     return order, objective, {"n_column_passes": n_fetch, "n_column_hits": n_hit, "block_size": block_size}
 
 
