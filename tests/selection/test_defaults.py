@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pixsel import (
     CardinalSPLSSelector,
+    ColumnSubsetSelector,
     GreedySparsePCA,
     ScoreSelector,
     SparseLDASelector,
@@ -24,7 +25,8 @@ from pixsel import (
 )
 
 DEFAULTS = [SparseLDASelector(), SparsePCASelector(), CardinalSPLSSelector(), SPLSSelector(),
-            SubspaceScoreSelector(), ScoreSelector(), GreedySparsePCA(), SparseLinearModelProjection()]
+            SubspaceScoreSelector(), ScoreSelector(), GreedySparsePCA(), SparseLinearModelProjection(),
+            ColumnSubsetSelector()]
 
 
 @pytest.mark.filterwarnings("ignore:.*is greater than n_features.*:UserWarning")
@@ -34,7 +36,8 @@ def test_common_checks_at_default_parameters(estimator, check):
 
 
 @pytest.mark.parametrize("est", [SparseLDASelector(), SparsePCASelector(), ScoreSelector(),
-                                 SubspaceScoreSelector(), CardinalSPLSSelector()], ids=lambda e: type(e).__name__)
+                                 SubspaceScoreSelector(), CardinalSPLSSelector(),
+                                 ColumnSubsetSelector()], ids=lambda e: type(e).__name__)
 def test_k_above_n_features_selects_all_with_a_warning(est):
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((30, 4)), np.arange(30) % 2

@@ -1,5 +1,6 @@
 """Layer 3: scikit-learn selectors, and the whole-path functions ``lda_paths`` / ``pca_paths``."""
 
+from ._column_subset import ColumnSubsetSelector
 from ._cv import PathSelectorCV
 from ._lda import SparseLDASelector
 from ._paths import PathSet as PathSet  # returned by lda_paths / pca_paths, not called: off __all__
@@ -15,6 +16,7 @@ __all__ = [
     "SPLSSelector",
     "SubspaceScoreSelector",
     "ScoreSelector",
+    "ColumnSubsetSelector",
     "PathSelectorCV",
     "lda_paths",
     "pca_paths",
