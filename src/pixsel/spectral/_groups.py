@@ -1,0 +1,668 @@
+"""Group cardinality: greedy paths and an exact search that choose k *groups* of features.
+
+A group (the three channels of a colour pixel, the pixels of a patch, the coordinates of a mesh
+vertex in "Fast Pixel/Part Selection with Sparse Eigenvectors", Moghaddam, Weiss and Avidan,
+ICCV 2007) enters or leaves a support as a block, and the objective is that of the union of the
+chosen groups: ``lambda_max(A_TT, B_TT)`` (or the trace criterion) on ``T = G_1 u ... u G_k``.
+
+Block updates (the partitioned inverse of the single-feature paths, one rank-``g`` step per
+group instead of ``g`` rank-one steps):
+
+* **Forward, a vector or a factor** ``A = M M^T`` (``M`` of shape ``(p, r)``; binary LDA is
+  ``r = 1``). With the Schur complement ``R = B - B_{:,S} B_SS^{-1} B_{S,:}``, the residual
+  ``Q = M - B_{:,S} B_SS^{-1} M_S`` and ``K_S = M_S^T B_SS^{-1} M_S`` (``r x r``; its largest
+  eigenvalue is ``lambda_max(A_SS, B_SS)``), the block-inverse formula gives
+  ``K_{S+G} = K_S + Q_G^T R_GG^{-1} Q_G``. Adding ``G`` updates
+  ``R -= R_{:,G} R_GG^{-1} R_{G,:}`` and ``Q -= R_{:,G} R_GG^{-1} Q_G``.
+* **Backward, a vector or a factor.** With ``P = B_SS^{-1}`` and ``W = P M_S``, deleting ``G``
+  gives ``K_{S-G} = K_S - W_G^T P_GG^{-1} W_G``, ``P -= P_{:,G} P_GG^{-1} P_{G,:}`` and
+  ``W -= P_{:,G} P_GG^{-1} W_G``.
+* **A full matrix** ``A`` (sparse PCA, ``B = I``): every candidate union is scored by the
+  eigenvalues of its own pair, batched over the candidates.
+
+Candidates are scored all at once: the groups are padded to the largest size with *phantom*
+features (``A = 0``, ``B = I``, independent of everything), which add nothing to any objective,
+so one stacked ``g x g`` eigendecomposition per step scores every group. A block pivot whose
+eigenvalue is below ``p * eps * max(B_ii)`` over the group adds nothing (a feature already
+dependent on the support), as in the single-feature kernels. Gains within ``_TIE_RTOL`` of the
+best are ties, resolved to the lowest group. With groups of size one these are the
+single-feature paths of :func:`pixsel.spectral.greedy_path` (same orders, same objectives).
+
+The exact search (:func:`exact_group_support`) branches over groups (include the next group or
+exclude it) with the inclusion-principle bound: every completion of a node is a subset of the
+node's chosen groups plus the groups still free, and the objective cannot decrease when features
+are added ("Generalized Spectral Bounds for Sparse LDA", Moghaddam, Weiss and Avidan, ICML 2006),
+so the objective of that union bounds every completion. It is meant for small numbers of groups
+(tens): the number of nodes grows like the binomial coefficient at worst.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._validation import check_int, check_options
+from ._forms import check_form_pair
+from ._path import objective_on_support, weights_on_support
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["GroupPath", "GroupExactResult", "check_groups", "group_greedy_path", "exact_group_support"]
+
+#: Gains within this relative distance of the best one are ties, resolved to the lowest group.
+_TIE_RTOL = 1e-12
+_EPS = np.finfo(np.float64).eps
+#: Largest stacked batch of candidate matrices scored at once, in float64 entries (~64 MB).
+_BATCH_ENTRIES = 8_000_000
+
+
+# ------------------------------------------------------------------------------------------ groups
+def check_groups(groups: ArrayLike, n_features: int, *, owner: str | None = None):
+    """Validate one group id per feature; return ``(codes, labels)``.
+
+    ``codes[i]`` is the position of feature ``i``'s group in ``labels`` (the sorted distinct
+    ids), so group ``j`` is ``np.flatnonzero(codes == j)``.
+
+    Examples
+    --------
+    >>> codes, labels = check_groups(["b", "a", "b"], 3)
+    >>> codes.tolist(), labels.tolist()
+    ([1, 0, 1], ['a', 'b'])
+    >>> check_groups([0, 0], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: groups must give one group id per feature: X has 3 features but groups has 2 entries. Pass an array of length 3 (for example np.repeat(np.arange(n_pixels), 3) for the channels of colour pixels).
+    """
+    who = f"{owner}: " if owner else ""
+    g = np.asarray(groups)
+    if g.ndim != 1:
+        raise ValueError(f"{who}groups must be a 1-D array with one group id per feature; got shape {g.shape}.")
+    if g.shape[0] != n_features:
+        raise ValueError(
+            f"{who}groups must give one group id per feature: X has {n_features} features but groups has "
+            f"{g.shape[0]} entries. Pass an array of length {n_features} (for example "
+            "np.repeat(np.arange(n_pixels), 3) for the channels of colour pixels)."
+        )
+    if g.dtype.kind == "f" and not np.all(np.isfinite(g)):
+        raise ValueError(f"{who}groups holds NaN or infinite ids; give every feature a finite group id.")
+    if g.dtype.kind == "O" and any(v is None for v in g):
+        raise ValueError(f"{who}groups holds None: every feature needs a group id (use its own id for a feature alone).")
+    labels, codes = np.unique(g, return_inverse=True)
+    return codes.astype(np.intp).ravel(), labels
+
+
+def _members(codes, n_groups):
+    order = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes, minlength=n_groups)
+    return np.split(order, np.cumsum(sizes)[:-1])
+
+
+def _padded(members, p):
+    """``(n_groups, g_max)`` feature indices, short groups padded with phantoms ``p, p + 1, ...``."""
+    gmax = max(len(m) for m in members)
+    out = np.empty((len(members), gmax), dtype=np.intp)
+    for j, m in enumerate(members):
+        out[j, : len(m)] = m
+        out[j, len(m):] = p + np.arange(gmax - len(m))
+    return out
+
+
+def _first_within(scores, larger=True):
+    """The best score's first position within ``_TIE_RTOL`` (ties to the lowest position)."""
+    best = scores.max() if larger else scores.min()
+    tol = _TIE_RTOL * abs(best)
+    ok = scores >= best - tol if larger else scores <= best + tol
+    return int(np.flatnonzero(ok)[0])
+
+
+def _criterion(K, criterion):
+    """``lambda_max`` or trace of stacked symmetric ``r x r`` matrices ``K`` (..., r, r)."""
+    if K.shape[-1] == 1:
+        return K[..., 0, 0]
+    if criterion == "trace":
+        return np.trace(K, axis1=-2, axis2=-1)
+    return np.linalg.eigvalsh(K)[..., -1]
+
+
+def _pinv_parts(blocks, tol):
+    """Eigenvectors and inverted eigenvalues (0 below ``tol``) of stacked symmetric blocks."""
+    w, V = np.linalg.eigh(blocks)
+    keep = w > tol[:, None]
+    return V, np.where(keep, 1.0 / np.where(keep, w, 1.0), 0.0)
+
+
+def _block_gains(blocks, rhs, tol):
+    """``rhs^T blocks^+ rhs`` for stacked symmetric PSD ``g x g`` blocks (eigen-directions below
+    ``tol``, per block, dropped). blocks (n, g, g), rhs (n, g, r) -> (n, r, r)."""
+    V, inv = _pinv_parts(blocks, tol)
+    Y = np.swapaxes(V, -1, -2) @ rhs
+    return np.swapaxes(Y, -1, -2) @ (inv[..., None] * Y)
+
+
+def _block_solve(block, rhs, tol):
+    """``block^+ rhs`` for one symmetric PSD block (directions below ``tol`` dropped)."""
+    V, inv = _pinv_parts(block[None], np.array([tol]))
+    return V[0] @ (inv[0][:, None] * (V[0].T @ rhs))
+
+
+# ------------------------------------------------------------------------------------------ paths
+@dataclass
+class GroupPath:
+    """A greedy path over groups: one support (a union of groups) for every number of groups.
+
+    Attributes
+    ----------
+    order : ndarray of shape (n_path,)
+        Group codes (positions in ``labels``). Forward: in the order they were added. Backward:
+        in the order they were removed, the last survivor last.
+    objective : ndarray of shape (n_path,)
+        ``objective[k - 1]`` is the objective of the union of the path's ``k`` groups.
+    direction : str
+        ``'forward'`` or ``'backward'``.
+    codes : ndarray of shape (n_features,)
+        The group code of every feature.
+    labels : ndarray of shape (n_groups,)
+        The group ids as given, sorted.
+    n_features_path : ndarray of shape (n_path,)
+        The number of features of the size-``k`` support.
+    """
+
+    order: np.ndarray
+    objective: np.ndarray
+    direction: str
+    codes: np.ndarray = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+    A: np.ndarray = field(repr=False)
+    B: np.ndarray | None = field(repr=False, default=None)
+    upper_bound: np.ndarray | None = None
+    info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.codes)
+
+    def groups_at(self, k: int) -> NDArray:
+        """Sorted codes of the size-``k`` path's groups."""
+        k = check_int(k, "k", low=1, high=len(self.objective), owner="GroupPath")
+        G = self.order[self.n_groups - k:] if self.direction == "backward" else self.order[:k]
+        return np.sort(G)
+
+    def support(self, k: int) -> NDArray:
+        """Sorted feature indices of the union of the size-``k`` path's groups."""
+        return np.flatnonzero(np.isin(self.codes, self.groups_at(k)))
+
+    @property
+    def n_features_path(self) -> NDArray:
+        sizes = np.bincount(self.codes, minlength=self.n_groups)
+        if self.direction == "backward":
+            return np.cumsum(sizes[self.order[::-1]])
+        return np.cumsum(sizes[self.order])[: len(self.objective)]
+
+    def weights(self, k: int) -> NDArray:
+        """Renormalized weights on the size-``k`` support (zero elsewhere), length ``n_features``."""
+        return weights_on_support(self.A, self.B, self.support(k))
+
+
+def group_greedy_path(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+    *,
+    direction: Literal["forward", "backward"] = "forward",
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["auto", "vector", "factor", "full"] = "auto",
+    max_k: int | None = None,
+    callback: Callable[[int, int], None] | None = None,
+) -> GroupPath:
+    """Greedy forward or backward path over *groups* of ``max x^T A x / x^T B x``.
+
+    Each step adds (forward) or removes (backward) the whole group that gives the best objective
+    of the union, by a rank-``g`` block update (see the module notes).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
+        A vector ``a`` (``A = a a^T``, binary LDA), a factor ``M`` (``A = M M^T``, multiclass
+        LDA) or a symmetric matrix (sparse PCA).
+    B : ndarray of shape (n_features, n_features) or None
+        Symmetric positive definite denominator; None is the identity.
+    groups : array-like of shape (n_features,)
+        One group id per feature (any sortable ids); None puts every feature in its own group.
+    direction : {'forward', 'backward'}
+    criterion : {'max-eig', 'trace'}
+        For a factor or full ``A``: the largest generalized eigenvalue of the union or their sum.
+    form : {'auto', 'vector', 'factor', 'full'}
+        How to read ``A`` (see :func:`pixsel.spectral.greedy_path`).
+    max_k : int or None
+        Forward only: stop after ``max_k`` groups.
+    callback : callable or None
+        ``callback(steps_done, n_steps)`` after every step.
+
+    Returns
+    -------
+    GroupPath
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.1, 2.0])
+    >>> path = group_greedy_path(a, np.eye(4), groups=[0, 0, 1, 1])
+    >>> path.order.tolist(), path.support(1).tolist()
+    ([1, 0], [2, 3])
+    """
+    owner = "group_greedy_path"
+    check_options(direction, "direction", ("forward", "backward"), owner=owner)
+    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    codes, labels = check_groups(np.arange(p) if groups is None else groups, p, owner=owner)
+    n_groups = len(labels)
+    if max_k is not None:
+        if direction == "backward":
+            raise ValueError("max_k only applies to the forward direction (backward starts from all groups).")
+        max_k = check_int(max_k, "max_k", low=1, high=n_groups, owner=owner)
+    members = _members(codes, n_groups)
+    if form == "full":
+        order, objective = _full_path(A, B, members, direction, criterion, max_k, callback)
+    else:
+        M = A[:, None] if form == "vector" else A
+        run = _forward_factor if direction == "forward" else _backward_factor
+        order, objective = run(M, B, members, criterion, max_k, callback)
+    return GroupPath(order=order, objective=objective, direction=direction, codes=codes, labels=labels, A=A, B=B,
+                     info={"criterion": criterion, "form": form})
+
+
+def _extended(B, p, n_phantom):
+    """``B`` (None: identity) with ``n_phantom`` independent unit phantom features appended."""
+    Bx = np.eye(p + n_phantom)
+    if B is not None:
+        Bx[:p, :p] = B
+    return Bx
+
+
+def _tolerances(diag_ext, pad, p):
+    """Per-group pivot tolerance: ``p * eps * max(B_ii)`` over the group (phantoms count 1)."""
+    d = np.abs(diag_ext)[pad]
+    return p * _EPS * np.maximum(d.max(axis=1), np.finfo(float).tiny)
+
+
+class _Working:
+    """A symmetric working matrix ``R`` and its right-hand side ``Q`` over the live features.
+
+    Removed groups are swapped to the end of the live block (as LAPACK's pivoted Cholesky does),
+    so every update works in place on the leading ``m x m`` view: ``m^2 g`` per group removed
+    and ``p^3 / 3`` for a whole path, like the single-feature kernels."""
+
+    def __init__(self, R, Q, pad, tol):
+        self.R, self.Q = R, Q
+        self.m = R.shape[0]
+        self.live = np.arange(self.m)  # original index at each position
+        self.pos = np.arange(self.m)  # position of each original index
+        p = R.shape[0]
+        self.real = pad < p  # (n_groups, g_max): real members (the rest are phantoms)
+        self.pad = np.where(self.real, pad, 0)
+        self.tol = tol
+
+    def gains(self, cand):
+        """``Q_G^T R_GG^+ Q_G`` for the candidate groups, phantoms as unit independent features."""
+        real = self.real[cand]
+        idx = self.pos[self.pad[cand]]
+        both = real[:, :, None] & real[:, None, :]
+        blocks = np.where(both, self.R[idx[:, :, None], idx[:, None, :]], 0.0)
+        g = idx.shape[1]
+        blocks[:, np.arange(g), np.arange(g)] += ~real
+        return _block_gains(blocks, self.Q[idx] * real[:, :, None], self.tol[cand])
+
+    def _swap(self, a, b):
+        if a == b:
+            return
+        R = self.R
+        R[[a, b]] = R[[b, a]]  # whole rows: the group's earlier members sit past the live block
+        R[:, [a, b]] = R[:, [b, a]]
+        self.Q[[a, b]] = self.Q[[b, a]]
+        ia, ib = self.live[a], self.live[b]
+        self.live[a], self.live[b] = ib, ia
+        self.pos[ia], self.pos[ib] = b, a
+
+    def remove(self, features, tol):
+        """Eliminate ``features`` (one group): ``R -= R_{:,G} R_GG^+ R_{G,:}``, same for ``Q``."""
+        for i in features:
+            self._swap(int(self.pos[i]), self.m - 1)
+            self.m -= 1
+        m, g = self.m, len(features)
+        R, Q = self.R, self.Q
+        C = R[:m, m:m + g]
+        X = _block_solve(R[m:m + g, m:m + g], np.hstack([C.T, Q[m:m + g]]), tol)
+        R[:m, :m] -= C @ X[:, :m]
+        Q[:m] -= C @ X[:, m:]
+
+
+def _forward_factor(M, B, members, criterion, max_k, callback):
+    p, r = M.shape
+    G = len(members)
+    pad = _padded(members, p)
+    R = np.eye(p) if B is None else np.array(B, dtype=np.float64, order="C", copy=True)
+    work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad,
+                    _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p))
+    K = np.zeros((r, r))
+    steps = G if max_k is None else max_k
+    order = np.empty(steps, dtype=np.intp)
+    objective = np.empty(steps)
+    free = np.ones(G, dtype=bool)
+    for step in range(steps):
+        cand = np.flatnonzero(free)
+        gain = work.gains(cand)
+        scores = _criterion(K + gain, criterion)
+        c = _first_within(scores)
+        j = cand[c]
+        order[step], objective[step] = j, scores[c]
+        free[j] = False
+        K = K + gain[c]
+        if step + 1 < steps:
+            work.remove(members[j], work.tol[j])
+        if callback is not None:
+            callback(step + 1, steps)
+    return order, objective
+
+
+def _backward_factor(M, B, members, criterion, max_k, callback):
+    p, r = M.shape
+    G = len(members)
+    pad = _padded(members, p)
+    P = np.eye(p) if B is None else sla.cho_solve(sla.cho_factor(B), np.eye(p))
+    P = np.ascontiguousarray((P + P.T) / 2)
+    W = P @ M
+    K = M.T @ W
+    K = (K + K.T) / 2
+    work = _Working(P, W, pad, _tolerances(np.append(np.diag(P), np.ones(pad.shape[1])), pad, p))
+    order = np.empty(G, dtype=np.intp)
+    objective = np.empty(G)
+    alive = np.ones(G, dtype=bool)
+    for step in range(G):
+        size = G - step
+        objective[size - 1] = float(_criterion(K[None], criterion)[0])
+        cand = np.flatnonzero(alive)
+        if size == 1:
+            order[step] = cand[0]
+            break
+        loss = work.gains(cand)
+        scores = _criterion(K - loss, criterion)
+        c = _first_within(scores)
+        j = cand[c]
+        order[step] = j
+        alive[j] = False
+        K = K - loss[c]
+        work.remove(members[j], work.tol[j])
+        if callback is not None:
+            callback(step + 1, G)
+    return order, objective
+
+
+def _stacked_objectives(A, B, index, criterion):
+    """The objective of every row of ``index`` (supports padded with phantoms), batched.
+
+    ``A`` and ``B`` carry the phantom rows (``A = 0``, ``B = I`` there)."""
+    n, t = index.shape
+    out = np.empty(n)
+    chunk = max(1, _BATCH_ENTRIES // max(1, t * t))
+    for s in range(0, n, chunk):
+        ix = index[s:s + chunk]
+        Ab = A[ix[:, :, None], ix[:, None, :]]
+        if B is not None:
+            L = np.linalg.cholesky(B[ix[:, :, None], ix[:, None, :]])
+            Y = np.linalg.solve(L, Ab)
+            Ab = np.linalg.solve(L, np.swapaxes(Y, -1, -2))
+            Ab = (Ab + np.swapaxes(Ab, -1, -2)) / 2
+        if criterion == "trace":
+            out[s:s + chunk] = np.trace(Ab, axis1=-2, axis2=-1)
+        else:
+            out[s:s + chunk] = np.linalg.eigvalsh(Ab)[:, -1]
+    return out
+
+
+def _full_path(A, B, members, direction, criterion, max_k, callback):
+    """Every candidate union scored by its own (stacked) eigenproblem; A is a full matrix."""
+    p = A.shape[0]
+    G = len(members)
+    pad = _padded(members, p)
+    gmax = pad.shape[1]
+    Ax = np.zeros((p + gmax, p + gmax))
+    Ax[:p, :p] = A
+    Bx = None if B is None else _extended(B, p, gmax)
+    if direction == "forward":
+        steps = G if max_k is None else max_k
+        order = np.empty(steps, dtype=np.intp)
+        objective = np.empty(steps)
+        free = np.ones(G, dtype=bool)
+        chosen = np.empty(0, dtype=np.intp)
+        for step in range(steps):
+            cand = np.flatnonzero(free)
+            index = np.hstack([np.broadcast_to(chosen, (len(cand), len(chosen))), pad[cand]])
+            scores = _stacked_objectives(Ax, Bx, index, criterion)
+            c = _first_within(scores)
+            j = cand[c]
+            order[step], objective[step] = j, scores[c]
+            free[j] = False
+            chosen = np.concatenate([chosen, members[j]])
+            if callback is not None:
+                callback(step + 1, steps)
+        return order, objective
+    order = np.empty(G, dtype=np.intp)
+    objective = np.empty(G)
+    alive = np.ones(G, dtype=bool)
+    sizes = np.array([len(m) for m in members])
+    best = 0.0  # the objective of the union left by the last removal
+    for step in range(G):
+        size = G - step
+        cand = np.flatnonzero(alive)
+        feats = np.concatenate([members[j] for j in cand])
+        objective[size - 1] = objective_on_support(A, B, feats, criterion=criterion) if step == 0 else best
+        if size == 1:
+            order[step] = cand[0]
+            break
+        # the union without each candidate, padded to one length with phantoms
+        t = len(feats) - sizes[cand].min()
+        index = np.empty((len(cand), t), dtype=np.intp)
+        for row, j in enumerate(cand):
+            rest = feats[~np.isin(feats, members[j])]
+            index[row, : len(rest)] = rest
+            index[row, len(rest):] = p + np.arange(t - len(rest))
+        scores = _stacked_objectives(Ax, Bx, index, criterion)
+        c = _first_within(scores)
+        order[step] = cand[c]
+        best = scores[c]
+        alive[cand[c]] = False
+        if callback is not None:
+            callback(step + 1, G)
+    return order, objective
+
+
+# ------------------------------------------------------------------------------------------ exact
+@dataclass
+class GroupExactResult:
+    """The outcome of :func:`exact_group_support`.
+
+    Attributes
+    ----------
+    groups : ndarray of shape (k,)
+        Sorted codes of the best groups found.
+    support : ndarray
+        Sorted feature indices of their union.
+    objective : float
+        The objective of the union (from scratch, :func:`objective_on_support`).
+    upper_bound : float
+        Certified: no union of ``k`` groups has a larger objective.
+    gap : float
+        ``upper_bound - objective``.
+    n_nodes : int
+    time : float
+    status : str
+        ``'optimal'``, ``'gap_reached'``, ``'time_limit'`` or ``'node_limit'``.
+    """
+
+    groups: np.ndarray
+    support: np.ndarray
+    objective: float
+    upper_bound: float
+    gap: float
+    n_nodes: int
+    time: float
+    status: str
+
+    @property
+    def relative_gap(self) -> float:
+        if not self.gap > 0:
+            return 0.0
+        return self.gap / abs(self.objective) if self.objective != 0 else float("inf")
+
+    @property
+    def certified(self) -> bool:
+        return self.status in ("optimal", "gap_reached")
+
+
+def exact_group_support(
+    A: ArrayLike,
+    B: ArrayLike | None,
+    groups: ArrayLike,
+    k: int,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    initial: ArrayLike | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    gap_tol: float = 0.0,
+) -> GroupExactResult:
+    """The best union of exactly ``k`` groups, certified by branch and bound over groups.
+
+    Depth-first: a node has chosen groups ``C`` and decides on the next free group (include it
+    first, then exclude it); its bound is the objective of ``C`` plus every group not yet
+    excluded (the inclusion principle: no completion can exceed it). Groups are visited in the
+    order of a forward greedy path, whose support at ``k`` (or ``initial``) is the first
+    incumbent. The number of nodes is at most about ``2 * binom(n_groups, k)``: meant for tens
+    of groups.
+
+    Parameters
+    ----------
+    A, B, criterion
+        As in :func:`group_greedy_path`.
+    groups : array-like of shape (n_features,)
+    k : int
+        Number of groups, in ``[1, n_groups]``.
+    initial : array-like of int or None
+        Group codes of a starting incumbent (``k`` of them).
+    time_limit, node_limit : float, int or None
+        Stop early with the best union found and a certified bound (status says which limit).
+    gap_tol : float
+        Prune nodes whose bound is within ``gap_tol`` (relative) of the incumbent.
+
+    Returns
+    -------
+    GroupExactResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.1, 2.0, 0.5, 0.5])
+    >>> res = exact_group_support(a, np.eye(6), [0, 0, 1, 1, 2, 2], 2)
+    >>> res.groups.tolist(), res.status
+    ([0, 1], 'optimal')
+    """
+    owner = "exact_group_support"
+    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    A, B, form = check_form_pair(A, B, owner=owner)
+    p = A.shape[0]
+    codes, labels = check_groups(groups, p, owner=owner)
+    G = len(labels)
+    k = check_int(k, "k", low=1, high=G, owner=owner)
+    members = _members(codes, G)
+    start = time.perf_counter()
+
+    def f(group_codes):
+        if len(group_codes) == 0:
+            return 0.0
+        feats = np.sort(np.concatenate([members[j] for j in group_codes]))
+        return objective_on_support(A, B, feats, criterion=criterion)
+
+    greedy = group_greedy_path(A, B, groups=codes, criterion=criterion, form=form)
+    visit = greedy.order  # promising groups first: tight bounds early
+    if initial is None:
+        best_set = np.sort(greedy.order[:k])
+    else:
+        best_set = np.sort(np.asarray(initial, dtype=np.intp))
+        if len(best_set) != k:
+            raise ValueError(f"{owner}: initial must hold {k} group codes; got {len(best_set)}.")
+    best = f(best_set)
+    n_nodes = 0
+    status = "optimal"
+    pruned = -math.inf  # the largest bound pruned within gap_tol (still an upper bound)
+    # a node: (bound, depth into visit, chosen groups as a tuple)
+    stack = [(f(visit), 0, ())]
+    while stack:
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            status = "time_limit"
+            break
+        if node_limit is not None and n_nodes >= node_limit:
+            status = "node_limit"
+            break
+        bound, depth, chosen = stack.pop()
+        n_nodes += 1
+        if bound <= best * (1.0 + gap_tol) + 1e-12 * abs(best):
+            if bound > best:
+                pruned = max(pruned, bound)
+            continue
+        if len(chosen) == k:
+            value = bound  # a complete node's bound is its own objective
+            if value > best:
+                best, best_set = value, np.sort(np.array(chosen, dtype=np.intp))
+            continue
+        rest = G - depth
+        if len(chosen) + rest < k:
+            continue
+        j = visit[depth]
+        exclude = chosen + tuple(visit[depth + 1:]) if len(chosen) + rest - 1 >= k else None
+        if exclude is not None:
+            # with exactly k groups left to take, the node is its union
+            stack.append((f(exclude), depth + 1, chosen) if len(chosen) + rest - 1 > k
+                         else (f(exclude), G, exclude))
+        inc = chosen + (j,)
+        if len(inc) == k:
+            stack.append((f(inc), G, inc))
+        else:
+            stack.append((bound, depth + 1, inc))  # the same union: the same bound
+    upper = max(best, pruned, max((b for b, _, _ in stack), default=best))
+    if status == "optimal" and upper > best * (1.0 + 1e-12) + 1e-300:
+        status = "gap_reached"
+    support = np.sort(np.concatenate([members[j] for j in best_set]))
+    return GroupExactResult(groups=best_set, support=support, objective=float(best), upper_bound=float(upper),
+                            gap=float(max(upper - best, 0.0)), n_nodes=n_nodes,
+                            time=time.perf_counter() - start, status=status)
+
+
+def brute_force_groups(A, B, groups, k, *, criterion="max-eig"):
+    """The best union of ``k`` groups by enumeration (a test oracle): ``(codes, objective)``."""
+    from itertools import combinations
+
+    A, B, _ = check_form_pair(A, B)
+    codes, labels = check_groups(groups, A.shape[0])
+    members = _members(codes, len(labels))
+    best, arg = -math.inf, None
+    for comb in combinations(range(len(labels)), k):
+        feats = np.sort(np.concatenate([members[j] for j in comb]))
+        v = objective_on_support(A, B, feats, criterion=criterion)
+        if v > best:
+            best, arg = v, np.array(comb)
+    return arg, best

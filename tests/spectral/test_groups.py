@@ -1,0 +1,135 @@
+"""Group greedy paths and the exact group search against brute force over groups."""
+
+import numpy as np
+import pytest
+
+from pixsel.spectral import greedy_path, objective_on_support
+from pixsel.spectral._groups import brute_force_groups, check_groups, exact_group_support, group_greedy_path
+
+FORMS = ["vector", "factor", "full"]
+
+
+def _problem(form, p, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((3 * p, p))
+    B = X.T @ X / (3 * p) + 0.1 * np.eye(p)
+    if form == "vector":
+        return rng.standard_normal(p), B
+    if form == "factor":
+        return rng.standard_normal((p, 3)), B
+    Y = rng.standard_normal((2 * p, p)) * rng.uniform(0.5, 2.0, p)
+    return Y.T @ Y / (2 * p), None  # sparse PCA: B = I
+
+
+def _brute_greedy(A, B, groups, direction, criterion):
+    """The greedy path over groups by evaluating every candidate union from scratch."""
+    labels = np.unique(groups)
+    G = len(labels)
+
+    def f(js):
+        return objective_on_support(A, B, np.flatnonzero(np.isin(groups, labels[list(js)])), criterion=criterion)
+
+    if direction == "forward":
+        S, objs = [], []
+        for _ in range(G):
+            vals = [(f(S + [j]), j) for j in range(G) if j not in S]
+            best = max(v for v, _ in vals)
+            j = min(j for v, j in vals if v >= best - 1e-12 * abs(best))
+            S.append(j)
+            objs.append(best)
+        return np.array(S), np.array(objs)
+    S, removed, objs = list(range(G)), [], np.empty(G)
+    objs[G - 1] = f(S)
+    while len(S) > 1:
+        vals = [(f([x for x in S if x != j]), j) for j in S]
+        best = max(v for v, _ in vals)
+        j = min(j for v, j in vals if v >= best - 1e-12 * abs(best))
+        S.remove(j)
+        removed.append(j)
+        objs[len(S) - 1] = best
+    return np.array(removed + S), objs
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize("criterion", ["max-eig", "trace"])
+def test_singletons_give_the_single_feature_paths(form, direction, criterion):
+    A, B = _problem(form, 14, 0)
+    ref = greedy_path(A, B, direction=direction, criterion=criterion, form=form)
+    path = group_greedy_path(A, B, groups=np.arange(14), direction=direction, criterion=criterion, form=form)
+    np.testing.assert_array_equal(path.order, ref.order)
+    np.testing.assert_allclose(path.objective, ref.objective, rtol=1e-9)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_group_path_is_the_brute_force_greedy_over_groups(form, direction, seed):
+    rng = np.random.default_rng(seed)
+    A, B = _problem(form, 13, seed)
+    groups = rng.integers(0, 6, 13)  # unequal sizes, ids need not be contiguous
+    criterion = "trace" if seed == 3 else "max-eig"
+    path = group_greedy_path(A, B, groups=groups, direction=direction, criterion=criterion)
+    order, objs = _brute_greedy(A, B, groups, direction, criterion)
+    np.testing.assert_array_equal(path.order, order)
+    np.testing.assert_allclose(path.objective, objs, rtol=1e-9)
+    # the objective at k is that of the union of the path's k groups
+    for k in (1, len(objs) // 2, len(objs)):
+        assert np.isclose(path.objective[k - 1], objective_on_support(A, B, path.support(k), criterion=criterion))
+    assert path.n_features_path[-1] == 13
+
+
+def test_forward_max_k_is_the_prefix_of_the_whole_path():
+    A, B = _problem("vector", 20, 4)
+    groups = np.arange(20) // 4
+    whole = group_greedy_path(A, B, groups=groups)
+    part = group_greedy_path(A, B, groups=groups, max_k=2)
+    np.testing.assert_array_equal(part.order, whole.order[:2])
+    assert part.n_features_path.tolist() == [4, 8]
+
+
+def test_a_dependent_group_gains_nothing():
+    """A group that repeats features already chosen adds a zero pivot (no division by it)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 4))
+    X = np.hstack([X, X[:, :2]])  # features 4, 5 duplicate 0, 1
+    B = X.T @ X / 40
+    a = rng.standard_normal(6)
+    a[4:] = a[:2]
+    path = group_greedy_path(a, B, groups=[0, 0, 1, 1, 2, 2])
+    assert path.order[-1] == 2 or np.isclose(path.objective[-1], path.objective[-2])
+    assert np.all(np.isfinite(path.objective))
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_exact_group_support_is_the_brute_force_optimum(form, k):
+    rng = np.random.default_rng(10 + k)
+    A, B = _problem(form, 14, k)
+    groups = rng.integers(0, 7, 14)
+    res = exact_group_support(A, B, groups, k)
+    codes, best = brute_force_groups(A, B, groups, k)
+    assert res.status == "optimal"
+    assert np.isclose(res.objective, best, rtol=1e-10)
+    assert np.isclose(res.upper_bound, best, rtol=1e-10)
+    np.testing.assert_array_equal(res.groups, codes)
+    labels = np.unique(groups)
+    np.testing.assert_array_equal(res.support, np.flatnonzero(np.isin(groups, labels[codes])))
+
+
+def test_exact_group_search_stopped_early_keeps_a_certified_bound():
+    A, B = _problem("vector", 24, 7)
+    groups = np.arange(24) // 2
+    _, best = brute_force_groups(A, B, groups, 4)
+    res = exact_group_support(A, B, groups, 4, node_limit=3)
+    assert res.status == "node_limit"
+    assert res.upper_bound >= best - 1e-12 >= res.objective - 1e-12
+
+
+def test_bad_groups_say_how_to_fix_them():
+    with pytest.raises(ValueError, match="one group id per feature: X has 3 features but groups has 2"):
+        check_groups([0, 1], 3)
+    with pytest.raises(ValueError, match="NaN"):
+        check_groups([0.0, np.nan, 1.0], 3)
+    with pytest.raises(ValueError, match="max_k"):
+        group_greedy_path(np.ones(4), None, groups=[0, 0, 1, 1], max_k=3)
