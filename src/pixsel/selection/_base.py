@@ -170,11 +170,13 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
     def _resolve_k(self, n_features):
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
-    def _sized_route(self, route, X, **sizes):
+    def _sized_route(self, route, X, *, algorithm=None, **sizes):
         """The route of ``route``'s data with the sizes known (``algorithm='auto'`` resolved by
-        the route table, :func:`pixsel._routes.choose`)."""
+        the route table, :func:`pixsel._routes.choose`); ``algorithm`` overrides the parameter
+        (groups of features run on the dense statistics)."""
         n, p = X.shape
-        return resize(route, n_samples=int(n), n_features=int(p), algorithm=self.algorithm, **sizes)
+        algorithm = self.algorithm if algorithm is None else algorithm
+        return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
 
     # -- fitted paths -------------------------------------------------------------------------
     def _set_paths(self, forward, backward, k, direction):

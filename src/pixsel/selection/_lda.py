@@ -12,6 +12,7 @@ from ..spectral._implicit import _cached  # no public name yet
 from ..spectral._implicit_xp import gram_operator
 from ..stats import class_statistics, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
+from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
 
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SparseLDASelector"]
 
 
-class SparseLDASelector(_PathSelector):
+class SparseLDASelector(ImageInputMixin, _PathSelector):
     """Greedy sparse LDA (GSLDA): select the k features of largest class separability.
 
     The criterion is the generalized Rayleigh quotient of the pair (``A``, ``B``) restricted to a
@@ -90,6 +91,16 @@ class SparseLDASelector(_PathSelector):
         Report the path steps (step ``i`` of ``n`` per pass, with the time left) and the exact
         search (nodes, best objective, certified bound, relative gap): a bar on a terminal,
         plain lines elsewhere. Library code is quiet by default.
+    groups : array-like of shape (n_features,), 'channels' or None, default=None
+        Select whole *groups* of features: one group id per feature. A group enters or leaves
+        the support as a block and the criterion is that of the union of the chosen groups;
+        ``n_features_to_select`` then counts groups. None: the pixels of a colour stack ``X``
+        of shape ``(n, h, w, c)`` (its ``c`` channels together), single features otherwise.
+        ``'channels'``: every feature alone, also for a colour stack.
+    patch_size : (int, int) or None, default=None
+        Select non-overlapping ``a x b`` patches of an image stack ``X`` of shape ``(n, h, w)``
+        or ``(n, h, w, c)`` (one group per patch, all its channels); the sides must divide the
+        image's.
 
     Attributes
     ----------
@@ -126,6 +137,19 @@ class SparseLDASelector(_PathSelector):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
+    n_features_selected_ : int
+        The number of features of the selection (``k`` times the group size for equal groups).
+    groups_ : ndarray of shape (n_features_in_,) or None
+        The group id of every feature (the pixel or patch number for an image stack); None
+        when single features were selected.
+    n_groups_ : int
+    group_support_ : ndarray of shape (n_groups_,) of bool
+        The selected groups (in the order of the sorted group ids).
+    image_shape_ : tuple or None
+        ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (it is flattened in C order:
+        ``transform`` takes the stack or the flattened rows).
+    image_support_ : ndarray of shape (h, w) of bool or None
+        The selected pixels (a pixel counts when any of its channels is selected).
 
     Notes
     -----
@@ -163,6 +187,8 @@ class SparseLDASelector(_PathSelector):
         gap_tol: float = 0.0,
         path: Literal["auto", "full"] = "auto",
         progress: bool = False,
+        groups: ArrayLike | str | None = None,
+        patch_size: tuple[int, int] | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -175,6 +201,8 @@ class SparseLDASelector(_PathSelector):
         self.gap_tol = gap_tol
         self.path = path
         self.progress = progress
+        self.groups = groups
+        self.patch_size = patch_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -186,8 +214,9 @@ class SparseLDASelector(_PathSelector):
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features)
-            uint8, integer, float32 or float64 samples (images flattened). Never modified.
+        X : array-like or dask array of shape (n_samples, n_features), (n, h, w) or (n, h, w, c)
+            uint8, integer, float32 or float64 samples: images flattened, or an image stack
+            (a colour stack selects whole pixels, see ``groups``). Never modified.
         y : array-like of shape (n_samples,)
             Class labels (two or more classes).
 
@@ -196,6 +225,7 @@ class SparseLDASelector(_PathSelector):
         self
         """
         owner = self._check_params()
+        X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, y)
         X, y = validate_fit(self, route, X, y)
         check_classification_targets(y)
@@ -205,11 +235,14 @@ class SparseLDASelector(_PathSelector):
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
-        k = self._resolve_k(p)
-        route = self._sized_route(route, X, n_classes=len(classes), k=k)
+        grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
+        k = self._resolve_k(p) if grouping is None else grouping.k
+        route = self._sized_route(route, X, n_classes=len(classes), k=k,
+                                  **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             self._fit_implicit(X, y, classes, k, owner)
+            store_groups(self, None, image_shape)
             store_on_route(self, route)
             return self
 
@@ -236,22 +269,28 @@ class SparseLDASelector(_PathSelector):
             )
         # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
         # one inverse of B per direction (certify(path) or lda_paths give it on request)
-        max_k = forward_length(p, k, len(classes), self.path)
+        max_k = forward_length(p if grouping is None else grouping.n_groups, k, len(classes), self.path)
         fwd = bwd = None
         with path_progress(self) as progress:
-            if self.direction in ("forward", "dual"):
+            if grouping is not None:  # whole groups enter and leave (host statistics)
+                fwd, bwd = group_paths(grouping, a, B, self.direction, criterion=self.criterion, max_k=max_k,
+                                       progress=progress)
+            elif self.direction in ("forward", "dual"):
                 fwd = greedy_path(a, B, direction="forward", criterion=self.criterion, max_k=max_k,
                                   callback=progress("forward path"))
-            if self.direction in ("backward", "dual"):
+            if grouping is None and self.direction in ("backward", "dual"):
                 bwd = greedy_path(a, B, direction="backward", criterion=self.criterion,
                                   callback=progress("backward path"))
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()
         self._set_paths(fwd, bwd, k, self.direction)
-        if self.solver == "exact":
+        if self.solver == "exact" and grouping is not None:
+            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=self.criterion)
+        elif self.solver == "exact":
             self._solve_exact(a, B, k, criterion=self.criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
+        store_groups(self, grouping, image_shape)
         store_on_route(self, route)
         self.coef_ = support_weights(route, a, B, S)
         return self

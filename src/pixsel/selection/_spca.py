@@ -13,6 +13,7 @@ from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
 from ..stats import class_statistics
 from ._base import _PathSelector, pick_path
 from ._exact_fit import relative_gap
+from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
 
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,7 @@ def greedy_sparse_component(C, k, direction, *, certificate=None):
     return fwd, bwd, best, variance, component
 
 
-class SparsePCASelector(_PathSelector):
+class SparsePCASelector(ImageInputMixin, _PathSelector):
     """Greedy sparse PCA (GSPCA): the k features whose first principal component has most variance.
 
     The criterion is ``lambda_max(C_SS)``, the largest eigenvalue of the sample covariance ``C``
@@ -131,6 +132,15 @@ class SparsePCASelector(_PathSelector):
     progress : bool, default=False
         Report the exact search (nodes, best objective, certified bound, relative gap): a bar on
         a terminal, plain lines elsewhere. Library code is quiet by default.
+    groups : array-like of shape (n_features,), 'channels' or None, default=None
+        Select whole *groups* of features: one group id per feature; the variance is that of the
+        union of the chosen groups and ``n_features_to_select`` counts groups. None: the pixels
+        of a colour stack ``X`` of shape ``(n, h, w, c)``, single features otherwise;
+        ``'channels'``: every feature alone. With groups, ``refine`` and ``certificate`` do not
+        apply (single-feature moves and bounds); ``solver='exact'`` searches over groups.
+    patch_size : (int, int) or None, default=None
+        Select non-overlapping ``a x b`` patches of an image stack ``(n, h, w)`` or
+        ``(n, h, w, c)``; the sides must divide the image's.
 
     Attributes
     ----------
@@ -163,6 +173,8 @@ class SparsePCASelector(_PathSelector):
         the number of nodes searched.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    n_features_selected_, groups_, n_groups_, group_support_, image_shape_, image_support_
+        The selection in features, groups and pixels (see :class:`SparseLDASelector`).
 
     Notes
     -----
@@ -195,6 +207,8 @@ class SparsePCASelector(_PathSelector):
         node_limit: int | None = None,
         gap_tol: float = 0.0,
         progress: bool = False,
+        groups: ArrayLike | str | None = None,
+        patch_size: tuple[int, int] | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -206,6 +220,8 @@ class SparsePCASelector(_PathSelector):
         self.node_limit = node_limit
         self.gap_tol = gap_tol
         self.progress = progress
+        self.groups = groups
+        self.patch_size = patch_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -217,7 +233,8 @@ class SparsePCASelector(_PathSelector):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), (n, h, w) or (n, h, w, c)
+            An image stack is flattened (C order); a colour stack selects whole pixels.
         y : None
             Ignored.
 
@@ -226,13 +243,37 @@ class SparsePCASelector(_PathSelector):
         self
         """
         owner = self._check_params()
+        X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, chunked=False)
         X, _ = validate_fit(self, route, X, dtype=[np.float64, np.float32])
         n, p = X.shape
-        k = self._resolve_k(p)
-        route = self._sized_route(route, X, k=k)
+        grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
+        k = self._resolve_k(p) if grouping is None else grouping.k
+        route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
         algorithm = route.algorithm
         direction = self.direction
+        if grouping is not None:
+            C = covariance(X)
+            fwd, bwd = group_paths(grouping, C, None, direction, max_k=k if direction == "forward" else None)
+            self.algorithm_ = algorithm
+            self._set_paths(fwd, bwd, k, direction)
+            if self.solver == "exact":
+                self.support_ = exact_group_fit(self, grouping, C, None, k)
+                ub = float(self.upper_bound_)
+            else:
+                ub = np.inf
+            S = np.flatnonzero(to_numpy(self.support_))
+            value, comp = leading_component(to_numpy(C, np.float64), S)
+            if self.solver == "exact":
+                value = self.exact_result_.objective  # the certified value, not its recomputation
+            self.components_ = (comp / np.linalg.norm(comp))[None, :]
+            self.explained_variance_ = float(value)
+            self.upper_bound_ = ub
+            self.absolute_gap_ = ub - self.explained_variance_
+            self.gap_ = relative_gap(ub, self.explained_variance_)
+            store_groups(self, grouping, image_shape)
+            store_on_route(self, route)
+            return self
         if algorithm == "implicit":
             if self.solver == "exact":
                 raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
@@ -275,5 +316,6 @@ class SparsePCASelector(_PathSelector):
         self.upper_bound_ = ub
         self.absolute_gap_ = ub - self.explained_variance_
         self.gap_ = relative_gap(ub, self.explained_variance_)
+        store_groups(self, None, image_shape)
         store_on_route(self, route)
         return self
