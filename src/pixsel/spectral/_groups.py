@@ -143,7 +143,25 @@ def _pinv_parts(blocks, tol):
 
 def _block_gains(blocks, rhs, tol):
     """``rhs^T blocks^+ rhs`` for stacked symmetric PSD ``g x g`` blocks (eigen-directions below
-    ``tol``, per block, dropped). blocks (n, g, g), rhs (n, g, r) -> (n, r, r)."""
+    ``tol``, per block, dropped). blocks (n, g, g), rhs (n, g, r) -> (n, r, r).
+
+    Single features: ``q^2 / d`` where ``d > tol`` (the single-feature kernels' rule). Groups: a
+    batched Cholesky when every pivot is above ``tol`` (the usual case), else the
+    eigendecomposition of the blocks, whose small directions are dropped."""
+    if blocks.shape[-1] == 1:
+        d = blocks[:, 0, 0]
+        ok = d > tol
+        q = rhs[:, 0, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(ok[:, None, None], q[:, :, None] * q[:, None, :] / np.where(ok, d, 1.0)[:, None, None], 0.0)
+    try:
+        L = np.linalg.cholesky(blocks)
+        pivots = np.diagonal(L, axis1=-2, axis2=-1) ** 2
+        if np.all(pivots > tol[:, None]):
+            Y = np.linalg.solve(L, rhs)
+            return np.swapaxes(Y, -1, -2) @ Y
+    except np.linalg.LinAlgError:
+        pass
     V, inv = _pinv_parts(blocks, tol)
     Y = np.swapaxes(V, -1, -2) @ rhs
     return np.swapaxes(Y, -1, -2) @ (inv[..., None] * Y)
@@ -300,62 +318,85 @@ def _tolerances(diag_ext, pad, p):
     return p * _EPS * np.maximum(d.max(axis=1), np.finfo(float).tiny)
 
 
-class _Working:
-    """A symmetric working matrix ``R`` and its right-hand side ``Q`` over the live features.
+#: Features eliminated between two updates of the stored working matrix (the panel width).
+_PANEL = 96
 
-    Removed groups are swapped to the end of the live block (as LAPACK's pivoted Cholesky does),
-    so every update works in place on the leading ``m x m`` view: ``m^2 g`` per group removed
-    and ``p^3 / 3`` for a whole path, like the single-feature kernels."""
+
+class _Working:
+    """A symmetric working matrix ``R`` and its right-hand side ``Q``, eliminated group by group.
+
+    Eliminating a group ``G`` is ``R -= R_{:,G} R_GG^+ R_{G,:}`` and ``Q -= R_{:,G} R_GG^+ Q_G``.
+    As in LAPACK's blocked pivoted Cholesky (``dpstrf``), only what the next choice needs is kept
+    current: the ``g x g`` diagonal block of every group, ``Q``, and a panel ``L`` of the factors
+    eliminated since the stored ``R`` was last updated (``R_true = R - L L^T``); a group's true
+    columns are fetched as ``R_{:,G} - L L_G^T``. When the panel holds ``_PANEL`` columns the
+    stored matrix receives them in one product and loses the eliminated rows, so a whole path
+    costs about ``p^3 / 3`` flops at matrix-multiply speed, as the single-feature kernels do."""
 
     def __init__(self, R, Q, pad, tol):
-        self.R, self.Q = R, Q
-        self.m = R.shape[0]
-        self.live = np.arange(self.m)  # original index at each position
-        self.pos = np.arange(self.m)  # position of each original index
         p = R.shape[0]
+        self.R, self.Q = R, Q
+        self.pos = np.arange(p)  # working position of each original feature (-1: eliminated)
         self.real = pad < p  # (n_groups, g_max): real members (the rest are phantoms)
         self.pad = np.where(self.real, pad, 0)
         self.tol = tol
+        g = pad.shape[1]
+        idx = self.pad
+        both = self.real[:, :, None] & self.real[:, None, :]
+        self.D = np.where(both, R[idx[:, :, None], idx[:, None, :]], 0.0)
+        self.D[:, np.arange(g), np.arange(g)] += ~self.real  # phantoms: unit, independent
+        self.L = np.empty((p, _PANEL + g))
+        self.t = 0
+        self.dead = []
 
     def gains(self, cand):
-        """``Q_G^T R_GG^+ Q_G`` for the candidate groups, phantoms as unit independent features."""
+        """``Q_G^T R_GG^+ Q_G`` for the candidate groups (phantom rows of ``Q`` are zero)."""
         real = self.real[cand]
-        idx = self.pos[self.pad[cand]]
-        both = real[:, :, None] & real[:, None, :]
-        blocks = np.where(both, self.R[idx[:, :, None], idx[:, None, :]], 0.0)
-        g = idx.shape[1]
-        blocks[:, np.arange(g), np.arange(g)] += ~real
-        return _block_gains(blocks, self.Q[idx] * real[:, :, None], self.tol[cand])
-
-    def _swap(self, a, b):
-        if a == b:
-            return
-        R = self.R
-        R[[a, b]] = R[[b, a]]  # whole rows: the group's earlier members sit past the live block
-        R[:, [a, b]] = R[:, [b, a]]
-        self.Q[[a, b]] = self.Q[[b, a]]
-        ia, ib = self.live[a], self.live[b]
-        self.live[a], self.live[b] = ib, ia
-        self.pos[ia], self.pos[ib] = b, a
+        QG = self.Q[self.pos[self.pad[cand]]] * real[:, :, None]
+        return _block_gains(self.D[cand], QG, self.tol[cand])
 
     def remove(self, features, tol):
-        """Eliminate ``features`` (one group): ``R -= R_{:,G} R_GG^+ R_{G,:}``, same for ``Q``."""
-        for i in features:
-            self._swap(int(self.pos[i]), self.m - 1)
-            self.m -= 1
-        m, g = self.m, len(features)
-        R, Q = self.R, self.Q
-        C = R[:m, m:m + g]
-        X = _block_solve(R[m:m + g, m:m + g], np.hstack([C.T, Q[m:m + g]]), tol)
-        R[:m, :m] -= C @ X[:, :m]
-        Q[:m] -= C @ X[:, m:]
+        """Eliminate one group's ``features``."""
+        gpos = self.pos[features]
+        t = self.t
+        cols = self.R[:, gpos] - self.L[:, :t] @ self.L[gpos, :t].T  # the group's true columns
+        V, inv = _pinv_parts(cols[gpos][None], np.array([tol]))
+        Lnew = cols @ (V[0] * np.sqrt(inv[0]))  # R_{:,G} R_GG^+ R_{G,:} = Lnew Lnew^T
+        self.Q -= Lnew @ (np.sqrt(inv[0])[:, None] * (V[0].T @ self.Q[gpos]))
+        Lg = Lnew[self.pos[self.pad]] * self.real[:, :, None]
+        self.D -= Lg @ np.swapaxes(Lg, -1, -2)
+        g = len(gpos)
+        self.L[:, t:t + g] = Lnew
+        self.t += g
+        self.dead.extend(int(i) for i in features)
+        if self.t >= _PANEL:
+            self._flush()
+
+    def _flush(self):
+        """The stored matrix receives the panel; the eliminated rows leave it."""
+        dead = np.array(self.dead, dtype=np.intp)
+        keep = np.ones(self.R.shape[0], dtype=bool)
+        keep[self.pos[dead]] = False
+        Lk = self.L[keep, : self.t]
+        R = self.R[np.ix_(keep, keep)]
+        R -= Lk @ Lk.T
+        self.R, self.Q = R, self.Q[keep]
+        live = np.flatnonzero(self.pos >= 0)
+        live = live[keep[self.pos[live]]]
+        pos = np.full(len(self.pos), -1, dtype=np.intp)
+        order = np.argsort(self.pos[live], kind="stable")
+        pos[live[order]] = np.arange(len(live))
+        self.pos = pos
+        self.L = np.empty((len(live), self.L.shape[1]))
+        self.t = 0
+        self.dead = []
 
 
 def _forward_factor(M, B, members, criterion, max_k, callback):
     p, r = M.shape
     G = len(members)
     pad = _padded(members, p)
-    R = np.eye(p) if B is None else np.array(B, dtype=np.float64, order="C", copy=True)
+    R = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)  # read only: flushes copy it
     work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad,
                     _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p))
     K = np.zeros((r, r))
