@@ -318,6 +318,24 @@ def _tolerances(diag_ext, pad, p):
     return p * _EPS * np.maximum(d.max(axis=1), np.finfo(float).tiny)
 
 
+def _inverse_factor(block, tol):
+    """``F`` with ``F F^T = block^+`` for one symmetric PSD block: ``L^{-T}`` of its Cholesky
+    factor when every pivot is above ``tol``, else from its eigendecomposition (directions below
+    ``tol`` dropped)."""
+    g = block.shape[0]
+    if g == 1:
+        d = block[0, 0]
+        return np.array([[1.0 / math.sqrt(d)]]) if d > tol else np.zeros((1, 1))
+    try:
+        L = np.linalg.cholesky(block)
+        if np.all(np.diag(L) ** 2 > tol):
+            return np.linalg.inv(L).T  # tiny: numpy's inverse, without LAPACK's thread start-up
+    except np.linalg.LinAlgError:
+        pass
+    V, inv = _pinv_parts(block[None], np.array([tol]))
+    return V[0] * np.sqrt(inv[0])
+
+
 #: Features eliminated between two updates of the stored working matrix (the panel width).
 _PANEL = 96
 
@@ -360,21 +378,22 @@ class _Working:
         gpos = self.pos[features]
         t = self.t
         cols = self.R[:, gpos] - self.L[:, :t] @ self.L[gpos, :t].T  # the group's true columns
-        V, inv = _pinv_parts(cols[gpos][None], np.array([tol]))
-        Lnew = cols @ (V[0] * np.sqrt(inv[0]))  # R_{:,G} R_GG^+ R_{G,:} = Lnew Lnew^T
-        self.Q -= Lnew @ (np.sqrt(inv[0])[:, None] * (V[0].T @ self.Q[gpos]))
+        # R_{:,G} R_GG^+ R_{G,:} = Lnew Lnew^T with Lnew = R_{:,G} F, F F^T = R_GG^+
+        F = _inverse_factor(cols[gpos], tol)
+        Lnew = cols @ F
+        self.Q -= Lnew @ (F.T @ self.Q[gpos])
         Lg = Lnew[self.pos[self.pad]] * self.real[:, :, None]
         self.D -= Lg @ np.swapaxes(Lg, -1, -2)
         g = len(gpos)
         self.L[:, t:t + g] = Lnew
         self.t += g
-        self.dead.extend(int(i) for i in features)
+        self.dead.append(features)
         if self.t >= _PANEL:
             self._flush()
 
     def _flush(self):
         """The stored matrix receives the panel; the eliminated rows leave it."""
-        dead = np.array(self.dead, dtype=np.intp)
+        dead = np.concatenate(self.dead)
         keep = np.ones(self.R.shape[0], dtype=bool)
         keep[self.pos[dead]] = False
         Lk = self.L[keep, : self.t]
