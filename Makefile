@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.pixsel-installed
 .PHONY: demo test install docs docs-clean bench bench-quick clean
 
 demo: $(STAMP)
-	$(BIN)/pixsel demo --out results/demo
+	$(BIN)/pixsel demo --out results/demo --overwrite
 
 # the linter first (configured in pyproject.toml), then the whole suite
 test: $(STAMP)

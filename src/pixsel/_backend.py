@@ -34,7 +34,7 @@ from ._array_api import (
     to_numpy,
 )
 from ._routes import choose
-from ._validation import as_float_array, check_finite, is_dask_array
+from ._validation import as_float_array, check_finite, check_input, get_support_image, is_dask_array
 
 from typing import TYPE_CHECKING
 
@@ -144,6 +144,7 @@ def validate_fit(estimator, route, X, y=_NO_Y, *, dtype=None, y_to_host=True, da
         Passed to ``validate_data`` (``multi_output``, ``y_numeric``...).
     """
     given = y is not _NO_Y  # NumPy: a y passed as None is scikit-learn's "requires y" error
+    X = check_input(estimator, X)  # text refused, (n, h, w) stacks flattened, errors that name the fix
     if not given:
         y = None
     if route.backend == "dask":
@@ -350,6 +351,21 @@ class ArrayAPISelectorMixin:
         check_is_fitted(self)
         return to_numpy(self.support_)  # NumPy booleans, whatever the device of the fit
 
+    get_support_image = get_support_image  # the support as an image of shape image_shape_
+
+    def transform(self, X: ArrayLike) -> NDArray:
+        """Keep the selected features of ``X`` (an image stack ``(n, h, w)`` is flattened first).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features) or (n_samples, height, width)
+
+        Returns
+        -------
+        X_r : array of shape (n_samples, n_selected_features)
+        """
+        return super().transform(check_input(self, X, reset=False))
+
     def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Put the selected columns back in place, zeros elsewhere (in X's library and device).
 
@@ -370,6 +386,7 @@ def fit_on_host(estimator, X, y, fit):
     floating array goes to X's device. Returns ``estimator``."""
     from sklearn import config_context
 
+    X = check_input(estimator, X)  # text refused, (n, h, w) stacks flattened
     route = fit_route("projection", X)
     with config_context(array_api_dispatch=False):
         fit(to_numpy(X) if route.foreign else X, y)
@@ -382,6 +399,7 @@ def transform_inputs(estimator, X, reference, *fitted):
     with the fitted arrays (None kept), in X's work dtype and library when the model was fitted
     under ``array_api_dispatch`` (X and ``reference`` of one library on one device, a message
     naming the fix otherwise); float64 NumPy otherwise."""
+    X = check_input(estimator, X, reset=False)  # an image stack (n, h, w) is flattened
     route = transform_route("projection", X, reference)
     if route.foreign:  # one product in X's library, on its device
         xp = route.xp

@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from ._validation import NonFiniteError, is_dask_array
+from ._validation import NonFiniteError, check_input, get_support_image, is_dask_array
 
 from typing import TYPE_CHECKING
 
@@ -109,6 +109,8 @@ def dask_rows(method):
 class DaskSelectorMixin:
     """Put before ``SelectorMixin``: ``transform`` of a Dask array keeps the selected columns lazily."""
 
+    get_support_image = get_support_image  # the support as an image of shape image_shape_
+
     def transform(self, X: ArrayLike) -> NDArray:
         """Reduce ``X`` to the selected features (a Dask array stays a lazy Dask array).
 
@@ -120,8 +122,8 @@ class DaskSelectorMixin:
         -------
         X_r : ndarray or dask array of shape (n_samples, n_selected_features)
         """
-        if not is_dask_array(X):
-            return super().transform(X)
+        if not is_dask_array(X):  # an image stack (n, h, w) is flattened first
+            return super().transform(check_input(self, X, reset=False))
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)

@@ -9,10 +9,13 @@ a ``progress`` parameter and the CLI turn that into progress with :func:`search_
         result = exact_support(A, B, k, callback=callback)
 
 and count the steps of longer work (the paths of :func:`pixsel.selection.lda_paths`, the
-subset sizes of an evaluation) with :func:`step_progress`.
+subset sizes of an evaluation, the epochs of dictionary learning) with :func:`step_progress`.
+A kernel with per-step progress takes ``callback(done, total=None, what=None)``: pass
+:meth:`StepProgress.callback`. Plain lines carry the time left once a step is done; a step
+that takes longer than the interval gets a ``still working`` line, so nothing long is silent.
 
 Where it goes: on a terminal, a tqdm bar on stderr; anywhere else (a pipe, a log file), plain
-lines at most every ``interval`` seconds and no cursor codes, so a log stays readable. Quiet
+lines at most every ``interval`` seconds (10 s, or ``PIXSEL_PROGRESS_INTERVAL``) and no cursor codes, so a log stays readable. Quiet
 unless enabled: ``search_progress(False)`` yields ``None`` (no callback at all, so the kernel
 does not even build the records). Nothing appears before the work has lasted ``delay`` seconds.
 """
@@ -94,8 +97,9 @@ class LineSearchCallback:
     'search: 10 nodes, best 2, certified bound 2.5, relative gap 2.50e-01, 1 s\\n'
     """
 
-    def __init__(self, desc="exact_support", *, delay=3.0, interval=10.0, stream=None):
-        self.desc, self.delay, self.interval = desc, delay, interval
+    def __init__(self, desc="exact_support", *, delay=3.0, interval=None, stream=None):
+        self.desc, self.delay = desc, delay
+        self.interval = _interval(10.0) if interval is None else interval
         self.stream = sys.stderr if stream is None else stream
         self._start = time.monotonic()
         self._next = self._start + delay
@@ -111,7 +115,7 @@ class LineSearchCallback:
 
 
 @contextmanager
-def search_progress(enabled=True, desc="exact_support", *, delay=3.0, interval=10.0, terminal=None):
+def search_progress(enabled=True, desc="exact_support", *, delay=3.0, interval=None, terminal=None):
     """Context giving a search callback when ``enabled`` (tqdm on a terminal, lines elsewhere), else ``None``.
 
     ``terminal`` forces the choice (None: a tqdm bar when stderr is a terminal).
@@ -134,55 +138,151 @@ def search_progress(enabled=True, desc="exact_support", *, delay=3.0, interval=1
         cb.close()
 
 
+def _interval(default):
+    """Seconds between plain progress lines: ``PIXSEL_PROGRESS_INTERVAL`` when set, else ``default``."""
+    import os
+
+    try:
+        return float(os.environ.get("PIXSEL_PROGRESS_INTERVAL", default))
+    except ValueError:
+        return default
+
+
+def _seconds(t):
+    t = max(float(t), 0.0)
+    if t < 10:
+        return f"{t:.1f} s"
+    if t < 90:
+        return f"{t:.0f} s"
+    if t < 5400:
+        return f"{t / 60:.0f} min"
+    return f"{t / 3600:.1f} h"
+
+
 class StepProgress:
-    """Counts the steps of a longer piece of work and shows them; a context manager.
+    """Counts the steps of a longer piece of work and shows them, with the time left; a context manager.
 
     ``update(n, what=None)`` advances by ``n`` steps; ``what`` names the step just finished (it
-    shows as the bar's postfix on a terminal and ends the plain line elsewhere). Disabled, it
-    does nothing at all.
+    shows as the bar's postfix on a terminal and ends the plain line elsewhere). Once a step is
+    done the time left is estimated from the mean time per step (tqdm's own estimate on a
+    terminal, ``about ... left`` in a plain line). A step that lasts longer than ``interval``
+    seconds is not silent: a heartbeat says the work goes on (a refreshed bar, or a plain line
+    ``still working``), so a long step never looks like a hang. :meth:`callback` gives the
+    function a kernel calls after each of its own steps. Disabled, it does nothing at all.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    desc : str
+        What is counted (the bar label, the start of each line).
+    enabled : bool
+    delay : float
+        Seconds before anything is shown (short work prints nothing).
+    interval : float
+        At most one plain line per ``interval`` seconds; the heartbeat's period (the environment
+        variable ``PIXSEL_PROGRESS_INTERVAL`` overrides the default of 10 s).
+    stream : file, optional
+        Default stderr.
+    heartbeat : bool
+        Run the heartbeat thread (default True).
 
     Examples
     --------
     >>> import io
     >>> out = io.StringIO()
-    >>> with StepProgress(2, "paths", delay=0, interval=0, stream=out) as steps:
+    >>> with StepProgress(2, "paths", delay=0, interval=0, stream=out, heartbeat=False) as steps:
     ...     steps.update(1, "forward path")
     ...     steps.update(1, "backward path")
     >>> print(out.getvalue().rstrip())
-    paths: 1/2 forward path done (0 s)
-    paths: 2/2 backward path done (0 s)
+    paths: 1/2 forward path done (0.0 s, about 0.0 s left)
+    paths: 2/2 backward path done (0.0 s)
     """
 
-    def __init__(self, total, desc, *, enabled=True, delay=2.0, interval=10.0, stream=None):
+    def __init__(self, total, desc, *, enabled=True, delay=2.0, interval=None, stream=None, heartbeat=True):
+        import threading
+
         self.total, self.desc, self.enabled = total, desc, enabled
-        self.delay, self.interval = delay, interval
+        self.interval = _interval(10.0) if interval is None else interval
+        self.delay = min(delay, self.interval) if interval is None else delay  # a short interval asked: no wait
         self.stream = sys.stderr if stream is None else stream
         self.n = 0
         self._bar = None
         self._start = time.monotonic()
-        self._next = self._start + delay
-        if enabled and is_terminal(self.stream):
+        self._next = self._start + self.delay
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if not enabled:
+            return
+        if is_terminal(self.stream):
             from tqdm import tqdm
 
             self._bar = tqdm(total=total, desc=desc, delay=delay, leave=False, file=self.stream)
+        if heartbeat and self.interval > 0:
+            self._thread = threading.Thread(target=self._beat, name="pixsel-progress", daemon=True)
+            self._thread.start()
+
+    def _left(self, now):
+        if 0 < self.n < self.total:
+            return f", about {_seconds((now - self._start) / self.n * (self.total - self.n))} left"
+        return ""
+
+    def _beat(self):
+        """Every ``interval`` seconds without an update: refresh the bar, or write ``still working``."""
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                now = time.monotonic()
+                if now - self._start < self.delay:
+                    continue
+                if self._bar is not None:
+                    self._bar.refresh()
+                elif now >= self._next:
+                    self._next = now + self.interval
+                    print(f"{self.desc}: {self.n}/{self.total}, still working on step {self.n + 1} "
+                          f"({_seconds(now - self._start)}{self._left(now)})", file=self.stream, flush=True)
 
     def update(self, n=1, what=None):
         self.n += n
         if not self.enabled:
             return
-        if self._bar is not None:
-            if what:
-                self._bar.set_postfix_str(what, refresh=False)
-            self._bar.update(n)
-            return
-        now = time.monotonic()
-        if now >= self._next or (self.n >= self.total and now - self._start >= self.delay):
-            self._next = now + self.interval
-            done = f" {what} done" if what else ""
-            print(f"{self.desc}: {self.n}/{self.total}{done} ({now - self._start:.0f} s)", file=self.stream,
-                  flush=True)
+        with self._lock:
+            if self._bar is not None:
+                if what:
+                    self._bar.set_postfix_str(what, refresh=False)
+                self._bar.update(n)
+                return
+            now = time.monotonic()
+            if now >= self._next or (self.n >= self.total and now - self._start >= self.delay):
+                self._next = now + self.interval
+                done = f" {what} done" if what else ""
+                print(f"{self.desc}: {self.n}/{self.total}{done} ({_seconds(now - self._start)}{self._left(now)})",
+                      file=self.stream, flush=True)
+
+    def callback(self, done, total=None, what=None):
+        """For a kernel's per-step callback: ``done`` steps of ``total`` (None: unchanged) finished.
+
+        Examples
+        --------
+        >>> import io
+        >>> out = io.StringIO()
+        >>> steps = StepProgress(10, "path", delay=0, interval=0, stream=out, heartbeat=False)
+        >>> steps.callback(4, 8, "k = 4")
+        >>> steps.n, steps.total
+        (4, 8)
+        """
+        if total is not None:
+            self.total = int(total)
+            if self._bar is not None:
+                self._bar.total = int(total)
+        if done > self.n:
+            self.update(int(done) - self.n, what)
 
     def close(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
         if self._bar is not None:
             self._bar.close()
             self._bar = None
@@ -195,6 +295,9 @@ class StepProgress:
         return False
 
 
-def step_progress(total, desc, *, enabled=True, delay=2.0, interval=10.0):
-    """A :class:`StepProgress` of ``total`` steps: tqdm on a terminal, plain lines elsewhere, nothing when disabled."""
+def step_progress(total, desc, *, enabled=True, delay=2.0, interval=None):
+    """A :class:`StepProgress` of ``total`` steps: tqdm on a terminal, plain lines elsewhere, nothing when disabled.
+
+    ``interval`` defaults to ``PIXSEL_PROGRESS_INTERVAL`` or 10 s.
+    """
     return StepProgress(total, desc, enabled=enabled, delay=delay, interval=interval)

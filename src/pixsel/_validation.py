@@ -22,6 +22,8 @@ __all__ = [
     "check_options",
     "as_float_array",
     "check_finite",
+    "check_input",
+    "get_support_image",
     "check_square_symmetric",
     "check_symmetric_blocked",
     "check_pair",
@@ -130,6 +132,97 @@ def check_finite(x, name="X"):
         bad = np.argwhere(~np.isfinite(x))
         raise NonFiniteError(name, len(bad), bad[0])
     return x
+
+
+def _is_text(arr) -> bool:
+    """True when ``arr`` holds strings (a text dtype, or an object array with a str in it)."""
+    if arr.dtype.kind in "US":
+        return True
+    if arr.dtype.kind == "O":
+        return any(isinstance(v, (str, bytes)) for v in arr.ravel())
+    return False
+
+
+def check_input(estimator, X, *, reset=True):
+    """pixsel's checks of a NumPy ``X`` before scikit-learn's; returns ``X`` (2-D when it was a stack).
+
+    * text (numeric strings included) is refused, as scikit-learn's selectors refuse it: convert
+      explicitly;
+    * an empty ``X`` and NaN or infinite entries are refused with the fix;
+    * an image stack of shape ``(n_samples, height, width)`` is flattened to
+      ``(n_samples, height * width)``; on ``fit`` (``reset``) its shape is kept as
+      ``estimator.image_shape_``, on ``transform`` it must match it. A 2-D ``fit`` removes an
+      ``image_shape_`` left by an earlier fit.
+
+    Anything that is not a NumPy array or a list (Dask, another array library, a DataFrame) is
+    returned as it is, for scikit-learn's checks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> est = SimpleNamespace()
+    >>> check_input(est, np.zeros((3, 2, 4))).shape, est.image_shape_
+    ((3, 8), (2, 4))
+    >>> check_input(est, np.array([["1", "2"], ["3", "4"]]))
+    Traceback (most recent call last):
+    ...
+    TypeError: SimpleNamespace: X holds text (dtype <U1); pixsel computes on numbers: convert it explicitly, e.g. X.astype(float).
+    """
+    owner = type(estimator).__name__
+    if isinstance(X, (list, tuple)):
+        try:
+            X = np.asarray(X)
+        except ValueError:  # ragged: scikit-learn's message
+            return X
+    if not isinstance(X, np.ndarray):
+        return X
+    if _is_text(X):
+        raise TypeError(f"{owner}: X holds text (dtype {X.dtype}); pixsel computes on numbers: convert it "
+                        "explicitly, e.g. X.astype(float).")
+    if X.ndim == 3:
+        shape = tuple(int(d) for d in X.shape[1:])
+        if reset:
+            estimator.image_shape_ = shape
+        elif getattr(estimator, "image_shape_", shape) != shape:
+            raise ValueError(f"{owner} was fitted on images of shape {estimator.image_shape_}; X holds images "
+                             f"of shape {shape}: resize them to {estimator.image_shape_}.")
+        X = X.reshape(X.shape[0], -1)
+    elif reset and X.ndim == 2 and "image_shape_" in getattr(estimator, "__dict__", {}):
+        del estimator.image_shape_
+    if X.ndim >= 1 and X.shape[0] == 0:
+        raise ValueError(f"{owner}: X has no samples (shape {X.shape}); pass at least 2 samples, one per row.")
+    if X.dtype.kind in "fc" and X.size and not np.isfinite(X.sum()) and not np.all(np.isfinite(X)):
+        bad = np.argwhere(~np.isfinite(X))
+        raise NonFiniteError(f"{owner}: X", len(bad), bad[0])
+    return X
+
+
+def get_support_image(self, image_shape: tuple[int, int] | None = None) -> np.ndarray:
+    """The selected pixels as a boolean image of shape ``image_shape`` (default: ``image_shape_``).
+
+    ``image_shape_`` is kept when the selector was fitted on an image stack of shape
+    ``(n_samples, height, width)``.
+
+    Parameters
+    ----------
+    image_shape : tuple of int, optional
+        ``(height, width)`` of the images, for a selector fitted on flattened images.
+
+    Returns
+    -------
+    mask : ndarray of bool of shape image_shape
+    """
+    shape = image_shape if image_shape is not None else getattr(self, "image_shape_", None)
+    if shape is None:
+        raise ValueError(f"{type(self).__name__} was fitted on a 2-D X and does not know the image shape: "
+                         "fit it on an image stack of shape (n_samples, height, width), or pass "
+                         "image_shape=(height, width).")
+    mask = self.get_support()
+    if int(np.prod(shape)) != mask.size:
+        raise ValueError(f"image_shape {tuple(shape)} has {int(np.prod(shape))} pixels; {type(self).__name__} "
+                         f"was fitted on {mask.size} features.")
+    return mask.reshape(shape)
 
 
 def as_float_array(x, name="X", *, dtype=None):

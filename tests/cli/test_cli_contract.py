@@ -117,9 +117,11 @@ def test_evaluate_with_three_classes_names_the_fix(tmp_path, capsys):
     _one_line_error(capsys.readouterr().err, "--classes cat,dog")
     assert main(["evaluate", str(path), "-k", "1,2", "-c", "lda", "--classes", "cat,owl",
                  "--out", str(tmp_path / "e"), "-q"]) == 0
+    # a second run into the same folder needs --overwrite
     report = json.loads((tmp_path / "e" / "evaluate.json").read_text())
     assert report["class_names"] == ["cat", "owl"] and report["n_train"] + report["n_test"] == 40
-    assert main(["evaluate", str(path), "-k", "1", "--classes", "cat,emu", "--out", str(tmp_path / "e")]) == 2
+    assert main(["evaluate", str(path), "-k", "1", "--classes", "cat,emu", "--out", str(tmp_path / "e"),
+                 "--overwrite"]) == 2
     _one_line_error(capsys.readouterr().err, "emu", "cat, dog, owl")
 
 

@@ -25,7 +25,7 @@ def test_cli_evaluate_on_digits(tmp_path, capsys):
     assert rep["ks"] == [1, 3] and rep["method"] == "gslda" and rep["classifier"] == "lda"
     assert rep["n_train"] + rep["n_test"] == len(d.y) and "stratified" in rep["split"]
     assert (out / "evaluate.png").stat().st_size > 0
-    assert main(["evaluate", str(path), "--k", "1,x", "--out", str(out), "--quiet"]) == 2
+    assert main(["evaluate", str(path), "--k", "1,x", "--out", str(out), "--quiet", "--overwrite"]) == 2
     assert "comma-separated" in capsys.readouterr().err
 
 
@@ -58,6 +58,7 @@ def test_cli_evaluate_uses_the_test_arrays_or_file(tmp_path):
     train, test = tmp_path / "train.npz", tmp_path / "test.npz"
     np.savez(train, X=d.X[:150], y=d.y[:150])
     np.savez(test, X=d.X[150:], y=d.y[150:])
-    assert main(["evaluate", str(train), "--test", str(test), "-c", "lda", "-k", "2", "-o", str(out), "-q"]) == 0
+    assert main(["evaluate", str(train), "--test", str(test), "-c", "lda", "-k", "2", "-o", str(out), "-q",
+                 "--overwrite"]) == 0
     rep = json.loads((out / "evaluate.json").read_text())
     assert rep["split"] == f"--test {test}" and rep["n_test"] == len(d.y) - 150

@@ -43,7 +43,8 @@ def test_project_other_method_without_scatter_and_bad_m(digits_npz, tmp_path, ca
     assert main(["project", str(digits_npz), "--method", "lpp", "-n", "3", "--out", str(out), "-q"]) == 0
     assert np.load(out / "projection.npz")["Y"].shape == (120, 3)
     assert not (out / "scatter.png").exists()
-    assert main(["project", str(digits_npz), "--method", "slm", "-n", "65", "--out", str(out), "-q"]) == 2
+    assert main(["project", str(digits_npz), "--method", "slm", "-n", "65", "--out", str(out), "-q",
+                 "--overwrite"]) == 2
     assert "n_features=64" in capsys.readouterr().err
 
 
@@ -63,7 +64,8 @@ def test_project_slm_progress_counts_epochs(digits_npz, tmp_path, monkeypatch):
     monkeypatch.setattr(prog, "step_progress", lambda total, desc, *, enabled=True, **kw: prog.StepProgress(
         total, desc, enabled=enabled, delay=0, interval=0, stream=out_lines))
     args = ["project", str(digits_npz), "--method", "slm", "-n", "2", "--param", "n_atoms=16",
-            "--param", "max_iter=3", "--param", "batch_size=40", "--progress", "--out", str(tmp_path / "p"), "-q"]
+            "--param", "max_iter=3", "--param", "batch_size=40", "--progress", "--overwrite", "--out",
+            str(tmp_path / "p"), "-q"]
     assert main(args) == 0  # -q wins over --progress
     assert out_lines.getvalue() == ""
     assert main(args[:-1]) == 0

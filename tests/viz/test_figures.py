@@ -41,10 +41,12 @@ def test_plot_paths_styles_bounds_and_labels(tmp_path):
     fig = viz.plot_paths(curves, upper_bound=[2, 3, 3], lower_bound=[0.1, 0.2, 3], title="t", xlabel="k")
     ax = fig.axes[0]
     assert ax.get_title() == "t" and ax.get_xlabel() == "k" and ax.get_ylabel() == "objective f(S)"
-    # methods named in words, bounds explained (no bare "fisher" or "Eq.(5)")
-    assert _legend(ax) == ["greedy forward selection", "Backward GSLDA", "thresholded Fisher discriminant",
+    # methods named in words, bounds explained (no bare "fisher" or "Eq.(5)"); the legend sits
+    # under the axes, never over the curves
+    assert ax.get_legend() is None
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["greedy forward selection", "Backward GSLDA", "thresholded Fisher discriminant",
                            "certified upper bound (no k pixels do better)",
-                           "guaranteed minimum of the best k pixels (paper 000, Eq. 5)"]
+                           "guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)"]
     colors = [ln.get_color() for ln in ax.get_lines()[:3]]
     assert colors == list(viz.PALETTE[:3])  # Okabe-Ito: colour-blind safe
     assert [ln.get_linestyle() for ln in ax.get_lines()[:3]] == ["-", "--", ":"]

@@ -9,6 +9,8 @@ One flag set: an option means the same thing in every command that has it.
 
 ====================  ==================================================================
 ``DATA``              the input (.npz, .mat, .csv or a folder of class subfolders)
+``--split``           which part of a train/test .npz (select, path, scores, project; evaluate
+                      uses both: the train part to select and fit, the test part to measure)
 ``-m, --method``      the method (select, path, project, evaluate)
 ``-k, --k``           subset size (select: one K; evaluate: a comma-separated list)
 ``-n, --n-components``  target dimension M (project)
@@ -16,7 +18,8 @@ One flag set: an option means the same thing in every command that has it.
 ``--regularization``  within-class covariance: auto, none, ledoit-wolf or a ridge value
 ``--seed``            random seed (alias ``--random-state``; default 0)
 ``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
-``-o, --out DIR``     output folder
+``-o, --out DIR``     output folder; one that already holds files is refused (exit 2) unless
+                      ``--overwrite``
 ``-q, --quiet``       no progress bar, no summary
 ``--progress``        progress lines even when stderr is not a terminal (a log)
 ``--debug``           on an error, print the traceback too
@@ -57,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "Run 'pixsel COMMAND --help' for the options of each command. Options mean the same in "
             "every command: -m/--method, -k/--k, -n/--n-components, -c/--classifier, --regularization, "
-            "--seed (= --random-state), --param KEY=VALUE, -o/--out DIR, -q/--quiet, --progress, --debug. "
+            "--seed (= --random-state), --param KEY=VALUE, -o/--out DIR (--overwrite to reuse a folder that "
+            "holds files), -q/--quiet, --progress, --debug. "
             "Exit status: 0 success, 2 user error (one line on stderr saying how to fix it), "
             "130 interrupted (Ctrl-C), 1 a bug (with a traceback)."
         ),
@@ -77,11 +81,12 @@ def _add_debug(parser, default):
                         help="on an error, also print the Python traceback")
 
 
-def check_out_dir(out) -> None:
+def check_out_dir(out, *, overwrite=False) -> None:
     """Refuse an output folder that cannot be made before any work is done (nothing is created).
 
     ``out`` naming an existing file is a ``FileExistsError``; a file on the way to it a
-    ``NotADirectoryError``; a folder without write permission a ``PermissionError``.
+    ``NotADirectoryError``; a folder without write permission a ``PermissionError``; an existing
+    folder that holds files, without ``overwrite``, a :class:`~pixsel.cli._errors.UsageError`.
     """
     import errno
     import os
@@ -90,6 +95,14 @@ def check_out_dir(out) -> None:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise FileExistsError(errno.EEXIST, "exists", str(out))
+    if out.is_dir() and not overwrite:
+        held = sorted(p.name for p in out.iterdir())
+        if held:
+            from ._errors import UsageError
+
+            shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            raise UsageError(f"the output folder {out} already holds files ({shown}); add --overwrite to "
+                             "replace them, or choose a new folder with --out DIR.")
     parent = out
     while not parent.exists():
         parent = parent.parent
@@ -128,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _warn_in_one_line(command)
             if getattr(args, "out", None) is not None:
-                check_out_dir(args.out)
+                check_out_dir(args.out, overwrite=getattr(args, "overwrite", False))
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"pixsel {command}: interrupted (Ctrl-C); nothing more was written", file=sys.stderr)

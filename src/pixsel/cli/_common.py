@@ -32,7 +32,12 @@ def add_data_argument(parser, *, split=True):
 
 
 def add_output_arguments(parser, default):
-    parser.add_argument("--out", "-o", metavar="DIR", default=default, help=f"output folder (default: {default})")
+    parser.add_argument("--out", "-o", metavar="DIR", default=default,
+                        help=f"output folder (default: {default}); an existing folder that holds files is "
+                             "refused unless --overwrite is given")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an existing --out folder that already holds files (files of the same "
+                             "name are replaced)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress and no summary")
     parser.add_argument("--progress", action="store_true",
                         help="report progress even when stderr is not a terminal (plain lines, no cursor "
@@ -61,6 +66,56 @@ def parse_regularization(value):
         return float(value)
     except (TypeError, ValueError):
         return value
+
+
+def check_param_keys(params, estimator, *, extra=()):
+    """Refuse ``--param`` keys that ``estimator`` (a class) does not take, listing the ones it does.
+
+    ``extra`` names keys the command consumes itself.
+    """
+    from ._errors import UsageError
+
+    valid = set(estimator._get_param_names()) | set(extra)
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        name = getattr(estimator, "__name__", str(estimator))
+        raise UsageError(
+            f"unknown --param {', '.join(unknown)} for {name}; the valid keys are: {', '.join(sorted(valid))}."
+        )
+
+
+def check_k(k, n_features, data):
+    """``-k`` larger than the number of features is an error that names the fix (never clamped)."""
+    from ._errors import UsageError
+
+    if k > n_features:
+        raise UsageError(f"-k {k} is larger than the {n_features} features of {data}: choose -k between 1 and "
+                         f"{n_features} (-k {n_features} keeps every feature).")
+
+
+def check_finite(X, data):
+    """An in-memory ``X`` that is empty or holds NaN or infinity is refused with the fix (Dask arrays pass)."""
+    import numpy as np
+
+    if not isinstance(X, np.ndarray) or X.dtype.kind not in "fiu":
+        return
+    if X.shape[0] == 0 or X.size == 0:
+        raise ValueError(f"{data} holds no data (X has shape {X.shape}): write X with at least 2 samples "
+                         "and 1 feature, one sample per row.")
+    if X.dtype.kind != "f":
+        return
+    for bad, what, fix in ((np.isnan, "NaN (missing values)",
+                            "fill them (e.g. with sklearn.impute.SimpleImputer) or drop those samples "
+                            "(X = X[~np.isnan(X).any(axis=1)])"),
+                           (np.isinf, "infinite values", "replace them by finite numbers or drop those samples "
+                            "(X = X[np.isfinite(X).all(axis=1)])")):
+        mask = bad(X)
+        if mask.any():
+            rows = np.flatnonzero(mask.any(axis=tuple(range(1, X.ndim))))
+            first = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise ValueError(f"{data}: X holds {int(mask.sum())} {what} in {rows.size} of {X.shape[0]} samples "
+                             f"(first at sample {first[0]}, feature {first[1:] if X.ndim > 2 else first[1]}); "
+                             f"{fix} before running pixsel.")
 
 
 def parse_params(items):
@@ -127,6 +182,7 @@ def load_labelled(args, *, need_labels=True, lazy=False):
                               f"'pixsel {args.command}' computes on in-memory arrays")
     else:
         data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None))
+    check_finite(data.X, args.data)
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")
     if not args.quiet:

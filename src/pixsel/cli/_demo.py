@@ -44,7 +44,7 @@ def _dual_support(paths, k):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
     from ..io import save_figure, write_json

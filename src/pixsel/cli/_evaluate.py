@@ -75,7 +75,7 @@ def _title(args, tt):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     from ..io import save_figure, write_json
     from ..datasets import load_train_test
     from ..experiments import evaluate_selection

@@ -20,6 +20,14 @@ class Method:
     build: Callable
     supervised: bool = True
     exact: bool = False  # has solver='exact' (and its limits)
+    #: the estimator class's name in :mod:`pixsel` (``--param`` keys are checked against its parameters)
+    estimator: str = ""
+    uses_k: bool = True  # -k is the number of features selected
+
+    def estimator_class(self):
+        import pixsel
+
+        return getattr(pixsel, self.estimator)
 
 
 METHODS: dict[str, Method] = {}
@@ -52,7 +60,8 @@ def _build_gslda(args, k, params):
     return SparseLDASelector(k, **kwargs)
 
 
-register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda, exact=True))
+register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda, exact=True,
+                estimator="SparseLDASelector"))
 
 
 def _build_cardinal_spls(args, k, params):
@@ -78,11 +87,14 @@ register(Method(
     "cardinal sparse PLS (classes one-hot or continuous y): exactly k features "
     "(--param n_components=5)",
     _build_cardinal_spls,
+    estimator="CardinalSPLSSelector",
 ))
 register(Method(
     "spls",
     "SPLS-eta (Chun & Keles): as many features as --param eta=VALUE gives; -k is not used",
     _build_spls,
+    estimator="SPLSSelector",
+    uses_k=False,
 ))
 
 
@@ -100,6 +112,7 @@ register(Method(
     "(--param rank=40 --param gamma=theory --param mode=sample; --seed for the Krylov SVD)",
     _build_subspace,
     supervised=False,
+    estimator="SubspaceScoreSelector",
 ))
 
 
@@ -115,4 +128,4 @@ def _build_gspca(args, k, params):
 
 
 register(Method("gspca", "greedy sparse PCA (unsupervised): most variance of the first sparse component on exactly k pixels",
-                _build_gspca, supervised=False, exact=True))
+                _build_gspca, supervised=False, exact=True, estimator="SparsePCASelector"))

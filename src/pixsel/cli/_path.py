@@ -1,4 +1,9 @@
-"""``pixsel path``: objective vs k for greedy and thresholding paths (paper 000, Fig. 7)."""
+"""``pixsel path``: objective vs k for greedy and thresholding paths.
+
+The figure of Moghaddam, Weiss and Avidan, "Fast pixel/part selection with sparse eigenvectors"
+(ICCV 2007), Fig. 7: forward and backward greedy paths with the worst-case bound. Ctrl-C during the exact
+search keeps what was certified so far, writes it with ``"status": "interrupted"`` and exits 130.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,8 @@ def add_parser(sub):
             "Compute the whole forward and backward greedy sparse LDA paths of DATA (two classes) "
             "and the renormalized Fisher-thresholding and simple-thresholding paths, for every k, "
             "and write DIR/path.json and DIR/path.png (objective vs k, with the worst-case lower "
-            "bound of Eq. 5)."
+            "bound, Eq. 5 of Moghaddam, Weiss and Avidan 2007). Ctrl-C during --solver exact writes what was certified so far, "
+            "marked \"status\": \"interrupted\", and exits 130."
         ),
     )
     add_data_argument(p)
@@ -44,7 +50,7 @@ def add_parser(sub):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     from ..io import save_figure, write_json
     from ..selection import lda_paths, pca_paths
     from ..viz import plot_exact_path, plot_paths
@@ -68,16 +74,23 @@ def run(args):
     if ps.upper_bound is not None:
         report["upper_bound"] = ps.upper_bound
     exact = _exact(args, ps) if args.solver == "exact" else None
+    interrupted = exact is not None and exact.stop_reason == "interrupted"
+    report["status"] = "interrupted" if interrupted else "completed"
     if exact is not None:
         report["exact"] = exact.to_dict()
     write_json(out / "path.json", report)
     title = f"{Path(args.data).name}: {what} vs k"
     if exact is None:
         fig = plot_paths({n: p.objective for n, p in ps.paths.items()}, upper_bound=ps.upper_bound,
-                         lower_bound=ps.lower_bound, title=title)
+                         lower_bound=ps.lower_bound, title=f"{title} (greedy paths)")
     else:
+        n_opt = int((exact.status == "optimal").sum())
+        how = ("interrupted (Ctrl-C)" if interrupted else
+               "all k certified optimal" if n_opt == exact.max_k else f"stopped: {exact.stop_reason}")
         fig = plot_exact_path({n: ps.paths[n].objective for n in ("forward", "backward")}, exact.objective,
-                              exact.upper_bound, exact.status, title=title)
+                              exact.upper_bound, exact.status,
+                              title=f"{title}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
+                                    f"largest gap {100 * float(exact.relative_gap.max()):.3g} %")
     save_figure(fig, out / "path.png", dpi=120)
     if not args.quiet:
         p = data.X.shape[1]
@@ -90,6 +103,14 @@ def run(args):
                   f"({exact.n_nodes} nodes, {exact.stop_reason}); largest certified gap "
                   f"{100 * float(exact.relative_gap.max()):.2f} %")
         print(f"wrote {out / 'path.json'}, {out / 'path.png'}")
+    if interrupted:
+        import sys
+
+        from ._errors import EXIT_INTERRUPTED
+
+        print(f"pixsel path: interrupted (Ctrl-C): what was certified so far is in {out / 'path.json'}, "
+              "marked \"status\": \"interrupted\"", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 

@@ -10,6 +10,7 @@ from ._common import (
     add_output_arguments,
     add_param_argument,
     add_seed_argument,
+    check_param_keys,
     data_report,
     load_labelled,
     parse_params,
@@ -20,6 +21,14 @@ from ._common import (
 
 
 def _build(method, M, params, image_shape):
+    cls = _classes()[method]
+    check_param_keys(params, cls)
+    if method == "smooth-lpp" and image_shape and "image_shape" not in params:
+        params = dict(params, image_shape=tuple(image_shape))
+    return cls(n_components=M, **params)
+
+
+def _classes():
     from sklearn.decomposition import PCA
 
     from ..decomposition import (
@@ -31,9 +40,7 @@ def _build(method, M, params, image_shape):
         SpectralRegressionLPP,
     )
 
-    if method == "smooth-lpp" and image_shape and "image_shape" not in params:
-        params = dict(params, image_shape=tuple(image_shape))
-    builders = {
+    return {
         "slm": SparseLinearModelProjection,
         "lpp": LocalityPreservingProjection,
         "npe": NeighborhoodPreservingEmbedding,
@@ -42,7 +49,6 @@ def _build(method, M, params, image_shape):
         "klpp": KernelLPP,
         "pca": PCA,
     }
-    return builders[method](n_components=M, **params)
 
 
 METHODS = {
@@ -74,7 +80,7 @@ def add_parser(sub):
     p.add_argument("--method", "-m", default="slm", choices=sorted(METHODS),
                    help="; ".join(f"{k}: {v}" for k, v in METHODS.items()))
     p.add_argument("--normalize", action="store_true",
-                   help="scale every sample to unit Euclidean length first (as in the paper's face experiment)")
+                   help="scale every sample to unit Euclidean length first (as Gkioulekas and Zickler do for faces)")
     add_seed_argument(p, "methods that have a random_state")
     add_param_argument(p, "--param n_atoms=256 --param alpha=0.05 (passed to the estimator)")
     add_output_arguments(p, "pixsel-project")
@@ -82,7 +88,7 @@ def add_parser(sub):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
     from ..io import save_figure, write_json, write_npz

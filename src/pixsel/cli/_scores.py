@@ -1,4 +1,7 @@
-"""``pixsel scores``: every feature score of DATA, as score maps (the subspace-score paper's Fig. 8).
+"""``pixsel scores``: every feature score of DATA, as score maps.
+
+The maps of C. Musco and C. Musco, "Subspace scores for feature selection in computer vision",
+Fig. 8.
 
 Writes ``DIR/scores.json`` (each score per feature, its direction, gamma, the parameters) and, for
 image data, ``DIR/score_maps.png`` (all maps side by side) and one ``DIR/<score>.png`` per score,
@@ -67,7 +70,7 @@ def _gamma(value):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
     from ..io import save_figure, write_json

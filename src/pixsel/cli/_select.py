@@ -13,6 +13,8 @@ from ._common import (
     add_param_argument,
     add_regularization_argument,
     add_seed_argument,
+    check_k,
+    check_param_keys,
     data_report,
     image_backgrounds,
     load_labelled,
@@ -109,7 +111,7 @@ def _choose_k(args, est, data):
 
 
 def run(args):
-    # imported here, not at the top: `pixsel --help` must not pay for NumPy (issue 13)
+    # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
     from ..io import save_figure, write_json
@@ -120,6 +122,9 @@ def run(args):
     auto = args.k == "auto"
     data = load_labelled(args, need_labels=method.supervised or auto, lazy=True)
     params = parse_params(args.param)
+    check_param_keys(params, method.estimator_class())
+    if not auto and method.uses_k:
+        check_k(args.k, int(data.X.shape[1]), args.data)
     est = method.build(args, 1 if auto else args.k, params)
     cvsel = None
     on_cluster = wants_cluster(args)
@@ -174,8 +179,7 @@ def run(args):
         from ..viz import plot_masks
 
         bgs, names = backgrounds
-        fig = plot_masks(bgs, [est.get_support()], data.image_shape,
-                         titles=[f"{METHOD_TITLES.get(args.method, args.method)}: {len(indices)} pixels"],
+        fig = plot_masks(bgs, [est.get_support()], data.image_shape, titles=[mask_title(args.method, est)],
                          bg_titles=names)
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
@@ -195,6 +199,22 @@ def run(args):
               "marked \"status\": \"interrupted\"", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
+
+
+def mask_title(method, est):
+    """What the mask shows: the method, greedy or exact, and for an exact search optimal or its gap."""
+    k = int(est.get_support().sum())
+    name = METHOD_TITLES.get(method, method)
+    status = getattr(est, "status_", None)
+    if status is None:
+        return f"{name}: {k} pixels"
+    name = name.replace("greedy ", "exact ")
+    if status == "optimal":
+        return f"{name}: {k} pixels, certified optimal"
+    what = "interrupted (Ctrl-C)" if status == "interrupted" else f"{status.replace('_', ' ')} reached"
+    gap = 100 * float(est.gap_)
+    return f"{name}: {k} pixels\n{what}, not proved optimal\ncertified gap {gap:,.0f} %" if gap >= 100 else (
+        f"{name}: {k} pixels\n{what}, not proved optimal\ncertified gap {gap:.3g} %")
 
 
 #: method names in words, for titles

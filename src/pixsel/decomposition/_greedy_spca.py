@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
-from .._validation import check_int, check_options
+from .._validation import check_input, check_int, check_options
 from ..selection._base import DIRECTIONS
 from ..selection._spca import greedy_sparse_component
 
@@ -107,6 +107,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         owner = type(self).__name__
         check_options(self.direction, "direction", DIRECTIONS, owner=owner)
+        X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         m = check_int(self.n_components, "n_components", low=1, high=p, owner=owner)
@@ -153,6 +154,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return (X - self.mean_) @ self.components_.T
 

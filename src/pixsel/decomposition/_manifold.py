@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
-from .._validation import check_int, check_options, check_real
+from .._validation import check_input, check_int, check_options, check_real
 from ..projection import kernel_lpp, knn_graph, lle_weights, lpp, npe, smooth_lpp, spectral_regression_lpp
 from ._base import _KernelMixin
 
@@ -40,6 +40,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
 
     def _validate_common(self, X):
         owner = type(self).__name__
+        X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
         k = check_int(self.n_neighbors, "n_neighbors", low=1, owner=owner)
@@ -75,6 +76,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     def transform(self, X: ArrayLike) -> NDArray:
         """Project: ``(X - mean_) @ components_.T``, shape ``(n_samples, n_components)``."""
         check_is_fitted(self, "components_")
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return (np.asarray(X, dtype=np.float64) - self.mean_) @ self.components_.T
 
@@ -372,6 +374,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     def transform(self, X: ArrayLike) -> NDArray:
         """Project: centred ``k(X, X_fit_) @ dual_coef_``."""
         check_is_fitted(self, "dual_coef_")
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         K = self._pairwise(np.asarray(X, dtype=np.float64), self.X_fit_)
         Kc = K - self._row_mean[None, :] - K.mean(axis=1, keepdims=True) + self._all_mean

@@ -14,7 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threads import blas_limit
-from .._validation import check_int, check_options, check_real
+from .._validation import check_input, check_int, check_options, check_real
 from ._ep import ep_binary_probit, ep_log_marginal_grad, ep_predict
 from ._kernels import SquaredExponential
 from ._laplace import laplace_binary_probit, laplace_log_marginal_grad, laplace_predict
@@ -228,6 +228,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
                       ("parallel", "sequential"), owner=_OWNER)
         if self.optimizer is not None:
             check_options(self.optimizer, "optimizer", ("lbfgs",), owner=_OWNER)
+        X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         target = type_of_target(y, input_name="y")
@@ -334,6 +335,7 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
 
     def _predict_parts(self, X):
         check_is_fitted(self)
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Ks = self._kernel(self.theta_, self.X_train_, X)
         kss = self._kernel.diag(self.theta_, X)

@@ -43,7 +43,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
-from .._validation import check_int, check_options
+from .._validation import check_input, check_int, check_options
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 
@@ -362,6 +362,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.rule, "rule", _RULES, owner=owner)
+        X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
         if X.dtype.kind not in "uifb":
             X = X.astype(np.float64)
@@ -460,5 +461,6 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         X_new : ndarray or dask array of shape (n_samples, n_selected)
         """
         check_is_fitted(self)
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=None, reset=False)
         return self.selector_.transform(X)

@@ -136,8 +136,17 @@ def plot_masks(
     from matplotlib.patches import Patch
 
     rows, cols = len(backgrounds), len(masks)
-    fig = _figure((max(2.6 * cols, 3.6), 2.6 * rows + 0.7))
+    # square panels of 2.4 in, kept apart (0.2 in between columns, 0.35 in between rows) so that
+    # neighbouring images never touch; the figure is sized to them, so no slot has slack
+    panel, gap_w, gap_h = 2.4, 0.2, 0.35
+    n_lines = max((str(t).count("\n") + 1 for t in titles), default=1) if titles is not None else 1
+    left, right, bottom, top = 0.35, 0.1, 0.65, 0.2 + 0.16 * n_lines + (0.3 if suptitle else 0)
+    width = max(cols * panel + (cols - 1) * gap_w + left + right, 3.6)
+    height = rows * panel + (rows - 1) * gap_h + bottom + top
+    fig = _figure((width, height))
     axes = fig.subplots(rows, cols, squeeze=False)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                        wspace=gap_w / panel, hspace=gap_h / panel)
     for r, bg in enumerate(backgrounds):
         gray = _gray(np.asarray(bg, dtype=float).reshape(image_shape))
         for c, mask in enumerate(masks):
@@ -158,7 +167,6 @@ def plot_masks(
     fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout(rect=(0, 0.75 / (2.6 * rows + 0.7), 1, 1))
     return fig
 
 
@@ -191,10 +199,13 @@ def plot_paths(
     Examples
     --------
     >>> fig = plot_paths({"forward": [1.0, 2.0, 2.5]}, lower_bound=[0.5, 1.0, 2.5])
-    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    ['greedy forward selection', 'guaranteed minimum of the best k pixels (paper 000, Eq. 5)']
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['greedy forward selection', 'guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)']
     """
-    fig = _figure(figsize)
+    # the legend goes under the axes (never over the curves): the figure grows by its height
+    n_entries = len(curves) + (upper_bound is not None) + (lower_bound is not None)
+    legend_h = 0.2 * n_entries + 0.15
+    fig = _figure((figsize[0], figsize[1] + legend_h))
     ax = fig.subplots()
     for i, (name, y) in enumerate(curves.items()):
         k = np.arange(1, len(y) + 1)
@@ -205,14 +216,15 @@ def plot_paths(
                 label="certified upper bound (no k pixels do better)")
     if lower_bound is not None:
         ax.plot(np.arange(1, len(lower_bound) + 1), lower_bound, color="0.65", lw=1,
-                label="guaranteed minimum of the best k pixels (paper 000, Eq. 5)")
+                label="guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, legend_h / (figsize[1] + legend_h), 1, 1))
     return fig
 
 
@@ -253,8 +265,9 @@ def plot_exact_path(
     --------
     >>> fig = plot_exact_path({"forward": [1.0, 1.8, 2.5]}, [1.0, 2.0, 2.5], [1.0, 2.2, 2.5],
     ...                       ["optimal", "stopped", "optimal"])
-    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-2:]
-    ['best found, search stopped (not proved)', 'certified upper bound (no k features do better)']
+    >>> texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    >>> texts[1], texts[-1]
+    ('best found, search stopped (not proved)', 'certified upper bound (no k features do better)')
     """
     objective = np.asarray(objective, dtype=float)
     upper_bound = np.asarray(upper_bound, dtype=float)
@@ -263,20 +276,23 @@ def plot_exact_path(
     fig = _figure(figsize)
     ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
     best_greedy = None
+    ax.fill_between(k, objective, upper_bound, color="0.8", alpha=0.6, lw=0)
+    # the exact markers sit under the greedy curves, which are drawn last (thin, dashed where they
+    # coincide with the optimum) so that no curve hides another
+    ax.plot(k, objective, "-", color="black", lw=0.8, zorder=2)
+    ax.plot(k[proved], objective[proved], "o", color="0.25", ms=3.5, zorder=2,
+            label="certified optimum (exact search)")
+    ax.plot(k[~proved], objective[~proved], "o", mfc="white", mec="black", ms=3.5, zorder=2,
+            label="best found, search stopped (not proved)")
     for i, (name, y) in enumerate(greedy.items()):
         y = np.asarray(y, dtype=float)[: len(k)]
         best_greedy = y if best_greedy is None else np.maximum(best_greedy, y)
         style = _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
-        ax.plot(k, y, style, label=method_label(name), lw=1.4, color=PALETTE[i % len(PALETTE)])
-    ax.fill_between(k, objective, upper_bound, color="0.8", alpha=0.6, lw=0)
-    ax.plot(k, objective, "-", color="black", lw=0.8)
-    ax.plot(k[proved], objective[proved], "o", color="black", ms=4, label="certified optimum (exact search)")
-    ax.plot(k[~proved], objective[~proved], "o", mfc="white", mec="black", ms=4,
-            label="best found, search stopped (not proved)")
+        ax.plot(k, y, style, label=method_label(name), lw=1.3, color=PALETTE[i % len(PALETTE)], zorder=4 + i)
     ax.plot(k, upper_bound, color="0.35", lw=1, label="certified upper bound (no k features do better)")
     ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -480,7 +496,10 @@ def plot_score_maps(
     suptitle: Any = None,
     cmap: str = "viridis",
 ) -> Figure:
-    """Feature-score maps side by side (the subspace-score paper's Fig. 8).
+    """Feature-score maps side by side.
+
+    The maps of C. Musco and C. Musco, "Subspace scores for feature selection in computer
+    vision", Fig. 8.
 
     Parameters
     ----------
@@ -535,7 +554,11 @@ def plot_scatter(
     ylabel: str = "component 2",
     class_names: Any = None,
 ) -> Figure:
-    """A 2-D embedding, coloured by class (colour-blind-safe colours and a legend up to 8 classes).
+    """A 2-D embedding, coloured by class.
+
+    Up to 8 classes: colour-blind-safe colours, one marker each, and a legend; 9 to 20 classes:
+    20 distinct colours and a legend beside the axes; more: a colour per class from a
+    perceptually uniform map and a colourbar that names the classes (no colour repeats).
 
     Parameters
     ----------
@@ -556,25 +579,48 @@ def plot_scatter(
     >>> fig = plot_scatter(np.eye(3)[:, :2], [0, 1, 1], title="pca")
     >>> fig.axes[0].get_legend().get_title().get_text()
     'class'
+    >>> fig = plot_scatter(np.random.default_rng(0).normal(size=(80, 2)), np.arange(80) % 40)
+    >>> fig.axes[1].get_ylabel()  # a colourbar names the 40 classes
+    'class (40)'
     """
+    from matplotlib import colormaps
+
     Y = np.asarray(Y)
-    fig = _figure((6, 5.2))
+    labels = None if labels is None else np.asarray(labels)
+    n_classes = 0 if labels is None else len(np.unique(labels))
+    fig = _figure((6, 5.2) if n_classes <= 8 else (7.4, 5.2))
     ax = fig.subplots()
     if labels is None:
         ax.scatter(Y[:, 0], Y[:, 1], s=8, color=PALETTE[0])
+    elif n_classes > 20:
+        from matplotlib.colors import BoundaryNorm
+
+        classes, codes = np.unique(labels, return_inverse=True)
+        names = class_names if class_names is not None and len(class_names) == len(classes) else [
+            str(c) for c in classes]
+        cmap = colormaps["turbo"].resampled(n_classes)
+        norm = BoundaryNorm(np.arange(n_classes + 1) - 0.5, n_classes)
+        sc = ax.scatter(Y[:, 0], Y[:, 1], c=codes, cmap=cmap, norm=norm, s=12, alpha=0.85, linewidths=0)
+        cb = fig.colorbar(sc, ax=ax, fraction=0.05, pad=0.02)
+        step = max(1, int(np.ceil(n_classes / 20)))
+        cb.set_ticks(np.arange(0, n_classes, step))
+        cb.set_ticklabels([names[i] for i in range(0, n_classes, step)], fontsize=7)
+        cb.ax.set_ylabel(f"class ({n_classes})", fontsize=9)
     else:
-        labels = np.asarray(labels)
         classes = np.unique(labels)
         names = class_names if class_names is not None and len(class_names) == len(classes) else [
             str(c) for c in classes]
         markers = "os^DvP*X"
+        colors = PALETTE if n_classes <= len(PALETTE) else colormaps["tab20"].colors
         for i, c in enumerate(classes):
             keep = labels == c
-            color = PALETTE[i] if len(classes) <= len(PALETTE) else None
-            ax.scatter(Y[keep, 0], Y[keep, 1], s=10, color=color, marker=markers[i % len(markers)],
+            ax.scatter(Y[keep, 0], Y[keep, 1], s=10, color=colors[i], marker=markers[i % len(markers)],
                        alpha=0.8, linewidths=0, label=names[i])
-        if len(classes) <= 20:
+        if n_classes <= len(PALETTE):
             ax.legend(fontsize=9, loc="best", title="class", markerscale=1.8, title_fontsize=9)
+        else:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="class", markerscale=1.5,
+                      title_fontsize=8, ncol=1 if n_classes <= 12 else 2, frameon=False)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
