@@ -7,8 +7,8 @@ that follow the code are generated here at build time so that they cannot drift 
 * ``_generated/toplevel.rst`` maps the names re-exported by ``pixsel`` to their packages;
 * ``_generated/cli_help.rst`` holds the ``--help`` text of ``pixsel`` and of each command.
 
-The issue write-ups ``docs/issue-*.md`` live beside these sources and are excluded from the
-build (they are Markdown notes of the development, linked from the README, not site pages).
+The topic pages (``docs/*.md``: each capability's design, protocol and figures; the benchmarks
+page) are Markdown, read by MyST.
 """
 
 from __future__ import annotations
@@ -38,13 +38,17 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",
 ]
-source_suffix = {".rst": "restructuredtext"}
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+# the topic pages are Markdown written for GitHub too: links to files outside the site (a
+# benchmark script, the changelog) are plain links, and a table of figures may skip a heading level
+suppress_warnings = ["myst.xref_missing", "myst.header"]
+myst_heading_anchors = 3
 root_doc = "index"
 templates_path = ["_templates"]
 exclude_patterns = [
     "_build",
-    "issue-*.md",  # development write-ups (Markdown), kept in docs/ but not part of the site
     "**.ipynb_checkpoints",
     "auto_examples/*.ipynb",
     "auto_examples/*.py",

@@ -98,8 +98,8 @@ class LineSearchCallback:
     """
 
     def __init__(self, desc="exact_support", *, delay=3.0, interval=None, stream=None):
-        self.desc, self.delay = desc, delay
-        self.interval = _interval(10.0) if interval is None else interval
+        self.interval = _interval(10.0 if interval is None else interval)
+        self.desc, self.delay = desc, min(delay, self.interval)
         self.stream = sys.stderr if stream is None else stream
         self._start = time.monotonic()
         self._next = self._start + delay
@@ -139,7 +139,8 @@ def search_progress(enabled=True, desc="exact_support", *, delay=3.0, interval=N
 
 
 def _interval(default):
-    """Seconds between plain progress lines: ``PIXSEL_PROGRESS_INTERVAL`` when set, else ``default``."""
+    """Seconds between plain progress lines: ``PIXSEL_PROGRESS_INTERVAL`` when set (it wins over
+    any interval a caller gives, so that a user or a test can ask for denser lines), else ``default``."""
     import os
 
     try:
@@ -203,8 +204,8 @@ class StepProgress:
         import threading
 
         self.total, self.desc, self.enabled = total, desc, enabled
-        self.interval = _interval(10.0) if interval is None else interval
-        self.delay = min(delay, self.interval) if interval is None else delay  # a short interval asked: no wait
+        self.interval = _interval(10.0 if interval is None else interval)
+        self.delay = min(delay, self.interval)  # a short interval asked: no long wait either
         self.stream = sys.stderr if stream is None else stream
         self.n = 0
         self._bar = None
@@ -233,7 +234,7 @@ class StepProgress:
         while not self._stop.wait(self.interval):
             with self._lock:
                 now = time.monotonic()
-                if now - self._start < self.delay:
+                if now - self._start < self.delay or self.n >= self.total:
                     continue
                 if self._bar is not None:
                     self._bar.refresh()

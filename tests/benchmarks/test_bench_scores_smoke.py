@@ -1,7 +1,7 @@
 """Smoke run (--quick) of the subspace-score speed benchmark: it runs and writes its JSON.
 
 The k-means and face-recognition benchmarks' --quick runs took 17-25 s on the loaded shared
-machine, over the 10 s budget for smoke tests, so they are run by hand (see docs/issue-6.md).
+machine, over the 10 s budget for smoke tests, so they are run by hand (see docs/subspace-scores.md).
 """
 
 import json

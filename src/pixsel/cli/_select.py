@@ -134,6 +134,8 @@ def run(args):
             est, args.k = cvsel.selector_, cvsel.n_features_
         else:
             fit_y = (data.X, data.y) if method.supervised else (data.X,)
+            # the fit as one step whose heartbeat says it is still running; the estimators with
+            # progress=True also report the steps of their paths
             with progress(1, f"{args.method} fit", args, enabled=not on_cluster) as bar:
                 est.fit(*fit_y)
                 bar.update(1)
