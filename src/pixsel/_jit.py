@@ -1,0 +1,85 @@
+"""Compile pixsel's Numba kernels ahead of their first use, into Numba's cache.
+
+pixsel's greedy paths and exact searches run Numba-compiled kernels (``@njit(cache=True)``).
+Numba compiles a kernel the first time a process calls it and writes the machine code to its
+cache: next to the code (``__pycache__``) when that folder is writable, otherwise in the
+user's cache folder (Numba's own rule; ``NUMBA_CACHE_DIR`` overrides both). Every later process
+loads it in milliseconds. Without a cache the first fit pays the compilation: seconds for the
+two-class path, more for the full-rank and multiclass kernels
+(``benchmarks/bench_first_call.py`` measures each public estimator with an empty and a warm
+cache).
+
+:func:`warm_up` pays that cost once, at install time (``make install``, ``make demo`` and
+``make test`` run it after installing; ``python -m pixsel._jit`` runs it by hand): it fits each
+estimator that has compiled kernels on a small synthetic problem, in float64 and float32, so
+that every kernel a fit on real images calls is compiled with the argument types that fit
+will use, and cached.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["warm_up"]
+
+
+def _problems():
+    """``(label, estimator, X, y)`` for every estimator and route that runs compiled kernels."""
+    import numpy as np
+
+    from . import SparseLDASelector, SparsePCASelector
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 40))
+    two, ten = np.arange(120) % 2, np.arange(120) % 10
+    X[two == 1, :4] += 1.0
+    out = []
+    for dtype in (np.float64, np.float32):
+        Xd = X.astype(dtype)
+        name = np.dtype(dtype).name
+        out += [
+            (f"SparseLDASelector, 2 classes, {name}", SparseLDASelector(6), Xd, two),
+            (f"SparseLDASelector, 10 classes, {name}", SparseLDASelector(6), Xd, ten),
+            (f"SparseLDASelector, 10 classes, trace, {name}", SparseLDASelector(6, criterion="trace"), Xd, ten),
+            (f"SparsePCASelector, {name}", SparsePCASelector(6), Xd, None),
+        ]
+    out += [
+        ("SparseLDASelector, exact", SparseLDASelector(4, solver="exact", time_limit=30), X[:, :12], two),
+        ("SparsePCASelector, exact", SparsePCASelector(4, solver="exact", time_limit=30), X[:, :12], None),
+    ]
+    return out
+
+
+def warm_up(*, verbose: bool = False) -> dict[str, float]:
+    """Fit each estimator with compiled kernels once on small synthetic data; returns the seconds per fit.
+
+    The compiled kernels land in Numba's cache, so that the first fit of a new process loads
+    them instead of compiling them. Quiet unless ``verbose``.
+
+    Parameters
+    ----------
+    verbose : bool, default=False
+        Print one line per fit.
+
+    Returns
+    -------
+    seconds : dict str -> float
+        Wall time of each warm-up fit (compilation included the first time).
+    """
+    import warnings
+
+    seconds = {}
+    for label, est, X, y in _problems():
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. a regularization note on the synthetic data
+            est.fit(X) if y is None else est.fit(X, y)
+        seconds[label] = time.perf_counter() - t
+        if verbose:
+            print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
+    return seconds
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m pixsel._jit
+    total = sum(warm_up(verbose=True).values())
+    print(f"pixsel's compiled kernels are in Numba's cache ({total:.0f} s)")
