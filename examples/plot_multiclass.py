@@ -17,7 +17,6 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 
 from pixsel import SparseLDASelector
-from pixsel.viz import plot_masks
 
 X, y = load_digits(return_X_y=True)
 print(f"{len(X)} digits, {len(np.unique(y))} classes, {X.shape[1]} pixels")
@@ -56,6 +55,13 @@ fig.tight_layout()
 #
 # Twelve pixels of each criterion over the mean digit.
 
-masks = [SparseLDASelector(12, criterion=c).fit(X, y).get_support() for c in ("max-eig", "trace")]
-fig = plot_masks([X.mean(axis=0)], masks, (8, 8), titles=["max-eig: 12 pixels", "trace: 12 pixels"],
-                 bg_titles=["mean of all digits"])
+mean_digit = X.mean(axis=0).reshape(8, 8) / X.max()
+fig, axes = plt.subplots(1, 2, figsize=(6.0, 3.3))
+for ax, criterion in zip(axes, ("max-eig", "trace")):
+    mask = SparseLDASelector(12, criterion=criterion).fit(X, y).get_support().reshape(8, 8)
+    overlay = np.repeat(mean_digit[..., None], 3, axis=2)
+    overlay[mask] = (0.84, 0.37, 0.0)  # the selected pixels in orange
+    ax.imshow(overlay)
+    ax.set_title(f"criterion='{criterion}': 12 pixels", fontsize=10)
+    ax.set_axis_off()
+fig.tight_layout()

@@ -38,3 +38,35 @@ def test_disabled_progress_prints_nothing(capsys):
     with StepProgress(2, "x", enabled=False, delay=0.0) as steps:
         steps.update(2, "all")
     assert capsys.readouterr().err == ""
+
+
+def test_step_progress_takes_a_kernels_step_callback_with_the_time_left():
+    import io
+
+    from pixsel._progress import StepProgress
+
+    out = io.StringIO()
+    with StepProgress(100, "forward path", delay=0, interval=0, stream=out, heartbeat=False) as steps:
+        for done in range(10, 101, 10):
+            steps.callback(done, 100)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 10 and lines[0].startswith("forward path: 10/100 (")
+    assert all("left)" in ln for ln in lines[:-1]) and "left" not in lines[-1]
+    assert steps.n == 100
+
+
+def test_heartbeat_says_a_long_step_is_still_running():
+    import io
+    import time
+
+    from pixsel._progress import StepProgress
+
+    out = io.StringIO()
+    with StepProgress(1, "fit", delay=0, interval=0.01, stream=out) as steps:
+        deadline = time.monotonic() + 30
+        while out.getvalue().count("still working") < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        steps.update(1)
+    text = out.getvalue()
+    assert text.count("fit: 0/1, still working on step 1") >= 2 and text.rstrip().endswith(")")
+    assert "fit: 1/1" in text

@@ -106,13 +106,12 @@ def test_split_is_offered_where_it_applies():
     assert "``--split``" in doc and "select, path, scores, project" in doc
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_a_long_fit_shows_more_than_one_update(tmp_path, n_classes):
+def test_a_long_fit_shows_more_than_one_update(tmp_path):
     # --progress in a pipe: plain lines, no cursor codes; a fit that outlasts the interval is never
-    # silent: the path's steps with the time left (more than two classes), or the fit's heartbeat
+    # silent: the fit's heartbeat, and the path's steps when they last (SparseLDASelector's own)
     rng = np.random.default_rng(0)
     path = tmp_path / "long.npz"
-    np.savez(path, X=rng.standard_normal((200, 300)), y=np.arange(200) % n_classes)
+    np.savez(path, X=rng.standard_normal((200, 300)), y=np.arange(200) % 2)
     proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(path), "-k", "40", "--progress",
                            "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300,
                           env=_env(PIXSEL_PROGRESS_INTERVAL="0.02"))
@@ -121,9 +120,7 @@ def test_a_long_fit_shows_more_than_one_update(tmp_path, n_classes):
     assert len(lines) > 1, proc.stderr
     assert all("\r" not in ln and "\x1b" not in ln for ln in lines)
     assert lines[-1].startswith("gslda fit: 1/1")
-    if n_classes > 2:
-        steps = [ln for ln in lines if ln.startswith("SparseLDASelector forward path")]
-        assert steps and steps[-1].startswith("SparseLDASelector forward path: 80/80"), proc.stderr
+    assert any("still working" in ln for ln in lines)
 
 
 def test_ctrl_c_during_an_exact_path_exits_130_and_keeps_what_was_certified(tmp_path):
