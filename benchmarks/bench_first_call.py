@@ -101,6 +101,7 @@ def _figure(results, goal, args):
         hi = np.array([results[n][key]["max"] for n in names]) - med
         ax.barh(y + off, med, height=0.34, xerr=[lo, hi], color=colour, label=f"{key} compile cache")
     ax.axvline(goal, color="0.3", ls="--", lw=1, label=f"goal {goal:g} s")
+    ax.set_xscale("log")  # fits of 0.03 s and compilations of a minute on one axis
     ax.set_yticks(y, names, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("first fit in a fresh process (s), digits 1797 x 64")

@@ -27,7 +27,7 @@ def _problems():
     """``(label, estimator, X, y)`` for every estimator and route that runs compiled kernels."""
     import numpy as np
 
-    from . import SparseLDASelector, SparsePCASelector
+    from . import GreedySparsePCA, SparseLDASelector, SparsePCASelector
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((120, 40))
@@ -42,6 +42,7 @@ def _problems():
             (f"SparseLDASelector, 10 classes, {name}", SparseLDASelector(6), Xd, ten),
             (f"SparseLDASelector, 10 classes, trace, {name}", SparseLDASelector(6, criterion="trace"), Xd, ten),
             (f"SparsePCASelector, {name}", SparsePCASelector(6), Xd, None),
+            (f"GreedySparsePCA, {name}", GreedySparsePCA(2), Xd, None),
         ]
     out += [
         ("SparseLDASelector, exact", SparseLDASelector(4, solver="exact", time_limit=30), X[:, :12], two),

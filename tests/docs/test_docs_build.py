@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_docs_build_without_warnings(tmp_path):
     docs = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns(
-        "_build", "generated", "auto_examples", "_generated", "sg_execution_times.rst", "*.md", "*.png"))
+        "_build", "generated", "auto_examples", "_generated", "sg_execution_times.rst"))
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     env = {**os.environ, "PIXSEL_DOCS_PLOT": "False", "MPLBACKEND": "Agg"}
     proc = subprocess.run(
