@@ -38,8 +38,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._array_api import to_numpy
@@ -150,6 +151,37 @@ def best_objective(*paths):
     return out
 
 
+def half_samples(y, n_samples, rng):
+    """Indices of a random half of the samples, drawn without replacement (stratified by ``y``).
+
+    Every class keeps half its samples (at least one), as in the subsamples of stability
+    selection (Meinshausen and Buehlmann, "Stability selection", JRSS-B, 2010); without labels
+    a plain half of ``n_samples``.
+    """
+    if y is None:
+        return np.sort(rng.choice(n_samples, max(2, n_samples // 2), replace=False))
+    y = np.asarray(y)
+    parts = [rng.choice(idx, max(1, len(idx) // 2), replace=False)
+             for idx in (np.flatnonzero(y == c) for c in np.unique(y))]
+    return np.sort(np.concatenate(parts))
+
+
+def entry_ranking(path, n_features):
+    """``ranking[i]``: the step at which feature ``i`` enters ``path`` (1 = first).
+
+    A backward path's features enter in the reverse order of their removal; features a
+    forward pass stopped before reaching share the rank ``len(path.order) + 1``. On a path over
+    groups (``path.codes``) every feature has the rank of its group.
+    """
+    order = np.asarray(path.order)
+    entry = order[::-1] if path.direction == "backward" else order
+    codes = getattr(path, "codes", None)
+    size = n_features if codes is None else int(path.n_groups)
+    ranking = np.full(size, len(entry) + 1, dtype=np.intp)
+    ranking[entry] = np.arange(1, len(entry) + 1)
+    return ranking if codes is None else ranking[np.asarray(codes)]
+
+
 class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
 
@@ -186,6 +218,47 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         self.objective_path_ = best_objective(forward, backward)
         self.n_features_to_select_ = k
         self.support_ = self._mask_at(k)
+        self.ranking_ = entry_ranking(self._best_path(k), self.n_features_in_)
+
+    # -- stability --------------------------------------------------------------------------
+    def _check_stability(self, owner):
+        """The number of resampled paths (0 when ``stability`` is None); refuses the exact solver."""
+        if self.stability is None:
+            return 0
+        n = check_int(self.stability, "stability", low=2, owner=owner)
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: stability selection reads greedy paths; use solver='greedy' "
+                             "with stability, or stability=None with solver='exact'.")
+        return n
+
+    def _stabilize(self, X, y, k, n_resamples, route):
+        """``selection_frequencies_`` over ``n_resamples`` half-sample paths; ``support_`` becomes
+        the ``k`` most frequent features (ties to the earlier entry in the full-data path).
+
+        Returns True when the support was replaced (the caller recomputes what depends on it).
+        """
+        if not n_resamples:
+            return False
+        if not isinstance(X, np.ndarray):
+            raise ValueError(
+                f"{type(self).__name__}: stability selection resamples rows of a NumPy array; got "
+                f"{type(X).__module__}.{type(X).__name__}. Convert X with np.asarray (or use stability=None)."
+            )
+        rng = check_random_state(self.random_state)
+        sub = clone(self).set_params(stability=None, progress=False, n_features_to_select=k)
+        counts = np.zeros(X.shape[1])
+        for _ in range(n_resamples):
+            idx = half_samples(y, X.shape[0], rng)
+            fitted = sub.fit(X[idx], None if y is None else np.asarray(y)[idx])
+            counts += np.asarray(to_numpy(fitted.support_), dtype=bool)
+        freq = counts / n_resamples
+        order = np.lexsort((self.ranking_, -freq))  # most frequent first, then earlier entry
+        support = np.zeros(X.shape[1], dtype=bool)
+        support[order[:k]] = True
+        self.selection_frequencies_ = freq
+        self.scores_ = freq
+        self.support_ = support
+        return True
 
     def _best_path(self, k):
         return pick_path(self.forward_path_, self.backward_path_, k)

@@ -101,6 +101,15 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         Select non-overlapping ``a x b`` patches of an image stack ``X`` of shape ``(n, h, w)``
         or ``(n, h, w, c)`` (one group per patch, all its channels); the sides must divide the
         image's.
+    stability : int or None, default=None
+        Stability selection ("Stability selection", Meinshausen and Buehlmann, JRSS-B, 2010):
+        an int ``>= 2`` fits that many paths, each on a random half of every class, records in
+        ``selection_frequencies_`` how often each feature is in the support of size
+        ``n_features_to_select``, and selects the ``n_features_to_select`` most frequent
+        features (ties to the earlier entry in the full-data path). Costs that many fits on half
+        the samples; NumPy input, ``solver='greedy'`` and the dense algorithm only.
+    random_state : int, RandomState instance or None, default=None
+        Draws the half-samples of ``stability`` (unused otherwise).
 
     Attributes
     ----------
@@ -117,6 +126,19 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     forward_path_, backward_path_ : SparsePath or None
         The greedy paths (order and objective per k). They carry no per-k certificate: call
         ``pixsel.spectral.certify(path)`` for one, or use ``pixsel.lda_paths``.
+    ranking_ : ndarray of shape (n_features,) of int
+        The step at which each feature enters the greedy path that gives the support at
+        ``n_features_to_select_`` (1 = first; a backward path read from its end); features a
+        forward pass did not reach share the last rank. Without ``stability`` or ``solver='exact'``
+        the support is the features of rank ``<= n_features_to_select_``.
+    selection_frequencies_ : ndarray of shape (n_features,)
+        Only with ``stability``: the fraction of the resampled paths whose support contains
+        each feature. Low frequencies mean that other draws of the same kind of data would
+        have given other pixels: the selection is then one of many near-equivalent ones, not
+        *the* discriminative pixels.
+    scores_ : ndarray of shape (n_features,)
+        Only with ``stability``: ``selection_frequencies_`` (larger is better, as the
+        ``scores_`` of scikit-learn's ``SelectKBest``).
     coef_ : ndarray of shape (n_features_to_select_,)
         The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
         more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
@@ -189,6 +211,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         progress: bool = False,
         groups: ArrayLike | str | None = None,
         patch_size: tuple[int, int] | None = None,
+        stability: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -203,6 +227,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.progress = progress
         self.groups = groups
         self.patch_size = patch_size
+        self.stability = stability
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -232,15 +258,22 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         classes = np.unique(y)
         check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
         check_options(self.path, "path", PATHS, owner=owner)
+        n_resamples = self._check_stability(owner)
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
         p = int(X.shape[1])
         grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
+        if n_resamples and grouping is not None:
+            raise ValueError(f"{owner}: stability counts single features; use it without groups, "
+                             "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
         route = self._sized_route(route, X, n_classes=len(classes), k=k,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
+            if n_resamples:
+                raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
+                                 "dense fits); pass algorithm='dense' or stability=None.")
             self._fit_implicit(X, y, classes, k, owner)
             store_groups(self, None, image_shape)
             store_on_route(self, route)
@@ -285,6 +318,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.classes_ = classes
         self.regularization_ = reg.to_dict()
         self._set_paths(fwd, bwd, k, self.direction)
+        self._stabilize(X, y, k, n_resamples, route)
         if self.solver == "exact" and grouping is not None:
             self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=self.criterion)
         elif self.solver == "exact":

@@ -141,6 +141,15 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     patch_size : (int, int) or None, default=None
         Select non-overlapping ``a x b`` patches of an image stack ``(n, h, w)`` or
         ``(n, h, w, c)``; the sides must divide the image's.
+    stability : int or None, default=None
+        Stability selection ("Stability selection", Meinshausen and Buehlmann, JRSS-B, 2010):
+        an int ``>= 2`` fits that many selectors, each on a random half of the samples, records
+        in ``selection_frequencies_`` how often each feature is selected, and keeps the
+        ``n_features_to_select`` most frequent (ties to the earlier entry in the full-data
+        path); ``components_`` is then the leading component on them. NumPy input,
+        ``solver='greedy'`` and the dense algorithm only.
+    random_state : int, RandomState instance or None, default=None
+        Draws the half-samples of ``stability`` (unused otherwise).
 
     Attributes
     ----------
@@ -168,6 +177,12 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     absolute_gap_ : float
         ``upper_bound_ - explained_variance_``, in units of variance.
     forward_path_, backward_path_ : SparsePath or None
+    ranking_ : ndarray of shape (n_features,) of int
+        The step at which each feature enters the greedy path that gives the support at
+        ``n_features_to_select_`` (1 = first); before the refinement's swaps.
+    selection_frequencies_, scores_ : ndarray of shape (n_features,)
+        Only with ``stability``: the fraction of the resampled fits that selected each feature
+        (``scores_`` is the same array, larger is better).
     status_, n_nodes_ : str, int
         Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...) and
         the number of nodes searched.
@@ -209,6 +224,8 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         progress: bool = False,
         groups: ArrayLike | str | None = None,
         patch_size: tuple[int, int] | None = None,
+        stability: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -222,6 +239,8 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         self.progress = progress
         self.groups = groups
         self.patch_size = patch_size
+        self.stability = stability
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -244,10 +263,14 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         """
         owner = self._check_params()
         X, image_shape = self._flatten_images(X)
+        n_resamples = self._check_stability(owner)
         route = fit_route("greedy", X, chunked=False)
         X, _ = validate_fit(self, route, X, dtype=[np.float64, np.float32])
         n, p = X.shape
         grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
+        if n_resamples and grouping is not None:
+            raise ValueError(f"{owner}: stability counts single features; use it without groups, "
+                             "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
         route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
         algorithm = route.algorithm
@@ -282,6 +305,9 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
                     f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
                     "or algorithm='dense' (which forms the p x p covariance)."
                 )
+            if n_resamples:
+                raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
+                                 "dense fits); pass algorithm='dense' or stability=None.")
             direction = "forward"
             fwd, bwd = implicit_greedy_path(gram_operator(X), max_k=k), None  # passes on X's device
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
@@ -307,6 +333,9 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
             self.support_ = np.zeros(p, dtype=bool)
             self.support_[S] = True
             self.objective_path_[k - 1] = value
+        if self._stabilize(X, None, k, n_resamples, route):  # the most frequent k features
+            S = np.flatnonzero(self.support_)
+            value, comp = leading_component(to_numpy(C, np.float64), S)
         if self.solver == "exact":
             self._solve_exact(C, None, k)  # device statistics: one host copy
             value, ub = float(self.exact_result_.objective), float(self.upper_bound_)

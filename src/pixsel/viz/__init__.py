@@ -5,6 +5,7 @@ registry. Save a figure atomically with :func:`pixsel.io.save_figure`.
 """
 
 from ._choose_k import plot_cv_path
+from ._stability import plot_selection_frequencies
 from ._figures import (
     PALETTE,
     method_label,
@@ -32,4 +33,5 @@ __all__ = [
     "method_label",
     "PALETTE",
     "plot_cv_path",
+    "plot_selection_frequencies",
 ]
