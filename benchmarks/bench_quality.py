@@ -1,0 +1,570 @@
+"""Held-out quality of the selected pixels: pixsel against the selectors users already use.
+
+What a user judges pixels by: the accuracy they buy on new images at a given ``k``, how stable
+the choice is, how long it takes. For every data set, on ``--splits`` seeded stratified
+train/test splits and every ``k`` in ``--ks`` (capped at the number of features), each selector
+is fitted on the training part and four classifiers are trained on the selected pixels and
+scored on the test part: shrinkage LDA, logistic regression, 1-NN and a linear SVM (the last
+two on standardized pixels). Unsupervised rows are scored by k-means on the test part (as many
+clusters as classes): accuracy after the Hungarian matching of clusters to classes, and NMI.
+
+Supervised selectors: ``SparseLDASelector`` at its defaults and with the documented options
+(``criterion='trace'``, ``direction='forward'``, the stability option), ``CardinalSPLSSelector``
+and ``ScoreSelector(criterion='fisher')`` at their defaults; peers ``SelectKBest(f_classif)``,
+``SelectKBest(mutual_info_classif)``, L1-logistic (``SelectFromModel(max_features=k,
+threshold=-inf)`` on standardized pixels, ``C`` chosen by 3-fold ``LogisticRegressionCV``),
+ExtraTrees importances (``SelectFromModel``, 100 trees), mRMR (``mrmr-selection``: F-statistic
+relevance, correlation redundancy), random pixels (mean over 5 draws) and all pixels.
+Unsupervised: highest-variance pixels, random pixels, PCA with ``k`` components,
+``SparsePCASelector``, ``SubspaceScoreSelector`` (``mode='top'`` and ``'sample'``) and
+``ColumnSubsetSelector`` (greedy and pivoted QR). A peer that raises on a data set is reported
+as failed, with its message, never dropped.
+
+Per selector and data set the script also reports the median fit time over the splits and the
+mean pairwise Jaccard index of the supports at ``k = 25`` (capped at ``p``) over 5 bootstrap
+resamples of the first split's training part.
+
+Goals (issue "Pixels that win on held-out accuracy"): the default supervised selector best or
+within 1 point of the best peer in every (data set, k, classifier) cell and never below random
+pixels, its fit time <= 10 x L1-logistic's; with the stability option, Jaccard at k = 25 >=
+L1-logistic's; the default unsupervised selector >= 3 points of k-means accuracy above random
+and highest-variance pixels and within 3 points of PCA.
+
+    python benchmarks/bench_quality.py --datasets digits sonar --splits 3 --budget 3600
+    python benchmarks/bench_quality.py --quick        # seconds: two small sets, 2 splits, k <= 10
+
+The reserved evaluation sets of the shared data folder are never read here.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+
+import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
+from scipy.optimize import linear_sum_assignment
+from sklearn.base import clone
+from sklearn.cluster import KMeans
+from sklearn.decomposition import PCA
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_selection import SelectFromModel, f_classif, mutual_info_classif
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+from sklearn.metrics import normalized_mutual_info_score
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+import pixsel
+from pixsel.datasets import load_shared
+from pixsel.io import save_figure
+
+ALL_DATASETS = ("usps10", "usps35", "yaleb", "pie", "brodatz", "digits", "sonar", "ionosphere", "colon")
+KS = (5, 10, 25, 50, 100)
+CLASSIFIERS = ("lda", "logistic", "1nn", "svm")
+RANDOM_DRAWS = 5
+JACCARD_K = 25
+BOOTSTRAPS = 5
+#: Brodatz textures cut into patches (the sparse-linear-model texture experiment's seven, plus D1)
+BRODATZ = ("D1", "D4", "D5", "D8", "D12", "D17", "D84", "D92")
+
+
+# -- data ----------------------------------------------------------------------------------------
+def load_dataset(name, quick):
+    """``(X float64, y, train_spec, image_shape)``; ``train_spec`` an int per class or a fraction."""
+    if name == "usps10":
+        d = load_shared("usps_full_16x16.npz")
+        X, y = d["X"], d["y"]
+        n = 600 if quick else 4000  # 2000 train / 2000 test
+        idx = np.random.default_rng(0).permutation(len(y))[:n]
+        return X[idx], y[idx], 0.5, (16, 16)
+    if name == "usps35":
+        d = load_shared("usps_3v5_split.npz")
+        X = np.vstack([d["X_train"], d["X_test"]])
+        y = np.concatenate([d["y_train"], d["y_test"]])
+        return X, y, 0.5, (16, 16)
+    if name in ("yaleb", "pie"):
+        d = load_shared("extyaleb_32x32.npz" if name == "yaleb" else "cmupie_32x32.npz")
+        return d["X"], d["y"], 15 if name == "yaleb" else 10, (32, 32)
+    if name == "brodatz":
+        d = load_shared("brodatz_112_640x640.npz")
+        ids = [str(t) for t in d["texture_ids"]]
+        rng = np.random.default_rng(0)
+        side, per = 16, 30 if quick else 100
+        Xs, ys = [], []
+        for c, tid in enumerate(BRODATZ):
+            img = d["X"][ids.index(tid)].reshape(640, 640).astype(np.float64)
+            r, s = rng.integers(0, 640 - side, per), rng.integers(0, 640 - side, per)
+            Xs.append(np.stack([img[a:a + side, b:b + side].ravel() for a, b in zip(r, s)]))
+            ys.append(np.full(per, c))
+        return np.vstack(Xs), np.concatenate(ys), 0.5, (side, side)
+    if name == "digits":
+        from sklearn.datasets import load_digits
+
+        X, y = load_digits(return_X_y=True)
+        return X, y, 0.5, (8, 8)
+    files = {"sonar": "uci_sonar.npz", "ionosphere": "uci_ionosphere.npz", "colon": "alon_colon.npz"}
+    d = load_shared(files[name])
+    X = d["X"].astype(np.float64)
+    if name == "colon":
+        X = np.log2(np.maximum(X, 1.0))  # microarray intensities: the usual log scale
+    return X, d["y"], 0.5, None
+
+
+def split(X, y, spec, seed):
+    """A stratified split: ``spec`` training samples per class (int) or a training fraction."""
+    if isinstance(spec, int):
+        rng = np.random.default_rng(seed)
+        tr = np.concatenate([rng.permutation(np.flatnonzero(y == c))[:spec] for c in np.unique(y)])
+        te = np.setdiff1d(np.arange(len(y)), tr)
+        return tr, te
+    idx = np.arange(len(y))
+    return train_test_split(idx, train_size=spec, stratify=y, random_state=seed)
+
+
+# -- selectors: each returns {k: indices} for the requested ks ------------------------------------
+def _top(scores, ks):
+    order = np.argsort(-np.nan_to_num(np.asarray(scores, dtype=float), nan=-np.inf), kind="stable")
+    return {k: np.sort(order[:k]) for k in ks}
+
+
+def _path(est, ks):
+    def fit(X, y, seed):
+        sel = clone(est).set_params(n_features_to_select=max(ks)).fit(X, y)
+        return {k: sel.get_support_at(k, indices=True) for k in ks}
+
+    return fit
+
+
+def _per_k(est):
+    def fit(X, y, seed):
+        return {k: clone(est).set_params(n_features_to_select=k).fit(X, y).get_support(indices=True) for k in KS_RUN}
+
+    return fit
+
+
+def _f_classif(X, y, seed):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant pixels
+        return _top(f_classif(X, y)[0], KS_RUN)
+
+
+def _mutual_info(X, y, seed):
+    return _top(mutual_info_classif(X, y, random_state=seed), KS_RUN)
+
+
+def _from_model(model, X, y):
+    """``SelectFromModel(max_features=k, threshold=-inf)`` for every k from one fitted model."""
+    fitted = model.fit(X, y)
+    out = {}
+    for k in KS_RUN:
+        sfm = SelectFromModel(fitted, prefit=True, max_features=k, threshold=-np.inf)
+        out[k] = sfm.get_support(indices=True)
+        assert out[k].size == k, (out[k].size, k)  # the peer did the work asked of it
+    return out
+
+
+def _l1_logistic(X, y, seed):
+    Xs = StandardScaler().fit_transform(X)
+    binary = len(np.unique(y)) == 2
+    model = LogisticRegressionCV(Cs=5, cv=3, l1_ratios=(1.0,), solver="liblinear" if binary else "saga",
+                                 scoring="accuracy", max_iter=200 if binary else 100, tol=1e-3,
+                                 use_legacy_attributes=False, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return _from_model(model, Xs, y)
+
+
+def _extra_trees(X, y, seed):
+    return _from_model(ExtraTreesClassifier(n_estimators=100, random_state=seed, n_jobs=1), X, y)
+
+
+def _mrmr(X, y, seed):
+    import pandas as pd
+    from mrmr import mrmr_classif
+
+    cols = [f"f{i}" for i in range(X.shape[1])]
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        chosen = mrmr_classif(pd.DataFrame(X, columns=cols), pd.Series(y), K=max(KS_RUN), n_jobs=1,
+                              show_progress=False)
+    order = np.array([cols.index(c) for c in chosen])
+    out = {k: np.sort(order[:k]) for k in KS_RUN}
+    for k in KS_RUN:
+        assert out[k].size == k, (out[k].size, k)
+    return out
+
+
+def _variance(X, y, seed):
+    return _top(np.var(X, axis=0), KS_RUN)
+
+
+def _lda(**kw):
+    return _path(pixsel.SparseLDASelector(**kw), KS_RUN)
+
+
+#: The SparseLDASelector options compared; the row whose options are the installed default is
+#: also reported as "pixsel LDA (default)" (same fit, not run twice).
+LDA_ROWS = {
+    "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual"},
+    "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual"},
+    "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward"},
+}
+DEFAULT = "pixsel LDA (default)"
+
+
+def default_lda_row():
+    """The name of the LDA row that the installed ``SparseLDASelector()`` runs."""
+    params = pixsel.SparseLDASelector().get_params()
+    for name, opts in LDA_ROWS.items():
+        if all(params[k] == v for k, v in opts.items()) and params["regularization"] == "auto":
+            return name
+    return None
+
+
+def supervised_selectors():
+    rows = {name: (lambda o: lambda X, y, s: _lda(**o)(X, y, s))(opts) for name, opts in LDA_ROWS.items()}
+    if default_lda_row() is None:  # a default outside the rows: fitted as it is
+        rows[DEFAULT] = lambda X, y, s: _lda()(X, y, s)
+    return {
+        **rows,
+        "pixsel LDA trace stability": lambda X, y, s: _per_k(pixsel.SparseLDASelector(
+            criterion="trace", direction="forward", stability=20, random_state=s))(X, y, s),
+        "pixsel CardinalSPLS": lambda X, y, s: _per_k(pixsel.CardinalSPLSSelector())(X, y, s),
+        "pixsel Fisher score": lambda X, y, s: _per_k(pixsel.ScoreSelector(criterion="fisher"))(X, y, s),
+        "f_classif": _f_classif,
+        "mutual_info": _mutual_info,
+        "L1-logistic (CV)": _l1_logistic,
+        "ExtraTrees": _extra_trees,
+        "mRMR": _mrmr,
+    }
+
+
+def unsupervised_selectors():
+    return {
+        "variance": _variance,
+        "pixsel SparsePCA": lambda X, y, s: _path(pixsel.SparsePCASelector(), KS_RUN)(X, None, s),
+        "pixsel SubspaceScore top": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(random_state=s))(X, None, s),
+        "pixsel SubspaceScore sample": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(
+            mode="sample", random_state=s))(X, None, s),
+        "pixsel ColumnSubset greedy": lambda X, y, s: _path_css(X, "greedy"),
+        "pixsel ColumnSubset qr": lambda X, y, s: _path_css(X, "qr"),
+    }
+
+
+def _path_css(X, method):
+    """The column-subset selection is nested (greedy order / pivot order): one fit at max k."""
+    sel = pixsel.ColumnSubsetSelector(max(KS_RUN), method=method).fit(X)
+    return {k: np.sort(sel.order_[:k]) for k in KS_RUN}
+
+
+# -- evaluation --------------------------------------------------------------------------------
+def classifiers():
+    return {
+        "lda": LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto"),
+        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=300)),
+        "1nn": make_pipeline(StandardScaler(), KNeighborsClassifier(1)),
+        "svm": make_pipeline(StandardScaler(), LinearSVC(C=1.0, max_iter=2000)),
+    }
+
+
+def score_supervised(Xtr, ytr, Xte, yte):
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)  # collinear / constant pixels in LDA
+        for name, clf in classifiers().items():
+            out[name] = float(np.mean(clf.fit(Xtr, ytr).predict(Xte) == yte))
+    return out
+
+
+def hungarian_accuracy(y, labels):
+    classes, yi = np.unique(y, return_inverse=True)
+    C = np.zeros((labels.max() + 1, len(classes)))
+    np.add.at(C, (labels, yi), 1)
+    r, c = linear_sum_assignment(-C)
+    return float(C[r, c].sum() / len(y))
+
+
+def score_clusters(Z, y, seed):
+    labels = KMeans(len(np.unique(y)), n_init=3, random_state=seed).fit_predict(Z)
+    return {"kmeans_acc": hungarian_accuracy(y, labels), "nmi": float(normalized_mutual_info_score(y, labels))}
+
+
+def jaccard(supports):
+    vals = []
+    for i in range(len(supports)):
+        for j in range(i + 1, len(supports)):
+            a, b = set(supports[i].tolist()), set(supports[j].tolist())
+            vals.append(len(a & b) / len(a | b))
+    return float(np.mean(vals))
+
+
+def run_dataset(name, args, log):
+    global KS_RUN
+    X, y, spec, shape = load_dataset(name, args.quick)
+    X = np.asarray(X, dtype=np.float64)
+    p = X.shape[1]
+    KS_RUN = tuple(sorted({min(k, p) for k in args.ks}))
+    log(f"\n== {name}: {X.shape[0]} samples x {p} features, {len(np.unique(y))} classes; "
+        f"ks {list(KS_RUN)}, {args.splits} splits")
+    sup, uns = supervised_selectors(), unsupervised_selectors()
+    if args.only:
+        sup = {k: v for k, v in sup.items() if k in args.only or k in (DEFAULT, default_lda_row())}
+        uns = {k: v for k, v in uns.items() if k in args.only}
+    acc = {}  # selector -> classifier -> k -> list over splits
+    clus = {}  # selector -> metric -> k -> list
+    times, failed = {}, {}
+    for seed in range(args.splits):
+        tr, te = split(X, y, spec, seed)
+        Xtr, Xte, ytr, yte = X[tr], X[te], y[tr], y[te]
+        for sname, fit in sup.items():
+            if sname in failed:
+                continue
+            t = time.perf_counter()
+            try:
+                supports = fit(Xtr, ytr, seed)
+            except Exception as exc:  # a peer that fails is reported, never dropped
+                failed[sname] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                log(f"  {sname} FAILED: {failed[sname]}")
+                continue
+            times.setdefault(sname, []).append(time.perf_counter() - t)
+            for k, S in supports.items():
+                for c, a in score_supervised(Xtr[:, S], ytr, Xte[:, S], yte).items():
+                    acc.setdefault(sname, {}).setdefault(c, {}).setdefault(k, []).append(a)
+        rng = np.random.default_rng(1000 + seed)
+        for k in KS_RUN:  # random pixels: the mean over RANDOM_DRAWS draws is one split's value
+            draws = [rng.choice(p, k, replace=False) for _ in range(RANDOM_DRAWS)]
+            res = [score_supervised(Xtr[:, S], ytr, Xte[:, S], yte) for S in draws]
+            for c in CLASSIFIERS:
+                acc.setdefault("random", {}).setdefault(c, {}).setdefault(k, []).append(
+                    float(np.mean([r[c] for r in res])))
+            cres = [score_clusters(Xte[:, S], yte, seed) for S in draws]
+            for m in ("kmeans_acc", "nmi"):
+                clus.setdefault("random", {}).setdefault(m, {}).setdefault(k, []).append(
+                    float(np.mean([r[m] for r in cres])))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                Z = PCA(k, random_state=0).fit(Xtr).transform(Xte) if k < min(Xtr.shape) else Xte
+            for m, v in score_clusters(Z, yte, seed).items():
+                clus.setdefault("PCA", {}).setdefault(m, {}).setdefault(k, []).append(v)
+        for c, a in score_supervised(Xtr, ytr, Xte, yte).items():
+            acc.setdefault("all pixels", {}).setdefault(c, {}).setdefault(p, []).append(a)
+        for m, v in score_clusters(Xte, yte, seed).items():
+            clus.setdefault("all pixels", {}).setdefault(m, {}).setdefault(p, []).append(v)
+        for sname, fit in uns.items():
+            if sname in failed:
+                continue
+            t = time.perf_counter()
+            try:
+                supports = fit(Xtr, ytr, seed)
+            except Exception as exc:
+                failed[sname] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                log(f"  {sname} FAILED: {failed[sname]}")
+                continue
+            times.setdefault(sname, []).append(time.perf_counter() - t)
+            for k, S in supports.items():
+                for m, v in score_clusters(Xte[:, S], yte, seed).items():
+                    clus.setdefault(sname, {}).setdefault(m, {}).setdefault(k, []).append(v)
+        log(f"  split {seed} done ({time.perf_counter() - T0:.0f} s since start)")
+
+    # stability: supports at k = 25 over bootstrap resamples of the first split's training part
+    kj = min(JACCARD_K, p)
+    tr, _ = split(X, y, spec, 0)
+    jac = {}
+    saved = KS_RUN
+    KS_RUN = (kj,)
+    for sname, fit in {**sup, **uns}.items():
+        if sname in failed or args.no_jaccard:
+            continue
+        supports = []
+        try:
+            for b in range(BOOTSTRAPS):
+                idx = np.random.default_rng(500 + b).choice(tr, len(tr), replace=True)
+                supports.append(fit(X[idx], y[idx], b)[kj])
+            jac[sname] = jaccard(supports)
+        except Exception as exc:
+            jac[sname] = None
+            log(f"  {sname} jaccard FAILED: {type(exc).__name__}: {str(exc)[:200]}")
+    KS_RUN = saved
+    alias = default_lda_row()
+    if alias is not None:
+        for table in (acc, times, jac):
+            if alias in table:
+                table[DEFAULT] = table[alias]
+        if alias in failed:
+            failed[DEFAULT] = failed[alias]
+    summ = lambda v: {"mean": float(np.mean(v)), "std": float(np.std(v)), "min": float(np.min(v)),  # noqa: E731
+                      "max": float(np.max(v)), "n": len(v)}
+    return {
+        "n_samples": int(X.shape[0]), "n_features": p, "n_classes": int(len(np.unique(y))),
+        "ks": list(KS_RUN), "splits": args.splits,
+        "accuracy": {s: {c: {str(k): summ(v) for k, v in d.items()} for c, d in cs.items()} for s, cs in acc.items()},
+        "clustering": {s: {m: {str(k): summ(v) for k, v in d.items()} for m, d in ms.items()} for s, ms in clus.items()},
+        "fit_time_median_s": {s: float(np.median(v)) for s, v in times.items()},
+        "jaccard_k": kj, "jaccard": jac, "failed": failed,
+    }
+
+
+# -- summary and figures ----------------------------------------------------------------------
+PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR")
+
+
+def summary_lines(name, res, default, stable):
+    acc, lines = res["accuracy"], []
+    peers = [s for s in PEERS if s in acc]
+    for sel in (default, stable):
+        if sel not in acc:
+            continue
+        gaps, below_random, cells = [], 0, 0
+        for c in CLASSIFIERS:
+            for k in map(str, res["ks"]):
+                best = max((acc[s][c][k]["mean"] for s in peers if k in acc[s][c]), default=np.nan)
+                mine = acc[sel][c][k]["mean"]
+                gaps.append(mine - best)
+                cells += 1
+                below_random += mine < acc["random"][c][k]["mean"]
+        gaps = np.array(gaps) * 100
+        within = int(np.sum(gaps >= -1.0))
+        t = res["fit_time_median_s"]
+        ratio = t.get(sel, np.nan) / t.get("L1-logistic (CV)", np.nan)
+        lines.append(f"| {name} | {sel} | {within}/{cells} | {np.min(gaps):+.1f} | {np.median(gaps):+.1f} | "
+                     f"{below_random} | {t.get(sel, np.nan):.2f} | {ratio:.2f} | "
+                     f"{_fmt(res['jaccard'].get(sel))} | {_fmt(res['jaccard'].get('L1-logistic (CV)'))} |")
+    return lines
+
+
+def unsup_lines(name, res, default):
+    cl, lines = res["clustering"], []
+    if default not in cl:
+        return lines
+    for k in map(str, res["ks"]):
+        g = lambda s: cl[s]["kmeans_acc"][k]["mean"] * 100 if s in cl and k in cl[s]["kmeans_acc"] else np.nan  # noqa: E731
+        lines.append(f"| {name} | {k} | {g(default):.1f} | {g(default) - g('random'):+.1f} | "
+                     f"{g(default) - g('variance'):+.1f} | {g(default) - g('PCA'):+.1f} |")
+    return lines
+
+
+def _fmt(v):
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def figure(name, res, path):
+    import matplotlib.pyplot as plt
+
+    panels = list(CLASSIFIERS) + ["kmeans"]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0))
+    cmap = plt.get_cmap("tab20")
+    names = sorted(set(res["accuracy"]) | set(res["clustering"]))
+    colour = {s: cmap(i % 20) for i, s in enumerate(names)}
+    for ax, panel in zip(axes, panels):
+        table = res["clustering"] if panel == "kmeans" else res["accuracy"]
+        for s, d in table.items():
+            dd = d["kmeans_acc"] if panel == "kmeans" else d.get(panel)
+            if not dd:
+                continue
+            ks = sorted(int(k) for k in dd)
+            m = np.array([dd[str(k)]["mean"] for k in ks])
+            lo = np.array([dd[str(k)]["min"] for k in ks])
+            hi = np.array([dd[str(k)]["max"] for k in ks])
+            if s == "all pixels":
+                ax.axhline(m[0], color="k", ls=":", lw=1, label=s)
+                continue
+            style = "-" if s.startswith("pixsel") else "--"
+            if s == DEFAULT:
+                continue  # drawn under its options' name
+            lw = 2.2 if s in (default_lda_row(), "pixsel ColumnSubset greedy") else 1.2
+            ax.plot(ks, m, style, marker="o", ms=3, lw=lw, color=colour[s], label=s)
+            ax.fill_between(ks, lo, hi, color=colour[s], alpha=0.12)
+        ax.set_xscale("log")
+        ax.set_xlabel("k (pixels)")
+        ax.set_title("k-means accuracy" if panel == "kmeans" else f"{panel} accuracy")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("held-out accuracy (mean, min-max over splits)")
+    h1, l1 = axes[0].get_legend_handles_labels()
+    h2, l2 = axes[-1].get_legend_handles_labels()
+    fig.legend(h1 + [h for h, lab in zip(h2, l2) if lab not in l1], l1 + [lab for lab in l2 if lab not in l1],
+               loc="lower center", ncol=6, fontsize=7, frameon=False)
+    fig.suptitle(f"{name}: {res['n_samples']} samples x {res['n_features']} features, "
+                 f"{res['n_classes']} classes, {res['splits']} splits")
+    fig.tight_layout(rect=(0, 0.14, 1, 0.95))
+    save_figure(fig, path, dpi=90)
+
+
+def main():
+    global T0
+    p = parser("quality", __doc__.splitlines()[0])
+    p.add_argument("--datasets", nargs="+", default=None, choices=ALL_DATASETS)
+    p.add_argument("--ks", nargs="+", type=int, default=None)
+    p.add_argument("--splits", type=int, default=None)
+    p.add_argument("--only", nargs="+", default=None, help="run only these selectors (names as printed)")
+    p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set after this")
+    p.add_argument("--no-jaccard", action="store_true", help="skip the bootstrap stability column")
+    args = p.parse_args()
+    if args.quick:
+        args.datasets = args.datasets or ["sonar"]
+        args.ks = args.ks or [5, 10]
+        args.splits = args.splits or 2
+    args.datasets = args.datasets or list(ALL_DATASETS)
+    args.ks = args.ks or list(KS)
+    args.splits = args.splits or 5
+    out = out_dir(args)
+    T0 = time.perf_counter()
+    import subprocess
+
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"uptime at start: {load}")
+    log = lambda s: print(s, flush=True)  # noqa: E731
+    results, skipped = {}, []
+    with blas_threads(args):
+        for name in args.datasets:
+            if args.budget is not None and time.perf_counter() - T0 > args.budget:
+                skipped.append(name)
+                log(f"\n== {name}: not started, time budget of {args.budget:.0f} s spent")
+                continue
+            try:
+                results[name] = run_dataset(name, args, log)
+            except Exception:
+                results[name] = {"error": traceback.format_exc(limit=3)}
+                log(f"  {name} FAILED:\n{results[name]['error']}")
+                continue
+            figure(name, results[name], out / f"quality_{name}.png")
+            write_results(args, {"datasets": results, "skipped": skipped, "ks": args.ks, "splits": args.splits,
+                                 "uptime_start": load})
+    end = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    default, stable = DEFAULT, "pixsel LDA trace stability"
+    print(f"{DEFAULT} is {default_lda_row() or 'outside the compared rows'}: {pixsel.SparseLDASelector()!r}")
+    ok = {n: r for n, r in results.items() if "error" not in r}
+    print("\nSupervised: the default and the stability option against the best peer "
+          "(gap = selector - best peer, points of accuracy, over classifiers x k)")
+    print("| data | selector | cells within 1 pt | worst gap | median gap | cells below random | fit s "
+          "| fit / L1 | Jaccard k=25 | L1 Jaccard |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, r in ok.items():
+        for line in summary_lines(n, r, default, stable):
+            print(line)
+    print("\nUnsupervised: k-means accuracy (%) of the column-subset default, and its margin over "
+          "random pixels, highest-variance pixels and PCA with k components")
+    print("| data | k | greedy CSS | vs random | vs variance | vs PCA |")
+    print("|---|---|---|---|---|---|")
+    for n, r in ok.items():
+        for line in unsup_lines(n, r, "pixsel ColumnSubset greedy"):
+            print(line)
+    for n, r in ok.items():
+        if r["failed"]:
+            print(f"failed on {n}: " + "; ".join(f"{s}: {m}" for s, m in r["failed"].items()))
+    print(f"\nuptime at end: {end}; {time.perf_counter() - T0:.0f} s; not started: {skipped or 'none'}")
+    write_results(args, {"datasets": results, "skipped": skipped, "ks": args.ks, "splits": args.splits,
+                         "uptime_start": load, "uptime_end": end})
+
+
+KS_RUN = KS
+T0 = 0.0
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Smoke run (--quick) of bench_quality: every requested selector gets a row or a reported
+failure, the summary tables print, the JSON and the figure are written (no timing asserted)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quality_quick(shared_data, tmp_path):
+    shared_data.path("uci_sonar.npz")
+    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
+    only = ["f_classif", "pixsel LDA trace dual", "pixsel ColumnSubset greedy", "variance", "no such selector"]
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--quick", "--ks", "3", "5",
+         "--only", *only],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    sonar = res["datasets"]["sonar"]
+    assert sonar["ks"] == [3, 5] and sonar["splits"] == 2 and sonar["failed"] == {}
+    acc = sonar["accuracy"]
+    assert {"f_classif", "pixsel LDA trace dual", "random", "all pixels"} <= set(acc)
+    for name in ("f_classif", "pixsel LDA trace dual"):
+        cell = acc[name]["lda"]["5"]
+        assert cell["n"] == 2 and 0.5 < cell["mean"] <= 1.0  # two splits scored, better than chance
+    assert {"variance", "pixsel ColumnSubset greedy", "PCA", "random"} <= set(sonar["clustering"])
+    assert 0 <= sonar["jaccard"]["f_classif"] <= 1
+    assert (tmp_path / "quality" / "quality_sonar.png").stat().st_size > 10_000
+    assert "| sonar | pixsel LDA (default) |" in proc.stdout and "uptime at end" in proc.stdout
