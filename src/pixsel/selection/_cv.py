@@ -84,9 +84,11 @@ class _ShrinkageLDAStatistics:
 
     scikit-learn's Ledoit-Wolf shrinkage of a class standardizes each column, then needs the
     sums over the ``k x k`` block of ``Z^T Z``, ``(Z^T Z)^2`` and ``(Z^2)^T Z^2`` (``Z`` the
-    standardized, centred class samples). Standardization is per column, so these are blocks of
-    ``p x p`` matrices computed once per training fold; a subset of ``k`` columns then costs a
-    ``k x k`` extraction and one Cholesky solve instead of a pass over the samples. The
+    standardized, centred class samples). Standardization is per column, so ``Z^T Z`` is a block
+    of a ``p x p`` matrix computed once per training fold, ``(Z^T Z)^2`` summed over the block is
+    read from that block and ``(Z^2)^T Z^2`` summed over it is ``|Z_S^2 1|^2`` (``n_c k``); a
+    subset of ``k`` columns then costs a ``k x k`` extraction per class and one Cholesky solve
+    instead of a pass over the samples. The
     returned estimator is a fitted ``LinearDiscriminantAnalysis`` (``coef_``, ``intercept_``,
     ``means_``, ``priors_``, ``covariance_``), equal to a direct fit up to rounding (tested).
     """
@@ -105,13 +107,11 @@ class _ShrinkageLDAStatistics:
             Z = (Xc - self.means[c]) / scale
             Z -= Z.mean(axis=0)  # ledoit_wolf centres again
             T = Z.T @ Z
-            Z2 = Z * Z
-            # the Ledoit-Wolf sums over a block S x S are m^T M m with m the 0/1 mask of S:
-            # one matrix-vector product against [T * T; Z2^T Z2] per class and k
-            sums = np.vstack([T * T, Z2.T @ Z2])
-            self.per_class.append((len(Xc), scale, T, sums))
+            # the Ledoit-Wolf sums over a block S x S: sum(T_SS^2) from the block itself and
+            # sum((Z^2)^T Z^2)_SS = |Z_S^2 1|^2 from the class's samples (n_c k, not p^2 per k)
+            self.per_class.append((len(Xc), scale, T, Z * Z))
 
-    def _shrunk(self, S, mask, nc, scale, T, sums):
+    def _shrunk(self, S, nc, scale, T, Z2):
         """scikit-learn's ``_cov(X[:, S], 'auto')`` of one class (``ledoit_wolf`` on standardized
         columns, rescaled)."""
         k = len(S)
@@ -121,8 +121,9 @@ class _ShrinkageLDAStatistics:
             shrink, mu = 0.0, trace
         else:
             mu = trace / k
-            delta_, beta_ = (sums @ mask).reshape(2, -1) @ mask
-            delta_ /= nc**2
+            delta_ = float(np.einsum("ij,ij->", TS, TS))  # sum(T_SS^2) / nc^2
+            row = Z2[:, S].sum(axis=1)
+            beta_ = float(row @ row)
             beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
             delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
             beta = min(beta, delta)
@@ -134,9 +135,7 @@ class _ShrinkageLDAStatistics:
 
     def _solve(self, S):
         S = np.asarray(S)
-        mask = np.zeros(self.means.shape[1])
-        mask[S] = 1.0
-        cov = sum(pr * self._shrunk(S, mask, *stats) for pr, stats in zip(self.priors, self.per_class))
+        cov = sum(pr * self._shrunk(S, *stats) for pr, stats in zip(self.priors, self.per_class))
         means = self.means[:, S]
         try:
             coef = linalg.cho_solve(linalg.cho_factor(cov, lower=True), means.T).T
