@@ -113,3 +113,41 @@ def test_implicit_progress_reports_each_step(monkeypatch):
     sel = SparseLDASelector(5, algorithm="implicit", progress=True).fit(X, y)
     assert sel.algorithm_ == "implicit"
     assert [n for _, n, _ in steps] == [1, 2, 3, 4, 5] and all(t == 5 for *_, t in steps)
+
+
+@pytest.mark.parametrize("by_samples", [0, 1000])
+@pytest.mark.parametrize("k", [1, 3, 9])
+def test_cv_scoring_statistics_equal_a_direct_fit_either_form(monkeypatch, by_samples, k):
+    """PathSelectorCV's scorer, its covariances formed from the samples or per class: sklearn's
+    LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto') fitted directly."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    import pixsel.selection._cv as cv
+
+    monkeypatch.setattr(cv, "_BY_SAMPLES", by_samples)
+    rng = np.random.default_rng(k)
+    n_classes, p = 7, 11
+    y = np.repeat(np.arange(n_classes), 5)[rng.permutation(35)]
+    y[:3] = 6  # unequal class sizes
+    X = rng.standard_normal((len(y), p)) * rng.uniform(0.1, 5, p)
+    X[:, 4] = 1.5  # constant column
+    X[:, :3] += y[:, None] * 0.3
+    S = np.sort(rng.choice(p, k, replace=False))
+    stats = cv._ShrinkageLDAStatistics(X, y)
+    assert stats.by_samples == bool(by_samples)
+    fast = stats.estimator(S)
+    ref = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto").fit(X[:, S], y)
+    for attr in ("coef_", "intercept_", "covariance_", "means_", "priors_"):
+        np.testing.assert_allclose(getattr(fast, attr), getattr(ref, attr), rtol=1e-9, atol=1e-12)
+    assert stats.accuracy(S, X, y) == ref.score(X[:, S], y)
+
+
+def test_cv_on_many_classes_with_a_class_absent_from_a_fold():
+    """A class with fewer samples than folds: a clear error that says how to fix it (no hang)."""
+    from pixsel import PathSelectorCV
+
+    X, y = _classes(n_classes=5, n_per=8, p=30)
+    y = y.copy()
+    y[np.flatnonzero(y == 4)[1:]] = 3  # class 4 keeps one sample
+    with pytest.raises(ValueError, match="every fold must hold every class"):
+        PathSelectorCV(SparseLDASelector(), k_grid=range(1, 11), cv=3).fit(X, y)

@@ -60,6 +60,9 @@ __all__ = ["PathSelectorCV"]
 _RULES = ("best", "one-se")
 _DENSE_AUTO = 256  # 'auto' grid: every k up to this, then log-spaced
 _CLASSIFICATION = ("binary", "multiclass")
+#: The default scorer forms its k x k covariances from the samples (not from a p x p matrix per
+#: class) when there are at most this many samples per class on average.
+_BY_SAMPLES = 16
 
 
 def _default_estimator(classification):
@@ -97,19 +100,33 @@ class _ShrinkageLDAStatistics:
         X = np.asarray(X, dtype=np.float64)
         self.classes, yi = np.unique(y, return_inverse=True)
         n = len(y)
-        self.priors = np.bincount(yi, minlength=len(self.classes)) / float(n)
-        self.means = np.empty((len(self.classes), X.shape[1]))
+        C = len(self.classes)
+        self.nc = np.bincount(yi, minlength=C).astype(np.float64)
+        self.priors = self.nc / float(n)
+        self.means = np.empty((C, X.shape[1]))
+        # few samples per class (faces: ~10 per person): the k x k blocks are formed from the
+        # samples (n k^2 by BLAS per k, no p x p matrix per class); many: from each class's
+        # p x p matrix (C k^2 per k)
+        self.by_samples = n <= _BY_SAMPLES * C
         self.per_class = []
-        for c in range(len(self.classes)):
+        Zs, Ds, self.scales = [], [], np.empty((C, X.shape[1]))
+        for c in range(C):
             Xc = X[yi == c]
             self.means[c] = Xc.mean(axis=0)
             scale = StandardScaler().fit(Xc).scale_
+            self.scales[c] = scale
             Z = (Xc - self.means[c]) / scale
             Z -= Z.mean(axis=0)  # ledoit_wolf centres again
-            T = Z.T @ Z
-            # the Ledoit-Wolf sums over a block S x S: sum(T_SS^2) from the block itself and
-            # sum((Z^2)^T Z^2)_SS = |Z_S^2 1|^2 from the class's samples (n_c k, not p^2 per k)
-            self.per_class.append((len(Xc), scale, T, Z * Z))
+            if self.by_samples:
+                Zs.append(Z)
+                Ds.append(Z * scale)
+            else:
+                # the Ledoit-Wolf sums over a block S x S: sum(T_SS^2) from the block itself
+                # and sum((Z^2)^T Z^2)_SS = |Z_S^2 1|^2 from the class's samples
+                self.per_class.append((len(Xc), scale, Z.T @ Z, Z * Z))
+        if self.by_samples:
+            self.Z, self.D = np.vstack(Zs), np.vstack(Ds)  # rows sorted by class
+            self.starts = np.concatenate([[0], np.cumsum(self.nc[:-1])]).astype(np.intp)
 
     def _shrunk(self, S, nc, scale, T, Z2):
         """scikit-learn's ``_cov(X[:, S], 'auto')`` of one class (``ledoit_wolf`` on standardized
@@ -133,9 +150,40 @@ class _ShrinkageLDAStatistics:
         sc = scale[S]
         return sc[:, None] * s * sc[None, :]
 
+    def _pooled_from_samples(self, S):
+        """The prior-weighted sum of the classes' ``_shrunk`` covariances, all classes at once:
+        ``sum_c p_c diag(s_c) ((1 - h_c) Z_c^T Z_c / n_c + h_c mu_c I) diag(s_c)`` is
+        ``D_S^T diag(w) D_S`` plus a diagonal (``D`` the rescaled samples, ``w`` per row), and
+        the Ledoit-Wolf sums of every class come from ``Z_S Z_S^T`` (``n x n``) and ``Z_S^2``."""
+        k, nc, st = len(S), self.nc, self.starts
+        ZS = self.Z[:, S]
+        sq = np.einsum("ij,ij->i", ZS, ZS)
+        trace = np.add.reduceat(sq, st) / nc
+        if k == 1:
+            shrink, mu = np.zeros_like(nc), trace
+        else:
+            mu = trace / k
+            G = ZS @ ZS.T
+            G *= G
+            delta_ = np.diagonal(np.add.reduceat(np.add.reduceat(G, st, axis=0), st, axis=1)) / nc**2
+            beta_ = np.add.reduceat(sq * sq, st)
+            beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
+            delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
+            beta = np.minimum(beta, delta)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                shrink = np.where(beta == 0, 0.0, beta / delta)
+        w = np.repeat(self.priors * (1.0 - shrink) / nc, self.nc.astype(np.intp))
+        DS = self.D[:, S]
+        cov = DS.T @ (DS * w[:, None])
+        cov.flat[:: k + 1] += (self.priors * shrink * mu) @ (self.scales[:, S] ** 2)
+        return (cov + cov.T) / 2
+
     def _solve(self, S):
         S = np.asarray(S)
-        cov = sum(pr * self._shrunk(S, *stats) for pr, stats in zip(self.priors, self.per_class))
+        if self.by_samples:
+            cov = self._pooled_from_samples(S)
+        else:
+            cov = sum(pr * self._shrunk(S, *stats) for pr, stats in zip(self.priors, self.per_class))
         means = self.means[:, S]
         try:
             coef = linalg.cho_solve(linalg.cho_factor(cov, lower=True), means.T).T
