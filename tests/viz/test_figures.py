@@ -143,3 +143,16 @@ def test_viz_forces_no_backend_and_leaves_pyplot_alone():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_plot_masks_outlines_the_chosen_pixels_of_colour_images():
+    from pixsel.viz import plot_masks
+
+    bg = np.random.default_rng(0).uniform(0, 1, (3, 4, 3))
+    mask = np.zeros((3, 4, 3), dtype=bool)
+    mask[1, 2, :] = True
+    fig = plot_masks([bg.ravel()], [mask.ravel()], (3, 4, 3), titles=["1 pixel"])
+    ax = fig.axes[0]
+    assert ax.images[0].get_array().shape == (3, 4, 3)
+    (rect,) = ax.patches
+    assert rect.get_xy() == (1.5, 0.5)

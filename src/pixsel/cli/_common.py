@@ -22,6 +22,9 @@ def add_data_argument(parser, *, split=True):
             "file (arrays X and y); with --workers/--scheduler a folder of images is read that way too"
         ),
     )
+    parser.add_argument("--grey", action="store_true",
+                        help="a folder of colour images: convert them to grey (by default colour is kept and "
+                             "gslda/gspca select whole pixels, all channels together)")
     if split:
         parser.add_argument("--split", choices=["all", "train", "test"], default=None,
                             help="for an .npz holding X_train/y_train and X_test/y_test: which part to use "
@@ -181,7 +184,8 @@ def load_labelled(args, *, need_labels=True, lazy=False):
             data.notes.append(f"read the store into memory ({data.X.nbytes / 2**20:.0f} MiB): "
                               f"'pixsel {args.command}' computes on in-memory arrays")
     else:
-        data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None))
+        data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None),
+                    grey=getattr(args, "grey", False))
     check_finite(data.X, args.data)
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")

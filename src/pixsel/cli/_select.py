@@ -67,6 +67,11 @@ def add_parser(sub):
                    help="with --solver exact: stop after NODES search-tree nodes")
     p.add_argument("--gap-tol", type=float, default=None, metavar="FRACTION",
                    help="with --solver exact: stop once the relative gap is at most FRACTION (e.g. 0.01)")
+    p.add_argument("--channels", action="store_true",
+                   help="colour images: select single channel values instead of whole pixels (gslda, gspca)")
+    p.add_argument("--patch-size", default=None, metavar="AxB",
+                   help="gslda, gspca: select non-overlapping A x B patches of the images (whole parts; -k counts "
+                        "patches); the sides must divide the image's")
     add_seed_argument(p, "randomized methods (subspace)")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_cluster_arguments(p)
@@ -110,6 +115,31 @@ def _choose_k(args, est, data):
     return cvsel.fit(data.X, data.y)
 
 
+def _groups_param(args, data, params):
+    """Whole pixels of colour images (or --patch-size parts) for the path methods: sets
+    ``params['groups']``; returns what -k counts ('features', 'pixels' or 'patches')."""
+    shape = data.image_shape
+    if args.patch_size is not None:
+        if args.method not in ("gslda", "gspca"):
+            raise ValueError(f"--patch-size applies to gslda and gspca; method {args.method} selects single features.")
+        if not shape:
+            raise ValueError(f"--patch-size needs images: {args.data} has no image shape (store X as an image stack).")
+        try:
+            a, b = (int(v) for v in args.patch_size.lower().split("x"))
+        except ValueError:
+            raise ValueError(f"--patch-size must read AxB with two ints (e.g. 4x4); got {args.patch_size!r}.") from None
+        from ..selection._groups import patch_groups
+
+        params.setdefault("groups", patch_groups(shape, (a, b)))
+        return "patches"
+    if shape and len(shape) == 3 and args.method in ("gslda", "gspca") and not args.channels:
+        from ..selection._groups import pixel_groups
+
+        params.setdefault("groups", pixel_groups(shape))
+        return "pixels"
+    return "features"
+
+
 def run(args):
     # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
@@ -125,6 +155,7 @@ def run(args):
     check_param_keys(params, method.estimator_class())
     if not auto and method.uses_k:
         check_k(args.k, int(data.X.shape[1]), args.data)
+    unit = _groups_param(args, data, params)
     est = method.build(args, 1 if auto else args.k, params)
     cvsel = None
     on_cluster = wants_cluster(args)
@@ -152,6 +183,10 @@ def run(args):
         parameters={k: repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v
                     for k, v in est.get_params(deep=False).items()},
     )
+    if unit != "features":
+        report.update(unit=unit, n_groups=int(est.n_groups_), groups_selected=np.flatnonzero(est.group_support_).tolist(),
+                      n_features_selected=int(est.n_features_selected_))
+        report["parameters"].pop("groups", None)
     if hasattr(est, "objective_path_"):
         report["objective"] = float(est.objective_path_[est.n_features_to_select_ - 1])
     for name in _REPORTED:
@@ -181,7 +216,7 @@ def run(args):
         from ..viz import plot_masks
 
         bgs, names = backgrounds
-        fig = plot_masks(bgs, [est.get_support()], data.image_shape, titles=[mask_title(args.method, est)],
+        fig = plot_masks(bgs, [est.get_support()], data.image_shape, titles=[mask_title(args.method, est, unit)],
                          bg_titles=names)
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
@@ -189,7 +224,11 @@ def run(args):
         if cvsel is not None:
             score = cvsel.cv_results_["mean_test_score"][list(cvsel.cv_results_["n_features"]).index(args.k)]
             print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV (rule {args.rule}, mean accuracy {score:.4f})")
-        print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
+        if unit != "features":
+            print(f"selected {int(est.group_support_.sum())} of {est.n_groups_} {unit} ({len(indices)} of "
+                  f"{data.X.shape[1]} values) with {args.method}{obj}")
+        else:
+            print(f"selected {len(indices)} of {data.X.shape[1]} features with {args.method}{obj}")
         if hasattr(est, "status_"):
             cert = ("certified optimal" if est.status_ == "optimal" else
                     f"{est.status_}: certified upper bound {est.upper_bound_:.6g}, relative gap {est.gap_:.3g} "
@@ -203,20 +242,22 @@ def run(args):
     return 0
 
 
-def mask_title(method, est):
-    """What the mask shows: the method, greedy or exact, and for an exact search optimal or its gap."""
-    k = int(est.get_support().sum())
+def mask_title(method, est, unit="features"):
+    """What the mask shows: the method, greedy or exact, and for an exact search optimal or its gap;
+    with whole pixels or patches (``unit``), how many and the values they hold."""
+    n = int(est.get_support().sum())
+    pixels = f"{n} pixels" if unit == "features" else f"{int(est.group_support_.sum())} {unit} ({n} values)"
     name = METHOD_TITLES.get(method, method)
     status = getattr(est, "status_", None)
     if status is None:
-        return f"{name}: {k} pixels"
+        return f"{name}: {pixels}"
     name = name.replace("greedy ", "exact ")
     if status == "optimal":
-        return f"{name}: {k} pixels, certified optimal"
+        return f"{name}: {pixels}, certified optimal"
     what = "interrupted (Ctrl-C)" if status == "interrupted" else f"{status.replace('_', ' ')} reached"
     gap = 100 * float(est.gap_)
-    return f"{name}: {k} pixels\n{what}, not proved optimal\ncertified gap {gap:,.0f} %" if gap >= 100 else (
-        f"{name}: {k} pixels\n{what}, not proved optimal\ncertified gap {gap:.3g} %")
+    return f"{name}: {pixels}\n{what}, not proved optimal\ncertified gap {gap:,.0f} %" if gap >= 100 else (
+        f"{name}: {pixels}\n{what}, not proved optimal\ncertified gap {gap:.3g} %")
 
 
 #: method names in words, for titles

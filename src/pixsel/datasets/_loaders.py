@@ -143,10 +143,15 @@ def _orient(X, y, image_shape, sample_axis, where, notes):
     X = _check_numbers(np.asarray(X), where)
     if X.ndim == 1:
         raise ValueError(f"{where}: X is 1-D (shape {X.shape}); store it as (n_samples, n_features).")
+    if X.ndim == 4 and sample_axis in (None, "first") and (y is None or len(y) == X.shape[0]):
+        # a colour stack (n, height, width, channels): flattened in C order, its shape kept
+        if image_shape is None or tuple(image_shape) != tuple(X.shape[1:]):
+            image_shape = tuple(int(v) for v in X.shape[1:])
+        X = X.reshape(len(X), -1)
     if X.ndim > 3:
         raise ValueError(
-            f"{where}: X has {X.ndim} dimensions {X.shape}; pixsel takes (n_samples, n_features) or a "
-            "stack of grey images (n, height, width). Convert colour images to grey first."
+            f"{where}: X has {X.ndim} dimensions {X.shape}; pixsel takes (n_samples, n_features), a stack "
+            "of grey images (n, height, width) or of colour images (n, height, width, channels), samples first."
         )
     fix = "pass --sample-axis first|last (load(..., sample_axis=...))"
     if sample_axis is not None and sample_axis not in SAMPLE_AXES:
@@ -355,9 +360,11 @@ def _load_csv(path: Path) -> Dataset:
     return Dataset(X=X, y=_labels(y, str(path)), image_shape=None, name=path.stem)
 
 
-def _load_folder(path: Path) -> Dataset:
-    """An image folder with one subfolder per class; images converted to grayscale, same size."""
-    from skimage.color import rgb2gray
+def _load_folder(path: Path, grey: bool = False) -> Dataset:
+    """An image folder with one subfolder per class, images of one size. Colour images keep their
+    colour (``image_shape`` ``(h, w, 3)``, grey images of the folder then repeated to three
+    channels) unless ``grey``, which converts them to grey."""
+    from skimage.color import gray2rgb, rgb2gray
     from skimage.io import imread
 
     classes = sorted(p for p in path.iterdir() if p.is_dir())
@@ -372,19 +379,25 @@ def _load_folder(path: Path) -> Dataset:
                 img = imread(f)
             except (ValueError, OSError, SyntaxError) as exc:
                 raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
-            if img.ndim == 3:
+            if img.ndim == 3 and grey:
                 img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
+            elif img.ndim == 3:
+                img = img[..., :3]  # RGB; an alpha channel is dropped
             if shape is None:
-                shape = img.shape
-            elif img.shape != shape:
+                shape = img.shape[:2]
+            elif img.shape[:2] != shape:
                 raise ValueError(
                     f"{f} is {img.shape[1]}x{img.shape[0]} but earlier images are {shape[1]}x{shape[0]}; "
                     "resize all images to one size first."
                 )
-            X.append(np.asarray(img, dtype=np.float64).ravel())
+            X.append(np.asarray(img, dtype=np.float64))
             y.append(label)
     if not X:
         raise ValueError(f"No images ({', '.join(sorted(_IMAGE_SUFFIXES))}) found under {path}.")
+    if any(img.ndim == 3 for img in X):  # colour: grey images of the folder get three equal channels
+        X = [gray2rgb(img) if img.ndim == 2 else img for img in X]
+    shape = X[0].shape
+    X = [img.ravel() for img in X]
     names = [c.name for c in classes]
     used = sorted(set(y))
     return Dataset(
@@ -398,6 +411,7 @@ def load(
     *,
     split: Literal["all", "train", "test"] | None = None,
     sample_axis: Literal["first", "last"] | None = None,
+    grey: bool = False,
 ) -> Dataset:
     """Load ``.npz`` (keys X, y, optional image_shape), ``.mat``, ``.csv`` or an image folder.
 
@@ -411,6 +425,10 @@ def load(
     sample_axis : {'first', 'last'} or None, default=None
         Where the samples are in ``X`` (``.npz``/``.mat``); None detects it when unambiguous
         (see the notes of the returned dataset) and raises otherwise.
+    grey : bool, default=False
+        An image folder: convert colour images to grey. By default colour is kept
+        (``image_shape`` ``(h, w, 3)``, features flattened in C order: the three channels of a
+        pixel are adjacent), and the selectors then choose whole pixels.
 
     Returns
     -------
@@ -427,7 +445,7 @@ def load(
     if not path.exists():
         raise FileNotFoundError(f"No such file or folder: {path}")
     if path.is_dir():
-        return _load_folder(path)
+        return _load_folder(path, grey=grey)
     suffix = path.suffix.lower()
     if suffix == ".npz":
         return _load_npz(path, split=split, sample_axis=sample_axis)

@@ -179,7 +179,8 @@ def fit_groups(est, n_features, image_shape):
         raise ValueError(
             f"The 'n_features_to_select' parameter of {owner} counts {kind} when features are grouped, so it must "
             f"be an int in the range [1, {n_groups}] (X has {n_groups} {kind}). Got {int(v)} instead. Pass "
-            f"n_features_to_select <= {n_groups}, or groups='channels' to count single features."
+            f"n_features_to_select <= {n_groups}, or groups='channels' (--channels in the command line) to count "
+            "single features."
         )
     k = resolve_k(v, n_groups, owner)
     return Grouping(codes=codes, ids=ids, kind=kind, n_groups=n_groups, k=k)

@@ -93,6 +93,34 @@ def _gray(image):
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
 
 
+def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles, color, suptitle):
+    """:func:`plot_masks` for colour images ``(h, w, c)``: a pixel counts as chosen when any of
+    its channels is; it is outlined (``color``) on the backgrounds, scaled together to [0, 1]."""
+    from matplotlib.patches import Patch, Rectangle
+
+    imgs = [np.asarray(bg, dtype=float).reshape(image_shape)[..., :3] for bg in backgrounds]
+    lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
+    for r, img in enumerate(imgs):
+        img = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+        for c, mask in enumerate(masks):
+            ax = axes[r, c]
+            ax.imshow(img, interpolation="nearest")
+            pixels = np.asarray(mask, dtype=bool).reshape(image_shape).any(axis=2)
+            for i, j in np.argwhere(pixels):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=color, linewidth=1.6))
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if r == 0 and titles is not None:
+                ax.set_title(titles[c], fontsize=9)
+            if c == 0 and bg_titles is not None:
+                ax.set_ylabel(bg_titles[r], fontsize=9)
+    handles = [Patch(facecolor="none", edgecolor=color, label="selected pixels (all channels)")]
+    fig.legend(handles=handles, loc="lower center", fontsize=8, frameon=False)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
+    return fig
+
+
 def plot_masks(
     backgrounds: ArrayLike,
     masks: ArrayLike,
@@ -111,7 +139,9 @@ def plot_masks(
         One panel row per background image.
     masks : list of ndarray of shape (n_features,) of bool
         One column per mask.
-    image_shape : tuple (height, width)
+    image_shape : tuple (height, width) or (height, width, channels)
+        For colour images the backgrounds are drawn in colour and the selected pixels (any of
+        their channels selected) are outlined.
     titles : list of str, optional
         Column titles (one per mask).
     bg_titles : list of str, optional
@@ -147,6 +177,8 @@ def plot_masks(
     axes = fig.subplots(rows, cols, squeeze=False)
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
                         wspace=gap_w / panel, hspace=gap_h / panel)
+    if len(image_shape) == 3:  # colour: the chosen pixels outlined on the colour backgrounds
+        return _colour_masks(fig, axes, backgrounds, masks, tuple(image_shape), titles, bg_titles, color, suptitle)
     for r, bg in enumerate(backgrounds):
         gray = _gray(np.asarray(bg, dtype=float).reshape(image_shape))
         for c, mask in enumerate(masks):
