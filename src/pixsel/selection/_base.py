@@ -282,7 +282,9 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
 
         At ``k = n_features_to_select_`` this is the fitted ``support_`` (the certified or refined
         one when asked for); ``k`` can go up to ``len(objective_path_)``: ``n_features_in_``, or
-        ``n_features_to_select_`` when only a forward pass to ``k`` was run.
+        where the forward pass stopped when only a forward pass was run (``n_features_to_select_``
+        with the implicit algorithm; ``max(2 k, k + 10)`` with more than two classes unless the
+        selector's ``path='full'``).
 
         Parameters
         ----------

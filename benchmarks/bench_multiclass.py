@@ -1,0 +1,276 @@
+"""Many classes at interactive speed: greedy sparse LDA on faces, digits and textures.
+
+Goals (each measured against a reference in the same run, one BLAS thread):
+
+* ``SparseLDASelector(50).fit`` at its defaults (dual pass, ``criterion='max-eig'``) costs at most
+  3 x one ``LinearDiscriminantAnalysis(solver='eigen').fit`` on all pixels (one ``p x p``
+  generalized eigenproblem: the physical reference of multiclass LDA); the whole path
+  (``path='full'``, every k of both passes) at most 10 x;
+* ``PathSelectorCV(SparseLDASelector())`` no slower than ``RFECV(LinearDiscriminantAnalysis(),
+  step=0.1, cv=5)`` on the same folds, test accuracy no worse; on two classes (USPS 3 vs 5) at
+  least 100 x faster than ``RFECV(step=1)``;
+* ``pixsel select`` on a folder of 64 x 64 images of 40 classes in at most 10 s, with progress
+  lines.
+
+Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
+16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
+texture, p = 4096). "before" is the previous kernel (one batched ``eigvalsh`` per candidate,
+the whole forward path whatever k), run through the same selector in the same process
+(``--before-repeat`` times, on the data of at most 1024 pixels and 40 classes; 0 skips it). Times are the median of ``--repeat`` runs with their
+spread (min-max); the load average is printed.
+
+    python benchmarks/bench_multiclass.py            # all rows
+    python benchmarks/bench_multiclass.py --quick    # small subsets, seconds
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import blas_threads, out_dir, parser, write_results
+
+from pixsel import PathSelectorCV, SparseLDASelector
+from pixsel.datasets import load_shared
+
+K = 50
+
+
+def load_average():
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def timed(fn, repeat):
+    """(median, min, max) of ``repeat`` wall times, and the last result."""
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return {"median": float(np.median(times)), "min": float(min(times)), "max": float(max(times)),
+            "runs": len(times)}, out
+
+
+def fmt(t):
+    return f"{t['median']:.3g} s [{t['min']:.3g}-{t['max']:.3g}]"
+
+
+@contextlib.contextmanager
+def previous_kernel():
+    """The selector with the previous multiclass kernel: one batched ``eigvalsh`` per surviving
+    candidate and step, the NumPy backward loop, and the whole forward path whatever k."""
+    import functools
+
+    import pixsel.selection._lda as lda
+    import pixsel.spectral._dispatch as dispatch
+
+    orig_mc, orig_len = dispatch.multiclass_greedy_path, lda.forward_length
+    dispatch.multiclass_greedy_path = functools.partial(orig_mc, method="eigh")
+    lda.forward_length = lambda *a: None
+    try:
+        yield
+    finally:
+        dispatch.multiclass_greedy_path, lda.forward_length = orig_mc, orig_len
+
+
+def brodatz_patches(n_textures, per, size=64):
+    d = load_shared("brodatz_112_640x640.npz")
+    img = d["X"][:n_textures].reshape(n_textures, 640, 640)
+    g = 640 // size
+    P = img[:, : g * size, : g * size].reshape(n_textures, g, size, g, size).transpose(0, 1, 3, 2, 4)
+    P = P.reshape(n_textures, g * g, size * size)[:, :per]
+    return P.reshape(-1, size * size), np.repeat(np.arange(n_textures), per)
+
+
+def datasets(quick, names):
+    yb = load_shared("extyaleb_32x32.npz")
+    pie = load_shared("cmupie_32x32.npz")
+    usps = load_shared("usps_full_16x16.npz")
+    out = {
+        "Extended Yale B (38 people, 32x32)": (yb["X"], yb["y"]),
+        "CMU PIE (68 people, 32x32)": (pie["X"], pie["y"]),
+        "USPS (10 digits, 16x16)": (usps["X_train"], usps["y_train"]),
+    }
+    if quick:
+        out = {name: (X[::4, ::4], y[::4]) for name, (X, y) in out.items()}
+        out["Brodatz textures (10, 16x16 patches)"] = brodatz_patches(10, 100, size=16)
+    elif "brodatz" in names:
+        out["Brodatz textures (50, 64x64 patches)"] = brodatz_patches(50, 100)
+    return {name: v for name, v in out.items() if quick or name.split()[0].lower() in names}
+
+
+def selector_rows(args, data):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    rows = []
+    k = 10 if args.quick else K
+    for name, (X, y) in data.items():
+        Xf = X.astype(np.float64)
+        n, p = X.shape
+        row = {"data": name, "n": int(n), "p": int(p), "classes": int(len(np.unique(y))), "k": k}
+        row["lda_eigen"], _ = timed(lambda: LinearDiscriminantAnalysis(solver="eigen").fit(Xf, y), args.repeat)
+        row["default"], sel = timed(lambda: SparseLDASelector(k).fit(X, y), args.repeat)
+        assert sel.get_support().sum() == k
+        row["algorithm"], row["direction"] = sel.algorithm_, sel.direction_
+        row["trace"], sel_t = timed(lambda: SparseLDASelector(k, criterion="trace").fit(X, y), args.repeat)
+        assert sel_t.get_support().sum() == k
+        row["full_path"], full = timed(lambda: SparseLDASelector(k, path="full").fit(X, y), args.repeat)
+        assert len(full.objective_path_) == p
+        same = np.array_equal(full.get_support(), sel.get_support())
+        row["same_support_default_vs_full"] = bool(same)
+        if args.before_repeat and p <= 1024 and row["classes"] <= 40:
+            with previous_kernel():
+                row["before_default"], old = timed(lambda: SparseLDASelector(k).fit(X, y), args.before_repeat)
+            row["same_support_as_before"] = bool(np.array_equal(old.get_support(), sel.get_support()))
+        ref = row["lda_eigen"]["median"]
+        row["ratio_default"] = row["default"]["median"] / ref
+        row["ratio_full_path"] = row["full_path"]["median"] / ref
+        line = (f"{name}: n={n} p={p} C={row['classes']} k={k}: LDA(eigen) {fmt(row['lda_eigen'])}; "
+                f"SparseLDASelector defaults ({sel.algorithm_}, {sel.direction_}) {fmt(row['default'])} = "
+                f"{row['ratio_default']:.2f} x LDA (goal <= 3); trace {fmt(row['trace'])}; whole path "
+                f"{fmt(row['full_path'])} = {row['ratio_full_path']:.2f} x (goal <= 10)")
+        if "before_default" in row:
+            line += (f"; before (previous kernel, whole path) {fmt(row['before_default'])} = "
+                     f"{row['before_default']['median'] / row['default']['median']:.0f} x slower, same support: "
+                     f"{row['same_support_as_before']}")
+        print(line, flush=True)
+        rows.append(row)
+    return rows
+
+
+def cv_rows(args):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.feature_selection import RFECV
+    from sklearn.model_selection import StratifiedKFold
+
+    rows = []
+    yb = load_shared("extyaleb_32x32.npz")
+    X, y = yb["X"].astype(np.float64), yb["y"]
+    rng = np.random.default_rng(0)
+    per = 4 if args.quick else 10
+    train = np.concatenate([rng.choice(np.flatnonzero(y == c), per, replace=False) for c in np.unique(y)])
+    test = np.setdiff1d(np.arange(len(y)), train)
+    if args.quick:
+        X = X.reshape(-1, 32, 32)[:, ::2, ::2].reshape(len(X), -1)
+    u = load_shared("usps_3v5_split.npz")
+    px = slice(None, None, 4 if args.quick else 1)
+    cases = [
+        (f"Extended Yale B, {per} images per person for training", X[train], y[train], X[test], y[test], 0.1),
+        ("USPS 3 vs 5 (two classes)", u["X_train"][:, px].astype(np.float64), u["y_train"],
+         u["X_test"][:, px].astype(np.float64), u["y_test"], 1),
+    ]
+    for name, Xtr, ytr, Xte, yte, step in cases:
+        folds = list(StratifiedKFold(3 if args.quick else 5, shuffle=True, random_state=0).split(Xtr, ytr))
+        row = {"data": name, "n_train": len(ytr), "p": Xtr.shape[1], "classes": int(len(np.unique(ytr))),
+               "rfecv_step": step}
+        row["pathselectorcv"], cvs = timed(lambda: PathSelectorCV(SparseLDASelector(), cv=folds).fit(Xtr, ytr),
+                                           args.repeat)
+        rfe_repeat = 1 if step == 1 else args.repeat
+        row["rfecv"], rfe = timed(lambda: RFECV(LinearDiscriminantAnalysis(), step=step, cv=folds).fit(Xtr, ytr),
+                                  rfe_repeat)
+        row["k_pathselectorcv"], row["k_rfecv"] = int(cvs.n_features_), int(rfe.n_features_)
+        row["acc_pathselectorcv"] = float(np.mean(cvs.estimator_.predict(cvs.transform(Xte)) == yte))
+        row["acc_rfecv"] = float(np.mean(rfe.predict(Xte) == yte))
+        row["speedup"] = row["rfecv"]["median"] / row["pathselectorcv"]["median"]
+        goal = ">= 100 x" if step == 1 else ">= 1 x"
+        print(f"{name}: PathSelectorCV(SparseLDASelector()) {fmt(row['pathselectorcv'])} (k = "
+              f"{row['k_pathselectorcv']}, test accuracy {row['acc_pathselectorcv']:.3f}); "
+              f"RFECV(LDA, step={step}) {fmt(row['rfecv'])} (k = {row['k_rfecv']}, test accuracy "
+              f"{row['acc_rfecv']:.3f}); {row['speedup']:.1f} x faster (goal {goal})", flush=True)
+        rows.append(row)
+    return rows
+
+
+def cli_row(args):
+    from PIL import Image
+
+    n_tex, per = (10, 5) if args.quick else (40, 10)
+    X, y = brodatz_patches(n_tex, per)
+    row = {"data": f"{n_tex} Brodatz textures, {per} images of 64x64 each", "n": len(y), "p": X.shape[1]}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "images"
+        for i, (x, c) in enumerate(zip(X, y)):
+            (folder / f"texture{c:02d}").mkdir(parents=True, exist_ok=True)
+            Image.fromarray(x.reshape(64, 64)).save(folder / f"texture{c:02d}" / f"{i:04d}.png")
+        env = dict(os.environ, PIXSEL_PROGRESS_INTERVAL="1")
+        times, lines = [], []
+        for _ in range(args.repeat):
+            out = Path(tmp) / "out"
+            t = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(folder), "-k", "20", "--progress",
+                                   "--out", str(out)], capture_output=True, text=True, env=env, timeout=1200)
+            times.append(time.perf_counter() - t)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+            assert (out / "selection.json").is_file()
+    row["select"] = {"median": float(np.median(times)), "min": min(times), "max": max(times), "runs": len(times)}
+    row["progress_lines"] = len(lines)
+    row["progress_sample"] = lines[:3] + lines[-2:]
+    print(f"pixsel select on a folder of {row['n']} images of 64x64 ({n_tex} classes), -k 20 --progress: "
+          f"{fmt(row['select'])} (goal <= 10 s), {len(lines)} progress lines", flush=True)
+    return row
+
+
+def figure(res, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res["selector"]
+    names = [r["data"].split(" (")[0] for r in rows]
+    x = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    ax.bar(x - 0.2, [r["ratio_default"] for r in rows], 0.4, label="SparseLDASelector(50), defaults")
+    ax.bar(x + 0.2, [r["ratio_full_path"] for r in rows], 0.4, label="whole path (every k)")
+    ax.axhline(3, color="C0", ls="--", lw=1)
+    ax.axhline(10, color="C1", ls="--", lw=1)
+    ax.set_xticks(x, names)
+    ax.set_ylabel("time / LDA(solver='eigen').fit")
+    ax.set_title("Greedy sparse LDA on many classes (dashed: goals 3 x and 10 x)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = parser("multiclass", __doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median and spread)")
+    ap.add_argument("--before-repeat", type=int, default=1,
+                    help="runs of the previous kernel (p <= 1024 only; 0 skips it)")
+    ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli")
+    ap.add_argument("--data", default="extended,cmu,usps,brodatz",
+                    help="selector rows: extended (Yale B), cmu (PIE), usps, brodatz")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.repeat = min(args.repeat, 2)
+    which = set(args.rows.split(","))
+    print(f"load average before: {load_average()}", flush=True)
+    res = {"load_average_before": load_average(), "repeat": args.repeat}
+    with blas_threads(args):
+        # compile the kernels once (Numba caches them on disk), outside the timings
+        Xw = np.random.default_rng(0).standard_normal((60, 30))
+        SparseLDASelector(3).fit(Xw, np.arange(60) % 4)
+        if "selector" in which:
+            res["selector"] = selector_rows(args, datasets(args.quick, args.data.split(",")))
+        if "cv" in which:
+            res["cv"] = cv_rows(args)
+    if "cli" in which:
+        res["cli"] = cli_row(args)
+    res["load_average_after"] = load_average()
+    print(f"load average after: {res['load_average_after']}", flush=True)
+    path = write_results(args, res)
+    if "selector" in res:
+        figure(res, out_dir(args) / "multiclass.png")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
