@@ -56,7 +56,7 @@ def plot_selection_frequencies(
             f"frequencies must be a vector of image_shape's {h} x {w} = {h * w} pixels; got shape "
             f"{freq.shape}. Pass the selector's selection_frequencies_ and the images' (height, width)."
         )
-    fig = Figure(figsize=(4.2, 3.6))
+    fig = Figure(figsize=(4.6, 4.2), layout="constrained")
     ax = fig.add_subplot()
     im = ax.imshow(freq.reshape(h, w), cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest")
     if support is not None:
@@ -64,7 +64,7 @@ def plot_selection_frequencies(
         r, c = np.nonzero(mask)
         ax.scatter(c, r, s=max(4.0, 600.0 / max(h, w)), facecolors="none", edgecolors="#d55e00",
                    linewidths=0.8, label="selected")
-        ax.legend(loc="upper right", fontsize=7, framealpha=0.8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.01), fontsize=7, frameon=False)
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(title or "selection frequency")
