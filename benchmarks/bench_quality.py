@@ -2,7 +2,7 @@
 
 What a user judges pixels by: the accuracy they buy on new images at a given ``k``, how stable
 the choice is, how long it takes. For every data set, on ``--splits`` seeded stratified
-train/test splits and every ``k`` in ``--ks`` (capped at the number of features), each selector
+train/test splits and every ``k`` in ``--ks`` (capped at the non-constant features), each selector
 is fitted on the training part and four classifiers are trained on the selected pixels and
 scored on the test part: shrinkage LDA, logistic regression, 1-NN and a linear SVM (the last
 two on standardized pixels). Unsupervised rows are scored by k-means on the test part (as many
@@ -21,7 +21,7 @@ Unsupervised: highest-variance pixels, random pixels, PCA with ``k`` components,
 as failed, with its message, never dropped.
 
 Per selector and data set the script also reports the median fit time over the splits and the
-mean pairwise Jaccard index of the supports at ``k = 25`` (capped at ``p``) over 5 bootstrap
+mean pairwise Jaccard index of the supports at ``k = 25`` (capped likewise) over 5 bootstrap
 resamples of the first split's training part.
 
 Goals (issue "Pixels that win on held-out accuracy"): the default supervised selector best or
@@ -310,7 +310,10 @@ def run_dataset(name, args, log):
     X, y, spec, shape = load_dataset(name, args.quick)
     X = np.asarray(X, dtype=np.float64)
     p = X.shape[1]
-    KS_RUN = tuple(sorted({min(k, p) for k in args.ks}))
+    # k is capped at the non-constant pixels: a constant pixel carries nothing, and several
+    # selectors (rightly) refuse to select it
+    p_live = int(np.sum(np.ptp(X, axis=0) > 0))
+    KS_RUN = tuple(sorted({min(k, p_live) for k in args.ks}))
     log(f"\n== {name}: {X.shape[0]} samples x {p} features, {len(np.unique(y))} classes; "
         f"ks {list(KS_RUN)}, {args.splits} splits")
     sup, uns = supervised_selectors(), unsupervised_selectors()
@@ -374,7 +377,7 @@ def run_dataset(name, args, log):
         log(f"  split {seed} done ({time.perf_counter() - T0:.0f} s since start)")
 
     # stability: supports at k = 25 over bootstrap resamples of the first split's training part
-    kj = min(JACCARD_K, p)
+    kj = min(JACCARD_K, p_live)
     tr, _ = split(X, y, spec, 0)
     jac = {}
     saved = KS_RUN
@@ -415,10 +418,10 @@ def run_dataset(name, args, log):
 PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR")
 
 
-def summary_lines(name, res, default, stable):
+def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
     peers = [s for s in PEERS if s in acc]
-    for sel in (default, stable):
+    for sel in selectors:
         if sel not in acc:
             continue
         gaps, below_random, cells = [], 0, 0
@@ -455,45 +458,91 @@ def _fmt(v):
 
 
 def figure(name, res, path):
+    """Accuracy against k, one panel per classifier and one for k-means, one line per selector
+    (pixsel solid, peers dashed), the band the min-max over the splits."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
     panels = list(CLASSIFIERS) + ["kmeans"]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0))
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    axes = axes.ravel()
+    names = sorted(s for s in set(res["accuracy"]) | set(res["clustering"]) if s != DEFAULT)
     cmap = plt.get_cmap("tab20")
-    names = sorted(set(res["accuracy"]) | set(res["clustering"]))
     colour = {s: cmap(i % 20) for i, s in enumerate(names)}
     for ax, panel in zip(axes, panels):
         table = res["clustering"] if panel == "kmeans" else res["accuracy"]
-        for s, d in table.items():
-            dd = d["kmeans_acc"] if panel == "kmeans" else d.get(panel)
+        for s in names:
+            d = table.get(s)
+            dd = None if d is None else (d["kmeans_acc"] if panel == "kmeans" else d.get(panel))
             if not dd:
                 continue
             ks = sorted(int(k) for k in dd)
             m = np.array([dd[str(k)]["mean"] for k in ks])
-            lo = np.array([dd[str(k)]["min"] for k in ks])
-            hi = np.array([dd[str(k)]["max"] for k in ks])
             if s == "all pixels":
                 ax.axhline(m[0], color="k", ls=":", lw=1, label=s)
                 continue
+            lo = np.array([dd[str(k)]["min"] for k in ks])
+            hi = np.array([dd[str(k)]["max"] for k in ks])
             style = "-" if s.startswith("pixsel") else "--"
-            if s == DEFAULT:
-                continue  # drawn under its options' name
-            lw = 2.2 if s in (default_lda_row(), "pixsel ColumnSubset greedy") else 1.2
+            lw = 2.4 if s in (default_lda_row(), "pixsel ColumnSubset greedy") else 1.2
             ax.plot(ks, m, style, marker="o", ms=3, lw=lw, color=colour[s], label=s)
-            ax.fill_between(ks, lo, hi, color=colour[s], alpha=0.12)
+            ax.fill_between(ks, lo, hi, color=colour[s], alpha=0.08)
         ax.set_xscale("log")
-        ax.set_xlabel("k (pixels)")
-        ax.set_title("k-means accuracy" if panel == "kmeans" else f"{panel} accuracy")
+        ax.xaxis.set_major_locator(FixedLocator(res["ks"]))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("k (pixels selected)")
+        ax.set_ylabel("k-means accuracy (Hungarian)" if panel == "kmeans" else "held-out accuracy")
+        ax.set_title("unsupervised: k-means on the test images" if panel == "kmeans" else f"{panel} classifier")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("held-out accuracy (mean, min-max over splits)")
-    h1, l1 = axes[0].get_legend_handles_labels()
-    h2, l2 = axes[-1].get_legend_handles_labels()
-    fig.legend(h1 + [h for h, lab in zip(h2, l2) if lab not in l1], l1 + [lab for lab in l2 if lab not in l1],
-               loc="lower center", ncol=6, fontsize=7, frameon=False)
-    fig.suptitle(f"{name}: {res['n_samples']} samples x {res['n_features']} features, "
-                 f"{res['n_classes']} classes, {res['splits']} splits")
-    fig.tight_layout(rect=(0, 0.14, 1, 0.95))
-    save_figure(fig, path, dpi=90)
+    axes[-1].axis("off")
+    handles, labels = {}, []
+    for ax in axes[:-1]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    axes[-1].legend([handles[lab] for lab in labels], labels, loc="center", fontsize=8, frameon=False, ncol=2,
+                    title="solid: pixsel; dashed: peers; thick: the defaults")
+    fig.suptitle(f"{name}: {res['n_samples']} samples x {res['n_features']} features, {res['n_classes']} classes; "
+                 f"mean over {res['splits']} stratified splits, band = min-max")
+    fig.tight_layout()
+    save_figure(fig, path, dpi=80)
+
+
+def replot(json_path, out):
+    """Redraw the figures and reprint the tables of a results JSON (no fitting)."""
+    import json
+
+    record = json.loads(open(json_path).read())
+    for name, res in record["datasets"].items():
+        if "error" not in res:
+            figure(name, res, out / f"quality_{name}.png")
+    print_tables(record["datasets"], record.get("skipped", []))
+
+
+def print_tables(results, skipped):
+    default, stable = DEFAULT, "pixsel LDA trace stability"
+    ok = {n: r for n, r in results.items() if "error" not in r}
+    print("\nSupervised: pixsel's LDA rows against the best peer "
+          "(gap = selector - best peer, points of accuracy, over classifiers x k)")
+    print("| data | selector | cells within 1 pt | worst gap | median gap | cells below random | fit s "
+          "| fit / L1 | Jaccard k=25 | L1 Jaccard |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, r in ok.items():
+        for line in summary_lines(n, r, default, *LDA_ROWS, stable):
+            print(line)
+    print("\nUnsupervised: k-means accuracy (%) of the column-subset default, and its margin over "
+          "random pixels, highest-variance pixels and PCA with k components")
+    print("| data | k | greedy CSS | vs random | vs variance | vs PCA |")
+    print("|---|---|---|---|---|---|")
+    for n, r in ok.items():
+        for line in unsup_lines(n, r, "pixsel ColumnSubset greedy"):
+            print(line)
+    for n, r in ok.items():
+        if r["failed"]:
+            print(f"failed on {n}: " + "; ".join(f"{s}: {m}" for s, m in r["failed"].items()))
+    print(f"not started: {skipped or 'none'}")
 
 
 def main():
@@ -505,7 +554,11 @@ def main():
     p.add_argument("--only", nargs="+", default=None, help="run only these selectors (names as printed)")
     p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set after this")
     p.add_argument("--no-jaccard", action="store_true", help="skip the bootstrap stability column")
+    p.add_argument("--replot", default=None, help="a results JSON: redraw its figures and tables, fit nothing")
     args = p.parse_args()
+    if args.replot:
+        replot(args.replot, out_dir(args))
+        return
     if args.quick:
         args.datasets = args.datasets or ["sonar"]
         args.ks = args.ks or [5, 10]
@@ -537,28 +590,9 @@ def main():
             write_results(args, {"datasets": results, "skipped": skipped, "ks": args.ks, "splits": args.splits,
                                  "uptime_start": load})
     end = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    default, stable = DEFAULT, "pixsel LDA trace stability"
     print(f"{DEFAULT} is {default_lda_row() or 'outside the compared rows'}: {pixsel.SparseLDASelector()!r}")
-    ok = {n: r for n, r in results.items() if "error" not in r}
-    print("\nSupervised: the default and the stability option against the best peer "
-          "(gap = selector - best peer, points of accuracy, over classifiers x k)")
-    print("| data | selector | cells within 1 pt | worst gap | median gap | cells below random | fit s "
-          "| fit / L1 | Jaccard k=25 | L1 Jaccard |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for n, r in ok.items():
-        for line in summary_lines(n, r, default, stable):
-            print(line)
-    print("\nUnsupervised: k-means accuracy (%) of the column-subset default, and its margin over "
-          "random pixels, highest-variance pixels and PCA with k components")
-    print("| data | k | greedy CSS | vs random | vs variance | vs PCA |")
-    print("|---|---|---|---|---|---|")
-    for n, r in ok.items():
-        for line in unsup_lines(n, r, "pixsel ColumnSubset greedy"):
-            print(line)
-    for n, r in ok.items():
-        if r["failed"]:
-            print(f"failed on {n}: " + "; ".join(f"{s}: {m}" for s, m in r["failed"].items()))
-    print(f"\nuptime at end: {end}; {time.perf_counter() - T0:.0f} s; not started: {skipped or 'none'}")
+    print_tables(results, skipped)
+    print(f"\nuptime at end: {end}; {time.perf_counter() - T0:.0f} s")
     write_results(args, {"datasets": results, "skipped": skipped, "ks": args.ks, "splits": args.splits,
                          "uptime_start": load, "uptime_end": end})
 
