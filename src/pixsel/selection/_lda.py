@@ -48,11 +48,18 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
         what was done is recorded in ``regularization_``.
-    criterion : {'max-eig', 'trace'}, default='max-eig'
+    criterion : {'trace', 'max-eig'}, default='trace'
         With more than two classes, ``A = M M^T`` is the between-class covariance (rank
-        ``C - 1``) and the criterion of a support is the largest generalized eigenvalue of
-        ``(A_SS, B_SS)`` or their sum ("Generalized Spectral Bounds for Sparse LDA", sections 2
-        and 4). Irrelevant for two classes.
+        ``C - 1``) and the criterion of a support is the sum of the generalized eigenvalues of
+        ``(A_SS, B_SS)`` (``'trace'``) or the largest one (``'max-eig'``, the objective of
+        "Generalized Spectral Bounds for Sparse LDA", sections 2 and 4). ``'trace'`` rewards
+        pixels that separate any pair of classes; on the held-out benchmark of the
+        documentation's quality page it gives the higher accuracy on many-class digits and faces
+        and fits tens of times faster with many classes, hence the default.
+        Irrelevant for two classes.
+
+        .. versionchanged:: 0.1
+           The default was ``'max-eig'``; pass ``criterion='max-eig'`` for the papers' objective.
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` within-class covariance; ``'implicit'`` runs the forward
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
@@ -201,7 +208,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         *,
         direction: Literal["forward", "backward", "dual"] = "dual",
         regularization: str = "auto",
-        criterion: Literal["max-eig", "trace"] = "max-eig",
+        criterion: Literal["max-eig", "trace"] = "trace",
         algorithm: Literal["auto", "dense", "implicit"] = "auto",
         solver: Literal["greedy", "exact"] = "greedy",
         time_limit: float | None = None,
