@@ -201,8 +201,8 @@ def cli_row(args):
             Image.fromarray(x.reshape(64, 64)).save(folder / f"texture{c:02d}" / f"{i:04d}.png")
         env = dict(os.environ, PIXSEL_PROGRESS_INTERVAL="1")
         times, lines = [], []
-        for _ in range(args.repeat):
-            out = Path(tmp) / "out"
+        for i in range(args.repeat):
+            out = Path(tmp) / f"out{i}"
             t = time.perf_counter()
             proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(folder), "-k", "20", "--progress",
                                    "--out", str(out)], capture_output=True, text=True, env=env, timeout=1200)
