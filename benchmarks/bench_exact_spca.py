@@ -32,7 +32,8 @@ from _common import blas_threads, parser, write_results
 
 from pixsel.datasets import load_shared
 from pixsel.spectral import inclusion_bounds
-from pixsel.spectral.exact import exact_support, row_bound, sdp_dual_bound, spca_bounds_path
+from pixsel.spectral.bounds import row_bound, sdp_dual_bound, spca_bounds_path
+from pixsel.spectral.exact import exact_support
 
 #: Pitprops correlation matrix (Jeffers, J. N. R., "Two case studies in the application of
 #: principal component analysis", Applied Statistics 16, 225-236, 1967; as printed by Zou, Hastie

@@ -5,28 +5,7 @@ import pytest
 
 from pixsel.decomposition import GreedySparsePCA
 from pixsel.selection import SparseLDASelector, SparsePCASelector
-from pixsel.selection._base import best_objective, pick_path
-from pixsel.spectral import SparsePath, greedy_path, objective_on_support
-
-
-def _path(obj, direction):
-    obj = np.asarray(obj, dtype=float)
-    return SparsePath(order=np.arange(len(obj)), objective=obj, direction=direction, A=np.eye(len(obj)))
-
-
-def test_pick_path_prefers_larger_ties_backward_and_skips_short_paths():
-    f, b = _path([3.0, 2.0, 1.0], "forward"), _path([1.0, 2.0, 5.0], "backward")
-    assert pick_path(f, b, 1) is f
-    assert pick_path(f, b, 2) is b  # tie -> backward
-    assert pick_path(f, None, 2) is f and pick_path(None, b, 2) is b
-    short = _path([3.0], "forward")
-    assert pick_path(short, b, 2) is b
-
-
-def test_best_objective_is_elementwise_max_as_long_as_the_longest():
-    f, b = _path([3.0], "forward"), _path([1.0, 2.0, 5.0], "backward")
-    np.testing.assert_array_equal(best_objective(f, b), [3.0, 2.0, 5.0])
-    np.testing.assert_array_equal(best_objective(None, b), [1.0, 2.0, 5.0])
+from pixsel.spectral import greedy_path, objective_on_support
 
 
 @pytest.fixture

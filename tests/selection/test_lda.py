@@ -162,7 +162,7 @@ def test_multiclass_path_is_the_low_rank_greedy(criterion):
     """Three or more classes: the objective is the criterion of (M M^T, B) on each support."""
     from itertools import combinations
 
-    from pixsel.spectral._multiclass import multiclass_greedy_path
+    from pixsel.spectral.greedy._multiclass import multiclass_greedy_path
 
     rng = np.random.default_rng(0)
     y = np.arange(120) % 4

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pixsel import SparseLDASelector
-from pixsel.spectral._multiclass import multiclass_greedy_path
+from pixsel.spectral.greedy._multiclass import multiclass_greedy_path
 from pixsel.stats import class_statistics, regularize
 
 

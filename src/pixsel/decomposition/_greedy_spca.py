@@ -10,8 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
 from .._validation import check_input, check_int, check_options
-from ..selection._base import DIRECTIONS
-from ..selection._spca import greedy_sparse_component
+from ..spectral import DIRECTIONS, greedy_sparse_component
 
 from typing import TYPE_CHECKING
 

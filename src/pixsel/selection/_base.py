@@ -48,6 +48,7 @@ from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
 from .._progress import step_progress
 from .._validation import check_int, check_options, resolve_k
+from ..spectral import DIRECTIONS, best_objective, pick_path
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
 
 __all__ = []
 
-DIRECTIONS = ("forward", "backward", "dual")
 ALGORITHMS = ("auto", "dense", "implicit")
 
 
@@ -124,31 +124,6 @@ def path_progress(est):
         yield bar
     finally:
         bar.close()
-
-
-def pick_path(forward, backward, k):
-    """The path with the larger objective at ``k`` (ties go to ``backward``); either may be None.
-
-    A path shorter than ``k`` (a forward pass stopped at ``max_k``) does not compete.
-    """
-    if forward is not None and len(forward.objective) < k:
-        forward = None
-    if backward is not None and len(backward.objective) < k:
-        backward = None
-    if forward is None:
-        return backward
-    if backward is None:
-        return forward
-    return backward if backward.objective[k - 1] >= forward.objective[k - 1] else forward
-
-
-def best_objective(*paths):
-    """Per ``k``, the best objective of the given paths (None skipped), as long as the longest."""
-    objs = [p.objective for p in paths if p is not None]
-    out = np.full(max(len(o) for o in objs), -np.inf)
-    for o in objs:
-        out[: len(o)] = np.maximum(out[: len(o)], o)
-    return out
 
 
 def half_samples(y, n_samples, rng):

@@ -8,8 +8,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import check_options
 from ..spectral import greedy_path, implicit_greedy_path
-from ..spectral._implicit import _cached  # no public name yet
-from ..spectral._implicit_xp import gram_operator
+from ..spectral.implicit._implicit import _cached  # no public name yet
+from ..spectral.implicit._implicit_xp import gram_operator
 from ..stats import class_statistics, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups

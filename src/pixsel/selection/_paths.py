@@ -26,7 +26,7 @@ from ..spectral import (
     sparsity_lower_bound,
 )
 from .._array_api import to_numpy
-from ..stats import Regularization, class_statistics, regularize
+from ..stats import Regularization, class_statistics, covariance, regularize
 
 from typing import TYPE_CHECKING
 
@@ -176,8 +176,6 @@ def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
     True
     """
     with _bar(3, "paths", progress) as bar:
-        from ._spca import covariance
-
         C = covariance(X)
         Ch = to_numpy(C, np.float64)  # NumPy's float64 covariance passes unchanged
         paths = _run(

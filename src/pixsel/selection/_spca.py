@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import get_namespace, is_numpy, to_numpy
+from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
-from .._validation import check_finite, sign_flip
-from ..spectral import certify, greedy_path, implicit_greedy_path, refine_support
-from ..spectral._implicit_xp import gram_operator
-from ..spectral._linalg_xp import submatrix, top_eigh, weights_on_support_xp
-from ..stats import class_statistics
-from ._base import _PathSelector, pick_path
+from ..spectral import certify, greedy_sparse_component, implicit_greedy_path, leading_component, refine_support
+from ..spectral.implicit._implicit_xp import gram_operator
+from ..stats import covariance
+from ._base import _PathSelector
 from ._exact_fit import relative_gap
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
 
@@ -23,56 +21,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["SparsePCASelector"]
-
-
-def covariance(X):
-    """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input;
-    in X's library, on its device and in its float dtype for another library."""
-    xp, _ = get_namespace(X)
-    p = X.shape[1]
-    if is_numpy(xp):
-        return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
-    st = class_statistics(X, None)  # one class: the within scatter is the covariance / n
-    return st.within * (st.n_samples / (st.n_samples - 1))
-
-
-def leading_component(C, S):
-    """``(lambda_max(C_SS), v)``: the top eigenpair of ``C`` on ``S``, ``v`` of length ``p``, unit
-    norm, zero off ``S``, its largest-magnitude entry positive (in C's library)."""
-    xp, _ = get_namespace(C, names=["C"])
-    if not is_numpy(xp):
-        w, v = top_eigh(xp, submatrix(xp, C, S))
-        z = weights_on_support_xp(xp, C, None, S)  # the same vector, scattered to length p
-        return w, z
-    w, U = np.linalg.eigh(C[np.ix_(S, S)])
-    v = np.zeros(C.shape[0])
-    v[S] = sign_flip(U[:, -1])
-    return float(w[-1]), v
-
-
-def greedy_sparse_component(C, k, direction, *, certificate=None):
-    """GSPCA's first sparse component of a covariance ``C`` with exactly ``k`` loadings.
-
-    The greedy pass(es) of ``direction`` (forward to ``k`` only), the better one at ``k`` (ties
-    to backward) and the leading eigenpair on its support. Used by :class:`SparsePCASelector`
-    and, once per deflated component, by :class:`pixsel.decomposition.GreedySparsePCA`.
-
-    Returns
-    -------
-    forward, backward : SparsePath or None
-    best : SparsePath
-    variance : float
-        ``lambda_max(C_SS)`` of the chosen support ``S = best.support(k)``.
-    component : ndarray of shape (p,)
-    """
-    fwd = bwd = None
-    if direction in ("forward", "dual"):
-        fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=certificate)
-    if direction in ("backward", "dual"):
-        bwd = greedy_path(C, direction="backward", form="full", certificate=certificate)
-    best = pick_path(fwd, bwd, k)
-    variance, component = leading_component(C, best.support(k))
-    return fwd, bwd, best, variance, component
 
 
 class SparsePCASelector(ImageInputMixin, _PathSelector):

@@ -1,17 +1,15 @@
 """Layer 2: sparse generalized eigenproblems (greedy paths, bounds, thresholding)."""
 
-from ._bounds import check_nesting_bound, nesting_ratios, sparsity_lower_bound
-from ._certificates import certify, dual_certificate, inclusion_bounds
+from ._components import DIRECTIONS as DIRECTIONS  # the estimators' direction options, not in __all__
+from ._components import greedy_sparse_component, leading_component
 from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> multiclass, matrix -> full rank
 from ._forms import infer_form
-from ._rank_one import rank_one_greedy_path
-from ._greedy_reference import greedy_path_reference
+from ._path import SparsePath, best_objective, objective_on_support, pick_path, weights_on_support
+from .bounds import certify, check_nesting_bound, dual_certificate, inclusion_bounds, nesting_ratios, sparsity_lower_bound
 from .exact import ExactPath, ExactResult, SearchState, exact_path, exact_support, plain_search, tighten_path_bound
-from ._implicit import implicit_greedy_path
-from ._path import SparsePath, objective_on_support, weights_on_support
-from ._refine import refine_support
-from ._renormalize import renormalize, simple_thresholding
-from ._thresholding import fisher_thresholding_path, simple_thresholding_path
+from .greedy import greedy_path_reference, rank_one_greedy_path, refine_support
+from .implicit import implicit_greedy_path
+from .thresholding import fisher_thresholding_path, renormalize, simple_thresholding, simple_thresholding_path
 
 __all__ = [
     "ExactPath",
@@ -40,4 +38,8 @@ __all__ = [
     "renormalize",
     "simple_thresholding",
     "refine_support",
+    "greedy_sparse_component",
+    "leading_component",
+    "pick_path",
+    "best_objective",
 ]

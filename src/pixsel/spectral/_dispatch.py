@@ -5,9 +5,9 @@
 * a vector ``a`` (rank one, binary LDA ``A = a a^T``) -> the binary Schur-complement kernel
   :func:`~pixsel.spectral.rank_one_greedy_path`;
 * a ``p x r`` factor ``M`` with ``A = M M^T`` (multiclass LDA, ``r = C - 1``) ->
-  :func:`~pixsel.spectral._multiclass.multiclass_greedy_path`;
+  :func:`~pixsel.spectral.greedy._multiclass.multiclass_greedy_path`;
 * a full symmetric ``p x p`` matrix (sparse PCA, general pairs) ->
-  :func:`~pixsel.spectral._fullrank.fullrank_greedy_path`.
+  :func:`~pixsel.spectral.greedy._fullrank.fullrank_greedy_path`.
 """
 
 from __future__ import annotations
@@ -16,15 +16,18 @@ import numpy as np
 
 from .._array_api import get_namespace, host_view, is_numpy, runs_on_host, to_numpy
 from .._validation import check_int, check_options
-from ._certificates import certify
 from ._forms import FORMS, check_form_pair
-from ._fullrank import fullrank_greedy_path
-from ._fullrank_xp import fullrank_path_xp
-from ._multiclass import multiclass_greedy_path
-from ._multiclass_xp import multiclass_path_xp
 from ._path import SparsePath
-from ._rank_one import _rank_one_path
-from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp
+from .bounds import certify
+from .greedy import (
+    check_form_pair_xp,
+    fullrank_greedy_path,
+    fullrank_path_xp,
+    multiclass_greedy_path,
+    multiclass_path_xp,
+    rank_one_greedy_path_xp,
+    rank_one_path,
+)
 
 from typing import TYPE_CHECKING
 
@@ -138,7 +141,7 @@ def greedy_path(
             "without max_k) accepts."
         )
     if form == "vector" and max_k is None:
-        path = _rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
+        path = rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
         path.info = dict(path.info, criterion=criterion, form="vector")
     elif form == "vector":
         path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["SparsePath", "objective_on_support", "weights_on_support"]
+__all__ = ["SparsePath", "best_objective", "objective_on_support", "pick_path", "weights_on_support"]
 
 
 def _as_problem(A, B):
@@ -143,3 +143,28 @@ class SparsePath:
     def weights(self, k: int) -> NDArray:
         """Renormalized weights on the size-``k`` support (zero elsewhere), length ``p``."""
         return weights_on_support(self.A, self.B, self.support(k))
+
+
+def pick_path(forward, backward, k):
+    """The path with the larger objective at ``k`` (ties go to ``backward``); either may be None.
+
+    A path shorter than ``k`` (a forward pass stopped at ``max_k``) does not compete.
+    """
+    if forward is not None and len(forward.objective) < k:
+        forward = None
+    if backward is not None and len(backward.objective) < k:
+        backward = None
+    if forward is None:
+        return backward
+    if backward is None:
+        return forward
+    return backward if backward.objective[k - 1] >= forward.objective[k - 1] else forward
+
+
+def best_objective(*paths):
+    """Per ``k``, the best objective of the given paths (None skipped), as long as the longest."""
+    objs = [p.objective for p in paths if p is not None]
+    out = np.full(max(len(o) for o in objs), -np.inf)
+    for o in objs:
+        out[: len(o)] = np.maximum(out[: len(o)], o)
+    return out

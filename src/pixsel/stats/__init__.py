@@ -25,6 +25,7 @@ from ._moments import (
     class_codes,
     class_means,
     class_statistics,
+    covariance,
 )
 from ._regularize import AUTO_RIDGE, Regularization, regularize, ridge_regularization
 
@@ -42,6 +43,7 @@ __all__ = [
     "class_codes",
     "class_means",
     "class_statistics",
+    "covariance",
     "class_sums",
     "column_moments",
     "Regularization",

@@ -47,6 +47,7 @@ __all__ = [
     "class_codes",
     "class_means",
     "class_statistics",
+    "covariance",
 ]
 
 
@@ -694,3 +695,14 @@ def _class_statistics_xp(xp, dev, X, y, classes):
     return ClassStatistics(classes=np.asarray(classes), counts=counts_np.astype(np.int64),
                            means=means, mean=(counts @ means) / n, within=(within + within.T) / 2,
                            n_samples=int(n))
+
+
+def covariance(X: ArrayLike) -> Any:
+    """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input;
+    in X's library, on its device and in its float dtype for another library."""
+    xp, _ = get_namespace(X)
+    p = X.shape[1]
+    if is_numpy(xp):
+        return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
+    st = class_statistics(X, None)  # one class: the within scatter is the covariance / n
+    return st.within * (st.n_samples / (st.n_samples - 1))

@@ -55,7 +55,7 @@ the optimum (``_solve._Partner``).
 
 Sparse PCA (``B = I``) node bounds -- row (Gershgorin / Frobenius / trace from the ``k``
 largest entries per row) and the dual bound of d'Aspremont et al.'s semidefinite relaxation,
-where every dual point certifies -- live in ``_spca_bounds`` as plain functions
+where every dual point certifies -- live in :mod:`pixsel.spectral.bounds` as plain functions
 (:func:`row_bound`, :func:`sdp_dual_bound`, :func:`spca_bounds_path` for every ``k`` at once);
 ``exact_support(bounds=...)`` chooses among the named sets of :data:`BOUND_SETS`.
 
@@ -71,15 +71,6 @@ from ._allk import ExactPath, exact_path
 from ._batch import ExactPathBatch, exact_path_batch
 from ._result import ExactResult, SearchState, tighten_path_bound
 from ._solve import BOUND_SETS, exact_support, plain_search
-from ._spca_bounds import (
-    generalize,
-    row_bound,
-    row_bounds_path,
-    sdp_bounds_path,
-    sdp_dual_bound,
-    sdp_dual_value,
-    spca_bounds_path,
-)
 
 __all__ = [
     "BOUND_SETS",
@@ -90,13 +81,6 @@ __all__ = [
     "exact_path",
     "exact_path_batch",
     "exact_support",
-    "generalize",
     "plain_search",
-    "row_bound",
-    "row_bounds_path",
-    "sdp_bounds_path",
-    "sdp_dual_bound",
-    "sdp_dual_value",
-    "spca_bounds_path",
     "tighten_path_bound",
 ]

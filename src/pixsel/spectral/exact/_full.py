@@ -1,7 +1,7 @@
 """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node).
 
 Bounds at a node ``(I, U)``, cheapest first, each tried only while the node is still open
-(:mod:`pixsel.spectral.exact._spca_bounds` proves them):
+(:mod:`pixsel.spectral.bounds._spca_bounds` proves them):
 
 * ``'row'``: Gershgorin, Frobenius and (``A`` semidefinite) trace bounds from the ``k`` largest
   entries per row restricted to ``U``, divided by ``lambda_min(B)`` (:func:`generalize`);
@@ -31,7 +31,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._batch_numba import drop_values
-from ._spca_bounds import _accelerated, _lmax, generalize, row_bound, sdp_dual_bound
+from ..bounds import accelerated_dual, generalize, row_bound, sdp_dual_bound, top_eigenvalue_bound
 
 __all__ = ["FullBnB"]
 
@@ -106,9 +106,9 @@ class FullBnB:
             b = float(w[0]) + (self.k - 1) * rho
             self.vsdp = V[:, 0]
         else:
-            b = _lmax(M) + (self.k - 1) * rho
+            b = top_eigenvalue_bound(M) + (self.k - 1) * rho
         if self.node_iter and len(U) > self.k:
-            val, Zn = _accelerated(self.A[ix], self.k, Z, b, self.node_iter, 0.0, len(U), target=target, mu_rel=0.005)
+            val, Zn = accelerated_dual(self.A[ix], self.k, Z, b, self.node_iter, 0.0, len(U), target=target, mu_rel=0.005)
             if val < b:
                 b = val
                 self.Zd[ix] = Zn

@@ -13,7 +13,7 @@ from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
-from .._refine import refine_support
+from ..greedy import refine_support
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -427,7 +427,7 @@ def exact_support(
         inclusion bound; ``'inclusion'``: the inclusion bound only (an ablation); ``'sdp'``
         (full ``A``, ``'max-eig'``; else as ``'cardinality'``): also the dual bound of the
         sparse PCA semidefinite relaxation, minimized once at the root by a first-order method
-        and reused at every node (:mod:`pixsel.spectral.exact._spca_bounds`; for ``B != I``
+        and reused at every node (:mod:`pixsel.spectral.bounds._spca_bounds`; for ``B != I``
         divided by ``lambda_min(B)``); ``'sdp-node'``: that dual point further improved at every
         node (measured slower: benchmarks/bench_exact_ablation.py). See :data:`BOUND_SETS`.
     fixing : bool or None, default None

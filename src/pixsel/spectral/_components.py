@@ -1,0 +1,57 @@
+"""Sparse principal components of a covariance: the leading eigenpair on a support, GSPCA's
+component of exactly ``k`` loadings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._array_api import get_namespace, is_numpy
+from .._validation import sign_flip
+from ._dispatch import greedy_path
+from ._linalg_xp import submatrix, top_eigh, weights_on_support_xp
+from ._path import pick_path
+
+__all__ = ["DIRECTIONS", "greedy_sparse_component", "leading_component"]
+
+#: The passes of :func:`greedy_sparse_component` (``'dual'``: both, the better one at ``k``).
+DIRECTIONS = ("forward", "backward", "dual")
+
+
+def leading_component(C, S):
+    """``(lambda_max(C_SS), v)``: the top eigenpair of ``C`` on ``S``, ``v`` of length ``p``, unit
+    norm, zero off ``S``, its largest-magnitude entry positive (in C's library)."""
+    xp, _ = get_namespace(C, names=["C"])
+    if not is_numpy(xp):
+        w, v = top_eigh(xp, submatrix(xp, C, S))
+        z = weights_on_support_xp(xp, C, None, S)  # the same vector, scattered to length p
+        return w, z
+    w, U = np.linalg.eigh(C[np.ix_(S, S)])
+    v = np.zeros(C.shape[0])
+    v[S] = sign_flip(U[:, -1])
+    return float(w[-1]), v
+
+
+def greedy_sparse_component(C, k, direction, *, certificate=None):
+    """GSPCA's first sparse component of a covariance ``C`` with exactly ``k`` loadings.
+
+    The greedy pass(es) of ``direction`` (forward to ``k`` only), the better one at ``k`` (ties
+    to backward) and the leading eigenpair on its support. Used by
+    :class:`pixsel.selection.SparsePCASelector` and, once per deflated component, by
+    :class:`pixsel.decomposition.GreedySparsePCA`.
+
+    Returns
+    -------
+    forward, backward : SparsePath or None
+    best : SparsePath
+    variance : float
+        ``lambda_max(C_SS)`` of the chosen support ``S = best.support(k)``.
+    component : ndarray of shape (p,)
+    """
+    fwd = bwd = None
+    if direction in ("forward", "dual"):
+        fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=certificate)
+    if direction in ("backward", "dual"):
+        bwd = greedy_path(C, direction="backward", form="full", certificate=certificate)
+    best = pick_path(fwd, bwd, k)
+    variance, component = leading_component(C, best.support(k))
+    return fwd, bwd, best, variance, component

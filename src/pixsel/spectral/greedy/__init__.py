@@ -1,0 +1,38 @@
+"""Greedy paths on explicit matrices, one kernel per form of ``A``.
+
+* a vector ``a`` (``A = a a^T``, two-class LDA): the blocked rank-one elimination
+  (``_rank_one``; its Numba panel loop ``_rank_one_jit``, its array-API twin ``_rank_one_xp``);
+* a factor ``M`` (``A = M M^T``, multiclass LDA): the left-looking multiclass path
+  (``_multiclass``, ``_multiclass_jit``, ``_multiclass_xp``);
+* a full symmetric ``A`` (sparse PCA, general pairs): the full-rank paths by secular equations
+  and certified Krylov updates (``_fullrank``, ``_fullrank_dense``, ``_fullrank_krylov``,
+  ``_fullrank_jit``, ``_fullrank_xp``; the primitives in ``_secular`` and ``_secular_jit``);
+* the local improvement of one sparse PCA support (``_refine``, ``_refine_jit``);
+* the unblocked ``O(p^3)`` reference of the rank-one path, for tests (``_reference``).
+
+The door that picks among them is :func:`pixsel.spectral.greedy_path`.
+"""
+
+from ._fullrank import fullrank_greedy_path
+from ._fullrank_xp import fullrank_path_xp
+from ._multiclass import multiclass_greedy_path
+from ._multiclass_xp import multiclass_path_xp
+from ._rank_one import prefix_objectives, rank_one_greedy_path, rank_one_path
+from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp, rank_one_path_xp
+from ._reference import greedy_path_reference
+from ._refine import refine_support
+
+__all__ = [
+    "check_form_pair_xp",
+    "fullrank_greedy_path",
+    "fullrank_path_xp",
+    "greedy_path_reference",
+    "multiclass_greedy_path",
+    "multiclass_path_xp",
+    "prefix_objectives",
+    "rank_one_greedy_path",
+    "rank_one_greedy_path_xp",
+    "rank_one_path",
+    "rank_one_path_xp",
+    "refine_support",
+]

@@ -1,0 +1,215 @@
+"""The binary greedy paths (forward, backward) on any array-API library, on the data's device.
+
+The same blocked symmetric elimination as the NumPy kernel (:mod:`pixsel.spectral.greedy._rank_one`,
+paper 000's Appendix): forward on ``R = B`` with the residual ``r = a`` and pivot
+``argmax r_i^2 / R_ii``, backward on ``P = B^{-1}`` with ``w = P a`` and pivot
+``argmin w_i^2 / P_ii``. Inside a panel of ``T`` steps only the diagonal, the vector and the
+panel's columns are kept current (each new column is the stored row minus the panel's
+contribution, one matrix-vector product); at the panel's end the working matrix receives the
+rank-``T`` update as one matrix product and is compacted to its live rows. Written against the
+array API standard: on a GPU the ``O(p^3)`` work is matrix products on the device and only the
+pivot (one index and one number per step) comes back to the host.
+
+Differences from the NumPy kernel, by design: the update is a general matrix product (the
+standard has no SYRK, so twice the flops of ``dsyrk``), there are no drift checkpoints (the
+NumPy kernel's refactors need a Cholesky per checkpoint; ``info['checkpoints']`` is empty), and
+the computation is in float64 where the device has it (float32 otherwise). Ties within a
+relative ``1e-12`` go to the lowest index, as in the NumPy kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._array_api import has_float64, to_numpy
+from ..._validation import check_int
+from .._path import SparsePath
+
+_TIE_RTOL = 1e-12
+
+
+def _default_block_size(p):
+    return 16 if p <= 256 else 32 if p <= 1024 else 64
+
+
+def _pick(xp, gains, alive, forward):
+    """Index of the best live candidate (ties within ``_TIE_RTOL`` to the lowest index) and its gain."""
+    if forward:
+        g = xp.where(alive, gains, xp.full_like(gains, -xp.inf))
+        best = xp.max(g)
+        ok = g >= best - _TIE_RTOL * xp.abs(best)
+    else:
+        g = xp.where(alive, gains, xp.full_like(gains, xp.inf))
+        best = xp.min(g)
+        ok = g <= best + _TIE_RTOL * xp.abs(best)
+    return int(xp.argmax(xp.astype(ok, xp.int8)))
+
+
+def rank_one_path_xp(xp, dev, a, B, direction, block_size=None, fixed_order=None):
+    """``(order, objective, info)`` of the binary greedy path of ``(a, B)`` (arrays of ``xp``).
+
+    ``order`` and ``objective`` are NumPy (``p`` numbers: the path is metadata, the work
+    stayed on the device). ``fixed_order`` (forward only, a NumPy permutation): eliminate in
+    that order instead of the greedy one, which gives the objective of every prefix (the
+    thresholding paths).
+    """
+    hi = xp.float64 if has_float64(xp, dev) else xp.float32
+    a = xp.astype(a, hi)
+    B = xp.astype(B, hi)
+    p = a.shape[0]
+    T = _default_block_size(p) if block_size is None else int(block_size)
+    forward = direction == "forward"
+    eps = float(np.finfo(np.float64 if hi == xp.float64 else np.float32).eps)
+    if forward:
+        M, v = B, a
+        tol = p * eps * xp.maximum(xp.abs(xp.linalg.diagonal(B)), xp.full((p,), 1e-300, dtype=hi, device=dev))
+        f = 0.0
+    else:
+        M = xp.linalg.inv(B)
+        v = M @ a
+        f = float(xp.sum(a * v))
+        tol = None
+    d = xp.linalg.diagonal(M)
+    ids = np.arange(p)  # original index of every live row of M
+    alive = xp.ones((p,), dtype=xp.bool, device=dev)
+    order, objective = [], np.empty(p)
+    zero_pivots = 0
+    steps = 0
+    while steps < p:
+        m = M.shape[0]
+        L = xp.zeros((m, T), dtype=hi, device=dev)
+        t = 0
+        while t < T and steps < p:
+            if forward:
+                usable = d > tol
+                gains = xp.where(usable, v * v / xp.where(usable, d, xp.ones_like(d)), xp.zeros_like(d))
+            else:  # a removed row has d = 0 until the panel's compaction: keep it out of the division
+                gains = v * v / xp.where(alive, d, xp.ones_like(d))
+            if fixed_order is None:
+                j = _pick(xp, gains, alive, forward)
+            else:  # ids stays sorted (compaction keeps the order): the position of the next index
+                j = int(np.searchsorted(ids, fixed_order[steps]))
+            col = M[j, :] - L[:, :t] @ L[j, :t] if t else M[j, :]
+            piv = float(col[j])
+            vj = float(v[j])
+            order.append(int(ids[j]))
+            if forward:
+                if piv > float(tol[j]):
+                    f += vj * vj / piv
+                    l = col / piv ** 0.5
+                    L[:, t] = l
+                    v = v - l * (vj / piv ** 0.5)
+                    d = d - l * l
+                    t += 1
+                else:
+                    zero_pivots += 1
+                objective[steps] = f
+            else:
+                objective[p - 1 - steps] = f
+                l = col / piv ** 0.5
+                L[:, t] = l
+                f -= vj * vj / piv
+                v = v - l * (vj / piv ** 0.5)
+                d = d - l * l
+                t += 1
+            alive[j] = False
+            steps += 1
+        # the panel's rank-t update, then only the live rows and columns are kept
+        if t:
+            M = M - L[:, :t] @ L[:, :t].T
+        keep = np.flatnonzero(to_numpy(alive))
+        keep_d = xp.asarray(keep, device=dev)
+        M = xp.take(xp.take(M, keep_d, axis=0), keep_d, axis=1)
+        v, d = xp.take(v, keep_d), xp.take(d, keep_d)
+        if tol is not None:
+            tol = xp.take(tol, keep_d)
+        alive = xp.take(alive, keep_d)
+        ids = ids[keep]
+    info = {"block_size": T, "checkpoints": [], "refactors": [], "zero_pivots": zero_pivots,
+            "array_api": True}
+    return np.asarray(order, dtype=np.intp), objective, info
+
+
+def _symmetry_error(xp, M, name):
+    Mf = xp.astype(M, xp.float64 if has_float64(xp, None) else xp.float32)
+    scale = max(float(xp.max(xp.abs(Mf))), np.finfo(float).tiny)
+    worst = float(xp.max(xp.abs(Mf - Mf.T)))
+    if not worst <= 1e-8 * scale:
+        raise ValueError(
+            f"{name} must be symmetric; the largest asymmetry |{name} - {name}.T| is {worst:.3g}. "
+            f"Pass ({name} + {name}.T) / 2 if that is intended."
+        )
+
+
+def _is_symmetric_xp(xp, M):
+    Mf = xp.astype(M, xp.float64 if has_float64(xp, None) else xp.float32)
+    scale = max(float(xp.max(xp.abs(Mf))), np.finfo(float).tiny) if M.shape[0] else 1.0
+    return M.shape[0] == 0 or float(xp.max(xp.abs(Mf - Mf.T))) <= 1e-12 * scale
+
+
+def check_form_pair_xp(xp, A, B, owner, form="vector"):
+    """:func:`pixsel.spectral._forms.check_form_pair` on the device: shapes, real dtype,
+    finiteness, symmetry (one reduction each; the messages of
+    :func:`pixsel._validation.check_pair`). Returns the resolved form."""
+    if form == "auto":
+        if A.ndim == 1:
+            form = "vector"
+        elif A.ndim == 2 and A.shape[0] == A.shape[1] and _is_symmetric_xp(xp, A):
+            form = "full"
+        else:
+            form = "factor"
+    name = "a" if form == "vector" else "A"
+    if form == "vector" and A.ndim != 1:
+        raise ValueError(
+            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
+            f"class means); got shape {tuple(A.shape)}. Pass a.ravel() if it is a column."
+        )
+    if form == "factor" and A.ndim != 2:
+        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {tuple(A.shape)}.")
+    if form == "full" and (A.ndim != 2 or A.shape[0] != A.shape[1]):
+        raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {tuple(A.shape)}.")
+    p = A.shape[0]
+    if p == 0:
+        raise ValueError(f"{owner} needs at least one feature; got an empty {name}.")
+    if form == "factor" and A.shape[1] == 0:
+        raise ValueError("The factor A has no columns: A = M M^T would be zero.")
+    if B is not None:
+        if B.ndim != 2 or B.shape[0] != B.shape[1]:
+            raise ValueError(f"B must be a square matrix; got shape {tuple(B.shape)}.")
+        if B.shape[0] != p:
+            what = "entries" if form == "vector" else "rows"
+            raise ValueError(
+                f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
+                f"shape ({p}, {p}); got {tuple(B.shape)}."
+            )
+    for nm, M in ((name, A), ("B", B)):
+        if M is None:
+            continue
+        if not xp.isdtype(M.dtype, ("real floating", "integral")):
+            raise TypeError(f"{nm} must hold real numbers; got dtype {M.dtype}.")
+        if xp.isdtype(M.dtype, "real floating") and not bool(xp.all(xp.isfinite(M))):
+            raise ValueError(f"{nm} contains NaN or infinite values; remove them before the path.")
+    if form == "full":
+        _symmetry_error(xp, A, "A")
+    if B is not None:
+        _symmetry_error(xp, B, "B")
+    return form
+
+
+def _check_pair_xp(xp, a, B, owner):
+    """The binary kernel's pair check (a vector ``a``, a given ``B``)."""
+    check_form_pair_xp(xp, a, B, owner, form="vector")
+
+
+def rank_one_greedy_path_xp(xp, dev, a, B, direction, block_size=None, owner="rank_one_greedy_path"):
+    """:func:`pixsel.spectral.rank_one_greedy_path` for arrays of another library (``B`` given).
+
+    The path (``order``, ``objective``: ``p`` numbers) comes back as NumPy; ``path.A`` and
+    ``path.B`` are host copies made once, so ``path.weights(k)`` and the certificates work as
+    for NumPy input."""
+    _check_pair_xp(xp, a, B, owner)
+    if block_size is not None:
+        block_size = check_int(block_size, "block_size", low=1, owner=owner)
+    order, objective, info = rank_one_path_xp(xp, dev, a, B, direction, block_size)
+    return SparsePath(order=order, objective=objective, direction=direction,
+                      A=to_numpy(a, np.float64), B=to_numpy(B, np.float64), info=info)

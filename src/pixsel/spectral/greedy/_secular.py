@@ -1,0 +1,181 @@
+"""Secular equations and small bordered eigenproblems: the primitives of the full-rank greedy.
+
+A bordered or row-deleted symmetric eigenproblem has its eigenvalues at the roots of a
+*secular equation* over the old spectrum ``theta``:
+
+* bordering ``diag(theta)`` with a row ``(b, c)`` (adding a feature): the largest root of
+  ``lam - c - sum_j b_j^2 / (lam - theta_j)`` (:func:`secular_border`);
+* deleting a row ``w`` (in eigen-coordinates; removing a feature): the root in
+  ``[theta_2, theta_1]`` of ``sum_j w_j^2 / (lam - theta_j)`` (:func:`secular_deleted`).
+
+Both are solved for many candidates at once by safeguarded Newton iterations. The closed-form
+2 x 2, 3 x 3 (arrow) and batched 4 x 4 bounds screen the candidates first, and :func:`top2`
+gives the two largest eigenpairs of a small matrix. Used by the full-rank greedy
+(:mod:`pixsel.spectral.greedy._fullrank`) and by support refinement (:mod:`pixsel.spectral.greedy._refine`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+__all__ = ["EPS", "secular_border", "secular_deleted", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
+
+EPS = np.finfo(np.float64).eps
+_EPS = EPS
+
+
+def _compiled(name):
+    """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit`, or ``None`` without
+    Numba (imported on first use: importing pixsel does not pay for Numba)."""
+    try:
+        from . import _secular_jit
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        return None
+    return getattr(_secular_jit, name)
+
+
+def _rows(x, n):
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)))
+
+
+def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
+    """Largest root of ``phi(lam) = lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]``.
+
+    ``phi`` is increasing and concave right of the largest pole, so Newton's method started
+    from a lower bound (``phi(lo) <= 0``) climbs monotonically to the root and converges
+    quadratically; every iterate stays a lower bound. All rows at once (``compiled``: one
+    Numba loop per row, :mod:`pixsel.spectral.greedy._secular_jit`; ``False``: vectorized NumPy).
+    """
+    jit = _compiled("secular_border_rows") if compiled else None
+    if jit is not None:
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        n = b.shape[0]
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), b, _rows(c, n), _rows(lo, n), _rows(hi, n), max_iter)
+    b2 = b * b
+    lam = lo.copy()
+    active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(max_iter):
+            if not active.any():
+                break
+            ia = np.flatnonzero(active)
+            la = lam[ia]
+            diff = la[:, None] - theta[None, :]
+            q = np.where(b2[ia] == 0.0, 0.0, b2[ia] / diff)  # a decoupled pole adds nothing
+            phi = la - c[ia] - q.sum(axis=1)
+            dphi = 1.0 + np.where(q == 0.0, 0.0, q / diff).sum(axis=1)
+            step = -phi / dphi
+            bad = ~np.isfinite(step)  # at a pole: nudge right
+            step[bad] = 1e-8 * (hi[ia][bad] - la[bad])
+            new = np.minimum(la + np.maximum(step, 0.0), hi[ia])
+            done = (phi >= 0) | (new - la <= 4 * _EPS * np.abs(new))
+            lam[ia] = new
+            active[ia[done]] = False
+    return lam
+
+
+def secular_deleted(theta, w2, lo, hi, max_iter=100, compiled=True):
+    """Root of ``sum_j w2_j / (lam - theta_j)`` in ``[lo, hi]`` (decreasing there), rows at once
+    (``compiled`` as in :func:`secular_border`)."""
+    jit = _compiled("secular_deleted_rows") if compiled else None
+    if jit is not None:
+        w2 = np.ascontiguousarray(w2, dtype=np.float64)
+        n = w2.shape[0]
+        return jit(np.ascontiguousarray(theta, dtype=np.float64), w2, _rows(lo, n), _rows(hi, n), max_iter)
+    lo = lo.copy()
+    hi = hi.copy()
+    lam = 0.5 * (lo + hi)
+    active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
+    lam[~active] = hi[~active]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(max_iter):
+            if not active.any():
+                break
+            ia = np.flatnonzero(active)
+            la = lam[ia]
+            diff = la[:, None] - theta[None, :]
+            q = w2[ia] / diff
+            g = q.sum(axis=1)
+            dg = -(q / diff).sum(axis=1)
+            pos = g > 0  # root to the right
+            lo[ia] = np.where(pos, la, lo[ia])
+            hi[ia] = np.where(pos, hi[ia], la)
+            new = la - g / dg
+            bad = ~((new > lo[ia]) & (new < hi[ia])) | ~np.isfinite(new)
+            new[bad] = 0.5 * (lo[ia][bad] + hi[ia][bad])
+            done = (np.abs(new - la) <= 2 * _EPS * np.abs(new)) | (
+                hi[ia] - lo[ia] <= 4 * _EPS * np.maximum(np.abs(hi[ia]), 1e-300)
+            )
+            lam[ia] = new
+            active[ia[done]] = False
+    return lam
+
+
+def eig2_max(a, b, c):
+    """Largest eigenvalue of [[a, b], [b, c]] elementwise."""
+    return 0.5 * (a + c) + np.sqrt(0.25 * (a - c) ** 2 + b * b)
+
+
+def arrow3_max(a, b, c, d, e):
+    """Upper bound (within 1e-7 relative) on lambda_max of [[a, 0, d], [0, b, e], [d, e, c]].
+
+    Closed-form trigonometric solution (vectorized); its rounding error, at worst about
+    sqrt(eps) relative near a double eigenvalue, is covered by the returned inflation. Also never
+    above the 2 x 2 bound on ``(max(a, b), sqrt(d^2 + e^2), c)``, which is exact arithmetic-safe.
+    """
+    q = (a + b + c) / 3.0
+    p1 = d * d + e * e
+    a_, b_, c_ = a - q, b - q, c - q
+    p2 = a_ * a_ + b_ * b_ + c_ * c_ + 2.0 * p1
+    pp = np.sqrt(p2 / 6.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = (a_ * b_ * c_ - a_ * e * e - b_ * d * d) / np.where(pp > 0, pp, 1.0) ** 3
+    r = np.clip(det / 2.0, -1.0, 1.0)
+    lam = q + 2.0 * pp * np.cos(np.arccos(r) / 3.0)
+    scale = np.abs(a) + np.abs(b) + np.abs(c) + np.sqrt(p1)
+    lam = lam + 1e-7 * scale
+    two = eig2_max(np.maximum(a, b), np.sqrt(p1), c) + 1e-12 * scale
+    return np.minimum(lam, two)
+
+
+def top2(M):
+    """Two largest eigenpairs of a small symmetric matrix (one tridiagonalization, no full basis)."""
+    t = M.shape[0]
+    w, V = sla.eigh(M, subset_by_index=[max(0, t - 2), t - 1], driver="evr")
+    th2 = w[0] if t > 1 else w[-1]
+    return w[-1], th2, V[:, -1]
+
+
+def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
+    """Largest eigenvalue of the arrow matrices ``[[diag(d1, d2, d3), b], [b^T, c]]`` (rows at once),
+    inflated by ``1e-12`` of the entries' scale so that it is an upper bound despite rounding.
+
+    ``compiled`` (with scalar ``d1, d2, d3``): the largest root of the secular equation by a
+    Numba Newton loop (:func:`pixsel.spectral.greedy._secular_jit.arrow4_rows`), climbing from the
+    best 2 x 2 lower bound, its margin certified by the sign of the secular function (a batched
+    4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead); otherwise that ``eigvalsh``.
+    """
+    n = len(c)
+    if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
+        jit = _compiled("arrow4_rows")
+        if jit is not None:
+            d = np.array([d1, d2, d3], dtype=np.float64)
+            o = np.argsort(d, kind="stable")
+            B = np.empty((n, 3))
+            B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
+            c = _rows(c, n)
+            scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(B).sum(axis=1)
+            lam, ok = jit(d[o], np.ascontiguousarray(B[:, o]), c, 1e-12 * scale, 100)
+            bad = np.flatnonzero(~ok)
+            if len(bad):  # Newton stalled within rounding of a pole: LAPACK for those rows
+                lam[bad] = arrow4_max(d1, d2, d3, c[bad], B[bad, 0], B[bad, 1], B[bad, 2], compiled=False)
+            return lam
+    T = np.zeros((n, 4, 4))
+    T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
+    T[:, 0, 3] = T[:, 3, 0] = b1
+    T[:, 1, 3] = T[:, 3, 1] = b2
+    T[:, 2, 3] = T[:, 3, 2] = b3
+    lam = np.linalg.eigvalsh(T)[:, -1]
+    scale = np.abs(d1) + np.abs(d2) + np.abs(d3) + np.abs(c) + np.abs(b1) + np.abs(b2) + np.abs(b3)
+    return lam + 1e-12 * scale

@@ -1,0 +1,107 @@
+import numpy as np
+import pytest
+
+from pixsel.spectral.bounds._certificates import certify, dual_certificate, inclusion_bounds
+from pixsel.spectral import greedy_path
+from pixsel.spectral.thresholding._renormalize import renormalize, simple_thresholding
+
+
+def _problems(rng, oracle, p=9):
+    X = rng.standard_normal((40, p)) @ (np.eye(p) + 0.5 * rng.standard_normal((p, p)))
+    C = np.cov(X, rowvar=False)
+    B = oracle.spd(rng, p)
+    M = rng.standard_normal((p, 3))
+    a = rng.standard_normal(p)
+    Mdef = rng.standard_normal((p, 1)) @ rng.standard_normal((1, 3))  # rank-deficient factor
+    return [(C, None), (C, B), (M, B), (a, B), (Mdef, None), (M @ M.T, B)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("criterion", ["max-eig", "trace"])
+def test_bounds_never_below_brute_force(oracle, seed, criterion):
+    rng = np.random.default_rng(seed)
+    p = 9
+    for A, B in _problems(rng, oracle, p):
+        best = [oracle.best(A, B, k, criterion) for k in range(1, p + 1)]
+        ub = inclusion_bounds(A, B, criterion=criterion)
+        assert np.all(ub >= np.array(best) * (1 - 1e-12) - 1e-12), (A.shape, criterion)
+        for d in ("forward", "backward"):
+            path = certify(greedy_path(A, B, direction=d, criterion=criterion))
+            assert np.all(path.upper_bound >= np.array(best) - 1e-12 * np.abs(best).max())
+            assert np.all(path.gap >= -1e-12 * np.abs(best).max())
+            assert path.upper_bound[-1] == pytest.approx(path.objective[-1], rel=1e-8)
+
+
+def test_dual_certificate_sound_and_useful(oracle):
+    """Whenever a support is proved optimal, it is optimal (brute force); and it does fire."""
+    fired = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        p = 10
+        u = np.zeros(p)
+        u[:4] = rng.standard_normal(4)
+        X = rng.standard_normal((60, p)) * 0.5 + rng.standard_normal((60, 1)) * u * (1 + seed % 3)
+        A = np.cov(X, rowvar=False)
+        path = certify(greedy_path(A), dual=True)
+        proved = path.info["proved_optimal"]
+        for k in range(1, p + 1):
+            best = oracle.best(A, None, k)
+            assert path.upper_bound[k - 1] >= best * (1 - 1e-12)
+            if proved[k - 1]:
+                fired += 1
+                assert path.objective[k - 1] == pytest.approx(best, rel=1e-9)
+    assert fired > 4 * 3
+
+
+def test_dual_feasibility_of_Y():
+    """The certificate's matrices satisfy Y_i >= B_i and Y_i >= 0 (the dual constraints)."""
+    rng = np.random.default_rng(3)
+    m, p = 6, 5
+    F = rng.standard_normal((m, p))
+    x = rng.standard_normal(m)
+    x /= np.linalg.norm(x)
+    g = F.T @ x
+    rho = 0.5 * float(np.median(g * g))
+    for i in range(p):
+        a = F[:, i]
+        Bi = np.outer(a, a) - rho * np.eye(m)
+        if g[i] ** 2 > rho:
+            Y = Bi @ np.outer(x, x) @ Bi / (x @ Bi @ x)
+        else:
+            P = np.eye(m) - np.outer(x, x)
+            mu = max(0.0, rho * (a @ a - rho) / (rho - g[i] ** 2))
+            Y = mu * P @ np.outer(a, a) @ P / (a @ P @ a)
+        assert np.linalg.eigvalsh(Y - Bi)[0] >= -1e-9
+        assert np.linalg.eigvalsh(Y)[0] >= -1e-9
+
+
+def test_dual_certificate_full_support():
+    A = np.cov(np.random.default_rng(0).standard_normal((20, 4)), rowvar=False)
+    bound, ok = dual_certificate(A, range(4))
+    assert ok and bound == pytest.approx(np.linalg.eigvalsh(A)[-1])
+
+
+def test_renormalize_proposition_2(oracle):
+    rng = np.random.default_rng(4)
+    p = 8
+    for A, B in _problems(rng, oracle, p):
+        x = rng.standard_normal(p) * (rng.random(p) < 0.5)
+        x[0] = 1.0
+        z, value = renormalize(x, A, B)
+        Bd = np.eye(p) if B is None else B
+        Afull = np.outer(A, A) if A.ndim == 1 else (A @ A.T if A.shape[1] != p else A)
+        assert value == pytest.approx(oracle.value(A, B, np.flatnonzero(x)), rel=1e-10)
+        assert value >= (x @ Afull @ x) / (x @ Bd @ x) - 1e-10
+        assert z @ Bd @ z == pytest.approx(1.0)
+        assert z @ Afull @ z == pytest.approx(value, rel=1e-9)
+        assert set(np.flatnonzero(z)) <= set(np.flatnonzero(x))
+
+
+def test_simple_thresholding(oracle):
+    rng = np.random.default_rng(6)
+    p = 8
+    for A, B in _problems(rng, oracle, p):
+        path = simple_thresholding(A, B)
+        for k in (1, 3, p):
+            assert path.objective[k - 1] == pytest.approx(oracle.value(A, B, path.support(k)), rel=1e-9)
+        assert path.objective[-1] == pytest.approx(oracle.value(A, B, range(p)), rel=1e-9)

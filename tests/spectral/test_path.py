@@ -1,0 +1,68 @@
+"""Path helpers and sparse components (spectral/_path.py, spectral/_components.py)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from pixsel.spectral import (
+    SparsePath,
+    best_objective,
+    greedy_path,
+    greedy_sparse_component,
+    leading_component,
+    pick_path,
+)
+
+
+def _path(obj, direction):
+    obj = np.asarray(obj, dtype=float)
+    return SparsePath(order=np.arange(len(obj)), objective=obj, direction=direction, A=np.eye(len(obj)))
+
+
+def test_pick_path_prefers_larger_ties_backward_and_skips_short_paths():
+    f, b = _path([3.0, 2.0, 1.0], "forward"), _path([1.0, 2.0, 5.0], "backward")
+    assert pick_path(f, b, 1) is f
+    assert pick_path(f, b, 2) is b  # tie -> backward
+    assert pick_path(f, None, 2) is f and pick_path(None, b, 2) is b
+    short = _path([3.0], "forward")
+    assert pick_path(short, b, 2) is b
+
+
+def test_best_objective_is_elementwise_max_as_long_as_the_longest():
+    f, b = _path([3.0], "forward"), _path([1.0, 2.0, 5.0], "backward")
+    np.testing.assert_array_equal(best_objective(f, b), [3.0, 2.0, 5.0])
+    np.testing.assert_array_equal(best_objective(None, b), [1.0, 2.0, 5.0])
+
+
+def test_leading_component_is_the_top_eigenpair_on_the_support():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 7))
+    C = np.cov(X, rowvar=False)
+    S = np.array([1, 4, 5])
+    lam, v = leading_component(C, S)
+    w, U = np.linalg.eigh(C[np.ix_(S, S)])
+    assert lam == pytest.approx(w[-1], rel=1e-12)
+    assert np.count_nonzero(v) == 3 and np.all(v[[0, 2, 3, 6]] == 0)
+    assert np.linalg.norm(v) == pytest.approx(1.0)
+    np.testing.assert_allclose(C[np.ix_(S, S)] @ v[S], lam * v[S], atol=1e-12)
+    assert v[S][np.argmax(np.abs(v[S]))] > 0  # sign convention
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "dual"])
+def test_greedy_sparse_component_is_the_better_greedy_support(direction):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 6)) @ rng.normal(size=(6, 6))
+    C = np.cov(X, rowvar=False)
+    k = 3
+    fwd, bwd, best, variance, comp = greedy_sparse_component(C, k, direction)
+    assert (fwd is None) == (direction == "backward") and (bwd is None) == (direction == "forward")
+    S = best.support(k)
+    assert variance == pytest.approx(np.linalg.eigvalsh(C[np.ix_(S, S)])[-1], rel=1e-12)
+    # never worse than the forward greedy, never better than brute force over all supports
+    f = greedy_path(C, direction="forward", form="full", max_k=k, certificate=None).objective[k - 1]
+    top = max(np.linalg.eigvalsh(C[np.ix_(T, T)])[-1] for T in map(list, itertools.combinations(range(6), k)))
+    assert variance <= top * (1 + 1e-12)
+    if direction != "backward":
+        assert variance >= f * (1 - 1e-12)
+    np.testing.assert_array_equal(np.flatnonzero(comp), np.sort(S))
