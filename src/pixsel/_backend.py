@@ -184,7 +184,7 @@ def check_chunks_finite(route, X):
     """A Dask ``X`` read by nothing else: check every chunk (a NaN located at its row of X);
     other routes were checked by :func:`validate_fit`."""
     if route.backend == "dask":
-        from .stats._reduce import block_reduce  # the one walk over row blocks; no public door
+        from .stats import block_reduce  # the one walk over row blocks
 
         block_reduce(check_finite, lambda parts: None, X)
 
@@ -240,14 +240,12 @@ def positive_definite(route, B) -> bool:
 
 def support_weights(route, a, B, S):
     """``weights_on_support(a, B, S)[S]`` in the route's library (the discriminant on ``S``)."""
+    from .spectral import weights_on_support
+
     if not route.foreign:
-        from .spectral import weights_on_support
-
         return weights_on_support(a, B, S)[S]
-    from .spectral._linalg_xp import weights_on_support_xp  # no public door yet
-
     xp = route.xp
-    return xp.take(weights_on_support_xp(xp, a, B, S), xp.asarray(S, device=route.device))
+    return xp.take(weights_on_support(a, B, S), xp.asarray(S, device=route.device))
 
 
 def count_varying(X) -> int:

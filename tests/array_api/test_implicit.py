@@ -6,7 +6,7 @@ import pytest
 
 from pixsel._array_api import _force_array_api
 from pixsel.spectral import implicit_greedy_path
-from pixsel.spectral.implicit._implicit_xp import DeviceGramOperator, gram_operator
+from pixsel.stats import DeviceGramOperator, gram_operator
 from pixsel.stats import CenteredGramOperator
 
 

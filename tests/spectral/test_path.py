@@ -12,6 +12,7 @@ from pixsel.spectral import (
     greedy_sparse_component,
     leading_component,
     pick_path,
+    weights_on_support,
 )
 
 
@@ -66,3 +67,18 @@ def test_greedy_sparse_component_is_the_better_greedy_support(direction):
     if direction != "backward":
         assert variance >= f * (1 - 1e-12)
     np.testing.assert_array_equal(np.flatnonzero(comp), np.sort(S))
+
+
+@pytest.mark.parametrize("form", ["vector", "factor", "full"])
+def test_weights_on_support_accepts_arrays_of_another_library(form):
+    xps = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(7)
+    p = 6
+    R = rng.normal(size=(p, p))
+    B = R @ R.T + p * np.eye(p)
+    A = {"vector": rng.normal(size=p), "factor": rng.normal(size=(p, 2)), "full": np.cov(rng.normal(size=(20, p)).T)}[form]
+    S = [0, 2, 5]
+    want = weights_on_support(A, B, S)
+    got = weights_on_support(xps.asarray(A), xps.asarray(B), S)
+    assert type(got) is type(xps.asarray(B)) and got.shape == (p,)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)

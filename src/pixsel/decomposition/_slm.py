@@ -18,13 +18,13 @@ from ..projection import (
     estimate_sigma_tau,
     estimate_variances,
     general_slm_projection,
+    kernel_dictionary_learning,
     kernel_lasso_codes,
     kernel_lasso_factor,
     kernel_slm_projection,
     lasso_gram_cd,
     slm_projection,
 )
-from ..projection._kernel_coding import _dictionary_learning
 from ._base import _KernelMixin
 
 from typing import TYPE_CHECKING
@@ -448,8 +448,8 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
             initial = np.sort(rng.choice(n_basis, size=K, replace=False))
             lasso = None if self.coding_algorithm == "lasso_cd" else _lasso(self.coding_algorithm)
             with self._progress(max_iter, "kernel SLM dictionary (iterations)") as steps:
-                F, codes, self.n_iter_, self.history_, self.converged_, Kdd = _dictionary_learning(
-                    Kxx, initial, alpha, lasso, max_iter=max_iter, tol=float(self.tol),
+                F, codes, self.n_iter_, self.history_, self.converged_, Kdd = kernel_dictionary_learning(
+                    Kxx, initial, alpha, lasso, max_iter=max_iter, tol=float(self.tol), return_gram=True,
                     callback=(lambda it, obj: steps.update(1, f"objective {obj:.6g}")) if self.progress else None,
                 )
             self.basis_ = basis

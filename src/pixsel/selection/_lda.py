@@ -8,9 +8,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import check_options
 from ..spectral import greedy_path, implicit_greedy_path
-from ..spectral.implicit._implicit import _cached  # no public name yet
-from ..spectral.implicit._implicit_xp import gram_operator
-from ..stats import class_statistics, regularize, ridge_regularization
+from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
 
@@ -352,7 +350,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
-        with _cached(B):  # a Dask X on a cluster: its chunks stay on the workers for all the passes
+        with B.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes
             info = ridge_regularization(reg, B.mean_variance())
             B = B.with_alpha(info.alpha)
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor

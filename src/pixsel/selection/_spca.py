@@ -7,8 +7,7 @@ import numpy as np
 from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
 from ..spectral import certify, greedy_sparse_component, implicit_greedy_path, leading_component, refine_support
-from ..spectral.implicit._implicit_xp import gram_operator
-from ..stats import covariance
+from ..stats import covariance, gram_operator
 from ._base import _PathSelector
 from ._exact_fit import relative_gap
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups

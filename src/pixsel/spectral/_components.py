@@ -8,8 +8,8 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy
 from .._validation import sign_flip
 from ._dispatch import greedy_path
-from ._linalg_xp import submatrix, top_eigh, weights_on_support_xp
-from ._path import pick_path
+from ._linalg_xp import submatrix, top_eigh
+from ._path import pick_path, weights_on_support
 
 __all__ = ["DIRECTIONS", "greedy_sparse_component", "leading_component"]
 
@@ -23,7 +23,7 @@ def leading_component(C, S):
     xp, _ = get_namespace(C, names=["C"])
     if not is_numpy(xp):
         w, v = top_eigh(xp, submatrix(xp, C, S))
-        z = weights_on_support_xp(xp, C, None, S)  # the same vector, scattered to length p
+        z = weights_on_support(C, None, S)  # the same vector, scattered to length p
         return w, z
     w, U = np.linalg.eigh(C[np.ix_(S, S)])
     v = np.zeros(C.shape[0])

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._array_api import get_namespace, is_numpy
 from .._validation import check_int
+from ._linalg_xp import weights_on_support_xp
 
 from typing import TYPE_CHECKING
 
@@ -29,8 +31,12 @@ def weights_on_support(A: ArrayLike, B: ArrayLike, support: ArrayLike) -> NDArra
 
     For a vector ``A = a`` this is the discriminant ``z = B_SS^{-1} a_S``; for a matrix ``A`` it is
     the principal generalized eigenvector of ``(A_SS, B_SS)`` normalized to ``z^T B_SS z = 1``.
-    The returned vector has length ``p`` and is zero off the support.
+    The returned vector has length ``p`` and is zero off the support. Arrays of another library
+    (a device array) give the same vector in that library, on that device.
     """
+    xp, _ = get_namespace(A, B, names=["A", "B"])
+    if not is_numpy(xp):
+        return weights_on_support_xp(xp, A, B, support)
     A, B = _as_problem(A, B)
     S = np.asarray(support, dtype=np.intp)
     z = np.zeros(A.shape[0])

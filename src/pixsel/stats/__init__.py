@@ -5,12 +5,13 @@
 * per-feature statistics for the scores: :func:`column_moments`, :func:`class_sums`, and on a
   sample graph :func:`graph_moments` (the graph from :func:`heat_kernel_knn_graph`);
 * the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
-  image-scale greedy paths), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
+  image-scale greedy paths; :class:`DeviceGramOperator` on another library's device,
+  :func:`gram_operator` picks one for an ``X``), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
   (the passes of the block Krylov SVD);
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`.
 
-Every walk over the rows goes through one block reduction (``_reduce.block_reduce``): bounded
+Every walk over the rows goes through one block reduction (:func:`block_reduce`): bounded
 row blocks of a NumPy array, the same code inside every chunk of a Dask array. The graph forms
 are the exception by nature (``S F`` needs every sample of a column): they walk column blocks.
 """
@@ -18,6 +19,7 @@ are the exception by nature (``S F`` needs every sample of a column): they walk 
 from ._columns import ClassSums, class_sums, column_moments
 from ._graph import GraphMoments, graph_moments, heat_kernel_knn_graph
 from ._gram import CenteredGramOperator, centered_gram_matmat, centered_projected_gram
+from ._gram_xp import DeviceGramOperator, gram_operator
 from ._moments import (
     ClassMeans,
     ClassStatistics,
@@ -27,6 +29,7 @@ from ._moments import (
     class_statistics,
     covariance,
 )
+from ._reduce import block_reduce
 from ._regularize import AUTO_RIDGE, Regularization, regularize, ridge_regularization
 
 __all__ = [
@@ -34,6 +37,8 @@ __all__ = [
     "ClassStatistics",
     "ClassSums",
     "CenteredGramOperator",
+    "DeviceGramOperator",
+    "gram_operator",
     "GraphMoments",
     "graph_moments",
     "heat_kernel_knn_graph",
@@ -50,4 +55,5 @@ __all__ = [
     "regularize",
     "ridge_regularization",
     "AUTO_RIDGE",
+    "block_reduce",
 ]

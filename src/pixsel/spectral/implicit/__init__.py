@@ -1,11 +1,11 @@
 """Greedy paths through a Gram operator: no ``p x p`` matrix (images at full resolution).
 
-``_implicit`` holds the NumPy kernel (column access through
-:class:`pixsel.stats.CenteredGramOperator`), ``_implicit_xp`` the operator on another array
-library's device.
+``_implicit`` holds the kernel: column access through an operator such as
+:class:`pixsel.stats.CenteredGramOperator` (its twin on another library's device is
+:class:`pixsel.stats.DeviceGramOperator`; :func:`pixsel.stats.gram_operator` picks one), the
+path state on the host.
 """
 
 from ._implicit import implicit_greedy_path, use_implicit
-from ._implicit_xp import DeviceGramOperator, gram_operator
 
-__all__ = ["DeviceGramOperator", "gram_operator", "implicit_greedy_path", "use_implicit"]
+__all__ = ["implicit_greedy_path", "use_implicit"]

@@ -1,5 +1,6 @@
-"""The implicit forward path (:mod:`._implicit`) on arrays of another library: the passes over
-``X`` on X's device, the path state on the host.
+"""The centred Gram operator on arrays of another library: the passes over ``X`` on X's
+device, for the implicit forward path (:func:`pixsel.spectral.implicit_greedy_path`), whose
+state stays on the host.
 
 The cost of the implicit path is its passes over the data: the diagonal and blocks of columns
 ``X^T (X[:, idx] - M[y, idx]) / N`` of the centred Gram matrix, ``O(N p b)`` each. The greedy
@@ -7,9 +8,9 @@ state is ``O(p (k + r))`` and each step touches it once (a rank-one update of a 
 panel and a few ``p``-vectors), so :class:`DeviceGramOperator` runs the passes in X's library
 and on its device, in float64 where the device has it (the accumulation policy of
 :mod:`pixsel.stats._gram`: float32 data, float64 products), and hands each ``p x b`` panel, the
-diagonal and the class means to the host once; the NumPy kernels of :mod:`._implicit`
-(:func:`~pixsel.spectral.implicit._implicit.implicit_greedy_path`, the same code, the same path and tie
-rule) consume them unchanged. Traffic: one ``p x b`` panel per pass, against ``N x p`` reads on
+diagonal and the class means to the host once; the NumPy kernel
+(:func:`~pixsel.spectral.implicit_greedy_path`, the same code, the same path and tie rule)
+consumes them unchanged. Traffic: one ``p x b`` panel per pass, against ``N x p`` reads on
 the device.
 
 :func:`gram_operator` picks the operator for an ``X``: NumPy and Dask arrays, and (the CPU
@@ -19,11 +20,12 @@ policy of :mod:`pixsel._array_api`) arrays on a CPU through a zero-copy view, ge
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import numpy as np
 
-from ..._array_api import (
+from .._array_api import (
     float_dtype,
     from_numpy,
     get_namespace,
@@ -34,9 +36,9 @@ from ..._array_api import (
     runs_on_host,
     to_numpy,
 )
-from ..._validation import check_real, is_dask_array
-from ...stats._gram import GRAM_BLOCK_BYTES, CenteredGramOperator
-from ...stats._moments import ClassMeans, _check_counts, class_codes
+from .._validation import check_real, is_dask_array
+from ._gram import GRAM_BLOCK_BYTES, CenteredGramOperator
+from ._moments import ClassMeans, _check_counts, class_codes
 
 __all__ = ["DeviceGramOperator", "gram_operator"]
 
@@ -65,8 +67,8 @@ class DeviceGramOperator:
     ``G = Xc^T Xc / N + alpha I`` with ``Xc = X - M[y]``: the passes over ``X`` run in X's
     library on its device (rows in tiles of ``block_bytes`` of the work dtype, products in
     float64 where the device has it); the results (``p``-vectors, ``p x b`` panels, the class
-    means) are NumPy float64, as the forward kernels of :mod:`pixsel.spectral.implicit._implicit` read
-    them. Same attributes and column-access protocol as ``CenteredGramOperator``.
+    means) are NumPy float64, as the implicit forward kernels
+    (:func:`pixsel.spectral.implicit_greedy_path`) read them. Same attributes and column-access protocol as ``CenteredGramOperator``.
 
     Examples
     --------
@@ -105,7 +107,7 @@ class DeviceGramOperator:
         self.means = self.class_means.means  # (C, p) float64, NumPy
         self._means = from_numpy(xp, self.means, dev, dtype=self._wd)
         if not bool(np.all(np.isfinite(self.means))):
-            from ..._validation import check_finite
+            from .._validation import check_finite
 
             check_finite(to_numpy(X), "X")  # an error path: the host copy names the row
         self.alpha = check_real(alpha, "alpha", low=0, owner="DeviceGramOperator")
@@ -143,6 +145,10 @@ class DeviceGramOperator:
         out = copy.copy(self)
         out.alpha = check_real(alpha, "alpha", low=0, owner="DeviceGramOperator")
         return out
+
+    def cached(self):
+        """The context of :meth:`CenteredGramOperator.cached`; ``X`` is already on its device."""
+        return contextlib.nullcontext(self)
 
     def mean_variance(self):
         """``trace(Xc^T Xc / N) / p`` (one pass the first time)."""
