@@ -22,6 +22,7 @@ from ._baselines import (
     variance_score,
 )
 from ..stats import column_moments, heat_kernel_knn_graph  # re-exported (they lived here)
+from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
 from ._sampling import merge_draws, sample_features, top_features
 from ._subspace import SubspaceScores, leverage_residual, resolve_gamma, subspace_scores
@@ -50,4 +51,7 @@ __all__ = [
     "sample_features",
     "merge_draws",
     "top_features",
+    "greedy_column_subset",
+    "pivoted_qr_columns",
+    "column_subset_objective",
 ]

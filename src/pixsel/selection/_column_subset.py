@@ -8,7 +8,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_options, resolve_k
-from ..scores._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
+from ..scores import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 
 from typing import TYPE_CHECKING
 

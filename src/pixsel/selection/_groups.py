@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._array_api import to_numpy
 from .._validation import resolve_k
-from ..spectral._groups import check_groups, exact_group_support, group_greedy_path
+from ..spectral import check_groups, exact_group_support, group_greedy_path
 
 from typing import TYPE_CHECKING
 

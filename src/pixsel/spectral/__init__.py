@@ -4,6 +4,8 @@ from ._components import DIRECTIONS as DIRECTIONS  # the estimators' direction o
 from ._components import greedy_sparse_component, leading_component
 from ._dispatch import greedy_path  # vector -> rank_one_greedy_path, factor -> multiclass, matrix -> full rank
 from ._forms import infer_form
+from ._groups import check_groups as check_groups  # the selectors' groups check, not in __all__
+from ._groups import exact_group_support, group_greedy_path
 from ._path import SparsePath, best_objective, objective_on_support, pick_path, weights_on_support
 from .bounds import certify, check_nesting_bound, dual_certificate, inclusion_bounds, nesting_ratios, sparsity_lower_bound
 from .exact import ExactPath, ExactResult, SearchState, exact_path, exact_support, plain_search, tighten_path_bound
@@ -42,4 +44,6 @@ __all__ = [
     "leading_component",
     "pick_path",
     "best_objective",
+    "group_greedy_path",
+    "exact_group_support",
 ]
