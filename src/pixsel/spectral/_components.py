@@ -11,13 +11,22 @@ from ._dispatch import greedy_path
 from ._linalg_xp import submatrix, top_eigh
 from ._path import pick_path, weights_on_support
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from ._path import SparsePath
+
 __all__ = ["DIRECTIONS", "greedy_sparse_component", "leading_component"]
 
 #: The passes of :func:`greedy_sparse_component` (``'dual'``: both, the better one at ``k``).
 DIRECTIONS = ("forward", "backward", "dual")
 
 
-def leading_component(C, S):
+def leading_component(C: Any, S: ArrayLike) -> tuple[float, Any]:
     """``(lambda_max(C_SS), v)``: the top eigenpair of ``C`` on ``S``, ``v`` of length ``p``, unit
     norm, zero off ``S``, its largest-magnitude entry positive (in C's library)."""
     xp, _ = get_namespace(C, names=["C"])
@@ -31,7 +40,9 @@ def leading_component(C, S):
     return float(w[-1]), v
 
 
-def greedy_sparse_component(C, k, direction, *, certificate=None):
+def greedy_sparse_component(
+    C: Any, k: int, direction: Literal["forward", "backward", "dual"], *, certificate: str | None = None
+) -> tuple[SparsePath | None, SparsePath | None, SparsePath, float, Any]:
     """GSPCA's first sparse component of a covariance ``C`` with exactly ``k`` loadings.
 
     The greedy pass(es) of ``direction`` (forward to ``k`` only), the better one at ``k`` (ties

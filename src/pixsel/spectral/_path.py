@@ -151,7 +151,7 @@ class SparsePath:
         return weights_on_support(self.A, self.B, self.support(k))
 
 
-def pick_path(forward, backward, k):
+def pick_path(forward: SparsePath | None, backward: SparsePath | None, k: int) -> SparsePath | None:
     """The path with the larger objective at ``k`` (ties go to ``backward``); either may be None.
 
     A path shorter than ``k`` (a forward pass stopped at ``max_k``) does not compete.
@@ -167,7 +167,7 @@ def pick_path(forward, backward, k):
     return backward if backward.objective[k - 1] >= forward.objective[k - 1] else forward
 
 
-def best_objective(*paths):
+def best_objective(*paths: SparsePath | None) -> NDArray:
     """Per ``k``, the best objective of the given paths (None skipped), as long as the longest."""
     objs = [p.objective for p in paths if p is not None]
     out = np.full(max(len(o) for o in objs), -np.inf)

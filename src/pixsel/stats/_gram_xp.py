@@ -40,10 +40,20 @@ from .._validation import check_real, is_dask_array
 from ._gram import GRAM_BLOCK_BYTES, CenteredGramOperator
 from ._moments import ClassMeans, _check_counts, class_codes
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["DeviceGramOperator", "gram_operator"]
 
 
-def gram_operator(X, y=None, *, classes=None, alpha=0.0):
+def gram_operator(
+    X: Any, y: ArrayLike | None = None, *, classes: Any = None, alpha: float = 0.0
+) -> CenteredGramOperator | DeviceGramOperator:
     """The centred Gram operator of ``X`` for the implicit path, on X's device.
 
     NumPy and Dask arrays, and arrays of another library on a CPU (viewed without a copy, the
@@ -81,7 +91,10 @@ class DeviceGramOperator:
     ([0.5, 0.5], [1.0, 0.5])
     """
 
-    def __init__(self, X, y=None, *, classes=None, alpha=0.0, block_bytes=GRAM_BLOCK_BYTES):
+    def __init__(
+        self, X: Any, y: ArrayLike | None = None, *, classes: Any = None, alpha: float = 0.0,
+        block_bytes: int = GRAM_BLOCK_BYTES,
+    ) -> None:
         xp, dev = get_namespace(X, names=["X"])
         if X.ndim != 2:
             raise ValueError(
@@ -140,21 +153,21 @@ class DeviceGramOperator:
     def n_passes(self):
         return self._state["passes"]
 
-    def with_alpha(self, alpha):
+    def with_alpha(self, alpha: float) -> DeviceGramOperator:
         """The same operator (sharing ``X`` and the means) with ridge ``alpha``."""
         out = copy.copy(self)
         out.alpha = check_real(alpha, "alpha", low=0, owner="DeviceGramOperator")
         return out
 
-    def cached(self):
+    def cached(self) -> AbstractContextManager[DeviceGramOperator]:
         """The context of :meth:`CenteredGramOperator.cached`; ``X`` is already on its device."""
         return contextlib.nullcontext(self)
 
-    def mean_variance(self):
+    def mean_variance(self) -> float:
         """``trace(Xc^T Xc / N) / p`` (one pass the first time)."""
         return float(np.mean(self.diag() - self.alpha))
 
-    def diag(self):
+    def diag(self) -> NDArray:
         """The diagonal (one pass, the first time; then remembered), NumPy float64."""
         if self._state["diag"] is None:
             xp = self._xp
@@ -167,11 +180,11 @@ class DeviceGramOperator:
             self._state["diag"] = to_numpy(sq, np.float64) / self.n
         return self._state["diag"] + self.alpha
 
-    def column(self, j):
+    def column(self, j: int) -> NDArray:
         """Column ``j`` (one pass); prefer :meth:`columns` for several."""
         return self.columns([j])[:, 0]
 
-    def columns(self, idx):
+    def columns(self, idx: ArrayLike) -> NDArray:
         """Columns ``idx`` as a ``(p, len(idx))`` NumPy float64 panel, in one pass over ``X``."""
         xp = self._xp
         idx = np.asarray(idx, dtype=np.intp).ravel()
@@ -187,7 +200,7 @@ class DeviceGramOperator:
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 
-    def submatrix(self, idx):
+    def submatrix(self, idx: ArrayLike) -> NDArray:
         """``G[idx][:, idx]`` as NumPy float64 (one pass)."""
         xp = self._xp
         idx = np.asarray(idx, dtype=np.intp).ravel()

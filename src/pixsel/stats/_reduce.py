@@ -31,6 +31,12 @@ import numpy as np
 
 from .._validation import NonFiniteError, is_dask_array
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 __all__ = ["block_reduce", "sum_partials"]
 
 #: default bytes of float64 working memory per row block (rows per block = this / (8 p)).
@@ -103,8 +109,16 @@ def _parallel_slots():
     return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1))
 
 
-def block_reduce(part, merge, X, *row_arrays, block_bytes=BLOCK_BYTES, min_rows=1, merge_inplace=None,
-                 chains=None):
+def block_reduce(
+    part: Callable[..., Any],
+    merge: Callable[[list], Any],
+    X: Any,
+    *row_arrays: Any,
+    block_bytes: int = BLOCK_BYTES,
+    min_rows: int = 1,
+    merge_inplace: Callable[[list], Any] | None = None,
+    chains: int | None = None,
+) -> Any:
     """Reduce ``X`` (and NumPy arrays aligned with its rows) block by block.
 
     Parameters
