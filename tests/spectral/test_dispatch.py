@@ -94,3 +94,52 @@ def test_singular_B_forward_has_infinite_bound_and_backward_asks_for_regularizat
     with pytest.raises(TypeError, match="binary kernel"):
         greedy_path(np.eye(3), block_size=2)
     assert greedy_path(a, B, block_size=2).order.tolist() == path.order.tolist()
+
+
+def _data(seed=4, n=30, p=12):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], n // 3)
+    X = rng.standard_normal((n, p)) + 2.0 * np.eye(3, p)[y]
+    return X, y
+
+
+def test_gram_operator_b_takes_the_implicit_route_same_path_as_the_kernel():
+    from pixsel.spectral.implicit import implicit_greedy_path
+    from pixsel.stats import gram_operator
+
+    X, y = _data()
+    B = gram_operator(X, y).with_alpha(0.05)
+    for a in (B.class_means.between_factor, B.class_means.between_factor[:, 0]):
+        want = implicit_greedy_path(a, B, max_k=5)
+        got = greedy_path(a, B, max_k=5)
+        assert type(got) is type(want) and got.info["kind"] == "lda"
+        np.testing.assert_array_equal(got.order, want.order)
+        np.testing.assert_array_equal(got.objective, want.objective)  # the same kernel, bit for bit
+
+
+def test_gram_operator_a_is_implicit_sparse_pca_equal_to_the_dense_path(oracle):
+    from pixsel.stats import gram_operator
+
+    X, _ = _data(seed=6)
+    C = np.cov(X, rowvar=False, bias=True)  # the operator's Xc^T Xc / N
+    got = greedy_path(gram_operator(X), max_k=6)
+    order, obj = oracle.greedy(C, None, "forward")
+    assert got.info["kind"] == "pca"
+    np.testing.assert_array_equal(got.order, order[:6])
+    np.testing.assert_allclose(got.objective, obj[:6], rtol=1e-9)
+
+
+def test_gram_operator_errors_say_how_to_fix_the_call():
+    from pixsel.stats import gram_operator
+
+    X, y = _data()
+    B = gram_operator(X, y).with_alpha(0.05)
+    a = B.class_means.between_factor
+    with pytest.raises(ValueError, match="forward selection only"):
+        greedy_path(a, B, direction="backward", max_k=3)
+    with pytest.raises(ValueError, match="needs max_k"):
+        greedy_path(a, B)
+    with pytest.raises(ValueError, match="certificate=None"):
+        greedy_path(a, B, max_k=3, certificate="inclusion")
+    with pytest.raises(TypeError, match="block_size"):
+        greedy_path(a, B, max_k=3, check_every=2)

@@ -7,7 +7,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import check_options
-from ..spectral import greedy_path, implicit_greedy_path
+from ..spectral import greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
@@ -355,8 +355,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             B = B.with_alpha(info.alpha)
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
             with path_progress(self) as progress:
-                path = implicit_greedy_path(a, B, max_k=k, criterion=self.criterion,
-                                            callback=progress("forward path (implicit)"))
+                path = greedy_path(a, B, max_k=k, criterion=self.criterion,
+                                   callback=progress("forward path (implicit)"))
             self.classes_ = classes
             self.regularization_ = info.to_dict()
             self._set_paths(path, None, k, "forward")

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
-from ..spectral import certify, greedy_sparse_component, implicit_greedy_path, leading_component, refine_support
+from ..spectral import certify, greedy_path, greedy_sparse_component, leading_component, refine_support
 from ..stats import covariance, gram_operator
 from ._base import _PathSelector
 from ._exact_fit import relative_gap
@@ -256,7 +256,7 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
                                  "dense fits); pass algorithm='dense' or stability=None.")
             direction = "forward"
-            fwd, bwd = implicit_greedy_path(gram_operator(X), max_k=k), None  # passes on X's device
+            fwd, bwd = greedy_path(gram_operator(X), max_k=k), None  # passes on X's device
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)

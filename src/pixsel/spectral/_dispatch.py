@@ -7,14 +7,21 @@
 * a ``p x r`` factor ``M`` with ``A = M M^T`` (multiclass LDA, ``r = C - 1``) ->
   :func:`~pixsel.spectral.greedy._multiclass.multiclass_greedy_path`;
 * a full symmetric ``p x p`` matrix (sparse PCA, general pairs) ->
-  :func:`~pixsel.spectral.greedy._fullrank.fullrank_greedy_path`.
+  :func:`~pixsel.spectral.greedy._fullrank.fullrank_greedy_path`;
+* a Gram operator (``A`` for sparse PCA, or ``B`` for LDA; column access through the data, no
+  ``p x p`` matrix) -> :func:`~pixsel.spectral.implicit_greedy_path` (forward, to ``max_k``).
+
+Where the path runs (NumPy or its compiled kernels, NumPy on host views of a CPU array of
+another library, the array-API kernels on a device, the implicit kernel for an operator) is the
+route that :func:`pixsel._routes.choose` gives for the ``'greedy'`` family.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import get_namespace, host_view, is_numpy, runs_on_host, to_numpy
+from .._array_api import get_namespace, host_view, to_numpy
+from .._routes import choose
 from .._validation import check_int, check_options
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
@@ -28,6 +35,7 @@ from .greedy import (
     rank_one_greedy_path_xp,
     rank_one_path,
 )
+from .implicit import implicit_greedy_path
 
 from typing import TYPE_CHECKING
 
@@ -60,14 +68,18 @@ def greedy_path(
 
     Parameters
     ----------
-    A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
+    A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features), or operator
         The numerator: a vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a
         symmetric matrix. float32 is accepted; the kernels compute in float64. Arrays of
         another library (PyTorch, CuPy, array-api-strict; ``A`` and ``B`` from the same one)
         run on their device, every form (in float64 where the device has it); on a CPU device
         NumPy's kernels run on views of them (the CPU policy of :mod:`pixsel._array_api`).
-    B : ndarray of shape (n_features, n_features) or None
-        Symmetric positive definite denominator; ``None`` means the identity (sparse PCA).
+        With ``B=None``, a Gram operator (:func:`pixsel.stats.gram_operator`) is the covariance
+        used through the data (implicit sparse PCA).
+    B : ndarray of shape (n_features, n_features), operator or None
+        Symmetric positive definite denominator; ``None`` means the identity (sparse PCA). A
+        Gram operator with its ridge (``gram_operator(X, y).with_alpha(alpha)``) runs the
+        implicit LDA path: no ``p x p`` matrix, forward only, ``max_k`` required.
     direction : {'forward', 'backward'}
         Forward selection from the empty set or backward elimination from all features.
     criterion : {'max-eig', 'trace'}
@@ -91,7 +103,8 @@ def greedy_path(
         other forms (a few inverses, or a full-rank pair) call it once when done.
     **kernel_options
         Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
-        ``drift_tol``; see :func:`pixsel.spectral.rank_one_greedy_path`).
+        ``drift_tol``; see :func:`pixsel.spectral.greedy.rank_one_greedy_path`), or
+        ``block_size`` to the implicit kernel (columns of ``B`` per pass over the data).
 
     Returns
     -------
@@ -118,12 +131,19 @@ def greedy_path(
     check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
-    xp, dev = get_namespace(A, B, names=["A", "B"])
-    if not is_numpy(xp) and runs_on_host(xp, dev):
+    if _is_operator(A) or _is_operator(B):
+        route = choose("greedy", algorithm="implicit")
+    else:
+        xp, dev = get_namespace(A, B, names=["A", "B"])
+        route = choose("greedy", xp=xp, device=dev, algorithm="dense")
+    if route.implicit:
+        return _implicit_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                              certificate=certificate, callback=callback, kernel_options=kernel_options)
+    if route.backend == "host":
         # the CPU policy (pixsel._array_api): NumPy's compiled kernels on views of A and B; the
         # path is host metadata either way
         A, B = host_view(A), host_view(B)
-    elif not is_numpy(xp):  # CUDA, CuPy, or forced: every form runs on the arrays' device
+    elif route.backend == "device":  # CUDA, CuPy, or forced: every form runs on the arrays' device
         path = _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
                                max_k=max_k, certificate=certificate, kernel_options=kernel_options)
         if callback is not None:
@@ -159,6 +179,35 @@ def greedy_path(
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)
     return path
+
+
+def _is_operator(M):
+    """A matrix given by column access (``diag()``, ``columns(idx)``), never formed."""
+    return M is not None and callable(getattr(M, "diag", None)) and callable(getattr(M, "columns", None))
+
+
+def _implicit_path(A, B, *, direction, criterion, form, max_k, certificate, callback, kernel_options):
+    """:func:`pixsel.spectral.greedy_path` with a Gram operator: the implicit forward path."""
+    if direction != "forward":
+        raise ValueError(
+            "greedy_path with a Gram operator runs forward selection only (the backward path starts "
+            "from the p x p matrix); use direction='forward', or pass the matrix."
+        )
+    if max_k is None:
+        raise ValueError("greedy_path with a Gram operator needs max_k (the number of forward steps).")
+    if certificate is not None:
+        raise ValueError(
+            "greedy_path with a Gram operator has no certificate option (the implicit path stores its "
+            "own cheap upper bound); use certificate=None."
+        )
+    if form != "auto":
+        raise ValueError(f"greedy_path with a Gram operator reads A itself; use form='auto', not {form!r}.")
+    if set(kernel_options) - {"block_size"}:
+        raise TypeError(
+            f"greedy_path got options {sorted(set(kernel_options) - {'block_size'})} that the implicit "
+            "kernel does not have; it accepts block_size."
+        )
+    return implicit_greedy_path(A, B, max_k=max_k, criterion=criterion, callback=callback, **kernel_options)
 
 
 def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certificate, kernel_options):

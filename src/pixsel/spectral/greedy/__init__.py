@@ -8,7 +8,9 @@
   and certified Krylov updates (``_fullrank``, ``_fullrank_dense``, ``_fullrank_krylov``,
   ``_fullrank_jit``, ``_fullrank_xp``; the primitives in ``_secular`` and ``_secular_jit``);
 * the local improvement of one sparse PCA support (``_refine``, ``_refine_jit``);
-* the unblocked ``O(p^3)`` reference of the rank-one path, for tests (``_reference``).
+* the unblocked ``O(p^3)`` reference of the rank-one path, for tests (``_reference``);
+* what every step shares (``_steps``): the pivot tolerance, the criterion value and the
+  left-looking forward loop that the multiclass and the implicit kernels both run.
 
 The door that picks among them is :func:`pixsel.spectral.greedy_path`.
 """
@@ -20,6 +22,7 @@ from ._multiclass_xp import multiclass_path_xp
 from ._rank_one import prefix_objectives, rank_one_greedy_path, rank_one_path
 from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp, rank_one_path_xp
 from ._reference import greedy_path_reference
+from ._steps import left_looking_forward
 from ._refine import refine_support
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "fullrank_greedy_path",
     "fullrank_path_xp",
     "greedy_path_reference",
+    "left_looking_forward",
     "multiclass_greedy_path",
     "multiclass_path_xp",
     "prefix_objectives",

@@ -51,82 +51,44 @@ import scipy.linalg as sla
 from ._multiclass_jit import backward_path, top_eig_added
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
+from ._steps import criterion_value, left_looking_forward
 
 __all__ = ["multiclass_greedy_path"]
 
 CRITERIA = ("max-eig", "trace")
 
 
-def _criterion_value(G, criterion):
-    if criterion == "trace":
-        return float(np.trace(G))
-    return float(np.linalg.eigvalsh(G)[-1])
-
-
-def _pivot_tol(diag):
-    return len(diag) * np.finfo(np.float64).eps * np.maximum(np.abs(diag), np.finfo(np.float64).tiny)
-
-
 def _forward(M, op, criterion, n_steps, method="auto", progress=None):
-    """Left-looking forward greedy on ``G_S``; returns ``order`` and ``objective`` (length n_steps)."""
-    p, r = M.shape
-    d = op.diag()
-    tol = _pivot_tol(d)
-    U = M.copy()
-    L = np.zeros((p, n_steps))
-    G = np.zeros((r, r))
-    free = np.ones(p, dtype=bool)
-    order = np.empty(n_steps, dtype=np.intp)
-    objective = np.empty(n_steps)
-    f = 0.0
-    n_eig = n_sec = 0
-    for t in range(n_steps):
-        ok = free & (d > tol)
-        score = np.full(p, -np.inf)
-        score[free] = f  # a candidate dependent on S (R_ii ~ 0) adds nothing
-        cand = np.flatnonzero(ok)
-        if len(cand):
-            Uc = U[cand]
-            dc = d[cand]
-            if criterion == "trace":
-                score[cand] = f + np.einsum("ij,ij->i", Uc, Uc) / dc
-            elif r == 1:
-                score[cand] = G[0, 0] + Uc[:, 0] ** 2 / dc
-            elif method == "auto":
-                theta, V = np.linalg.eigh(G)
-                vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)
-                n_sec += int(n_solved)
-                score[cand] = vals
-            else:
-                theta, V = np.linalg.eigh(G)
-                lower = theta[-1] + (Uc @ V[:, -1]) ** 2 / dc
-                upper = theta[-1] + np.einsum("ij,ij->i", Uc, Uc) / dc
-                scale = max(abs(theta[-1]), float(upper.max()), np.finfo(float).tiny)
-                surv = upper >= lower.max() - 1e-12 * scale
-                Us = Uc[surv] / np.sqrt(dc[surv])[:, None]
-                stack = G[None, :, :] + Us[:, :, None] * Us[:, None, :]
-                vals = np.full(len(cand), -np.inf)
-                vals[surv] = np.linalg.eigvalsh(stack)[:, -1]
-                n_eig += int(surv.sum())
-                score[cand] = vals
-        j = int(np.argmax(score))
-        order[t] = j
-        free[j] = False
-        if ok[j]:
-            col = op.column(j) - L[:, :t] @ L[j, :t]
-            piv = col[j]
-            if piv > tol[j]:
-                l = col / np.sqrt(piv)
-                L[:, t] = l
-                uj = U[j] / np.sqrt(piv)
-                U -= np.outer(l, uj)
-                G += np.outer(uj, uj)
-                d -= l * l
-                f = _criterion_value(G, criterion)
-        objective[t] = f
-        if progress is not None:
-            progress(t + 1, n_steps)
-    info = {"n_secular": n_sec} if method == "auto" else {"n_batched_eig": n_eig}
+    """Left-looking forward greedy on ``G_S``; returns ``order``, ``objective`` (length n_steps)
+    and the count of candidates solved."""
+    r = M.shape[1]
+    count = {"n": 0}
+
+    def score(Uc, dc, G, f):
+        if criterion == "trace":
+            return f + np.einsum("ij,ij->i", Uc, Uc) / dc, None
+        if r == 1:
+            return G[0, 0] + Uc[:, 0] ** 2 / dc, None
+        theta, V = np.linalg.eigh(G)
+        if method == "auto":
+            vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)
+            count["n"] += int(n_solved)
+            return vals, None
+        lower = theta[-1] + (Uc @ V[:, -1]) ** 2 / dc
+        upper = theta[-1] + np.einsum("ij,ij->i", Uc, Uc) / dc
+        scale = max(abs(theta[-1]), float(upper.max()), np.finfo(float).tiny)
+        surv = upper >= lower.max() - 1e-12 * scale
+        Us = Uc[surv] / np.sqrt(dc[surv])[:, None]
+        stack = G[None, :, :] + Us[:, :, None] * Us[:, None, :]
+        vals = np.full(len(Uc), -np.inf)
+        vals[surv] = np.linalg.eigvalsh(stack)[:, -1]
+        count["n"] += int(surv.sum())
+        return vals, None
+
+    order, objective = left_looking_forward(
+        M, op, criterion, n_steps, score, lambda j, cand, estimate: op.column(j), callback=progress
+    )
+    info = {"n_secular": count["n"]} if method == "auto" else {"n_batched_eig": count["n"]}
     return order, objective, info
 
 
@@ -162,7 +124,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     objective = np.empty(p)
     for step in range(p):
         size = p - step
-        objective[size - 1] = _criterion_value(G, criterion)
+        objective[size - 1] = criterion_value(G, criterion)
         if progress is not None and step:
             progress(step, p)
         if size == 1:

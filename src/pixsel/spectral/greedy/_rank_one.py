@@ -54,6 +54,7 @@ from scipy.linalg import blas, lapack
 from ..._array_api import get_namespace, host_view, is_numpy, runs_on_host
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._path import SparsePath
+from ._steps import pivot_tol
 
 from typing import TYPE_CHECKING
 
@@ -79,12 +80,6 @@ def _default_block_size(p):
     if p <= 1024:
         return 32
     return 64
-
-
-def _pivot_tol(diag, p):
-    """A Schur pivot below ``p * eps * |B_ii|`` is numerically zero (the candidate is a linear
-    combination of the chosen features)."""
-    return p * _EPS * np.maximum(np.abs(diag), np.finfo(np.float64).tiny)
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,7 +383,7 @@ def _greedy_forward(
     work = _Working(p)
     work.load(B)
     diag = np.diag(B).copy()
-    st = _State(a.copy(), np.arange(p), diag.copy(), _pivot_tol(diag, p))
+    st = _State(a.copy(), np.arange(p), diag.copy(), pivot_tol(diag, p))
     ctl = {"threshold": drift_tol, "last": 0}
 
     def checkpoint(k, st_, flops_since, force):
@@ -423,7 +418,7 @@ def _greedy_forward(
             st_.v = a[T_ids] - X.T @ y
             st_.ids = T_ids
             st_.d = work.diag()
-            st_.tol = _pivot_tol(diag[T_ids], p)
+            st_.tol = pivot_tol(diag[T_ids], p)
             st_.live = np.ones(len(T_ids), dtype=bool)
             st_.pen = np.zeros(len(T_ids))
             st_.f = f_check

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._path import SparsePath
+from ._steps import pivot_tol
 
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["greedy_path_reference"]
 
 
-def _pivot_tol(B):
-    return B.shape[0] * np.finfo(np.float64).eps * np.maximum(np.abs(np.diag(B)), np.finfo(float).tiny)
-
-
 def greedy_path_reference(a: ArrayLike, B: ArrayLike, direction: str = "forward") -> SparsePath:
     """Reference greedy path; see :func:`pixsel.spectral.greedy_path` for the contract."""
     a = np.asarray(a, dtype=np.float64)
@@ -34,7 +31,7 @@ def greedy_path_reference(a: ArrayLike, B: ArrayLike, direction: str = "forward"
     p = a.shape[0]
     order = np.empty(p, dtype=np.intp)
     objective = np.empty(p)
-    tol = _pivot_tol(B)
+    tol = pivot_tol(np.diag(B))
     if direction == "forward":
         R = B.copy()
         r = a.copy()

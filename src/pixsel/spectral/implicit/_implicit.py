@@ -41,7 +41,7 @@ import scipy.linalg as sla
 
 from ..._validation import check_int, check_options, sign_flip
 from .._path import SparsePath
-from ..greedy import fullrank_greedy_path
+from ..greedy import fullrank_greedy_path, left_looking_forward
 
 from typing import TYPE_CHECKING
 
@@ -196,10 +196,6 @@ def _envelope(ub):
 
 # --- the forward kernel for LDA through an operator ----------------------------------------------
 
-def _pivot_tol(diag):
-    return len(diag) * np.finfo(np.float64).eps * np.maximum(np.abs(diag), np.finfo(np.float64).tiny)
-
-
 def top_eig_rank_one(theta, W, lo, hi, *, prune=False):
     """``lambda_max(diag(theta) + w w^T)`` for every row ``w`` of ``W``: the secular equation.
 
@@ -294,75 +290,43 @@ def _two_pole_root(a, b, delta):
 def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
     """Left-looking forward greedy on ``G_S = M_S^T B_SS^{-1} M_S`` with ``B`` an operator.
 
-    The method of :mod:`pixsel.spectral.greedy._multiclass` (same path, same tie rule), with the
-    columns of ``B`` fetched in blocks: when the chosen index's column is not at hand, the
-    columns of the ``block_size`` best-scoring candidates are fetched in one pass over the data
-    (``op.columns``) and kept (at most ``2 block_size``); a later step whose winner is among them
-    costs no pass. The raw columns are exact, so blocking changes the number of passes, never
-    the path. Every Schur column is recomputed from its raw column (``B[:, j] - L L[j]^T``, left
-    looking), so no rounding accumulates in ``R``; all of it is float64.
+    The loop of the multiclass kernel (:func:`~pixsel.spectral.greedy._steps.left_looking_forward`:
+    same path, same tie rule), with the columns of ``B`` fetched in blocks: when the chosen
+    index's column is not at hand, the columns of the ``block_size`` best-scoring candidates are
+    fetched in one pass over the data (``op.columns``) and kept (at most ``2 block_size``); a
+    later step whose winner is among them costs no pass. The raw columns are exact, so blocking
+    changes the number of passes, never the path. Every Schur column is recomputed from its raw
+    column (``B[:, j] - L L[j]^T``, left looking), so no rounding accumulates in ``R``; all of it
+    is float64.
     """
-    p, r = M.shape
-    d = op.diag()
-    tol = _pivot_tol(d)
-    U = M.copy()
-    L = np.zeros((p, n_steps))
-    G = np.zeros((r, r))
-    free = np.ones(p, dtype=bool)
-    order = np.empty(n_steps, dtype=np.intp)
-    objective = np.empty(n_steps)
-    f = 0.0
+    p = M.shape[0]
     cap = 2 * block_size
     panel = np.empty((p, cap))  # cached raw columns of B
     slot_of = {}  # feature -> column of panel
-    n_fetch = n_hit = 0
-    for t in range(n_steps):
-        ok = free & (d > tol)
-        score = np.full(p, -np.inf)
-        score[free] = f  # a candidate dependent on S (R_ii ~ 0) adds nothing
-        cand = np.flatnonzero(ok)
-        estimate = score
-        if len(cand):
-            score[cand], est = _candidate_scores(U[cand], d[cand], G, f, criterion)
-            estimate = score.copy()
-            estimate[cand] = est
-        j = int(np.argmax(score))
-        order[t] = j
-        free[j] = False
-        if ok[j]:
-            if j in slot_of:
-                n_hit += 1
-            else:
-                # the block: j and the best-scoring other candidates whose columns are not at hand
-                ranked = cand[np.argsort(-estimate[cand], kind="stable")]
-                top = [j] + [int(i) for i in ranked[: block_size + 1] if i != j][: block_size - 1]
-                new = [i for i in top if i not in slot_of]
-                keep = set(top)
-                stale = sorted((i for i in slot_of if i not in keep), key=lambda i: estimate[i])
-                for i in stale[: max(0, len(slot_of) + len(new) - cap)]:  # evict the worst first
-                    del slot_of[i]
-                used = set(slot_of.values())
-                slots = [s for s in range(cap) if s not in used][: len(new)]
-                panel[:, slots] = op.columns(new)
-                slot_of.update(zip(new, slots))
-                n_fetch += 1
-            col = panel[:, slot_of.pop(j)] - L[:, :t] @ L[j, :t]
-            piv = col[j]
-            if piv > tol[j]:
-                l = col / np.sqrt(piv)
-                L[:, t] = l
-                uj = U[j] / np.sqrt(piv)
-                U -= np.outer(l, uj)
-                G += np.outer(uj, uj)
-                d -= l * l
-                f = _criterion_value(G, criterion)
-        objective[t] = f
-        if callback is not None:
-            callback(t + 1, n_steps)
-    return order, objective, {"n_column_passes": n_fetch, "n_column_hits": n_hit, "block_size": block_size}
+    count = {"fetch": 0, "hit": 0}
 
+    def column(j, cand, estimate):
+        if j in slot_of:
+            count["hit"] += 1
+        else:
+            # the block: j and the best-scoring other candidates whose columns are not at hand
+            ranked = cand[np.argsort(-estimate[cand], kind="stable")]
+            top = [j] + [int(i) for i in ranked[: block_size + 1] if i != j][: block_size - 1]
+            new = [i for i in top if i not in slot_of]
+            keep = set(top)
+            stale = sorted((i for i in slot_of if i not in keep), key=lambda i: estimate[i])
+            for i in stale[: max(0, len(slot_of) + len(new) - cap)]:  # evict the worst first
+                del slot_of[i]
+            used = set(slot_of.values())
+            slots = [s for s in range(cap) if s not in used][: len(new)]
+            panel[:, slots] = op.columns(new)
+            slot_of.update(zip(new, slots))
+            count["fetch"] += 1
+        return panel[:, slot_of.pop(j)]
 
-def _criterion_value(G, criterion):
-    if criterion == "trace":
-        return float(np.trace(G))
-    return float(np.linalg.eigvalsh(G)[-1])
+    def score(Uc, dc, G, f):
+        return _candidate_scores(Uc, dc, G, f, criterion)
+
+    order, objective = left_looking_forward(M, op, criterion, n_steps, score, column, callback=callback)
+    return order, objective, {"n_column_passes": count["fetch"], "n_column_hits": count["hit"],
+                              "block_size": block_size}
