@@ -2,18 +2,23 @@
 
 Pure NumPy/SciPy kernels on arrays (no scikit-learn, no I/O). See
 :mod:`pixsel.decomposition` for the estimators built on them.
+
+* sparse-linear-model projections: :func:`slm_projection` (closed form), :func:`kernel_slm_projection`,
+  :func:`general_slm_projection` (independent codes of their own variances), the estimates they
+  take (:func:`estimate_sigma_tau`, :func:`estimate_variances`) and their results
+  (:class:`SLMProjection`, :class:`GeneralSLMResult`);
+* kernel dictionaries: :func:`kernel_dictionary_learning` and the pre-images of its atoms
+  (:func:`rbf_preimages`);
+* manifold baselines: :func:`lpp`, :func:`npe`, :func:`spectral_regression_lpp`,
+  :func:`smooth_lpp`, :func:`kernel_lpp` and their graphs (:func:`knn_graph`,
+  :func:`lle_weights`, :func:`spatial_laplacian`).
+
+The objectives, gains and the lasso steps inside them stay importable from here for the
+estimators, tests and benchmarks, outside ``__all__``.
 """
 
-from ._general_slm import GeneralSLMResult, general_slm_objective, general_slm_projection
-from ._kernel_coding import (
-    kernel_dictionary_learning,
-    kernel_dictionary_update,
-    kernel_lasso_codes,
-    kernel_lasso_factor,
-    LassoGramResult,
-    lasso_gram_cd,
-    rbf_preimages,
-)
+from ._general_slm import GeneralSLMResult, general_slm_projection
+from ._kernel_coding import kernel_dictionary_learning, rbf_preimages
 from ._manifold import (
     kernel_lpp,
     knn_graph,
@@ -24,36 +29,29 @@ from ._manifold import (
     spatial_laplacian,
     spectral_regression_lpp,
 )
-from ._slm import (
-    SLMProjection,
-    estimate_sigma_tau,
-    estimate_variances,
-    kernel_slm_gain,
-    kernel_slm_projection,
-    slm_gain,
-    slm_objective,
-    slm_projection,
-)
+from ._slm import SLMProjection, estimate_sigma_tau, estimate_variances, kernel_slm_projection, slm_projection
+
+# Internals, importable for the estimators, tests and benchmarks; not in __all__.
+from ._general_slm import general_slm_objective as general_slm_objective
+from ._kernel_coding import LassoGramResult as LassoGramResult
+from ._kernel_coding import kernel_dictionary_update as kernel_dictionary_update
+from ._kernel_coding import kernel_lasso_codes as kernel_lasso_codes
+from ._kernel_coding import kernel_lasso_factor as kernel_lasso_factor
+from ._kernel_coding import lasso_gram_cd as lasso_gram_cd
+from ._slm import kernel_slm_gain as kernel_slm_gain
+from ._slm import slm_gain as slm_gain
+from ._slm import slm_objective as slm_objective
 
 __all__ = [
     "SLMProjection",
-    "slm_gain",
-    "kernel_slm_gain",
-    "slm_objective",
     "slm_projection",
     "kernel_slm_projection",
     "estimate_sigma_tau",
     "estimate_variances",
     "GeneralSLMResult",
-    "general_slm_objective",
     "general_slm_projection",
-    "kernel_lasso_factor",
-    "kernel_dictionary_update",
-    "kernel_lasso_codes",
     "kernel_dictionary_learning",
     "rbf_preimages",
-    "lasso_gram_cd",
-    "LassoGramResult",
     "knn_graph",
     "lle_weights",
     "lpp",

@@ -3,54 +3,63 @@
 Kernels here take arrays and statistics and return arrays; they do no validation beyond what
 their docstrings state (the selectors in :mod:`pixsel.selection` validate). Every pass over the
 samples (column moments, class sums, the Krylov products, the graph quadratic forms and the
-neighbour graph) is a :mod:`pixsel.stats` function; ``column_moments`` and
-``heat_kernel_knn_graph`` are re-exported here, where they used to live.
+neighbour graph) is a :mod:`pixsel.stats` function.
+
+* subspace scores: :func:`subspace_scores` (leverage plus ``gamma`` times residual, on the top
+  right singular vectors of :func:`block_krylov_svd`), with their results :class:`SubspaceScores`
+  and :class:`KrylovSVD`;
+* classical baselines: :func:`variance_score`, :func:`laplacian_score`,
+  :func:`supervised_laplacian_score`, :func:`fisher_score`, :func:`uniform_score`;
+* from scores to features: :func:`importance` (any named score as "higher is better"),
+  :func:`top_features`, :func:`sample_features`;
+* column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
+  :func:`column_subset_objective`.
+
+The score table, the forms that start from statistics (``*_from_sums``, ``*_from_graph``,
+``*_from_moments``) and the steps inside the subspace scores stay importable from here for the
+selectors, tests and benchmarks, outside ``__all__``; ``column_moments`` and
+``heat_kernel_knn_graph`` (now in :mod:`pixsel.stats`) are still importable from here.
 """
 
 from ._baselines import (
-    SCORES,
-    ScoreSpec,
     fisher_score,
-    fisher_score_from_sums,
     importance,
     laplacian_score,
-    laplacian_score_from_graph,
-    laplacian_score_from_moments,
     supervised_laplacian_score,
-    supervised_laplacian_score_from_sums,
     uniform_score,
     variance_score,
 )
-from ..stats import column_moments, heat_kernel_knn_graph  # re-exported (they lived here)
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
-from ._sampling import merge_draws, sample_features, top_features
-from ._subspace import SubspaceScores, leverage_residual, resolve_gamma, subspace_scores
+from ._sampling import sample_features, top_features
+from ._subspace import SubspaceScores, subspace_scores
+
+# Internals, importable for the selectors, tests and benchmarks; not in __all__.
+from ..stats import column_moments as column_moments
+from ..stats import heat_kernel_knn_graph as heat_kernel_knn_graph
+from ._baselines import SCORES as SCORES
+from ._baselines import ScoreSpec as ScoreSpec
+from ._baselines import fisher_score_from_sums as fisher_score_from_sums
+from ._baselines import laplacian_score_from_graph as laplacian_score_from_graph
+from ._baselines import laplacian_score_from_moments as laplacian_score_from_moments
+from ._baselines import supervised_laplacian_score_from_sums as supervised_laplacian_score_from_sums
+from ._sampling import merge_draws as merge_draws
+from ._subspace import leverage_residual as leverage_residual
+from ._subspace import resolve_gamma as resolve_gamma
 
 __all__ = [
-    "KrylovSVD",
-    "block_krylov_svd",
-    "column_moments",
-    "SubspaceScores",
     "subspace_scores",
-    "leverage_residual",
-    "resolve_gamma",
-    "ScoreSpec",
-    "SCORES",
-    "uniform_score",
+    "SubspaceScores",
+    "block_krylov_svd",
+    "KrylovSVD",
     "variance_score",
     "laplacian_score",
-    "laplacian_score_from_graph",
-    "laplacian_score_from_moments",
     "supervised_laplacian_score",
-    "supervised_laplacian_score_from_sums",
     "fisher_score",
-    "fisher_score_from_sums",
+    "uniform_score",
     "importance",
-    "heat_kernel_knn_graph",
-    "sample_features",
-    "merge_draws",
     "top_features",
+    "sample_features",
     "greedy_column_subset",
     "pivoted_qr_columns",
     "column_subset_objective",

@@ -6,13 +6,15 @@
   sample graph :func:`graph_moments` (the graph from :func:`heat_kernel_knn_graph`);
 * the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
   image-scale greedy paths; :class:`DeviceGramOperator` on another library's device,
-  :func:`gram_operator` picks one for an ``X``), :func:`centered_gram_matmat` and :func:`centered_projected_gram`
-  (the passes of the block Krylov SVD);
+  :func:`gram_operator` picks one for an ``X``), :func:`centered_gram_matmat` and
+  :func:`centered_projected_gram` (the passes of the block Krylov SVD);
+* the sample covariance (sparse PCA): :func:`covariance`;
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`.
 
-Every walk over the rows goes through one block reduction (:func:`block_reduce`): bounded
-row blocks of a NumPy array, the same code inside every chunk of a Dask array. The graph forms
+Every walk over the rows goes through one block reduction (:func:`block_reduce`, public for
+statistics of one's own): bounded row blocks of a NumPy array, the same code inside every chunk
+of a Dask array. The graph forms
 are the exception by nature (``S F`` needs every sample of a column): they walk column blocks.
 """
 
