@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._array_api import call_on_host, get_namespace, is_numpy, runs_on_host, to_numpy
+from .._array_api import call_on_host, get_namespace, is_numpy, to_numpy
+from .._routes import choose
 from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _simpls
 
 from typing import TYPE_CHECKING
@@ -131,9 +132,12 @@ def cardinal_counts(n: int, n_components: int) -> NDArray:
     return floors
 
 
-def _namespace(X, Y):
-    xp, _ = get_namespace(X, Y, names=["X", "Y"])
-    return None if is_numpy(xp) else xp
+def _route(X, Y):
+    """The arrays' namespace (None for NumPy), their device and where the PLS family runs on them
+    (:func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or ``'device'``)."""
+    xp, dev = get_namespace(X, Y, names=["X", "Y"])
+    backend = choose("pls", xp=xp, device=dev).backend
+    return (None if backend == "numpy" else xp), dev, backend
 
 
 def _prepare(X, Y, owner, xp=None):
@@ -308,9 +312,8 @@ def spls_eta(
     [0, 1, 2]
     """
     owner = "spls_eta"
-    xp = _namespace(X, Y)
-    dev = None if xp is None else get_namespace(X, Y, names=["X", "Y"])[1]
-    if xp is not None and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+    xp, dev, backend = _route(X, Y)
+    if backend == "host":  # the CPU policy: NumPy's code on views
         return call_on_host(spls_eta, xp, dev, X, Y, eta, n_components, max_iter=max_iter, tol=tol)
     Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape
@@ -372,9 +375,8 @@ def cardinal_spls(
     ([0, 1, 2, 3], [2, 1, 1])
     """
     owner = "cardinal_spls"
-    xp = _namespace(X, Y)
-    dev = None if xp is None else get_namespace(X, Y, names=["X", "Y"])[1]
-    if xp is not None and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+    xp, dev, backend = _route(X, Y)
+    if backend == "host":  # the CPU policy: NumPy's code on views
         return call_on_host(cardinal_spls, xp, dev, X, Y, n_features, n_components, max_iter=max_iter, tol=tol)
     Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
     N, p = Xc.shape

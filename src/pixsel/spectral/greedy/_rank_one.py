@@ -51,7 +51,8 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
-from ..._array_api import get_namespace, host_view, is_numpy, runs_on_host
+from ..._array_api import get_namespace, host_view
+from ..._routes import choose
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._path import SparsePath
 from ._steps import pivot_tol
@@ -594,9 +595,10 @@ def rank_one_greedy_path(
     owner = "rank_one_greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
     xp, dev = get_namespace(a, B, names=["a", "B"])
-    if not is_numpy(xp) and runs_on_host(xp, dev):  # a CPU device: NumPy's kernel on views
+    backend = choose("greedy", xp=xp, device=dev).backend
+    if backend == "host":  # a CPU device: NumPy's kernel on views
         a, B = host_view(a), host_view(B)
-    elif not is_numpy(xp):  # CUDA, CuPy (or forced): the same elimination on their device
+    elif backend == "device":  # CUDA, CuPy (or forced): the same elimination on their device
         if check_every is not None:
             raise TypeError("check_every: the array-API kernel keeps no drift checkpoints; pass NumPy arrays.")
         from ._rank_one_xp import rank_one_greedy_path_xp

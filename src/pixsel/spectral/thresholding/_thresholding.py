@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ..._array_api import get_namespace, host_view, is_numpy, runs_on_host
+from ..._array_api import get_namespace, host_view
+from ..._routes import choose
 from ..._validation import check_pair
 from .._path import SparsePath, objective_on_support
 from ..greedy import prefix_objectives
@@ -41,6 +42,13 @@ _SINGULAR = (
     "{ratio:.3g}). Regularize B first: regularization='auto' in SparseLDASelector, or "
     "pixsel.stats.regularize(B, 'auto')."
 )
+
+
+def _backend(A, B, names):
+    """The arrays' namespace and where the thresholding family runs on them
+    (:func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or ``'device'``)."""
+    xp, dev = get_namespace(A, B, names=names)
+    return xp, choose("thresholding", xp=xp, device=dev).backend
 
 
 def _ranking(scores):
@@ -83,10 +91,10 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
-    xp, dev = get_namespace(a, B, names=["a", "B"])
-    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+    xp, backend = _backend(a, B, ["a", "B"])
+    if backend == "host":  # the CPU policy: NumPy's code on views
         a, B = host_view(a), host_view(B)
-    elif not is_numpy(xp):  # CUDA, CuPy (or forced): on their device
+    elif backend == "device":  # CUDA, CuPy (or forced): on their device
         from ._thresholding_xp import fisher_thresholding_path_xp
 
         return fisher_thresholding_path_xp(xp, a, B, _SINGULAR)
@@ -138,10 +146,10 @@ def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
-    xp, dev = get_namespace(A, B, names=["A", "B"])
-    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on views
+    xp, backend = _backend(A, B, ["A", "B"])
+    if backend == "host":  # the CPU policy: NumPy's code on views
         A, B = host_view(A), host_view(B)
-    elif not is_numpy(xp):  # CUDA, CuPy (or forced): on their device
+    elif backend == "device":  # CUDA, CuPy (or forced): on their device
         from ._thresholding_xp import simple_thresholding_path_xp
 
         return simple_thresholding_path_xp(xp, A, B, _SINGULAR)
