@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from pixsel.spectral import greedy_path
-from pixsel.spectral.implicit._implicit import implicit_greedy_path, use_implicit
+from pixsel._routes import implicit_pays
+from pixsel.spectral.implicit._implicit import implicit_greedy_path
 from pixsel.stats import CenteredGramOperator, class_statistics
 
 
@@ -60,7 +61,7 @@ def test_float32_data_same_order():
 
 
 def test_rule_and_errors():
-    assert use_implicit(100, 10000) and not use_implicit(20000, 10000)
+    assert implicit_pays(100, 10000)[0] and not implicit_pays(20000, 10000)[0]  # the one rule: pixsel._routes
     X = np.ones((4, 6))
     with pytest.raises(ValueError, match="max_k"):
         implicit_greedy_path(CenteredGramOperator(X), max_k=7)

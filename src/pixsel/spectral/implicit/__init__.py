@@ -3,9 +3,10 @@
 ``_implicit`` holds the kernel: column access through an operator such as
 :class:`pixsel.stats.CenteredGramOperator` (its twin on another library's device is
 :class:`pixsel.stats.DeviceGramOperator`; :func:`pixsel.stats.gram_operator` picks one), the
-path state on the host.
+path state on the host. When to take this route is decided by :func:`pixsel._routes.choose`
+(its implicit row, :func:`pixsel._routes.implicit_pays`).
 """
 
-from ._implicit import implicit_greedy_path, use_implicit
+from ._implicit import implicit_greedy_path
 
-__all__ = ["implicit_greedy_path", "use_implicit"]
+__all__ = ["implicit_greedy_path"]

@@ -51,18 +51,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["implicit_greedy_path", "use_implicit"]
-
-
-def use_implicit(n_samples, n_features):
-    """The automatic rule: implicit when the ``p x p`` matrix would be large and ``N < p``.
-
-    Examples
-    --------
-    >>> use_implicit(2000, 16384), use_implicit(2414, 1024)
-    (True, False)
-    """
-    return n_features > 4096 and n_samples < n_features
+__all__ = ["implicit_greedy_path"]
 
 
 @dataclass
