@@ -11,29 +11,37 @@ Difference from the NumPy kernel, by design: for ``'max-eig'`` with ``r > 1`` ev
 candidate's ``lambda_max(G_S +- u u^T / d)`` is computed by one batched ``eigvalsh`` of ``p``
 ``r x r`` matrices (``O(p r^3)``, ``r = C - 1`` small) instead of the NumPy kernel's screening
 by bounds, which needs a host round-trip per step to gather the survivors. The choice is the
-same exact argmax (ties to the lowest index). Only the chosen index (one number per step) comes
-back to the host. Computations are in float64 where the device has it.
+same exact argmax (ties to the lowest index). Computations are in float64 where the device has
+it.
+
+**The path stays on the device.** The chosen index is a one-element device array used by
+``take``; a dependent candidate (zero pivot) is handled by ``where`` (its column and its
+rank-one terms are zero) instead of a host branch; the objective is a device scalar written
+into a device history. The order and the objectives come back in one copy at the end, so a
+GPU never waits for the host inside the path (counted on a CPU by
+:func:`pixsel._round_trips.count_round_trips`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..._array_api import device_of, has_float64
+from ..._array_api import device_of, has_float64, to_numpy
 
 __all__ = ["multiclass_path_xp"]
 
 
 def _crit(xp, G, criterion):
+    """The criterion of the small ``r x r`` matrix ``G``, a device scalar."""
     if criterion == "trace":
-        return float(xp.sum(xp.linalg.diagonal(G)))
-    return float(xp.linalg.eigvalsh((G + G.T) / 2)[-1])
+        return xp.sum(xp.linalg.diagonal(G))
+    return xp.linalg.eigvalsh((G + G.T) / 2)[-1]
 
 
 def _gains(xp, G, Uc, dc, criterion, sign):
     """``criterion(G + sign * u_i u_i^T / d_i)`` for every row ``u_i`` of ``Uc`` (one batch)."""
     if criterion == "trace":
-        return float(xp.sum(xp.linalg.diagonal(G))) + sign * xp.sum(Uc * Uc, axis=1) / dc
+        return xp.sum(xp.linalg.diagonal(G)) + sign * xp.sum(Uc * Uc, axis=1) / dc
     if Uc.shape[1] == 1:
         return G[0, 0] + sign * Uc[:, 0] ** 2 / dc
     Us = Uc / xp.sqrt(dc)[:, None]
@@ -42,9 +50,16 @@ def _gains(xp, G, Uc, dc, criterion, sign):
 
 
 def _argmax(xp, score):
-    """First index of the maximum (NumPy's argmax rule; the standard leaves ties unspecified)."""
+    """First index of the maximum (NumPy's argmax rule), a one-element device array."""
     best = xp.max(score)
-    return int(xp.argmax(xp.astype(score == best, xp.int8)))
+    return xp.reshape(xp.argmax(xp.astype(score == best, xp.int8)), (1,))
+
+
+def _history(xp, order, objective):
+    """``order`` (integers held in floating point) and ``objective``, copied back in one go."""
+    n = order.shape[0]
+    both = to_numpy(xp.concat([order, objective]), np.float64)
+    return both[:n].astype(np.intp), both[n:]
 
 
 def _forward(xp, M, B, criterion, n_steps):
@@ -56,39 +71,37 @@ def _forward(xp, M, B, criterion, n_steps):
     tol = p * eps * xp.maximum(xp.abs(d), xp.full((p,), 1e-300 if hi == xp.float64 else 1e-38, dtype=hi,
                                                   device=dev))
     U = xp.asarray(M, copy=True)
-    L = xp.zeros((p, max(n_steps, 1)), dtype=hi, device=dev)
+    L = xp.zeros((p, max(n_steps, 1)), dtype=hi, device=dev)  # a zero column for a dependent pick
     G = xp.zeros((r, r), dtype=hi, device=dev)
+    pos = xp.arange(p, dtype=xp.int64, device=dev)
     free = xp.ones((p,), dtype=xp.bool, device=dev)
     minus_inf = xp.full((p,), -xp.inf, dtype=hi, device=dev)
-    order = np.empty(n_steps, dtype=np.intp)
-    objective = np.empty(n_steps)
-    f = 0.0
-    t = 0
+    order = xp.zeros((n_steps,), dtype=hi, device=dev)
+    objective = xp.zeros((n_steps,), dtype=hi, device=dev)
+    f = xp.zeros((), dtype=hi, device=dev)
     for step in range(n_steps):
         ok = free & (d > tol)
         safe_d = xp.where(ok, d, xp.ones_like(d))
-        score = xp.where(free, xp.full_like(d, f), minus_inf)  # a dependent candidate adds nothing
+        score = xp.where(free, xp.zeros_like(d) + f, minus_inf)  # a dependent candidate adds nothing
         score = xp.where(ok, _gains(xp, G, U, safe_d, criterion, 1.0), score)
         j = _argmax(xp, score)
-        order[step] = j
-        free[j] = False
-        if bool(ok[j]):
-            col = (xp.astype(xp.arange(p, device=dev) == j, hi) if B is None
-                   else xp.asarray(B[:, j], copy=True))
-            if t:
-                col = col - L[:, :t] @ L[j, :t]
-            piv = float(col[j])
-            if piv > float(tol[j]):
-                l = col / piv ** 0.5
-                L[:, t] = l
-                uj = U[j, :] / piv ** 0.5
-                U = U - l[:, None] * uj[None, :]
-                G = G + uj[:, None] * uj[None, :]
-                d = d - l * l
-                f = _crit(xp, G, criterion)
-                t += 1
+        order[step] = xp.astype(j[0], hi)
+        free = free & (pos != j[0])
+        col = xp.astype(pos == j[0], hi) if B is None else xp.take(B, j, axis=0)[0, :]  # B symmetric
+        if step:
+            col = col - L[:, :step] @ xp.take(L[:, :step], j, axis=0)[0, :]
+        piv = xp.take(col, j)[0]
+        good = xp.take(ok, j)[0] & (piv > xp.take(tol, j)[0])
+        root = xp.sqrt(xp.where(good, piv, xp.ones_like(piv)))
+        l = xp.where(good, col / root, xp.zeros_like(col))
+        uj = xp.where(good, xp.take(U, j, axis=0)[0, :] / root, xp.zeros((r,), dtype=hi, device=dev))
+        L[:, step] = l
+        U = U - l[:, None] * uj[None, :]
+        G = G + uj[:, None] * uj[None, :]
+        d = d - l * l
+        f = _crit(xp, G, criterion)
         objective[step] = f
-    return order, objective
+    return _history(xp, order, objective)
 
 
 def _backward(xp, M, B, criterion):
@@ -110,32 +123,31 @@ def _backward(xp, M, B, criterion):
     W = P @ M
     G = M.T @ W
     G = (G + G.T) / 2
+    pos = xp.arange(p, dtype=xp.int64, device=dev)
     alive = xp.ones((p,), dtype=xp.bool, device=dev)
     minus_inf = xp.full((p,), -xp.inf, dtype=hi, device=dev)
-    order = np.empty(p, dtype=np.intp)
-    objective = np.empty(p)
+    order = xp.zeros((p,), dtype=hi, device=dev)
+    objective = xp.zeros((p,), dtype=hi, device=dev)
     for step in range(p):
         size = p - step
         objective[size - 1] = _crit(xp, G, criterion)
         if size == 1:
-            order[step] = _argmax(xp, xp.astype(alive, hi))
+            order[step] = xp.astype(_argmax(xp, xp.astype(alive, hi))[0], hi)
             break
         Pd = xp.where(alive, xp.linalg.diagonal(P), xp.ones((p,), dtype=hi, device=dev))
         score = xp.where(alive, _gains(xp, G, W, Pd, criterion, -1.0), minus_inf)
         j = _argmax(xp, score)
-        order[step] = j
-        u = xp.asarray(P[:, j], copy=True)
-        wj = xp.asarray(W[j, :], copy=True)
-        uj = float(u[j])
+        order[step] = xp.astype(j[0], hi)
+        u = xp.take(P, j, axis=0)[0, :]  # P symmetric: its column j
+        wj = xp.take(W, j, axis=0)[0, :]
+        uj = xp.take(u, j)[0]
         G = G - wj[:, None] * wj[None, :] / uj
         G = (G + G.T) / 2
-        P = P - u[:, None] * u[None, :] / uj
-        W = W - u[:, None] * (wj / uj)[None, :]
-        alive[j] = False
-        P[j, :] = 0.0
-        P[:, j] = 0.0
-        W[j, :] = 0.0
-    return order, objective
+        alive = alive & (pos != j[0])
+        keep = xp.astype(alive, hi)  # row and column j set to zero with the downdate
+        P = (P - u[:, None] * (u / uj)[None, :]) * (keep[:, None] * keep[None, :])
+        W = (W - u[:, None] * (wj / uj)[None, :]) * keep[:, None]
+    return _history(xp, order, objective)
 
 
 def multiclass_path_xp(xp, M, B, *, direction, criterion, max_k=None):

@@ -5,10 +5,17 @@ paper 000's Appendix): forward on ``R = B`` with the residual ``r = a`` and pivo
 ``argmax r_i^2 / R_ii``, backward on ``P = B^{-1}`` with ``w = P a`` and pivot
 ``argmin w_i^2 / P_ii``. Inside a panel of ``T`` steps only the diagonal, the vector and the
 panel's columns are kept current (each new column is the stored row minus the panel's
-contribution, one matrix-vector product); at the panel's end the working matrix receives the
-rank-``T`` update as one matrix product and is compacted to its live rows. Written against the
-array API standard: on a GPU the ``O(p^3)`` work is matrix products on the device and only the
-pivot (one index and one number per step) comes back to the host.
+contribution, one matrix-vector product); at the panel's end the live rows are gathered and
+receive the panel's rank-``T`` update as one matrix product.
+
+**The path stays on the device.** The pivot is chosen on the device (``argmax`` of the masked
+gains, ties resolved there) and used there as a one-element index array (``take``); the
+pivot's value, the objective, the zero-pivot test and the removal from the live set are device
+arithmetic (``where`` instead of a host branch); the panel's compaction gathers the live rows by
+a stable ``argsort`` of the removed flags, whose count the host knows without asking. Nothing
+is read on the host until the end, where the order, the objectives and the zero-pivot count come
+back in one copy: a GPU never waits for the host inside the path (the round trips are counted on
+a CPU by :func:`pixsel._round_trips.count_round_trips`; the tests hold them constant in ``p``).
 
 Differences from the NumPy kernel, by design: the update is a general matrix product (the
 standard has no SYRK, so twice the flops of ``dsyrk``), there are no drift checkpoints (the
@@ -33,7 +40,8 @@ def _default_block_size(p):
 
 
 def _pick(xp, gains, alive, forward):
-    """Index of the best live candidate (ties within ``_TIE_RTOL`` to the lowest index) and its gain."""
+    """Index (a one-element device array) of the best live candidate, ties within
+    ``_TIE_RTOL`` to the lowest index; no host read."""
     if forward:
         g = xp.where(alive, gains, xp.full_like(gains, -xp.inf))
         best = xp.max(g)
@@ -42,16 +50,23 @@ def _pick(xp, gains, alive, forward):
         g = xp.where(alive, gains, xp.full_like(gains, xp.inf))
         best = xp.min(g)
         ok = g <= best + _TIE_RTOL * xp.abs(best)
-    return int(xp.argmax(xp.astype(ok, xp.int8)))
+    # the standard's argmax returns the first occurrence of the maximum: the lowest index
+    return xp.reshape(xp.argmax(xp.astype(ok, xp.int8)), (1,))
+
+
+def _live_rows(xp, alive, n_live):
+    """Positions of the live rows, in order (a stable sort of the removed flags: live first);
+    ``n_live`` is known on the host, so the shape needs no read of ``alive``."""
+    return xp.argsort(xp.astype(~alive, xp.int8), stable=True)[:n_live]
 
 
 def rank_one_path_xp(xp, dev, a, B, direction, block_size=None, fixed_order=None):
     """``(order, objective, info)`` of the binary greedy path of ``(a, B)`` (arrays of ``xp``).
 
     ``order`` and ``objective`` are NumPy (``p`` numbers: the path is metadata, the work
-    stayed on the device). ``fixed_order`` (forward only, a NumPy permutation): eliminate in
-    that order instead of the greedy one, which gives the objective of every prefix (the
-    thresholding paths).
+    stayed on the device; they come back in one copy at the end). ``fixed_order`` (forward
+    only, a NumPy permutation): eliminate in that order instead of the greedy one, which gives
+    the objective of every prefix (the thresholding paths).
     """
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     a = xp.astype(a, hi)
@@ -63,71 +78,72 @@ def rank_one_path_xp(xp, dev, a, B, direction, block_size=None, fixed_order=None
     if forward:
         M, v = B, a
         tol = p * eps * xp.maximum(xp.abs(xp.linalg.diagonal(B)), xp.full((p,), 1e-300, dtype=hi, device=dev))
-        f = 0.0
+        f = xp.zeros((), dtype=hi, device=dev)
     else:
         M = xp.linalg.inv(B)
         v = M @ a
-        f = float(xp.sum(a * v))
+        f = xp.sum(a * v)
         tol = None
     d = xp.linalg.diagonal(M)
-    ids = np.arange(p)  # original index of every live row of M
+    ids = xp.arange(p, dtype=xp.int64, device=dev)  # original index of every live row of M
     alive = xp.ones((p,), dtype=xp.bool, device=dev)
-    order, objective = [], np.empty(p)
-    zero_pivots = 0
+    order = xp.zeros((p,), dtype=hi, device=dev)  # exact in floating point (p < 2^24)
+    objective = xp.zeros((p,), dtype=hi, device=dev)
+    zero_pivots = xp.zeros((), dtype=hi, device=dev)
+    fixed = None if fixed_order is None else xp.asarray(np.asarray(fixed_order, dtype=np.int64), device=dev)
     steps = 0
     while steps < p:
         m = M.shape[0]
-        L = xp.zeros((m, T), dtype=hi, device=dev)
-        t = 0
-        while t < T and steps < p:
+        nb = min(T, p - steps)
+        pos = xp.arange(m, dtype=xp.int64, device=dev)
+        L = xp.zeros((m, nb), dtype=hi, device=dev)
+        for t in range(nb):
             if forward:
                 usable = d > tol
                 gains = xp.where(usable, v * v / xp.where(usable, d, xp.ones_like(d)), xp.zeros_like(d))
             else:  # a removed row has d = 0 until the panel's compaction: keep it out of the division
                 gains = v * v / xp.where(alive, d, xp.ones_like(d))
-            if fixed_order is None:
+            if fixed is None:
                 j = _pick(xp, gains, alive, forward)
-            else:  # ids stays sorted (compaction keeps the order): the position of the next index
-                j = int(np.searchsorted(ids, fixed_order[steps]))
-            col = M[j, :] - L[:, :t] @ L[j, :t] if t else M[j, :]
-            piv = float(col[j])
-            vj = float(v[j])
-            order.append(int(ids[j]))
+            else:  # the position of the next fixed index among the live rows
+                j = xp.reshape(xp.argmax(xp.astype(ids == fixed[steps], xp.int8)), (1,))
+            col = xp.take(M, j, axis=0)[0, :]  # row j of the symmetric M: column j
+            if t:
+                col = col - L[:, :t] @ xp.take(L[:, :t], j, axis=0)[0, :]
+            piv = xp.take(col, j)[0]
+            vj = xp.take(v, j)[0]
+            order[steps] = xp.astype(xp.take(ids, j)[0], hi)
             if forward:
-                if piv > float(tol[j]):
-                    f += vj * vj / piv
-                    l = col / piv ** 0.5
-                    L[:, t] = l
-                    v = v - l * (vj / piv ** 0.5)
-                    d = d - l * l
-                    t += 1
-                else:
-                    zero_pivots += 1
+                ok = piv > xp.take(tol, j)[0]
+                safe = xp.where(ok, piv, xp.ones_like(piv))
+                root = xp.sqrt(safe)
+                l = xp.where(ok, col / root, xp.zeros_like(col))  # a zero pivot eliminates nothing
+                f = f + xp.where(ok, vj * vj / safe, xp.zeros_like(f))
+                zero_pivots = zero_pivots + xp.astype(~ok, hi)
                 objective[steps] = f
             else:
                 objective[p - 1 - steps] = f
-                l = col / piv ** 0.5
-                L[:, t] = l
-                f -= vj * vj / piv
-                v = v - l * (vj / piv ** 0.5)
-                d = d - l * l
-                t += 1
-            alive[j] = False
+                root = xp.sqrt(piv)
+                l = col / root
+                f = f - vj * vj / piv
+            L[:, t] = l
+            v = v - l * (vj / root)
+            d = d - l * l
+            alive = alive & (pos != j[0])
             steps += 1
-        # the panel's rank-t update, then only the live rows and columns are kept
-        if t:
-            M = M - L[:, :t] @ L[:, :t].T
-        keep = np.flatnonzero(to_numpy(alive))
-        keep_d = xp.asarray(keep, device=dev)
-        M = xp.take(xp.take(M, keep_d, axis=0), keep_d, axis=1)
-        v, d = xp.take(v, keep_d), xp.take(d, keep_d)
+        # the live rows gathered, then the panel's rank-nb update on them: one matrix product
+        keep = _live_rows(xp, alive, m - nb)
+        Lk = xp.take(L, keep, axis=0)
+        M = xp.take(xp.take(M, keep, axis=0), keep, axis=1) - Lk @ Lk.T
+        v, d, ids = xp.take(v, keep), xp.take(d, keep), xp.take(ids, keep)
         if tol is not None:
-            tol = xp.take(tol, keep_d)
-        alive = xp.take(alive, keep_d)
-        ids = ids[keep]
-    info = {"block_size": T, "checkpoints": [], "refactors": [], "zero_pivots": zero_pivots,
+            tol = xp.take(tol, keep)
+        alive = xp.ones((m - nb,), dtype=xp.bool, device=dev)
+    # the history, copied back once
+    history = to_numpy(xp.concat([order, objective, xp.reshape(zero_pivots, (1,))]), np.float64)
+    info = {"block_size": T, "checkpoints": [], "refactors": [], "zero_pivots": int(history[-1]),
             "array_api": True}
-    return np.asarray(order, dtype=np.intp), objective, info
+    return history[:p].astype(np.intp), history[p:2 * p], info
 
 
 def _symmetry_error(xp, M, name):
