@@ -15,28 +15,21 @@
 The door that picks among them is :func:`pixsel.spectral.greedy_path`.
 """
 
-from ._fullrank import fullrank_greedy_path
-from ._fullrank_xp import fullrank_path_xp
-from ._multiclass import multiclass_greedy_path
-from ._multiclass_xp import multiclass_path_xp
-from ._rank_one import prefix_objectives, rank_one_greedy_path, rank_one_path
-from ._rank_one_xp import check_form_pair_xp, rank_one_greedy_path_xp, rank_one_path_xp
-from ._reference import greedy_path_reference
-from ._steps import left_looking_forward
+from ._rank_one import rank_one_greedy_path
 from ._refine import refine_support
 
-__all__ = [
-    "check_form_pair_xp",
-    "fullrank_greedy_path",
-    "fullrank_path_xp",
-    "greedy_path_reference",
-    "left_looking_forward",
-    "multiclass_greedy_path",
-    "multiclass_path_xp",
-    "prefix_objectives",
-    "rank_one_greedy_path",
-    "rank_one_greedy_path_xp",
-    "rank_one_path",
-    "rank_one_path_xp",
-    "refine_support",
-]
+# The family's kernels for the door (pixsel.spectral.greedy_path), the other families, tests and
+# benchmarks; not in __all__.
+from ._fullrank import fullrank_greedy_path as fullrank_greedy_path
+from ._fullrank_xp import fullrank_path_xp as fullrank_path_xp
+from ._multiclass import multiclass_greedy_path as multiclass_greedy_path
+from ._multiclass_xp import multiclass_path_xp as multiclass_path_xp
+from ._rank_one import prefix_objectives as prefix_objectives
+from ._rank_one import rank_one_path as rank_one_path
+from ._rank_one_xp import check_form_pair_xp as check_form_pair_xp
+from ._rank_one_xp import rank_one_greedy_path_xp as rank_one_greedy_path_xp
+from ._rank_one_xp import rank_one_path_xp as rank_one_path_xp
+from ._reference import greedy_path_reference as greedy_path_reference
+from ._steps import left_looking_forward as left_looking_forward
+
+__all__ = ["rank_one_greedy_path", "refine_support"]
