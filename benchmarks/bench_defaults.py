@@ -19,11 +19,9 @@ abess is timed as a user calls it from ``X``: ``SparsePCA(support_size=k).fit(Si
 ``--slm-samples`` (default 300) Yale B images, its peer scikit-learn's
 ``MiniBatchDictionaryLearning`` with the same atoms, alpha, batch size and epochs.
 
-abess pulls pandas, which must not enter the shared test environment: install it into a separate
-folder and put it on ``PYTHONPATH`` for the run only (without abess its rows say so)::
+abess comes with the ``bench`` extra (``pip install -e ".[bench]"``); without it its rows say so::
 
-    pip install --no-deps --target /work/abess_site abess pandas
-    PYTHONPATH=/work/abess_site python benchmarks/bench_defaults.py
+    python benchmarks/bench_defaults.py
     python benchmarks/bench_defaults.py --quick     # 300 faces at 16 x 16 (20 for SLM), 200 digits
 """
 
