@@ -24,7 +24,7 @@ def digits():
 
 
 def test_objective_path_is_best_of_directions_and_recomputable(digits):
-    sel = SparseLDASelector(5).fit(digits.X, digits.y)
+    sel = SparseLDASelector(5, direction="dual").fit(digits.X, digits.y)
     st = class_statistics(digits.X, digits.y)
     B, _ = regularize(st.within, "auto")
     a = st.between
@@ -68,7 +68,7 @@ def test_dual_pass_against_brute_force():
         X = rng.standard_normal((80, 8)) @ rng.standard_normal((8, 8))
         y = rng.integers(0, 2, 80)
         X[y == 1] += rng.standard_normal(8) * 0.5
-        sel = SparseLDASelector(3).fit(X, y)
+        sel = SparseLDASelector(3, direction="dual").fit(X, y)
         st = class_statistics(X, y)
         B, _ = regularize(st.within, "auto")
         for k in range(1, 9):

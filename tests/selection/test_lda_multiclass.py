@@ -39,10 +39,10 @@ def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
 
 def test_dual_keeps_every_k_and_two_classes_keep_the_whole_path():
     X, y = _classes()
-    dual = SparseLDASelector(5).fit(X, y)
+    dual = SparseLDASelector(5, direction="dual").fit(X, y)
     assert len(dual.forward_path_.order) == 15 and len(dual.backward_path_.order) == X.shape[1]
     assert len(dual.objective_path_) == X.shape[1]
-    full = SparseLDASelector(5, path="full").fit(X, y)
+    full = SparseLDASelector(5, direction="dual", path="full").fit(X, y)
     np.testing.assert_array_equal(dual.get_support(), full.get_support())
     np.testing.assert_allclose(dual.objective_path_[:15], full.objective_path_[:15])
     two = SparseLDASelector(3, direction="forward").fit(X[y < 2], y[y < 2])
@@ -70,7 +70,7 @@ def test_progress_reports_the_path_steps(capsys, monkeypatch):
 
     monkeypatch.setattr("pixsel.selection._base.step_progress", Recorder)
     assert progress_module.step_progress is not Recorder
-    SparseLDASelector(4, progress=True).fit(X, y)
+    SparseLDASelector(4, direction="dual", progress=True).fit(X, y)
     fwd = [n for d, n, t in lines if d.endswith("forward path")]
     bwd = [n for d, n, t in lines if d.endswith("backward path")]
     assert fwd == list(range(1, 15)) and bwd and bwd[-1] >= X.shape[1] - 1

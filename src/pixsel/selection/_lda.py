@@ -40,9 +40,16 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     n_features_to_select : int or float, default=10
         ``k``: an int in ``[1, n_features]``, or a float in ``(0, 1]`` for a fraction of the
         features.
-    direction : {'forward', 'backward', 'dual'}, default='dual'
+    direction : {'forward', 'backward', 'dual'}, default='forward'
         Which greedy passes to run. ``'dual'`` runs both and keeps, for every k, the better
-        support (ties go to the backward pass).
+        support (ties go to the backward pass): the higher objective on the training images.
+        The forward pass is the default: on the held-out benchmark of the documentation's
+        quality page its pixels classify new images as well or better than the dual pick's
+        (on faces at k = 10 by 7-16 points; the backward pass starts from every pixel and
+        fits the training images), at a fraction of the cost.
+
+        .. versionchanged:: 0.1
+           The default was ``'dual'``.
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
         what was done is recorded in ``regularization_``.
@@ -204,7 +211,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self,
         n_features_to_select: int | float = 10,
         *,
-        direction: Literal["forward", "backward", "dual"] = "dual",
+        direction: Literal["forward", "backward", "dual"] = "forward",
         regularization: str = "auto",
         criterion: Literal["max-eig", "trace"] = "trace",
         algorithm: Literal["auto", "dense", "implicit"] = "auto",
