@@ -193,7 +193,17 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         self.objective_path_ = best_objective(forward, backward)
         self.n_features_to_select_ = k
         self.support_ = self._mask_at(k)
-        self.ranking_ = entry_ranking(self._best_path(k), self.n_features_in_)
+        self.ranking_ = entry_ranking(self._ranking_path(k), self.n_features_in_)
+
+    def _ranking_path(self, k):
+        """The path ``ranking_`` is read from: the one picked at ``k``, or the backward path when
+        its support at ``k`` is the same set (the backward path orders every feature, and a tie
+        of the two objectives at ``k`` flipped by rounding then changes nothing)."""
+        best, backward = self._best_path(k), self.backward_path_
+        if best is not backward and backward is not None and len(backward.objective) >= k:
+            if np.array_equal(np.sort(backward.support(k)), np.sort(best.support(k))):
+                return backward
+        return best
 
     # -- stability --------------------------------------------------------------------------
     def _check_stability(self, owner):
