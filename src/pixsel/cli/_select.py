@@ -128,12 +128,12 @@ def _groups_param(args, data, params):
             a, b = (int(v) for v in args.patch_size.lower().split("x"))
         except ValueError:
             raise ValueError(f"--patch-size must read AxB with two ints (e.g. 4x4); got {args.patch_size!r}.") from None
-        from ..selection._groups import patch_groups
+        from ..selection import patch_groups
 
         params.setdefault("groups", patch_groups(shape, (a, b)))
         return "patches"
     if shape and len(shape) == 3 and args.method in ("gslda", "gspca") and not args.channels:
-        from ..selection._groups import pixel_groups
+        from ..selection import pixel_groups
 
         params.setdefault("groups", pixel_groups(shape))
         return "pixels"
