@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pixsel import SparseLDASelector, SparsePCASelector
-from pixsel.selection._groups import patch_groups, pixel_groups
+from pixsel.selection import patch_groups, pixel_groups
 from pixsel.spectral import objective_on_support
 from pixsel.spectral._groups import brute_force_groups
 
@@ -87,6 +87,17 @@ def test_exact_group_search_is_the_brute_force_optimum(Est):
     codes, best = brute_force_groups(path.A, path.B, pixel_groups((3, 3, 3)), 3)
     np.testing.assert_array_equal(np.flatnonzero(sel.group_support_), codes)
     assert np.isclose(sel.objective_path_[2], best)
+
+
+def test_an_exact_group_search_stopped_early_warns_and_keeps_its_certificate():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _colour(4, n=60, h=3, w=3)
+    with pytest.warns(ConvergenceWarning, match="exact group search stopped .* no union of 3 groups exceeds"):
+        sel = SparseLDASelector(3, solver="exact", node_limit=0).fit(X, y)
+    assert sel.status_ != "optimal" and sel.n_nodes_ == 0
+    assert sel.upper_bound_ >= sel.objective_path_[2] and sel.gap_ >= 0
+    assert sel.group_support_.sum() == 3  # the greedy groups at k, the incumbent, are kept
 
 
 def test_patches_of_a_grey_and_a_colour_stack():

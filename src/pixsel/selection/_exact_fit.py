@@ -71,6 +71,18 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
             node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
             initial=initial, callback=callback,
         )
+    return store_exact_result(est, res, k, len(res.weights))
+
+
+def store_exact_result(est, res, k, n_features, *, search="exact search", rival=None):
+    """Store an exact search's result ``res`` on ``est`` and return its support mask.
+
+    ``exact_result_``, ``status_``, ``gap_``, ``absolute_gap_``, ``upper_bound_``, ``n_nodes_``;
+    ``objective_path_[k - 1]`` made that of the returned support; a ``ConvergenceWarning`` when
+    the search stopped before proving optimality (``search`` names it, ``rival`` names what no
+    other choice beats: ``'support of size k'`` by default). Shared by the single-feature and
+    the group searches.
+    """
     est.exact_result_ = res
     est.status_ = res.status
     est.gap_ = float(res.relative_gap)
@@ -82,14 +94,15 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
         path[k - 1] = res.objective
         est.objective_path_ = path
     if not res.certified:
+        rival = f"support of size {k}" if rival is None else rival
         warnings.warn(
-            f"{type(est).__name__}: the exact search stopped ({res.status}) after {res.n_nodes} nodes and "
+            f"{type(est).__name__}: the {search} stopped ({res.status}) after {res.n_nodes} nodes and "
             f"{res.time:.1f} s before proving optimality. The selected support has objective "
-            f"{res.objective:.6g}; no support of size {k} exceeds {res.upper_bound:.6g} (gap_ "
+            f"{res.objective:.6g}; no {rival} exceeds {res.upper_bound:.6g} (gap_ "
             f"{res.relative_gap:.2e} relative, absolute_gap_ {res.gap:.3g}). Raise time_limit / node_limit or set gap_tol to finish.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    mask = np.zeros(len(res.weights), dtype=bool)
+    mask = np.zeros(n_features, dtype=bool)
     mask[res.support] = True
     return mask

@@ -15,15 +15,14 @@ and its shape kept in ``image_shape_``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from .._array_api import to_numpy
 from .._validation import resolve_k
 from ..spectral import check_groups, exact_group_support, group_greedy_path
+from ._exact_fit import store_exact_result
 
 from typing import TYPE_CHECKING
 
@@ -234,23 +233,5 @@ def exact_group_fit(est, grouping, A, B, k, *, criterion="max-eig"):
         A, B, grouping.codes, k, criterion=criterion, initial=initial, time_limit=getattr(est, "time_limit", None),
         node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
     )
-    est.exact_result_ = res
-    est.status_ = res.status
-    est.gap_ = float(res.relative_gap)
-    est.absolute_gap_ = float(res.gap)
-    est.upper_bound_ = float(res.upper_bound)
-    est.n_nodes_ = int(res.n_nodes)
-    path = np.array(est.objective_path_, dtype=float)
-    path[k - 1] = res.objective
-    est.objective_path_ = path
-    if not res.certified:
-        warnings.warn(
-            f"{type(est).__name__}: the exact group search stopped ({res.status}) after {res.n_nodes} nodes before "
-            f"proving optimality; no union of {k} groups exceeds {res.upper_bound:.6g} (gap_ {res.relative_gap:.2e}). "
-            "Raise time_limit / node_limit or set gap_tol to finish.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    mask = np.zeros(len(grouping.codes), dtype=bool)
-    mask[res.support] = True
-    return mask
+    return store_exact_result(est, res, k, len(grouping.codes), search="exact group search",
+                              rival=f"union of {k} groups")
