@@ -54,7 +54,11 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             check_real(self.t, "t", low=0, low_open=True, owner=owner)
         return np.asarray(X, dtype=np.float64), k, owner
 
-    def _check_M(self, high, owner, what):
+    def _max_components(self, X):
+        """The largest ``n_components`` on ``X`` and the words that name it in the error."""
+        return X.shape[1], "n_features"
+
+    def _check_M(self, high, what, owner):
         M = check_int(self.n_components, "n_components", low=1, owner=owner)
         if M > high:
             raise ValueError(
@@ -65,7 +69,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit the projection on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
         X, k, owner = self._validate_common(X)
-        M = self._check_M(X.shape[1], owner, "n_features")
+        M = self._check_M(*self._max_components(X), owner)
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         W, nb = knn_graph(Xc, k, weight=self.weight, t=self.t)
@@ -227,16 +231,12 @@ class SpectralRegressionLPP(_GraphProjection):
         self.t = t
         self.alpha = alpha
 
-    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
-        """Fit on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
-        X, k, owner = self._validate_common(X)
-        M = self._check_M(min(X.shape[1], X.shape[0] - 1), owner, "min(n_features, n_samples - 1)")
-        self.mean_ = X.mean(axis=0)
-        Xc = X - self.mean_
-        W, _ = knn_graph(Xc, k, weight=self.weight, t=self.t)
+    def _max_components(self, X):
+        return min(X.shape[1], X.shape[0] - 1), "min(n_features, n_samples - 1)"
+
+    def _solve(self, Xc, W, nb, M, owner):
         a = check_real(self.alpha, "alpha", low=0, owner=owner)
-        self.components_, self.eigenvalues_ = spectral_regression_lpp(Xc, W, M, alpha=a)
-        return self
+        return spectral_regression_lpp(Xc, W, M, alpha=a)
 
 
 class SpatiallySmoothLPP(_GraphProjection):
@@ -358,7 +358,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (never modified); ``y`` is ignored. Returns ``self``."""
         X, k, owner = self._validate_common(X)
-        M = self._check_M(X.shape[0], owner, "n_samples")
+        M = self._check_M(X.shape[0], "n_samples", owner)
         K = self._pairwise(X, X)
         self._row_mean = K.mean(axis=0)
         self._all_mean = float(self._row_mean.mean())

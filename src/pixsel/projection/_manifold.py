@@ -189,6 +189,35 @@ def _check_M(n_components, high):
     return check_int(n_components, "n_components", low=1, high=high)
 
 
+def _in_range(X, M, rtol):
+    """``(X @ basis, basis)`` with :func:`_range_basis` (``(X, None)`` at full column rank).
+
+    Refuses ``M`` above the rank, since the range holds only that many directions.
+    """
+    basis = _range_basis(X, rtol)
+    if basis is None:
+        return X, None
+    if M > basis.shape[1]:
+        raise ValueError(
+            f"n_components={M} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
+            "components or pass more samples."
+        )
+    return X @ basis, basis
+
+
+def _from_range(V, basis):
+    """The components (rows) in the pixel space from eigenvectors solved in :func:`_in_range`."""
+    return V.T if basis is None else V.T @ basis.T
+
+
+def _laplacian_forms(X, W):
+    """``(X^T Dg X, X^T L X)`` for the graph ``W`` (``Dg`` its degree matrix, ``L = Dg - W``)."""
+    W = sp.csr_matrix(W)
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    XtDX = X.T @ (deg[:, None] * X)
+    return XtDX, XtDX - X.T @ (W @ X)
+
+
 def lpp(
     X: ArrayLike,
     W: ArrayLike,
@@ -212,21 +241,10 @@ def lpp(
     """
     X = np.asarray(X, dtype=np.float64)
     M = _check_M(n_components, X.shape[1])
-    basis = _range_basis(X, rtol)
-    if basis is not None:
-        if M > basis.shape[1]:
-            raise ValueError(
-                f"n_components={M} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
-                "components or pass more samples."
-            )
-        X = X @ basis
-    W = sp.csr_matrix(W)
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    XtDX = X.T @ (deg[:, None] * X)
-    XtWX = X.T @ (W @ X)
-    w, V = _smallest_generalized(XtDX - XtWX, XtDX, M, reg)
-    comps = V.T if basis is None else V.T @ basis.T
-    return sign_flip(comps), w
+    X, basis = _in_range(X, M, rtol)
+    XtDX, XtLX = _laplacian_forms(X, W)
+    w, V = _smallest_generalized(XtLX, XtDX, M, reg)
+    return sign_flip(_from_range(V, basis)), w
 
 
 def npe(
@@ -244,19 +262,11 @@ def npe(
     """
     X = np.asarray(X, dtype=np.float64)
     M_ = _check_M(n_components, X.shape[1])
-    basis = _range_basis(X, rtol)
-    if basis is not None:
-        if M_ > basis.shape[1]:
-            raise ValueError(
-                f"n_components={M_} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
-                "components or pass more samples."
-            )
-        X = X @ basis
+    X, basis = _in_range(X, M_, rtol)
     W = sp.csr_matrix(W)
     R = X - W @ X  # (I - W) X
     w, V = _smallest_generalized(R.T @ R, X.T @ X, M_, reg)
-    comps = V.T if basis is None else V.T @ basis.T
-    return sign_flip(comps), w
+    return sign_flip(_from_range(V, basis)), w
 
 
 def spectral_regression_lpp(
@@ -355,10 +365,7 @@ def smooth_lpp(
     if Lap.shape[0] != p:
         raise ValueError(f"image_shape {tuple(image_shape)} has {Lap.shape[0]} pixels but X has {p} features.")
     P = (Lap.T @ Lap).toarray()
-    W = sp.csr_matrix(W)
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    XtDX = X.T @ (deg[:, None] * X)
-    A = XtDX - X.T @ (W @ X)
+    XtDX, A = _laplacian_forms(X, W)
     tp = float(np.trace(P))
     A = A + (alpha * float(np.trace(A)) / tp if tp > 0 else 0.0) * P
     w, V = _smallest_generalized(A, XtDX, M, reg)
