@@ -109,6 +109,30 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
         Y = to_route(route, Y, dtype=X.dtype)  # the target encoded on the host, sent once
         return X, Y, K, route
 
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Select features (by the rule the class describes) and fit SIMPLS on them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Never modified.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Class labels or continuous responses (see ``target``).
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        X, Y, K, route = self._validate(X, y)
+        res = self._select(X, Y, K, owner)
+        self.n_iterations_ = K
+        return self._store(res, X.shape[1], route)
+
+    def _select(self, X, Y, K, owner):
+        """Check the subclass's own parameters, run its kernel on ``X, Y`` with ``K`` components."""
+        raise NotImplementedError
+
     def _store(self, res, p, route):
         owner = type(self).__name__
         if not np.all(res.converged):
@@ -279,22 +303,8 @@ class CardinalSPLSSelector(_BaseSPLS):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        """Select ``n_features_to_select`` features and fit SIMPLS on them.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Class labels or continuous responses (see ``target``).
-
-        Returns
-        -------
-        self
-        """
-        owner = type(self).__name__
-        X, Y, K, route = self._validate(X, y)
+    def _select(self, X, Y, K, owner):
+        """Cardinal SPLS: exactly ``n_features_to_select`` features."""
         p = X.shape[1]
         n = resolve_k(self.n_features_to_select, p, owner, cap=True)
         m = count_varying(X)
@@ -304,10 +314,9 @@ class CardinalSPLSSelector(_BaseSPLS):
                 f"and are never selected, which leaves {m}. Lower n_features_to_select to at most "
                 f"{m} or drop the constant columns (sklearn.feature_selection.VarianceThreshold)."
             )
-        self.n_iterations_ = K
         res = cardinal_spls(X, Y, n, K, max_iter=self.max_iter, tol=self.tol)
         self.n_features_to_select_ = n
-        return self._store(res, p, route)
+        return res
 
 
 class SPLSSelector(_BaseSPLS):
@@ -359,25 +368,9 @@ class SPLSSelector(_BaseSPLS):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        """Select features by SPLS-eta and fit SIMPLS on them.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Class labels or continuous responses (see ``target``).
-
-        Returns
-        -------
-        self
-        """
-        owner = type(self).__name__
-        X, Y, K, route = self._validate(X, y)
+    def _select(self, X, Y, K, owner):
+        """SPLS-eta: the features that survive the soft threshold ``eta``."""
         eta = check_real(self.eta, "eta", low=0, high=1, low_open=True, high_open=True, owner=owner)
         if not count_varying(X):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
-        self.n_iterations_ = K
-        res = spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)
-        return self._store(res, X.shape[1], route)
+        return spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)
