@@ -211,7 +211,7 @@ def _direction(Z, threshold, max_iter, tol):
     return c, added, max_iter, False
 
 
-def _deflated_Z(Z0, Xc_A, A, P):
+def _deflated_Z(Z0, A, P):
     """``Z`` with the ``A`` rows projected off the loadings ``P`` (step 6), other rows unchanged."""
     Z = Z0.copy()
     if P.shape[1]:
@@ -227,16 +227,35 @@ def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
         from ._spls_xp import sparse_pls_xp
 
         return sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol)
-    N, p = Xc.shape
     Z0 = Xc.T @ Yc
+
+    def direction(Z, threshold):
+        return _direction(Z, threshold, max_iter, tol)[1:]
+
+    def refit(A, k):
+        return _simpls(Xc[:, A], Yc, min(k, len(A)), strict=False)
+
+    def deflate(Z, A, fit):
+        return _deflated_Z(Z0, A, fit[2])
+
+    return selection_loop(Z0, Xc.shape[1], n_components, make_threshold, direction, refit, deflate)
+
+
+def selection_loop(Z0, p, n_components, make_threshold, direction, refit, deflate):
+    """Algorithm 1's loop, written once for NumPy and the array API (the steps are passed in).
+
+    ``direction(Z, threshold) -> (added, n_iter, ok)`` runs the alternating optimization,
+    ``refit(A, k)`` fits SIMPLS on the columns ``A`` (returns ``(R, T, P, Q)``) and
+    ``deflate(Z, A, fit)`` returns the next ``Z``. Returns ``(A, history, fit, n_iter, converged)``.
+    """
     Z = Z0
     selected = np.zeros(p, dtype=bool)
     history, n_iter, converged = [], [], []
-    R = T = P = Q = None
+    fit = (None, None, None, None)
     A = np.zeros(0, dtype=np.intp)
     for k in range(1, n_components + 1):
         threshold = make_threshold(k, selected)
-        _, added, it, ok = _direction(Z, threshold, max_iter, tol)
+        added, it, ok = direction(Z, threshold)
         added = added[~selected[added]]
         history.append(added.astype(np.intp))
         n_iter.append(it)
@@ -245,11 +264,10 @@ def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
         A = np.flatnonzero(selected)
         if len(A) == 0:
             continue
-        XA = Xc[:, A]
-        R, T, P, Q = _simpls(XA, Yc, min(k, len(A)), strict=False)
+        fit = refit(A, k)
         if k < n_components:
-            Z = _deflated_Z(Z0, XA, A, P)
-    return A, history, (R, T, P, Q), np.array(n_iter), np.array(converged, dtype=bool)
+            Z = deflate(Z, A, fit)
+    return A, history, fit, np.array(n_iter), np.array(converged, dtype=bool)
 
 
 def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, xp=None):

@@ -139,33 +139,28 @@ def _direction_xp(xp, Z, threshold, max_iter, tol):
 
 def sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol):
     """The shared loop of Algorithm 1 (``_spls._sparse_pls``) on the device."""
-    N, p = Xc.shape
+    from ._spls import selection_loop
+
+    p = Xc.shape[1]
     dev = device_of(Xc)
     Z0 = Xc.T @ Yc
-    Z = Z0
-    selected = np.zeros(p, dtype=bool)
-    history, n_iter, converged = [], [], []
-    fit = (None, None, None, None)
-    A = np.zeros(0, dtype=np.intp)
-    for k in range(1, n_components + 1):
-        threshold = make_threshold(k, selected)
-        added, it, ok = _direction_xp(xp, Z, threshold, max_iter, tol)
-        added = added[~selected[added]]
-        history.append(added.astype(np.intp))
-        n_iter.append(it)
-        converged.append(ok)
-        selected[added] = True
-        A = np.flatnonzero(selected)
-        if len(A) == 0:
-            continue
+
+    def direction(Z, threshold):
+        return _direction_xp(xp, Z, threshold, max_iter, tol)
+
+    def refit(A, k):
         XA = xp.take(Xc, xp.asarray(A, device=dev), axis=1)
-        fit = simpls_xp(xp, XA, Yc, min(k, len(A)), strict=False)
+        return simpls_xp(xp, XA, Yc, min(k, len(A)), strict=False)
+
+    def deflate(Z, A, fit):
         P = fit[2]
-        if k < n_components and P.shape[1]:
-            Qp = xp.linalg.qr(P)[0]
-            ZA = xp.take(Z0, xp.asarray(A, device=dev), axis=0)
-            Z = Z0 - scatter_rows(xp, Qp @ (Qp.T @ ZA), A, p)
-    return A, history, fit, np.array(n_iter), np.array(converged, dtype=bool)
+        if not P.shape[1]:
+            return Z
+        Qp = xp.linalg.qr(P)[0]
+        ZA = xp.take(Z0, xp.asarray(A, device=dev), axis=0)
+        return Z0 - scatter_rows(xp, Qp @ (Qp.T @ ZA), A, p)
+
+    return selection_loop(Z0, p, n_components, make_threshold, direction, refit, deflate)
 
 
 def finish_xp(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, result_type):
