@@ -87,10 +87,29 @@ def _figure(figsize):
     return Figure(figsize=figsize)
 
 
+def _to_unit(img, lo, hi):
+    """``img`` scaled from ``[lo, hi]`` to [0, 1] (zeros when the range is empty)."""
+    return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+
+
 def _gray(image):
     img = np.asarray(image, dtype=np.float64)
-    lo, hi = float(img.min()), float(img.max())
-    return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+    return _to_unit(img, float(img.min()), float(img.max()))
+
+
+def _path_style(name):
+    """The line style of a path's family (its name's first word: forward, backward, ...)."""
+    return _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
+
+
+def _mask_panel_labels(ax, r, c, titles, bg_titles):
+    """No ticks; the column title on the top row and the row label on the left column."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if r == 0 and titles is not None:
+        ax.set_title(titles[c], fontsize=9)
+    if c == 0 and bg_titles is not None:
+        ax.set_ylabel(bg_titles[r], fontsize=9)
 
 
 def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles, color, suptitle):
@@ -101,19 +120,14 @@ def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles,
     imgs = [np.asarray(bg, dtype=float).reshape(image_shape)[..., :3] for bg in backgrounds]
     lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
     for r, img in enumerate(imgs):
-        img = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+        img = _to_unit(img, lo, hi)
         for c, mask in enumerate(masks):
             ax = axes[r, c]
             ax.imshow(img, interpolation="nearest")
             pixels = np.asarray(mask, dtype=bool).reshape(image_shape).any(axis=2)
             for i, j in np.argwhere(pixels):
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=color, linewidth=1.6))
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if r == 0 and titles is not None:
-                ax.set_title(titles[c], fontsize=9)
-            if c == 0 and bg_titles is not None:
-                ax.set_ylabel(bg_titles[r], fontsize=9)
+            _mask_panel_labels(ax, r, c, titles, bg_titles)
     handles = [Patch(facecolor="none", edgecolor=color, label="selected pixels (all channels)")]
     fig.legend(handles=handles, loc="lower center", fontsize=8, frameon=False)
     if suptitle:
@@ -187,12 +201,7 @@ def plot_masks(
             rgb[m] = color
             ax = axes[r, c]
             ax.imshow(rgb, interpolation="nearest")
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if r == 0 and titles is not None:
-                ax.set_title(titles[c], fontsize=9)
-            if c == 0 and bg_titles is not None:
-                ax.set_ylabel(bg_titles[r], fontsize=9)
+            _mask_panel_labels(ax, r, c, titles, bg_titles)
     handles = [Patch(facecolor=color, edgecolor="none", label="selected pixels"),
                Patch(facecolor="0.5", edgecolor="none", label="grey: " + (
                    "image named at left" if bg_titles is not None else "mean image"))]
@@ -241,7 +250,7 @@ def plot_paths(
     ax = fig.subplots()
     for i, (name, y) in enumerate(curves.items()):
         k = np.arange(1, len(y) + 1)
-        style = _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
+        style = _path_style(name)
         ax.plot(k, y, style, label=method_label(name), lw=1.6, color=PALETTE[i % len(PALETTE)])
     if upper_bound is not None:
         ax.plot(np.arange(1, len(upper_bound) + 1), upper_bound, color="0.35", lw=1,
@@ -319,7 +328,7 @@ def plot_exact_path(
     for i, (name, y) in enumerate(greedy.items()):
         y = np.asarray(y, dtype=float)[: len(k)]
         best_greedy = y if best_greedy is None else np.maximum(best_greedy, y)
-        style = _PATH_STYLES.get(str(name).split()[0].lower() if str(name).split() else "", "-")
+        style = _path_style(name)
         ax.plot(k, y, style, label=method_label(name), lw=1.3, color=PALETTE[i % len(PALETTE)], zorder=4 + i)
     ax.plot(k, upper_bound, color="0.35", lw=1, label="certified upper bound (no k features do better)")
     ax.set_ylabel(ylabel)
