@@ -49,6 +49,7 @@ from .._lazy import DaskSelectorMixin
 from .._progress import step_progress
 from .._validation import check_int, check_options, resolve_k
 from ..spectral import DIRECTIONS, best_objective, pick_path
+from ..spectral._forced import check_forced
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
@@ -185,6 +186,31 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         algorithm = self.algorithm if algorithm is None else algorithm
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
 
+    def _resolve_forced(self, n_features, k, owner, *, grouping=None, n_resamples=0, implicit=False):
+        """``always_select_`` (sorted indices, empty for None), checked against ``k`` and the options
+        that cannot keep features in: groups, stability, the implicit algorithm, the exact solver."""
+        F = check_forced(self.always_select, n_features, owner=owner)
+        self.always_select_ = F
+        if not len(F):
+            return F
+        if grouping is not None:
+            raise ValueError(f"{owner}: always_select forces single features; use it without groups, patch_size "
+                             "or a colour image stack (flatten X to (n_samples, n_features)).")
+        if n_resamples:
+            raise ValueError(f"{owner}: always_select cannot be combined with stability (the forced features would "
+                             "be counted in every resample); use stability=None.")
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: always_select runs with solver='greedy' only (the exact search does not "
+                             "force features); use solver='greedy' or always_select=None.")
+        if implicit:
+            raise ValueError(f"{owner}: always_select needs algorithm='dense' (the forced features condition the "
+                             "p x p statistics); pass algorithm='dense'.")
+        if k < len(F):
+            raise ValueError(f"{owner}: n_features_to_select={k} is smaller than the {len(F)} features of "
+                             f"always_select (k counts the forced features); ask for at least {len(F)} "
+                             "features or force fewer.")
+        return F
+
     # -- fitted paths -------------------------------------------------------------------------
     def _set_paths(self, forward, backward, k, direction):
         """Store the paths, ``objective_path_`` and the greedy selection at ``k``."""
@@ -271,9 +297,12 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         with the implicit algorithm; ``max(2 k, k + 10)`` with more than two classes unless the
         selector's ``path='full'``).
 
+        With ``always_select``, every support contains the forced features and ``k`` (which
+        counts them) must be at least their number.
+
         Parameters
         ----------
-        k : int in [1, len(objective_path_)]
+        k : int in [max(1, len(always_select_)), len(objective_path_)]
         indices : bool, default=False
             Return sorted indices instead of a boolean mask.
 
@@ -282,6 +311,10 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         ndarray of shape (n_features_in_,) of bool, or ndarray of shape (k,) of int
         """
         check_is_fitted(self)
+        forced = len(getattr(self, "always_select_", ()))
+        if isinstance(k, int) and 1 <= k < forced:
+            raise ValueError(f"{type(self).__name__}: every support contains the {forced} features of "
+                             f"always_select (k counts them); ask for k >= {forced}, not {k}.")
         k = check_int(k, "k", low=1, high=int(self.objective_path_.shape[0]), owner=type(self).__name__)
         mask = to_numpy(self.support_).copy() if k == self.n_features_to_select_ else self._mask_at(k)
         return np.flatnonzero(mask) if indices else mask

@@ -122,6 +122,19 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         the samples; NumPy input, ``solver='greedy'`` and the dense algorithm only.
     random_state : int, RandomState instance or None, default=None
         Draws the half-samples of ``stability`` (unused otherwise).
+    always_select : array-like of int or None, default=None
+        Features every support contains (abess's ``always_select``, mlxtend's
+        ``fixed_features``); ``n_features_to_select`` and the ``k`` of :meth:`get_support_at`
+        count them, so both must be at least their number. The greedy passes choose the other
+        features given these: with the trace criterion (the default) or two classes, the
+        criterion splits as ``f(F + T) = f(F) + f'(T)``, ``f'`` the same criterion on the
+        within-class covariance and class-mean differences conditioned on the forced features
+        ``F`` (their Schur complement), so the forward and backward passes are those of the
+        conditioned problem and never drop ``F``. With ``criterion='max-eig'`` and more than
+        two classes the largest eigenvalue does not split: the forward pass from ``F`` then
+        evaluates every candidate exactly (``O(p k^3)`` per step, for modest ``p`` and ``k``),
+        and ``direction`` must be ``'forward'``. ``objective_path_`` is NaN below ``|F|``.
+        Dense algorithm and ``solver='greedy'`` only, without groups or ``stability``.
 
     Attributes
     ----------
@@ -168,6 +181,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         |objective|`` of the returned support (0 when certified optimal).
     absolute_gap_ : float
         Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
+    always_select_ : ndarray of int
+        The forced features, sorted (empty without ``always_select``).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -225,6 +240,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         patch_size: tuple[int, int] | None = None,
         stability: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        always_select: ArrayLike | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -241,6 +257,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.patch_size = patch_size
         self.stability = stability
         self.random_state = random_state
+        self.always_select = always_select
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -282,6 +299,11 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         route = self._sized_route(route, X, n_classes=len(classes), k=k,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
+        F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
+        if len(F) and len(classes) > 2 and self.criterion == "max-eig" and self.direction != "forward":
+            raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
+                             "forward only (the largest eigenvalue does not split over the forced features); use "
+                             "direction='forward' or criterion='trace'.")
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             if n_resamples:
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
@@ -322,10 +344,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                                        progress=progress)
             elif self.direction in ("forward", "dual"):
                 fwd = greedy_path(a, B, direction="forward", criterion=self.criterion, max_k=max_k,
-                                  callback=progress("forward path"))
+                                  callback=progress("forward path"), always_select=F)
             if grouping is None and self.direction in ("backward", "dual"):
                 bwd = greedy_path(a, B, direction="backward", criterion=self.criterion,
-                                  callback=progress("backward path"))
+                                  callback=progress("backward path"), always_select=F)
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()

@@ -97,6 +97,15 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         ``solver='greedy'`` and the dense algorithm only.
     random_state : int, RandomState instance or None, default=None
         Draws the half-samples of ``stability`` (unused otherwise).
+    always_select : array-like of int or None, default=None
+        Features every support contains (abess's ``always_select``); ``n_features_to_select``
+        and the ``k`` of :meth:`get_support_at` count them, so both must be at least their
+        number. The largest eigenvalue does not split over a forced set, so the forward pass
+        from ``F`` evaluates every candidate's variance ``lambda_max(C_SS)`` exactly (``O(p k^3)``
+        per step, for modest ``p`` and ``k``); ``direction='forward'``, ``solver='greedy'`` and
+        the dense algorithm only, without groups or ``stability``. ``refine`` does not apply
+        (its swaps would drop forced features); ``certificate`` is refused.
+        ``objective_path_`` is NaN below ``|F|``.
 
     Attributes
     ----------
@@ -133,6 +142,8 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     status_, n_nodes_ : str, int
         Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...) and
         the number of nodes searched.
+    always_select_ : ndarray of int
+        The forced features, sorted (empty without ``always_select``).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     n_features_selected_, groups_, n_groups_, group_support_, image_shape_, image_support_
@@ -173,6 +184,7 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         patch_size: tuple[int, int] | None = None,
         stability: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        always_select: ArrayLike | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -188,6 +200,7 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         self.patch_size = patch_size
         self.stability = stability
         self.random_state = random_state
+        self.always_select = always_select
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -222,6 +235,12 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
         algorithm = route.algorithm
         direction = self.direction
+        F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples,
+                                 implicit=algorithm == "implicit")
+        if len(F) and (direction != "forward" or self.certificate):
+            raise ValueError(f"{owner}: always_select runs the forward pass only, without certificate (the largest "
+                             "eigenvalue does not split over the forced features); use direction='forward' and "
+                             "certificate=False.")
         if grouping is not None:
             C = covariance(X)
             fwd, bwd = group_paths(grouping, C, None, direction, max_k=k if direction == "forward" else None)
@@ -261,6 +280,11 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
             ub = np.inf
+        elif len(F):  # forward from the forced features, every candidate evaluated exactly
+            C = covariance(X)
+            fwd, bwd = greedy_path(to_numpy(C, np.float64), max_k=k, always_select=F), None
+            comp = leading_component(to_numpy(C, np.float64), fwd.support(k))[1]
+            ub = np.inf
         else:
             C = covariance(X)
             fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction)
@@ -273,7 +297,7 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         self._set_paths(fwd, bwd, k, direction)
         S = np.flatnonzero(self.support_)
         value = float(self.objective_path_[k - 1])
-        if self.refine and algorithm == "dense":
+        if self.refine and algorithm == "dense" and not len(F):
             Ch = to_numpy(C, np.float64)  # the refinement's small swaps run on the host
             S, value, _ = refine_support(Ch, S)
             comp = leading_component(Ch, S)[1]

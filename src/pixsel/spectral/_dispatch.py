@@ -23,6 +23,7 @@ import numpy as np
 from .._array_api import get_namespace, host_view, to_numpy
 from .._routes import choose
 from .._validation import check_int, check_options
+from ._forced import check_forced, forced_path
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
 from .bounds import certify
@@ -62,6 +63,7 @@ def greedy_path(
     max_k: int | None = None,
     certificate: Literal["auto", "dual", "inclusion"] | None = None,
     callback: Callable[[int, int], None] | None = None,
+    always_select: ArrayLike | None = None,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -105,6 +107,15 @@ def greedy_path(
         Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
         ``drift_tol``; see :func:`pixsel.spectral.greedy.rank_one_greedy_path`), or
         ``block_size`` to the implicit kernel (columns of ``B`` per pass over the data).
+    always_select : array-like of int or None, default None
+        Forced features ``F`` (as abess's ``always_select``): every support of size
+        ``k >= |F|`` contains them, and ``k`` counts them. With the trace criterion or a vector
+        ``A`` the path is the greedy path (forward or backward) of the Schur-complement pair
+        conditioned on ``F``, since ``f(F + T) = f(F) + f'(T)``; with ``criterion='max-eig'``
+        and a matrix ``A`` (where the largest eigenvalue does not split) a forward pass from
+        ``F`` evaluates every candidate exactly, ``O(p k^3)`` per step (forward only).
+        ``objective[k - 1]`` is NaN for ``k < |F|``; ``max_k`` counts ``F``. Dense NumPy
+        arrays only (device arrays are copied to the host), without ``certificate``.
 
     Returns
     -------
@@ -131,6 +142,9 @@ def greedy_path(
     check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    if always_select is not None and len(np.atleast_1d(always_select)):
+        return _forced(A, B, always_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                       certificate=certificate, callback=callback, kernel_options=kernel_options)
     if _is_operator(A) or _is_operator(B):
         route = choose("greedy", algorithm="implicit")
     else:
@@ -179,6 +193,28 @@ def greedy_path(
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)
     return path
+
+
+def _forced(A, B, always_select, *, direction, criterion, form, max_k, certificate, callback, kernel_options):
+    """The path with forced features (:mod:`pixsel.spectral._forced`), on host arrays."""
+    owner = "greedy_path"
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError("greedy_path: always_select needs dense A and B (the Schur complement on the forced "
+                         "features); pass the matrices, not a Gram operator.")
+    if certificate is not None or kernel_options:
+        raise ValueError("greedy_path: always_select runs without certificate and kernel options; drop "
+                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    F = check_forced(always_select, p, owner=owner)
+    if max_k is not None:
+        if direction == "backward":
+            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
+        max_k = check_int(max_k, "max_k", low=len(F), high=p, owner=owner)
+    return forced_path(greedy_path, A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                       callback=callback)
 
 
 def _is_operator(M):
