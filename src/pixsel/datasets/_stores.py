@@ -127,6 +127,40 @@ def _check_labels(y, n, where):
     return y
 
 
+def _choose_data(data, names, ndim_of, where, kind, listed, shape_hint):
+    """The name of the data ``kind`` ('array', 'dataset') among ``names``: ``data``, else ``'X'``,
+    else the only one with 2 or more dimensions; a clear error when there is none or several."""
+    if data is None:
+        candidates = ["X"] if "X" in names else [n for n in names if ndim_of(n) >= 2]
+        if len(candidates) != 1:
+            raise ValueError(
+                f"{where} holds the {kind}s {listed}; say which is the data with data='NAME' ({shape_hint})."
+            )
+        data = candidates[0]
+    if data not in names:
+        raise ValueError(f"{where} has no {kind} {data!r}; it holds {listed}.")
+    return data
+
+
+def _row_layout(shape, attrs_shape, store_chunks, store_rows, chunk_rows, where):
+    """``(n, n_features, image_shape, rows)`` of a stored array of ``shape`` (rows: Dask chunk rows)."""
+    n = int(shape[0])
+    n_features = math.prod(shape[1:]) if len(shape) > 1 else 1
+    image_shape = _image_shape_of(shape, attrs_shape, n_features)
+    _warn_column_chunks(where, store_chunks, shape)
+    return n, n_features, image_shape, _default_rows(n, n_features, store_rows, chunk_rows)
+
+
+def _store_dataset(X, y, n, n_features, image_shape, labels, path, fmt, array):
+    """The :class:`Dataset` of a store: ``X`` as rows, the labels checked against its rows."""
+    X = _as_rows(X, n_features)
+    if y is not None:
+        y = _check_labels(y, n, f"{labels!r} of {str(path)!r}")
+    return Dataset(
+        X=X, y=y, image_shape=image_shape, name=path.stem, extra={"store": str(path), "format": fmt, "array": array}
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Zarr
 
@@ -190,36 +224,17 @@ def open_zarr(
     else:
         group_attrs = dict(node.attrs)
         names = sorted(node.array_keys())
-        if data is None:
-            candidates = ["X"] if "X" in names else [n for n in names if node[n].ndim >= 2]
-            if len(candidates) != 1:
-                raise ValueError(
-                    f"Zarr group {str(path)!r} holds the arrays {names}; say which is the data with "
-                    "data='NAME' (an array of shape (n_samples, n_features) or (n_images, h, w))."
-                )
-            data = candidates[0]
-        if data not in names:
-            raise ValueError(f"Zarr group {str(path)!r} has no array {data!r}; it holds {names}.")
+        data = _choose_data(data, names, lambda n: node[n].ndim, f"Zarr group {str(path)!r}", "array", names,
+                            "an array of shape (n_samples, n_features) or (n_images, h, w)")
         arr, component = node[data], data
         if labels is not None and labels in names:
             y = np.asarray(node[labels][...])
-    n = int(arr.shape[0])
-    n_features = math.prod(arr.shape[1:]) if arr.ndim > 1 else 1
     attrs_shape = dict(arr.attrs).get("image_shape", group_attrs.get("image_shape"))
-    image_shape = _image_shape_of(arr.shape, attrs_shape, n_features)
-    _warn_column_chunks(f"Zarr array {str(path / (component or ''))!r}", arr.chunks, arr.shape)
-    rows = _default_rows(n, n_features, arr.chunks[0], chunk_rows)
-    X = da.from_zarr(str(path), component=component, chunks=(rows,) + tuple(arr.shape[1:]))
-    X = _as_rows(X, n_features)
-    if y is not None:
-        y = _check_labels(y, n, f"{labels!r} of {str(path)!r}")
-    return Dataset(
-        X=X,
-        y=y,
-        image_shape=image_shape,
-        name=path.stem,
-        extra={"store": str(path), "format": "zarr", "array": component},
+    n, n_features, image_shape, rows = _row_layout(
+        arr.shape, attrs_shape, arr.chunks, arr.chunks[0], chunk_rows, f"Zarr array {str(path / (component or ''))!r}"
     )
+    X = da.from_zarr(str(path), component=component, chunks=(rows,) + tuple(arr.shape[1:]))
+    return _store_dataset(X, y, n, n_features, image_shape, labels, path, "zarr", component)
 
 
 def write_zarr(
@@ -386,27 +401,18 @@ def open_hdf5(
     with f:
         names = []
         f.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)
-        if data is None:
-            candidates = ["X"] if "X" in names else [n for n in names if f[n].ndim >= 2]
-            if len(candidates) != 1:
-                raise ValueError(
-                    f"HDF5 file {str(path)!r} holds the datasets {sorted(names)}; say which is the data "
-                    "with data='NAME' (shape (n_samples, n_features) or (n_images, h, w))."
-                )
-            data = candidates[0]
-        if data not in names:
-            raise ValueError(f"HDF5 file {str(path)!r} has no dataset {data!r}; it holds {sorted(names)}.")
+        data = _choose_data(data, names, lambda n: f[n].ndim, f"HDF5 file {str(path)!r}", "dataset", sorted(names),
+                            "shape (n_samples, n_features) or (n_images, h, w)")
         dset = f[data]
         shape, dtype, store_chunks = dset.shape, dset.dtype, dset.chunks
         attrs_shape = dset.attrs.get("image_shape", f.attrs.get("image_shape"))
         y = np.asarray(f[labels][...]) if labels is not None and labels in names else None
     if dtype.kind not in "uifb":
         raise TypeError(f"HDF5 dataset {data!r} of {str(path)!r} must hold numbers; got dtype {dtype}.")
-    n = int(shape[0])
-    n_features = math.prod(shape[1:]) if len(shape) > 1 else 1
-    image_shape = _image_shape_of(shape, attrs_shape, n_features)
-    _warn_column_chunks(f"HDF5 dataset {data!r} of {str(path)!r}", store_chunks, shape)
-    rows = _default_rows(n, n_features, store_chunks[0] if store_chunks else 1, chunk_rows)
+    n, n_features, image_shape, rows = _row_layout(
+        shape, attrs_shape, store_chunks, store_chunks[0] if store_chunks else 1, chunk_rows,
+        f"HDF5 dataset {data!r} of {str(path)!r}",
+    )
     X = da.from_array(
         _HDF5Rows(path.resolve(), data, shape, dtype),
         chunks=(rows,) + tuple(shape[1:]),
@@ -415,12 +421,7 @@ def open_hdf5(
         lock=False,
         meta=np.empty((0,) * len(shape), dtype=dtype),
     )
-    X = _as_rows(X, n_features)
-    if y is not None:
-        y = _check_labels(y, n, f"{labels!r} of {str(path)!r}")
-    return Dataset(
-        X=X, y=y, image_shape=image_shape, name=path.stem, extra={"store": str(path), "format": "hdf5", "array": data}
-    )
+    return _store_dataset(X, y, n, n_features, image_shape, labels, path, "hdf5", data)
 
 
 # ---------------------------------------------------------------------------------------------
