@@ -292,6 +292,25 @@ def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p,
     )
 
 
+def _run_spls(entry, X, Y, size, n_components, max_iter, tol, thresholds):
+    """What both public entries do around their threshold rule.
+
+    Route (the host policy calls ``entry`` back with NumPy views), centre, check ``n_components``,
+    build the rule with ``thresholds(Xc, K, owner, xp)`` (it checks ``size``, the entry's own
+    sparsity parameter), run Algorithm 1's loop and pack the result.
+    """
+    owner = entry.__name__
+    xp, dev, backend = _route(X, Y)
+    if backend == "host":  # the CPU policy: NumPy's code on views
+        return call_on_host(entry, xp, dev, X, Y, size, n_components, max_iter=max_iter, tol=tol)
+    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
+    N, p = Xc.shape
+    K = _check_components(n_components, N, p, owner)
+    make_threshold = thresholds(Xc, K, owner, xp)
+    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
+    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
+
+
 def spls_eta(
     X: ArrayLike,
     Y: ArrayLike,
@@ -329,29 +348,27 @@ def spls_eta(
     >>> sorted(set(res.support.tolist()) & {0, 1, 2})
     [0, 1, 2]
     """
-    owner = "spls_eta"
-    xp, dev, backend = _route(X, Y)
-    if backend == "host":  # the CPU policy: NumPy's code on views
-        return call_on_host(spls_eta, xp, dev, X, Y, eta, n_components, max_iter=max_iter, tol=tol)
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
-    N, p = Xc.shape
-    K = _check_components(n_components, N, p, owner)
-    if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not 0 < eta < 1:
-        raise ValueError(f"The 'eta' parameter of {owner} must be a real number in the range (0, 1). Got {eta!r} instead.")
-    eta = float(eta)
 
-    def make_threshold(k, selected):
-        def threshold(v):
-            a = np.abs(v)
-            lam = eta * float(a.max()) if a.size else 0.0
-            c = np.sign(v) * np.maximum(a - lam, 0.0)
-            keep = np.flatnonzero(c)
-            return c, keep[np.argsort(-a[keep], kind="stable")]
+    def thresholds(Xc, K, owner, xp):
+        if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating)) or not 0 < eta < 1:
+            raise ValueError(
+                f"The 'eta' parameter of {owner} must be a real number in the range (0, 1). Got {eta!r} instead."
+            )
+        level = float(eta)
 
-        return threshold
+        def make_threshold(k, selected):
+            def threshold(v):
+                a = np.abs(v)
+                lam = level * float(a.max()) if a.size else 0.0
+                c = np.sign(v) * np.maximum(a - lam, 0.0)
+                keep = np.flatnonzero(c)
+                return c, keep[np.argsort(-a[keep], kind="stable")]
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
-    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
+            return threshold
+
+        return make_threshold
+
+    return _run_spls(spls_eta, X, Y, eta, n_components, max_iter, tol, thresholds)
 
 
 def cardinal_spls(
@@ -392,39 +409,36 @@ def cardinal_spls(
     >>> res.support.tolist(), [len(h) for h in res.history]
     ([0, 1, 2, 3], [2, 1, 1])
     """
-    owner = "cardinal_spls"
-    xp, dev, backend = _route(X, Y)
-    if backend == "host":  # the CPU policy: NumPy's code on views
-        return call_on_host(cardinal_spls, xp, dev, X, Y, n_features, n_components, max_iter=max_iter, tol=tol)
-    Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
-    N, p = Xc.shape
-    K = _check_components(n_components, N, p, owner)
-    # constant columns are never selected
-    eligible = np.any(Xc != 0.0, axis=0) if xp is None else to_numpy(xp.any(Xc != 0.0, axis=0))
-    m = int(eligible.sum())
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
-        extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"
-        raise ValueError(
-            f"The 'n_features' parameter of {owner} must be an int in the range [1, {m}]{extra}. "
-            f"Got {n_features!r} instead."
-        )
-    counts = cardinal_counts(int(n_features), K)
 
-    def make_threshold(k, selected):
-        n_k = int(counts[k - 1])
-        cand = np.flatnonzero(eligible & ~selected)
+    def thresholds(Xc, K, owner, xp):
+        p = Xc.shape[1]
+        # constant columns are never selected
+        eligible = np.any(Xc != 0.0, axis=0) if xp is None else to_numpy(xp.any(Xc != 0.0, axis=0))
+        m = int(eligible.sum())
+        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
+            extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"
+            raise ValueError(
+                f"The 'n_features' parameter of {owner} must be an int in the range [1, {m}]{extra}. "
+                f"Got {n_features!r} instead."
+            )
+        counts = cardinal_counts(int(n_features), K)
 
-        def threshold(v):
-            c = np.where(selected, v, 0.0)
-            if n_k == 0:
-                return c, np.zeros(0, dtype=np.intp)
-            a = np.abs(v[cand])
-            local, s = _top_n(a, n_k)
-            chosen = cand[local]
-            c[chosen] = np.sign(v[chosen]) * (np.abs(v[chosen]) - s)
-            return c, chosen
+        def make_threshold(k, selected):
+            n_k = int(counts[k - 1])
+            cand = np.flatnonzero(eligible & ~selected)
 
-        return threshold
+            def threshold(v):
+                c = np.where(selected, v, 0.0)
+                if n_k == 0:
+                    return c, np.zeros(0, dtype=np.intp)
+                a = np.abs(v[cand])
+                local, s = _top_n(a, n_k)
+                chosen = cand[local]
+                c[chosen] = np.sign(v[chosen]) * (np.abs(v[chosen]) - s)
+                return c, chosen
 
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
-    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
+            return threshold
+
+        return make_threshold
+
+    return _run_spls(cardinal_spls, X, Y, n_features, n_components, max_iter, tol, thresholds)
