@@ -108,8 +108,9 @@ def test_lda_selector_supports_contain_forced(n_classes, criterion, direction):
         assert sorted(sel.ranking_[F].tolist()) == [1, 2]
     assert np.isfinite(sel.objective_path_[3]) and np.isnan(sel.objective_path_[0])
     assert len(S) == 4
-    with pytest.raises(ValueError, match="k >= 2"):
-        sel.get_support_at(1)
+    for small in (1, np.int64(1)):
+        with pytest.raises(ValueError, match="k >= 2"):
+            sel.get_support_at(small)
 
 
 def test_lda_forward_path_matches_brute_force():
@@ -172,3 +173,13 @@ def test_spca_refuses_backward_and_certificate(params):
     X, _ = _data(2)
     with pytest.raises(ValueError, match="direction='forward'"):
         SparsePCASelector(3, always_select=[1], **params).fit(X)
+
+
+def test_k_equal_to_forced_selects_exactly_them():
+    X, y = _data(3)
+    sel = SparseLDASelector(3, direction="dual", always_select=[9, 0, 4]).fit(X, y)
+    assert sel.get_support(indices=True).tolist() == [0, 4, 9]
+    np.testing.assert_allclose(sel.objective_path_[2], objective_on_support(
+        sel.forward_path_.A, sel.forward_path_.B, [0, 4, 9], criterion="trace"), rtol=1e-10)
+    every = SparsePCASelector(10, always_select=np.arange(10)).fit(X)
+    assert every.support_.all()

@@ -35,6 +35,7 @@ scikit-image argument of that name is passed through (``scipy.optimize.minimize`
 
 from __future__ import annotations
 
+import numbers
 from contextlib import contextmanager
 
 import numpy as np
@@ -312,7 +313,7 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         """
         check_is_fitted(self)
         forced = len(getattr(self, "always_select_", ()))
-        if isinstance(k, int) and 1 <= k < forced:
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool) and 1 <= k < forced:
             raise ValueError(f"{type(self).__name__}: every support contains the {forced} features of "
                              f"always_select (k counts them); ask for k >= {forced}, not {k}.")
         k = check_int(k, "k", low=1, high=int(self.objective_path_.shape[0]), owner=type(self).__name__)
