@@ -48,7 +48,7 @@ _FIXED_ITER = 10
 
 
 def _argmax(xp, score):
-    """First index of the maximum, a one-element device array (no host read)."""
+    """First index of the maximum (NumPy's argmax rule), a one-element device array (no host read)."""
     best = xp.max(score)
     return xp.reshape(xp.argmax(xp.astype(score == best, xp.int8)), (1,))
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._array_api import device_of, has_float64, to_numpy
+from ..._array_api import device_of, has_float64
+from ._fullrank_xp import _argmax, _history
 
 __all__ = ["multiclass_path_xp"]
 
@@ -47,19 +48,6 @@ def _gains(xp, G, Uc, dc, criterion, sign):
     Us = Uc / xp.sqrt(dc)[:, None]
     stack = G[None, :, :] + sign * (Us[:, :, None] * Us[:, None, :])
     return xp.linalg.eigvalsh(stack)[:, -1]
-
-
-def _argmax(xp, score):
-    """First index of the maximum (NumPy's argmax rule), a one-element device array."""
-    best = xp.max(score)
-    return xp.reshape(xp.argmax(xp.astype(score == best, xp.int8)), (1,))
-
-
-def _history(xp, order, objective):
-    """``order`` (integers held in floating point) and ``objective``, copied back in one go."""
-    n = order.shape[0]
-    both = to_numpy(xp.concat([order, objective]), np.float64)
-    return both[:n].astype(np.intp), both[n:]
 
 
 def _forward(xp, M, B, criterion, n_steps):
