@@ -381,6 +381,32 @@ def _certify_deletion(mu_n, e1, e_n, th2_up, theta3_up):
     return hi, (alpha if mu_n[1] > alpha else max(alpha, th2_up + e_n))
 
 
+def _dense_top2(M):
+    """Dense start of the Krylov state of ``M`` (s x s): ``(mu, U, MU, res, gamma)``, the top two
+    eigenpairs, their residual and a bound ``gamma`` on the third eigenvalue."""
+    s = M.shape[0]
+    w, V = sla.eigh(M, subset_by_index=[s - 3, s - 1], driver="evr")
+    w, V = w[::-1], V[:, ::-1]
+    U, mu = V[:, :2], w[:2]
+    MU = M @ U
+    res = float(np.linalg.norm(MU - U * mu)) + s * _EPS * abs(w[0])
+    gamma = w[2] + res + 1e-12 * (abs(w[0]) + abs(w[2]))
+    return mu, U, MU, res, gamma
+
+
+def _deleted_tops(ASS, surv):
+    """Top eigenvalue of ``ASS`` with row/column ``r`` deleted, for each ``r`` in ``surv``: one full
+    eigh, then the deleted-row secular equation of each survivor."""
+    theta, X = sla.eigh(ASS, driver="evd")
+    wh = X[surv] ** 2
+    wh /= wh.sum(axis=1, keepdims=True)
+    th1, th2 = theta[-1], theta[-2]
+    a1 = wh[:, -1]
+    hi = th1 - (th1 - th2) * a1
+    return secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+
+
+
 def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     """``B = I``, ``'max-eig'`` backward path from certified Krylov updates (see the forward one).
 
@@ -422,15 +448,7 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     n_krylov = n_dense = loose = 0
 
     def dense_state(S):
-        s = len(S)
-        M = A[np.ix_(S, S)]
-        w, V = sla.eigh(M, subset_by_index=[s - 3, s - 1], driver="evr")
-        w, V = w[::-1], V[:, ::-1]
-        U, mu = V[:, :2], w[:2]
-        MU = M @ U
-        res = float(np.linalg.norm(MU - U * mu)) + s * _EPS * abs(w[0])
-        gamma = w[2] + res + 1e-12 * (abs(w[0]) + abs(w[2]))
-        return mu, U, MU, res, gamma
+        return _dense_top2(A[np.ix_(S, S)])
 
     state = None
     for step in range(p):
@@ -503,13 +521,7 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
             if len(surv) <= 4:
                 vals = [top2(A[np.ix_(np.delete(S, r_), np.delete(S, r_))])[0] for r_ in surv]
             else:  # one full eigh, then the deleted-row secular equation of each survivor
-                theta, X = sla.eigh(A[np.ix_(S, S)], driver="evd")
-                wh = X[surv] ** 2
-                wh /= wh.sum(axis=1, keepdims=True)
-                th1, th2 = theta[-1], theta[-2]
-                a1 = wh[:, -1]
-                hi = th1 - (th1 - th2) * a1
-                vals = secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+                vals = _deleted_tops(A[np.ix_(S, S)], surv)
             r, new_state = int(surv[int(np.argmax(vals))]), None
             loose = 0
         order[step] = S[r]
@@ -537,14 +549,7 @@ def _backward_compiled(A, tol1, tol, max_krylov, jit):
     n_krylov = n_dense = loose = 0
 
     def dense_state(s):
-        M = B[:s, :s]
-        w, V = sla.eigh(M, subset_by_index=[s - 3, s - 1], driver="evr")
-        w, V = w[::-1], V[:, ::-1]
-        U, mu = V[:, :2], w[:2]
-        MU = M @ U
-        res = float(np.linalg.norm(MU - U * mu)) + s * _EPS * abs(w[0])
-        gamma = w[2] + res + 1e-12 * (abs(w[0]) + abs(w[2]))
-        return mu, U, MU, res, gamma
+        return _dense_top2(B[:s, :s])
 
     def drop(U_n, r, s):  # row r's slot takes row s - 1, as swap_delete does for B
         U_n = U_n.T.copy()
@@ -621,13 +626,7 @@ def _backward_compiled(A, tol1, tol, max_krylov, jit):
             if len(surv) <= 4:
                 vals = [top2(np.delete(np.delete(ASS, r_, 0), r_, 1))[0] for r_ in surv]
             else:  # one full eigh, then the deleted-row secular equation of each survivor
-                theta, X = sla.eigh(ASS, driver="evd")
-                wh = X[surv] ** 2
-                wh /= wh.sum(axis=1, keepdims=True)
-                th1, th2 = theta[-1], theta[-2]
-                a1 = wh[:, -1]
-                hi = th1 - (th1 - th2) * a1
-                vals = secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+                vals = _deleted_tops(ASS, surv)
             r, new_state = int(surv[_argmax_low(vals, S[surv])]), None
             loose = 0
         order[step] = S[r]
