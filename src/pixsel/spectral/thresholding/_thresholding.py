@@ -51,6 +51,19 @@ def _backend(A, B, names):
     return xp, choose("thresholding", xp=xp, device=dev).backend
 
 
+def _route(A, B, names, device_kernel):
+    """``(path, A, B)``: the path when the device kernel ``device_kernel`` of ``_thresholding_xp``
+    computed it, else None and the arrays NumPy's code runs on (host views under the CPU policy)."""
+    xp, backend = _backend(A, B, names)
+    if backend == "host":  # the CPU policy: NumPy's code on views
+        return None, host_view(A), host_view(B)
+    if backend == "device":  # CUDA, CuPy (or forced): on their device
+        from . import _thresholding_xp
+
+        return getattr(_thresholding_xp, device_kernel)(xp, A, B, _SINGULAR), A, B
+    return None, A, B
+
+
 def _ranking(scores):
     """Indices by decreasing ``|scores|``; ties to the lowest index (stable sort)."""
     return np.argsort(-np.abs(scores), kind="stable")
@@ -91,13 +104,9 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
-    xp, backend = _backend(a, B, ["a", "B"])
-    if backend == "host":  # the CPU policy: NumPy's code on views
-        a, B = host_view(a), host_view(B)
-    elif backend == "device":  # CUDA, CuPy (or forced): on their device
-        from ._thresholding_xp import fisher_thresholding_path_xp
-
-        return fisher_thresholding_path_xp(xp, a, B, _SINGULAR)
+    done, a, B = _route(a, B, ["a", "B"], "fisher_thresholding_path_xp")
+    if done is not None:
+        return done
     a, B = check_pair(a, B, form="vector", owner="fisher_thresholding_path", identity_ok=False)
     try:
         c = sla.cho_factor(B, lower=True, check_finite=False)
@@ -146,13 +155,9 @@ def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
-    xp, backend = _backend(A, B, ["A", "B"])
-    if backend == "host":  # the CPU policy: NumPy's code on views
-        A, B = host_view(A), host_view(B)
-    elif backend == "device":  # CUDA, CuPy (or forced): on their device
-        from ._thresholding_xp import simple_thresholding_path_xp
-
-        return simple_thresholding_path_xp(xp, A, B, _SINGULAR)
+    done, A, B = _route(A, B, ["A", "B"], "simple_thresholding_path_xp")
+    if done is not None:
+        return done
     A0 = np.asarray(A)
     # a square matrix is read as the full symmetric A here (never as a square factor)
     form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
