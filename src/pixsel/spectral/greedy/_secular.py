@@ -39,6 +39,17 @@ def _rows(x, n):
     return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)))
 
 
+def _compiled_rows(name, theta, rows, bounds, max_iter):
+    """The Numba kernel ``name`` on every row of ``rows`` (``bounds`` broadcast to one per row),
+    or None when Numba is missing."""
+    jit = _compiled(name)
+    if jit is None:
+        return None
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    n = rows.shape[0]
+    return jit(np.ascontiguousarray(theta, dtype=np.float64), rows, *(_rows(x, n) for x in bounds), max_iter)
+
+
 def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
     """Largest root of ``phi(lam) = lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]``.
 
@@ -47,11 +58,9 @@ def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
     quadratically; every iterate stays a lower bound. All rows at once (``compiled``: one
     Numba loop per row, :mod:`pixsel.spectral.greedy._secular_jit`; ``False``: vectorized NumPy).
     """
-    jit = _compiled("secular_border_rows") if compiled else None
-    if jit is not None:
-        b = np.ascontiguousarray(b, dtype=np.float64)
-        n = b.shape[0]
-        return jit(np.ascontiguousarray(theta, dtype=np.float64), b, _rows(c, n), _rows(lo, n), _rows(hi, n), max_iter)
+    lam = _compiled_rows("secular_border_rows", theta, b, (c, lo, hi), max_iter) if compiled else None
+    if lam is not None:
+        return lam
     b2 = b * b
     lam = lo.copy()
     active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
@@ -78,11 +87,9 @@ def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
 def secular_deleted(theta, w2, lo, hi, max_iter=100, compiled=True):
     """Root of ``sum_j w2_j / (lam - theta_j)`` in ``[lo, hi]`` (decreasing there), rows at once
     (``compiled`` as in :func:`secular_border`)."""
-    jit = _compiled("secular_deleted_rows") if compiled else None
-    if jit is not None:
-        w2 = np.ascontiguousarray(w2, dtype=np.float64)
-        n = w2.shape[0]
-        return jit(np.ascontiguousarray(theta, dtype=np.float64), w2, _rows(lo, n), _rows(hi, n), max_iter)
+    lam = _compiled_rows("secular_deleted_rows", theta, w2, (lo, hi), max_iter) if compiled else None
+    if lam is not None:
+        return lam
     lo = lo.copy()
     hi = hi.copy()
     lam = 0.5 * (lo + hi)
