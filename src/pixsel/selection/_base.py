@@ -312,7 +312,7 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         ndarray of shape (n_features_in_,) of bool, or ndarray of shape (k,) of int
         """
         check_is_fitted(self)
-        forced = len(getattr(self, "always_select_", ()))
+        forced = int(getattr(self, "always_select_", np.zeros(0)).shape[0])  # on X's device after a dispatched fit
         if isinstance(k, numbers.Integral) and not isinstance(k, bool) and 1 <= k < forced:
             raise ValueError(f"{type(self).__name__}: every support contains the {forced} features of "
                              f"always_select (k counts them); ask for k >= {forced}, not {k}.")
