@@ -49,6 +49,7 @@ import numpy as np
 
 from .._array_api import call_on_host, get_namespace, is_numpy, to_numpy
 from .._routes import choose
+from ._loop import selection_loop
 from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _simpls
 
 from typing import TYPE_CHECKING
@@ -239,35 +240,6 @@ def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
         return _deflated_Z(Z0, A, fit[2])
 
     return selection_loop(Z0, Xc.shape[1], n_components, make_threshold, direction, refit, deflate)
-
-
-def selection_loop(Z0, p, n_components, make_threshold, direction, refit, deflate):
-    """Algorithm 1's loop, written once for NumPy and the array API (the steps are passed in).
-
-    ``direction(Z, threshold) -> (added, n_iter, ok)`` runs the alternating optimization,
-    ``refit(A, k)`` fits SIMPLS on the columns ``A`` (returns ``(R, T, P, Q)``) and
-    ``deflate(Z, A, fit)`` returns the next ``Z``. Returns ``(A, history, fit, n_iter, converged)``.
-    """
-    Z = Z0
-    selected = np.zeros(p, dtype=bool)
-    history, n_iter, converged = [], [], []
-    fit = (None, None, None, None)
-    A = np.zeros(0, dtype=np.intp)
-    for k in range(1, n_components + 1):
-        threshold = make_threshold(k, selected)
-        added, it, ok = direction(Z, threshold)
-        added = added[~selected[added]]
-        history.append(added.astype(np.intp))
-        n_iter.append(it)
-        converged.append(ok)
-        selected[added] = True
-        A = np.flatnonzero(selected)
-        if len(A) == 0:
-            continue
-        fit = refit(A, k)
-        if k < n_components:
-            Z = deflate(Z, A, fit)
-    return A, history, fit, np.array(n_iter), np.array(converged, dtype=bool)
 
 
 def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, xp=None):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_api import device_of, float_dtype, from_numpy, sign_flip, to_numpy
+from ._loop import selection_loop
 from ._simpls import _RTOL_EXHAUSTED, SIMPLSResult, _check_selected_fit
 
 __all__ = []
@@ -139,8 +140,6 @@ def _direction_xp(xp, Z, threshold, max_iter, tol):
 
 def sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol):
     """The shared loop of Algorithm 1 (``_spls._sparse_pls``) on the device."""
-    from ._spls import selection_loop
-
     p = Xc.shape[1]
     dev = device_of(Xc)
     Z0 = Xc.T @ Yc
