@@ -1,4 +1,4 @@
-"""The ``solver='exact'`` option shared by the sparse selectors (issue 4).
+"""The ``solver='exact'`` option shared by the sparse selectors.
 
 A selector that has computed its statistics ``(A, B)`` and its greedy support at ``k`` calls
 :func:`_exact_fit_attributes` to replace that support by the certified optimum of

@@ -1,6 +1,6 @@
 """One entry point for greedy paths of the sparse generalized eigenproblem ``max x^T A x / x^T B x``.
 
-``A`` is given in the form that makes it cheapest (paper 002, section 2):
+``A`` is given in the form that makes it cheapest (Moghaddam, Weiss and Avidan, 2006, section 2):
 
 * a vector ``a`` (rank one, binary LDA ``A = a a^T``) -> the binary Schur-complement kernel
   :func:`~pixsel.spectral.rank_one_greedy_path`;

@@ -5,7 +5,7 @@ generalized eigenvalues of ``(A_SS, B_SS)`` are the eigenvalues of the small ``r
 
     G_S = M_S^T B_SS^{-1} M_S.
 
-Two criteria (paper 002, Eq. (3) and section 4):
+Two criteria (Moghaddam, Weiss and Avidan, 2006, Eq. (3) and section 4):
 
 * ``'max-eig'``: ``lambda_max(G_S)``, the generalized Rayleigh quotient maximised on ``S``;
 * ``'trace'``: ``tr G_S``, the sum of the generalized eigenvalues.

@@ -1,6 +1,6 @@
 """Blocked greedy paths for the binary sparse-LDA objective f(S) = a_S^T B_SS^{-1} a_S.
 
-The two greedy searches of paper 000 (forward and backward, Appendix) are one algorithm: a
+The two greedy searches of Moghaddam, Weiss and Avidan, 2007 (forward and backward, Appendix) are one algorithm: a
 symmetric Gaussian elimination with a data-dependent pivot rule.
 
 * **Forward** eliminates on ``B``. After adding the set ``S`` the Schur complement
@@ -37,7 +37,7 @@ the drift of the downdated inverse, which is where rank-one *downdates* lose acc
 relative drift exceeds ``drift_tol`` the working matrix is rebuilt from ``B`` (a *refactor*).
 Checkpoints and refactors are recorded in ``SparsePath.info``.
 
-Extending to a matrix ``A`` (multiclass, issue 3): only the score of a candidate changes
+Extending to a matrix ``A`` (multiclass): only the score of a candidate changes
 (a generalized eigenvalue of the bordered pair instead of ``v_i^2 / d_i``); the working matrix,
 panel bookkeeping, compaction and checkpoints of :class:`_Working` / :func:`_eliminate` are
 independent of ``A``.

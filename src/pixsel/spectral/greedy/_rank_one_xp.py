@@ -1,7 +1,7 @@
 """The binary greedy paths (forward, backward) on any array-API library, on the data's device.
 
 The same blocked symmetric elimination as the NumPy kernel (:mod:`pixsel.spectral.greedy._rank_one`,
-paper 000's Appendix): forward on ``R = B`` with the residual ``r = a`` and pivot
+Moghaddam, Weiss and Avidan, 2007, Appendix): forward on ``R = B`` with the residual ``r = a`` and pivot
 ``argmax r_i^2 / R_ii``, backward on ``P = B^{-1}`` with ``w = P a`` and pivot
 ``argmin w_i^2 / P_ii``. Inside a panel of ``T`` steps only the diagonal, the vector and the
 panel's columns are kept current (each new column is the stored row minus the panel's

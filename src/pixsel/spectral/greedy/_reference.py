@@ -1,6 +1,6 @@
 """Unblocked O(p^3) greedy paths for f(S) = a_S^T B_SS^{-1} a_S (the readable reference).
 
-Derivation (paper 000, Appendix). Forward: with ``R = B - B_{:,S} B_SS^{-1} B_{S,:}`` (the Schur
+Derivation (Moghaddam, Weiss and Avidan, 2007, Appendix). Forward: with ``R = B - B_{:,S} B_SS^{-1} B_{S,:}`` (the Schur
 complement of ``B_SS`` in ``B``) and ``r = a - B_{:,S} B_SS^{-1} a_S``, the block-inverse formula
 gives ``f(S + i) = f(S) + r_i^2 / R_ii``; adding ``j`` updates ``R -= R[:, j] R[j, :] / R_jj`` and
 ``r -= R[:, j] r_j / R_jj`` (one step of a pivoted Cholesky). Backward: with ``P = B_SS^{-1}`` and

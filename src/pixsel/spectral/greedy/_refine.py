@@ -5,7 +5,7 @@ not reachable by adding one feature at a time. :func:`refine_support` starts fro
 and only ever moves to a support of larger ``lambda_max(A_S)`` (so the result is never worse):
 
 1. truncated power iterations (Yuan and Zhang, JMLR 2013): ``x <- top_k(A x)``, each support
-   renormalized (paper 002, Proposition 2) and accepted only if it improves;
+   renormalized (Moghaddam, Weiss and Avidan, 2006, Proposition 2) and accepted only if it improves;
 2. swap local search over the *whole* 1-swap neighbourhood (``screen=True``, the default):
    from the eigendecomposition of ``A_SS``, every addition gets its exact value ``add_j``
    (bordered secular equation), an upper bound ``mu_j`` on the second eigenvalue of

@@ -1,4 +1,4 @@
-"""Variational renormalization (paper 002, Proposition 2) and simple thresholding for any pair.
+"""Variational renormalization (Moghaddam, Weiss and Avidan, 2006, Proposition 2) and simple thresholding for any pair.
 
 Proposition 2: whatever method produced a sparse candidate ``x`` (an L1-SVM, scikit-learn's
 ``SparsePCA``, thresholding), the best vector with the same support is the principal generalized

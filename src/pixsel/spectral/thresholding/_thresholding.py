@@ -1,11 +1,11 @@
-"""Continuous baselines made sparse by thresholding, renormalized on every prefix (paper 002).
+"""Continuous baselines made sparse by thresholding, renormalized on every prefix (Moghaddam, Weiss and Avidan, 2006).
 
 Both rank the features by the magnitude of a dense direction and then evaluate every prefix of
 that ranking with the exact objective (variational renormalization: the best weights on the
 prefix, not the truncated dense weights), so their paths are comparable with the greedy ones.
 
 * Fisher thresholding ranks ``|B^{-1} a|``, the dense Fisher discriminant.
-* Simple thresholding (ST, paper 002 section 2) ranks ``|v|``, ``v`` the principal eigenvector of
+* Simple thresholding (ST, Moghaddam, Weiss and Avidan, 2006, section 2) ranks ``|v|``, ``v`` the principal eigenvector of
   ``C = B^{-1/2} A B^{-1/2}`` (symmetric square root).
 
 Prefix objectives for a vector ``a`` come from the forward elimination of
@@ -71,7 +71,7 @@ def _ranking(scores):
 
 def _prefix_objectives(A, B, order):
     """``f`` of every prefix of ``order``: the fixed-order forward elimination for a vector,
-    a direct generalized eigenproblem per prefix for a matrix (``O(p^4)``; issue 3 may do better)."""
+    a direct generalized eigenproblem per prefix for a matrix (``O(p^4)``)."""
     p = B.shape[0]
     if A.ndim == 1:
         return prefix_objectives(A, B, order)
@@ -123,7 +123,7 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
 
 
 def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
-    """Simple thresholding (ST, paper 002): rank ``|v|``, ``v`` the principal eigenvector of
+    """Simple thresholding (ST, Moghaddam, Weiss and Avidan, 2006): rank ``|v|``, ``v`` the principal eigenvector of
     ``C = B^{-1/2} A B^{-1/2}``; evaluate every prefix exactly.
 
     ``B^{-1/2}`` is the symmetric square root. Mapping ``v`` back by ``B^{-1/2}`` would give
