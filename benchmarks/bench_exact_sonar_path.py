@@ -141,12 +141,12 @@ def perspective_bound(a, B, k, iters=400):
 def print_path(path, fw, bw, t_greedy):
     p = path.max_k
     print(f"\nexact_path: {int(path.certified.sum())} of {p} k certified optimal in {path.time:.1f} s "
-          f"({path.n_nodes} nodes, {path.stop_reason}); greedy forward + backward {t_greedy:.3f} s")
-    print(" k | status  | optimum   | bound     | rel. gap | forward   | backward  | greedy/opt")
+          f"({path.n_nodes} nodes, {path.search_status}); greedy forward + backward {t_greedy:.3f} s")
+    print(" k | status      | optimum   | bound     | rel. gap | forward   | backward  | greedy/opt")
     for k in range(1, p + 1):
         j = k - 1
         g = max(fw.objective[j], bw.objective[j])
-        print(f"{k:2d} | {path.status[j]:7s} | {path.objective[j]:9.5f} | {path.upper_bound[j]:9.5f} |"
+        print(f"{k:2d} | {path.status[j]:11s} | {path.objective[j]:9.5f} | {path.upper_bound[j]:9.5f} |"
               f" {path.relative_gap[j]:8.2e} | {fw.objective[j]:9.5f} | {bw.objective[j]:9.5f} | {g / path.objective[j]:.4f}",
               flush=True)
 

@@ -90,13 +90,13 @@ def path_row(name, a, B, k, args, row):
         path = exact_path(a, B, time_limit=args.limit)
     el = time.perf_counter() - t
     row["exact_path"] = {
-        "time_s": el, "nodes": path.n_nodes, "certified": int(path.certified.sum()), "stop_reason": path.stop_reason,
+        "time_s": el, "nodes": path.n_nodes, "certified": int(path.certified.sum()), "search_status": path.search_status,
         "max_rel_gap": float(path.relative_gap.max()),
         "same_objective_at_k": bool(np.isclose(path.objective[k - 1], row["best-first"]["objective"], rtol=1e-9)),
     }
     e = row["exact_path"]
     print(f"{name:>16s} exact_path, all {len(B)} k: {e['certified']}/{len(B)} certified in {el:.2f} s, {e['nodes']} nodes"
-          f" ({e['stop_reason']}); same optimum at k={k} as exact_support: {e['same_objective_at_k']}", flush=True)
+          f" ({e['search_status']}); same optimum at k={k} as exact_support: {e['same_objective_at_k']}", flush=True)
 
 
 def main(argv=None):

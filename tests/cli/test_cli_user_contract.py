@@ -148,5 +148,5 @@ def test_ctrl_c_during_an_exact_path_exits_130_and_keeps_what_was_certified(tmp_
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     report = json.loads((out / "path.json").read_text())
-    assert report["status"] == "interrupted" and report["exact"]["stop_reason"] == "interrupted"
+    assert report["status"] == "interrupted" and report["exact"]["search_status"] == "interrupted"
     assert (out / "path.png").stat().st_size > 0

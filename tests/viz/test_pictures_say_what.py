@@ -49,7 +49,7 @@ def test_scatter_up_to_20_classes_has_a_legend_with_distinct_colours(n_classes):
 def test_exact_path_draws_the_greedy_curves_above_the_markers():
     k = 5
     fw, bw = np.linspace(1, 2, k), np.linspace(1, 2, k) + 0.01
-    fig = plot_exact_path({"forward": fw, "backward": bw}, bw, bw + 0.1, ["optimal"] * 3 + ["stopped"] * 2,
+    fig = plot_exact_path({"forward": fw, "backward": bw}, bw, bw + 0.1, ["optimal"] * 3 + ["interrupted"] * 2,
                           title="x\nexact search interrupted (Ctrl-C): 3/5 k proved optimal")
     ax = fig.axes[0]
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
@@ -58,6 +58,17 @@ def test_exact_path_draws_the_greedy_curves_above_the_markers():
     assert lines["greedy backward elimination"].get_zorder() > marker_z
     assert lines["greedy forward selection"].get_zorder() > marker_z
     assert "interrupted" in ax.get_title()
+
+
+@pytest.mark.parametrize("word", ["time_limit", "node_limit", "interrupted", "stopped"])
+def test_exact_path_reads_every_unproved_word_as_open(word):
+    """The status words of ExactPath, and the 'stopped' that earlier versions wrote (saved JSON),
+    all draw open markers; 'optimal' and 'gap_reached' draw filled ones."""
+    obj = np.array([1.0, 2.0, 3.0, 4.0])
+    fig = plot_exact_path({"forward": obj}, obj, obj + 0.1, ["optimal", "gap_reached", word, word])
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert len(lines["best found, search stopped (not proved)"].get_xdata()) == 2
+    assert len(lines["certified optimum (exact search)"].get_xdata()) == 2
 
 
 def test_select_mask_title_says_exact_and_the_gap():

@@ -74,7 +74,7 @@ def run(args):
     if ps.upper_bound is not None:
         report["upper_bound"] = ps.upper_bound
     exact = _exact(args, ps) if args.solver == "exact" else None
-    interrupted = exact is not None and exact.stop_reason == "interrupted"
+    interrupted = exact is not None and exact.search_status == "interrupted"
     report["status"] = "interrupted" if interrupted else "completed"
     if exact is not None:
         report["exact"] = exact.to_dict()
@@ -86,7 +86,7 @@ def run(args):
     else:
         n_opt = int((exact.status == "optimal").sum())
         how = ("interrupted (Ctrl-C)" if interrupted else
-               "all k certified optimal" if n_opt == exact.max_k else f"stopped: {exact.stop_reason}")
+               "all k certified optimal" if n_opt == exact.max_k else f"stopped: {exact.search_status}")
         fig = plot_exact_path({n: ps.paths[n].objective for n in ("forward", "backward")}, exact.objective,
                               exact.upper_bound, exact.status,
                               title=f"{title}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
@@ -100,7 +100,7 @@ def run(args):
         if exact is not None:
             n_opt = int(exact.certified.sum())
             print(f"exact: {n_opt} of {exact.max_k} k certified optimal in {exact.time:.1f} s "
-                  f"({exact.n_nodes} nodes, {exact.stop_reason}); largest certified gap "
+                  f"({exact.n_nodes} nodes, {exact.search_status}); largest certified gap "
                   f"{100 * float(exact.relative_gap.max()):.2f} %")
         print(f"wrote {out / 'path.json'}, {out / 'path.png'}")
     if interrupted:
@@ -128,7 +128,9 @@ def _exact(args, ps):
     if ps.upper_bound is not None:
         ub = np.maximum(np.minimum(res.upper_bound, ps.upper_bound[: res.max_k]), res.objective)
         # where the greedy certificate meets the best found, that size is proved as well
-        met = (res.status == "stopped") & (ub <= res.objective + 1e-12 * np.abs(res.objective))
+        met = ~res.certified & (ub <= res.objective + 1e-12 * np.abs(res.objective))
         res.status = np.where(met, "optimal", res.status)
+        if np.all(res.status == "optimal"):
+            res.search_status = "optimal"
         res.upper_bound = np.where(met, res.objective, ub)
     return res

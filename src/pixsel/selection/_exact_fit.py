@@ -11,7 +11,9 @@ A selector that has computed its statistics ``(A, B)`` and its greedy support at
 One meaning of the gap everywhere (attribute, warning, CLI summary and JSON): ``gap_`` is the
 *relative* gap ``(upper_bound_ - objective) / |objective|`` -- no support of size ``k`` is more
 than ``gap_`` (as a fraction) better than the one returned -- and ``absolute_gap_`` is
-``upper_bound_ - objective`` in the objective's units.
+``upper_bound_ - objective`` in the objective's units. ``status_`` takes the words of
+:data:`pixsel.spectral.exact._result.STATUSES`; the documentation's exact-search page ("Status and
+certified gap") defines both once.
 """
 
 from __future__ import annotations

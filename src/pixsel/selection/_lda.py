@@ -173,12 +173,15 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     algorithm_, direction_ : str
         The algorithm ('dense' or 'implicit') and the direction(s) actually run.
     status_, upper_bound_, n_nodes_ : str, float, int
-        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``,
-        ``'interrupted'``...), the certified upper bound on the objective of every support of
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'gap_reached'``,
+        ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``: the words of
+        :func:`pixsel.spectral.exact_support`, defined in the documentation's exact-search page,
+        "Status and certified gap"), the certified upper bound on the objective of every support of
         size ``n_features_to_select_``, and the nodes searched.
     gap_ : float
         Only with ``solver='exact'``: the *relative* gap ``(upper_bound_ - objective) /
-        |objective|`` of the returned support (0 when certified optimal).
+        |objective|`` of the returned support (0 when certified optimal), the certified gap of
+        the documentation's exact-search page.
     absolute_gap_ : float
         Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
     always_select_ : ndarray of int

@@ -129,7 +129,8 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     gap_ : float
         The relative gap ``(upper_bound_ - explained_variance_) / explained_variance_``: no
         ``k`` features explain more than ``1 + gap_`` times the selected variance (0 when
-        certified optimal, ``inf`` without a bound).
+        certified optimal, ``inf`` without a bound): the certified gap of the documentation's
+        exact-search page.
     absolute_gap_ : float
         ``upper_bound_ - explained_variance_``, in units of variance.
     forward_path_, backward_path_ : SparsePath or None
@@ -140,8 +141,9 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
         Only with ``stability``: the fraction of the resampled fits that selected each feature
         (``scores_`` is the same array, larger is better).
     status_, n_nodes_ : str, int
-        Only with ``solver='exact'``: the search status (``'optimal'``, ``'time_limit'``...) and
-        the number of nodes searched.
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'gap_reached'``,
+        ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``, as defined in the
+        documentation's exact-search page, "Status and certified gap") and the nodes searched.
     always_select_ : ndarray of int
         The forced features, sorted (empty without ``always_select``).
     n_features_in_ : int

@@ -294,7 +294,9 @@ def plot_exact_path(
     objective, upper_bound : array of shape (max_k,)
         The exact path's best objective and certified bound per k (:class:`pixsel.spectral.ExactPath`).
     status : array of str of shape (max_k,)
-        ``'optimal'``, ``'gap_reached'`` or ``'stopped'`` per k.
+        Per k, the status words of :class:`pixsel.spectral.ExactPath`: ``'optimal'`` or
+        ``'gap_reached'`` (proved) or why the search ended first (``'time_limit'``,
+        ``'node_limit'``, ``'interrupted'``; the ``'stopped'`` of earlier versions reads the same).
     title, ylabel, xlabel : str
     figsize : tuple
 
@@ -305,14 +307,14 @@ def plot_exact_path(
     Examples
     --------
     >>> fig = plot_exact_path({"forward": [1.0, 1.8, 2.5]}, [1.0, 2.0, 2.5], [1.0, 2.2, 2.5],
-    ...                       ["optimal", "stopped", "optimal"])
+    ...                       ["optimal", "time_limit", "optimal"])
     >>> texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     >>> texts[1], texts[-1]
     ('best found, search stopped (not proved)', 'certified upper bound (no k features do better)')
     """
     objective = np.asarray(objective, dtype=float)
     upper_bound = np.asarray(upper_bound, dtype=float)
-    proved = np.asarray(status) != "stopped"
+    proved = np.isin(np.asarray(status), ("optimal", "gap_reached"))
     k = np.arange(1, len(objective) + 1)
     fig = _figure(figsize)
     ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})

@@ -113,7 +113,7 @@ def test_every_size_matches_enumeration(form, criterion, n_pairs, engine):
     for p, A, B, Bf, opt in random_problems(rng, n_pairs if engine == "compiled" else n_pairs // 2, 2, 11, form,
                                             criterion):
         res = exact_path(A, B, criterion=criterion)
-        assert res.stop_reason == "completed"
+        assert res.search_status == "optimal"
         assert res.status.tolist() == ["optimal"] * p
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(res.upper_bound, res.objective)
@@ -165,7 +165,8 @@ def test_gap_tol_stays_within_tolerance():
         B = X.T @ X / 12 + 0.05 * np.eye(10)
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B, gap_tol=0.05)
-        assert np.all(res.status != "stopped")
+        assert np.all(res.certified) and set(res.status.tolist()) <= {"optimal", "gap_reached"}
+        assert res.search_status in ("optimal", "gap_reached")
         assert np.all(res.objective >= opt / 1.05 - 1e-12)
         assert not np.any(_below(res.upper_bound, opt))
 
@@ -175,7 +176,8 @@ def test_time_limit_zero_returns_a_certified_path(engine):
     a = rng.standard_normal(12)
     B = np.eye(12) + 0.3 * np.ones((12, 12))
     res = exact_path(a, B, time_limit=0.0, node_limit=1)
-    assert res.stop_reason in ("time_limit", "node_limit", "completed")
+    assert res.search_status in ("time_limit", "node_limit", "optimal")
+    assert set(res.status.tolist()) <= {"optimal", res.search_status}
     assert np.all(res.upper_bound >= res.objective)
     assert res.status[-1] == "optimal"  # the whole set is the only support of size p
 
@@ -305,7 +307,7 @@ def test_enumeration_under_limits(monkeypatch):
     opt = enumerate_all(a, B, "max-eig")
     for limit in (1, 5, 40):
         res = exact_path(a, B, node_limit=limit)
-        assert res.stop_reason == "node_limit" and res.n_nodes <= limit
+        assert res.search_status == "node_limit" and res.n_nodes <= limit
         assert not np.any(_below(res.upper_bound, opt))
         assert np.all(res.objective <= opt * (1 + 1e-9))
         assert res.status[-1] == "optimal" and res.status[0] == "optimal"
@@ -498,3 +500,33 @@ def test_cardinality_gershgorin_bounds_every_principal_submatrix():
             ev = [np.linalg.eigvalsh(C[np.ix_(T, T)]) for T in itertools.combinations(range(n), t)]
             assert max(e[-1] for e in ev) <= g[t] + 1e-12
             assert min(e[0] for e in ev) >= 2 - g[t] - 1e-12
+
+
+def test_one_status_vocabulary_and_the_deprecated_stop_reason():
+    """Per size and for the whole path the words of ``exact_support`` (``STATUSES``): a size not
+    proved says why the search ended; ``stop_reason`` still answers in its old words, with a
+    FutureWarning, and the JSON summary carries both."""
+    from pixsel.spectral.exact._result import STATUSES
+
+    rng = np.random.default_rng(41)
+    a = rng.standard_normal(12)
+    X = rng.standard_normal((14, 12))
+    B = X.T @ X / 14 + 0.05 * np.eye(12)
+    done = exact_path(a, B)
+    stopped = exact_path(a, B, node_limit=1)
+    assert done.search_status == "optimal" and set(done.status.tolist()) == {"optimal"}
+    assert stopped.search_status == "node_limit"
+    assert set(stopped.status.tolist()) == {"optimal", "node_limit"}
+    assert set(stopped.status.tolist()) <= set(STATUSES)
+    np.testing.assert_array_equal(stopped.certified, stopped.status == "optimal")
+    # the relative gap is (upper bound - objective) / |objective|, zero where proved
+    np.testing.assert_allclose(stopped.relative_gap,
+                               (stopped.upper_bound - stopped.objective) / np.abs(stopped.objective))
+    assert np.all(stopped.relative_gap[stopped.certified] == 0) and np.any(stopped.relative_gap > 0)
+    with pytest.warns(FutureWarning, match="search_status"):
+        assert done.stop_reason == "completed"
+    with pytest.warns(FutureWarning, match="search_status"):
+        assert stopped.stop_reason == "node_limit"
+    d = stopped.to_dict()
+    assert d["search_status"] == "node_limit" and d["stop_reason"] == "node_limit"
+    assert done.to_dict()["stop_reason"] == "completed" and d["status"] == stopped.status.tolist()

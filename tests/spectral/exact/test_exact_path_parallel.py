@@ -38,7 +38,7 @@ def test_windows_on_workers_match_brute_force(form, criterion):
     for p, A, B, Bf, opt in random_problems(rng, 2, 9, 12, form, criterion):
         res = exact_path(A, B, criterion=criterion, n_jobs=2)
         assert res.info["parallel"]["n_jobs"] == 2
-        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        assert res.search_status == "optimal" and np.all(res.status == "optimal")
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8, atol=1e-10)
         assert {kind for kind, _ in _kinds(res)} == {"tree"}
         for k in range(1, p + 1):
@@ -60,13 +60,13 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B, n_jobs=3)
         assert np.array_equal(a, a0) and np.array_equal(B, B0)
-        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        assert res.search_status == "optimal" and np.all(res.status == "optimal")
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
         np.testing.assert_allclose(res.upper_bound, res.objective)
         seen.update(_kinds(res))
         tasks = res.info["parallel"]["tasks"]
         # every open size (not 1, 2 or p: closed forms) was certified by a completed task
-        done = set().union(*(t["sizes"] for t in tasks if t["status"] == "completed"))
+        done = set().union(*(t["sizes"] for t in tasks if t["status"] == "optimal"))
         assert done >= set(range(3, p))
     assert ("enum", 1) in seen and ("tree", 4) in seen
 
@@ -85,11 +85,11 @@ def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
         a, B = banded_lda(rng, p, 16, 0.02)
         opt = enumerate_all(a, B, "max-eig")
         res = exact_path(a, B, n_jobs=2)
-        assert res.stop_reason == "completed" and np.all(res.status == "optimal")
+        assert res.search_status == "optimal" and np.all(res.status == "optimal")
         np.testing.assert_allclose(res.objective, opt, rtol=1e-8)
         assert sorted(res.info["enumeration"]["from_top"]) == list(range(4, p))
         probes = [t for t in res.info["parallel"]["tasks"] if t["kind"] == "enum" and t["sizes"] != [3]]
-        assert all(len(t["sizes"]) == 1 and t["status"] == "completed" for t in probes)
+        assert all(len(t["sizes"]) == 1 and t["status"] == "optimal" for t in probes)
 
 
 def test_probe_from_the_top_on_the_coordinator():
@@ -148,7 +148,9 @@ def test_stopped_parallel_search_keeps_valid_bounds():
     assert np.all(ref.status == "optimal")
     for limit in (0.0, 0.05, 0.3):
         res = exact_path(a, B, n_jobs=2, time_limit=limit)
-        assert res.stop_reason in ("time_limit", "completed")
+        assert res.search_status in ("time_limit", "optimal")
+        # one vocabulary: a size not proved says why the search ended
+        assert set(res.status.tolist()) <= {"optimal", res.search_status}
         assert not np.any(_below(res.upper_bound, ref.objective))
         assert np.all(res.objective <= ref.objective * (1 + 1e-9) + 1e-12)
         proved = res.status == "optimal"
@@ -171,7 +173,8 @@ def test_ctrl_c_in_the_coordinator_returns_a_certified_partial_path(monkeypatch)
             raise KeyboardInterrupt
 
     res = exact_path(a, B, n_jobs=2, callback=interrupt)
-    assert res.stop_reason in ("interrupted", "completed")
+    assert res.search_status in ("interrupted", "optimal")
+    assert set(res.status.tolist()) <= {"optimal", "interrupted"}
     assert not np.any(_below(res.upper_bound, ref.objective))
     assert np.all(res.upper_bound >= res.objective)
 
@@ -249,18 +252,18 @@ def test_worker_loop_statuses():
     sizes = np.array([3, 4])
     flags = np.zeros(8, np.int8)
     drive = _allk_parallel._drive
-    assert drive(_FakeKernel(3), 1, sizes, flags, None, True) == "completed"
+    assert drive(_FakeKernel(3), 1, sizes, flags, None, True) == "optimal"
     assert drive(_FakeKernel(3), 1, sizes, flags, time.perf_counter() - 1.0, True) == "time_limit"
-    assert drive(_FakeKernel(3, interrupt_at=2), 1, sizes, flags, None, True) == "stopped"
+    assert drive(_FakeKernel(3, interrupt_at=2), 1, sizes, flags, None, True) == "interrupted"
     kern = _FakeKernel(5, on_step=lambda s: flags.__setitem__(3, 1) if s == 1 else None)
-    assert drive(kern, 1, sizes, flags, None, True) == "completed"
+    assert drive(kern, 1, sizes, flags, None, True) == "optimal"
     assert kern.inc[3] == np.inf and kern.inc[4] == 0.0  # size 3 switched off, size 4 still searched
     flags[4] = 1
     kern = _FakeKernel(5)
     assert drive(kern, 1, sizes, flags, None, True) == "cancelled" and kern.steps == 1
     flags[:] = 0
     flags[0] = 1
-    assert drive(_FakeKernel(5), 1, sizes, flags, None, False) == "stopped"
+    assert drive(_FakeKernel(5), 1, sizes, flags, None, False) == "interrupted"
 
 
 class _Search:

@@ -78,7 +78,7 @@ from ..._threads import blas_limit
 from ..._validation import check_int
 from .._dispatch import greedy_path
 from .._path import objective_on_support
-from ._result import SearchState
+from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
 from ._search import Stop
 from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
@@ -91,7 +91,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ExactPath", "exact_path"]
 
-PATH_STATUSES = ("optimal", "gap_reached", "stopped")
+PATH_STATUSES = STATUSES  # one vocabulary with exact_support (see _result.STATUSES)
 #: refactorize the node inverse from scratch every this many levels of a dive
 _REFRESH = 8
 #: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
@@ -126,14 +126,20 @@ class ExactPath:
         Certified upper bounds: no support of size ``k`` has an objective above
         ``upper_bound[k - 1]``. Equal to ``objective`` where the status is ``'optimal'``.
     status : ndarray of str of shape (max_k,)
-        ``'optimal'`` (proved), ``'gap_reached'`` (proved within ``gap_tol``) or ``'stopped'``
-        (a limit or Ctrl-C ended the search first; the bound is still certified).
+        Per size, the vocabulary of :class:`ExactResult`: ``'optimal'`` (proved),
+        ``'gap_reached'`` (proved within ``gap_tol``) or, for a size not proved, why the search
+        ended first: ``'time_limit'``, ``'node_limit'`` or ``'interrupted'`` (Ctrl-C); its bound
+        is still certified. (Earlier versions wrote ``'stopped'`` for all three; :attr:`certified`
+        is the test that reads both.)
     n_nodes : int
         Search-tree nodes expanded (one node = one support evaluated with all its children).
     time : float
         Wall-clock seconds.
-    stop_reason : str
-        ``'completed'``, ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``.
+    search_status : str
+        The status of the whole path in the same words: ``'optimal'`` (every size proved
+        optimal), ``'gap_reached'`` (every size proved, some within ``gap_tol``), else why the
+        search ended (``'time_limit'``, ``'node_limit'`` or ``'interrupted'``). Replaces
+        ``stop_reason`` (deprecated), whose ``'completed'`` it splits into the first two.
     criterion : str
     info : dict
         ``'greedy_forward'``, ``'greedy_backward'``: the objectives of the greedy supports that
@@ -152,7 +158,7 @@ class ExactPath:
     status: np.ndarray
     n_nodes: int
     time: float
-    stop_reason: str
+    search_status: str
     criterion: str = "max-eig"
     info: dict = field(default_factory=dict, repr=False)
 
@@ -166,13 +172,26 @@ class ExactPath:
         return np.arange(1, self.max_k + 1)
 
     @property
+    def stop_reason(self) -> str:
+        """Deprecated: use :attr:`search_status` (``'completed'`` here is ``'optimal'`` or
+        ``'gap_reached'`` there; the limits are the same words)."""
+        import warnings
+
+        warnings.warn("ExactPath.stop_reason is deprecated and will be removed; use search_status, where "
+                      "'optimal' or 'gap_reached' replace 'completed' (the limits keep their words).",
+                      FutureWarning, stacklevel=2)
+        return "completed" if self.search_status in CERTIFIED else self.search_status
+
+    @property
     def gap(self) -> np.ndarray:
         """``upper_bound - objective`` per size (absolute, >= 0)."""
         return np.maximum(self.upper_bound - self.objective, 0.0)
 
     @property
     def relative_gap(self) -> np.ndarray:
-        """``gap / |objective|`` per size (``inf`` where the objective is 0 and the gap is not)."""
+        """The certified gap ``(upper_bound - objective) / |objective|`` per size (``inf`` where the
+        objective is 0 and the gap is not), as defined in the documentation's exact-search page
+        ("Status and certified gap")."""
         gap = self.gap
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.where(gap > 0, gap / np.abs(self.objective), 0.0)
@@ -181,7 +200,7 @@ class ExactPath:
     @property
     def certified(self) -> np.ndarray:
         """Boolean per size: ``'optimal'`` or ``'gap_reached'``."""
-        return self.status != "stopped"
+        return np.isin(self.status, CERTIFIED)
 
     def support(self, k: int) -> np.ndarray:
         """The best support of size ``k`` found (sorted indices)."""
@@ -199,7 +218,9 @@ class ExactPath:
             "status": self.status.tolist(),
             "n_nodes": int(self.n_nodes),
             "time_s": float(self.time),
-            "stop_reason": self.stop_reason,
+            "search_status": self.search_status,
+            # the deprecated field in its old words, for readers of files written before
+            "stop_reason": "completed" if self.search_status in CERTIFIED else self.search_status,
             "criterion": self.criterion,
         }
 
@@ -866,9 +887,10 @@ def exact_path(
     Returns
     -------
     ExactPath
-        Per size: support, objective, certified upper bound, status, relative gap; the nodes
-        and seconds spent. Ctrl-C returns the certified partial result (``stop_reason
-        'interrupted'``).
+        Per size: support, objective, certified upper bound, status, relative gap (the
+        certified gap of the documentation's exact-search page); the nodes and seconds spent.
+        Ctrl-C returns the certified partial result (the sizes not proved and
+        ``search_status`` say ``'interrupted'``).
 
     See Also
     --------
@@ -971,9 +993,13 @@ def exact_path(
         elif tol_max[j] >= ub[j]:
             st, u = "gap_reached", ub[j] - shift
         else:
-            st, u = "stopped", ub[j] - shift
+            st, u = status_of_stop(stop_reason), ub[j] - shift
         ubs[j - 1] = max(u, o)
         status.append(st)
+    if all(st in CERTIFIED for st in status):
+        search_status = "optimal" if all(st == "optimal" for st in status) else "gap_reached"
+    else:
+        search_status = status_of_stop(stop_reason)
     return ExactPath(
         supports=supports,
         objective=obj,
@@ -981,7 +1007,7 @@ def exact_path(
         status=np.array(status),
         n_nodes=n_nodes,
         time=time.perf_counter() - t0,
-        stop_reason=stop_reason,
+        search_status=search_status,
         criterion=criterion,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
               "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info, "parallel": parallel_info},

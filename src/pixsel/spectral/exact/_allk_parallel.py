@@ -89,7 +89,9 @@ def run_task(spec):
     ``spec``: ``kind`` ('enum' or 'tree'), ``sizes``, the problem (``M``, ``B``, ``max_k``,
     ``additive``), the incumbents (``inc``, ``sup``), ``K``, ``off`` and ``order`` of an
     enumeration, ``time_left`` (seconds or ``None``) and ``flags`` (the path of the flags file).
-    Returns a dict: ``status`` ('completed', 'time_limit', 'stopped' or 'cancelled'), ``found``
+    Returns a dict: ``status`` in the words of :data:`~._result.STATUSES` ('optimal': the task
+    ran to its end, which proves its sizes; 'time_limit'; 'interrupted': the coordinator's stop
+    flag or Ctrl-C) or 'cancelled' (every size it held was proved by other tasks), ``found``
     (``{size: (value, support)}`` raised), ``ub`` (a stopped window's open bounds), the nodes and
     seconds."""
     t = time.perf_counter()
@@ -120,7 +122,7 @@ def run_task(spec):
                                 if sup[j] is not None and inc[j] > inc0[j]}
                 res["nodes"] = int(kern.counters[0])
                 res["counters"] = (int(kern.counters[1]), int(kern.counters[2]))  # forward tried, pruned
-                if status != "completed":
+                if status != "optimal":
                     res["ub"] = kern.upper_bounds()
     finally:
         del flags
@@ -137,7 +139,7 @@ def _drive(kern, chunk, sizes, flags, deadline, window):
             if not kern.open:
                 break
             if flags[0]:
-                return "stopped"
+                return "interrupted"
             if deadline is not None and time.perf_counter() > deadline:
                 return "time_limit"
             done = flags[sizes] != 0
@@ -146,8 +148,8 @@ def _drive(kern, chunk, sizes, flags, deadline, window):
             if window and np.any(done):
                 kern.inc[sizes[done]] = np.inf  # certified elsewhere: no subtree is kept for them
     except KeyboardInterrupt:
-        return "stopped"
-    return "completed"
+        return "interrupted"
+    return "optimal"
 
 
 # ---------------------------------------------------------------- the coordinator
@@ -356,7 +358,7 @@ class _Coordinator:
             self.fwd[0] += res["counters"][0]
             self.fwd[1] += res["counters"][1]
             self.windows += 1
-        if res["status"] == "completed":
+        if res["status"] == "optimal":
             new = [j for j in res["sizes"] if j not in self.certified]
             self._certify(new)
             if res["kind"] == "enum":
@@ -445,7 +447,7 @@ class _Coordinator:
                     spec = self.running.pop(fut)
                     res = fut.result()
                     self.merge(spec, res)
-                    if res["status"] == "stopped" and not stopping:  # Ctrl-C reached a worker first
+                    if res["status"] == "interrupted" and not stopping:  # Ctrl-C reached a worker first
                         stop_reason, stopping = "interrupted", True
                         self.flags[0] = 1
                 if (not stopping and s.time_limit is not None and time.perf_counter() - s.t0 > s.time_limit

@@ -9,9 +9,24 @@ import numpy as np
 
 from .._path import SparsePath
 
-__all__ = ["SearchState", "ExactResult", "tighten_path_bound", "STATUSES"]
+__all__ = ["SearchState", "ExactResult", "tighten_path_bound", "STATUSES", "CERTIFIED", "status_of_stop"]
 
+#: the one vocabulary of a certificate's status, for :func:`exact_support`, :func:`exact_path` (per
+#: size) and the estimators' ``status_``: a proved result (``CERTIFIED``) or why the search stopped
+#: first (a limit or Ctrl-C; its bound is still certified). The documentation's exact-search page
+#: ("Status and certified gap") defines the words and the relative gap.
 STATUSES = ("optimal", "gap_reached", "time_limit", "node_limit", "interrupted")
+CERTIFIED = ("optimal", "gap_reached")
+
+
+def status_of_stop(stop_reason: str) -> str:
+    """The status of a size that a search did not prove, from why the search ended.
+
+    ``'time_limit'``, ``'node_limit'`` and ``'interrupted'`` stay; a search that ran to its end and
+    still left the size open can only have been cut by a deadline of its own (a parallel task's
+    share of the time limit): ``'time_limit'``.
+    """
+    return stop_reason if stop_reason in STATUSES[2:] else "time_limit"
 
 
 @dataclass(frozen=True)
@@ -57,17 +72,19 @@ class ExactResult:
         A certified upper bound on the objective of *every* support of size ``k``. Equal to
         ``objective`` (up to rounding) when ``status == 'optimal'``.
     gap : float
-        ``upper_bound - objective`` (absolute, >= 0).
+        ``upper_bound - objective`` (absolute, >= 0); :attr:`relative_gap` is the certified gap
+        the documentation's exact-search page defines ("Status and certified gap").
     n_nodes : int
         Search-tree nodes processed.
     time : float
         Wall-clock seconds.
     status : str
-        ``'optimal'`` (search completed, the support is optimal), ``'gap_reached'`` (search
-        completed with the relative ``gap_tol``: the objective is within it of the optimum),
-        ``'time_limit'``, ``'node_limit'`` (stopped by a limit; the bound is still certified) or
-        ``'interrupted'`` (Ctrl-C: the best support and a certified bound are returned instead
-        of losing the work).
+        One of :data:`STATUSES`, the vocabulary shared with :func:`exact_path` and the
+        estimators: ``'optimal'`` (search completed, the support is optimal), ``'gap_reached'``
+        (search completed with the relative ``gap_tol``: the objective is within it of the
+        optimum), ``'time_limit'``, ``'node_limit'`` (stopped by a limit; the bound is still
+        certified) or ``'interrupted'`` (Ctrl-C: the best support and a certified bound are
+        returned instead of losing the work).
     info : dict
         ``'partner'`` where a compiled search of size ``k`` ran beside the branch and bound (an
         additive problem, see :func:`exact_support`): its ``'kind'`` (``'enumeration'`` or
@@ -89,7 +106,8 @@ class ExactResult:
 
     @property
     def relative_gap(self) -> float:
-        """``gap / |objective|`` (``inf`` when the objective is 0 and the gap is not)."""
+        """The certified gap ``(upper_bound - objective) / |objective|`` (``inf`` when the objective
+        is 0 and the gap is not); 0 where ``status == 'optimal'``."""
         if self.gap <= 0:
             return 0.0
         return self.gap / abs(self.objective) if self.objective != 0 else math.inf
@@ -97,7 +115,7 @@ class ExactResult:
     @property
     def certified(self) -> bool:
         """True when the search completed (``'optimal'`` or ``'gap_reached'``)."""
-        return self.status in ("optimal", "gap_reached")
+        return self.status in CERTIFIED
 
 
 def tighten_path_bound(path: SparsePath, result: ExactResult) -> SparsePath:
