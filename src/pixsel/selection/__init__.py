@@ -1,16 +1,28 @@
 """Layer 3: scikit-learn selectors, the whole-path functions ``lda_paths`` / ``pca_paths``, and the
 feature groups of images (``pixel_groups``, ``patch_groups``) that the path selectors take as
-``groups=``."""
+``groups=``.
 
-from ._column_subset import ColumnSubsetSelector
-from ._cv import PathSelectorCV
-from ._groups import patch_groups, pixel_groups
-from ._lda import SparseLDASelector
-from ._paths import PathSet as PathSet  # returned by lda_paths / pca_paths, not called: off __all__
-from ._paths import lda_paths, pca_paths
-from ._pls import CardinalSPLSSelector, SPLSSelector
-from ._scores import ScoreSelector, SubspaceScoreSelector
-from ._spca import SparsePCASelector
+Each name is imported from its module on first use (:mod:`pixsel._attach`): fitting one
+selector does not import the others.
+"""
+
+from .._attach import attach
+
+__getattr__, __dir__ = attach(__name__, {
+    "ColumnSubsetSelector": "_column_subset",
+    "PathSelectorCV": "_cv",
+    "patch_groups": "_groups",
+    "pixel_groups": "_groups",
+    "SparseLDASelector": "_lda",
+    "PathSet": "_paths",  # returned by lda_paths / pca_paths, not called: off __all__
+    "lda_paths": "_paths",
+    "pca_paths": "_paths",
+    "CardinalSPLSSelector": "_pls",
+    "SPLSSelector": "_pls",
+    "ScoreSelector": "_scores",
+    "SubspaceScoreSelector": "_scores",
+    "SparsePCASelector": "_spca",
+})
 
 __all__ = [
     "SparseLDASelector",

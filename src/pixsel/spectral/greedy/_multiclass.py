@@ -48,7 +48,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ._multiclass_jit import backward_path, top_eig_added
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
 from ._steps import criterion_value, left_looking_forward
@@ -71,6 +70,8 @@ def _forward(M, op, criterion, n_steps, method="auto", progress=None):
             return G[0, 0] + Uc[:, 0] ** 2 / dc, None
         theta, V = np.linalg.eigh(G)
         if method == "auto":
+            from ._multiclass_jit import top_eig_added  # Numba: imported on the first multiclass step
+
             vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)
             count["n"] += int(n_solved)
             return vals, None
@@ -106,6 +107,8 @@ def _backward(M, B, criterion, method="auto", progress=None):
     G = M.T @ W
     G = (G + G.T) / 2
     if method == "auto" and r > 1:
+        from ._multiclass_jit import backward_path  # Numba: imported on first use
+
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)
         idx = np.arange(p, dtype=np.int64)
         order = np.empty(p, dtype=np.int64)
