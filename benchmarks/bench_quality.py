@@ -184,15 +184,41 @@ def _extra_trees(X, y, seed):
     return _from_model(ExtraTreesClassifier(n_estimators=100, random_state=seed, n_jobs=1), X, y)
 
 
+def _mrmr_relevance(X, y):
+    """mrmr-selection's ``relevance='f'`` (the F-statistic per column, NaN as 0), in one call."""
+    import pandas as pd
+
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant pixels
+        f = f_classif(X.to_numpy(), y.to_numpy())[0]
+    return pd.Series(np.nan_to_num(f, nan=0.0), index=X.columns)
+
+
+def _mrmr_redundancy(X, target_column, features):
+    """mrmr-selection's ``redundancy='c'`` (Pearson correlation with the last chosen column, NaN
+    as 0), as one matrix-vector product instead of pandas' column loop."""
+    import pandas as pd
+
+    A, t = X[features].to_numpy(), X[target_column].to_numpy()
+    A, t = A - A.mean(axis=0), t - t.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = (A.T @ t) / np.sqrt((A * A).sum(axis=0) * (t @ t))
+    return pd.Series(np.nan_to_num(r, nan=0.0), index=features)
+
+
 def _mrmr(X, y, seed):
+    """``mrmr_classif`` of mrmr-selection with its default F-statistic relevance and correlation
+    redundancy, both passed as vectorized callables: the same selection in the same order
+    (checked on Sonar and colon), 7 x faster on colon's 2000 genes than the package's per-column
+    pandas loops (45 s a fit there)."""
     import pandas as pd
     from mrmr import mrmr_classif
 
     cols = [f"f{i}" for i in range(X.shape[1])]
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
-        chosen = mrmr_classif(pd.DataFrame(X, columns=cols), pd.Series(y), K=max(KS_RUN), n_jobs=1,
-                              show_progress=False)
+        chosen = mrmr_classif(pd.DataFrame(X, columns=cols), pd.Series(y), K=max(KS_RUN), relevance=_mrmr_relevance,
+                              redundancy=_mrmr_redundancy, n_jobs=1, show_progress=False)
     order = np.array([cols.index(c) for c in chosen])
     out = {k: np.sort(order[:k]) for k in KS_RUN}
     for k in KS_RUN:
@@ -314,8 +340,9 @@ def run_dataset(name, args, log):
     # selectors (rightly) refuse to select it
     p_live = int(np.sum(np.ptp(X, axis=0) > 0))
     KS_RUN = tuple(sorted({min(k, p_live) for k in args.ks}))
+    load = _uptime()
     log(f"\n== {name}: {X.shape[0]} samples x {p} features, {len(np.unique(y))} classes; "
-        f"ks {list(KS_RUN)}, {args.splits} splits")
+        f"ks {list(KS_RUN)}, {args.splits} splits; {load}")
     sup, uns = supervised_selectors(), unsupervised_selectors()
     if args.only:
         sup = {k: v for k, v in sup.items() if k in args.only or k in (DEFAULT, default_lda_row())}
@@ -374,7 +401,7 @@ def run_dataset(name, args, log):
             for k, S in supports.items():
                 for m, v in score_clusters(Xte[:, S], yte, seed).items():
                     clus.setdefault(sname, {}).setdefault(m, {}).setdefault(k, []).append(v)
-        log(f"  split {seed} done ({time.perf_counter() - T0:.0f} s since start)")
+        log(f"  split {seed} done ({time.perf_counter() - T0:.0f} s since start; {_uptime()})")
 
     # stability: supports at k = 25 over bootstrap resamples of the first split's training part
     kj = min(JACCARD_K, p_live)
@@ -410,8 +437,15 @@ def run_dataset(name, args, log):
         "accuracy": {s: {c: {str(k): summ(v) for k, v in d.items()} for c, d in cs.items()} for s, cs in acc.items()},
         "clustering": {s: {m: {str(k): summ(v) for k, v in d.items()} for m, d in ms.items()} for s, ms in clus.items()},
         "fit_time_median_s": {s: float(np.median(v)) for s, v in times.items()},
-        "jaccard_k": kj, "jaccard": jac, "failed": failed,
+        "jaccard_k": kj, "jaccard": jac, "failed": failed, "uptime_start": load, "uptime_end": _uptime(),
     }
+
+
+def _uptime():
+    """The load average line of ``uptime`` (every timing is printed with it: the machine is shared)."""
+    import subprocess
+
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 # -- summary and figures ----------------------------------------------------------------------
@@ -568,9 +602,7 @@ def main():
     args.splits = args.splits or 5
     out = out_dir(args)
     T0 = time.perf_counter()
-    import subprocess
-
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    load = _uptime()
     print(f"uptime at start: {load}")
     log = lambda s: print(s, flush=True)  # noqa: E731
     results, skipped = {}, []
@@ -589,7 +621,7 @@ def main():
             figure(name, results[name], out / f"quality_{name}.png")
             write_results(args, {"datasets": results, "skipped": skipped, "ks": args.ks, "splits": args.splits,
                                  "uptime_start": load})
-    end = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    end = _uptime()
     print(f"{DEFAULT} is {default_lda_row() or 'outside the compared rows'}: {pixsel.SparseLDASelector()!r}")
     print_tables(results, skipped)
     print(f"\nuptime at end: {end}; {time.perf_counter() - T0:.0f} s")
