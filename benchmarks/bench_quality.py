@@ -231,7 +231,11 @@ def _variance(X, y, seed):
 
 
 def _lda(**kw):
-    return _path(pixsel.SparseLDASelector(**kw), KS_RUN)
+    """A path row: one fit at the largest k, every k read from the path. With the criterion
+    chosen by cross-validation the choice depends on k, so the selector is fitted at every k
+    (what ``SparseLDASelector(k, criterion='cv')`` gives a user)."""
+    est = pixsel.SparseLDASelector(**kw)
+    return _per_k(est) if kw.get("criterion") == "cv" else _path(est, KS_RUN)
 
 
 #: The SparseLDASelector options compared; the row whose options are the installed default is
@@ -240,6 +244,7 @@ LDA_ROWS = {
     "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual"},
     "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual"},
     "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward"},
+    "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward"},
 }
 DEFAULT = "pixsel LDA (default)"
 

@@ -257,7 +257,7 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
                 f"{type(X).__module__}.{type(X).__name__}. Convert X with np.asarray (or use stability=None)."
             )
         rng = check_random_state(self.random_state)
-        sub = clone(self).set_params(stability=None, progress=False, n_features_to_select=k)
+        sub = clone(self).set_params(stability=None, progress=False, n_features_to_select=k, **self._resample_params())
         counts = np.zeros(X.shape[1])
         for _ in range(n_resamples):
             idx = half_samples(y, X.shape[0], rng)
@@ -271,6 +271,10 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
         self.scores_ = freq
         self.support_ = support
         return True
+
+    def _resample_params(self):
+        """Parameters the resampled fits of ``stability`` override (a choice already made in ``fit``)."""
+        return {}
 
     def _best_path(self, k):
         return pick_path(self.forward_path_, self.backward_path_, k)

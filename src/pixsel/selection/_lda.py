@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
+
 import numpy as np
+from scipy.stats import rankdata
+from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
-from .._validation import check_options
+from .._validation import check_int, check_options
 from ..spectral import greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
@@ -19,7 +25,26 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["SparseLDASelector"]
+__all__ = ["SparseLDASelector", "cv_sizes"]
+
+CRITERIA = ("trace", "max-eig")
+#: ``criterion='cv'`` chooses among these
+CV_CRITERIA = ("trace", "max-eig")
+
+
+def cv_sizes(k: int) -> list[int]:
+    """The support sizes scored when the criterion or the regularization is cross-validated.
+
+    ``ceil(k / 4)``, ``ceil(k / 2)`` and ``k`` (duplicates dropped): the candidate is judged on its
+    path up to ``k``, not at one size alone, which steadies the choice on small folds and covers
+    the sizes :meth:`SparseLDASelector.get_support_at` reads from the fitted path.
+
+    Examples
+    --------
+    >>> cv_sizes(100), cv_sizes(10), cv_sizes(1)
+    ([25, 50, 100], [3, 5, 10], [1])
+    """
+    return sorted({max(1, math.ceil(k / 4)), max(1, math.ceil(k / 2)), int(k)})
 
 
 class SparseLDASelector(ImageInputMixin, _PathSelector):
@@ -50,10 +75,11 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
 
         .. versionchanged:: 0.1
            The default was ``'dual'``.
-    regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
+    regularization : 'auto', 'none', None, float, 'ledoit-wolf' or list, default='auto'
         How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
-        what was done is recorded in ``regularization_``.
-    criterion : {'trace', 'max-eig'}, default='trace'
+        what was done is recorded in ``regularization_``. A list of these values: the one of
+        best held-out accuracy is chosen by cross-validation (see ``cv``).
+    criterion : {'trace', 'max-eig', 'cv'} or list of them, default='trace'
         With more than two classes, ``A = M M^T`` is the between-class covariance (rank
         ``C - 1``) and the criterion of a support is the sum of the generalized eigenvalues of
         ``(A_SS, B_SS)`` (``'trace'``) or the largest one (``'max-eig'``, the objective of
@@ -62,6 +88,9 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         documentation's quality page it gives the higher accuracy on many-class digits and faces
         and fits tens of times faster with many classes, hence the default.
         Irrelevant for two classes.
+
+        ``'cv'`` (the same as ``['trace', 'max-eig']``) or a list: the criterion is chosen by
+        cross-validation (see ``cv``); ``criterion_`` says which was used.
 
         .. versionchanged:: 0.1
            The default was ``'max-eig'``; pass ``criterion='max-eig'`` for the papers' objective.
@@ -135,6 +164,16 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         evaluates every candidate exactly (``O(p k^3)`` per step, for modest ``p`` and ``k``),
         and ``direction`` must be ``'forward'``. ``objective_path_`` is NaN below ``|F|``.
         Dense algorithm and ``solver='greedy'`` only, without groups or ``stability``.
+    cv : int or cross-validation splitter, default=3
+        Used only when ``criterion`` or ``regularization`` lists several values (with two
+        classes the criteria coincide and only the regularizations are compared). Every
+        candidate is fitted once per training fold (a path: one fit gives every size), shrinkage
+        LDA (``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')``) is trained on the
+        fold's supports of sizes ``ceil(k / 4)``, ``ceil(k / 2)`` and ``k`` (:func:`cv_sizes`)
+        and scored on the test fold; the candidate of largest mean accuracy is refitted on all
+        the samples (``cv_results_``). An int is the number of ``StratifiedKFold`` folds (no
+        shuffling, as scikit-learn's ``GridSearchCV``); every class needs that many samples.
+        Costs ``folds x candidates`` extra fits; NumPy input of single features only.
 
     Attributes
     ----------
@@ -168,6 +207,15 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         The discriminant ``z = B_SS^{-1} a_S`` on the selected features (in index order); with
         more than two classes the principal generalized eigenvector of ``(A_SS, B_SS)``.
     classes_ : ndarray of shape (n_classes,)
+    criterion_ : str
+        The criterion of the fitted paths (the cross-validated choice with ``criterion='cv'``).
+    cv_results_ : dict or None
+        When the criterion or the regularization was cross-validated: ``params`` (one dict per
+        candidate), ``mean_test_score``, ``std_test_score``, ``rank_test_score`` and
+        ``split{i}_test_score`` (held-out accuracy averaged over the sizes of :func:`cv_sizes`),
+        as scikit-learn's ``GridSearchCV``; None otherwise.
+    best_params_ : dict
+        Only when ``cv_results_`` is set: the chosen ``criterion`` and ``regularization``.
     regularization_ : dict
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
     algorithm_, direction_ : str
@@ -230,8 +278,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         n_features_to_select: int | float = 10,
         *,
         direction: Literal["forward", "backward", "dual"] = "forward",
-        regularization: str = "auto",
-        criterion: Literal["max-eig", "trace"] = "trace",
+        regularization: str | float | list | None = "auto",
+        criterion: Literal["max-eig", "trace", "cv"] | list[str] = "trace",
         algorithm: Literal["auto", "dense", "implicit"] = "auto",
         solver: Literal["greedy", "exact"] = "greedy",
         time_limit: float | None = None,
@@ -244,6 +292,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         stability: int | None = None,
         random_state: int | np.random.RandomState | None = None,
         always_select: ArrayLike | None = None,
+        cv: int | object = 3,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -261,6 +310,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.stability = stability
         self.random_state = random_state
         self.always_select = always_select
+        self.cv = cv
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -288,22 +338,35 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         X, y = validate_fit(self, route, X, y)
         check_classification_targets(y)
         classes = np.unique(y)
-        check_options(self.criterion, "criterion", ("max-eig", "trace"), owner=owner)
+        criteria, regularizations = self._candidates(owner)
         check_options(self.path, "path", PATHS, owner=owner)
         n_resamples = self._check_stability(owner)
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
+        if len(classes) == 2:  # one criterion: the trace and the largest eigenvalue coincide
+            criteria = criteria[:1]
         p = int(X.shape[1])
         grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
         if n_resamples and grouping is not None:
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
+        self.cv_results_ = None
+        if len(criteria) * len(regularizations) > 1:
+            if grouping is not None or not isinstance(X, np.ndarray):
+                raise ValueError(f"{owner}: choosing the criterion or the regularization by cross-validation "
+                                 "resamples the rows of a NumPy array of single features; pass one criterion and "
+                                 "one regularization, or X as an (n_samples, n_features) NumPy array without "
+                                 "groups or patch_size.")
+            criterion, regularization = self._cross_validate(X, y, k, criteria, regularizations, owner)
+        else:
+            criterion, regularization = criteria[0], regularizations[0]
+        self.criterion_ = criterion
         route = self._sized_route(route, X, n_classes=len(classes), k=k,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
-        if len(F) and len(classes) > 2 and self.criterion == "max-eig" and self.direction != "forward":
+        if len(F) and len(classes) > 2 and criterion == "max-eig" and self.direction != "forward":
             raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
                              "forward only (the largest eigenvalue does not split over the forced features); use "
                              "direction='forward' or criterion='trace'.")
@@ -311,7 +374,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             if n_resamples:
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
                                  "dense fits); pass algorithm='dense' or stability=None.")
-            self._fit_implicit(X, y, classes, k, owner)
+            self._fit_implicit(X, y, classes, k, owner, criterion, regularization)
             store_groups(self, None, image_shape)
             store_on_route(self, route)
             return self
@@ -319,7 +382,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         y, classes_fit = codes_on_route(route, y, classes)  # another library: codes on X's device
         stats = class_statistics(X, y, classes=classes_fit)
         B, reg = regularize(
-            stats.within, self.regularization, X=X, y=y, means=stats.means, classes=stats.classes
+            stats.within, regularization, X=X, y=y, means=stats.means, classes=stats.classes
         )
         if reg.method == "none" and not positive_definite(route, B):
             raise ValueError(
@@ -343,13 +406,13 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         fwd = bwd = None
         with path_progress(self) as progress:
             if grouping is not None:  # whole groups enter and leave (host statistics)
-                fwd, bwd = group_paths(grouping, a, B, self.direction, criterion=self.criterion, max_k=max_k,
+                fwd, bwd = group_paths(grouping, a, B, self.direction, criterion=criterion, max_k=max_k,
                                        progress=progress)
             elif self.direction in ("forward", "dual"):
-                fwd = greedy_path(a, B, direction="forward", criterion=self.criterion, max_k=max_k,
+                fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
                                   callback=progress("forward path"), always_select=F)
             if grouping is None and self.direction in ("backward", "dual"):
-                bwd = greedy_path(a, B, direction="backward", criterion=self.criterion,
+                bwd = greedy_path(a, B, direction="backward", criterion=criterion,
                                   callback=progress("backward path"), always_select=F)
 
         self.classes_ = classes
@@ -357,16 +420,92 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self._set_paths(fwd, bwd, k, self.direction)
         self._stabilize(X, y, k, n_resamples, route)
         if self.solver == "exact" and grouping is not None:
-            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=self.criterion)
+            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
         elif self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=self.criterion)  # device statistics: one host copy
+            self._solve_exact(a, B, k, criterion=criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
         store_groups(self, grouping, image_shape)
         store_on_route(self, route)
         self.coef_ = support_weights(route, a, B, S)
         return self
 
-    def _fit_implicit(self, X, y, classes, k, owner):
+    def _candidates(self, owner):
+        """The criteria and the regularizations to fit: one of each, or the lists to choose from."""
+        crit = self.criterion
+        if isinstance(crit, str) and crit == "cv":
+            crit = list(CV_CRITERIA)
+        if isinstance(crit, (list, tuple)):
+            if not crit:
+                raise ValueError(f"The 'criterion' parameter of {owner} must be 'trace', 'max-eig', 'cv' or a "
+                                 "non-empty list of 'trace' and 'max-eig'. Got an empty list instead.")
+            criteria = [check_options(c, "criterion", CRITERIA, owner=owner) for c in crit]
+        else:
+            criteria = [check_options(crit, "criterion", (*CRITERIA, "cv"), owner=owner)]
+        reg = self.regularization
+        if isinstance(reg, (list, tuple)):
+            if not reg:
+                raise ValueError(f"The 'regularization' parameter of {owner} must be one regularization or a "
+                                 "non-empty list of them. Got an empty list instead.")
+            regularizations = list(reg)
+        else:
+            regularizations = [reg]
+        return list(dict.fromkeys(criteria)), regularizations
+
+    def _cross_validate(self, X, y, k, criteria, regularizations, owner):
+        """Choose the criterion and the regularization of best held-out accuracy (``cv_results_``).
+
+        Each candidate is fitted once per training fold (a path); shrinkage LDA trained on the
+        fold's supports at the sizes :func:`cv_sizes` of ``k`` is scored on the test fold; the
+        candidate of largest mean accuracy over folds and sizes wins (ties to the earlier one).
+        """
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        from sklearn.model_selection import check_cv
+
+        y = np.asarray(y)
+        _, counts = np.unique(y, return_counts=True)
+        if isinstance(self.cv, numbers.Integral):
+            check_int(self.cv, "cv", low=2, owner=owner)
+            if counts.min() < self.cv:
+                raise ValueError(f"{owner}: cross-validating the criterion or the regularization with cv={self.cv} "
+                                 f"folds needs at least {self.cv} samples of every class; the smallest class has "
+                                 f"{counts.min()}. Use cv={max(2, counts.min())} or pass one criterion and one "
+                                 "regularization.")
+        splitter = check_cv(self.cv, y, classifier=True)
+        sizes = cv_sizes(k)
+        params = [{"criterion": c, "regularization": r} for c in criteria for r in regularizations]
+        splits = list(splitter.split(X, y))
+        scores = np.empty((len(splits), len(params)))
+        lda = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+        for i, (train, test) in enumerate(splits):
+            for j, par in enumerate(params):
+                sub = clone(self).set_params(**par, n_features_to_select=k, stability=None, solver="greedy",
+                                             progress=False)
+                sub.fit(X[train], y[train])
+                acc = []
+                for size in sizes:
+                    S = sub.get_support_at(size, indices=True)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", UserWarning)  # collinear pixels in a fold
+                        model = clone(lda).fit(X[np.ix_(train, S)], y[train])
+                    acc.append(np.mean(model.predict(X[np.ix_(test, S)]) == y[test]))
+                scores[i, j] = float(np.mean(acc))
+        mean = scores.mean(axis=0)
+        best = int(np.argmax(mean))
+        self.cv_results_ = {
+            "params": params,
+            "mean_test_score": mean,
+            "std_test_score": scores.std(axis=0),
+            "rank_test_score": rankdata(-mean, method="min").astype(np.int32),
+            **{f"split{i}_test_score": scores[i] for i in range(len(splits))},
+        }
+        self.best_params_ = params[best]
+        return params[best]["criterion"], params[best]["regularization"]
+
+    def _resample_params(self):
+        """The resampled paths of ``stability`` reuse the cross-validated choice (no CV per resample)."""
+        return dict(self.best_params_) if getattr(self, "cv_results_", None) is not None else {}
+
+    def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
         if self.direction == "backward":
             raise ValueError(
@@ -375,7 +514,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             )
         if self.solver == "exact":
             raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
-        reg = self.regularization
+        reg = regularization
         if isinstance(reg, str) and reg == "ledoit-wolf":
             raise ValueError(
                 f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
@@ -387,7 +526,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             B = B.with_alpha(info.alpha)
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
             with path_progress(self) as progress:
-                path = greedy_path(a, B, max_k=k, criterion=self.criterion,
+                path = greedy_path(a, B, max_k=k, criterion=criterion,
                                    callback=progress("forward path (implicit)"))
             self.classes_ = classes
             self.regularization_ = info.to_dict()
