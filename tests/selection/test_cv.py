@@ -18,7 +18,7 @@ from pixsel import (
     SparsePCASelector,
     SPLSSelector,
 )
-from pixsel.selection._cv import _ShrinkageLDAStatistics
+from pixsel.selection._cv import _nested_order, _ShrinkageLDAStatistics
 
 
 def _lda():
@@ -142,6 +142,55 @@ def test_lda_statistics_equal_a_direct_fit(k):
         assert stats.accuracy(S, X, y) == ref.score(X[:, S], y)
 
 
+def _few_per_class(seed=0, C=6, per=8, p=40):
+    """Few samples per class (as faces): the scorer forms its matrices from the samples."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(C), per)
+    X = rng.standard_normal((len(y), p)) * rng.uniform(0.2, 3, p)
+    X[:, :6] += 1.2 * rng.standard_normal((C, 6))[y]
+    return X, y
+
+
+@pytest.mark.parametrize("by_samples", [True, False])
+@pytest.mark.parametrize("classes", [2, 5])
+def test_path_decisions_equal_a_direct_fit(by_samples, classes):
+    # nested supports along an order, k from 1 to beyond n (the Woodbury form when by samples)
+    X, y = _few_per_class(seed=classes, C=classes, per=7, p=30)
+    X[:, 11] = 2.0  # a constant column
+    rng = np.random.default_rng(3)
+    Xt = rng.standard_normal((25, X.shape[1])) * X.std(axis=0) + X.mean(axis=0)
+    order = rng.permutation(X.shape[1])
+    grid = np.array([1, 2, 3, 7, 13, 14, 15, 22, 30])  # n = 14 or 35
+    stats = _ShrinkageLDAStatistics(X, y, by_samples=by_samples)
+    for k, got in zip(grid, stats.path_decisions(order, grid, Xt)):
+        S = np.sort(order[:k])
+        ref = _lda().fit(X[:, S], y)
+        np.testing.assert_allclose(got, ref.decision_function(Xt[:, S]), rtol=1e-7, atol=1e-9)
+    yt = rng.integers(0, classes, len(Xt))
+    accs = stats.path_accuracies(order, grid, Xt, yt)
+    want = [_lda().fit(X[:, np.sort(order[:k])], y).score(Xt[:, np.sort(order[:k])], yt) for k in grid]
+    np.testing.assert_array_equal(accs, want)
+
+
+def test_nested_order():
+    assert _nested_order([[4], [1, 4], [0, 1, 3, 4]]).tolist()[:2] == [4, 1]
+    assert sorted(_nested_order([[4], [1, 4], [0, 1, 3, 4]]).tolist()[2:]) == [0, 3]
+    assert _nested_order([[4], [1, 2]]) is None
+
+
+def test_few_samples_per_class_equal_brute_force():
+    # many classes, few samples each, k past the training size: the chosen k and every score
+    X, y = _few_per_class(seed=1)
+    grid = [1, 2, 3, 5, 8, 13, 21, 30, 40]
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    sel = SparseLDASelector(direction="forward")
+    got = PathSelectorCV(sel, k_grid=grid, cv=cv).fit(X, y)
+    want = _brute_force(sel, X, y, grid, cv)
+    splits = np.array([got.cv_results_[f"split{i}_test_score"] for i in range(4)]).T
+    np.testing.assert_allclose(splits, want, rtol=0, atol=1e-10)
+    assert got.n_features_ == grid[int(np.argmax(want.mean(axis=1)))]
+
+
 def test_one_standard_error_rule():
     X, y = _planted(seed=7, n=200)
     cvsel = PathSelectorCV(k_grid=range(1, 15), rule="one-se").fit(X, y)
@@ -190,7 +239,8 @@ def test_auto_grid():
     np.testing.assert_array_equal(cvsel.cv_results_["n_features"], np.arange(1, 21))
     big = PathSelectorCV(cv=3)._grid(1024, "path", "PathSelectorCV")
     assert big[0] == 1 and big[-1] == 1024 and np.all(np.diff(big) > 0)
-    assert np.array_equal(big[:256], np.arange(1, 257)) and len(big) < 330
+    assert np.array_equal(big[:32], np.arange(1, 33)) and len(big) <= 80
+    assert np.all(big[33:] / big[32:-1] < 1.09)  # log-spaced above 32: steps of about 7 %
     refit = PathSelectorCV()._grid(1024, "refit", "PathSelectorCV")
     assert refit[0] == 1 and refit[-1] == 1024 and len(refit) <= 20
 

@@ -5,7 +5,16 @@ A pixsel path selector computes the selection for every ``k`` in one fit. Cross-
 fold, as with ``RFECV`` or ``SequentialFeatureSelector``); only the downstream model is scored
 at each ``k`` of the grid. For the default downstream model, shrinkage LDA, even that is done
 without refitting: the per-class statistics of the fold are formed once for all features and
-each ``k`` only reads a ``k x k`` block and solves it (:class:`_ShrinkageLDAStatistics`).
+each ``k`` only reads a ``k x k`` block and solves it (:class:`_ShrinkageLDAStatistics`). When
+the supports are nested (a forward path, a ranking), the Ledoit-Wolf intensities of every ``k``
+come from running sums along the path and the columns are put in path order once; with fewer
+training samples than ``k`` the covariance is solved in its ``n x n`` (Woodbury) form. The
+scores are those of a direct scikit-learn fit on the same columns (tested).
+
+What a fit costs: one selector fit per fold (whose forward path reaches the largest ``k`` of
+the grid, no further), the scoring of every ``k`` of the grid (about ``k^3 / 3 + C k^2`` or,
+with ``k > n``, ``n^2 k`` per ``k``), and the final refit at the chosen ``k``. The large ``k`` set
+the price of scoring, so the default grid samples them by ratio (see ``k_grid``).
 
 How the supports of a fold are read, by selector (``route_``):
 
@@ -58,11 +67,18 @@ if TYPE_CHECKING:
 __all__ = ["PathSelectorCV"]
 
 _RULES = ("best", "one-se")
-_DENSE_AUTO = 256  # 'auto' grid: every k up to this, then log-spaced
+#: The 'auto' grid: every k up to _DENSE_AUTO, then _LOG_AUTO log-spaced values up to p (steps
+#: of about 7 % at p = 1024). Scoring a k costs about k^2 n or k^3, so the large k, not the
+#: small ones, set the price of a grid: they are sampled by ratio.
+_DENSE_AUTO = 32
+_LOG_AUTO = 48
 _CLASSIFICATION = ("binary", "multiclass")
 #: The default scorer forms its k x k covariances from the samples (not from a p x p matrix per
 #: class) when there are at most this many samples per class on average.
 _BY_SAMPLES = 16
+#: The ordered scorer keeps the classes' k x k matrices in path order up to this many numbers in
+#: all (256 MB); larger k are formed at each k.
+_Q_ORDERED_MAX = 2**25
 
 
 def _default_estimator(classification):
@@ -96,7 +112,7 @@ class _ShrinkageLDAStatistics:
     ``means_``, ``priors_``, ``covariance_``), equal to a direct fit up to rounding (tested).
     """
 
-    def __init__(self, X, y):
+    def __init__(self, X, y, by_samples=None):
         X = np.asarray(X, dtype=np.float64)
         self.classes, yi = np.unique(y, return_inverse=True)
         n = len(y)
@@ -107,7 +123,7 @@ class _ShrinkageLDAStatistics:
         # few samples per class (faces: ~10 per person): the k x k blocks are formed from the
         # samples (n k^2 by BLAS per k, no p x p matrix per class); many: from each class's
         # p x p matrix (C k^2 per k)
-        self.by_samples = n <= _BY_SAMPLES * C
+        self.by_samples = n <= _BY_SAMPLES * C if by_samples is None else bool(by_samples)
         self.per_class = []
         Zs, Ds, self.scales = [], [], np.empty((C, X.shape[1]))
         for c in range(C):
@@ -127,6 +143,11 @@ class _ShrinkageLDAStatistics:
         if self.by_samples:
             self.Z, self.D = np.vstack(Zs), np.vstack(Ds)  # rows sorted by class
             self.starts = np.concatenate([[0], np.cumsum(self.nc[:-1])]).astype(np.intp)
+            # the classes' samples zero-padded to one (C, n_max, p) stack: the Ledoit-Wolf sums
+            # need only each class's own n_c x n_c block of Z_S Z_S^T (batched, not n x n)
+            self.Zp = np.zeros((C, int(self.nc.max()), X.shape[1]))
+            for c, Z in enumerate(Zs):
+                self.Zp[c, : len(Z)] = Z
 
     def _shrunk(self, S, nc, scale, T, Z2):
         """scikit-learn's ``_cov(X[:, S], 'auto')`` of one class (``ledoit_wolf`` on standardized
@@ -163,9 +184,9 @@ class _ShrinkageLDAStatistics:
             shrink, mu = np.zeros_like(nc), trace
         else:
             mu = trace / k
-            G = ZS @ ZS.T
-            G *= G
-            delta_ = np.diagonal(np.add.reduceat(np.add.reduceat(G, st, axis=0), st, axis=1)) / nc**2
+            ZpS = self.Zp[:, :, S]
+            G = ZpS @ ZpS.transpose(0, 2, 1)  # each class's block of Z_S Z_S^T
+            delta_ = np.einsum("cij,cij->c", G, G) / nc**2
             beta_ = np.add.reduceat(sq * sq, st)
             beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
             delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
@@ -205,6 +226,145 @@ class _ShrinkageLDAStatistics:
         est._n_features_out = est._max_components
         return est
 
+    def _ordered_shrinkage(self, order, grid):
+        """Ledoit-Wolf intensities ``h`` and targets ``mu`` of every class at every ``k`` of
+        ``grid``, for the nested supports ``order[:k]``: arrays of shape ``(C, len(grid))``.
+
+        The sums of :meth:`_shrunk` grow column by column along ``order``: the trace and the
+        row sums of ``Z_S^2`` are running sums, ``sum(T_SS^2)`` a two-dimensional running sum of
+        the class's ``T`` in path order (or, from the samples, the class's ``Z_S Z_S^T`` grown
+        by the columns between two sizes of the grid)."""
+        m, ks = int(grid[-1]), np.asarray(grid, dtype=np.intp)
+        o = order[:m]
+        C, G = len(self.classes), len(ks)
+        nc = self.nc[:, None]
+        trace, beta_, delta_ = np.empty((C, G)), np.empty((C, G)), np.empty((C, G))
+        if self.by_samples:
+            Zp = self.Zp[:, :, o]  # (C, n_max, m), zero rows add nothing
+            sq = Zp * Zp
+            trace[:] = np.cumsum(sq.sum(axis=1), axis=1)[:, ks - 1]
+            rows = np.cumsum(sq, axis=2)[:, :, ks - 1]  # (C, n_max, G): |Z_i,S|^2 of each sample
+            beta_[:] = np.einsum("cig,cig->cg", rows, rows)
+            gram = np.zeros((C, Zp.shape[1], Zp.shape[1]))
+            start = 0
+            for i, k in enumerate(ks):
+                seg = Zp[:, :, start:k]
+                gram += seg @ seg.transpose(0, 2, 1)
+                delta_[:, i] = np.einsum("cij,cij->c", gram, gram)
+                start = k
+        else:
+            for c, (_, _, T, Z2) in enumerate(self.per_class):
+                To = T[np.ix_(o, o)]
+                trace[c] = np.cumsum(np.diagonal(To))[ks - 1]
+                P = np.cumsum(np.cumsum(To * To, axis=0), axis=1)
+                delta_[c] = P[ks - 1, ks - 1]
+                rows = np.cumsum(Z2[:, o], axis=1)[:, ks - 1]
+                beta_[c] = np.einsum("ig,ig->g", rows, rows)
+        trace /= nc
+        delta_ /= nc**2
+        k = ks[None, :].astype(np.float64)
+        mu = trace / k
+        beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
+        delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
+        beta = np.minimum(beta, delta)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shrink = np.where(beta == 0, 0.0, beta / delta)
+        one = ks == 1  # a single column: no shrinkage, the target is its variance
+        shrink[:, one], mu[:, one] = 0.0, trace[:, one]
+        return shrink, mu
+
+    def path_accuracies(self, order, grid, X, y):
+        """``accuracy(np.sort(order[:k]), X, y)`` for every ``k`` of ``grid`` (increasing), the
+        supports nested along ``order`` (see :meth:`path_decisions`)."""
+        out = np.empty(len(grid))
+        for i, scores in enumerate(self.path_decisions(order, grid, X)):
+            idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+            out[i] = np.mean(self.classes[idx] == y)
+        return out
+
+    def path_decisions(self, order, grid, X):
+        """The LDA's ``decision_function(X[:, np.sort(order[:k])])`` for every ``k`` of ``grid``
+        (increasing), the supports nested along ``order``: a generator of arrays of shape
+        ``(n_samples,)`` (two classes) or ``(n_samples, n_classes)``.
+
+        The shrinkage of every ``k`` comes from running sums (:meth:`_ordered_shrinkage`) and
+        the columns are put in path order once, so that each ``k`` reads leading blocks. The
+        pooled covariance is ``D_S^T diag(w) D_S + diag(lam)`` (samples) or ``sum_c w_c Q_c +
+        diag(lam)`` (per-class matrices); with fewer samples than columns it is solved through
+        the ``n x n`` matrix of the Woodbury identity instead of a ``k x k`` Cholesky factor."""
+        m = int(grid[-1])
+        o = np.asarray(order[:m], dtype=np.intp)
+        shrink, mu = self._ordered_shrinkage(o, grid)
+        means = self.means[:, o]
+        scales2 = self.scales[:, o] ** 2
+        Xo = np.asarray(X, dtype=np.float64)[:, o]
+        log_priors = np.log(self.priors)
+        two = len(self.classes) == 2
+        ks = np.asarray(grid, dtype=np.intp)
+        # every class's scaled k x k matrix D_c^T D_c / n_c in path order, up to the sizes that
+        # are solved by a k x k factor (C k^2 per k instead of n k^2) and fit _Q_ORDERED_MAX
+        C = len(self.classes)
+        direct = ks[ks <= self.nc.sum()] if self.by_samples else ks  # k <= n: a k x k factor
+        kq = int(direct[-1]) if len(direct) else 0
+        kq = min(kq, int(np.sqrt(_Q_ORDERED_MAX / C)))
+        if self.by_samples:
+            Do = self.D[:, o]
+            counts = self.nc.astype(np.intp)
+            n = Do.shape[0]
+            Q = np.empty((kq, kq, C))  # classes last: the weighted sum is one matrix-vector product
+            for c, (a, b) in enumerate(zip(self.starts, self.starts + counts)):
+                Dc = Do[a:b, :kq]
+                Q[:, :, c] = Dc.T @ Dc / self.nc[c]
+        else:
+            Q = np.empty((kq, kq, C))
+            for c, (nc_, sc, T, _) in enumerate(self.per_class):
+                q = sc[o[:kq]]
+                Q[:, :, c] = q[:, None] * T[np.ix_(o[:kq], o[:kq])] * q[None, :] / nc_
+        for i, k in enumerate(ks):
+            h, mu_k = shrink[:, i], mu[:, i]
+            lam = (self.priors * h * mu_k) @ scales2[:, :k]
+            Mk = means[:, :k]
+            coef = None
+            if k <= kq:
+                cov = Q[:k, :k] @ (self.priors * (1.0 - h))
+            elif self.by_samples:
+                w = np.repeat(self.priors * (1.0 - h) / self.nc, counts)
+                Dk = Do[:, :k]
+                if k > n and np.all(lam > 0):
+                    coef = self._woodbury(Dk, w, lam, Mk)
+                else:
+                    cov = Dk.T @ (Dk * w[:, None])
+            else:
+                S = o[:k]
+                cov = sum(pr * (1.0 - hc) * (sc[S][:, None] * T[np.ix_(S, S)] * sc[S][None, :]) / nc_
+                          for pr, hc, (nc_, sc, T, _) in zip(self.priors, h, self.per_class))
+            if coef is None:
+                cov.flat[:: k + 1] += lam
+                try:
+                    factor = linalg.cho_factor(cov, lower=True, check_finite=False)
+                    coef = linalg.cho_solve(factor, Mk.T, check_finite=False).T
+                except linalg.LinAlgError:  # singular (no shrinkage, k > n): what lstsq would return
+                    coef = linalg.lstsq(cov, Mk.T)[0].T
+            intercept = -0.5 * np.einsum("ij,ij->i", Mk, coef) + log_priors
+            if two:
+                coef, intercept = (coef[1] - coef[0])[None, :], intercept[1:] - intercept[:1]
+            scores = Xo[:, :k] @ coef.T + intercept
+            yield scores[:, 0] if two else scores
+
+    @staticmethod
+    def _woodbury(D, w, lam, M):
+        """``M (D^T diag(w) D + diag(lam))^-1`` through the ``n x n`` form (``w >= 0``, ``lam > 0``):
+        with ``E = diag(sqrt w) D diag(lam)^-1/2``, the inverse is
+        ``diag(lam)^-1/2 (I - E^T (I + E E^T)^-1 E) diag(lam)^-1/2``."""
+        r = 1.0 / np.sqrt(lam)
+        E = (D * np.sqrt(w)[:, None]) * r[None, :]
+        K = E @ E.T
+        K.flat[:: K.shape[0] + 1] += 1.0
+        R = M.T * r[:, None]
+        factor = linalg.cho_factor(K, lower=True, check_finite=False)
+        R -= E.T @ linalg.cho_solve(factor, E @ R, check_finite=False)
+        return (R * r[:, None]).T
+
     def accuracy(self, S, X, y):
         """``estimator(S).score(X[:, S], y)`` without building the estimator (the default scoring)."""
         coef, intercept, _, _ = self._solve(S)
@@ -237,6 +397,33 @@ def _ranking_supports(sel, grid):
     return [np.sort(order[:k]) for k in grid]
 
 
+def _path_fit_k(selector, k_max):
+    """The ``n_features_to_select`` of a fold's fit whose path reaches ``k_max``.
+
+    A :class:`SparseLDASelector` at ``path='auto'`` runs its forward pass to ``max(2 k, k + 10)``
+    (more than two classes), so asking for about ``k_max / 2`` reads every k of the grid and
+    spares the weights of a ``k_max``-feature support (an eigenproblem of size ``k_max``).
+    Selectors whose support at ``n_features_to_select`` is not the greedy one (exact solver,
+    refine, stability) are fitted at ``k_max`` as before."""
+    params = selector.get_params(deep=False)
+    greedy = (params.get("path") == "auto" and params.get("solver", "greedy") == "greedy"
+              and not params.get("refine", False) and params.get("stability") is None)
+    return max(1, min(-(-k_max // 2), k_max - 10)) if greedy else k_max
+
+
+def _nested_order(supports):
+    """An order of the features whose leading ``len(S)`` entries are ``S`` for every support
+    (supports of increasing size), or None when the supports are not nested."""
+    order, prev = [], np.zeros(0, dtype=np.intp)
+    for S in supports:
+        S = np.asarray(S)
+        if not np.isin(prev, S).all():
+            return None
+        order.append(np.setdiff1d(S, prev))
+        prev = S
+    return np.concatenate(order)
+
+
 def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test):
     """Scores of the downstream model at every k of the grid on one split (one selector fit)."""
     t0 = time.perf_counter()
@@ -248,7 +435,8 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test)
             est = clone(estimator).fit(sel.transform(Xtr), ytr)
             scores[i] = scorer(est, sel.transform(Xte), yte)
         return scores, time.perf_counter() - t0
-    sel = clone(selector).set_params(n_features_to_select=int(grid[-1])).fit(Xtr, ytr)
+    k_fit = _path_fit_k(selector, int(grid[-1])) if route == "path" else int(grid[-1])
+    sel = clone(selector).set_params(n_features_to_select=k_fit).fit(Xtr, ytr)
     if route == "path":
         supports = [sel.get_support_at(int(k), indices=True) for k in grid]
     else:
@@ -256,6 +444,9 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test)
     if fast:
         stats = _ShrinkageLDAStatistics(Xtr, ytr)
         Xte = np.asarray(Xte, dtype=np.float64)
+        order = _nested_order(supports) if scorer is None else None
+        if order is not None:  # a forward path or a ranking: every k from running sums
+            return stats.path_accuracies(order, grid, Xte, yte), time.perf_counter() - t0
     for i, S in enumerate(supports):
         if fast and scorer is None:
             scores[i] = stats.accuracy(S, Xte, yte)
@@ -280,9 +471,10 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         A pixsel selector with an ``n_features_to_select`` parameter (its value is ignored).
         ``None``: ``SparseLDASelector()``.
     k_grid : 'auto' or array-like of int, default='auto'
-        The values of k scored. ``'auto'``: every k from 1 to ``min(p, 256)`` and 64
-        log-spaced values above up to ``p`` (when the supports come from a path or a ranking);
-        20 log-spaced values from 1 to ``p`` when the selector must be refitted for every k.
+        The values of k scored. ``'auto'``: every k from 1 to ``min(p, 32)`` and 48
+        log-spaced values above up to ``p`` (at most 80 values; steps of about 7 % at ``p =
+        1024``), when the supports come from a path or a ranking; 20 log-spaced values
+        from 1 to ``p`` when the selector must be refitted for every k.
         Explicit values must lie in ``[1, n_features]``; they are sorted and duplicates dropped.
     estimator : estimator, default=None
         The downstream model scored at each k. ``None``: shrinkage LDA
@@ -380,7 +572,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             if route == "refit":
                 return np.unique(np.round(np.geomspace(1, p, 20)).astype(int))
             dense = np.arange(1, min(p, _DENSE_AUTO) + 1)
-            tail = np.round(np.geomspace(_DENSE_AUTO, p, 64)).astype(int) if p > _DENSE_AUTO else []
+            tail = np.round(np.geomspace(_DENSE_AUTO, p, _LOG_AUTO + 1)).astype(int) if p > _DENSE_AUTO else []
             return np.unique(np.concatenate([dense, tail])).astype(int)
         values = np.asarray(self.k_grid).ravel()
         if values.size == 0:
