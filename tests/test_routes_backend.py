@@ -9,6 +9,7 @@ from pixsel import SparseLDASelector, SparsePCASelector
 from pixsel._backend import (
     codes_on_route,
     fit_route,
+    follow_x,
     resize,
     store_on_route,
     to_route,
@@ -76,8 +77,12 @@ def test_foreign_route_under_dispatch_follows_xs_library_and_device(data, dispat
     cpu = fit_route("greedy", xps.asarray(X, device=xps.Device("CPU_DEVICE")))
     assert (cpu.name, cpu.backend) == ("host", "host") and cpu.foreign
     assert fit_route("greedy", X).backend == "numpy"  # NumPy under dispatch stays NumPy
-    with pytest.raises(TypeError, match="does not mix libraries"):
-        fit_route("greedy", xps.asarray(X, device=DEVICE1), y)  # a NumPy y: convert it first
+    # y follows X (scikit-learn's rule): a NumPy y does not change the route, follow_x moves it
+    assert fit_route("greedy", xps.asarray(X, device=DEVICE1), y) == r
+    moved = follow_x(xps.asarray(X, device=DEVICE1), y)
+    assert type(moved).__module__.split(".")[0] == "array_api_strict" and moved.device == DEVICE1
+    assert np.asarray(xps.asarray(moved, device=xps.Device("CPU_DEVICE"))).tolist() == y.tolist()
+    assert follow_x(X, xps.asarray(y, device=DEVICE1)).tolist() == y.tolist()  # to NumPy X
     codes, classes = codes_on_route(r, np.array(["b", "a"] * 6), np.array(["a", "b"]))
     assert classes.tolist() == [0, 1] and codes.device == DEVICE1 and codes.dtype == xps.int64
     assert np.asarray(xps.asarray(codes, device=xps.Device("CPU_DEVICE"))).tolist()[:2] == [1, 0]

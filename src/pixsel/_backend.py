@@ -25,6 +25,10 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from ._array_api import (
+    _fix_hint,
+    _is_array,
+    _library,
+    device_of,
     dispatch_enabled,
     float_dtype,
     from_numpy,
@@ -46,6 +50,8 @@ __all__ = [
     "fit_route",
     "resize",
     "transform_route",
+    "check_same_namespace",
+    "follow_x",
     "validate_fit",
     "codes_on_route",
     "to_route",
@@ -81,8 +87,51 @@ def fit_namespace(X, y=None, *, chunked=True):
         return np, None, chunked
     if not dispatch_enabled():
         return np, None, False
-    xp, dev = get_namespace(X, y)
+    xp, dev = get_namespace(X)  # y follows X (validate_fit moves it there)
     return (np, None, False) if is_numpy(xp) else (xp, dev, False)
+
+
+def _where(a):
+    """``(library, device)`` of an array; a list or other array-like counts as NumPy."""
+    if not _is_array(a) or _library(a) == "numpy":
+        return "numpy", None
+    return _library(a), device_of(a)
+
+
+def follow_x(X, y):
+    """``y`` (labels, a target or sample weights: small) in the library and on the device of
+    ``X`` under ``array_api_dispatch``, scikit-learn's rule for the other inputs of ``fit``
+    (everything follows X); ``y`` itself when it is there already, not an array, or X is NumPy
+    or Dask."""
+    if y is None or not _is_array(y) or not dispatch_enabled() or is_dask_array(X):
+        return y
+    (lx, dx), (ly, dy) = _where(X), _where(y)
+    if (lx, dx) == (ly, dy):
+        return y
+    host = to_numpy(y)
+    if lx == "numpy":
+        return host
+    xp, dev = get_namespace(X)
+    return from_numpy(xp, host, dev, dtype=None)
+
+
+def check_same_namespace(estimator, X, fitted, method):
+    """scikit-learn's rule for ``predict``/``transform`` under ``array_api_dispatch``: ``X`` in
+    the library and on the device of the fit (of the fitted array ``fitted``); a ``ValueError``
+    that names the fix otherwise. No-op without dispatch, for a Dask ``X`` and when both are
+    NumPy (or array-like)."""
+    if fitted is None or not dispatch_enabled() or is_dask_array(X):
+        return
+    (lf, df), (lx, dx) = _where(fitted), _where(X)
+    if (lf, df) == (lx, dx):
+        return
+    got = f"{lx}" + ("" if dx is None else f" on {dx!r}")
+    fit = f"{lf}" + ("" if df is None else f" on {df!r}")
+    raise ValueError(
+        f"Inputs passed to {type(estimator).__name__}.{method}() must use the same namespace and "
+        f"device as those passed to fit(): fitted on {fit}, got X of {got}. Convert X first: "
+        f"{_fix_hint(lf, 'X', 'the training data')}, or fit again on this library."
+    )
 
 
 def fit_route(family, X, y=None, *, chunked=True, **sizes):
@@ -144,6 +193,8 @@ def validate_fit(estimator, route, X, y=_NO_Y, *, dtype=None, y_to_host=True, da
         Passed to ``validate_data`` (``multi_output``, ``y_numeric``...).
     """
     given = y is not _NO_Y  # NumPy: a y passed as None is scikit-learn's "requires y" error
+    if given:
+        y = follow_x(X, y)  # y of another library or device: moved to X's (scikit-learn's rule)
     X = check_input(estimator, X)  # text refused, (n, h, w) stacks flattened, errors that name the fix
     if not given:
         y = None
@@ -280,10 +331,11 @@ def as_array(X):
     return X if _is_array(X) and not isinstance(X, list) else np.asarray(X)
 
 
-def predict_on_support(estimator, X, coef, intercept):
+def predict_on_support(estimator, X, coef, intercept, method="decision_function"):
     """``X[:, S] @ coef[:, S].T + intercept`` for the fitted ``support_`` ``S``, in the library
-    of the fitted ``coef`` (fitted on a device: ``X`` must be of that library, named if not;
-    on NumPy, in float64)."""
+    of the fitted ``coef`` (under ``array_api_dispatch`` ``X`` must be of the library of the
+    fit: :func:`check_same_namespace`, for the caller's ``method``; on NumPy, in float64)."""
+    check_same_namespace(estimator, X, coef, method)
     xp, dev = get_namespace(coef, names=["coef_"])
     if not is_numpy(xp):
         get_namespace(X, coef, names=["X", "coef_"])
@@ -362,6 +414,8 @@ class ArrayAPISelectorMixin:
         -------
         X_r : array of shape (n_samples, n_selected_features)
         """
+        if hasattr(self, "support_"):  # unfitted: scikit-learn's NotFittedError below
+            check_same_namespace(self, X, self.support_, "transform")
         return super().transform(check_input(self, X, reset=False))
 
     def inverse_transform(self, X: ArrayLike) -> NDArray:
@@ -397,6 +451,7 @@ def transform_inputs(estimator, X, reference, *fitted):
     with the fitted arrays (None kept), in X's work dtype and library when the model was fitted
     under ``array_api_dispatch`` (X and ``reference`` of one library on one device, a message
     naming the fix otherwise); float64 NumPy otherwise."""
+    check_same_namespace(estimator, X, reference, "transform")
     X = check_input(estimator, X, reset=False)  # an image stack (n, h, w) is flattened
     route = transform_route("projection", X, reference)
     if route.foreign:  # one product in X's library, on its device

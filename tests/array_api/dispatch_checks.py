@@ -7,9 +7,12 @@ The rule (scikit-learn's): everything follows X, the namespace and the device; f
 stay on X's device; ``get_support`` returns NumPy booleans.
 """
 
+import unittest
+
 import numpy as np
 import pytest
 import sklearn
+from sklearn.utils import estimator_checks
 from sklearn.utils.estimator_checks import check_array_api_input
 
 from pixsel._array_api import _force_array_api, device_of, to_numpy
@@ -247,12 +250,31 @@ def test_tag_on_converted_estimators():
         assert get_tags(est).array_api_support, est
 
 
-def test_mixed_libraries_named(lib):
+@pytest.mark.parametrize("est", [ScoreSelector(3, criterion="fisher"), SparseLDASelector(3),
+                                 CardinalSPLSSelector(3, n_components=2)], ids=repr)
+def test_y_follows_X(lib, est):
+    """scikit-learn's rule: y of another library (or a NumPy y) moves to X's; same fit."""
     X, y = _data()
-    with pytest.raises(TypeError, match=r"X is a numpy array but y is a .* array.*y = numpy\.asarray"):
-        ScoreSelector(3, criterion="fisher").fit(X, lib.asarray(y))
-    with pytest.raises(TypeError, match=r"X is a .* array but y is a numpy array.*Convert y first"):
-        ScoreSelector(3, criterion="fisher").fit(lib.asarray(X), y)
+    want = sklearn.base.clone(est).fit(X, y).get_support()
+    assert sklearn.base.clone(est).fit(X, lib.asarray(y)).get_support().tolist() == want.tolist()
+    got = sklearn.base.clone(est).fit(lib.asarray(X), y)
+    assert got.get_support().tolist() == want.tolist()
+    assert type(got.support_).__module__.split(".")[0] == lib.name
+
+
+@pytest.mark.parametrize("est", [ScoreSelector(3, criterion="fisher"), SparseLDASelector(3)], ids=repr)
+def test_transform_in_another_library_named(lib, est):
+    """A model fitted in one library refuses X of another in transform (scikit-learn's rule),
+    with a message that names the method and the fix; NumPy on NumPy still works."""
+    X, y = _data()
+    got = sklearn.base.clone(est).fit(lib.asarray(X), y)
+    name = type(est).__name__
+    with pytest.raises(ValueError, match=rf"{name}\.transform\(\) must use the same namespace.*Convert X"):
+        got.transform(X)
+    on_numpy = sklearn.base.clone(est).fit(X, y)
+    with pytest.raises(ValueError, match="must use the same namespace"):
+        on_numpy.transform(lib.asarray(X))
+    assert on_numpy.transform(X).shape == (len(X), 3)
 
 
 def test_float16_refused():
@@ -303,7 +325,7 @@ def test_slm_follows_X(lib, dtype, est):
     rtol = 1e-5 if dtype == "float32" else 1e-10
     want = ref.transform(X)
     np.testing.assert_allclose(lib.host(Xt, np.float64), want, rtol=rtol, atol=rtol * float(np.abs(want).max()))
-    with pytest.raises(TypeError, match="Convert"):
+    with pytest.raises(ValueError, match=r"transform\(\) must use the same namespace.*Convert X"):
         got.transform(X)  # NumPy X on a model fitted in another library: named
 
 
@@ -314,3 +336,36 @@ def test_slm_scikit_learn_array_api_check(est, namespace):
     pytest.importorskip(name)
     check_array_api_input(type(est).__name__, est, array_namespace=name, device_name=device_name,
                           dtype_name="float64", check_values=True)
+
+
+ALL_DISPATCHED = [SubspaceScoreSelector(3, rank=2, random_state=0), ScoreSelector(3, criterion="variance"),
+                  SparseLDASelector(3), SparsePCASelector(3), CardinalSPLSSelector(3, n_components=2),
+                  SPLSSelector(), *SLMS]
+
+
+@pytest.mark.parametrize("est", ALL_DISPATCHED, ids=repr)
+def test_scikit_learn_same_namespace_check(est):
+    """scikit-learn's check (1.9 and later): predict/transform refuse another library than fit's."""
+    check = getattr(estimator_checks, "check_array_api_same_namespace", None)
+    if check is None:
+        pytest.skip("scikit-learn < 1.9 has no check_array_api_same_namespace")
+    pytest.importorskip("array_api_strict")
+    check(type(est).__name__, est, array_namespace="array_api_strict")
+
+
+@pytest.mark.parametrize("est", ALL_DISPATCHED, ids=repr)
+def test_scikit_learn_mixed_inputs_check(est):
+    """scikit-learn's check (1.9 and later): y of another library or device than X follows X."""
+    check = getattr(estimator_checks, "check_array_api_mixed_inputs", None)
+    if check is None:
+        pytest.skip("scikit-learn < 1.9 has no check_array_api_mixed_inputs")
+    from sklearn.utils._array_api import yield_mixed_namespace_input_permutations
+
+    ran = 0
+    for other, X_at, _ in yield_mixed_namespace_input_permutations():
+        try:
+            check(type(est).__name__, est, X_ns_and_device=X_at, other_ns_and_device=other)
+        except (unittest.SkipTest, pytest.skip.Exception):  # a namespace or device this machine lacks
+            continue
+        ran += 1
+    assert ran >= 1  # at least the CPU combinations ran

@@ -192,7 +192,8 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
         -------
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
-        scores = self.decision_function(X)
+        check_is_fitted(self)
+        scores = predict_on_support(self, X, self.coef_, self.intercept_, "predict")
         if self.target_ == "classes":
             return labels_of_scores(scores, self.classes_)  # labels are host metadata
         return flatten(scores) if self._y_ndim == 1 else scores
