@@ -25,8 +25,8 @@ def test_select_auto_writes_the_cv_choice(digits_npz, tmp_path, capsys, rule):
     assert main(["select", str(digits_npz), "--k", "auto", "--cv", "3", "--rule", rule, "--out", str(out)]) == 0
     report = json.loads((out / "selection.json").read_text())
     d = load_digits_pair(3, 5)
-    # the CLI's gslda runs the dual pass unless --direction says otherwise
-    ref = PathSelectorCV(SparseLDASelector(direction="dual"), cv=StratifiedKFold(3), rule=rule).fit(d.X, d.y)
+    # the CLI's gslda runs the library's default passes unless --direction says otherwise
+    ref = PathSelectorCV(SparseLDASelector(), cv=StratifiedKFold(3), rule=rule).fit(d.X, d.y)
     assert report["k"] == ref.n_features_
     assert report["indices"] == ref.get_support(indices=True).tolist()
     auto = report["k_auto"]

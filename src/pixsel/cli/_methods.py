@@ -54,7 +54,7 @@ def _solver_kwargs(args):
 def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
-    kwargs = dict(direction=args.direction or "dual", regularization=args.regularization)
+    kwargs = dict(regularization=args.regularization, **({"direction": args.direction} if args.direction else {}))
     kwargs.update(_solver_kwargs(args))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)

@@ -57,7 +57,7 @@ def add_parser(sub):
         help="selection method: " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()),
     )
     p.add_argument("--direction", choices=["forward", "backward", "dual"], default=None,
-                   help="greedy passes for path methods (default: dual for gslda; forward + refinement for gspca)")
+                   help="greedy passes for path methods (default: the library's, forward for gslda; forward + refinement for gspca)")
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default=None,
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
