@@ -26,8 +26,8 @@ import sys
 import time
 from contextlib import contextmanager
 
-__all__ = ["LineSearchCallback", "StepProgress", "TqdmSearchCallback", "is_terminal", "search_progress",
-           "step_progress"]
+__all__ = ["LineSearchCallback", "StageLines", "StepProgress", "TqdmSearchCallback", "is_terminal",
+           "search_progress", "step_progress"]
 
 
 def is_terminal(stream=None) -> bool:
@@ -302,3 +302,178 @@ def step_progress(total, desc, *, enabled=True, delay=2.0, interval=None):
     ``interval`` defaults to ``PIXSEL_PROGRESS_INTERVAL`` or 10 s.
     """
     return StepProgress(total, desc, enabled=enabled, delay=delay, interval=interval)
+
+
+class StageLines:
+    """A command's progress, stage by stage: what ``pixsel CMD --progress`` prints.
+
+    :meth:`stage` starts a stage and prints its line at once (``pixsel select: reading 400
+    images``), so that even a command that ends in a second shows what it did;
+    :meth:`steps` gives the per-step callback of a long stage (the images read, the steps of a
+    greedy path), which prints ``i of n`` with the time left at most once per ``interval``
+    seconds, and always the last step; a heartbeat thread says ``still working`` when a stage
+    has been silent for ``interval`` seconds (a long step, or statistics with no steps). Plain
+    lines, no cursor codes. On a terminal the steps show as tqdm bars instead and the stage
+    lines are not printed. Disabled, it prints nothing and :meth:`steps` gives ``None``.
+
+    Parameters
+    ----------
+    prefix : str
+        Start of every line (``pixsel select``).
+    enabled : bool
+    interval : float, optional
+        Seconds between two lines of one stage (default 1 s; ``PIXSEL_PROGRESS_INTERVAL``
+        overrides it).
+    stream : file, optional
+        Default stderr.
+    terminal : bool, optional
+        Force bars (True) or lines (False); default: bars when ``stream`` is a terminal.
+    heartbeat : bool
+        Run the heartbeat thread (default True).
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with StageLines("pixsel select", interval=1e9, stream=out, heartbeat=False) as stages:
+    ...     stages.stage("reading 3 images")
+    ...     read = stages.steps("reading images", "image")
+    ...     for i in range(1, 4):
+    ...         read(i, 3)
+    ...     stages.stage("writing selection.json")
+    >>> print(out.getvalue().rstrip())
+    pixsel select: reading 3 images
+    pixsel select: reading images: image 1 of 3 (0.0 s)
+    pixsel select: reading images: image 3 of 3 (0.0 s)
+    pixsel select: writing selection.json
+    """
+
+    def __init__(self, prefix, *, enabled=True, interval=None, stream=None, terminal=None, heartbeat=True):
+        import threading
+
+        self.prefix, self.enabled = prefix, enabled
+        self.stream = sys.stderr if stream is None else stream
+        self.terminal = is_terminal(self.stream) if terminal is None else terminal
+        self.interval = _interval(1.0 if interval is None else interval)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stage, self._start, self._last = None, time.monotonic(), time.monotonic()
+        self._counted = self._start  # when the last step was counted (printed or not)
+        self._pending = None  # the line of the last step counted, while it is not printed
+        self._where = ""  # the last step printed or counted, for the heartbeat
+        self._bars = []
+        self._thread = None
+        if enabled and not self.terminal and heartbeat and self.interval > 0:
+            self._thread = threading.Thread(target=self._beat, name="pixsel-stages", daemon=True)
+            self._thread.start()
+
+    def _print(self, text):
+        print(f"{self.prefix}: {text}", file=self.stream, flush=True)
+        self._last = time.monotonic()
+
+    def stage(self, text, name=None):
+        """Start the stage ``text``; its line is printed at once. ``name`` (default ``text``) is
+        what the heartbeat and :meth:`done` call it."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._close_bars()
+            self._stage, self._start, self._where = name or text, time.monotonic(), ""
+            self._counted, self._pending = self._start, None
+            if not self.terminal:
+                self._print(text)
+
+    def done(self, text=None):
+        """End the current stage with a line ``<stage> done (seconds)`` (``text`` replaces the stage's name)."""
+        if not self.enabled or self._stage is None:
+            return
+        with self._lock:
+            self._close_bars()
+            if not self.terminal:
+                if self._pending:  # the last step counted, when it was not printed
+                    self._print(self._pending)
+                self._print(f"{text or self._stage} done ({_seconds(time.monotonic() - self._start)})")
+            self._stage, self._pending = None, None
+
+    def steps(self, what, unit="step"):
+        """The callback ``(done, total=None, what=None)`` of the steps ``what`` of the current stage.
+
+        ``done`` steps of ``total`` are finished (``total`` None: as before); a third argument
+        names the steps (a kernel's pass, ``forward path``) and replaces ``what``. ``None``
+        when disabled.
+        """
+        if not self.enabled:
+            return None
+        state = {"total": None, "first": None, "bars": {}}
+
+        def callback(done, total=None, name=None):
+            now = time.monotonic()
+            label = f"{what}, {name}" if name else what
+            if total is not None:
+                state["total"] = int(total)
+            total_ = state["total"]
+            with self._lock:
+                if self.terminal:
+                    self._bar(state, label, int(done), total_)
+                    return
+                first = state["first"]
+                new = first is None or first[0] != label or done < first[1]
+                if new:  # the first step of these steps (or of the next pass): its line at once
+                    state["first"] = first = (label, done, now)
+                of = f" of {total_}" if total_ else ""
+                self._where, self._counted = f"{label}: {unit} {int(done)}{of}", now
+                last = total_ is not None and done >= total_
+                if not (new or last or now - self._last >= self.interval):
+                    self._pending = f"{self._where} ({_seconds(now - self._start)})"
+                    return
+                left = ""
+                if not last and total_ and done > first[1] and now > first[2]:
+                    rate = (now - first[2]) / (done - first[1])
+                    left = f", about {_seconds(rate * (total_ - done))} left"
+                self._print(f"{self._where} ({_seconds(now - self._start)}{left})")
+                self._pending = None
+
+        return callback
+
+    def _bar(self, state, label, done, total):
+        from tqdm import tqdm
+
+        bar = state["bars"].get(label)
+        if bar is None:
+            bar = tqdm(total=total, desc=label, leave=False, file=self.stream, delay=0.5)
+            state["bars"][label] = bar
+            self._bars.append(bar)
+        if total is not None and bar.total != total:
+            bar.total = total
+        if done > bar.n:
+            bar.update(done - bar.n)
+
+    def _close_bars(self):
+        for bar in self._bars:
+            bar.close()
+        self._bars = []
+
+    def _beat(self):
+        while not self._stop.wait(min(self.interval, 0.25)):
+            with self._lock:
+                now = time.monotonic()
+                # silent for an interval, and no step counted meanwhile (a counted step prints itself)
+                if self._stage is None or now - max(self._last, self._counted) < self.interval:
+                    continue
+                where = f"; {self._where} done" if self._where else ""
+                self._print(f"{self._stage}: still working ({_seconds(now - self._start)}{where})")
+
+    def close(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        with self._lock:
+            self._close_bars()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -3,6 +3,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -116,11 +117,14 @@ def test_a_long_fit_shows_more_than_one_update(tmp_path):
                            "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300,
                           env=_env(PIXSEL_PROGRESS_INTERVAL="0.02"))
     assert proc.returncode == 0, proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith(("gslda fit", "SparseLDASelector"))]
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("pixsel select: gslda fit")]
     assert len(lines) > 1, proc.stderr
-    assert all("\r" not in ln and "\x1b" not in ln for ln in lines)
-    assert lines[-1].startswith("gslda fit: 1/1")
-    assert any("still working" in ln for ln in lines)
+    assert all("\r" not in ln and "\x1b" not in ln for ln in proc.stderr.splitlines())
+    steps = [ln for ln in lines if "path: step " in ln]
+    # the last step counted is always shown (the binary backward pass counts to p - 1 or p)
+    assert steps and re.match(r"pixsel select: gslda fit, backward path: step (299|300) of 300 \(", steps[-1]), lines
+    assert lines[-1].startswith("pixsel select: gslda fit done (")
+    assert any("still working" in ln for ln in proc.stderr.splitlines())
 
 
 def test_ctrl_c_during_an_exact_path_exits_130_and_keeps_what_was_certified(tmp_path):

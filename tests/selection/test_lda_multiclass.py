@@ -80,6 +80,23 @@ def test_progress_reports_the_path_steps(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
+def test_a_callable_progress_receives_every_step_of_each_pass_and_nothing_is_drawn(capsys):
+    X, y = _classes(p=60)
+    calls = []
+    sel = SparseLDASelector(4, direction="dual", progress=lambda *a: calls.append(a)).fit(X, y)
+    fwd = [(done, total) for done, total, what in calls if what == "forward path"]
+    bwd = [(done, total) for done, total, what in calls if what == "backward path"]
+    assert [d for d, _ in fwd] == list(range(1, 15)) and {t for _, t in fwd} == {14}
+    assert bwd and bwd[-1][0] >= X.shape[1] - 1 and {t for _, t in bwd} == {X.shape[1]}
+    assert {what for *_, what in calls} == {"forward path", "backward path"}
+    assert capsys.readouterr().err == ""
+    # the same support as a quiet fit
+    assert np.array_equal(sel.get_support(), SparseLDASelector(4, direction="dual").fit(X, y).get_support())
+    calls.clear()
+    SparseLDASelector(5, algorithm="implicit", progress=lambda *a: calls.append(a)).fit(X, y)
+    assert calls == [(i, 5, "forward path (implicit)") for i in range(1, 6)]
+
+
 def test_bad_multiclass_input():
     X, y = _classes(n_classes=5, n_per=6)
     y1 = y.copy()

@@ -164,17 +164,20 @@ def _open_store(args):
     return data
 
 
-def load_labelled(args, *, need_labels=True, lazy=False):
+def load_labelled(args, *, need_labels=True, lazy=False, stages=None):
     """Load DATA with the command's --split and --sample-axis; print the loader's notes (not with -q).
 
     A store (Zarr, HDF5; an image folder with --workers/--scheduler) is opened lazily: with
     ``lazy`` (the commands that compute on Dask arrays: select, scores) ``X`` stays a row-chunked
     Dask array whose chunks are read by whoever computes; otherwise it is read into memory, and a
-    note says so.
+    note says so. ``stages`` (:func:`stage_lines`) shows the reading as a stage, image by image
+    for a folder.
     """
     from ..datasets import load
     from ._cluster import wants_cluster
 
+    if stages is not None:
+        stages.stage(f"reading {args.data}", "reading")
     if is_store(args.data, folders=wants_cluster(args)):
         data = _open_store(args)
         if not lazy:
@@ -185,7 +188,8 @@ def load_labelled(args, *, need_labels=True, lazy=False):
                               f"'pixsel {args.command}' computes on in-memory arrays")
     else:
         data = load(args.data, split=getattr(args, "split", None), sample_axis=getattr(args, "sample_axis", None),
-                    grey=getattr(args, "grey", False))
+                    grey=getattr(args, "grey", False),
+                    progress=None if stages is None else stages.steps("reading images", "image"))
     check_finite(data.X, args.data)
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")
@@ -220,6 +224,14 @@ def show_progress(args):
     if args.quiet:
         return False
     return bool(getattr(args, "progress", False)) or sys.stderr.isatty()
+
+
+def stage_lines(args):
+    """The stages of a command (reading, fit, writing) as progress lines, shown as
+    :func:`show_progress` says: :class:`pixsel._progress.StageLines`, a context manager."""
+    from .._progress import StageLines
+
+    return StageLines(f"pixsel {args.command}", enabled=show_progress(args))
 
 
 def progress(total, desc, args, *, enabled=True):

@@ -22,9 +22,13 @@ from ._common import (
     progress,
     provenance,
     show_progress,
+    stage_lines,
 )
 from ._cluster import add_cluster_arguments, cluster, wants_cluster
 from ._methods import METHODS
+
+#: methods whose estimator takes ``progress=callable`` and calls it at each step of its paths
+_PATH_STEPS = ("gslda",)
 
 # fitted attributes copied into selection.json when the estimator has them
 _REPORTED = ("regularization_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_", "status_", "gamma_",
@@ -141,35 +145,52 @@ def _groups_param(args, data, params):
 
 
 def run(args):
+    method = METHODS[args.method]
+    _check_options(args, method)
+    with stage_lines(args) as stages:
+        return _run(args, method, stages)
+
+
+def _run(args, method, stages):
     # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
     from ..io import save_figure, write_json
     from ._errors import EXIT_INTERRUPTED
 
-    method = METHODS[args.method]
-    _check_options(args, method)
     auto = args.k == "auto"
-    data = load_labelled(args, need_labels=method.supervised or auto, lazy=True)
+    data = load_labelled(args, need_labels=method.supervised or auto, lazy=True, stages=stages)
     params = parse_params(args.param)
+    stages.stage(f"loading {method.estimator} (scikit-learn, SciPy)", "loading")
     check_param_keys(params, method.estimator_class())
     if not auto and method.uses_k:
         check_k(args.k, int(data.X.shape[1]), args.data)
     unit = _groups_param(args, data, params)
     est = method.build(args, 1 if auto else args.k, params)
+    shown_progress = est.get_params().get("progress")
     cvsel = None
     on_cluster = wants_cluster(args)
     with cluster(args, progress=show_progress(args)):
+        sizes = f"{data.X.shape[0]} samples, {data.X.shape[1]} features"
+        if data.y is not None and data.class_names is not None:
+            sizes += f", {len(data.class_names)} classes"
         if auto:
+            stages.stage(f"choosing k by {args.cv}-fold cross-validation ({sizes})", "choosing k")
             cvsel = _choose_k(args, est, data)
             est, args.k = cvsel.selector_, cvsel.n_features_
         else:
             fit_y = (data.X, data.y) if method.supervised else (data.X,)
-            # the fit as one step whose heartbeat says it is still running; the estimators with
-            # progress=True also report the steps of their paths
-            with progress(1, f"{args.method} fit", args, enabled=not on_cluster) as bar:
+            steps = args.method in _PATH_STEPS and stages.steps(f"{args.method} fit")
+            stages.stage(f"{args.method} fit ({sizes})" + (": statistics, then the greedy path" if steps else ""),
+                         f"{args.method} fit")
+            if steps:  # the path's steps, drawn by stages (the estimator only calls back)
+                est.set_params(progress=steps)
+            # on a terminal, the fit as one bar whose heartbeat says it is still running (in a
+            # log, stages' own heartbeat does)
+            with progress(1, f"{args.method} fit", args, enabled=stages.terminal and not on_cluster) as bar:
                 est.fit(*fit_y)
                 bar.update(1)
+            stages.done()
         backgrounds = None
         if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
             backgrounds = image_backgrounds(data.X, data.y, data.image_shape, data.class_names)
@@ -183,6 +204,8 @@ def run(args):
         parameters={k: repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v
                     for k, v in est.get_params(deep=False).items()},
     )
+    if "progress" in report["parameters"]:  # as built (a callback drawn by stages is no parameter to keep)
+        report["parameters"]["progress"] = shown_progress
     if unit != "features":
         report.update(unit=unit, n_groups=int(est.n_groups_), groups_selected=np.flatnonzero(est.group_support_).tolist(),
                       n_features_selected=int(est.n_features_selected_))
@@ -204,6 +227,8 @@ def run(args):
             "std_test_score": res["std_test_score"],
         }
     out = Path(args.out)
+    stages.stage("writing " + ", ".join(["selection.json"] + ["cv_path.png"] * (cvsel is not None)
+                                         + ["mask.png"] * (backgrounds is not None)), "writing")
     written = [write_json(out / "selection.json", report)]
     if cvsel is not None:
         from ..viz import plot_cv_path

@@ -12,7 +12,7 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any, Literal
 
 __all__ = ["Dataset", "TrainTest", "data_dir", "shared_path", "load_shared", "load", "load_train_test", "load_digits_pair"]
@@ -387,37 +387,44 @@ def read_image(path) -> np.ndarray:
     return imread(path)
 
 
-def _load_folder(path: Path, grey: bool = False) -> Dataset:
+def _image_files(path: Path) -> tuple[list[Path], list[tuple[int, Path]]]:
+    """The class subfolders of an image folder, and ``(class index, file)`` for each of its images
+    (classes and files in name order)."""
+    classes = sorted(p for p in path.iterdir() if p.is_dir())
+    return classes, [(label, f) for label, sub in enumerate(classes) for f in sorted(sub.iterdir())
+                     if f.suffix.lower() in _IMAGE_SUFFIXES]
+
+
+def _load_folder(path: Path, grey: bool = False, progress=None) -> Dataset:
     """An image folder with one subfolder per class, images of one size. Colour images keep their
     colour (``image_shape`` ``(h, w, 3)``, grey images of the folder then repeated to three
     channels) unless ``grey``, which converts them to grey."""
-    classes = sorted(p for p in path.iterdir() if p.is_dir())
+    classes, files = _image_files(path)
     if not classes:
         raise ValueError(f"{path} has no subfolders; put the images of each class in its own subfolder.")
     X, y, shape = [], [], None
-    for label, sub in enumerate(classes):
-        for f in sorted(sub.iterdir()):
-            if f.suffix.lower() not in _IMAGE_SUFFIXES:
-                continue
-            try:
-                img = read_image(f)
-            except (ValueError, OSError, SyntaxError) as exc:
-                raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
-            if img.ndim == 3 and grey:
-                from skimage.color import rgb2gray
+    for i, (label, f) in enumerate(files):
+        try:
+            img = read_image(f)
+        except (ValueError, OSError, SyntaxError) as exc:
+            raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
+        if img.ndim == 3 and grey:
+            from skimage.color import rgb2gray
 
-                img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
-            elif img.ndim == 3:
-                img = img[..., :3]  # RGB; an alpha channel is dropped
-            if shape is None:
-                shape = img.shape[:2]
-            elif img.shape[:2] != shape:
-                raise ValueError(
-                    f"{f} is {img.shape[1]}x{img.shape[0]} but earlier images are {shape[1]}x{shape[0]}; "
-                    "resize all images to one size first."
-                )
-            X.append(np.asarray(img, dtype=np.float64))
-            y.append(label)
+            img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
+        elif img.ndim == 3:
+            img = img[..., :3]  # RGB; an alpha channel is dropped
+        if shape is None:
+            shape = img.shape[:2]
+        elif img.shape[:2] != shape:
+            raise ValueError(
+                f"{f} is {img.shape[1]}x{img.shape[0]} but earlier images are {shape[1]}x{shape[0]}; "
+                "resize all images to one size first."
+            )
+        X.append(np.asarray(img, dtype=np.float64))
+        y.append(label)
+        if progress is not None:
+            progress(i + 1, len(files))
     if not X:
         raise ValueError(f"No images ({', '.join(sorted(_IMAGE_SUFFIXES))}) found under {path}.")
     if any(img.ndim == 3 for img in X):  # colour: grey images of the folder get three equal channels
@@ -438,6 +445,7 @@ def load(
     split: Literal["all", "train", "test"] | None = None,
     sample_axis: Literal["first", "last"] | None = None,
     grey: bool = False,
+    progress: Callable[[int, int], object] | None = None,
 ) -> Dataset:
     """Load ``.npz`` (keys X, y, optional image_shape), ``.mat``, ``.csv`` or an image folder.
 
@@ -455,6 +463,9 @@ def load(
         An image folder: convert colour images to grey. By default colour is kept
         (``image_shape`` ``(h, w, 3)``, features flattened in C order: the three channels of a
         pixel are adjacent), and the selectors then choose whole pixels.
+    progress : callable or None, default=None
+        An image folder: called as ``progress(done, total)`` after each image read (a
+        progress hook; nothing is printed).
 
     Returns
     -------
@@ -471,7 +482,7 @@ def load(
     if not path.exists():
         raise FileNotFoundError(f"No such file or folder: {path}")
     if path.is_dir():
-        return _load_folder(path, grey=grey)
+        return _load_folder(path, grey=grey, progress=progress)
     suffix = path.suffix.lower()
     if suffix == ".npz":
         return _load_npz(path, split=split, sample_axis=sample_axis)

@@ -89,15 +89,25 @@ def forward_length(n_features, k, n_classes, path):
 
 
 class _PassProgress:
-    """Progress of the greedy passes of one fit: one step counter per pass (quiet when disabled)."""
+    """Progress of the greedy passes of one fit: one step counter per pass (quiet when disabled).
 
-    def __init__(self, owner, enabled):
-        self.owner, self.enabled, self._open = owner, enabled, []
+    ``progress`` is the estimator's parameter: False (nothing), True (drawn by
+    :func:`pixsel._progress.step_progress`) or a callable, called as ``progress(done, total,
+    what)`` after each step of the pass ``what`` (``'forward path'``, ...), which draws nothing
+    itself (the CLI renders these calls).
+    """
+
+    def __init__(self, owner, progress):
+        self.owner, self.enabled, self._open = owner, bool(progress), []
+        self.report = progress if callable(progress) else None
 
     def __call__(self, what):
         """The ``callback(done, total)`` for the pass ``what`` (None when disabled)."""
         if not self.enabled:
             return None
+        if self.report is not None:
+            report = self.report
+            return lambda done, total: report(done, total, what)
         steps = None
 
         def callback(done, total):
@@ -121,7 +131,7 @@ class _PassProgress:
 @contextmanager
 def path_progress(est):
     """Context giving ``progress(what) -> callback`` for the passes of ``est.fit``."""
-    bar = _PassProgress(type(est).__name__, bool(getattr(est, "progress", False)))
+    bar = _PassProgress(type(est).__name__, getattr(est, "progress", False))
     try:
         yield bar
     finally:

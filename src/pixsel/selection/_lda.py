@@ -21,6 +21,7 @@ from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Literal, Self
 
     from numpy.typing import ArrayLike
@@ -128,10 +129,13 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         fit asked for ``k`` costs ``O(p k^2)`` rather than ``O(p^3)``), which leaves
         :meth:`get_support_at` the sizes around ``k``. The backward pass always starts from all
         features, so with ``direction='backward'`` or ``'dual'`` every ``k`` stays available.
-    progress : bool, default=False
+    progress : bool or callable, default=False
         Report the path steps (step ``i`` of ``n`` per pass, with the time left) and the exact
         search (nodes, best objective, certified bound, relative gap): a bar on a terminal,
-        plain lines elsewhere. Library code is quiet by default.
+        plain lines elsewhere. Library code is quiet by default. A callable receives the path
+        steps instead, as ``progress(done, total, what)`` after each step (``what`` names the
+        pass: ``'forward path'``, ``'backward path'``, ``'forward path (implicit)'``) and
+        draws them itself; the exact search is then reported as with True.
     groups : array-like of shape (n_features,), 'channels' or None, default=None
         Select whole *groups* of features: one group id per feature. A group enters or leaves
         the support as a block and the criterion is that of the union of the chosen groups;
@@ -286,7 +290,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         node_limit: int | None = None,
         gap_tol: float = 0.0,
         path: Literal["auto", "full"] = "auto",
-        progress: bool = False,
+        progress: bool | Callable[[int, int, str], object] = False,
         groups: ArrayLike | str | None = None,
         patch_size: tuple[int, int] | None = None,
         stability: int | None = None,
