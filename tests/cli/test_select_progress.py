@@ -28,7 +28,7 @@ def folder(tmp_path):
 def test_progress_prints_every_stage_even_for_a_short_fit(folder, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PIXSEL_PROGRESS_INTERVAL", "1000")  # only the stage lines and first/last steps
     out = tmp_path / "o"
-    assert main(["select", str(folder), "-k", "3", "--progress", "--out", str(out)]) == 0
+    assert main(["select", str(folder), "-k", "3", "--direction", "dual", "--progress", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
     assert all(ln.startswith("pixsel select: ") and "\r" not in ln and "\x1b" not in ln for ln in lines), lines
