@@ -311,3 +311,40 @@ def test_transform_of_a_dask_array_stays_lazy():
     lazy = got.transform(Xd)
     assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
     np.testing.assert_array_equal(lazy.compute(), got.transform(X))
+
+
+def test_progress_reports_folds_and_steps():
+    X, y = _few_per_class(seed=2)
+    events = []
+    grid = [1, 2, 5, 10, 20]
+    PathSelectorCV(SparseLDASelector(), k_grid=grid, cv=3, progress=events.append).fit(X, y)
+    folds = [e for e in events if e.stage == "fold"]
+    assert [(e.fold, e.done, e.total, e.n_folds) for e in folds] == [(1, 1, 3, 3), (2, 2, 3, 3), (3, 3, 3, 3)]
+    assert folds[0].seconds_left is not None and folds[-1].seconds_left == 0
+    assert all(e.seconds_left is None for e in events[: events.index(folds[0])])
+    for f in (1, 2, 3):
+        mine = [e for e in events if e.fold == f]
+        stages = [e.stage for e in mine]
+        # the path steps, then every k of the grid scored, then the fold's end
+        path = [e for e in mine if e.stage == "forward path"]
+        scores = [e for e in mine if e.stage == "scores"]
+        assert stages == ["forward path"] * len(path) + ["scores"] * len(grid) + ["fold"]
+        assert [e.done for e in path] == list(range(1, len(path) + 1)) and path[-1].total >= grid[-1]
+        assert [(e.done, e.total) for e in scores] == [(i, len(grid)) for i in range(1, len(grid) + 1)]
+    refit = [e for e in events if e.fold is None]
+    assert refit and {e.stage for e in refit} == {"forward path"} and events[-1] is refit[-1]
+    assert all(b.elapsed >= a.elapsed for a, b in zip(events, events[1:]))
+
+
+def test_progress_lines_and_parallel_folds(capsys, monkeypatch):
+    monkeypatch.setenv("PIXSEL_PROGRESS_INTERVAL", "0")
+    X, y = _few_per_class(seed=3)
+    cvsel = PathSelectorCV(SparseLDASelector(), k_grid=[1, 3, 9], cv=3, progress=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "PathSelectorCV folds: 3/3 fold 3 done" in err
+    assert "PathSelectorCV fold 2/3: forward path" in err and "PathSelectorCV fold 3/3: scores: 3/3" in err
+    assert cvsel.selector_.progress is False  # the selector keeps its own setting
+    events = []
+    PathSelectorCV(SparseLDASelector(), k_grid=[1, 3], cv=3, n_jobs=2, progress=events.append).fit(X, y)
+    assert [e.done for e in events if e.stage == "fold"] == [1, 2, 3]
+    assert not [e for e in events if e.fold is not None and e.stage != "fold"]  # steps stay in the workers

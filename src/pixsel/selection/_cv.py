@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg
@@ -49,9 +50,11 @@ from sklearn.model_selection import check_cv
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
+from joblib import effective_n_jobs
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
+from .._progress import StepProgress, step_progress
 from .._validation import check_input, check_int, check_options
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -64,7 +67,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["PathSelectorCV"]
+__all__ = ["FoldProgress", "PathSelectorCV"]
 
 _RULES = ("best", "one-se")
 #: The 'auto' grid: every k up to _DENSE_AUTO, then _LOG_AUTO log-spaced values up to p (steps
@@ -273,13 +276,16 @@ class _ShrinkageLDAStatistics:
         shrink[:, one], mu[:, one] = 0.0, trace[:, one]
         return shrink, mu
 
-    def path_accuracies(self, order, grid, X, y):
+    def path_accuracies(self, order, grid, X, y, callback=None):
         """``accuracy(np.sort(order[:k]), X, y)`` for every ``k`` of ``grid`` (increasing), the
-        supports nested along ``order`` (see :meth:`path_decisions`)."""
+        supports nested along ``order`` (see :meth:`path_decisions`); ``callback(done, total)``
+        after each ``k``."""
         out = np.empty(len(grid))
         for i, scores in enumerate(self.path_decisions(order, grid, X)):
             idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
             out[i] = np.mean(self.classes[idx] == y)
+            if callback is not None:
+                callback(i + 1, len(grid))
         return out
 
     def path_decisions(self, order, grid, X):
@@ -424,19 +430,106 @@ def _nested_order(supports):
     return np.concatenate(order)
 
 
-def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test):
-    """Scores of the downstream model at every k of the grid on one split (one selector fit)."""
+class FoldProgress(NamedTuple):
+    """What a callable ``progress`` of :class:`PathSelectorCV` receives, after every step.
+
+    ``fold`` (1 to ``n_folds``; None for the final refit on all the data) is where the work
+    stands; ``stage`` is ``'forward path'`` / ``'backward path'`` (a step of the selector's
+    path), ``'refit'`` (a selector fitted at one k, when it has no path), ``'scores'`` (a k of
+    the grid scored) or ``'fold'`` (a fold finished: ``done`` folds of ``total``); ``done`` of
+    ``total`` counts the steps of that stage. ``elapsed`` is the seconds since ``fit`` began,
+    ``seconds_left`` the estimate for the folds left (None until a fold has finished)."""
+
+    fold: int | None
+    n_folds: int
+    stage: str
+    done: int
+    total: int
+    elapsed: float
+    seconds_left: float | None
+
+
+class _FoldReporter:
+    """Turns the steps of the folds into :class:`FoldProgress` records for a callable, or into
+    progress lines / bars (:func:`pixsel._progress.step_progress`: one counter over the folds,
+    one per stage of the fold at work)."""
+
+    def __init__(self, owner, n_folds, progress, *, steps):
+        self.owner, self.n_folds, self.t0 = owner, n_folds, time.monotonic()
+        self.sink = progress if callable(progress) else None
+        self.draw = bool(progress) and self.sink is None
+        self.finished = 0
+        # the folds' own heartbeat only when their steps are not shown (folds in other processes)
+        self._folds = StepProgress(n_folds, f"{owner} folds", delay=1.0, interval=1.0,
+                                   heartbeat=not steps) if self.draw else None
+        self._stage, self._key = None, None
+
+    def seconds_left(self):
+        if not self.finished:
+            return None
+        return (time.monotonic() - self.t0) / self.finished * (self.n_folds - self.finished)
+
+    def step(self, fold, stage, done, total):
+        if self.sink is not None:
+            self.sink(FoldProgress(fold, self.n_folds, stage, int(done), int(total),
+                                   time.monotonic() - self.t0, self.seconds_left()))
+        elif self.draw:
+            if (fold, stage) != self._key:
+                self._close_stage()
+                where = "refit" if fold is None else f"fold {fold}/{self.n_folds}"
+                self._stage = step_progress(total, f"{self.owner} {where}: {stage}", delay=1.0, interval=1.0)
+                self._key = (fold, stage)
+            self._stage.callback(done, total)
+
+    def fold_done(self, fold):
+        self.finished += 1
+        self._close_stage()
+        if self.sink is not None:
+            self.step(fold, "fold", self.finished, self.n_folds)
+        elif self.draw:
+            self._folds.update(1, f"fold {fold}")
+
+    def for_fold(self, fold):
+        """``report(stage, done, total)`` for the steps inside ``fold``."""
+        return lambda stage, done, total: self.step(fold, stage, done, total)
+
+    def _close_stage(self):
+        if self._stage is not None:
+            self._stage.close()
+            self._stage, self._key = None, None
+
+    def close(self):
+        self._close_stage()
+        if self._folds is not None:
+            self._folds.close()
+
+
+def _with_progress(selector, report):
+    """The selector reporting its path steps to ``report`` (when it has a ``progress`` parameter)."""
+    if report is not None and "progress" in selector.get_params(deep=False):
+        selector.set_params(progress=lambda done, total, what: report(what, done, total))
+    return selector
+
+
+def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test, report=None):
+    """Scores of the downstream model at every k of the grid on one split (one selector fit).
+
+    ``report(stage, done, total)``, when given, receives the selector's path steps and each k
+    scored."""
     t0 = time.perf_counter()
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     scores = np.empty(len(grid))
+    scored = None if report is None else (lambda done, total: report("scores", done, total))
     if route == "refit":
         for i, k in enumerate(grid):
             sel = clone(selector).set_params(n_features_to_select=int(k)).fit(Xtr, ytr)
             est = clone(estimator).fit(sel.transform(Xtr), ytr)
             scores[i] = scorer(est, sel.transform(Xte), yte)
+            if report is not None:
+                report("refit", i + 1, len(grid))
         return scores, time.perf_counter() - t0
     k_fit = _path_fit_k(selector, int(grid[-1])) if route == "path" else int(grid[-1])
-    sel = clone(selector).set_params(n_features_to_select=k_fit).fit(Xtr, ytr)
+    sel = _with_progress(clone(selector).set_params(n_features_to_select=k_fit), report).fit(Xtr, ytr)
     if route == "path":
         supports = [sel.get_support_at(int(k), indices=True) for k in grid]
     else:
@@ -446,13 +539,15 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test)
         Xte = np.asarray(Xte, dtype=np.float64)
         order = _nested_order(supports) if scorer is None else None
         if order is not None:  # a forward path or a ranking: every k from running sums
-            return stats.path_accuracies(order, grid, Xte, yte), time.perf_counter() - t0
+            return stats.path_accuracies(order, grid, Xte, yte, callback=scored), time.perf_counter() - t0
     for i, S in enumerate(supports):
         if fast and scorer is None:
             scores[i] = stats.accuracy(S, Xte, yte)
-            continue
-        est = stats.estimator(S) if fast else clone(estimator).fit(Xtr[:, S], ytr)
-        scores[i] = scorer(est, Xte[:, S], yte)
+        else:
+            est = stats.estimator(S) if fast else clone(estimator).fit(Xtr[:, S], ytr)
+            scores[i] = scorer(est, Xte[:, S], yte)
+        if scored is not None:
+            scored(i + 1, len(grid))
     return scores, time.perf_counter() - t0
 
 
@@ -497,8 +592,13 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         each k (same numbers up to rounding; computed in float64).
     n_jobs : int or None, default=None
         Folds run in parallel with joblib.
-    progress : bool, default=False
-        Show a progress bar over the folds.
+    progress : bool or callable, default=False
+        Report each fold (fold ``i`` of ``n``, with the time left) and the steps inside it (the
+        selector's path steps, then the k of the grid scored), and the final refit's path:
+        ``True`` shows them (bars on a terminal, plain lines elsewhere); a callable is called
+        with a :class:`FoldProgress` record after every step. The steps inside a fold are
+        reported when the folds run in this process (``n_jobs=None`` or 1); with parallel
+        folds only the finished folds are.
 
     Attributes
     ----------
@@ -549,7 +649,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         rule: Literal["best", "one-se"] = "best",
         reuse_statistics: bool = True,
         n_jobs: int | None = None,
-        progress: bool = False,
+        progress: bool | Callable[[FoldProgress], Any] = False,
     ) -> None:
         self.selector = selector
         self.k_grid = k_grid
@@ -642,14 +742,30 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
                     )
         # the default scoring of the fast LDA path is computed directly (accuracy, as LDA.score)
         fold_scorer = None if (fast and self.scoring is None) else scorer
-        jobs = (delayed(_fit_fold)(selector, route, estimator, fold_scorer, fast, grid, X, y, train, test)
-                for train, test in splits)
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-        if self.progress:
-            from tqdm.auto import tqdm
+        inner = bool(self.progress) and effective_n_jobs(self.n_jobs) == 1  # steps: only from this process
+        reporter = _FoldReporter(owner, len(splits), self.progress, steps=inner) if self.progress else None
+        jobs = (delayed(_fit_fold)(selector, route, estimator, fold_scorer, fast, grid, X, y, train, test,
+                                   report=reporter.for_fold(i + 1) if inner else None)
+                for i, (train, test) in enumerate(splits))
+        results = []
+        try:
+            for i, result in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)):
+                results.append(result)
+                if reporter is not None:
+                    reporter.fold_done(i + 1)
+            self._choose(results, grid, splits, route)
+            refit = clone(selector).set_params(n_features_to_select=self.n_features_)
+            self.selector_ = _with_progress(refit, None if reporter is None else reporter.for_fold(None)).fit(X, y)
+        finally:
+            if reporter is not None:
+                reporter.close()
+        if reporter is not None and "progress" in refit.get_params(deep=False):
+            self.selector_.set_params(progress=selector.get_params(deep=False)["progress"])  # the user's, not ours
+        self.estimator_ = clone(estimator).fit(self.selector_.transform(X), y)
+        return self
 
-            results = tqdm(results, total=len(splits), desc=f"{owner} folds")
-        results = list(results)
+    def _choose(self, results, grid, splits, route):
+        """``cv_results_``, ``best_index_``, ``n_features_``... from the folds' scores."""
         scores = np.array([r[0] for r in results]).reshape(len(splits), len(grid))
         bad = np.argwhere(~np.isfinite(scores))
         if bad.size:
@@ -678,9 +794,6 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         self.route_ = route
         self.n_splits_ = len(splits)
         self.fold_times_ = np.array([r[1] for r in results])
-        self.selector_ = clone(selector).set_params(n_features_to_select=self.n_features_).fit(X, y)
-        self.estimator_ = clone(estimator).fit(self.selector_.transform(X), y)
-        return self
 
     def _get_support_mask(self):
         check_is_fitted(self)
