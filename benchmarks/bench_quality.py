@@ -355,7 +355,12 @@ def run_dataset(name, args, log):
     acc = {}  # selector -> classifier -> k -> list over splits
     clus = {}  # selector -> metric -> k -> list
     times, failed = {}, {}
+    done = 0
     for seed in range(args.splits):
+        if seed and args.budget is not None and time.perf_counter() - T0 > args.budget:
+            log(f"  splits {seed}-{args.splits - 1} not started: time budget of {args.budget:.0f} s spent")
+            break
+        done += 1
         tr, te = split(X, y, spec, seed)
         Xtr, Xte, ytr, yte = X[tr], X[te], y[tr], y[te]
         for sname, fit in sup.items():
@@ -438,7 +443,7 @@ def run_dataset(name, args, log):
                       "max": float(np.max(v)), "n": len(v)}
     return {
         "n_samples": int(X.shape[0]), "n_features": p, "n_classes": int(len(np.unique(y))),
-        "ks": list(KS_RUN), "splits": args.splits,
+        "ks": list(KS_RUN), "splits": done,
         "accuracy": {s: {c: {str(k): summ(v) for k, v in d.items()} for c, d in cs.items()} for s, cs in acc.items()},
         "clustering": {s: {m: {str(k): summ(v) for k, v in d.items()} for m, d in ms.items()} for s, ms in clus.items()},
         "fit_time_median_s": {s: float(np.median(v)) for s, v in times.items()},
@@ -591,7 +596,8 @@ def main():
     p.add_argument("--ks", nargs="+", type=int, default=None)
     p.add_argument("--splits", type=int, default=None)
     p.add_argument("--only", nargs="+", default=None, help="run only these selectors (names as printed)")
-    p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set after this")
+    p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set, and no new split of a data set, after this (the "
+                        "first split of a started data set always runs; the results say how many ran)")
     p.add_argument("--no-jaccard", action="store_true", help="skip the bootstrap stability column")
     p.add_argument("--replot", default=None, help="a results JSON: redraw its figures and tables, fit nothing")
     args = p.parse_args()
