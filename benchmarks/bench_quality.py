@@ -420,7 +420,8 @@ def run_dataset(name, args, log):
     saved = KS_RUN
     KS_RUN = (kj,)
     for sname, fit in {**sup, **uns}.items():
-        if sname in failed or args.no_jaccard:
+        if sname in failed or args.no_jaccard or (args.jaccard_rows and sname not in args.jaccard_rows
+                                                   and sname != default_lda_row()):
             continue
         supports = []
         try:
@@ -462,6 +463,48 @@ def _uptime():
 PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR")
 
 
+def cell_gaps(res, sel):
+    """Per (classifier, k) cell: the gap to the best peer and the margin over random pixels
+    (points of accuracy; positive means ``sel`` is ahead)."""
+    acc = res["accuracy"]
+    peers = [s for s in PEERS if s in acc]
+    gaps, over_random = [], []
+    for c in CLASSIFIERS:
+        for k in map(str, res["ks"]):
+            best = max((acc[s][c][k]["mean"] for s in peers if k in acc[s][c]), default=np.nan)
+            mine = acc[sel][c][k]["mean"]
+            gaps.append(mine - best)
+            over_random.append(mine - acc["random"][c][k]["mean"])
+    return np.array(gaps) * 100, np.array(over_random) * 100
+
+
+def default_summary(results, sel):
+    """One line per data set for ``sel`` (and one over all of them): cells within 1 point of the
+    best peer, worst and median gap, cells below random (and by how much at worst), fit time and
+    its ratio to L1-logistic's, Jaccard at k = 25 of ``sel``, of the stability option and of
+    L1-logistic."""
+    lines, all_gaps, all_rand = [], [], []
+    for name, res in results.items():
+        if sel not in res["accuracy"]:
+            continue
+        gaps, rand = cell_gaps(res, sel)
+        all_gaps.append(gaps)
+        all_rand.append(rand)
+        t = res["fit_time_median_s"]
+        l1 = res.get("l1_time", {}).get(sel, t.get("L1-logistic (CV)", np.nan))
+        below = rand < -1e-7
+        jac = res["jaccard"]
+        lines.append(f"| {name} | {res['splits']} | {int(np.sum(gaps >= -1.0))}/{gaps.size} | {np.min(gaps):+.1f} | "
+                     f"{np.median(gaps):+.1f} | {int(below.sum())}{f' (to {np.min(rand):+.1f})' if below.any() else ''}"
+                     f" | {t.get(sel, np.nan):.2f} | {t.get(sel, np.nan) / l1:.2f} | {_fmt(jac.get(sel))} / "
+                     f"{_fmt(jac.get('pixsel LDA trace stability'))} / {_fmt(jac.get('L1-logistic (CV)'))} |")
+    if all_gaps:
+        g, r = np.concatenate(all_gaps), np.concatenate(all_rand)
+        lines.append(f"| **all** | | **{int(np.sum(g >= -1.0))}/{g.size}** | {np.min(g):+.1f} | {np.median(g):+.1f} | "
+                     f"{int(np.sum(r < -1e-7))} | | | |")
+    return lines
+
+
 def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
     peers = [s for s in PEERS if s in acc]
@@ -479,7 +522,7 @@ def summary_lines(name, res, *selectors):
         gaps = np.array(gaps) * 100
         within = int(np.sum(gaps >= -1.0))
         t = res["fit_time_median_s"]
-        ratio = t.get(sel, np.nan) / t.get("L1-logistic (CV)", np.nan)
+        ratio = t.get(sel, np.nan) / res.get("l1_time", {}).get(sel, t.get("L1-logistic (CV)", np.nan))
         lines.append(f"| {name} | {sel} | {within}/{cells} | {np.min(gaps):+.1f} | {np.median(gaps):+.1f} | "
                      f"{below_random} | {t.get(sel, np.nan):.2f} | {ratio:.2f} | "
                      f"{_fmt(res['jaccard'].get(sel))} | {_fmt(res['jaccard'].get('L1-logistic (CV)'))} |")
@@ -554,20 +597,84 @@ def figure(name, res, path):
     save_figure(fig, path, dpi=80)
 
 
-def replot(json_path, out):
-    """Redraw the figures and reprint the tables of a results JSON (no fitting)."""
+def merge_runs(records):
+    """One result per data set from several runs of this script (fit nothing).
+
+    The first run that has a data set gives its result; a later run on the same splits (same
+    count, same ks: the splits are seeded) adds the selectors the first lacks. Each selector's
+    fit-time ratio stays against the L1-logistic of the run that fitted it (``l1_time``), and
+    ``runs`` records which run gave which selectors, with its load average.
+    """
+    merged = {}
+    for i, rec in enumerate(records):
+        for name, res in rec["datasets"].items():
+            if "error" in res:
+                continue
+            l1 = res["fit_time_median_s"].get("L1-logistic (CV)")
+            own = {s: l1 for s in res["fit_time_median_s"] if l1 is not None}
+            load = res.get("uptime_start", rec.get("uptime_start"))
+            if name not in merged:
+                merged[name] = dict(res, l1_time=own, runs=[{"run": i, "uptime_start": load,
+                                                             "selectors": sorted(res["accuracy"])}])
+                continue
+            base = merged[name]
+            common = [k for k in base["ks"] if k in res["ks"]]
+            if res["splits"] != base["splits"] or not common:
+                print(f"{name}: run {i} has {res['splits']} splits, ks {res['ks']}; the first had "
+                      f"{base['splits']}, {base['ks']}: not merged")
+                continue
+            if common != base["ks"]:  # k capped at another count of non-constant pixels
+                print(f"{name}: the tables keep the ks of every merged run: {common} (not {base['ks']})")
+                base["ks"] = common
+            new = sorted(s for s in res["accuracy"] if s not in base["accuracy"])
+            for s in new:
+                base["accuracy"][s] = res["accuracy"][s]
+                for key in ("fit_time_median_s", "jaccard", "l1_time"):
+                    src = own if key == "l1_time" else res.get(key, {})
+                    if s in src:
+                        base.setdefault(key, {})[s] = src[s]
+                if s in res["failed"]:
+                    base["failed"][s] = res["failed"][s]
+            base["runs"].append({"run": i, "uptime_start": load, "selectors": new})
+    return merged
+
+
+def replot(json_paths, args):
+    """Redraw the figures and reprint the tables of results JSONs (no fitting; several are merged
+    with :func:`merge_runs`). ``pixsel LDA (default)`` is re-read as the installed default's row."""
     import json
 
-    record = json.loads(open(json_path).read())
-    for name, res in record["datasets"].items():
-        if "error" not in res:
-            figure(name, res, out / f"quality_{name}.png")
-    print_tables(record["datasets"], record.get("skipped", []))
+    out = out_dir(args)
+    records = [json.loads(open(p).read()) for p in json_paths]
+    results = merge_runs(records)
+    alias = default_lda_row()
+    for name, res in results.items():
+        if alias is not None:
+            for key in ("accuracy", "fit_time_median_s", "jaccard", "l1_time"):
+                table = res.get(key, {})
+                if alias in table:
+                    table[DEFAULT] = table[alias]
+                else:
+                    table.pop(DEFAULT, None)
+        figure(name, res, out / f"quality_{name}.png")
+        loads = "; ".join(f"run {r['run']} ({', '.join(r['selectors']) if len(r['selectors']) < 5 else 'all rows'}): "
+                          f"{r['uptime_start']}" for r in res["runs"])
+        print(f"{name}: {res['splits']} split(s), ks {res['ks']}; load at start of {loads}")
+    write_results(args, {"datasets": results, "merged_from": [str(p) for p in json_paths]})
+    print_tables(results, [r for rec in records for r in rec.get("skipped", []) if r not in results])
 
 
 def print_tables(results, skipped):
     default, stable = DEFAULT, "pixsel LDA trace stability"
     ok = {n: r for n, r in results.items() if "error" not in r}
+    for sel in dict.fromkeys((default, "pixsel LDA cv forward")):
+        print(f"\nSummary of {sel}{f' ({default_lda_row()})' if sel == default else ''} against the best peer "
+              "(gap = selector - best peer, points of accuracy, over classifiers x k)")
+        print("| data | splits | cells within 1 pt | worst gap | median gap | cells below random | fit s | fit / L1 "
+              "| Jaccard k=25 (this / stability option / L1) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for line in default_summary(ok, sel):
+            print(line)
     print("\nSupervised: pixsel's LDA rows against the best peer "
           "(gap = selector - best peer, points of accuracy, over classifiers x k)")
     print("| data | selector | cells within 1 pt | worst gap | median gap | cells below random | fit s "
@@ -599,10 +706,14 @@ def main():
     p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set, and no new split of a data set, after this (the "
                         "first split of a started data set always runs; the results say how many ran)")
     p.add_argument("--no-jaccard", action="store_true", help="skip the bootstrap stability column")
-    p.add_argument("--replot", default=None, help="a results JSON: redraw its figures and tables, fit nothing")
+    p.add_argument("--jaccard-rows", nargs="+", default=None,
+                   help="the bootstrap stability column for these selectors only (and the default's)")
+    p.add_argument("--replot", nargs="+", default=None,
+                   help="results JSONs: redraw the figures and tables, fit nothing (several runs are merged: "
+                        "a later run adds the selectors an earlier one lacks on the same splits)")
     args = p.parse_args()
     if args.replot:
-        replot(args.replot, out_dir(args))
+        replot(args.replot, args)
         return
     if args.quick:
         args.datasets = args.datasets or ["sonar"]
