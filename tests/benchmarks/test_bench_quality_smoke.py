@@ -36,3 +36,17 @@ def test_quality_quick(shared_data, tmp_path):
     assert 0 <= sonar["jaccard"]["f_classif"] <= 1
     assert (tmp_path / "quality" / "quality_sonar.png").stat().st_size > 10_000
     assert "| sonar | pixsel LDA (default) |" in proc.stdout and "uptime at end" in proc.stdout
+    assert "Summary of pixsel LDA (default)" in proc.stdout and "| **all** |" in proc.stdout
+    # --replot redraws and reprints from the JSON without fitting; a second run of the same
+    # splits adds only the rows the first lacks
+    replot = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
+         str(tmp_path / "quality" / "quality.json"), str(tmp_path / "quality" / "quality.json"),
+         "--out", str(tmp_path / "rp")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert replot.returncode == 0, replot.stderr[-3000:]
+    assert "| sonar | 2 | " in replot.stdout and "load at start of run 0 (all rows)" in replot.stdout
+    merged = json.loads((tmp_path / "rp" / "quality.json").read_text())["datasets"]["sonar"]
+    assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
+    assert (tmp_path / "rp" / "quality_sonar.png").is_file()
