@@ -26,7 +26,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-__all__ = ["LineSearchCallback", "StageLines", "StepProgress", "TqdmSearchCallback", "is_terminal",
+__all__ = ["CallbackSteps", "LineSearchCallback", "StageLines", "StepProgress", "TqdmSearchCallback", "is_terminal",
            "search_progress", "step_progress"]
 
 
@@ -293,6 +293,46 @@ class StepProgress:
 
     def __exit__(self, *exc):
         self.close()
+        return False
+
+
+class CallbackSteps:
+    """A :class:`StepProgress` that draws nothing: each update calls ``report(done, total, desc)``.
+
+    For an estimator whose ``progress`` is a callable: its steps reach the caller (the CLI's
+    :class:`StageLines`, a notebook widget, a log) through the same ``update`` calls that draw a
+    bar when ``progress=True``.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> with CallbackSteps(lambda *a: calls.append(a), 3, "epochs") as steps:
+    ...     steps.update(1, "epoch 1")
+    ...     steps.callback(3)
+    >>> calls
+    [(1, 3, 'epochs'), (3, 3, 'epochs')]
+    """
+
+    def __init__(self, report, total, desc):
+        self.report, self.total, self.desc, self.n = report, total, desc, 0
+
+    def update(self, n=1, what=None):
+        self.n += n
+        self.report(self.n, self.total, self.desc)
+
+    def callback(self, done, total=None, what=None):
+        if total is not None:
+            self.total = int(total)
+        if done > self.n:
+            self.update(int(done) - self.n, what)
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
         return False
 
 

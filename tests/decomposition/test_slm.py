@@ -180,3 +180,24 @@ def test_kernel_slm_is_linear_slm_on_the_empirical_kernel_map():
     _gram_equal(ker.transform(X), Phi @ lin.components.T, rtol=1e-7)
     phi_new = rbf_kernel(X_new, X, gamma=0.3) @ U / np.sqrt(lam)
     _gram_equal(ker.transform(X_new), phi_new @ lin.components.T, rtol=1e-7)
+
+
+@pytest.mark.parametrize("fit_algorithm", ["minibatch", "batch"])
+def test_a_callable_progress_receives_each_epoch_and_nothing_is_drawn(fit_algorithm, capsys):
+    X, _ = _sparse_data(3, n=60)
+    calls = []
+    est = SparseLinearModelProjection(2, n_atoms=10, max_iter=4, batch_size=20, fit_algorithm=fit_algorithm,
+                                      random_state=0, progress=lambda *a: calls.append(a)).fit(X)
+    # epoch i of max_iter, in order, once each, as many as the dictionary learning ran
+    assert calls and [c[0] for c in calls] == list(range(1, len(calls) + 1))
+    assert all(total == 4 and what == "SLM dictionary (epochs)" for _, total, what in calls)
+    if fit_algorithm == "minibatch":  # it counts steps: n_iter_ epochs (batch counts a callback per 5 iterations)
+        assert len(calls) == est.n_iter_
+    assert capsys.readouterr().err == ""
+    quiet = SparseLinearModelProjection(2, n_atoms=10, max_iter=4, batch_size=20, fit_algorithm=fit_algorithm,
+                                        random_state=0).fit(X)
+    np.testing.assert_array_equal(est.components_, quiet.components_)
+    calls.clear()
+    k = SparseLinearModelProjection(2, n_atoms=8, kernel="rbf", gamma=0.1, max_iter=3, random_state=0,
+                                    progress=lambda *a: calls.append(a)).fit(X)
+    assert calls == [(i, 3, "kernel SLM dictionary (iterations)") for i in range(1, k.n_iter_ + 1)]

@@ -30,6 +30,7 @@ from ._base import _KernelMixin
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Literal, Self
 
     from numpy.typing import ArrayLike, NDArray
@@ -173,9 +174,12 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         (``docs/findings-kernel-slm.md``).
     random_state : int, RandomState or None
         Dictionary initialization and the basis subsample.
-    progress : bool, default=False
-        Report dictionary learning in epochs (a bar on a terminal, plain lines elsewhere; see
-        :mod:`pixsel._progress`). ``pixsel project`` turns it on for a terminal or ``--progress``.
+    progress : bool or callable, default=False
+        Report dictionary learning in epochs, with the time left (a bar on a terminal, plain
+        lines elsewhere; see :mod:`pixsel._progress`). ``pixsel project`` turns it on for a
+        terminal or ``--progress``. A callable receives the epochs instead, as ``progress(done,
+        total, what)`` after each epoch (``what``: ``'SLM dictionary (epochs)'``; the kernel
+        model: ``'kernel SLM dictionary (iterations)'``), and nothing is drawn.
 
     Attributes
     ----------
@@ -246,7 +250,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         coding_max_iter: int = 100,
         tol: float = 1e-2,
         random_state: int | np.random.RandomState | None = None,
-        progress: bool = False,
+        progress: bool | Callable[[int, int, str], object] = False,
     ) -> None:
         self.n_components = n_components
         self.n_atoms = n_atoms
@@ -288,8 +292,10 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         return float(sigma), float(tau)
 
     def _progress(self, total, desc):
-        from .._progress import step_progress
+        from .._progress import CallbackSteps, step_progress
 
+        if callable(self.progress):
+            return CallbackSteps(self.progress, total, desc)
         return step_progress(total, desc, enabled=bool(self.progress))
 
     # ---------------------------------------------------------------------- fit
