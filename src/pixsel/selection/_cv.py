@@ -47,7 +47,6 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.linear_model import Ridge
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from joblib import effective_n_jobs
@@ -100,6 +99,29 @@ def _is_default_lda(est):
     return got == ref
 
 
+def _spd_solve(A, B):
+    """``A^-1 B`` by a Cholesky factor of ``A`` (overwritten), or None when ``A`` is not positive
+    definite (LAPACK ``potrf`` / ``potrs`` called directly: the checks of the SciPy wrappers cost
+    more than the factor of a small ``A``)."""
+    potrf, potrs = linalg.get_lapack_funcs(("potrf", "potrs"), (A,))
+    L, info = potrf(A, lower=True, overwrite_a=True, clean=False)
+    if info != 0:
+        return None
+    X, info = potrs(L, B, lower=True)
+    return X
+
+
+def _standard_scale(X, mean):
+    """``StandardScaler().fit(X).scale_``: the standard deviations, 1 where a column is constant
+    by scikit-learn's test (its variance within the rounding bound of the two-pass formula)."""
+    n = X.shape[0]
+    var = np.mean((X - mean) ** 2, axis=0)
+    eps = np.finfo(np.float64).eps
+    scale = np.sqrt(var)
+    scale[var <= n * eps * var + (n * mean * eps) ** 2] = 1.0
+    return scale
+
+
 class _ShrinkageLDAStatistics:
     """``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')`` on any column subset, from
     per-class ``p x p`` statistics formed once.
@@ -132,7 +154,7 @@ class _ShrinkageLDAStatistics:
         for c in range(C):
             Xc = X[yi == c]
             self.means[c] = Xc.mean(axis=0)
-            scale = StandardScaler().fit(Xc).scale_
+            scale = _standard_scale(Xc, self.means[c])
             self.scales[c] = scale
             Z = (Xc - self.means[c]) / scale
             Z -= Z.mean(axis=0)  # ledoit_wolf centres again
@@ -346,11 +368,10 @@ class _ShrinkageLDAStatistics:
                           for pr, hc, (nc_, sc, T, _) in zip(self.priors, h, self.per_class))
             if coef is None:
                 cov.flat[:: k + 1] += lam
-                try:
-                    factor = linalg.cho_factor(cov, lower=True, check_finite=False)
-                    coef = linalg.cho_solve(factor, Mk.T, check_finite=False).T
-                except linalg.LinAlgError:  # singular (no shrinkage, k > n): what lstsq would return
-                    coef = linalg.lstsq(cov, Mk.T)[0].T
+                coef = _spd_solve(cov, Mk.T)
+                if coef is None:  # singular (no shrinkage, k > n): what lstsq would return
+                    coef = linalg.lstsq(cov, Mk.T)[0]
+                coef = coef.T
             intercept = -0.5 * np.einsum("ij,ij->i", Mk, coef) + log_priors
             if two:
                 coef, intercept = (coef[1] - coef[0])[None, :], intercept[1:] - intercept[:1]
@@ -367,8 +388,7 @@ class _ShrinkageLDAStatistics:
         K = E @ E.T
         K.flat[:: K.shape[0] + 1] += 1.0
         R = M.T * r[:, None]
-        factor = linalg.cho_factor(K, lower=True, check_finite=False)
-        R -= E.T @ linalg.cho_solve(factor, E @ R, check_finite=False)
+        R -= E.T @ _spd_solve(K, E @ R)  # I + E E^T: positive definite
         return (R * r[:, None]).T
 
     def accuracy(self, S, X, y):
@@ -420,13 +440,19 @@ def _path_fit_k(selector, k_max):
 def _nested_order(supports):
     """An order of the features whose leading ``len(S)`` entries are ``S`` for every support
     (supports of increasing size), or None when the supports are not nested."""
-    order, prev = [], np.zeros(0, dtype=np.intp)
+    if not supports:
+        return np.zeros(0, dtype=np.intp)
+    seen = np.zeros(int(max(np.max(S, initial=-1) for S in supports)) + 1, dtype=bool)
+    order, size = [], 0
     for S in supports:
-        S = np.asarray(S)
-        if not np.isin(prev, S).all():
+        S = np.asarray(S, dtype=np.intp)
+        old = seen[S]
+        if int(old.sum()) != size:  # a feature of an earlier support is missing
             return None
-        order.append(np.setdiff1d(S, prev))
-        prev = S
+        new = S[~old]
+        seen[new] = True
+        order.append(new)
+        size += len(new)
     return np.concatenate(order)
 
 
