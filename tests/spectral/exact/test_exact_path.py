@@ -148,6 +148,27 @@ def test_vector_p13_and_max_k(engine):
         assert not np.any(_below(stopped.upper_bound, opt))
 
 
+def test_stopped_sizes_capped_by_the_perspective_relaxation(engine):
+    """A stopped two-class path bounds its open sizes by the perspective relaxation: never below
+    the enumerated optimum, and below the whole set's value (the bound the search leaves) at the
+    small sizes of a correlated problem."""
+    rng = np.random.default_rng(11)
+    a, B = banded_lda(rng, 12, 30, 0.01)
+    opt = enumerate_all(a, B, "max-eig")
+    f_all = _value(a, B, range(12), "max-eig")
+    for limit in (0, 1, 5):
+        stopped = exact_path(a, B, node_limit=limit)
+        assert not np.any(_below(stopped.upper_bound, opt))
+        info = stopped.info["perspective"]
+        open_sizes = stopped.status != "optimal"
+        assert info["sizes"] == np.count_nonzero(open_sizes)
+        assert np.any(open_sizes)
+        first = int(np.argmax(open_sizes))  # the smallest open size (k = 3 here)
+        assert info["improved"] >= 1 and stopped.upper_bound[first] < 0.6 * f_all
+    # factor problems are left to the search
+    assert exact_path(rng.standard_normal((12, 2)), B, node_limit=0).info["perspective"]["sizes"] == 0
+
+
 def test_agrees_with_exact_support():
     rng = np.random.default_rng(3)
     A, B = _pair(rng, 9, "psd")

@@ -3,7 +3,8 @@
 ``_nesting`` (the sparsity lower bound and the nesting bound of a path), ``_certificates``
 (certified upper bounds for every ``k``: inclusion and dual certificates), ``_spca_bounds``
 (the sparse PCA node bounds of the exact search: row bounds and the dual of the semidefinite
-relaxation).
+relaxation), ``_perspective`` (two-class sparse LDA: the perspective / Boolean relaxation of
+k-sparse ridge regression, valid at every dual point).
 """
 
 from ._certificates import certify, dual_certificate, inclusion_bounds
@@ -12,6 +13,10 @@ from ._spca_bounds import spca_bounds_path
 
 # The node bounds of the exact search (pixsel.spectral.exact) and their pieces, for it, tests and
 # benchmarks; not in __all__.
+from ._perspective import perspective_bound as perspective_bound
+from ._perspective import perspective_bounds_path as perspective_bounds_path
+from ._perspective import perspective_diagonal as perspective_diagonal
+from ._perspective import perspective_dual_value as perspective_dual_value
 from ._spca_bounds import accelerated_dual as accelerated_dual
 from ._spca_bounds import generalize as generalize
 from ._spca_bounds import row_bound as row_bound
