@@ -245,7 +245,7 @@ def run_gurobi(twin, a, B, k, limit, tol, start):
     except gp.GurobiError as e:
         if "size-limited" in str(e) or getattr(e, "errno", None) == 10010:
             return {"k": k, "certified": False, "gap": math.inf, "time_s": time.perf_counter() - t,
-                    "status": "too_large", "note": str(e)}
+                    "status": "too_large", "note": str(e).split(";")[0]}
         raise
     el = time.perf_counter() - t
     S = np.flatnonzero(z.X > 0.5)
