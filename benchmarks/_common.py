@@ -13,13 +13,13 @@ import argparse
 import os
 import threading
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pixsel
 from pixsel.io import write_json
 
-__all__ = ["parser", "out_dir", "blas_threads", "write_results", "best_time", "PeakRSS"]
+__all__ = ["parser", "out_dir", "blas_threads", "write_results", "best_time", "PeakRSS", "previous_path_cv"]
 
 
 def _default_out(name):
@@ -111,3 +111,21 @@ def results_dir(name):
     path = _default_out(name)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def previous_path_cv():
+    """``PathSelectorCV`` as it chose k before its scoring read nested supports from running sums,
+    for before/after lines in one run: every support's shrinkage LDA formed and solved on its
+    own (this release's per-support kernel), the fold's selector fitted at the grid's largest k,
+    and the former 'auto' grid (every k up to 256, then 64 log-spaced values up to p)."""
+    import pixsel.selection._cv as cv
+
+    saved = cv._nested_order, cv._path_fit_k, cv._DENSE_AUTO, cv._LOG_AUTO
+    cv._nested_order = lambda supports: None
+    cv._path_fit_k = lambda selector, k_max: k_max
+    cv._DENSE_AUTO, cv._LOG_AUTO = 256, 63
+    try:
+        yield
+    finally:
+        cv._nested_order, cv._path_fit_k, cv._DENSE_AUTO, cv._LOG_AUTO = saved

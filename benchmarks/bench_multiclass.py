@@ -2,22 +2,26 @@
 
 Goals (each measured against a reference in the same run, one BLAS thread):
 
-* ``SparseLDASelector(50).fit`` (dual pass) with either criterion, ``'trace'`` (the default)
-  and ``'max-eig'`` (the default when the goal was set, and the costlier one), costs at most
-  3 x one ``LinearDiscriminantAnalysis(solver='eigen').fit`` on all pixels (one ``p x p``
-  generalized eigenproblem: the physical reference of multiclass LDA); the whole path
+* ``SparseLDASelector(50).fit`` at its defaults (``criterion='trace'``, ``direction='forward'``)
+  costs at most 3 x one ``LinearDiscriminantAnalysis(solver='eigen').fit`` on all pixels (one
+  ``p x p`` generalized eigenproblem: the physical reference of multiclass LDA); so do, by
+  name, ``criterion='max-eig'`` (forward) and the papers' settings (``criterion='max-eig'``,
+  ``direction='dual'``: the defaults when the goal was set, and the costliest); the whole path
   (``path='full'``, every k of both passes, ``'max-eig'``) at most 10 x;
 * ``PathSelectorCV(SparseLDASelector())`` no slower than ``RFECV(LinearDiscriminantAnalysis(),
   step=0.1, cv=5)`` on the same folds, test accuracy no worse; on two classes (USPS 3 vs 5) at
-  least 100 x faster than ``RFECV(step=1)``;
+  least 100 x faster than ``RFECV(step=1)``; "before" is its previous scoring in the same run
+  (:func:`_common.previous_path_cv`: every support scored on its own, the former grid of every k
+  up to 256 then 64 log-spaced values);
 * ``pixsel select`` on a folder of 64 x 64 images of 40 classes in at most 10 s, with progress
   lines.
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
-texture, p = 4096). "before" is the previous kernel (one batched ``eigvalsh`` per candidate,
-the whole forward path whatever k), run through the same selector in the same process
-(``--before-repeat`` times, on the data of at most 1024 pixels and 40 classes; 0 skips it). Times are the median of ``--repeat`` runs with their
+texture, p = 4096). "before" of the selector rows is the previous kernel (one batched
+``eigvalsh`` per candidate, the whole forward path whatever k) at the papers' settings, run
+through the same selector in the same process (``--before-repeat`` times, on the data of at
+most 1024 pixels and 40 classes; 0 skips it). Times are the median of ``--repeat`` runs with their
 spread (min-max); the load average is printed.
 
     python benchmarks/bench_multiclass.py            # all rows
@@ -35,7 +39,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import blas_threads, out_dir, parser, write_results
+from _common import blas_threads, out_dir, parser, previous_path_cv, write_results
 
 from pixsel import PathSelectorCV, SparseLDASelector
 from pixsel.datasets import load_shared
@@ -116,32 +120,34 @@ def selector_rows(args, data):
         n, p = X.shape
         row = {"data": name, "n": int(n), "p": int(p), "classes": int(len(np.unique(y))), "k": k}
         row["lda_eigen"], _ = timed(lambda: LinearDiscriminantAnalysis(solver="eigen").fit(Xf, y), args.repeat)
-        row["default"], sel = timed(lambda: SparseLDASelector(k, criterion="max-eig").fit(X, y), args.repeat)
+        ref = row["lda_eigen"]["median"]
+        row["default"], sel = timed(lambda: SparseLDASelector(k).fit(X, y), args.repeat)  # trace, forward
         assert sel.get_support().sum() == k
-        row["algorithm"], row["direction"] = sel.algorithm_, sel.direction_
-        row["trace"], sel_t = timed(lambda: SparseLDASelector(k, criterion="trace").fit(X, y), args.repeat)
-        assert sel_t.get_support().sum() == k
-        row["full_path"], full = timed(lambda: SparseLDASelector(k, criterion="max-eig", path="full").fit(X, y),
-                                       args.repeat)
+        row["algorithm"], row["direction"], row["criterion"] = sel.algorithm_, sel.direction_, sel.criterion
+        row["max_eig"], sel_m = timed(lambda: SparseLDASelector(k, criterion="max-eig").fit(X, y), args.repeat)
+        assert sel_m.get_support().sum() == k
+        papers = {"criterion": "max-eig", "direction": "dual"}
+        row["papers"], sel_p = timed(lambda: SparseLDASelector(k, **papers).fit(X, y), args.repeat)
+        assert sel_p.get_support().sum() == k
+        row["full_path"], full = timed(lambda: SparseLDASelector(k, path="full", **papers).fit(X, y), args.repeat)
         assert len(full.objective_path_) == p
-        same = np.array_equal(full.get_support(), sel.get_support())
-        row["same_support_default_vs_full"] = bool(same)
+        row["same_support_papers_vs_full"] = bool(np.array_equal(full.get_support(), sel_p.get_support()))
         if args.before_repeat and p <= 1024 and row["classes"] <= 40:
             with previous_kernel():
-                row["before_default"], old = timed(lambda: SparseLDASelector(k, criterion="max-eig").fit(X, y),
-                                                   args.before_repeat)
-            row["same_support_as_before"] = bool(np.array_equal(old.get_support(), sel.get_support()))
-        ref = row["lda_eigen"]["median"]
-        row["ratio_default"] = row["default"]["median"] / ref
-        row["ratio_full_path"] = row["full_path"]["median"] / ref
+                row["before_papers"], old = timed(lambda: SparseLDASelector(k, **papers).fit(X, y),
+                                                  args.before_repeat)
+            row["same_support_as_before"] = bool(np.array_equal(old.get_support(), sel_p.get_support()))
+        for key in ("default", "max_eig", "papers", "full_path"):
+            row[f"ratio_{key}"] = row[key]["median"] / ref
         line = (f"{name}: n={n} p={p} C={row['classes']} k={k}: LDA(eigen) {fmt(row['lda_eigen'])}; "
-                f"SparseLDASelector max-eig ({sel.algorithm_}, {sel.direction_}) {fmt(row['default'])} = "
-                f"{row['ratio_default']:.2f} x LDA (goal <= 3); trace (the default) {fmt(row['trace'])} = "
-                f"{row['trace']['median'] / ref:.2f} x; whole path (max-eig) "
+                f"SparseLDASelector defaults (trace, {sel.algorithm_}, {sel.direction_}) {fmt(row['default'])} = "
+                f"{row['ratio_default']:.2f} x LDA (goal <= 3); max-eig ({sel_m.direction_}) "
+                f"{fmt(row['max_eig'])} = {row['ratio_max_eig']:.2f} x; papers' settings (max-eig, dual) "
+                f"{fmt(row['papers'])} = {row['ratio_papers']:.2f} x; whole path (max-eig, dual) "
                 f"{fmt(row['full_path'])} = {row['ratio_full_path']:.2f} x (goal <= 10)")
-        if "before_default" in row:
-            line += (f"; before (previous kernel, whole path) {fmt(row['before_default'])} = "
-                     f"{row['before_default']['median'] / row['default']['median']:.0f} x slower, same support: "
+        if "before_papers" in row:
+            line += (f"; before (previous kernel, papers' settings) {fmt(row['before_papers'])} = "
+                     f"{row['before_papers']['median'] / row['papers']['median']:.0f} x slower, same support: "
                      f"{row['same_support_as_before']}")
         print(line, flush=True)
         rows.append(row)
@@ -175,6 +181,14 @@ def cv_rows(args):
                "rfecv_step": step}
         row["pathselectorcv"], cvs = timed(lambda: PathSelectorCV(SparseLDASelector(), cv=folds).fit(Xtr, ytr),
                                            args.repeat)
+        row["grid_size"] = len(cvs.cv_results_["n_features"])
+        if args.cv_before_repeat:
+            with previous_path_cv():
+                row["pathselectorcv_before"], old = timed(
+                    lambda: PathSelectorCV(SparseLDASelector(), cv=folds).fit(Xtr, ytr), args.cv_before_repeat)
+            row["grid_size_before"] = len(old.cv_results_["n_features"])
+            row["k_before"] = int(old.n_features_)
+            row["acc_before"] = float(np.mean(old.estimator_.predict(old.transform(Xte)) == yte))
         rfe_repeat = 1 if step == 1 else args.repeat
         row["rfecv"], rfe = timed(lambda: RFECV(LinearDiscriminantAnalysis(), step=step, cv=folds).fit(Xtr, ytr),
                                   rfe_repeat)
@@ -183,10 +197,16 @@ def cv_rows(args):
         row["acc_rfecv"] = float(np.mean(rfe.predict(Xte) == yte))
         row["speedup"] = row["rfecv"]["median"] / row["pathselectorcv"]["median"]
         goal = ">= 100 x" if step == 1 else ">= 1 x"
-        print(f"{name}: PathSelectorCV(SparseLDASelector()) {fmt(row['pathselectorcv'])} (k = "
-              f"{row['k_pathselectorcv']}, test accuracy {row['acc_pathselectorcv']:.3f}); "
-              f"RFECV(LDA, step={step}) {fmt(row['rfecv'])} (k = {row['k_rfecv']}, test accuracy "
-              f"{row['acc_rfecv']:.3f}); {row['speedup']:.1f} x faster (goal {goal})", flush=True)
+        line = (f"{name}: PathSelectorCV(SparseLDASelector()) {fmt(row['pathselectorcv'])} ({row['grid_size']} "
+                f"k scored, chose k = {row['k_pathselectorcv']}, test accuracy {row['acc_pathselectorcv']:.3f}); "
+                f"RFECV(LDA, step={step}) {fmt(row['rfecv'])} (k = {row['k_rfecv']}, test accuracy "
+                f"{row['acc_rfecv']:.3f}); {row['speedup']:.1f} x faster (goal {goal})")
+        if "pathselectorcv_before" in row:
+            b = row["pathselectorcv_before"]
+            line += (f"; before (previous scoring, {row['grid_size_before']} k) {fmt(b)} = "
+                     f"{b['median'] / row['pathselectorcv']['median']:.1f} x slower (k = {row['k_before']}, "
+                     f"test accuracy {row['acc_before']:.3f})")
+        print(line, flush=True)
         rows.append(row)
     return rows
 
@@ -230,14 +250,18 @@ def figure(res, path):
     rows = res["selector"]
     names = [r["data"].split(" (")[0] for r in rows]
     x = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    ax.bar(x - 0.2, [r["ratio_default"] for r in rows], 0.4, label="SparseLDASelector(50), defaults")
-    ax.bar(x + 0.2, [r["ratio_full_path"] for r in rows], 0.4, label="whole path (every k)")
-    ax.axhline(3, color="C0", ls="--", lw=1)
-    ax.axhline(10, color="C1", ls="--", lw=1)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bars = [("ratio_default", "defaults (trace, forward)"), ("ratio_max_eig", "max-eig, forward"),
+            ("ratio_papers", "papers' settings (max-eig, dual)"), ("ratio_full_path", "whole path (max-eig, dual)")]
+    width = 0.2
+    for j, (key, label) in enumerate(bars):
+        ax.bar(x + (j - 1.5) * width, [r[key] for r in rows], width, label=label, color=f"C{j}")
+    ax.axhline(3, color="0.3", ls="--", lw=1)
+    ax.axhline(10, color="0.3", ls=":", lw=1)
     ax.set_xticks(x, names)
     ax.set_ylabel("time / LDA(solver='eigen').fit")
-    ax.set_title("Greedy sparse LDA on many classes (dashed: goals 3 x and 10 x)")
+    ax.set_title(f"SparseLDASelector({rows[0]['k']}) on many classes (goals: 3 x dashed, whole path 10 x dotted)",
+                 fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -249,6 +273,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median and spread)")
     ap.add_argument("--before-repeat", type=int, default=1,
                     help="runs of the previous kernel (p <= 1024 only; 0 skips it)")
+    ap.add_argument("--cv-before-repeat", type=int, default=1,
+                    help="runs of PathSelectorCV's previous scoring (0 skips it)")
     ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli")
     ap.add_argument("--data", default="extended,cmu,usps,brodatz",
                     help="selector rows: extended (Yale B), cmu (PIE), usps, brodatz")
@@ -261,7 +287,9 @@ def main(argv=None):
     with blas_threads(args):
         # compile the kernels once (Numba caches them on disk), outside the timings
         Xw = np.random.default_rng(0).standard_normal((60, 30))
-        SparseLDASelector(3).fit(Xw, np.arange(60) % 4)
+        for criterion in ("trace", "max-eig"):
+            for classes in (2, 4):
+                SparseLDASelector(3, criterion=criterion, direction="dual").fit(Xw, np.arange(60) % classes)
         if "selector" in which:
             res["selector"] = selector_rows(args, datasets(args.quick, args.data.split(",")))
         if "cv" in which:

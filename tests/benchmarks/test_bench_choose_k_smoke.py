@@ -23,5 +23,6 @@ def test_choose_k_quick(shared_data, tmp_path):
         for method in ("pixsel", "rfecv_lda", "sfs_lda"):
             assert 1 <= task[method]["k"] <= 16
             assert 0.0 <= task[method]["test_error"] < 0.5
-    assert "RFECV(LDA, step=1)" in r.stdout
+    assert "RFECV(LDA, step=1)" in r.stdout and "pixsel, before" in r.stdout and "load average" in r.stdout
+    assert all(t["pixsel_before"]["seconds"] > 0 for t in rec["tasks"])
     assert len(list((tmp_path / "choose_k").glob("fig_cv_path_*.png"))) == 2

@@ -26,8 +26,8 @@ def test_multiclass_quick(tmp_path):
     res = json.loads((tmp_path / "multiclass" / "multiclass.json").read_text())
     assert len(res["selector"]) == 4 and len(res["cv"]) == 2
     for row in res["selector"]:
-        assert row["ratio_default"] > 0 and row["same_support_default_vs_full"]
+        assert row["ratio_default"] > 0 and row["same_support_papers_vs_full"]
         if "same_support_as_before" in row:
             assert row["same_support_as_before"]  # the new kernels pick what the old ones picked
-    assert all(0 < r["acc_pathselectorcv"] <= 1 for r in res["cv"])
+    assert all(0 < r["acc_pathselectorcv"] <= 1 and 0 < r["acc_before"] <= 1 for r in res["cv"])
     assert "load average" in proc.stdout and (tmp_path / "multiclass" / "multiclass.png").is_file()
