@@ -51,9 +51,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 from _common import blas_threads, out_dir, parser, write_results
@@ -383,7 +385,7 @@ def print_table(key, out):
         for m in names:
             r = out["methods"][m]["rows"][i]
             mark = "*" if r["certified"] else " "
-            g = r["gap"]
+            g = float(r["gap"])  # (read back from JSON: "inf")
             gtxt = "-" if not np.isfinite(g) else f"{100 * g:.3g}"
             if r.get("status") in ("too_large", "not_reachable") or str(r.get("status", "")).startswith("size_"):
                 gtxt = r["status"]
@@ -408,7 +410,7 @@ def summary(results):
                 lines.append(f"{key} | {LABELS[m]} | too large for the size-limited licence | - | -")
                 continue
             cert = sum(r["certified"] for r in rows)
-            gaps = [r["gap"] for r in rows]
+            gaps = [float(r["gap"]) for r in rows]
             g = max(gaps) if gaps else 0.0
             lines.append(f"{key} | {LABELS[m]} | {cert}/{len(rows)} | {d['time_s']:.1f} | "
                          f"{'inf' if not np.isfinite(g) else f'{100 * g:.3g}'}")
@@ -469,6 +471,29 @@ def plot(results, path):
     plt.close(fig)
 
 
+def merge(args):
+    """Combine the JSON of several runs (say, the peers from one and pixsel after a change from
+    another): the summary names the run each method's numbers come from."""
+    results, sources = {}, []
+    for path in args.merge:
+        rec = json.loads(Path(path).read_text())
+        sources.append(f"{path.name}: load {rec.get('load')}, limit {rec['args'].get('limit')} s, "
+                       f"methods {rec['args'].get('methods')}")
+        for key, inst in rec["instances"].items():
+            mine = results.setdefault(key, {k: v for k, v in inst.items() if k != "methods"} | {"methods": {}})
+            mine["methods"].update({m: dict(d, run=path.name) for m, d in inst["methods"].items()})
+    for key in results:
+        print_table(key, results[key])
+    lines = summary(results)
+    print("\nSUMMARY (merged: " + "; ".join(sources) + ")")
+    for line in lines:
+        print(line)
+    out = out_dir(args)
+    write_results(args, {"merged_from": sources, "instances": results, "summary": lines}, name="exact_images")
+    plot(results, out / "exact_images.png")
+    print(f"wrote {out / 'exact_images.json'} and exact_images.png")
+
+
 def main(argv=None):
     ap = parser("exact_images", __doc__.splitlines()[0])
     ap.add_argument("--instances", default="usps60,usps100,yale60,yale100,usps256",
@@ -479,7 +504,12 @@ def main(argv=None):
     ap.add_argument("--peer-gap", type=float, default=1e-4,
                     help="relative gap (on its own objective) at which a peer's size counts as certified")
     ap.add_argument("--n-jobs", type=int, default=1, help="worker processes of exact_path (peers: one core)")
+    ap.add_argument("--merge", nargs="+", type=Path, metavar="JSON",
+                    help="no solving: merge the results of earlier runs (per instance and method, a later file "
+                         "wins), print the summary and draw the figure into --out")
     args = ap.parse_args(argv)
+    if args.merge:
+        return merge(args)
     keys = args.instances.split(",")
     methods = args.methods.split(",")
     for key in keys:

@@ -122,3 +122,12 @@ def test_quick_run(shared_data, tmp_path):
             if "support" in r:
                 assert len(r["support"]) == r["k"]
     assert (out / "exact_images.png").is_file()
+    # --merge: the same numbers from the JSON, no solving
+    merged = tmp_path / "merged"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_exact_images.py"), "--merge", str(out / "exact_images.json"),
+         "--out", str(merged)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    again = json.loads((merged / "exact_images.json").read_text())
+    assert again["summary"] == rec["summary"] and (merged / "exact_images.png").is_file()
