@@ -211,33 +211,86 @@ def cv_rows(args):
     return rows
 
 
-def cli_row(args):
+def cli_row(args, before="df1fe50"):
+    """``pixsel select FOLDER -k 20 --progress`` in a fresh process, as a user runs it: the time
+    from start to exit and the progress lines it printed (when each came), beside the command of
+    commit ``before`` (its ``src`` read with ``git archive`` into a temporary folder; skipped
+    outside a git checkout), runs interleaved so that both see the same load."""
+    import json
+    import threading
+
     from PIL import Image
 
     n_tex, per = (10, 5) if args.quick else (40, 10)
     X, y = brodatz_patches(n_tex, per)
     row = {"data": f"{n_tex} Brodatz textures, {per} images of 64x64 each", "n": len(y), "p": X.shape[1]}
+
+    def run(src, out):
+        """(seconds, stderr lines with the second each arrived)"""
+        env = dict(os.environ, PIXSEL_PROGRESS_INTERVAL="1", MPLBACKEND="Agg")
+        if src is not None:
+            env["PYTHONPATH"] = str(src)
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "pixsel", "select", str(folder), "-k", "20", "--progress",
+                                 "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        stdout = []
+        reader = threading.Thread(target=lambda: stdout.append(proc.stdout.read()), daemon=True)
+        reader.start()
+        lines = [(time.perf_counter() - t, ln.rstrip("\n")) for ln in proc.stderr if ln.strip()]
+        proc.wait(timeout=1200)
+        reader.join()
+        seconds = time.perf_counter() - t
+        assert proc.returncode == 0, "\n".join(ln for _, ln in lines[-20:])
+        report = json.loads((out / "selection.json").read_text())
+        assert len(report["indices"]) == 20, report["indices"]
+        return seconds, lines, report["indices"]
+
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "images"
         for i, (x, c) in enumerate(zip(X, y)):
             (folder / f"texture{c:02d}").mkdir(parents=True, exist_ok=True)
             Image.fromarray(x.reshape(64, 64)).save(folder / f"texture{c:02d}" / f"{i:04d}.png")
-        env = dict(os.environ, PIXSEL_PROGRESS_INTERVAL="1")
-        times, lines = [], []
+        versions = {"now": None}
+        repo = Path(__file__).resolve().parents[1]
+        try:
+            archive = subprocess.run(["git", "-C", str(repo), "archive", before, "src"], capture_output=True,
+                                     check=True, timeout=120).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True, timeout=120)
+            versions = {f"before ({before})": Path(tmp) / "src", "now": None}
+        except (OSError, subprocess.SubprocessError) as exc:
+            print(f"pixsel select: no 'before' ({before}) measured: {exc}", flush=True)
+        for name, src in versions.items():  # untimed: Numba's cache of each tree, the files in the page cache
+            run(src, Path(tmp) / f"warm-{len(name)}")
+        runs = {name: [] for name in versions}
         for i in range(args.repeat):
-            out = Path(tmp) / f"out{i}"
-            t = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(folder), "-k", "20", "--progress",
-                                   "--out", str(out)], capture_output=True, text=True, env=env, timeout=1200)
-            times.append(time.perf_counter() - t)
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-            assert (out / "selection.json").is_file()
-    row["select"] = {"median": float(np.median(times)), "min": min(times), "max": max(times), "runs": len(times)}
-    row["progress_lines"] = len(lines)
-    row["progress_sample"] = lines[:3] + lines[-2:]
-    print(f"pixsel select on a folder of {row['n']} images of 64x64 ({n_tex} classes), -k 20 --progress: "
-          f"{fmt(row['select'])} (goal <= 10 s), {len(lines)} progress lines", flush=True)
+            for j, (name, src) in enumerate(versions.items()):
+                runs[name].append(run(src, Path(tmp) / f"out{i}-{j}"))
+    row["load_average"] = load_average()
+    row["versions"] = {}
+    supports = {name: {tuple(r[2]) for r in rs} for name, rs in runs.items()}
+    row["same_support"] = len(set.union(*supports.values())) == 1
+    for name, rs in runs.items():
+        times = [r[0] for r in rs]
+        lines = rs[-1][1]
+        gaps = np.diff([0.0] + [t for t, _ in lines] + [rs[-1][0]])
+        v = {"select": {"median": float(np.median(times)), "min": min(times), "max": max(times), "runs": len(times)},
+             "progress_lines": len(lines), "first_line_s": lines[0][0] if lines else None,
+             "longest_silence_s": float(gaps.max()),
+             "progress_sample": [[round(t, 3), ln] for t, ln in lines]}
+        row["versions"][name] = v
+        first = f", the first after {v['first_line_s']:.2f} s" if lines else ""
+        print(f"pixsel select on a folder of {row['n']} images of 64x64 ({n_tex} classes), -k 20 --progress, "
+              f"{name}: {fmt(v['select'])} (goal <= 10 s), {len(lines)} progress lines{first}, longest silence "
+              f"{v['longest_silence_s']:.2f} s", flush=True)
+    row["select"] = row["versions"]["now"]["select"]
+    row["progress_lines"] = row["versions"]["now"]["progress_lines"]
+    print(f"pixsel select: same 20 pixels in every run of every version: {row['same_support']}; load average "
+          f"{row['load_average']}", flush=True)
+    seconds, lines, _ = runs["now"][-1]
+    for t, ln in lines:  # the last run's lines, with the second each arrived
+        print(f"    [{t:5.2f} s] {ln}")
+    print(f"    [{seconds:5.2f} s] (exit)", flush=True)
     return row
 
 
