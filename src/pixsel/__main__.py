@@ -1,3 +1,3 @@
-from pixsel.cli import main
+from pixsel.cli import console
 
-raise SystemExit(main())
+console()

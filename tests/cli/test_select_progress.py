@@ -97,3 +97,22 @@ def test_a_slow_stage_gets_a_heartbeat_at_most_once_per_interval():
     assert steps[0].startswith("pixsel x: path: step 1 of 200 (") and steps[-1].startswith("pixsel x: path: step 200 of 200")
     assert 3 <= len(steps) < 40 and all("left)" in ln for ln in steps[1:-1])
     assert lines[-1].startswith("pixsel x: statistics done (")
+
+
+def test_the_console_exit_runs_atexit_flushes_and_keeps_the_status(folder, tmp_path):
+    """console() ends the process with os._exit after main(): the atexit handlers still run, the
+    piped (block-buffered) output is complete, and the exit status is main()'s."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
+    code = ("import atexit, sys; atexit.register(lambda: print('atexit ran', flush=True)); "
+            "from pixsel.cli import console; console(sys.argv[1:])")
+    ok = subprocess.run([sys.executable, "-c", code, "select", str(folder), "-k", "2", "--out", str(tmp_path / "o")],
+                        capture_output=True, text=True, env=env, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert [ln.split(" ")[0] for ln in ok.stdout.splitlines()] == ["selected", "wrote", "atexit"], ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "pixsel", "select", str(tmp_path / "missing"), "-k", "2",
+                          "--out", str(tmp_path / "b")], capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.startswith("pixsel select: error: "), bad.stderr
