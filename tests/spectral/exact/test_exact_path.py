@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pixsel.spectral import ExactPath, exact_path, exact_support
-from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
+from pixsel.spectral.exact import _allk, _allk_enum, _allk_numba, _allk_parallel
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 
@@ -367,6 +367,31 @@ def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     other = exact_path(a, B, time_limit=60.0, node_limit=10**7)
     assert other.info["enumeration"]["max_size"] == 3 and other.info["enumeration"]["extended"] == 0
     np.testing.assert_allclose(other.objective, opt, rtol=1e-9)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.parametrize("max_k", [9, 14])
+def test_first_window_hands_over_to_the_enumeration(monkeypatch, max_k):
+    """Under a time limit the first window of the tree gets a share of the time; past it (here at
+    once: share 0, one node per chunk) the enumeration takes every size from the bottom, and
+    every size is still the brute-force optimum, certified."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)  # K = 3 at p = 14 by the budget alone
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk, "_FIRST_WINDOW_SHARE", 0.0)
+    monkeypatch.setattr(_allk_numba, "CHUNK", 1)
+    rng = np.random.default_rng(31)
+    p = 14
+    a, B = banded_lda(rng, p, p + 4, 0.01)
+    opt = enumerate_all(a, B, "max-eig")[:max_k]
+    res = exact_path(a, B, max_k=max_k, time_limit=60.0)
+    assert "handover_s" in res.info["tree"]
+    assert res.info["enumeration"]["max_size"] >= max_k - 1
+    np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
+    assert np.all(res.status == "optimal")
+    # without a time limit the window is never cut short
+    res = exact_path(a, B, max_k=max_k)
+    assert "handover_s" not in res.info["tree"]
+    np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")

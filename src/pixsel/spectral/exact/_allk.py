@@ -50,14 +50,17 @@ predicted seconds per size (:func:`_probe_from_top`; an overrun ends the probing
 with no time limit: windows down to size 36, sizes 35..28 by probes, 8..27 one at a time from
 the bottom (the slowest about 20 s). Under a time limit, when the next window is predicted to
 need more than twice the time left, the enumeration is extended one size at a time while its
-own predicted time fits. In the
+own predicted time fits; and the first window, whose time nothing predicts yet, gets a share
+(``_FIRST_WINDOW_SHARE``) of the time left before the enumeration takes the rest from the bottom.
+In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
 ``t``-th smallest single loss (monotonicity), and the forward bound, which costs one inverse per
 node, is only sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
-whole set's value, and every size's bound is capped by the bound (or optimum) of the next larger
-size (monotonicity).
+whole set's value, for two-class LDA then by the perspective relaxation
+(:mod:`pixsel.spectral.bounds._perspective`, valid at any dual point), and every size's bound is
+capped by the bound (or optimum) of the next larger size (monotonicity).
 
 Several cores (``n_jobs > 1``): the enumeration of one size and a window of the tree need nothing
 from each other but incumbents, so the sizes become tasks on worker processes, the enumeration
@@ -108,6 +111,12 @@ _ENUM_MIN_FEATURES = 24
 #: the compiled search certifies the open sizes in windows of this many consecutive sizes, the
 #: largest first (each window one tree, every other open size switched off)
 _WINDOW = 4
+#: under a time limit, the tree's first window may use this share of the time left before it
+#: hands the rest to the enumeration from the bottom (no window time yet predicts whether it
+#: finishes: on the 100 highest-variance USPS 3-vs-5 pixels with ``max_k = 30`` the window of
+#: sizes 27..30 spent all of 600 s unfinished, where the enumeration alone certifies sizes 6, 7
+#: and 8 in 1, 5 and 28 s)
+_FIRST_WINDOW_SHARE = 0.1
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
 #: one process finishes first; tests lower it to run the parallel search on brute-force sizes
 _PARALLEL_MIN_FEATURES = 24
@@ -500,6 +509,10 @@ def _run_compiled(search):
                     break
                 stop_reason, probing = "completed", False
         t_window = time.perf_counter()
+        handover = None
+        if (not window_times and search.enum is not None and search.time_limit is not None
+                and search.node_limit is None):
+            handover = t_window + _FIRST_WINDOW_SHARE * (search.t0 + search.time_limit - t_window)
         kern = _allk_numba.PathKernel.of_sizes(search.M, search.B, search.max_k, search.additive, search.inc,
                                                search.sup, window)
         try:
@@ -513,6 +526,9 @@ def _run_compiled(search):
                 n += kern.step(budget)
                 if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
                     stop_reason = "time_limit"
+                    break
+                if handover is not None and time.perf_counter() > handover and kern.open:
+                    stop_reason = "handover"
                     break
                 if search.callback is not None:
                     _report_kernel(search, kern, n, window, ub)
@@ -534,6 +550,12 @@ def _run_compiled(search):
         if np.any(np.isinf(open_ub) & (open_ub > 0)):  # the root was never expanded
             open_ub = np.where(np.isinf(open_ub) & (open_ub > 0), root, open_ub)
         ub[window] = np.maximum(search.inc[window], open_ub[window])
+        if stop_reason == "handover":
+            # the first window did not finish in its share: the enumeration gets the rest
+            search.tree_info["handover_s"] = time.perf_counter() - search.t0
+            stop_reason = _enumerate_until_stopped(search)
+            if stop_reason == "completed":  # the enumeration met the top: any size left goes to the tree
+                continue
         break
     if search.callback is not None:
         _report_kernel(search, None, n, [], ub)
@@ -739,6 +761,16 @@ def _extend_enumeration(search):
         if stop_reason != "completed":
             return stop_reason
     search.enum = None  # extended as far as the time allows: not again
+    return "completed"
+
+
+def _enumerate_until_stopped(search):
+    """Enumerate one size more at a time (each the next size alone) until a limit stops one or
+    the sizes run out; returns the stop reason (``'completed'`` when every size got closed)."""
+    while _enum_next(search) is not None:
+        stop_reason = _enumerate_next(search)
+        if stop_reason != "completed":
+            return stop_reason
     return "completed"
 
 
