@@ -121,11 +121,11 @@ def previous_path_cv():
     and the former 'auto' grid (every k up to 256, then 64 log-spaced values up to p)."""
     import pixsel.selection._cv as cv
 
-    saved = cv._nested_order, cv._path_fit_k, cv._DENSE_AUTO, cv._LOG_AUTO
+    saved = cv._nested_order, cv._path_fit_params, cv._DENSE_AUTO, cv._LOG_AUTO
     cv._nested_order = lambda supports: None
-    cv._path_fit_k = lambda selector, k_max: k_max
+    cv._path_fit_params = lambda selector, k_max, n_features: {"n_features_to_select": k_max}
     cv._DENSE_AUTO, cv._LOG_AUTO = 256, 63
     try:
         yield
     finally:
-        cv._nested_order, cv._path_fit_k, cv._DENSE_AUTO, cv._LOG_AUTO = saved
+        cv._nested_order, cv._path_fit_params, cv._DENSE_AUTO, cv._LOG_AUTO = saved

@@ -178,10 +178,11 @@ def test_nested_order():
     assert _nested_order([[4], [1, 2]]) is None
 
 
-def test_few_samples_per_class_equal_brute_force():
+@pytest.mark.parametrize("grid", [[1, 2, 3, 5, 8, 13, 21, 30, 40], list(range(1, 9)), [5, 20, 25]])
+def test_few_samples_per_class_equal_brute_force(grid):
     # many classes, few samples each, k past the training size: the chosen k and every score
+    # (the fold's forward path runs whole, to 11 steps, to 26 steps)
     X, y = _few_per_class(seed=1)
-    grid = [1, 2, 3, 5, 8, 13, 21, 30, 40]
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
     sel = SparseLDASelector(direction="forward")
     got = PathSelectorCV(sel, k_grid=grid, cv=cv).fit(X, y)

@@ -423,18 +423,27 @@ def _ranking_supports(sel, grid):
     return [np.sort(order[:k]) for k in grid]
 
 
-def _path_fit_k(selector, k_max):
-    """The ``n_features_to_select`` of a fold's fit whose path reaches ``k_max``.
+def _path_fit_params(selector, k_max, n_features):
+    """The parameters of a fold's fit whose path reaches ``k_max``, and no further than needed.
 
     A :class:`SparseLDASelector` at ``path='auto'`` runs its forward pass to ``max(2 k, k + 10)``
     (more than two classes), so asking for about ``k_max / 2`` reads every k of the grid and
-    spares the weights of a ``k_max``-feature support (an eigenproblem of size ``k_max``).
-    Selectors whose support at ``n_features_to_select`` is not the greedy one (exact solver,
-    refine, stability) are fitted at ``k_max`` as before."""
+    spares the weights of a ``k_max``-feature support (an eigenproblem of size ``k_max``); when
+    that pass would reach ``n_features`` anyway, ``path='full'`` with ``k = 1`` gives the same
+    path without any such eigenproblem. Selectors whose support at ``n_features_to_select`` is
+    not the greedy one (exact solver, refine, stability) or whose k is not a feature count
+    (groups, forced features) are fitted at ``k_max`` as before."""
     params = selector.get_params(deep=False)
-    greedy = (params.get("path") == "auto" and params.get("solver", "greedy") == "greedy"
-              and not params.get("refine", False) and params.get("stability") is None)
-    return max(1, min(-(-k_max // 2), k_max - 10)) if greedy else k_max
+    plain = (params.get("path") == "auto" and params.get("solver", "greedy") == "greedy"
+             and not params.get("refine", False) and params.get("stability") is None
+             and params.get("always_select") is None and params.get("groups") is None
+             and params.get("patch_size") is None)
+    if not plain:
+        return {"n_features_to_select": k_max}
+    k0 = max(1, min(-(-k_max // 2), k_max - 10))
+    if max(2 * k0, k0 + 10) >= n_features:
+        return {"n_features_to_select": 1, "path": "full"}
+    return {"n_features_to_select": k0}
 
 
 def _nested_order(supports):
@@ -554,8 +563,9 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
             if report is not None:
                 report("refit", i + 1, len(grid))
         return scores, time.perf_counter() - t0
-    k_fit = _path_fit_k(selector, int(grid[-1])) if route == "path" else int(grid[-1])
-    sel = _with_progress(clone(selector).set_params(n_features_to_select=k_fit), report).fit(Xtr, ytr)
+    fit = (_path_fit_params(selector, int(grid[-1]), X.shape[1]) if route == "path"
+           else {"n_features_to_select": int(grid[-1])})
+    sel = _with_progress(clone(selector).set_params(**fit), report).fit(Xtr, ytr)
     if route == "path":
         supports = [sel.get_support_at(int(k), indices=True) for k in grid]
     else:
