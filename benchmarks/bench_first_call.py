@@ -31,6 +31,9 @@ from _common import parser, write_results
 ESTIMATORS = {
     "SparseLDASelector (2 classes)": ("SparseLDASelector(8)", "binary", "support"),
     "SparseLDASelector (10 classes)": ("SparseLDASelector(8)", "multi", "support"),
+    # the compiled multiclass kernels (the secular step of the largest eigenvalue, the backward loop)
+    "SparseLDASelector (10 classes, max-eig, dual)": ("SparseLDASelector(8, criterion='max-eig', direction='dual')",
+                                                      "multi", "support"),
     "SparsePCASelector": ("SparsePCASelector(8)", None, "support"),
     "CardinalSPLSSelector": ("CardinalSPLSSelector(8)", "multi", "support"),
     "SPLSSelector": ("SPLSSelector(0.5)", "multi", "any"),

@@ -254,13 +254,15 @@ def cli_row(args, before="df1fe50"):
         versions = {"now": None}
         repo = Path(__file__).resolve().parents[1]
         try:
+            if not args.before_repeat:
+                raise RuntimeError("--before-repeat 0")
             archive = subprocess.run(["git", "-C", str(repo), "archive", before, "src"], capture_output=True,
                                      check=True, timeout=120).stdout
             subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True, timeout=120)
             versions = {f"before ({before})": Path(tmp) / "src", "now": None}
-        except (OSError, subprocess.SubprocessError) as exc:
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
             print(f"pixsel select: no 'before' ({before}) measured: {exc}", flush=True)
-        for name, src in versions.items():  # untimed: Numba's cache of each tree, the files in the page cache
+        for name, src in versions.items() if not args.quick else ():  # untimed: each tree's Numba cache, the page cache
             run(src, Path(tmp) / f"warm-{len(name)}")
         runs = {name: [] for name in versions}
         for i in range(args.repeat):
@@ -268,8 +270,7 @@ def cli_row(args, before="df1fe50"):
                 runs[name].append(run(src, Path(tmp) / f"out{i}-{j}"))
     row["load_average"] = load_average()
     row["versions"] = {}
-    supports = {name: {tuple(r[2]) for r in rs} for name, rs in runs.items()}
-    row["same_support"] = len(set.union(*supports.values())) == 1
+    row["same_support"] = len({tuple(r[2]) for rs in runs.values() for r in rs}) == 1
     for name, rs in runs.items():
         times = [r[0] for r in rs]
         lines = rs[-1][1]

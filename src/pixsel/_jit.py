@@ -41,6 +41,9 @@ def _problems():
             (f"SparseLDASelector, 2 classes, {name}", SparseLDASelector(6), Xd, two),
             (f"SparseLDASelector, 10 classes, {name}", SparseLDASelector(6), Xd, ten),
             (f"SparseLDASelector, 10 classes, trace, {name}", SparseLDASelector(6, criterion="trace"), Xd, ten),
+            # the largest eigenvalue, both passes: the multiclass secular step and backward loop
+            (f"SparseLDASelector, 10 classes, max-eig, dual, {name}",
+             SparseLDASelector(6, criterion="max-eig", direction="dual"), Xd, ten),
             (f"SparsePCASelector, {name}", SparsePCASelector(6), Xd, None),
             (f"GreedySparsePCA, {name}", GreedySparsePCA(2), Xd, None),
         ]
