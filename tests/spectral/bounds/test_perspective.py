@@ -8,8 +8,10 @@ import pytest
 from pixsel.spectral.bounds._perspective import (
     _project_capped_simplex,
     perspective_bound,
+    perspective_bounds_path,
     perspective_diagonal,
     perspective_dual_value,
+    refine_diagonal,
 )
 
 
@@ -164,3 +166,24 @@ def test_everything_fixed(oracle):
     assert bound >= oracle.value(a, B, [0, 2, 4]) * (1 - 1e-12)
     assert perspective_bound(a, B, 2, fixed_in=[1, 3], allowed=[1, 3])[0] == pytest.approx(
         oracle.value(a, B, [1, 3]), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_refined_diagonal_and_path(oracle, seed):
+    """The refined diagonal stays in the cone, its bound never falls below brute force and never
+    rises above the starting one; the path's bounds match the single-size ones."""
+    p = 8
+    for a, B in _random_problems(oracle, seed, p):
+        values = _all_values(oracle, a, B)
+        best = [_restricted_best(values, k, (), range(p)) for k in range(1, p + 1)]
+        d0 = perspective_diagonal(B)
+        for k in (2, 4):
+            d1, b1 = refine_diagonal(a, B, d0, k, rounds=4, iters=30)
+            assert np.linalg.eigvalsh(B - np.diag(d1))[0] > 0
+            assert best[k - 1] * (1 - 1e-12) <= b1 <= perspective_bound(a, B, k, d=d0, iters=30)[0] * (1 + 1e-9)
+        sizes = [7, 5, 3, 1]
+        path = perspective_bounds_path(a, B, sizes, iters=30, refine=3, incumbents=[best[k - 1] for k in sizes])
+        for k, b in zip(sizes, path):
+            assert best[k - 1] * (1 - 1e-12) <= b <= perspective_bound(a, B, k, iters=30)[0] * (1 + 1e-9)
+        # a deadline in the past skips every size
+        assert np.all(np.isinf(perspective_bounds_path(a, B, sizes, deadline=0.0)))

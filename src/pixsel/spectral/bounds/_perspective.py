@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["perspective_bound", "perspective_diagonal", "perspective_dual_value"]
+__all__ = ["perspective_bound", "perspective_bounds_path", "perspective_diagonal", "perspective_dual_value",
+           "refine_diagonal"]
 
 #: relative shrink of ``d`` (so that ``B - D`` is PD, not just PSD, under rounding) and slack
 _MARGIN = 1e-7
@@ -232,19 +233,55 @@ def perspective_bound(a, B, k, *, d=None, fixed_in=None, allowed=None, iters=100
     return bound, {"relaxation": h, "z": zz, "d": dd}
 
 
-def perspective_bounds_path(a, B, sizes, *, iters=40, deadline=None):
-    """:func:`perspective_bound` for several sizes, one diagonal, each size warm-started.
+def refine_diagonal(a, B, d, k, *, rounds=8, iters=40):
+    """Move ``d`` along the boundary of the cone towards a tighter relaxation at size ``k``.
+
+    The relaxation's value decreases in each ``d_i`` at the rate ``w_i^2 (1 / z_i - 1)`` (its
+    solution ``z``, ``w``); each round raises ``d`` in proportion to that rate (step ``eta``, halved
+    when a round does not improve), scales it back onto the cone and keeps it if the bound at
+    ``k`` fell. On the 100 highest-variance USPS 3-vs-5 pixels: 13.20 -> 13.06 at ``k = 10``,
+    14.58 -> 14.55 at ``k = 30``. Returns ``(d, bound at k)``; every ``d`` returned keeps
+    ``B - diag(d)`` positive definite.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    fixed = np.zeros(a.size, dtype=bool)
+    best, z, w, _ = _relaxation(a, B - np.diag(d), d, k, fixed, iters)
+    eta = 0.5
+    for _ in range(rounds):
+        g = w * w * (1.0 / np.maximum(z, 1e-12) - 1.0)
+        if not np.any(g > 0):
+            break
+        d2 = _scaled_onto_cone(B, d * (1.0 + eta * g / g.max()))
+        b2, z2, w2, _ = _relaxation(a, B - np.diag(d2), d2, k, fixed, iters)
+        if b2 < best:
+            best, d, z, w = b2, d2, z2, w2
+        else:
+            eta *= 0.5
+    return d, best * (1.0 + _SLACK) + _SLACK
+
+
+def perspective_bounds_path(a, B, sizes, *, iters=40, deadline=None, refine=0, incumbents=None):
+    """:func:`perspective_bound` for several sizes, one diagonal, no fixed variables.
 
     Parameters
     ----------
     a : ndarray of shape (p,)
     B : ndarray of shape (p, p)
     sizes : sequence of int
-        The sizes to bound (each ``1 <= k <= p``).
+        The sizes to bound (each ``1 <= k <= p``), in the order they are worked on (put the one
+        that matters most first: a deadline skips the last ones).
     iters : int
         Projected-gradient steps per size.
     deadline : float or None
-        A ``time.perf_counter()`` value after which the remaining sizes are skipped.
+        A ``time.perf_counter()`` value after which the remaining sizes (and refinements) are
+        skipped.
+    refine : int
+        Rounds of :func:`refine_diagonal` at one size (the first, or with ``incumbents`` the one
+        with the largest relative gap); the refined diagonal then bounds the sizes again, time
+        permitting, and each size keeps the smaller bound.
+    incumbents : sequence of float or None
+        The best value known at each size (same order as ``sizes``).
 
     Returns
     -------
@@ -256,12 +293,26 @@ def perspective_bounds_path(a, B, sizes, *, iters=40, deadline=None):
     a = np.asarray(a, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     d = perspective_diagonal(B)
-    C = B - np.diag(d)
     fixed = np.zeros(a.size, dtype=bool)
     out = np.full(len(sizes), np.inf)
-    for i, k in enumerate(sizes):
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        best = _relaxation(a, C, d, int(k), fixed, iters)[0]
-        out[i] = best * (1.0 + _SLACK) + _SLACK
+
+    def late():
+        return deadline is not None and time.perf_counter() > deadline
+
+    def one_pass(d):
+        C = B - np.diag(d)
+        for i, k in enumerate(sizes):
+            if late():
+                return
+            out[i] = min(out[i], _relaxation(a, C, d, int(k), fixed, iters)[0] * (1.0 + _SLACK) + _SLACK)
+
+    one_pass(d)
+    if refine > 0 and len(sizes) and not late():
+        i = 0
+        if incumbents is not None:
+            inc = np.asarray(incumbents, dtype=np.float64)
+            i = int(np.argmax(np.where(np.isfinite(out), (out - inc) / np.maximum(np.abs(inc), 1e-300), -np.inf)))
+        d1, b1 = refine_diagonal(a, B, d, int(sizes[i]), rounds=refine, iters=iters)
+        out[i] = min(out[i], b1)
+        one_pass(d1)
     return out
