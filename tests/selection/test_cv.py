@@ -59,6 +59,11 @@ def test_lda_path_scores_and_choice_equal_brute_force(reuse):
     ref = SparseLDASelector(got.n_features_).fit(X, y)
     np.testing.assert_array_equal(got.get_support(), ref.get_support())
     np.testing.assert_array_equal(got.transform(X), X[:, ref.get_support()])
+    lda = _lda().fit(X[:, ref.get_support()], y)  # the downstream model on all the data
+    for attr in ("coef_", "intercept_", "covariance_", "means_", "priors_", "classes_"):
+        np.testing.assert_allclose(getattr(got.estimator_, attr), getattr(lda, attr), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got.estimator_.predict_proba(got.transform(X)), lda.predict_proba(X[:, ref.get_support()]),
+                               rtol=1e-8, atol=1e-12)
 
 
 def test_planted_support_is_chosen():

@@ -647,7 +647,10 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     selector_ : estimator
         The selector refitted on all the data with ``n_features_to_select = n_features_``.
     estimator_ : estimator
-        The downstream model fitted on the selected features of all the data.
+        The downstream model fitted on the selected features of all the data. With the default
+        shrinkage LDA and ``reuse_statistics``, it is formed from the class statistics the
+        scores were read from (a fitted ``LinearDiscriminantAnalysis``, equal to a direct fit
+        up to rounding).
     support_ : ndarray of shape (n_features,) of bool
     cv_results_ : dict of ndarrays
         In scikit-learn's format (as ``RFECV``): ``n_features`` (the grid), ``mean_test_score``,
@@ -801,7 +804,12 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
                 reporter.close()
         if reporter is not None and "progress" in refit.get_params(deep=False):
             self.selector_.set_params(progress=selector.get_params(deep=False)["progress"])  # the user's, not ours
-        self.estimator_ = clone(estimator).fit(self.selector_.transform(X), y)
+        Xs = self.selector_.transform(X)
+        if fast:  # the LDA the scores were read from, on all the data (a direct fit's lstsq is an SVD)
+            Xs = np.asarray(Xs, dtype=np.float64)
+            self.estimator_ = _ShrinkageLDAStatistics(Xs, y).estimator(np.arange(Xs.shape[1]))
+        else:
+            self.estimator_ = clone(estimator).fit(Xs, y)
         return self
 
     def _choose(self, results, grid, splits, route):
