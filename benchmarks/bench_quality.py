@@ -471,6 +471,8 @@ def cell_gaps(res, sel):
     gaps, over_random = [], []
     for c in CLASSIFIERS:
         for k in map(str, res["ks"]):
+            if k not in acc[sel][c]:  # a row merged from a run of other ks
+                continue
             best = max((acc[s][c][k]["mean"] for s in peers if k in acc[s][c]), default=np.nan)
             mine = acc[sel][c][k]["mean"]
             gaps.append(mine - best)
@@ -507,20 +509,12 @@ def default_summary(results, sel):
 
 def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
-    peers = [s for s in PEERS if s in acc]
     for sel in selectors:
         if sel not in acc:
             continue
-        gaps, below_random, cells = [], 0, 0
-        for c in CLASSIFIERS:
-            for k in map(str, res["ks"]):
-                best = max((acc[s][c][k]["mean"] for s in peers if k in acc[s][c]), default=np.nan)
-                mine = acc[sel][c][k]["mean"]
-                gaps.append(mine - best)
-                cells += 1
-                below_random += mine < acc["random"][c][k]["mean"] - 1e-9  # k = p: the same pixels
-        gaps = np.array(gaps) * 100
-        within = int(np.sum(gaps >= -1.0))
+        gaps, over_random = cell_gaps(res, sel)
+        cells, within = gaps.size, int(np.sum(gaps >= -1.0))
+        below_random = int(np.sum(over_random < -1e-7))  # k = p: the same pixels
         t = res["fit_time_median_s"]
         ratio = t.get(sel, np.nan) / res.get("l1_time", {}).get(sel, t.get("L1-logistic (CV)", np.nan))
         lines.append(f"| {name} | {sel} | {within}/{cells} | {np.min(gaps):+.1f} | {np.median(gaps):+.1f} | "
@@ -623,9 +617,9 @@ def merge_runs(records):
                 print(f"{name}: run {i} has {res['splits']} splits, ks {res['ks']}; the first had "
                       f"{base['splits']}, {base['ks']}: not merged")
                 continue
-            if common != base["ks"]:  # k capped at another count of non-constant pixels
-                print(f"{name}: the tables keep the ks of every merged run: {common} (not {base['ks']})")
-                base["ks"] = common
+            if res["ks"] != base["ks"]:  # k capped at another count of non-constant pixels
+                print(f"{name}: run {i} has ks {res['ks']}, the first {base['ks']}: its rows are scored on "
+                      f"the cells of both ({common})")
             new = sorted(s for s in res["accuracy"] if s not in base["accuracy"])
             for s in new:
                 base["accuracy"][s] = res["accuracy"][s]

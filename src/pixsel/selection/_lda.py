@@ -356,6 +356,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
         self.cv_results_ = None
+        self.__dict__.pop("best_params_", None)  # a refit without a choice keeps none from before
         if len(criteria) * len(regularizations) > 1:
             if grouping is not None or not isinstance(X, np.ndarray):
                 raise ValueError(f"{owner}: choosing the criterion or the regularization by cross-validation "
