@@ -507,6 +507,22 @@ def default_summary(results, sel):
     return lines
 
 
+def paired_lines(results, a, b):
+    """``a`` against ``b`` cell by cell (same splits, classifiers and k): mean and extreme
+    differences, cells where ``a`` is ahead or behind by more than 1 point, and fit times."""
+    lines = []
+    for name, res in results.items():
+        acc = res["accuracy"]
+        if a not in acc or b not in acc:
+            continue
+        d = np.array([acc[a][c][k]["mean"] - acc[b][c][k]["mean"] for c in CLASSIFIERS
+                      for k in map(str, res["ks"]) if k in acc[a][c] and k in acc[b][c]]) * 100
+        t = res["fit_time_median_s"]
+        lines.append(f"| {name} | {d.size} | {d.mean():+.2f} | {d.min():+.1f} / {d.max():+.1f} | {int(np.sum(d > 1))} | "
+                     f"{int(np.sum(d < -1))} | {t.get(a, np.nan):.2f} / {t.get(b, np.nan):.2f} |")
+    return lines
+
+
 def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
     for sel in selectors:
@@ -668,6 +684,13 @@ def print_tables(results, skipped):
               "| Jaccard k=25 (this / stability option / L1) |")
         print("|---|---|---|---|---|---|---|---|---|")
         for line in default_summary(ok, sel):
+            print(line)
+    a, b = "pixsel LDA cv forward", default
+    if a != default_lda_row():
+        print(f"\n{a} against {b}, cell by cell (points of accuracy)")
+        print("| data | cells | mean difference | min / max | cells ahead > 1 pt | cells behind > 1 pt | fit s (cv / default) |")
+        print("|---|---|---|---|---|---|---|")
+        for line in paired_lines(ok, a, b):
             print(line)
     print("\nSupervised: pixsel's LDA rows against the best peer "
           "(gap = selector - best peer, points of accuracy, over classifiers x k)")
