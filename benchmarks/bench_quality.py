@@ -384,6 +384,8 @@ def run_dataset(name, args, log):
             for c in CLASSIFIERS:
                 acc.setdefault("random", {}).setdefault(c, {}).setdefault(k, []).append(
                     float(np.mean([r[c] for r in res])))
+            if args.supervised_only:
+                continue
             cres = [score_clusters(Xte[:, S], yte, seed) for S in draws]
             for m in ("kmeans_acc", "nmi"):
                 clus.setdefault("random", {}).setdefault(m, {}).setdefault(k, []).append(
@@ -395,9 +397,9 @@ def run_dataset(name, args, log):
                 clus.setdefault("PCA", {}).setdefault(m, {}).setdefault(k, []).append(v)
         for c, a in score_supervised(Xtr, ytr, Xte, yte).items():
             acc.setdefault("all pixels", {}).setdefault(c, {}).setdefault(p, []).append(a)
-        for m, v in score_clusters(Xte, yte, seed).items():
+        for m, v in ({} if args.supervised_only else score_clusters(Xte, yte, seed)).items():
             clus.setdefault("all pixels", {}).setdefault(m, {}).setdefault(p, []).append(v)
-        for sname, fit in uns.items():
+        for sname, fit in ({} if args.supervised_only else uns).items():
             if sname in failed:
                 continue
             t = time.perf_counter()
@@ -590,7 +592,8 @@ def figure(name, res, path):
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("k (pixels selected)")
         ax.set_ylabel("k-means accuracy (Hungarian)" if panel == "kmeans" else "held-out accuracy")
-        ax.set_title("unsupervised: k-means on the test images" if panel == "kmeans" else f"{panel} classifier")
+        ax.set_title(("unsupervised: k-means on the test images" if res["clustering"] else "k-means: not run")
+                     if panel == "kmeans" else f"{panel} classifier")
         ax.grid(alpha=0.3)
     axes[-1].axis("off")
     handles, labels = {}, []
@@ -723,6 +726,8 @@ def main():
     p.add_argument("--budget", type=float, default=None, help="seconds: start no new data set, and no new split of a data set, after this (the "
                         "first split of a started data set always runs; the results say how many ran)")
     p.add_argument("--no-jaccard", action="store_true", help="skip the bootstrap stability column")
+    p.add_argument("--supervised-only", action="store_true",
+                   help="skip the unsupervised rows and the k-means scoring (many classes: k-means is the cost)")
     p.add_argument("--jaccard-rows", nargs="+", default=None,
                    help="the bootstrap stability column for these selectors only (and the default's)")
     p.add_argument("--replot", nargs="+", default=None,
