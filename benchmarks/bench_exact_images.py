@@ -395,25 +395,27 @@ def print_table(key, out):
 
 
 def summary(results):
-    """Per instance and method: sizes certified, total seconds, largest gap (%)."""
-    lines = ["instance | method | certified | total s | largest gap %"]
+    """Per instance and method: sizes certified, total seconds, largest and median gap (%)."""
+    lines = ["instance | method | certified | total s | largest gap % | median gap %"]
     for key, res in results.items():
         for m in METHODS:
             d = res["methods"].get(m)
             if d is None:
                 continue
             if "rows" not in d:
-                lines.append(f"{key} | {LABELS[m]} | skipped ({d['skipped']}) | - | -")
+                lines.append(f"{key} | {LABELS[m]} | skipped ({d['skipped']}) | - | - | -")
                 continue
             rows = d["rows"]
             if rows and rows[0].get("status") == "too_large":
-                lines.append(f"{key} | {LABELS[m]} | too large for the size-limited licence | - | -")
+                lines.append(f"{key} | {LABELS[m]} | too large for the size-limited licence | - | - | -")
                 continue
             cert = sum(r["certified"] for r in rows)
             gaps = [float(r["gap"]) for r in rows]
             g = max(gaps) if gaps else 0.0
+            med = float(np.median(gaps)) if gaps else 0.0
             lines.append(f"{key} | {LABELS[m]} | {cert}/{len(rows)} | {d['time_s']:.1f} | "
-                         f"{'inf' if not np.isfinite(g) else f'{100 * g:.3g}'}")
+                         f"{'inf' if not np.isfinite(g) else f'{100 * g:.3g}'} | "
+                         f"{'inf' if not np.isfinite(med) else f'{100 * med:.3g}'}")
     return lines
 
 
@@ -426,7 +428,10 @@ def plot(results, path):
     keys = list(results)
     ncols = min(3, len(keys))
     nrows = -(-len(keys) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(max(6.5, 4.6 * ncols), 4.2 * nrows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(6.5, 4.6 * ncols), 4.0 * nrows + 0.8), squeeze=False,
+                             sharey=True)
+    short = {"pixsel": "pixsel", "okridge": "OKRidge", "l0bnb": "l0bnb", "gurobi": "Gurobi", "scip": "SCIP"}
+    handles = {}
     for ax in axes.ravel()[len(keys):]:
         ax.set_visible(False)
     styles = {"pixsel": ("k", "o", "-", 3.0), "okridge": ("tab:blue", "s", "--", 1.2),
@@ -437,19 +442,24 @@ def plot(results, path):
     floor, ceil = 1e-4, 1e3
     for ax, key in zip(axes.ravel(), keys):
         res = results[key]
+        counts = []
         for m in METHODS:
             d = res["methods"].get(m)
             if d is None or "rows" not in d:
                 continue
             rows = d["rows"]
+            if rows and rows[0].get("status") == "too_large":
+                counts.append(f"{short[m]} too large for its licence")
+                continue
             k = np.array([r["k"] for r in rows])
             g = np.array([100 * float(r["gap"]) for r in rows])  # (read back from JSON: "inf")
             cert = np.array([r["certified"] for r in rows])
             color, marker, ls, lw = styles[m]
             gp = np.clip(np.where(cert, floor, np.nan_to_num(g, nan=ceil, posinf=ceil)), floor, ceil)
-            ax.plot(k, gp, linestyle=ls, color=color, lw=lw, alpha=0.45 if m == "pixsel" else 0.9,
-                    zorder=1 if m == "pixsel" else 3,
-                    label=f"{LABELS[m]} ({int(cert.sum())}/{len(rows)} certified)")
+            (line,) = ax.plot(k, gp, linestyle=ls, color=color, lw=lw, alpha=0.45 if m == "pixsel" else 0.9,
+                              zorder=1 if m == "pixsel" else 3, marker=marker, ms=0)
+            handles[m] = line
+            counts.append(f"{short[m]} {int(cert.sum())}")
             ms = 6 if m == "pixsel" else 4
             ax.plot(k[cert], gp[cert], marker, color=color, ms=ms, mfc=color, zorder=2 if m == "pixsel" else 4)
             ax.plot(k[~cert], gp[~cert], marker, color=color, ms=ms, mfc="white", zorder=2 if m == "pixsel" else 4)
@@ -458,15 +468,17 @@ def plot(results, path):
         ax.axhline(ceil, color="0.6", lw=0.6)
         ax.text(0.99, ceil * 1.3, "no bound, or not of size k", ha="right", va="bottom", fontsize=6.5,
                 transform=ax.get_yaxis_transform(), color="0.4")
-        ax.set_title(f"{key}: p = {res['p']}, {res['limit_s']:g} s per method", fontsize=9)
+        ax.set_title(f"{key}: p = {res['p']}, {float(res['limit_s']):g} s per method\nsizes certified: "
+                     + ", ".join(counts), fontsize=8)
         ax.set_xlabel("k (pixels selected)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6.5, loc="center right")
     for ax in axes[:, 0]:
         ax.set_ylabel("certified gap (U - f) / f, %\n(filled: certified, drawn at 1e-4 %)")
     fig.suptitle("Sparse LDA on image pixels: certified gap per k and method, same time per instance",
                  fontsize=9.5)
-    fig.tight_layout()
+    fig.legend([handles[m] for m in METHODS if m in handles], [LABELS[m] for m in METHODS if m in handles],
+               loc="lower center", ncol=3, fontsize=7.5, frameon=False)
+    fig.tight_layout(rect=(0, 0.7 / fig.get_figheight(), 1, 1))
     save_figure(fig, path, dpi=110)
     plt.close(fig)
 
@@ -477,11 +489,11 @@ def merge(args):
     results, sources = {}, []
     for path in args.merge:
         rec = json.loads(Path(path).read_text())
-        sources.append(f"{path.name}: load {rec.get('load')}, limit {rec['args'].get('limit')} s, "
+        sources.append(f"{path.parent.name}/{path.name}: load {rec.get('load')}, limit {rec['args'].get('limit')} s, "
                        f"methods {rec['args'].get('methods')}")
         for key, inst in rec["instances"].items():
             mine = results.setdefault(key, {k: v for k, v in inst.items() if k != "methods"} | {"methods": {}})
-            mine["methods"].update({m: dict(d, run=path.name) for m, d in inst["methods"].items()})
+            mine["methods"].update({m: dict(d, run=f"{path.parent.name}/{path.name}") for m, d in inst["methods"].items()})
     for key in results:
         print_table(key, results[key])
     lines = summary(results)
