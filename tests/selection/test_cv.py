@@ -90,6 +90,23 @@ def test_multiclass_and_user_scorer_equal_brute_force():
         np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
 
 
+def test_implicit_algorithm_equals_brute_force():
+    """The implicit algorithm computes the path only to n_features_to_select: each fold's path
+    must still reach the grid's largest k (it failed with k = 1 asked and path='full' ignored)."""
+    rng = np.random.default_rng(3)
+    n, p = 60, 40
+    y = np.repeat(np.arange(4), n // 4)
+    X = rng.standard_normal((n, p))
+    X[:, 3] += y
+    X[:, 11] -= 0.8 * (y == 2)
+    grid = [1, 2, 5, 8]
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    sel = SparseLDASelector(algorithm="implicit")
+    got = PathSelectorCV(sel, k_grid=grid, cv=cv).fit(X, y)
+    want = _brute_force(sel, X, y, grid, cv)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
+
+
 @pytest.mark.parametrize(
     "selector, route",
     [

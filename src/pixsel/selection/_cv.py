@@ -570,6 +570,11 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
     fit = (_path_fit_params(selector, int(grid[-1]), X.shape[1]) if route == "path"
            else {"n_features_to_select": int(grid[-1])})
     sel = _with_progress(clone(selector).set_params(**fit), report).fit(Xtr, ytr)
+    k_max = int(grid[-1])
+    if route == "path" and fit["n_features_to_select"] < k_max and len(sel.objective_path_) < k_max:
+        # the route chosen inside fit computed a shorter path (the implicit algorithm stops at
+        # n_features_to_select): fit again to the grid's largest k
+        sel = _with_progress(clone(selector).set_params(n_features_to_select=k_max), report).fit(Xtr, ytr)
     if route == "path":
         supports = [sel.get_support_at(int(k), indices=True) for k in grid]
     else:
