@@ -310,3 +310,23 @@ def test_second_route_goes_to_the_cheaper_stream():
     assert spec["kind"] == "tree" and spec["sizes"] == [9]
     co.certified.update(range(5, 12))
     assert co.next_task() is None  # nothing open
+
+
+def test_first_window_hands_its_worker_to_the_enumerations(monkeypatch):
+    """Under a time limit the first window stops after its share of the time (here at once); its
+    sizes go back to one-size enumerations and no window starts again: every size is still the
+    optimum of the one-process search, certified."""
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
+    monkeypatch.setattr(_allk_parallel, "FIRST_WINDOW_SHARE", 0.0)
+    rng = np.random.default_rng(8)
+    a, B = banded_lda(rng, 20, 24, 0.01)
+    serial = exact_path(a, B, max_k=10)
+    assert np.all(serial.status == "optimal")
+    res = exact_path(a, B, max_k=10, n_jobs=2, time_limit=120.0)
+    tasks = res.info["parallel"]["tasks"]
+    trees = [t for t in tasks if t["kind"] == "tree"]
+    assert trees and trees[0]["status"] == "time_limit" and len(trees) == 1
+    assert {tuple(t["sizes"]) for t in tasks if t["kind"] == "enum" and t["status"] == "optimal"} >= {(j,) for j in range(4, 11)}
+    assert np.all(res.status == "optimal")
+    np.testing.assert_allclose(res.objective, serial.objective, rtol=1e-9)

@@ -58,6 +58,11 @@ PROBE_MIN_S = 2.0
 #: the largest size of the first enumeration task (``None``: the work budget decides); tests
 #: lower it to exercise the one-size tasks on small problems
 _BLOCK_MAX = None
+#: under a time limit, the first window of the tree (nothing predicts its time yet) stops after
+#: this share of the time left; the tree then gives its workers to one-size enumerations (on the
+#: 100 highest-variance USPS 3-vs-5 pixels with ``max_k = 30`` the window of sizes 27..30 held one
+#: of two workers for all of 600 s)
+FIRST_WINDOW_SHARE = 0.1
 #: seconds between two progress reports of the coordinator
 _REPORT_EVERY = 0.5
 
@@ -201,6 +206,7 @@ class _Coordinator:
         self.use_enum = use_enum and self.K0 >= 3
         self.block_started = False
         self.probing = self.use_enum  # the tree's windows are probed by enumerations from the top
+        self.tree_off = False  # the first window ran out of its share: no more windows
 
     # ---- predictions
     def _growth_enum(self, j0):
@@ -302,7 +308,7 @@ class _Coordinator:
         if fresh:
             cand = [j for j in fresh if enumerable(j)]
             e = cand[0] if cand else None
-            window = sorted(fresh, reverse=True)[:_WINDOW]
+            window = [] if self.tree_off else sorted(fresh, reverse=True)[:_WINDOW]
             kind = self._pick(e, window, True)
             if kind == "tree" and self.probing and enumerable(max(window)):
                 ct = self._tree_cost(window)
@@ -313,13 +319,21 @@ class _Coordinator:
         else:  # every size is held: a second route to an open size
             cand = [j for j in live if enumerable(j) and self.held[j] == {"tree"}]
             e = cand[0] if cand else None
-            window = sorted((j for j in live if self.held[j] == {"enum"}), reverse=True)[:_WINDOW]
+            window = [] if self.tree_off else sorted((j for j in live if self.held[j] == {"enum"}), reverse=True)[:_WINDOW]
             kind = self._pick(e, window, False)
             if kind == "tree" and not self._window_pays(window):
                 return None
         if kind == "enum":
             return self._spec("enum", [e], K=e, off=range(1, e))
         if kind == "tree":
+            s = self.search
+            if (not self.window_times and self.use_enum and s.time_limit is not None
+                    and not any(spec["kind"] == "tree" for spec in self.running.values())):
+                left = s.t0 + s.time_limit - time.perf_counter()
+                spec = self._spec("tree", sorted(window))
+                spec["time_left"] = max(0.0, FIRST_WINDOW_SHARE * left)
+                spec["first_window"] = True
+                return spec
             return self._spec("tree", sorted(window))
         return None
 
@@ -373,6 +387,18 @@ class _Coordinator:
                     self.enum_info["max_size"] = max(self.enum_info["max_size"], max(new))
             else:
                 self.window_times.append((min(res["sizes"]), res["seconds"]))
+        elif spec.get("first_window") and res["status"] == "time_limit" and not self.window_times:
+            # the first window ran out of its share: its bounds are kept, its sizes go back to the
+            # enumerations (one size per task, from the bottom), and no window is started again
+            self.tree_off = True
+            for j in res["sizes"]:
+                self.covered.discard(j)
+            ub = res["ub"]
+            if ub is not None:
+                for j in res["sizes"]:
+                    b = ub[j]
+                    if j not in self.certified and not (np.isinf(b) and b > 0):
+                        self.tree_ub[j] = min(self.tree_ub.get(j, math.inf), max(float(self.search.inc[j]), float(b)))
         elif spec.get("probe") and res["status"] == "time_limit":
             # the probe overran: its size goes back to the streams, and the tree goes on from the top
             self.covered.discard(res["sizes"][0])
