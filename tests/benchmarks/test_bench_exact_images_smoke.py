@@ -65,7 +65,8 @@ def test_the_ridge_twin_has_the_same_optima_by_brute_force(shared_data, small):
 @pytest.mark.parametrize("peer", sorted(PEER_MODULES))
 def test_each_peer_finds_the_brute_force_optimum(shared_data, small, peer):
     """Each installed peer, on the ridge twin: the optimal support and objective of brute force at
-    k = 1, 3, 5, a support of size k, and a certified bound at or above the optimum."""
+    k = 1, 3, 5 (OKRidge and l0bnb: 1, 3), a support of size k, and a certified bound at or above
+    the optimum."""
     pytest.importorskip(PEER_MODULES[peer], reason=f"{PEER_MODULES[peer]} is not installed: peer {peer} not checked")
     bench, X, y, a, B, twin, opt = small
     fbest = np.concatenate(([0.0], [opt[k][1].max() if k in opt else 0.0 for k in range(1, 11)]))
@@ -75,6 +76,8 @@ def test_each_peer_finds_the_brute_force_optimum(shared_data, small, peer):
         fbest = np.concatenate(([0.0], exact_path(a, B).objective))
     checked = 0
     for k, (supports, f, _) in opt.items():
+        if k == 5 and peer in ("okridge", "l0bnb"):
+            continue  # 10-15 s each there (first-order bounds on a tiny problem): k = 1, 3 suffice
         start = supports[int(np.argmin(f))]  # the worst support: the peer has to search
         if peer == "okridge":
             row = bench.run_okridge(twin, a, B, k, 60.0, 1e-6)
@@ -93,7 +96,7 @@ def test_each_peer_finds_the_brute_force_optimum(shared_data, small, peer):
             np.testing.assert_allclose(row["objective"], f.max(), rtol=1e-9)
             assert row["gap"] <= 1e-3
             checked += 1
-    assert checked >= 1, f"{peer} certified none of k = 1, 3, 5 in 60 s on 10 features"
+    assert checked >= 1, f"{peer} certified none of its sizes in 60 s on 10 features"
 
 
 def test_quick_run(shared_data, tmp_path):
