@@ -85,3 +85,17 @@ def test_bad_parameters():
         multiclass_greedy_path(np.ones((3, 2)), criterion="det")
     with pytest.raises(ValueError, match="direction"):
         multiclass_greedy_path(np.ones((3, 2)), direction="sideways")
+
+
+def test_forward_ties_go_to_the_lowest_index_after_rows_move():
+    """The forward loop keeps the candidates' rows in a block and swaps a chosen row out of it:
+    choosing feature 0 moves feature 5's row ahead of feature 1's, its exact tie; 1 must still
+    come first, and so must 2 before 3 before 4 (trace on B = I: descending ``|M_i|^2``)."""
+    M = np.zeros((6, 2))
+    M[0] = [3.0, 0.0]
+    M[[1, 5]] = [0.0, 1.0]
+    M[[2, 3, 4]] = [0.2, 0.0]
+    for method in ("auto", "eigh"):
+        path = multiclass_greedy_path(M, np.eye(6), criterion="trace", method=method)
+        assert path.order.tolist() == [0, 1, 5, 2, 3, 4]
+        np.testing.assert_allclose(path.objective, [9.0, 10.0, 11.0, 11.04, 11.08, 11.12])

@@ -43,45 +43,72 @@ def left_looking_forward(
 
     ``op`` gives ``diag()`` of ``B``; ``score(Uc, dc, G, f)`` returns the objective after adding
     each candidate (``-inf``: cannot win) and an estimate of it (or None) that ``column`` may use
-    to rank prefetches; ``column(j, cand, estimate)`` returns the raw column ``B[:, j]``. Each
-    Schur column is recomputed from its raw column (``B[:, j] - L L[j]^T``), so no rounding
-    accumulates; a candidate dependent on ``S`` (pivot below :func:`pivot_tol`) adds nothing.
+    to rank prefetches; ``column(j, cand, estimate)`` returns the raw column ``B[:, j]`` (``cand``
+    the scored candidates in increasing order, ``estimate`` indexed by feature, ``-inf`` for the
+    chosen ones). Each Schur column is recomputed from its raw column (``B[:, j] - L L[j]^T``),
+    so no rounding accumulates; a candidate dependent on ``S`` (pivot below :func:`pivot_tol`)
+    adds nothing.
+
+    The rows of the features still in play are kept in a leading block (a chosen feature's row
+    is swapped to the end of the block, which then shrinks), so a step reads only the remaining
+    candidates' rows of ``L`` and ``U``, contiguous: about ``p^3 / 6`` numbers over a whole path
+    instead of ``p^3 / 2``. Ties are broken by the lowest feature index, whatever the rows' order.
     """
     p, r = M.shape
-    d = op.diag()
+    d = np.array(op.diag(), dtype=np.float64)
     tol = pivot_tol(d)
-    U = M.copy()
-    L = np.zeros((p, n_steps))
+    U = np.array(M, dtype=np.float64, order="C")
+    L = np.zeros((p, n_steps), order="F")  # L[:m, :t]: t contiguous runs of m
     G = np.zeros((r, r))
-    free = np.ones(p, dtype=bool)
+    pos_of = np.arange(p)  # row -> feature; rows [0, m) are the features still in play
     order = np.empty(n_steps, dtype=np.intp)
     objective = np.empty(n_steps)
     f = 0.0
+    m = p
     for t in range(n_steps):
-        ok = free & (d > tol)
-        values = np.full(p, -np.inf)
-        values[free] = f  # a candidate dependent on S (R_ii ~ 0) adds nothing
-        cand = np.flatnonzero(ok)
-        estimate = values
-        if len(cand):
-            values[cand], est = score(U[cand], d[cand], G, f)
-            if est is not None:
-                estimate = values.copy()
-                estimate[cand] = est
-        j = int(np.argmax(values))
+        feat = pos_of[:m]
+        dm = d[:m]
+        ok = dm > tol[:m]
+        values = np.full(m, f)  # a candidate dependent on S (R_ii ~ 0) adds nothing
+        est = None
+        rows = np.flatnonzero(ok)
+        if len(rows) == m:
+            values, est = score(U[:m], dm, G, f)
+            values = np.asarray(values, dtype=np.float64)
+        elif len(rows):
+            values[rows], est = score(U[rows], dm[rows], G, f)
+        best = values.max()
+        ties = np.flatnonzero(np.isnan(values) if np.isnan(best) else values == best)
+        i = int(ties[np.argmin(feat[ties])]) if len(ties) > 1 else int(ties[0])
+        j = int(feat[i])
         order[t] = j
-        free[j] = False
-        if ok[j]:
-            col = column(j, cand, estimate) - L[:, :t] @ L[j, :t]
-            piv = col[j]
-            if piv > tol[j]:
+        if ok[i]:
+            cand = feat[rows]
+            estimate = np.full(p, -np.inf)
+            estimate[feat] = values
+            if est is not None:
+                estimate[cand] = est
+            srt = np.argsort(cand, kind="stable")
+            raw = column(j, cand[srt], estimate)
+            col = raw[feat] - L[:m, :t] @ L[i, :t]
+            piv = col[i]
+            if piv > tol[i]:
                 l = col / np.sqrt(piv)
-                L[:, t] = l
-                uj = U[j] / np.sqrt(piv)
-                U -= np.outer(l, uj)
+                L[:m, t] = l
+                uj = U[i] / np.sqrt(piv)
+                U[:m] -= np.outer(l, uj)
                 G += np.outer(uj, uj)
-                d -= l * l
+                d[:m] -= l * l
                 f = criterion_value(G, criterion)
+        # swap the chosen row to the end of the block, which shrinks by one
+        last = m - 1
+        if i != last:
+            pos_of[i], pos_of[last] = pos_of[last], pos_of[i]
+            d[i], d[last] = d[last], d[i]
+            tol[i], tol[last] = tol[last], tol[i]
+            U[[i, last]] = U[[last, i]]
+            L[[i, last], : t + 1] = L[[last, i], : t + 1]
+        m = last
         objective[t] = f
         if callback is not None:
             callback(t + 1, n_steps)
