@@ -1,4 +1,4 @@
-"""Shared pieces of the exact-solver benchmarks (issue 4): generators, baselines, classifier.
+"""Shared pieces of the exact-solver benchmarks: generators, baselines, classifier.
 
 Everything solver-related goes through pixsel's public API. Thresholding baselines:
 

@@ -1,4 +1,4 @@
-"""Issue 16: the array-API path against the NumPy path, side by side in one run.
+"""The array-API path against the NumPy path, side by side in one run.
 
 Times what users call on the same data held by each library: the statistics of ``n x p`` images
 (:func:`pixsel.stats.class_statistics`, :func:`pixsel.stats.column_moments`) and a whole

@@ -1,4 +1,4 @@
-"""Issue 17: choosing k by cross-validation, pixsel's path (one selector fit per fold) vs RFECV and SFS.
+"""Choosing k by cross-validation, pixsel's path (one selector fit per fold) vs RFECV and SFS.
 
 On USPS 3 vs 5 (usps_3v5_split.npz, its train/test split) and an Extended Yale B two-group task
 (extyaleb_32x32.npz: subjects 0-4 vs 5-9, 2 x 2 mean-pooled to 16 x 16 = 256 pixels, a seeded

@@ -1,4 +1,4 @@
-"""Claim (issue 13): `pixsel --help` and `pixsel select --help` start in at most 1 s.
+"""Claim: `pixsel --help` and `pixsel select --help` start in at most 1 s.
 
 Measured side by side in one run against the floor, `python -c pass`, each the best of 3 fresh
 processes (what a user waits for: interpreter start + pixsel's imports + argparse). The goal is

@@ -1,6 +1,6 @@
 """Forward greedy sparse LDA at p = 65,536 through a Zarr store on a 2-process dask.distributed cluster.
 
-Issue 15's claim: the image-scale forward path (``SparseLDASelector(k, direction='forward',
+Claim: the image-scale forward path (``SparseLDASelector(k, direction='forward',
 algorithm='implicit')``) runs unchanged on a row-chunked Dask array on a cluster: the products
 ``X^T (X_S - M_S)`` for a block of candidate columns run on the workers, one task per chunk, and
 only p-vectors and p x b panels come back (no p x p matrix anywhere: at p = 65,536 one would be

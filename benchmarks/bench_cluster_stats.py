@@ -1,6 +1,6 @@
 """Class statistics of uint8 images in a Zarr store: a 2-process dask.distributed cluster vs threads.
 
-Issue 15's claim: on a store of n uint8 images of p pixels (the issue's size: 10^6 x 4096, 4 GB),
+Claim: on a store of n uint8 images of p pixels (the target size: 10^6 x 4096, 4 GB),
 ``pixsel.stats.class_statistics`` on a ``LocalCluster`` of 2 worker processes (1 thread each)
 runs within 1.5 x the time of the same call on Dask's threaded scheduler in one process (2
 threads), with a per-worker peak memory <= 2 GB, and equals NumPy to 1e-10 on a subset.

@@ -1,6 +1,6 @@
 """Every public pixsel estimator at its defaults: fit time next to a faster option and a peer.
 
-Issue 12: what a user gets without tuning. For each public estimator, fitted with its defaults
+What a user gets without tuning. For each public estimator, fitted with its defaults
 (only the required arguments given: k = 20 features, ``eta = 0.9`` for SPLS) on Extended Yale B
 (2414 x 1024 faces; the unsupervised estimators) and on USPS 3 vs 5 (767 x 256 training
 digits; the supervised ones), the script prints
@@ -8,7 +8,7 @@ digits; the supervised ones), the script prints
 * the default fit time (best of ``--repeat`` when one fit takes under 10 s, else one fit);
 * the fastest option we know that might give the same answer, its time, and whether the
   answer *is* the same (same support for selectors, same components for transformers): a
-  default more than 100 x slower than an option giving the same answer is a bug (issue 12);
+  default more than 100 x slower than an option giving the same answer is a bug;
 * the nearest scikit-learn / abess peer and its time (peers' outputs are checked: abess must
   return exactly k nonzeros).
 

@@ -1,4 +1,4 @@
-"""Which parts of the exact solver matter (issue 4: "whatever you choose, measure it").
+"""Which parts of the exact solver matter ("whatever you choose, measure it").
 
 Binary LDA instances (``bench_exact_speed.lda_instance``, Brownian-type classes) at n = 30,
 k = 15, all variants on the same instances in the same run, each through the public API:
@@ -12,7 +12,7 @@ k = 15, all variants on the same instances in the same run, each through the pub
   bound only (no cardinality bounds, no fixing), still incremental;
 * ``plain`` - ``plain_search``: the paper's ESLDA (depth-first, a fresh factorization per node).
 
-Second table (issue 14): sparse PCA (``B = I``, full ``A``) on spiked sample covariances
+Second table: sparse PCA (``B = I``, full ``A``) on spiked sample covariances
 (``spca_instance``: a global positive factor plus two planted supports of 8 features on
 ``--spca-p`` features, ``k = --spca-k``), each bound set of ``exact_support(bounds=...)`` on the same instances:
 ``inclusion``, ``cardinality`` (+ row bounds: Gershgorin / Frobenius / trace from the ``k``

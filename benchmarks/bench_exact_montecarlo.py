@@ -5,7 +5,7 @@ processes with random smoothness, ``_exact_common.random_pair``: kernel ``exp(-|
 ``gamma ~ U(0.1, 2]``, ``l ~ U(1, n)``, 2n draws each, ridge 1e-3 on B) and every k = 1..n:
 
 * the optimum ``R*(k)`` of every k from ``exact_path_batch`` (one compiled all-k search per pair,
-  issue 14; the single-pair ``exact_path`` costs ~10 x more per pair, mostly outside its search);
+  the single-pair ``exact_path`` costs ~10 x more per pair, mostly outside its search);
 * GSLDA: the better of the forward and backward greedy passes, i.e. the seeds that
   ``exact_path_batch`` returns (``greedy_forward`` / ``greedy_backward``);
 * ST: simple thresholding (rank ``|v|``, ``v`` the principal eigenvector of

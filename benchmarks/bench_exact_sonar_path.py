@@ -1,4 +1,4 @@
-"""Every k = 1..59 of UCI Sonar certified in one search (issue 14): exact_path against its peers.
+"""Every k = 1..59 of UCI Sonar certified in one search: exact_path against its peers.
 
 Problem (as ``bench_exact_uci.py`` builds it, on all 208 samples): ``a = m1 - m0`` (class means),
 ``B`` the pooled within-class covariance with pixsel's ridge ``'auto'`` (``1e-3 trace(B) / p``,

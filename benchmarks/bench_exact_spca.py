@@ -1,4 +1,4 @@
-"""Certified sparse PCA (issue 14): face pixels, all 1024 pixels, and the classic small instances.
+"""Certified sparse PCA: face pixels, all 1024 pixels, and the classic small instances.
 
 Side by side in one run, through the public API (``pixsel.spectral.exact``):
 

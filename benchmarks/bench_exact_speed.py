@@ -1,4 +1,4 @@
-"""Speed of the certified exact solver (issue 4) against the paper's plain depth-first ESLDA.
+"""Speed of the certified exact solver against the paper's plain depth-first ESLDA.
 
 Problems (both solvers on the same instances, in the same run):
 
@@ -12,7 +12,7 @@ Problems (both solvers on the same instances, in the same run):
 factorization per node, same greedy incumbent - the paper's method; it runs under
 ``--plain-limit`` seconds and, when stopped, reports the root bound as its certificate.
 
-Also ``exact_path`` (issue 14: every k of the same binary problems in one leaps-and-bounds tree,
+Also ``exact_path`` (every k of the same binary problems in one leaps-and-bounds tree,
 under ``--limit`` seconds), printed beside the single-k solves.
 
 Run: ``python benchmarks/bench_exact_speed.py`` (``--quick`` for a smoke run).
@@ -84,7 +84,7 @@ def solve_both(name, A, B, k, args):
 
 
 def path_row(name, a, B, k, args, row):
-    """``exact_path`` on the same binary problem: every k in one search (issue 14)."""
+    """``exact_path`` on the same binary problem: every k in one search."""
     t = time.perf_counter()
     with blas_threads(args):
         path = exact_path(a, B, time_limit=args.limit)

@@ -1,6 +1,6 @@
 """Dual-pass GSLDA path (forward + backward, every k) against one matrix inverse, same run.
 
-Claim (issues 2 and 11): the path users get costs about as much as one ``numpy.linalg.inv(B)``.
+Claim: the path users get costs about as much as one ``numpy.linalg.inv(B)``.
 Goal: the public ``pixsel.spectral.greedy_path`` dual pass <= 2.0 x ``inv(B)`` at p = 4096, with
 a peak memory <= 1.3 x one p x p matrix. Four things are timed side by side, best of 3 each:
 

@@ -3,7 +3,7 @@
 
 (b) evaluates every candidate of every step from scratch: ``cho_factor(B_S'S')`` and a solve
 for each ``S' = S + i`` (forward) or ``S' = S - i`` (backward), about ``p^5 / 15`` flops for a
-backward pass. Goal (issue 2): the blocked path >= 1000 x faster than (b) at p = 512.
+backward pass. Goal: the blocked path >= 1000 x faster than (b) at p = 512.
 
 Where (b) would take longer than ``--naive-budget`` seconds for a full dual pass, it is timed on
 a sample of its steps and the full cost extrapolated: a step of (b) does not depend on which

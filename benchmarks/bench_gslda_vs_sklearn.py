@@ -8,7 +8,7 @@ backward greedy paths (every k), and the better of the two supports at k = 10. B
 ``f(S) = a_S^T B_SS^{-1} a_S`` (pixsel.stats, regularization 'auto'), and, for context, with the
 test accuracy of an LDA fitted on the training pixels of the set.
 
-Goals (issue 2): speed ratio >= 1000 x; pixsel's f >= the wrapper's f.
+Goals: speed ratio >= 1000 x; pixsel's f >= the wrapper's f.
 
     python benchmarks/bench_gslda_vs_sklearn.py            # needs usps_3v5_split.npz (PIXSEL_DATA)
     python benchmarks/bench_gslda_vs_sklearn.py --quick    # smoke size (32 pixels, k = 2, cv = 2)

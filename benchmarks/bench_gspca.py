@@ -1,6 +1,6 @@
 """Greedy sparse PCA against abess (given the same covariance) on Extended Yale B (p = 1024).
 
-Goals (issue 12): pixsel's forward path for all k plus ``refine_support`` at k in
+Goals: pixsel's forward path for all k plus ``refine_support`` at k in
 {20, 100, 300} costs <= 1.5 x one abess fit at k = 100 (moonshot 1.0 x), and the variance of
 pixsel's support is >= abess's at each of the three k. Both sides start from the same
 covariance ``C`` (computed once, not timed): abess as ``SparsePCA(support_size=k).fit(Sigma=C)``,

@@ -7,13 +7,13 @@ float32 in [0, 1], measured as users call it:
 within-class variance, recorded). Three runs, ratios against one X^T X product timed in the
 same run (p x p, 1 GB in float32 at p = 16384, timed 2048 columns at a time: the same flops):
 
-1. binary (D4 vs D5 by default), N = 2000 patches of 128 x 128 (p = 16384), k = 500 -- goals
-   (issue 3): peak memory <= 3 x X, time <= 30 x one X^T X;
-2. the same X in float64: the objective at every k next to the float32 run -- goal (issue 12):
+1. binary (D4 vs D5 by default), N = 2000 patches of 128 x 128 (p = 16384), k = 500 -- goals:
+   peak memory <= 3 x X, time <= 30 x one X^T X;
+2. the same X in float64: the objective at every k next to the float32 run -- goal:
    largest relative difference <= 1e-8 (float32 data give the float64 answer: the products
    are accumulated in float64, X stays float32);
 3. multiclass: the first 50 textures, 40 patches each (N = 2000, p = 16384), ``'max-eig'``
-   criterion, k = 300 -- goals (issue 12): time <= 3 x one X^T X, peak memory <= 3 x X.
+   criterion, k = 300 -- goals: time <= 3 x one X^T X, peak memory <= 3 x X.
 
 Peak memory is measured by tracemalloc (NumPy reports its buffers) over the selection call,
 with the resident-set growth beside it. Passes over X (blocks of columns of B) are reported.

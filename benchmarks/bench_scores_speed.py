@@ -1,6 +1,6 @@
 """Speed of subspace scores vs scikit-learn's randomized_svd, and a Dask run with peak memory.
 
-Claim (issue 6): scoring 2000 Brodatz patches of 128 x 128 pixels (p = 16384) with m = 40 takes at
+Claim: scoring 2000 Brodatz patches of 128 x 128 pixels (p = 16384) with m = 40 takes at
 most 1.5 times ``sklearn.utils.extmath.randomized_svd(n_components=40)`` on the same data, timed
 in the same run; and the same scores come out of a Dask array that is never in memory whole.
 

@@ -1,4 +1,4 @@
-"""Top-score vs sampled subspace-score pixel selection on faces (Musco and Musco, Fig. 9-10; issue 12).
+"""Top-score vs sampled subspace-score pixel selection on faces (Musco and Musco, Fig. 9-10).
 
 Checks whether pixsel's ``mode='top'`` does what section 4.5 describes ("pixels are chosen in order
 of decreasing feature score") and why it loses to uniformly random pixels at 32 x 32. Protocol

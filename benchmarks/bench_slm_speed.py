@@ -1,4 +1,4 @@
-"""Fit time of the sparse-linear-model projection next to its peers (issue 12).
+"""Fit time of the sparse-linear-model projection next to its peers.
 
 * Linear: :class:`pixsel.decomposition.SparseLinearModelProjection` at its defaults (K = number of
   pixels, alpha = 0.05, up to 30 epochs) on USPS 3 vs 5 (``usps_3v5_split.npz``, the 767 training

@@ -1,4 +1,4 @@
-"""Stability of the sparse-linear-model scales across random training draws (issue 12).
+"""Stability of the sparse-linear-model scales across random training draws.
 
 Protocol: CMU PIE (``cmupie_32x32.npz``, 68 people x 42 images, each image normalized to unit
 length as in the paper). For each of ``--splits`` seeded random draws, ``--per-person`` images of

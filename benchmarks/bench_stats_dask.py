@@ -1,8 +1,8 @@
 """Class statistics of data kept on disk, with Dask: peak memory, and speed against NumPy.
 
-Goals (issue 2): for a 1,000,000 x 1024 float32 array on disk, peak memory <= 2 GB; on a size
+Goals: for a 1,000,000 x 1024 float32 array on disk, peak memory <= 2 GB; on a size
 that fits in memory, time <= 1.5 x NumPy's in-memory ``X.T @ X`` measured in the same run
-(issue 15: against a float32 ``X.T @ X``).
+(against a float32 ``X.T @ X``).
 
 Two kinds of data in memory, each against the float32 ``X.T @ X`` of the same values:
 
