@@ -17,19 +17,9 @@ from pixsel.spectral import ExactPath, exact_path, exact_support
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_numba, _allk_parallel
 from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
+from .test_exact_support import _value  # the textbook objective, one copy
 
-def _value(A, B, S, criterion):
-    S = list(S)
-    Bs = B[np.ix_(S, S)]
-    if A.ndim == 1:
-        As = np.outer(A[S], A[S])
-    elif A.shape[0] != A.shape[1]:
-        As = A[S] @ A[S].T
-    else:
-        As = A[np.ix_(S, S)]
-    Li = np.linalg.inv(np.linalg.cholesky(Bs))
-    vals = np.linalg.eigvalsh(Li @ As @ Li.T)
-    return float(vals.sum() if criterion == "trace" else vals[-1])
+
 
 
 def enumerate_all(A, B, criterion):
