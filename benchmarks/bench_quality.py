@@ -245,6 +245,7 @@ LDA_ROWS = {
     "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual"},
     "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward"},
     "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward"},
+    "pixsel LDA trace auto": {"criterion": "trace", "direction": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 
@@ -691,12 +692,14 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|---|---|")
         for line in default_summary(ok, sel):
             print(line)
-    a, b = "pixsel LDA cv forward", default
-    if a != default_lda_row():
-        print(f"\n{a} against {b}, cell by cell (points of accuracy)")
-        print("| data | cells | mean difference | min / max | cells ahead > 1 pt | cells behind > 1 pt | fit s (cv / default) |")
+    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward"):
+        if a == default_lda_row():
+            continue
+        print(f"\n{a} against {default} ({default_lda_row()}), cell by cell (points of accuracy)")
+        print("| data | cells | mean difference | min / max | cells ahead > 1 pt | cells behind > 1 pt "
+              "| fit s (this / default) |")
         print("|---|---|---|---|---|---|---|")
-        for line in paired_lines(ok, a, b):
+        for line in paired_lines(ok, a, default):
             print(line)
     print("\nSupervised: pixsel's LDA rows against the best peer "
           "(gap = selector - best peer, points of accuracy, over classifiers x k)")

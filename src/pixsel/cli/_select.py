@@ -60,8 +60,9 @@ def add_parser(sub):
         "--method", "-m", default="gslda", choices=sorted(METHODS),
         help="selection method: " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()),
     )
-    p.add_argument("--direction", choices=["forward", "backward", "dual"], default=None,
-                   help="greedy passes for path methods (default: the library's, forward for gslda; forward + refinement for gspca)")
+    p.add_argument("--direction", choices=["forward", "backward", "dual", "cv"], default=None,
+                   help="greedy passes for path methods (default: the library's: for gslda both passes, the pass of each k "
+                        "chosen by cross-validated accuracy, as 'cv'; forward + refinement for gspca); 'cv': gslda only")
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default=None,
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
@@ -97,6 +98,9 @@ def _check_options(args, method):
                          f"{' and '.join(limits)}.")
     if args.direction is not None and method.name not in ("gslda", "gspca"):
         raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
+    if args.direction == "cv" and method.name != "gslda":
+        raise UsageError(f"--direction cv applies to --method gslda only; use forward, backward or dual for "
+                         f"{method.name!r}.")
 
 
 def _k_value(text):

@@ -178,10 +178,13 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
     (:class:`pixsel._backend.ArrayAPISelectorMixin`).
     """
 
+    #: the values of ``direction`` the selector accepts
+    _DIRECTIONS = DIRECTIONS
+
     # -- parameters ---------------------------------------------------------------------------
     def _check_params(self):
         owner = type(self).__name__
-        check_options(self.direction, "direction", DIRECTIONS, owner=owner)
+        check_options(self.direction, "direction", self._DIRECTIONS, owner=owner)
         check_options(self.algorithm, "algorithm", ALGORITHMS, owner=owner)
         _check_solver_params(self, owner)
         return owner

@@ -307,12 +307,18 @@ class _ShrinkageLDAStatistics:
         supports nested along ``order`` (see :meth:`path_decisions`); ``callback(done, total)``
         after each ``k``."""
         out = np.empty(len(grid))
-        for i, scores in enumerate(self.path_decisions(order, grid, X)):
-            idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-            out[i] = np.mean(self.classes[idx] == y)
+        for i, right in enumerate(self.path_correct(order, grid, X, y)):
+            out[i] = np.mean(right)
             if callback is not None:
                 callback(i + 1, len(grid))
         return out
+
+    def path_correct(self, order, grid, X, y):
+        """Which samples of ``X`` the LDA on ``np.sort(order[:k])`` classifies as ``y`` says, for
+        every ``k`` of ``grid``: a generator of boolean arrays of shape ``(n_samples,)``."""
+        for scores in self.path_decisions(order, grid, X):
+            idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+            yield self.classes[idx] == y
 
     def path_decisions(self, order, grid, X):
         """The LDA's ``decision_function(X[:, np.sort(order[:k])])`` for every ``k`` of ``grid``
@@ -609,7 +615,11 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     ----------
     selector : estimator, default=None
         A pixsel selector with an ``n_features_to_select`` parameter (its value is ignored).
-        ``None``: ``SparseLDASelector()``.
+        ``None``: ``SparseLDASelector()``. A :class:`SparseLDASelector` at ``direction='auto'``
+        (its default) runs the forward pass in the folds and the refit (``selector_`` shows
+        ``direction='forward'``): choosing k is already a cross-validation, and one of the pass
+        inside every fold would multiply the cost by the number of folds; pass
+        ``direction='cv'`` for that nested choice.
     k_grid : 'auto' or array-like of int, default='auto'
         The values of k scored. ``'auto'``: every k from 1 to ``min(p, 32)`` and 48
         log-spaced values above up to ``p`` (at most 80 values; steps of about 7 % at ``p =
@@ -761,6 +771,10 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             )
         classification = type_of_target(y) in _CLASSIFICATION
         selector = SparseLDASelector() if self.selector is None else self.selector
+        if isinstance(selector, SparseLDASelector) and selector.get_params(deep=False)["direction"] == "auto":
+            # choosing k is itself a cross-validation: 'auto' runs the forward pass here (a
+            # direction cross-validated inside every fold would multiply the cost by the folds)
+            selector = clone(selector).set_params(direction="forward")
         route = _route(selector, owner)
         grid = self._grid(p, route, owner)
         estimator = _default_estimator(classification) if self.estimator is None else self.estimator
