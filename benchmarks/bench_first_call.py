@@ -117,8 +117,10 @@ def _figure(results, goal, args):
 def main(argv=None):
     p = parser("bench_first_call", __doc__.splitlines()[0], threads=1)
     p.add_argument("--repeat", type=int, default=3, help="fresh processes per measurement (default 3)")
+    p.add_argument("--only", nargs="+", default=None, choices=tuple(ESTIMATORS), metavar="NAME",
+                   help="measure only these estimators (names as printed)")
     args = p.parse_args(argv)
-    names = QUICK if args.quick else tuple(ESTIMATORS)
+    names = tuple(args.only) if args.only else QUICK if args.quick else tuple(ESTIMATORS)
     base = dict(os.environ, OMP_NUM_THREADS=str(args.threads or ""), OPENBLAS_NUM_THREADS=str(args.threads or ""))
     if not args.threads:
         base.pop("OMP_NUM_THREADS"), base.pop("OPENBLAS_NUM_THREADS")

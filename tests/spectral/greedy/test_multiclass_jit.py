@@ -5,6 +5,7 @@ import os
 import numpy as np
 import pytest
 
+from pixsel.spectral.greedy import _multiclass, _multiclass_jit
 from pixsel.spectral.greedy._multiclass import multiclass_greedy_path
 from pixsel.spectral.greedy._multiclass_jit import top_eig_added, top_eig_removed
 
@@ -63,8 +64,10 @@ def _problem(seed):
 
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 @pytest.mark.parametrize("criterion", ["max-eig", "trace"])
-def test_same_paths_as_the_eigh_reference(direction, criterion):
-    """Same orders (ties by lowest index) and objectives as one eigensolve per candidate."""
+def test_same_paths_as_the_eigh_reference(direction, criterion, monkeypatch):
+    """Same orders (ties by lowest index) and objectives as one eigensolve per candidate (the
+    compiled loops at every size: the trace's small backward passes otherwise run NumPy)."""
+    monkeypatch.setattr(_multiclass, "_NUMPY_TRACE_BACKWARD_MAX", 0)
     for seed in range(40):
         M, B = _problem(seed)
         fast = multiclass_greedy_path(M, B, direction=direction, criterion=criterion)
@@ -123,3 +126,24 @@ def test_callback_reports_every_step_and_keeps_the_path(direction, method):
     assert seen and all(t == p for _, t in seen)
     done = [d for d, _ in seen]
     assert done == sorted(done) and done[-1] in (p - 1, p)
+
+
+def test_small_trace_backward_runs_numpy_and_large_the_compiled_loop(monkeypatch):
+    """Up to _NUMPY_TRACE_BACKWARD_MAX features the trace's backward pass never calls the compiled
+    loop (no Numba compilation on a first fit); above it, it does; the path is the same."""
+    calls = []
+    compiled = _multiclass_jit.backward_path
+
+    def counting(*args):
+        calls.append(1)
+        return compiled(*args)
+
+    monkeypatch.setattr(_multiclass_jit, "backward_path", counting)
+    M, B = _problem(3)
+    small = multiclass_greedy_path(M, B, direction="backward", criterion="trace")
+    assert not calls
+    monkeypatch.setattr(_multiclass, "_NUMPY_TRACE_BACKWARD_MAX", 0)
+    large = multiclass_greedy_path(M, B, direction="backward", criterion="trace")
+    assert calls
+    np.testing.assert_array_equal(small.order, large.order)
+    np.testing.assert_allclose(small.objective, large.objective, rtol=1e-10)
