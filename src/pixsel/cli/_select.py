@@ -31,8 +31,8 @@ from ._methods import METHODS
 _PATH_STEPS = ("gslda",)
 
 # fitted attributes copied into selection.json when the estimator has them
-_REPORTED = ("regularization_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_", "status_", "gamma_",
-             "rank_", "n_components_", "n_iter_")
+_REPORTED = ("regularization_", "direction_", "direction_by_k_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_",
+             "status_", "gamma_", "rank_", "n_components_", "n_iter_")
 
 
 def add_parser(sub):

@@ -163,6 +163,8 @@ def _backward(M, B, criterion, method="auto", progress=None):
         P[j, :] = 0.0
         P[:, j] = 0.0
         W[j] = 0.0
+    if progress is not None:  # the last feature's step, as the compiled loop reports it
+        progress(p, p)
     return order, objective, {}
 
 
