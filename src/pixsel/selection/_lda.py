@@ -14,9 +14,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._array_api import to_numpy
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import check_int, check_options
-from ..spectral import greedy_path
+from ..spectral import DIRECTIONS, greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
-from ..spectral import DIRECTIONS
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
 
@@ -89,10 +88,12 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         statistic); larger k are read as with ``'dual'``. It costs one fit with both passes per
         fold and the scoring: on faces of 32 x 32 pixels and 38-68 people, 1-2 times one
         ``LinearDiscriminantAnalysis(solver='eigen')`` fit on all pixels, 10-30 times the
-        forward pass alone. ``'auto'`` is ``'cv'`` with more than two classes and at most 1024 features (32 x
-        32 pixels: beyond, each fold's backward pass costs ``O(p^3)``, minutes at 64 x 64)
-        where the rows can be split into folds (single features, not a Dask array, at least
-        ``cv`` samples of every class, the dense algorithm), and ``'forward'`` elsewhere;
+        forward pass alone.
+
+        ``'auto'`` is ``'cv'`` with more than two classes and at most 1024 features (32 x 32
+        pixels: beyond, each fold's backward pass costs ``O(p^3)``, minutes at 64 x 64) where
+        the rows can be split into folds (single features, not a Dask array, at least ``cv``
+        samples of every class, the dense algorithm), and ``'forward'`` elsewhere;
         ``direction_`` says what ran. Where the implicit algorithm runs, every direction but
         ``'backward'`` runs the forward pass only.
 
@@ -220,11 +221,11 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     n_features_to_select_ : int
     objective_path_ : ndarray of shape (n_path,)
         ``objective_path_[k - 1]`` is, per k, the best objective of the computed directions
-        (with ``direction='cv'``, that of the pass chosen at k; at ``n_features_to_select_``, that
-        of ``support_``). ``n_path`` is ``n_features`` when a
-        backward pass ran or the forward path is whole (two classes, ``path='full'``); with more
-        classes and ``direction='forward'`` it is where the forward pass stopped (see ``path``),
-        and ``n_features_to_select_`` with the implicit algorithm. Fit with ``path='full'`` for
+        (with ``direction='cv'``, that of the pass chosen at k; at ``n_features_to_select_``,
+        that of ``support_``). ``n_path`` is ``n_features`` when a backward pass ran or the
+        forward path is whole (two classes, ``path='full'``); with more classes and only a
+        forward pass it is where the forward pass stopped (see ``path``), and
+        ``n_features_to_select_`` with the implicit algorithm. Fit with ``path='full'`` for
         every k.
     forward_path_, backward_path_ : SparsePath or None
         The greedy paths (order and objective per k). They carry no per-k certificate: call
@@ -260,9 +261,9 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         ``'backward'``, the pass whose support :meth:`get_support_at` returns at each ``k`` up
         to ``n_scored = n_features_to_select_`` (larger k are read as with ``'dual'``).
     direction_scores_ : ndarray of shape (2, n_scored)
-        Only when the direction was cross-validated: the held-out accuracy, pooled over the test folds, of the
-        forward (row 0) and backward (row 1) supports at each size (NaN below the number of
-        ``always_select`` features).
+        Only when the direction was cross-validated: the held-out accuracy, pooled over the
+        test folds, of the forward (row 0) and backward (row 1) supports at each size (NaN
+        below the number of ``always_select`` features).
     regularization_ : dict
         The regularization applied to ``B`` (method, alpha, shrinkage, mu).
     algorithm_, direction_ : str
@@ -595,8 +596,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         return list(check_cv(self.cv, y, classifier=True).split(X, y))
 
     def _cross_validate_direction(self, X, y, k, n_forced, criterion, regularization, n_path, owner):
-        """``direction_by_k_``: for every size up to ``k``, the forward pass unless
-        the backward pass classifies clearly more test-fold samples right (``direction_scores_``).
+        """``direction_by_k_``: for every size up to ``k``, the forward pass unless the backward
+        pass classifies clearly more test-fold samples right (``direction_scores_``).
 
         Each training fold gets one fit with both passes; shrinkage LDA is scored at every size
         of both paths from running sums along each (the supports of a pass are nested), so a
