@@ -111,7 +111,7 @@ def run_task(name, title, X_train, y_train, X_test, y_test, image_shape, class_n
         chance = float(1 - counts.max() / counts.sum())
 
         # 1. paths (Fig. 7/12) ------------------------------------------------------------------
-        t_dual, sel = best_time(lambda: SparseLDASelector(1, direction="dual").fit(X_train, y_train))
+        t_dual, sel = best_time(lambda: SparseLDASelector(1, direction="dual", regularization="auto").fit(X_train, y_train))
         st = class_statistics(X_train, y_train)
         B, _ = regularize(st.within, "auto")
         a = st.between

@@ -9,7 +9,7 @@ a peak memory <= 1.3 x one p x p matrix. Four things are timed side by side, bes
 * ``kernel``: the raw binary kernel ``pixsel.spectral.rank_one_greedy_path``, forward + backward;
 * ``public``: ``pixsel.spectral.greedy_path`` forward + backward, the function users call
   (validation included, certificates at their default: off);
-* ``selector``: ``SparseLDASelector(direction='dual').fit(X, y)``.
+* ``selector``: ``SparseLDASelector(direction='dual', regularization='auto').fit(X, y)``.
 
 Same statistics. The data are ``X`` (``2p`` samples, two classes; the within-class covariance is
 a Wishart matrix with condition number about 30) and ``y``. ``a`` and ``B`` are computed from them
@@ -80,7 +80,7 @@ def peak_traced(fn):
 def measure(p, seed, repeat):
     X, y = make_data(p, seed)
     t_stats, (a, B) = best_time(lambda: statistics(X, y), repeat)
-    selector = SparseLDASelector(n_features_to_select=min(10, p), direction="dual")
+    selector = SparseLDASelector(n_features_to_select=min(10, p), direction="dual", regularization="auto")
     t_inv, _ = best_time(lambda: np.linalg.inv(B), repeat)
     t_kernel, (kf, kb) = best_time(lambda: dual(rank_one_greedy_path, a, B), repeat)
     t_public, (pf, pb) = best_time(lambda: dual(greedy_path, a, B), repeat)

@@ -2,7 +2,7 @@
 
 The wrapper is ``SequentialFeatureSelector(LinearDiscriminantAnalysis(), n_features_to_select=10,
 cv=5)`` (forward, cross-validated accuracy). pixsel's side, timed end to end from the raw
-``X_train, y_train`` through the function users call, ``SparseLDASelector(10, direction="dual").fit``: class
+``X_train, y_train`` through the function users call, ``SparseLDASelector(10, direction="dual", regularization="auto").fit``: class
 statistics, the 'auto' regularization of the within-class covariance, the forward and the
 backward greedy paths (every k), and the better of the two supports at k = 10. Both 10-pixel sets are then scored with the same objective
 ``f(S) = a_S^T B_SS^{-1} a_S`` (pixsel.stats, regularization 'auto'), and, for context, with the
@@ -29,8 +29,8 @@ from pixsel.stats import class_statistics, regularize
 
 
 def pixsel_select(X, y, k):
-    """``SparseLDASelector(k, direction="dual")``: the support and the pass it came from."""
-    sel = SparseLDASelector(k, direction="dual").fit(X, y)
+    """``SparseLDASelector(k, direction="dual", regularization="auto")``: the support and the pass it came from."""
+    sel = SparseLDASelector(k, direction="dual", regularization="auto").fit(X, y)
     fwd, bwd = sel.forward_path_.objective[k - 1], sel.backward_path_.objective[k - 1]
     return sel.get_support(indices=True), "backward" if bwd >= fwd else "forward"
 

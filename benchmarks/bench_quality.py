@@ -241,11 +241,12 @@ def _lda(**kw):
 #: The SparseLDASelector options compared; the row whose options are the installed default is
 #: also reported as "pixsel LDA (default)" (same fit, not run twice).
 LDA_ROWS = {
-    "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual"},
-    "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual"},
-    "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward"},
-    "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward"},
-    "pixsel LDA trace auto": {"criterion": "trace", "direction": "auto"},
+    "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual", "regularization": "auto"},
+    "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual", "regularization": "auto"},
+    "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward", "regularization": "auto"},
+    "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward", "regularization": "auto"},
+    "pixsel LDA trace auto": {"criterion": "trace", "direction": "auto", "regularization": "auto"},
+    "pixsel LDA trace auto rda": {"criterion": "trace", "direction": "auto", "regularization": "rda"},
 }
 DEFAULT = "pixsel LDA (default)"
 
@@ -254,7 +255,7 @@ def default_lda_row():
     """The name of the LDA row that the installed ``SparseLDASelector()`` runs."""
     params = pixsel.SparseLDASelector().get_params()
     for name, opts in LDA_ROWS.items():
-        if all(params[k] == v for k, v in opts.items()) and params["regularization"] == "auto":
+        if all(params[k] == v for k, v in opts.items()):
             return name
     return None
 
@@ -266,7 +267,7 @@ def supervised_selectors():
     return {
         **rows,
         "pixsel LDA trace stability": lambda X, y, s: _per_k(pixsel.SparseLDASelector(
-            criterion="trace", direction="forward", stability=20, random_state=s))(X, y, s),
+            criterion="trace", direction="forward", regularization="auto", stability=20, random_state=s))(X, y, s),
         "pixsel CardinalSPLS": lambda X, y, s: _per_k(pixsel.CardinalSPLSSelector())(X, y, s),
         "pixsel Fisher score": lambda X, y, s: _per_k(pixsel.ScoreSelector(criterion="fisher"))(X, y, s),
         "f_classif": _f_classif,
@@ -692,7 +693,7 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|---|---|")
         for line in default_summary(ok, sel):
             print(line)
-    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward"):
+    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto"):
         if a == default_lda_row():
             continue
         print(f"\n{a} against {default} ({default_lda_row()}), cell by cell (points of accuracy)")

@@ -143,7 +143,7 @@ def test_ctrl_c_during_an_exact_solve_exits_130_and_keeps_the_partial_result(tmp
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
     proc = subprocess.Popen(
         [sys.executable, "-m", "pixsel", "select", str(path), "-k", "20", "--solver", "exact", "--progress",
-         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+         "--regularization", "auto", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         # a suite started as a background job inherits SIGINT ignored, and Python then never
         # installs its handler; a user's terminal delivers Ctrl-C with the default disposition
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

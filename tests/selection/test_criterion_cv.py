@@ -55,7 +55,7 @@ def test_chooses_the_planted_better_criterion(seed):
     assert _held_out(fixed["trace"], seed, _one_pixel_per_class, k) > \
         _held_out(fixed["max-eig"], seed, _one_pixel_per_class, k) + 0.1
     sel = SparseLDASelector(k, criterion="cv").fit(X, y)
-    assert sel.criterion_ == "trace" and sel.best_params_ == {"criterion": "trace", "regularization": "auto"}
+    assert sel.criterion_ == "trace" and sel.best_params_ == {"criterion": "trace", "regularization": "rda"}
     res = sel.cv_results_
     assert [d["criterion"] for d in res["params"]] == ["trace", "max-eig"]
     assert res["mean_test_score"][0] > res["mean_test_score"][1]

@@ -26,7 +26,7 @@ def digits():
 def test_objective_path_is_best_of_directions_and_recomputable(digits):
     sel = SparseLDASelector(5, direction="dual").fit(digits.X, digits.y)
     st = class_statistics(digits.X, digits.y)
-    B, _ = regularize(st.within, "auto")
+    B, _ = regularize(st.within, "rda")  # the selector's default
     a = st.between
     p = digits.X.shape[1]
     assert sel.objective_path_.shape == (p,)
@@ -70,7 +70,7 @@ def test_dual_pass_against_brute_force():
         X[y == 1] += rng.standard_normal(8) * 0.5
         sel = SparseLDASelector(3, direction="dual").fit(X, y)
         st = class_statistics(X, y)
-        B, _ = regularize(st.within, "auto")
+        B, _ = regularize(st.within, "rda")  # the selector's default
         for k in range(1, 9):
             best = max(objective_on_support(st.between, B, S) for S in itertools.combinations(range(8), k))
             got = sel.objective_path_[k - 1]
@@ -149,10 +149,12 @@ def test_constant_pixels_and_more_features_than_samples():
     X[:, :5] = 3.0  # constant pixels: zero variance, zero mean difference
     y = np.array([0, 1] * 10)
     X[y == 1, 7] += 2.0
-    sel = SparseLDASelector(3).fit(X, y)  # 'auto' keeps the rank-deficient B invertible
-    assert sel.regularization_["method"] == "auto" and sel.regularization_["alpha"] > 0
-    assert 7 in sel.get_support(indices=True)
-    assert not set(sel.get_support(indices=True)) & set(range(5))
+    for reg in ("auto", "rda"):  # both keep the rank-deficient B invertible
+        sel = SparseLDASelector(3, regularization=reg).fit(X, y)
+        assert sel.regularization_["method"] == reg and sel.regularization_["alpha"] > 0
+        assert 7 in sel.get_support(indices=True)
+        assert not set(sel.get_support(indices=True)) & set(range(5))
+    assert SparseLDASelector(3).fit(X, y).regularization_["method"] == "rda"  # the default
     with pytest.raises((ValueError, np.linalg.LinAlgError), match="regulari"):
         SparseLDASelector(3, regularization="none").fit(X, y)
 

@@ -57,10 +57,11 @@ def add_seed_argument(parser, what):
                         help=f"seed of {what} (default: 0)")
 
 
-def add_regularization_argument(parser):
-    parser.add_argument("--regularization", default="auto", type=parse_regularization,
-                        help="within-class covariance regularization: auto, none, ledoit-wolf or a ridge "
-                             "value (default: auto)")
+def add_regularization_argument(parser, default="auto"):
+    """``--regularization``; ``default=None`` leaves the estimator's own default (said in the help)."""
+    parser.add_argument("--regularization", default=default, type=parse_regularization,
+                        help="within-class covariance regularization: rda, auto, none, ledoit-wolf or a ridge "
+                             f"value (default: {default or 'the method default, rda for gslda'})")
 
 
 def parse_regularization(value):

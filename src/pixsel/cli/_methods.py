@@ -54,7 +54,7 @@ def _solver_kwargs(args):
 def _build_gslda(args, k, params):
     from .. import SparseLDASelector
 
-    kwargs = dict(regularization=args.regularization, **({"direction": args.direction} if args.direction else {}))
+    kwargs = {name: getattr(args, name) for name in ("regularization", "direction") if getattr(args, name) is not None}
     kwargs.update(_solver_kwargs(args))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)

@@ -109,10 +109,25 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
 
         .. versionchanged:: 0.1
            The default was ``'dual'``, then ``'forward'``.
-    regularization : 'auto', 'none', None, float, 'ledoit-wolf' or list, default='auto'
-        How the within-class covariance is regularized (see :func:`pixsel.stats.regularize`);
-        what was done is recorded in ``regularization_``. A list of these values: the one of
-        best held-out accuracy is chosen by cross-validation (see ``cv``).
+    regularization : 'rda', 'auto', 'none', None, float, 'ledoit-wolf' or list, default='rda'
+        How the within-class covariance ``B`` is regularized (see
+        :func:`pixsel.stats.regularize`); what was done is recorded in ``regularization_``.
+        ``'rda'`` adds the mean variance ``mu = trace(B) / p`` to the diagonal: ``B`` shrunk
+        halfway towards ``mu I``, as in Friedman's regularized discriminant analysis
+        ("Regularized discriminant analysis", JASA 1989) with ``gamma = 1/2``. ``'auto'`` adds
+        ``1e-3 mu``, only enough to keep ``B`` invertible: the objective of the papers on the
+        training images, nearly unregularized. A list of these values: the one of best held-out
+        accuracy is chosen by cross-validation (see ``cv``).
+
+        Why ``'rda'``: with few images per class and many correlated pixels the nearly
+        unregularized ``B`` rewards pixels whose differences happen to be small in the training
+        images; on the held-out benchmark of the documentation's quality page ``'rda'`` is
+        within 1 point of the best peer in more cells on every data set but one (where it
+        ties), from 119 to 145 of 168 cells.
+
+        .. versionchanged:: 0.1
+           The default was ``'auto'``; pass ``regularization='auto'`` for the papers'
+           objective.
     criterion : {'trace', 'max-eig', 'cv'} or list of them, default='trace'
         With more than two classes, ``A = M M^T`` is the between-class covariance (rank
         ``C - 1``) and the criterion of a support is the sum of the generalized eigenvalues of
@@ -329,7 +344,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         n_features_to_select: int | float = 10,
         *,
         direction: Literal["forward", "backward", "dual", "cv", "auto"] = "auto",
-        regularization: str | float | list | None = "auto",
+        regularization: str | float | list | None = "rda",
         criterion: Literal["max-eig", "trace", "cv"] | list[str] = "trace",
         algorithm: Literal["auto", "dense", "implicit"] = "auto",
         solver: Literal["greedy", "exact"] = "greedy",
@@ -684,7 +699,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         reg = regularization
         if isinstance(reg, str) and reg == "ledoit-wolf":
             raise ValueError(
-                f"{owner}: algorithm='implicit' supports regularization 'auto', 'none' or a ridge >= 0; "
+                f"{owner}: algorithm='implicit' supports regularization 'rda', 'auto', 'none' or a ridge >= 0; "
                 f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
             )
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's

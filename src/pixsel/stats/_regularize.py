@@ -29,7 +29,7 @@ class Regularization:
     Attributes
     ----------
     method : str
-        ``'none'``, ``'ridge'``, ``'auto'`` or ``'ledoit-wolf'``.
+        ``'none'``, ``'ridge'``, ``'auto'``, ``'rda'`` or ``'ledoit-wolf'``.
     alpha : float
         The ridge added to the diagonal.
     shrinkage : float
@@ -93,10 +93,15 @@ def regularize(
     ----------
     B : ndarray of shape (p, p)
         Symmetric positive semi-definite.
-    regularization : 'auto', 'none', None, float >= 0, or 'ledoit-wolf'
+    regularization : 'auto', 'rda', 'none', None, float >= 0, or 'ledoit-wolf'
         * ``'auto'``: ridge ``alpha = 1e-3 * trace(B) / p`` (keeps a rank-deficient ``B``, e.g.
           constant pixels or more pixels than samples, invertible while changing a well-posed
           ``B`` by 0.1% of its mean eigenvalue);
+        * ``'rda'``: ridge ``alpha = trace(B) / p``, the mean variance: ``B + mu I`` is twice
+          the covariance shrunk halfway towards its spherical part, ``B / 2 + (mu / 2) I``, the
+          regularized discriminant analysis of Friedman ("Regularized discriminant analysis",
+          JASA 1989) with ``gamma = 1/2`` (the factor 2 changes no selection). A statistical
+          regularization, where ``'auto'`` is a numerical one;
         * a number: that ridge ``alpha``;
         * ``'none'`` or ``None``: ``B`` unchanged (the caller must ensure it is invertible);
         * ``'ledoit-wolf'``: Ledoit-Wolf shrinkage towards ``mu I`` computed by scikit-learn
@@ -191,9 +196,10 @@ def ridge_regularization(regularization: str | float | None, mu: float) -> Regul
 
     Parameters
     ----------
-    regularization : 'auto', 'none', None or float >= 0
+    regularization : 'auto', 'rda', 'none', None or float >= 0
         ``'auto'``: ``alpha = AUTO_RIDGE * mu`` (``AUTO_RIDGE`` itself when ``mu = 0``, i.e. every
-        feature constant); a number: that ridge; ``'none'``/``None``: no ridge.
+        feature constant); ``'rda'``: ``alpha = mu`` (1 when ``mu = 0``); a number: that ridge;
+        ``'none'``/``None``: no ridge.
     mu : float
         ``trace(B) / p``, the mean variance.
 
@@ -207,6 +213,8 @@ def ridge_regularization(regularization: str | float | None, mu: float) -> Regul
     0.002
     >>> ridge_regularization(0.5, 2.0).method
     'ridge'
+    >>> ridge_regularization("rda", 2.0).alpha
+    2.0
     """
     mu = float(mu)
     if regularization is None or (isinstance(regularization, str) and regularization == "none"):
@@ -216,6 +224,8 @@ def ridge_regularization(regularization: str | float | None, mu: float) -> Regul
         if alpha <= 0:  # B == 0: every feature constant
             alpha = AUTO_RIDGE
         return Regularization("auto", alpha, 0.0, mu)
+    if isinstance(regularization, str) and regularization == "rda":
+        return Regularization("rda", mu if mu > 0 else 1.0, 0.0, mu)
     if isinstance(regularization, numbers.Real) and not isinstance(regularization, bool):
         alpha = float(regularization)
         if not np.isfinite(alpha) or alpha < 0:
@@ -229,6 +239,6 @@ def ridge_regularization(regularization: str | float | None, mu: float) -> Regul
             "pixsel.stats.regularize(B, 'ledoit-wolf', X=..., y=..., means=..., classes=...)."
         )
     raise ValueError(
-        "The 'regularization' parameter must be 'auto', 'none', None, 'ledoit-wolf' or a "
+        "The 'regularization' parameter must be 'auto', 'rda', 'none', None, 'ledoit-wolf' or a "
         f"number >= 0. Got {regularization!r} instead."
     )
