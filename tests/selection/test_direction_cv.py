@@ -211,3 +211,13 @@ def test_auto_runs_forward_beyond_the_feature_cap(monkeypatch):
     monkeypatch.setattr(lda, "_AUTO_CV_MAX_FEATURES", X.shape[1] - 1)
     assert SparseLDASelector(3).fit(X, y).direction_ == "forward"
     assert SparseLDASelector(3, direction="cv").fit(X, y).direction_ == "cv"  # asked for by name
+
+
+def test_auto_runs_forward_with_many_samples_per_class(monkeypatch):
+    import pixsel.selection._lda as lda
+
+    X, y = _classes(7)  # 24 samples a class
+    monkeypatch.setattr(lda, "_AUTO_CV_MAX_PER_CLASS", 23)
+    assert SparseLDASelector(3).fit(X, y).direction_ == "forward"
+    monkeypatch.setattr(lda, "_AUTO_CV_MAX_PER_CLASS", 24)
+    assert SparseLDASelector(3).fit(X, y).direction_ == "cv"
