@@ -4,8 +4,8 @@ Pixels that tell a 3 from a 5, for every k at once
 
 Which pixels of an 8x8 handwritten digit separate the 3s from the 5s best? Sparse LDA answers
 for every number of pixels ``k`` in one fit: the greedy paths add (forward) or remove
-(backward) one pixel at a time, and :class:`~pixsel.selection.SparseLDASelector` keeps, for
-each ``k``, the better of the two. The data are scikit-learn's bundled digits; nothing is
+(backward) one pixel at a time, and :class:`~pixsel.selection.SparseLDASelector` with
+``direction='dual'`` keeps, for each ``k``, the better of the two. The data are scikit-learn's bundled digits; nothing is
 downloaded.
 """
 
@@ -24,7 +24,7 @@ X, y = data.X, data.y
 print(f"{X.shape[0]} images of {data.image_shape[0]}x{data.image_shape[1]} pixels; "
       f"{np.sum(y == 0)} threes, {np.sum(y == 1)} fives")
 
-selector = SparseLDASelector(n_features_to_select=8).fit(X, y)
+selector = SparseLDASelector(n_features_to_select=8, direction="dual").fit(X, y)
 print("the 8 selected pixels:", selector.get_support(indices=True))
 
 # %%
