@@ -273,9 +273,14 @@ def test_krylov_passes_equal_explicit_and_dask(center):
 def test_ridge_policy_is_the_one_regularize_uses():
     B = np.diag([2.0, 0.0, 1.0])
     mu = np.trace(B) / 3
-    for reg in ("auto", "none", None, 0.0, 0.25):
+    for reg in ("auto", "rda", "none", None, 0.0, 0.25):
         _, info = regularize(B, reg)
         assert info == ridge_regularization(reg, mu)
+    # 'rda': B plus its mean variance, twice the covariance shrunk halfway to mu I (gamma = 1/2)
+    B_rda, info = regularize(B, "rda")
+    assert info.method == "rda" and info.alpha == mu
+    np.testing.assert_allclose(B_rda, 2 * (0.5 * B + 0.5 * mu * np.eye(3)))
+    assert ridge_regularization("rda", 0.0).alpha == 1.0  # every feature constant
     info = ridge_regularization("auto", mu)
     assert info.method == "auto" and info.alpha == pytest.approx(AUTO_RIDGE * mu) and info.mu == mu
     assert ridge_regularization("auto", 0.0).alpha == AUTO_RIDGE  # every feature constant

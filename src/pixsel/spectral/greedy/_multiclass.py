@@ -188,10 +188,11 @@ def multiclass_greedy_path(
     method : {'auto', 'eigh'}
         ``'max-eig'`` with ``r > 1``: ``'auto'`` screens the candidates by two-pole bounds and
         solves the secular equation of the rank-one change for the few that can win, in compiled
-        loops (:mod:`pixsel.spectral.greedy._multiclass_jit`; the backward elimination is one compiled
-        loop for both criteria, except the trace's on at most 128 features, which runs the NumPy
-        loop: faster than loading the compiled one); ``'eigh'`` is the reference: one batched ``eigvalsh`` of every
-        surviving candidate's ``r x r`` matrix per step, the backward loop in NumPy. Same path.
+        loops (:mod:`pixsel.spectral.greedy._multiclass_jit`; the backward elimination is one
+        compiled loop for both criteria, except the trace's on at most 128 features, which runs
+        the NumPy loop: faster than loading the compiled one); ``'eigh'`` is the reference: one
+        batched ``eigvalsh`` of every surviving candidate's ``r x r`` matrix per step, the
+        backward loop in NumPy. Same path.
     callback : callable or None
         Called as ``callback(steps_done, n_steps)`` as the path goes (after every forward step;
         backward, after every ``1 + 2^24 // p^2`` steps, a few milliseconds of work): the hook of a
