@@ -139,7 +139,7 @@ def test_cv_scoring_statistics_equal_a_direct_fit_either_form(monkeypatch, by_sa
     LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto') fitted directly."""
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-    import pixsel.selection._cv as cv
+    import pixsel.selection._shrinkage_scores as cv
 
     monkeypatch.setattr(cv, "_BY_SAMPLES", by_samples)
     rng = np.random.default_rng(k)

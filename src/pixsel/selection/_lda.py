@@ -18,6 +18,7 @@ from ..spectral import DIRECTIONS, greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
+from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
 
 from typing import TYPE_CHECKING
 
@@ -660,8 +661,6 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     def _score_fold_passes(fold, X, y, train, test, grid, right, scored):
         """Mark in ``right[d, k - 1, test]`` the test samples that shrinkage LDA on the support of
         size ``k`` of the fold's pass ``d`` (0 forward, 1 backward) classifies right."""
-        from ._cv import _nested_order, _ShrinkageLDAStatistics
-
         passes = []
         for d, path in enumerate((fold.forward_path_, fold.backward_path_)):
             sizes = grid[grid <= len(path.objective)]
