@@ -34,3 +34,22 @@ class _SharedData:
 def shared_data():
     """``shared_data(name)`` returns the arrays of a shared .npz, ``shared_data.path(name)`` its path."""
     return _SharedData()
+
+
+@pytest.fixture
+def count_calls(monkeypatch):
+    """``count_calls(owner, name)`` wraps ``owner.name`` (a function or method) so that every call
+    is recorded, and returns the list the calls are appended to."""
+
+    def wrap(owner, name):
+        calls = []
+        original = getattr(owner, name)
+
+        def counting(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counting)
+        return calls
+
+    return wrap

@@ -121,17 +121,10 @@ def test_two_classes_need_no_criterion_cv():
     assert sel.cv_results_ is None and sel.criterion_ == "trace"
 
 
-def test_stability_reuses_the_choice(monkeypatch):
+def test_stability_reuses_the_choice(count_calls):
     """The resampled paths take the cross-validated criterion: no cross-validation per resample."""
     X, y = _one_pixel_per_class(2, n_per=16)
-    calls = []
-    original = SparseLDASelector._cross_validate
-
-    def counting(self, *args, **kwargs):
-        calls.append(1)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(SparseLDASelector, "_cross_validate", counting)
+    calls = count_calls(SparseLDASelector, "_cross_validate")
     sel = SparseLDASelector(6, criterion="cv", stability=4, random_state=0).fit(X, y)
     assert len(calls) == 1 and sel.selection_frequencies_.shape == (X.shape[1],)
     assert clone(sel).get_params()["criterion"] == "cv"  # the parameter is left as given

@@ -110,16 +110,9 @@ def test_forced_features_and_criterion_cv_together():
     assert np.isfinite(sel2.direction_scores_[:, 1:]).all()
 
 
-def test_stability_uses_the_direction_chosen_at_k(monkeypatch):
+def test_stability_uses_the_direction_chosen_at_k(count_calls):
     X, y = _suppressor(0)
-    calls = []
-    original = SparseLDASelector._cross_validate_direction
-
-    def counting(self, *args, **kwargs):
-        calls.append(1)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(SparseLDASelector, "_cross_validate_direction", counting)
+    calls = count_calls(SparseLDASelector, "_cross_validate_direction")
     sel = SparseLDASelector(2, direction="cv", stability=4, random_state=0, **AUTO).fit(X, y)
     assert len(calls) == 1  # no cross-validation per resample
     assert sel._resample_params() == {"direction": "backward"}
