@@ -589,9 +589,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         if route.implicit or (forward_first and self.direction == "auto"):
             return "forward"
         if self.direction == "auto":
-            folds = self.cv if isinstance(self.cv, numbers.Integral) else 0
-            few = folds and np.unique(to_numpy(y), return_counts=True)[1].min() < folds
             counts = np.unique(to_numpy(y), return_counts=True)[1]
+            few = isinstance(self.cv, numbers.Integral) and counts.min() < self.cv
             large = X.shape[1] > _AUTO_CV_MAX_FEATURES or counts.mean() > _AUTO_CV_MAX_PER_CLASS
             return "forward" if grouping is not None or route.backend == "dask" or few or large else "cv"
         # an array-API array: the folds are drawn from a host copy
