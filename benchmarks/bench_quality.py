@@ -735,6 +735,32 @@ def print_tables(results, skipped):
     print(f"not started: {skipped or 'none'}")
 
 
+def stability_figure(name, args):
+    """The picture of the stability option on the first split's training part of ``name``:
+    ``SparseLDASelector(25, stability=50, random_state=0)`` (the defaults otherwise), with the
+    counts the documentation quotes."""
+    from pixsel.viz import plot_selection_frequencies
+
+    X, y, spec, shape = load_dataset(name, args.quick)
+    tr, _ = split(X, y, spec, 0)
+    k, n = min(JACCARD_K, X.shape[1]), 50
+    t = time.perf_counter()
+    sel = pixsel.SparseLDASelector(k, stability=n, random_state=0).fit(np.asarray(X[tr], dtype=np.float64), y[tr])
+    t = time.perf_counter() - t
+    freq = sel.selection_frequencies_
+    top = np.sort(freq[sel.get_support()])
+    print(f"{name}: {sel!r} on {len(tr)} training images, {t:.1f} s ({_uptime()})")
+    print(f"  pixels chosen by >= 90 % of the {n} half-sample paths: {int(np.sum(freq >= 0.9))}; "
+          f"the {k} most frequent: from {top[0]:.2f} (median {np.median(top):.2f}); "
+          f"chosen at least once: {int(np.sum(freq > 0))} of {freq.size}")
+    if shape is not None:
+        fig = plot_selection_frequencies(freq, shape, support=sel.get_support(),
+                                         title=f"{name}, k = {k}: {n} half-sample fits")
+        path = out_dir(args) / f"quality_stability_{name}.png"
+        fig.savefig(path, dpi=110)
+        print(f"  figure: {path}")
+
+
 def main():
     global T0
     p = parser("quality", __doc__.splitlines()[0])
@@ -752,7 +778,13 @@ def main():
     p.add_argument("--replot", nargs="+", default=None,
                    help="results JSONs: redraw the figures and tables, fit nothing (several runs are merged: "
                         "a later run adds the selectors an earlier one lacks on the same splits)")
+    p.add_argument("--stability-figure", default=None, choices=ALL_DATASETS, metavar="DATASET",
+                   help="draw the selection frequencies of the stability option on this data set, fit nothing else")
     args = p.parse_args()
+    if args.stability_figure:
+        with blas_threads(args):
+            stability_figure(args.stability_figure, args)
+        return
     if args.replot:
         replot(args.replot, args)
         return
