@@ -50,3 +50,35 @@ def test_quality_quick(shared_data, tmp_path):
     merged = json.loads((tmp_path / "rp" / "quality.json").read_text())["datasets"]["sonar"]
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
+    # a bootstrap Jaccard is read on the first split alone: a run with another split count
+    # fills in the Jaccard the first lacks (and says which run gave it), its accuracies are not merged
+    other = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    other["datasets"]["sonar"].update(splits=1, jaccard={"mRMR": 0.42, "f_classif": 0.0})
+    other["datasets"]["sonar"]["accuracy"]["mRMR"] = acc["f_classif"]
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    replot = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
+         str(tmp_path / "quality" / "quality.json"), str(tmp_path / "other.json"), "--out", str(tmp_path / "rp2")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert replot.returncode == 0, replot.stderr[-3000:]
+    merged = json.loads((tmp_path / "rp2" / "quality.json").read_text())["datasets"]["sonar"]
+    assert merged["jaccard"]["mRMR"] == 0.42 and "mRMR" not in merged["accuracy"]
+    assert merged["jaccard"]["f_classif"] == sonar["jaccard"]["f_classif"]  # the first run's stays
+    assert "Jaccard of mRMR" in replot.stdout
+
+
+def test_quality_stability_figure(tmp_path):
+    """--stability-figure fits the default with stability=50 on the first split and draws the
+    frequencies (scikit-learn's digits: no shared file)."""
+    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--stability-figure", "digits",
+         "--out", str(tmp_path / "st")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stability=50" in proc.stdout and "chosen at least once:" in proc.stdout
+    counts = proc.stdout.split("chosen at least once: ")[1].split()
+    assert 25 <= int(counts[0]) <= 64 and counts[2] == "64"  # at least the k selected, at most every pixel
+    assert (tmp_path / "st" / "quality_stability_digits.png").stat().st_size > 10_000
