@@ -620,7 +620,7 @@ def merge_runs(records):
 
     The first run that has a data set gives its result; a later run on the same splits (same
     count, same ks: the splits are seeded) adds the selectors the first lacks. A bootstrap
-    Jaccard the first lacks is taken from any later run with the same ``jaccard_k``, whatever its
+    Jaccard that a row of the first lacks is taken from any later run with the same ``jaccard_k``, whatever its
     splits (it is read on the first split's training part alone). Each selector's
     fit-time ratio stays against the L1-logistic of the run that fitted it (``l1_time``), and
     ``runs`` records which run gave which selectors, with its load average.
@@ -640,7 +640,8 @@ def merge_runs(records):
             base = merged[name]
             if res.get("jaccard_k") == base.get("jaccard_k"):  # read on the first split alone
                 filled = [s for s, v in res.get("jaccard", {}).items()
-                          if v is not None and base["jaccard"].get(s) is None and s != DEFAULT]
+                          if v is not None and base["jaccard"].get(s) is None and s != DEFAULT
+                          and s in base["accuracy"]]  # a row new to the merge brings its own below
                 for s in filled:
                     base["jaccard"][s] = res["jaccard"][s]
                 if filled:

@@ -51,21 +51,26 @@ def test_quality_quick(shared_data, tmp_path):
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
     # a bootstrap Jaccard is read on the first split alone: a run with another split count
-    # fills in the Jaccard the first lacks (and says which run gave it), its accuracies are not merged
+    # fills in the Jaccard a row of the first lacks (and says which run gave it); its
+    # accuracies, and a row the first lacks, are not merged
+    first = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    del first["datasets"]["sonar"]["jaccard"]["f_classif"]
+    (tmp_path / "first.json").write_text(json.dumps(first))
     other = json.loads((tmp_path / "quality" / "quality.json").read_text())
-    other["datasets"]["sonar"].update(splits=1, jaccard={"mRMR": 0.42, "f_classif": 0.0})
+    other["datasets"]["sonar"].update(splits=1, jaccard={"f_classif": 0.42, "mRMR": 0.5, "variance": 0.0})
     other["datasets"]["sonar"]["accuracy"]["mRMR"] = acc["f_classif"]
     (tmp_path / "other.json").write_text(json.dumps(other))
     replot = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
-         str(tmp_path / "quality" / "quality.json"), str(tmp_path / "other.json"), "--out", str(tmp_path / "rp2")],
+         str(tmp_path / "first.json"), str(tmp_path / "other.json"), "--out", str(tmp_path / "rp2")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert replot.returncode == 0, replot.stderr[-3000:]
     merged = json.loads((tmp_path / "rp2" / "quality.json").read_text())["datasets"]["sonar"]
-    assert merged["jaccard"]["mRMR"] == 0.42 and "mRMR" not in merged["accuracy"]
-    assert merged["jaccard"]["f_classif"] == sonar["jaccard"]["f_classif"]  # the first run's stays
-    assert "Jaccard of mRMR" in replot.stdout
+    assert merged["jaccard"]["f_classif"] == 0.42
+    assert "mRMR" not in merged["accuracy"] and "mRMR" not in merged["jaccard"]
+    assert merged["jaccard"]["variance"] == sonar["jaccard"]["variance"]  # the first run's stays
+    assert "run 1 (Jaccard of f_classif)" in replot.stdout
 
 
 def test_quality_stability_figure(tmp_path):
