@@ -32,7 +32,7 @@ L1-logistic's; the default unsupervised selector >= 3 points of k-means accuracy
 and highest-variance pixels and within 3 points of PCA.
 
     python benchmarks/bench_quality.py --datasets digits sonar --splits 3 --budget 3600
-    python benchmarks/bench_quality.py --quick        # seconds: two small sets, 2 splits, k <= 10
+    python benchmarks/bench_quality.py --quick        # seconds: Sonar, 2 splits, k in {5, 10}
     python benchmarks/bench_quality.py --stability-figure usps35   # the docs' selection frequencies
 
 The reserved evaluation sets of the shared data folder are never read here.
