@@ -15,6 +15,10 @@ X, y = load_digits(return_X_y=True)
 SparseLDASelector(8).fit(X, y % 2)
 SparseLDASelector(8).fit(X, y)
 SparsePCASelector(8).fit(X.astype(np.float32))
+from pixsel.spectral import exact_path
+rng = np.random.default_rng(0)
+G = rng.standard_normal((60, 30))
+exact_path(rng.standard_normal(30), G.T @ G / 60 + 0.1 * np.eye(30), max_k=6)
 misses, hits = {}, 0
 for name, mod in list(sys.modules.items()):
     if not name.startswith("pixsel."):
@@ -37,6 +41,7 @@ def test_warm_up_fills_the_cache_a_first_fit_reads():
                           timeout=900)
     assert warm.returncode == 0, warm.stderr
     assert "compiled: SparseLDASelector, 2 classes, float64" in warm.stdout
+    assert "compiled: exact_path, additive" in warm.stdout and "compiled: exact_path, largest eigenvalue" in warm.stdout
     first = subprocess.run([sys.executable, "-c", _FIRST_FIT], capture_output=True, text=True, env=env, timeout=900)
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout.strip().splitlines()[-1])

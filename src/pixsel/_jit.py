@@ -81,6 +81,16 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
         seconds[label] = time.perf_counter() - t
         if verbose:
             print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
+    from .spectral.exact import _allk
+
+    for additive in (True, False):  # exact_path's own first run, which no estimator above makes
+        label = f"exact_path, {'additive' if additive else 'largest eigenvalue'}"
+        t = time.perf_counter()
+        if _allk._allk_numba.HAVE_NUMBA:
+            _allk._compile_kernels(additive)
+        seconds[label] = time.perf_counter() - t
+        if verbose:
+            print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
     return seconds
 
 

@@ -571,3 +571,28 @@ def test_one_status_vocabulary_and_the_deprecated_stop_reason():
     d = stopped.to_dict()
     assert d["search_status"] == "node_limit" and d["stop_reason"] == "node_limit"
     assert done.to_dict()["stop_reason"] == "completed" and d["status"] == stopped.status.tolist()
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled route needs Numba")
+def test_compiled_kernels_run_once_per_kind_before_the_first_search(monkeypatch, count_calls):
+    """The search plans from the seconds it measures, so the compiled kernels run once per
+    process (on small problems of the same kind) before the first search times anything: two
+    warm-up searches for an additive problem (the enumeration, the tree), one for another,
+    none again; the results are those of brute force either way."""
+    monkeypatch.setattr(_allk, "_KERNELS_READY", set())
+    calls = count_calls(_allk, "exact_path")
+    rng = np.random.default_rng(7)
+    A, B = _pair(rng, 7, "vector")
+    B = np.eye(7) if B is None else B
+    first = _allk.exact_path(A, B)
+    assert len(calls) == 1 + 2 and _allk._KERNELS_READY == {True}
+    again = _allk.exact_path(A, B)
+    assert len(calls) == 4
+    np.testing.assert_allclose(first.objective, enumerate_all(A, B, "max-eig"), rtol=1e-9)
+    np.testing.assert_array_equal(first.objective, again.objective)
+    F = rng.standard_normal((7, 2))
+    full = _allk.exact_path(F @ F.T, B, criterion="max-eig")  # not additive: the tree's kernels
+    assert len(calls) == 4 + 1 + 1 and _allk._KERNELS_READY == {True, False}
+    np.testing.assert_allclose(full.objective, enumerate_all(F @ F.T, B, "max-eig"), rtol=1e-9)
+    _allk.exact_path(A, B, gap_tol=0.5)  # the NumPy search (gap_tol > 0): nothing compiled to run
+    assert len(calls) == 7

@@ -123,6 +123,36 @@ _PERSPECTIVE_REFINE = 8
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
 #: one process finishes first; tests lower it to run the parallel search on brute-force sizes
 _PARALLEL_MIN_FEATURES = 24
+#: the kinds of problem (additive or not) whose compiled kernels this process has run once
+#: (:func:`_compile_kernels`)
+_KERNELS_READY = set()
+
+
+def _compile_kernels(additive):
+    """Run the compiled route once, on small problems of the same kind (``additive`` or not),
+    before the first search of the process times anything.
+
+    The search plans from the seconds it measures (which sizes the enumeration takes, when a
+    window is probed from the top, when the tree hands over): a first window or enumeration
+    that includes Numba's compilation (5-15 s with an empty cache) looks slow and the plan goes
+    wrong. Every size of Sonar took 474 s in a process whose cache was empty (32 sizes probed
+    from the top, two long windows) against 137 s once compiled. With a filled cache this loads
+    the kernels in about half a second.
+    """
+    if additive in _KERNELS_READY:
+        return
+    _KERNELS_READY.add(additive)
+    rng = np.random.default_rng(0)
+    # at 24 features (_ENUM_MIN_FEATURES) the enumeration certifies every size of an additive
+    # problem; at 12 the tree's windows do (the only route of a non-additive problem)
+    for p in (24, 12) if additive else (12,):
+        G = rng.standard_normal((2 * p, p))
+        B = G.T @ G / (2 * p) + 0.1 * np.eye(p)
+        if additive:
+            exact_path(rng.standard_normal(p), B)
+        else:
+            F = rng.standard_normal((p, 2))
+            exact_path(F @ F.T, B, criterion="max-eig")
 
 
 @dataclass
@@ -998,6 +1028,8 @@ def exact_path(
         mform = form
     M2 = M[:, None] if M.ndim == 1 else M
     additive = M2.shape[1] == 1 or criterion == "trace"
+    if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+        _compile_kernels(additive)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
