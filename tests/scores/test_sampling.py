@@ -3,8 +3,9 @@
 import itertools
 
 import numpy as np
+import pytest
 
-from pixsel.scores import merge_draws, sample_features, top_features
+from pixsel.scores import merge_draws, sample_distinct_features, sample_features, top_features
 
 
 def _sketch_gram(A, idx, w):
@@ -80,3 +81,54 @@ def test_bad_importance_rejected():
 def test_top_features_ties_to_lowest_index():
     assert top_features([2.0, 5.0, 5.0, 5.0], 2).tolist() == [1, 2]
     assert top_features([1.0, 1.0, 1.0], 3).tolist() == [0, 1, 2]
+
+
+def _successive_inclusion(prob, k):
+    """Exact inclusion probabilities of successive sampling (each draw proportional to ``prob``
+    among the features not drawn yet), by enumerating every ordered draw of ``k`` features."""
+    import itertools
+
+    p = len(prob)
+    incl = np.zeros(p)
+    for seq in itertools.permutations(range(p), k):
+        pr, left = 1.0, 1.0
+        for i in seq:
+            pr *= prob[i] / left
+            left -= prob[i]
+        for i in seq:
+            incl[i] += pr
+    return incl
+
+
+def test_distinct_draws_follow_successive_sampling():
+    """Oracle: the empirical inclusion frequency of each feature over many draws matches the
+    exact inclusion probability of successive sampling (enumerated), and every draw has exactly
+    k distinct features."""
+    imp = np.array([5.0, 1.0, 0.5, 3.0, 0.0, 2.0])
+    k, n = 3, 20000
+    rng = np.random.default_rng(3)
+    counts = np.zeros(len(imp))
+    for _ in range(n):
+        idx, prob = sample_distinct_features(imp, k, rng)
+        assert len(idx) == k and len(np.unique(idx)) == k and np.all(np.diff(idx) > 0)
+        counts[idx] += 1
+    exact = _successive_inclusion(imp / imp.sum(), k)
+    assert exact[4] == 0 and counts[4] == 0  # a zero score is never drawn
+    np.testing.assert_allclose(exact.sum(), k)
+    se = np.sqrt(exact * (1 - exact) / n)
+    assert np.all(np.abs(counts / n - exact) <= 5 * se + 1e-12), (counts / n, exact)
+    np.testing.assert_allclose(prob, imp / imp.sum())
+
+
+def test_distinct_draws_limit_cases_and_errors():
+    rng = np.random.default_rng(0)
+    # as many features as positive scores: all of them, whatever the draw
+    idx, _ = sample_distinct_features([0.0, 2.0, 1.0, 0.0, 4.0], 3, rng)
+    assert idx.tolist() == [1, 2, 4]
+    # one overwhelming score is always drawn first (planted)
+    for seed in range(20):
+        assert 7 in sample_distinct_features(np.r_[np.ones(7), 1e9], 2, np.random.RandomState(seed))[0]
+    with pytest.raises(ValueError, match="only 2 of the 4 are positive"):
+        sample_distinct_features([0.0, 1.0, 1.0, 0.0], 3, rng)
+    with pytest.raises(ValueError, match="non-negative"):
+        sample_distinct_features([1.0, -1.0, 2.0], 1, rng)

@@ -13,6 +13,7 @@ from pixsel.selection import ScoreSelector, SubspaceScoreSelector
     [
         SubspaceScoreSelector(1, rank=1, random_state=0),
         SubspaceScoreSelector(2, rank=1, mode="sample", random_state=0),
+        SubspaceScoreSelector(2, rank=1, mode="distinct", random_state=0),
         ScoreSelector(1, criterion="variance"),
         ScoreSelector(1, criterion="fisher", mode="sample", random_state=0),
         ScoreSelector(1, criterion="laplacian", n_neighbors=2),
@@ -64,6 +65,29 @@ def test_sample_mode_rescales_and_merges_duplicates():
     full = X[:, draws] / np.sqrt(30 * prob[draws])
     np.testing.assert_allclose(Xt @ Xt.T, full @ full.T, rtol=1e-10)
     np.testing.assert_allclose(sel.inverse_transform(Xt)[:, idx], X[:, idx])
+
+
+def test_distinct_mode_draws_exactly_k_distinct_unscaled_features():
+    """mode='distinct': k distinct features (no draw lost to a repeat, where the i.i.d. draws of
+    'sample' repeat the planted pixels), drawn with the scores' probabilities, columns unscaled,
+    reproducible with random_state."""
+    X, _ = _faces(1)
+    sel = SubspaceScoreSelector(30, rank=3, mode="distinct", random_state=3).fit(X)
+    idx = sel.get_support(indices=True)
+    assert len(idx) == 30 and sel.draw_counts_.tolist() == [1] * 30 and sel.weights_.tolist() == [1.0] * 30
+    assert {7, 20, 30} <= set(idx.tolist())  # the planted pixels carry most of the probability
+    np.testing.assert_allclose(sel.probabilities_, sel.scores_ / sel.scores_.sum())
+    np.testing.assert_array_equal(sel.transform(X), X[:, idx])
+    again = SubspaceScoreSelector(30, rank=3, mode="distinct", random_state=3).fit(X)
+    np.testing.assert_array_equal(again.support_, sel.support_)
+    sampled = SubspaceScoreSelector(30, rank=3, mode="sample", random_state=3).fit(X)
+    assert sampled.support_.sum() < 30  # i.i.d. draws repeat features: fewer distinct ones
+    fisher = ScoreSelector(5, criterion="fisher", mode="distinct", random_state=0).fit(*_faces(2))
+    assert fisher.support_.sum() == 5
+    Xc = X.copy()
+    Xc[:, :20] = 1.0  # 20 constant pixels score 0: at most 16 can be drawn
+    with pytest.raises(ValueError, match="positive scores"):
+        SubspaceScoreSelector(30, rank=2, mode="distinct", random_state=0).fit(Xc)
 
 
 def test_determinism():

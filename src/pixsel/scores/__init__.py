@@ -11,7 +11,7 @@ neighbour graph) is a :mod:`pixsel.stats` function.
 * classical baselines: :func:`variance_score`, :func:`laplacian_score`,
   :func:`supervised_laplacian_score`, :func:`fisher_score`, :func:`uniform_score`;
 * from scores to features: :func:`importance` (any named score as "higher is better"),
-  :func:`top_features`, :func:`sample_features`;
+  :func:`top_features`, :func:`sample_features`, :func:`sample_distinct_features`;
 * column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
   :func:`column_subset_objective`.
 
@@ -31,7 +31,7 @@ from ._baselines import (
 )
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
-from ._sampling import sample_features, top_features
+from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
 
 # Internals, importable for the selectors, tests and benchmarks; not in __all__.
@@ -60,6 +60,7 @@ __all__ = [
     "importance",
     "top_features",
     "sample_features",
+    "sample_distinct_features",
     "greedy_column_subset",
     "pivoted_qr_columns",
     "column_subset_objective",

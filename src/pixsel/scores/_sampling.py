@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["sample_features", "merge_draws", "top_features"]
+__all__ = ["sample_features", "sample_distinct_features", "merge_draws", "top_features"]
 
 
 def top_features(importance: ArrayLike, n_features_to_select: int) -> NDArray:
@@ -36,6 +36,64 @@ def top_features(importance: ArrayLike, n_features_to_select: int) -> NDArray:
     imp = np.asarray(importance, dtype=np.float64)
     order = np.argsort(-imp, kind="stable")
     return np.sort(order[:n_features_to_select])
+
+
+def sample_distinct_features(
+    importance: ArrayLike,
+    n_features_to_select: int,
+    random_state: int | np.random.RandomState | None,
+) -> tuple[NDArray, NDArray]:
+    """Draw ``n_features_to_select`` distinct features, each draw without replacement with
+    probability proportional to ``importance`` among the features not drawn yet.
+
+    Successive sampling: the first feature is drawn with ``p_i = v_i / sum(v)``, the next from
+    the rest with the scores renormalized, and so on, so that no draw is spent on a feature
+    already chosen (i.i.d. draws, :func:`sample_features`, repeat the features of largest score
+    and select fewer distinct ones than asked). A selection for a downstream model, unscaled:
+    unlike the i.i.d. sketch it does not keep ``A A^T`` in expectation.
+
+    Parameters
+    ----------
+    importance : array-like of shape (n_features,)
+        Non-negative and finite, with at least ``n_features_to_select`` positive entries.
+    n_features_to_select : int
+    random_state : numpy.random.Generator or RandomState
+
+    Returns
+    -------
+    indices : ndarray of shape (n_features_to_select,)
+        The drawn features, increasing.
+    probabilities : ndarray of shape (n_features,)
+        ``v_i / sum(v)``, the probabilities of the first draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idx, prob = sample_distinct_features([0.0, 1.0, 0.0, 3.0], 2, np.random.default_rng(0))
+    >>> idx.tolist(), prob.tolist()
+    ([1, 3], [0.0, 0.25, 0.0, 0.75])
+    """
+    imp = np.asarray(importance, dtype=np.float64)
+    k = int(n_features_to_select)
+    if not np.all(np.isfinite(imp)) or np.any(imp < 0) or not imp.sum() > 0:
+        raise ValueError(
+            "Sampling needs finite, non-negative scores with a positive sum; got "
+            f"{int(np.sum(~np.isfinite(imp)))} non-finite, {int(np.sum(imp < 0))} negative, "
+            f"sum {float(np.nansum(imp)):.3g}. Use mode='top' instead, or a score that is "
+            "finite on these data."
+        )
+    positive = int(np.count_nonzero(imp))
+    if k > positive:
+        raise ValueError(
+            f"Drawing {k} distinct features needs {k} positive scores; only {positive} of the "
+            f"{imp.size} are positive (the others, e.g. constant pixels, are never drawn). Lower "
+            f"n_features_to_select to at most {positive}, or use mode='top'."
+        )
+    prob = imp / imp.sum()
+    # Generator.choice / RandomState.choice without replacement with weights: successive draws,
+    # each renormalized over the features not drawn yet
+    idx = random_state.choice(imp.size, size=k, replace=False, p=prob)
+    return np.sort(idx), prob
 
 
 def sample_features(

@@ -24,7 +24,7 @@ Every pixsel estimator names its switches with one vocabulary:
 ``criterion``
     The objective maximized (``'max-eig'`` / ``'trace'``; the score of :class:`ScoreSelector`).
 ``mode``
-    How scores become a selection (``'top'`` k or weighted ``'sample'``).
+    How scores become a selection (``'top'`` k, weighted ``'sample'`` or ``'distinct'`` draws).
 
 ``method`` and ``strategy`` name no pixsel switch; ``method`` appears only where a SciPy or
 scikit-image argument of that name is passed through (``scipy.optimize.minimize``,

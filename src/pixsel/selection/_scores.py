@@ -32,6 +32,7 @@ from ..scores import (
     fisher_score,
     importance,
     laplacian_score,
+    sample_distinct_features,
     sample_features,
     subspace_scores,
     supervised_laplacian_score,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 
-_MODES = ("top", "sample")
+_MODES = ("top", "sample", "distinct")
 
 
 class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
@@ -71,11 +72,10 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
         returns NumPy booleans, as scikit-learn's selectors do)."""
         imp = to_numpy(imp, np.float64)
         p = len(imp)
-        if self.mode == "top":
-            idx = top_features(imp, k)
+        if self.mode in ("top", "distinct"):
+            idx, prob = (top_features(imp, k), None) if self.mode == "top" else sample_distinct_features(imp, k, rng)
             counts = np.ones(len(idx), dtype=np.int64)
             weights = np.ones(len(idx))
-            prob = None
         else:
             idx, counts, weights, prob = sample_features(imp, k, rng)
         mask = np.zeros(p, dtype=bool)
@@ -101,7 +101,8 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
             ``sqrt(draw_counts_ / (c p_i))``, so ``n_selected`` (``support_.sum()``) can be
             smaller than ``n_features_to_select`` and ``X_new X_new^T`` equals the sketch
             ``A S S^T A^T`` of all ``c`` draws exactly; ``draw_counts_`` says how often each
-            column was drawn. With ``mode='top'`` the columns are returned unscaled.
+            column was drawn. With ``mode='top'`` or ``'distinct'`` the columns are returned
+            unscaled.
         """
         out = super().transform(X)  # a Dask array stays lazy (DaskSelectorMixin)
         if self.mode == "sample":
@@ -126,12 +127,15 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     ``n_features_to_select`` highest scores (``mode='top'``) or ``c = n_features_to_select``
     i.i.d. draws with probability ``p_i = v_i / sum(v)``, rescaled by ``1 / sqrt(c p_i)``
     (``mode='sample'``), which keeps ``A S S^T A^T`` equal to ``A A^T`` in expectation and makes
-    the selection provably good for k-means with ``gamma='theory'``.
+    the selection provably good for k-means with ``gamma='theory'``, or ``n_features_to_select``
+    distinct features drawn without replacement with the same probabilities (``mode='distinct'``:
+    no draw spent on a feature already chosen; unscaled).
 
     Parameters
     ----------
     n_features_to_select : int or float, default=10
-        ``mode='top'``: number of features; ``mode='sample'``: number of draws ``c``. An int in
+        ``mode='top'`` or ``'distinct'``: number of features; ``mode='sample'``: number of
+        draws ``c``. An int in
         ``[1, n_features]`` or a float in ``(0, 1]`` (fraction of the features).
     rank : int, default=10
         ``m`` >= 1; capped to ``min(n_samples, n_features) - 1`` (at full rank every score is
@@ -141,7 +145,10 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         ``'balanced'``: ``sum l = gamma sum r`` (the paper's face-recognition setting);
         ``'theory'``: ``gamma = k / sum_{i >= k} sigma_i^2`` (the k-means guarantee); or a
         number ``>= 0``.
-    mode : {'top', 'sample'}, default='top'
+    mode : {'top', 'sample', 'distinct'}, default='top'
+        ``'distinct'`` draws the features without replacement
+        (:func:`pixsel.scores.sample_distinct_features`): exactly ``n_features_to_select``
+        distinct features, favouring the high scores without taking only the highest.
     center : bool, default=True
         Score the centred data (implicitly; the data are never copied).
     n_iter : int, default=4
@@ -168,7 +175,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     draw_counts_ : ndarray of shape (n_selected,)
         How many of the ``c`` draws hit each selected feature (ones in ``'top'`` mode).
     probabilities_ : ndarray of shape (n_features,) or None
-        Sampling probabilities (``'sample'`` mode).
+        Sampling probabilities (the first draw's in ``'distinct'`` mode; None in ``'top'`` mode).
     n_features_to_select_ : int
     n_iter_ : int
         Krylov steps actually performed.
@@ -201,7 +208,7 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         *,
         rank: int = 10,
         gamma: Literal["balanced", "theory"] | float = "balanced",
-        mode: Literal["top", "sample"] = "top",
+        mode: Literal["top", "sample", "distinct"] = "top",
         center: bool = True,
         n_iter: int = 4,
         random_state: int | np.random.RandomState | None = None,
@@ -276,7 +283,8 @@ class ScoreSelector(_ScoreSelectorBase):
 
     Scores where lower is better (the Laplacian scores ``L_r``) are turned into the
     non-negative importance ``max(0, 1 - L_r)`` (see :func:`pixsel.scores.importance`); ranking
-    (``mode='top'``) and sampling (``mode='sample'``, as in :class:`SubspaceScoreSelector`) use
+    (``mode='top'``) and sampling (``mode='sample'`` or ``'distinct'``, as in
+    :class:`SubspaceScoreSelector`) use
     the importance, so 'top' always means 'best'.
 
     Parameters
@@ -290,7 +298,7 @@ default='variance'
         method.) 'supervised_laplacian' and 'fisher' need ``y``. 'laplacian' builds a sparse kNN
         heat-kernel graph and needs NumPy input. 'uniform' with ``mode='top'`` keeps the first
         features (all tie).
-    mode : {'top', 'sample'}, default='top'
+    mode : {'top', 'sample', 'distinct'}, default='top'
     n_neighbors : int, default=5
         Neighbours of the Laplacian-score graph.
     heat_width : 'auto' or float, default='auto'
@@ -330,7 +338,7 @@ default='variance'
         n_features_to_select: int | float = 10,
         *,
         criterion: Literal["uniform", "variance", "laplacian", "supervised_laplacian", "fisher"] = "variance",
-        mode: Literal["top", "sample"] = "top",
+        mode: Literal["top", "sample", "distinct"] = "top",
         n_neighbors: int = 5,
         heat_width: str = "auto",
         random_state: int | np.random.RandomState | None = None,
