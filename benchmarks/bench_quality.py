@@ -17,7 +17,7 @@ threshold=-inf)`` on standardized pixels, ``C`` chosen by 3-fold ``LogisticRegre
 ExtraTrees importances (``SelectFromModel``, 100 trees), mRMR (``mrmr-selection``: F-statistic
 relevance, correlation redundancy), random pixels (mean over 5 draws) and all pixels.
 Unsupervised: highest-variance pixels, random pixels, PCA with ``k`` components,
-``SparsePCASelector``, ``SubspaceScoreSelector`` (``mode='top'`` and ``'sample'``) and
+``SparsePCASelector``, ``SubspaceScoreSelector`` (``mode='top'``, ``'sample'`` and ``'distinct'``) and
 ``ColumnSubsetSelector`` (greedy and pivoted QR). A peer that raises on a data set is reported
 as failed, with its message, never dropped.
 
@@ -290,6 +290,8 @@ def unsupervised_selectors():
         "pixsel SubspaceScore top": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(random_state=s))(X, None, s),
         "pixsel SubspaceScore sample": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(
             mode="sample", random_state=s))(X, None, s),
+        "pixsel SubspaceScore distinct": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(
+            mode="distinct", random_state=s))(X, None, s),
         "pixsel ColumnSubset greedy": lambda X, y, s: _path_css(X, "greedy"),
         "pixsel ColumnSubset qr": lambda X, y, s: _path_css(X, "qr"),
     }
