@@ -623,7 +623,8 @@ def merge_runs(records):
     """One result per data set from several runs of this script (fit nothing).
 
     The first run that has a data set gives its result; a later run on the same splits (same
-    count, same ks: the splits are seeded) adds the selectors the first lacks. A bootstrap
+    count, same ks: the splits are seeded) adds the selectors the first lacks (supervised or
+    unsupervised rows, and the failures it reports). A bootstrap
     Jaccard that a row of the first lacks is taken from any later run with the same ``jaccard_k``, whatever its
     splits (it is read on the first split's training part alone). Each selector's
     fit-time ratio stays against the L1-logistic of the run that fitted it (``l1_time``), and
@@ -658,16 +659,22 @@ def merge_runs(records):
             if res["ks"] != base["ks"]:  # k capped at another count of non-constant pixels
                 print(f"{name}: run {i} has ks {res['ks']}, the first {base['ks']}: its rows are scored on "
                       f"the cells of both ({common})")
-            new = sorted(s for s in res["accuracy"] if s not in base["accuracy"])
-            for s in new:
-                base["accuracy"][s] = res["accuracy"][s]
+            known = set(base["accuracy"]) | set(base.get("clustering", {})) | set(base["failed"])
+            new = sorted(s for s in res["accuracy"] if s not in known)
+            new_unsup = sorted(s for s in res.get("clustering", {}) if s not in known)
+            for s in new_unsup:  # an unsupervised row: its k-means scores
+                base.setdefault("clustering", {})[s] = res["clustering"][s]
+            new_failed = sorted(s for s in res["failed"] if s not in known and s not in new + new_unsup)
+            for s in new + new_unsup + new_failed:
+                if s in res["accuracy"]:
+                    base["accuracy"][s] = res["accuracy"][s]
                 for key in ("fit_time_median_s", "jaccard", "l1_time"):
                     src = own if key == "l1_time" else res.get(key, {})
                     if s in src:
                         base.setdefault(key, {})[s] = src[s]
                 if s in res["failed"]:
                     base["failed"][s] = res["failed"][s]
-            base["runs"].append({"run": i, "uptime_start": load, "selectors": new})
+            base["runs"].append({"run": i, "uptime_start": load, "selectors": new + new_unsup + new_failed})
     return merged
 
 

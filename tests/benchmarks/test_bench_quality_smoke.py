@@ -49,6 +49,20 @@ def test_quality_quick(shared_data, tmp_path):
     assert "| sonar | 2 | " in replot.stdout and "load at start of run 0 (" in replot.stdout
     merged = json.loads((tmp_path / "rp" / "quality.json").read_text())["datasets"]["sonar"]
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
+    # an unsupervised row of a later run on the same splits is merged with its k-means scores
+    first = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    later = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    moved = first["datasets"]["sonar"]["clustering"].pop("variance")
+    (tmp_path / "first_unsup.json").write_text(json.dumps(first))
+    (tmp_path / "later_unsup.json").write_text(json.dumps(later))
+    replot = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
+         str(tmp_path / "first_unsup.json"), str(tmp_path / "later_unsup.json"), "--out", str(tmp_path / "rp3")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert replot.returncode == 0, replot.stderr[-3000:]
+    merged = json.loads((tmp_path / "rp3" / "quality.json").read_text())["datasets"]["sonar"]
+    assert merged["clustering"]["variance"] == moved and "run 1 (variance)" in replot.stdout
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
     # a bootstrap Jaccard is read on the first split alone: a run with another split count
     # fills in the Jaccard a row of the first lacks (and says which run gave it); its
