@@ -171,9 +171,9 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     support_ : ndarray of shape (n_features,) of bool
     weights_ : ndarray of shape (n_selected,)
         Per selected feature (increasing index), the factor ``transform`` applies: ones in
-        ``'top'`` mode, ``sqrt(draw_counts_ / (c p_i))`` in ``'sample'`` mode.
+        ``'top'`` and ``'distinct'`` modes, ``sqrt(draw_counts_ / (c p_i))`` in ``'sample'`` mode.
     draw_counts_ : ndarray of shape (n_selected,)
-        How many of the ``c`` draws hit each selected feature (ones in ``'top'`` mode).
+        How many of the ``c`` draws hit each selected feature (ones in ``'top'`` and ``'distinct'`` modes).
     probabilities_ : ndarray of shape (n_features,) or None
         Sampling probabilities (the first draw's in ``'distinct'`` mode; None in ``'top'`` mode).
     n_features_to_select_ : int
