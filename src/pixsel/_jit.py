@@ -72,25 +72,24 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
     """
     import warnings
 
+    from .spectral.exact import _allk
+
     seconds = {}
-    for label, est, X, y in _problems():
+
+    def timed(label, run):
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. a regularization note on the synthetic data
-            est.fit(X) if y is None else est.fit(X, y)
+            run()
         seconds[label] = time.perf_counter() - t
         if verbose:
             print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
-    from .spectral.exact import _allk
 
+    for label, est, X, y in _problems():
+        timed(label, lambda: est.fit(X) if y is None else est.fit(X, y))
     for additive in (True, False):  # exact_path's own first run, which no estimator above makes
-        label = f"exact_path, {'additive' if additive else 'largest eigenvalue'}"
-        t = time.perf_counter()
-        if _allk._allk_numba.HAVE_NUMBA:
-            _allk._compile_kernels(additive)
-        seconds[label] = time.perf_counter() - t
-        if verbose:
-            print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
+        timed(f"exact_path, {'additive' if additive else 'largest eigenvalue'}",
+              lambda: _allk._compile_kernels(additive))
     return seconds
 
 

@@ -14,16 +14,33 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _bench(tmp_path, *args):
+    """Run bench_quality.py with ``args`` (results under ``tmp_path``); the finished process."""
+    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), *map(str, args)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def _replot(tmp_path, out, *jsons):
+    """``--replot`` of ``jsons`` into ``tmp_path / out``: its printout and the merged Sonar result."""
+    proc = _bench(tmp_path, "--replot", *jsons, "--out", tmp_path / out)
+    return proc.stdout, json.loads((tmp_path / out / "quality.json").read_text())["datasets"]["sonar"]
+
+
+def _edited(tmp_path, name, edit):
+    """A copy of the quick run's JSON, its Sonar result changed by ``edit``, written as ``name``."""
+    record = json.loads((tmp_path / "quality" / "quality.json").read_text())
+    edit(record["datasets"]["sonar"])
+    (tmp_path / name).write_text(json.dumps(record))
+    return tmp_path / name
+
+
 def test_quality_quick(shared_data, tmp_path):
     shared_data.path("uci_sonar.npz")
-    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     only = ["f_classif", "pixsel LDA trace dual", "pixsel ColumnSubset greedy", "variance", "no such selector"]
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--quick", "--ks", "3", "5",
-         "--only", *only],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _bench(tmp_path, "--quick", "--ks", "3", "5", "--only", *only)
     res = json.loads((tmp_path / "quality" / "quality.json").read_text())
     sonar = res["datasets"]["sonar"]
     assert sonar["ks"] == [3, 5] and sonar["splits"] == 2 and sonar["failed"] == {}
@@ -39,64 +56,35 @@ def test_quality_quick(shared_data, tmp_path):
     assert "Summary of pixsel LDA (default)" in proc.stdout and "| **all** |" in proc.stdout
     # --replot redraws and reprints from the JSON without fitting; a second run of the same
     # splits adds only the rows the first lacks
-    replot = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
-         str(tmp_path / "quality" / "quality.json"), str(tmp_path / "quality" / "quality.json"),
-         "--out", str(tmp_path / "rp")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert replot.returncode == 0, replot.stderr[-3000:]
-    assert "| sonar | 2 | " in replot.stdout and "load at start of run 0 (" in replot.stdout
-    merged = json.loads((tmp_path / "rp" / "quality.json").read_text())["datasets"]["sonar"]
+    run = tmp_path / "quality" / "quality.json"
+    out, merged = _replot(tmp_path, "rp", run, run)
+    assert "| sonar | 2 | " in out and "load at start of run 0 (" in out
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
-    # an unsupervised row of a later run on the same splits is merged with its k-means scores
-    first = json.loads((tmp_path / "quality" / "quality.json").read_text())
-    later = json.loads((tmp_path / "quality" / "quality.json").read_text())
-    moved = first["datasets"]["sonar"]["clustering"].pop("variance")
-    (tmp_path / "first_unsup.json").write_text(json.dumps(first))
-    (tmp_path / "later_unsup.json").write_text(json.dumps(later))
-    replot = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
-         str(tmp_path / "first_unsup.json"), str(tmp_path / "later_unsup.json"), "--out", str(tmp_path / "rp3")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert replot.returncode == 0, replot.stderr[-3000:]
-    merged = json.loads((tmp_path / "rp3" / "quality.json").read_text())["datasets"]["sonar"]
-    assert merged["clustering"]["variance"] == moved and "run 1 (variance)" in replot.stdout
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
+    # an unsupervised row of a later run on the same splits is merged with its k-means scores
+    first = _edited(tmp_path, "first_unsup.json", lambda r: r["clustering"].pop("variance"))
+    out, merged = _replot(tmp_path, "rp3", first, run)
+    assert merged["clustering"]["variance"] == sonar["clustering"]["variance"] and "run 1 (variance)" in out
     # a bootstrap Jaccard is read on the first split alone: a run with another split count
     # fills in the Jaccard a row of the first lacks (and says which run gave it); its
     # accuracies, and a row the first lacks, are not merged
-    first = json.loads((tmp_path / "quality" / "quality.json").read_text())
-    del first["datasets"]["sonar"]["jaccard"]["f_classif"]
-    (tmp_path / "first.json").write_text(json.dumps(first))
-    other = json.loads((tmp_path / "quality" / "quality.json").read_text())
-    other["datasets"]["sonar"].update(splits=1, jaccard={"f_classif": 0.42, "mRMR": 0.5, "variance": 0.0})
-    other["datasets"]["sonar"]["accuracy"]["mRMR"] = acc["f_classif"]
-    (tmp_path / "other.json").write_text(json.dumps(other))
-    replot = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--replot",
-         str(tmp_path / "first.json"), str(tmp_path / "other.json"), "--out", str(tmp_path / "rp2")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert replot.returncode == 0, replot.stderr[-3000:]
-    merged = json.loads((tmp_path / "rp2" / "quality.json").read_text())["datasets"]["sonar"]
+    first = _edited(tmp_path, "first.json", lambda r: r["jaccard"].pop("f_classif"))
+
+    def other_split_count(r):
+        r.update(splits=1, jaccard={"f_classif": 0.42, "mRMR": 0.5, "variance": 0.0})
+        r["accuracy"]["mRMR"] = acc["f_classif"]
+
+    out, merged = _replot(tmp_path, "rp2", first, _edited(tmp_path, "other.json", other_split_count))
     assert merged["jaccard"]["f_classif"] == 0.42
     assert "mRMR" not in merged["accuracy"] and "mRMR" not in merged["jaccard"]
     assert merged["jaccard"]["variance"] == sonar["jaccard"]["variance"]  # the first run's stays
-    assert "run 1 (Jaccard of f_classif)" in replot.stdout
+    assert "run 1 (Jaccard of f_classif)" in out
 
 
 def test_quality_stability_figure(tmp_path):
     """--stability-figure fits the default with stability=50 on the first split and draws the
     frequencies (scikit-learn's digits: no shared file)."""
-    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), "--stability-figure", "digits",
-         "--out", str(tmp_path / "st")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _bench(tmp_path, "--stability-figure", "digits", "--out", tmp_path / "st")
     assert "stability=50" in proc.stdout and "chosen at least once:" in proc.stdout
     counts = proc.stdout.split("chosen at least once: ")[1].split()
     assert 25 <= int(counts[0]) <= 64 and counts[2] == "64"  # at least the k selected, at most every pixel

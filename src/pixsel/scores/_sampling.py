@@ -38,6 +38,18 @@ def top_features(importance: ArrayLike, n_features_to_select: int) -> NDArray:
     return np.sort(order[:n_features_to_select])
 
 
+def _probabilities(imp):
+    """``imp / sum(imp)``, or a clear error for scores that cannot be sampled from."""
+    if not np.all(np.isfinite(imp)) or np.any(imp < 0) or not imp.sum() > 0:
+        raise ValueError(
+            "Sampling needs finite, non-negative scores with a positive sum; got "
+            f"{int(np.sum(~np.isfinite(imp)))} non-finite, {int(np.sum(imp < 0))} negative, "
+            f"sum {float(np.nansum(imp)):.3g}. Use mode='top' instead, or a score that is "
+            "finite on these data."
+        )
+    return imp / imp.sum()
+
+
 def sample_distinct_features(
     importance: ArrayLike,
     n_features_to_select: int,
@@ -75,13 +87,7 @@ def sample_distinct_features(
     """
     imp = np.asarray(importance, dtype=np.float64)
     k = int(n_features_to_select)
-    if not np.all(np.isfinite(imp)) or np.any(imp < 0) or not imp.sum() > 0:
-        raise ValueError(
-            "Sampling needs finite, non-negative scores with a positive sum; got "
-            f"{int(np.sum(~np.isfinite(imp)))} non-finite, {int(np.sum(imp < 0))} negative, "
-            f"sum {float(np.nansum(imp)):.3g}. Use mode='top' instead, or a score that is "
-            "finite on these data."
-        )
+    prob = _probabilities(imp)
     positive = int(np.count_nonzero(imp))
     if k > positive:
         raise ValueError(
@@ -89,7 +95,6 @@ def sample_distinct_features(
             f"{imp.size} are positive (the others, e.g. constant pixels, are never drawn). Lower "
             f"n_features_to_select to at most {positive}, or use mode='top'."
         )
-    prob = imp / imp.sum()
     # Generator.choice / RandomState.choice without replacement with weights: successive draws,
     # each renormalized over the features not drawn yet
     idx = random_state.choice(imp.size, size=k, replace=False, p=prob)
@@ -128,15 +133,7 @@ def sample_features(
     >>> idx.tolist(), cnt.tolist(), w.tolist()
     ([1], [3], [1.0])
     """
-    imp = np.asarray(importance, dtype=np.float64)
-    if not np.all(np.isfinite(imp)) or np.any(imp < 0) or not imp.sum() > 0:
-        raise ValueError(
-            "Sampling needs finite, non-negative scores with a positive sum; got "
-            f"{int(np.sum(~np.isfinite(imp)))} non-finite, {int(np.sum(imp < 0))} negative, "
-            f"sum {float(np.nansum(imp)):.3g}. Use mode='top' instead, or a score that is "
-            "finite on these data."
-        )
-    prob = imp / imp.sum()
+    prob = _probabilities(np.asarray(importance, dtype=np.float64))
     # inverse-CDF draws: one uniform per draw, identical for Generator and RandomState
     u = random_state.random_sample(n_draws) if isinstance(random_state, np.random.RandomState) \
         else random_state.random(n_draws)

@@ -72,12 +72,11 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
         returns NumPy booleans, as scikit-learn's selectors do)."""
         imp = to_numpy(imp, np.float64)
         p = len(imp)
-        if self.mode in ("top", "distinct"):
-            idx, prob = (top_features(imp, k), None) if self.mode == "top" else sample_distinct_features(imp, k, rng)
-            counts = np.ones(len(idx), dtype=np.int64)
-            weights = np.ones(len(idx))
-        else:
+        if self.mode == "sample":
             idx, counts, weights, prob = sample_features(imp, k, rng)
+        else:  # k distinct features, unscaled
+            idx, prob = (top_features(imp, k), None) if self.mode == "top" else sample_distinct_features(imp, k, rng)
+            counts, weights = np.ones(len(idx), dtype=np.int64), np.ones(len(idx))
         mask = np.zeros(p, dtype=bool)
         mask[idx] = True
         self.support_ = to_route(route, mask)  # on X's device; get_support() gives NumPy

@@ -9,6 +9,5 @@ from pixsel.spectral.exact import _allk
 
 @pytest.fixture(scope="session", autouse=True)
 def _compiled_kernels_ready():
-    if _allk._allk_numba.HAVE_NUMBA:
-        _allk._compile_kernels(True)
-        _allk._compile_kernels(False)
+    _allk._compile_kernels(True)
+    _allk._compile_kernels(False)

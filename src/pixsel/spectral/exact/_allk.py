@@ -139,7 +139,7 @@ def _compile_kernels(additive):
     from the top, two long windows) against 137 s once compiled. With a filled cache this loads
     the kernels in about half a second.
     """
-    if additive in _KERNELS_READY:
+    if additive in _KERNELS_READY or not _allk_numba.HAVE_NUMBA:
         return
     _KERNELS_READY.add(additive)
     rng = np.random.default_rng(0)
@@ -1028,7 +1028,7 @@ def exact_path(
         mform = form
     M2 = M[:, None] if M.ndim == 1 else M
     additive = M2.shape[1] == 1 or criterion == "trace"
-    if gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA:
+    if gap_tol == 0 and _USE_NUMBA:
         _compile_kernels(additive)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
