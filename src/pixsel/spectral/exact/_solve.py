@@ -175,6 +175,15 @@ def keep_order(backward_path, p):
     return np.array(order, dtype=np.intp)
 
 
+def _partner_kernel(kind, M, B, k, order):
+    """The compiled search of size ``k`` a partner runs: the enumeration (branching in
+    ``order``) or ``exact_path``'s tree with every other size switched off."""
+    p = B.shape[0]
+    if kind == "enumeration":
+        return _allk_enum.EnumKernel(M, B, k, order, np.full(k + 1, -np.inf), off=range(1, k))
+    return _allk_numba.PathKernel.of_sizes(M, B, k, True, np.full(p + 1, -np.inf), [None] * (p + 1), [k])
+
+
 #: the partner kinds whose kernels ran in this process (:func:`_warm_partner`)
 _PARTNERS_READY = set()
 
@@ -189,18 +198,11 @@ def _warm_partner(kind):
         return
     _PARTNERS_READY.add(kind)
     rng = np.random.default_rng(0)
-    p, k = 8, 3
+    p = 8
     G = rng.standard_normal((2 * p, p))
-    B = G.T @ G / (2 * p) + 0.1 * np.eye(p)
-    M = rng.standard_normal((p, 1))
-    if kind == "enumeration":
-        kern = _allk_enum.EnumKernel(M, B, k, np.arange(p), np.full(k + 1, -np.inf), off=range(1, k))
-        step = _allk_enum.CHUNK
-    else:
-        kern = _allk_numba.PathKernel.of_sizes(M, B, k, True, np.full(p + 1, -np.inf), [None] * (p + 1), [k])
-        step = _allk_numba.CHUNK
+    kern = _partner_kernel(kind, rng.standard_normal((p, 1)), G.T @ G / (2 * p) + 0.1 * np.eye(p), 3, np.arange(p))
     while kern.open:
-        kern.step(step)
+        kern.step(_allk_enum.CHUNK if kind == "enumeration" else _allk_numba.CHUNK)
 
 
 class _Partner:
@@ -235,18 +237,14 @@ class _Partner:
         return None
 
     def _build(self):
-        k = self.k
-        p = self.B.shape[0]
+        order = None
         if self.kind == "enumeration":
             # the start's backward path where it ran (any order is exact; this one prunes early)
             bw = self.search.backward_path
             if bw is None:
                 bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
-            inc = np.full(k + 1, -np.inf)
-            self.kern = _allk_enum.EnumKernel(self.M, self.B, k, keep_order(bw, p), inc, off=range(1, k))
-        else:
-            inc = np.full(p + 1, -np.inf)
-            self.kern = _allk_numba.PathKernel.of_sizes(self.M, self.B, k, True, inc, [None] * (p + 1), [k])
+            order = keep_order(bw, self.B.shape[0])
+        self.kern = _partner_kernel(self.kind, self.M, self.B, self.k, order)
 
     def _share_incumbent(self):
         """The branch and bound's incumbent prunes the partner's search."""
