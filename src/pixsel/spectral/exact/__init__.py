@@ -7,8 +7,8 @@ eigenvalues on ``S`` are those of ``G_S = M_S^T B_SS^{-1} M_S`` (``r x r``).
 
 Search tree. A node is a pair ``(I, U)`` with ``I`` (fixed in) contained in ``U`` (fixed in plus
 undecided); every support of the subtree satisfies ``I <= S <= U``. By the generalized
-inclusion principle (paper 002, Theorem 1, Eq. 7-8) ``f`` is monotone under inclusion, so
-``f(U)`` bounds every completion (the *inclusion bound*, the only bound of the paper's ESLDA).
+inclusion principle (Moghaddam, Weiss and Avidan 2006, Theorem 1, Eq. 7-8) ``f`` is monotone under inclusion, so
+``f(U)`` bounds every completion (the *inclusion bound*, the only bound of their exact search, ESLDA).
 
 Factor problems (vectors and ``p x r`` factors) keep, along a depth-first dive, the inverse
 ``P = B_UU^{-1}``, ``W = P M_U`` and ``G_U = M_U^T W`` (backward side) and the Schur complement
@@ -61,7 +61,7 @@ where every dual point certifies -- live in :mod:`pixsel.spectral.bounds` as pla
 
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
-``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_allk`` (the certified
+``_plain`` (ESLDA's depth-first search, :func:`plain_search`), ``_allk`` (the certified
 path of every size in one tree, :func:`exact_path`), ``_batch`` (the paths of a stack of small
 pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions).

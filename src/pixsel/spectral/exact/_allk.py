@@ -4,7 +4,7 @@
 spirit of Furnival and Wilson's leaps and bounds (Technometrics 1974) for best-subset regression.
 Two-class sparse LDA *is* best-subset regression: ``f(S) = a_S^T B_SS^{-1} a_S`` is increasing in
 the ``R^2`` of regressing the class indicator on ``X_S``, and every ``f`` of
-:mod:`pixsel.spectral.exact` is monotone under inclusion (paper 002, Theorem 1).
+:mod:`pixsel.spectral.exact` is monotone under inclusion (Moghaddam, Weiss and Avidan 2006, Theorem 1).
 
 Tree. A node is an ordered set ``S`` whose first ``m`` entries are fixed in; its subtree holds the
 supports ``T`` with ``S[:m] <= T <= S`` (the "dropping columns" tree of the regression

@@ -1,5 +1,5 @@
 """The public solvers: :func:`exact_support` (certified best-first branch and bound) and
-:func:`plain_search` (the paper's depth-first search, a named baseline)."""
+:func:`plain_search` (ESLDA's depth-first search, a named baseline)."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ _BACKWARD_MAX_P = 256
 
 
 def _start(A, B, form, k, criterion, initial, search):
-    """Offer the incumbents: the dual-pass greedy supports (paper 002 section 2.3) or ``initial``.
+    """Offer the incumbents: the dual-pass greedy supports (Moghaddam, Weiss and Avidan 2006, section 2.3) or ``initial``.
 
     For sparse PCA (full ``A``, ``B = I``, ``'max-eig'``) the best greedy support is then
     improved by :func:`refine_support` (truncated power steps and swaps; never worse); on more
@@ -404,8 +404,8 @@ def exact_support(
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
     Maximizes ``f(S) = lambda_max(A_SS, B_SS)`` (``'max-eig'``, the generalized Rayleigh
-    quotient of paper 002, Eq. 3) or ``tr(B_SS^{-1} A_SS)`` (``'trace'``) over ``|S| = k`` by
-    branch and bound on the generalized inclusion principle (paper 002, Theorem 1), initialized
+    quotient, Eq. 3 of Moghaddam, Weiss and Avidan 2006) or ``tr(B_SS^{-1} A_SS)`` (``'trace'``) over ``|S| = k`` by
+    branch and bound on the generalized inclusion principle (ibid., Theorem 1), initialized
     by the dual-pass greedy support (and ``initial``). See :mod:`pixsel.spectral.exact` for the
     bounds. BLAS runs on one thread inside the search (``pixsel._threads.blas_limit``): its many
     small factorizations only slow down with more; the limit is undone on return.
@@ -443,7 +443,7 @@ def exact_support(
         incumbent are discarded. With ``gap_tol > 0`` the search may end with ``'gap_reached'``.
     initial : array-like of int of shape (k,) or None
         The starting incumbent. ``None`` (default): the better of the forward and backward greedy
-        supports (the dual pass, paper 002 section 2.3). Given, the greedy passes are skipped
+        supports (the dual pass of Moghaddam, Weiss and Avidan 2006, section 2.3). Given, the greedy passes are skipped
         (pass the dual-pass support when it is already known, e.g. from a greedy path).
     callback : callable or None, default None
         Called as ``callback(state)`` every 1024 nodes and once at the end, with a read-only
@@ -479,7 +479,7 @@ def exact_support(
 
     See Also
     --------
-    plain_search : the paper's depth-first search (a baseline).
+    plain_search : ESLDA's depth-first search (a baseline).
 
     Examples
     --------
@@ -530,13 +530,13 @@ def plain_search(
     callback: Any = None,
     branch_rule: Literal["lowest-index", "largest-ratio"] = "lowest-index",
 ) -> ExactResult:
-    """The paper's exact search (ESLDA, paper 002), kept as a named baseline.
+    """The paper's exact search (ESLDA, Moghaddam, Weiss and Avidan 2006), kept as a named baseline.
 
     Depth-first over the same ``(I, U)`` tree as :func:`exact_support`, with the inclusion bound
     ``f(U)`` only, evaluated from scratch at every node (one fresh factorization), started from
     the same incumbent. When a limit stops it, the only certificate a depth-first stack holds is
     the root bound ``f(all features)``. Use :func:`exact_support` for real work; this function
-    exists so that benchmarks measure the paper's method through the public API.
+    exists so that benchmarks measure ESLDA through the public API.
 
     Parameters
     ----------

@@ -533,7 +533,7 @@ def rank_one_greedy_path(
     Forward search adds, at each step, the feature with the largest gain
     ``r_i^2 / R_ii`` (``R`` the Schur complement of ``B_SS`` in ``B``, ``r`` the residual of
     ``a``); backward search starts from all features and removes the one with the smallest loss
-    ``w_i^2 / P_ii`` (``P = B_SS^{-1}``, ``w = P a_S``). Paper 000, section 5 and Appendix.
+    ``w_i^2 / P_ii`` (``P = B_SS^{-1}``, ``w = P a_S``). Moghaddam, Weiss and Avidan (2007), section 5 and Appendix.
     Both run as a blocked pivoted elimination at matrix-multiply speed: ``O(p^3)`` flops for
     the whole path and one ``p x p`` working matrix (see the module notes).
 
