@@ -86,8 +86,8 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         BLAS threads inside ``fit`` and the predictions (scoped with ``threadpoolctl``; restored
         afterwards). EP and Laplace run many O(n^2) and O(n^3) operations on n x n matrices of a
         few hundred to a few thousand rows, where one thread is as fast or faster, and on a
-        shared, oversubscribed machine much faster (measured: a 767 x 767 Cholesky took 0.41 s
-        with 2 contended threads, 0.025 s with 1). ``None`` leaves the process setting alone.
+        shared, oversubscribed machine much faster (contended threads wait for each other).
+        ``None`` leaves the process setting alone.
     random_state : int, RandomState instance or None
     ep_method : {'parallel', 'sequential'} or None, default=None
         Deprecated alias of ``ep_algorithm`` (pixsel's switch vocabulary: ``algorithm`` says

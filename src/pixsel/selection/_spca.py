@@ -39,10 +39,10 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     n_features_to_select : int or float, default=10
         ``k``: an int in ``[1, n_features]`` or a fraction in ``(0, 1]``.
     direction : {'forward', 'backward', 'dual'}, default='forward'
-        ``'forward'`` runs the greedy pass up to ``k`` only (0.3 s to ``k = 20`` and 1.6 s to
-        ``k = 300`` at ``p = 1024``); ``'dual'`` also runs the whole backward path from ``p``
-        down and keeps the support of larger variance at ``k`` (ties go to the backward pass).
-        The backward path is ``O(p^4)`` (tens of seconds to minutes at ``p = 1024``) and, on the
+        ``'forward'`` runs the greedy pass up to ``k`` only (the fastest); ``'dual'`` also runs
+        the whole backward path from ``p`` down and keeps the support of larger variance at ``k``
+        (ties go to the backward pass). The backward path is ``O(p^4)`` (slow at ``p`` in the
+        thousands) and, on the
         Extended Yale B faces, gave no better support than forward + ``refine`` (see
         ``benchmarks/bench_defaults.py``), hence the default.
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'

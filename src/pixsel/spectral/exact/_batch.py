@@ -1,8 +1,8 @@
 """Certified paths of many small problems at once: :func:`exact_path_batch`.
 
 :func:`exact_path` pays, per call, for validation, the greedy seeds through the public paths, the
-result objects and the chunked kernel's bookkeeping: about 30 ms for a 16-variable pair, most of
-it outside the search. Studies that solve thousands of small pairs (the Monte Carlo study of Moghaddam, Weiss and Avidan 2006:
+result objects and the chunked kernel's bookkeeping, which for a 16-variable pair costs more
+than the search itself. Studies that solve thousands of small pairs (the Monte Carlo study of Moghaddam, Weiss and Avidan 2006:
 50,000 pairs of size 16) need the opposite trade: one validation for the whole stack and one
 compiled loop over the pairs (:mod:`._batch_numba`), with no limits (a pair of at most
 :data:`MAX_FEATURES` variables always completes) and plain arrays out.

@@ -50,11 +50,9 @@ BOUNDS = tuple(BOUND_SETS)
 #: the branch and bound, sharing the time 1:1 and the incumbent, once the branch and bound has
 #: run ``_PARTNER_AFTER`` seconds without finishing: the enumeration of every support of size
 #: ``k`` (:mod:`._allk_enum`) for ``3 <= k <= _ENUM_MAX_FRACTION * p``, otherwise the
-#: leaps-and-bounds tree of ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). With
-#: 30 s per solve, on UCI Sonar (``p = 60``) the enumeration partner certifies ``k = 10, 20, 40``
-#: in 5.9, 23.9 and 0.3 s where the tree partner leaves gaps of 19.8 and 7.9 % at 10 and 20 (0.4 s
-#: at 40); on 60 Extended Yale B pixels (two subjects) 5.2, 19.6 and 0.3 s against gaps of 15.7
-#: and 5.4 % (0.3 s). Tests switch it off (``_USE_PARTNER``), force it (``_PARTNER_AFTER = 0``) or
+#: leaps-and-bounds tree of ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). On
+#: UCI Sonar (``p = 60``) and on 60 Extended Yale B pixels the enumeration partner certifies
+#: sizes in the middle where the tree partner leaves gaps (bench_exact_speed). Tests switch it off (``_USE_PARTNER``), force it (``_PARTNER_AFTER = 0``) or
 #: choose the tree (``_ENUM_MAX_FRACTION = 0``); either kernel only where its arrays fit in
 #: ``_PARTNER_MAX_BYTES``.
 _USE_PARTNER = True
@@ -278,7 +276,7 @@ class _Partner:
         try:
             if self.kern is None:
                 # the partner is given the branch and bound's measured seconds: compiling its
-                # kernel (5-10 s with an empty cache) counts for neither search
+                # kernel (seconds with an empty cache) counts for neither search
                 _warm_partner(self.kind)
                 compiled = time.perf_counter()
                 self.t_start += compiled - now
@@ -416,9 +414,8 @@ def exact_support(
     (where its arrays fit in 64 MiB), at ``k = 2`` the leaps-and-bounds tree with size ``k``
     alone open. The two share the time 1:1 and the incumbent; whichever finishes first proves
     the optimum, and a stopped solve reports the smaller of their certified bounds
-    (``info['partner']``). On UCI Sonar (``p = 60``) the solve certifies ``k = 10, 20, 40`` in
-    5.9, 23.9 and 0.3 s (the branch and bound alone: gaps of 11 % and 14 % at ``k = 7, 9``
-    after 30 s).
+    (``info['partner']``). On UCI Sonar (``p = 60``) the partner certifies sizes in the middle
+    that the branch and bound alone leaves open (figures on the docs' benchmarks page).
 
     Parameters
     ----------
