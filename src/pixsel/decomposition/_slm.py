@@ -217,6 +217,11 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         ``MiniBatchDictionaryLearning``, ``max_iter`` is a budget).
     n_features_in_ : int
 
+    References
+    ----------
+    * I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+      Advances in Neural Information Processing Systems 24 (NIPS), 2011.
+
     Examples
     --------
     >>> import numpy as np

@@ -111,6 +111,13 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         Seconds spent in ``fit``.
     stopped_by_time_ : bool
 
+    References
+    ----------
+    * C. E. Rasmussen and C. K. I. Williams, "Gaussian processes for machine learning", MIT Press,
+      2006, chapter 3.
+    * T. P. Minka, "Expectation propagation for approximate Bayesian inference", Conference on
+      Uncertainty in Artificial Intelligence (UAI), 2001.
+
     Examples
     --------
     >>> import numpy as np

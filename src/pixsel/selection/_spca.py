@@ -159,6 +159,15 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     ``solver='exact'`` run on a host copy of the ``p x p`` covariance made once. Every fitted
     array is on X's device; ``get_support`` returns NumPy booleans.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+
     Examples
     --------
     >>> import numpy as np
