@@ -128,6 +128,15 @@ def greedy_path(
     ``B`` is validated once (square, finite, symmetric, in row blocks without ``p x p``
     temporaries) and handed to the kernel unchecked.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
+
     Examples
     --------
     >>> import numpy as np

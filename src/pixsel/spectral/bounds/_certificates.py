@@ -255,6 +255,13 @@ def certify(
     SparsePath
         The same object, with ``upper_bound`` (length ``len(path.objective)``) and
         ``info['proved_optimal']`` (bool per ``k``; ``None`` without the dual certificate).
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * A. d'Aspremont, F. Bach and L. El Ghaoui, "Optimal solutions for sparse principal component
+      analysis", Journal of Machine Learning Research 9, 2008.
     """
     A = path.A
     if A is None:

@@ -58,6 +58,11 @@ def sparsity_lower_bound(a: ArrayLike, B: ArrayLike) -> NDArray:
     bound : ndarray of shape (n_features,)
         ``bound[k - 1]`` for ``k = 1..p``, nondecreasing.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+
     Examples
     --------
     >>> import numpy as np
@@ -88,6 +93,11 @@ def nesting_ratios(path: SparsePath) -> NDArray:
     Returns
     -------
     ratios : ndarray of shape (n_features - 1,)
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
     """
     if not isinstance(path, SparsePath):
         raise TypeError(f"nesting_ratios expects a SparsePath; got {type(path).__name__}.")
@@ -114,6 +124,11 @@ def check_nesting_bound(path: SparsePath, *, rtol: float = 1e-9) -> bool:
     Returns
     -------
     holds : bool
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
 
     Examples
     --------

@@ -985,6 +985,11 @@ def exact_path(
     --------
     exact_support : one size, best-first, with variable fixing (faster for a single ``k``).
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+
     Examples
     --------
     >>> import numpy as np

@@ -478,6 +478,11 @@ def exact_support(
     --------
     plain_search : ESLDA's depth-first search (a baseline).
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+
     Examples
     --------
     >>> import numpy as np

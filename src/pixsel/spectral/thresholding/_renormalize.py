@@ -61,6 +61,11 @@ def renormalize(x: ArrayLike, A: ArrayLike, B: ArrayLike | None = None) -> tuple
     value : float
         ``lambda_max(A_S, B_S) = z^T A z``, never below the Rayleigh quotient of ``x``.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+
     Examples
     --------
     >>> import numpy as np
@@ -130,6 +135,11 @@ def simple_thresholding(
     SparsePath
         ``direction='simple'``, ``order`` ranks the features by ``|x_i|`` (ties -> lowest
         index); ``objective[k - 1]`` is the renormalized objective of the top-``k`` support.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------
