@@ -105,7 +105,7 @@ def greedy_path(
         other forms (a few inverses, or a full-rank pair) call it once when done.
     **kernel_options
         Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
-        ``drift_tol``; see :func:`pixsel.spectral.greedy.rank_one_greedy_path`), or
+        ``drift_tol``; see :func:`pixsel.spectral.rank_one_greedy_path`), or
         ``block_size`` to the implicit kernel (columns of ``B`` per pass over the data).
     always_select : array-like of int or None, default None
         Forced features ``F`` (as abess's ``always_select``): every support of size

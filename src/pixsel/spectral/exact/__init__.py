@@ -67,20 +67,10 @@ pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions).
 """
 
-from ._allk import ExactPath, exact_path
-from ._batch import ExactPathBatch, exact_path_batch
-from ._result import ExactResult, SearchState, tighten_path_bound
-from ._solve import BOUND_SETS, exact_support, plain_search
+from ._solve import BOUND_SETS
 
-__all__ = [
-    "BOUND_SETS",
-    "ExactPath",
-    "ExactPathBatch",
-    "ExactResult",
-    "SearchState",
-    "exact_path",
-    "exact_path_batch",
-    "exact_support",
-    "plain_search",
-    "tighten_path_bound",
-]
+# The family's functions and results (exact_support, exact_path, exact_path_batch, plain_search
+# and their result types) are exported once, by :mod:`pixsel.spectral`; the named bound sets of
+# ``exact_support(bounds=...)`` are this package's own public name. The search internals are
+# imported from the private modules where they live.
+__all__ = ["BOUND_SETS"]

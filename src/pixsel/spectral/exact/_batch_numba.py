@@ -1,4 +1,4 @@
-"""The compiled kernel of :func:`pixsel.spectral.exact.exact_path_batch` (Numba).
+"""The compiled kernel of :func:`pixsel.spectral.exact_path_batch` (Numba).
 
 One pair at a time, everything in compiled code (supports are bit masks, ``p <= 20``):
 
