@@ -3,8 +3,9 @@
 The docs pages, the README, the docstrings and comments of ``src/`` and the comments of
 ``pyproject.toml`` are read by people who installed pixsel. Words that only mean something to
 whoever wrote the code ("this round", "last session", "the issue's", "moonshot", "paper 002",
-"issue 16", "#12") go stale and tell a user nothing: history belongs in CHANGELOG.md, papers are
-cited by authors, title and year, measured figures live on the benchmarks page.
+"issue 16", "#12") go stale and tell a user nothing: history belongs in CHANGELOG.md (written for
+users too, so it is scanned as well), papers are cited by authors, title and year, measured
+figures live on the benchmarks page.
 """
 
 import re
@@ -40,7 +41,7 @@ def _files():
     docs = [p for p in DOCS.rglob("*") if p.suffix in {".rst", ".md"}
             and not {"_build", "generated", "_generated", "auto_examples"} & set(p.relative_to(DOCS).parts)]
     return [(p, True) for p in [*docs, ROOT / "README.md"]] + \
-        [(p, False) for p in [*SRC.rglob("*.py"), ROOT / "pyproject.toml"]]
+        [(p, False) for p in [*SRC.rglob("*.py"), ROOT / "pyproject.toml", ROOT / "CHANGELOG.md"]]
 
 
 def _offences_of_text(text, is_doc):

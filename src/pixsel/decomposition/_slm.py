@@ -157,7 +157,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         Lasso solver of :func:`sklearn.decomposition.sparse_encode` for the codes, and the matching
         ``fit_algorithm`` (``'cd'`` / ``'lars'``) of scikit-learn's dictionary learning (linear
         model). Coordinate descent is much faster for many atoms; LARS (exact, the former default)
-        costs up to 10 x more. The kernel model learns its dictionary with its own vectorized
+        costs up to an order of magnitude more. The kernel model learns its dictionary with its own vectorized
         coordinate descent; ``'lasso_lars'`` there codes through ``sparse_encode`` instead.
     coding_max_iter : int, default=100
         Coordinate-descent sweeps per lasso (``'lasso_cd'``): scikit-learn's ``transform_max_iter``
