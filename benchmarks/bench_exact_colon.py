@@ -35,7 +35,8 @@ from _exact_common import fisher_predict, pearson_order
 
 from pixsel.datasets import load_shared
 from pixsel.io import save_figure
-from pixsel.spectral import fisher_thresholding_path, greedy_path, greedy_path_reference, simple_thresholding_path
+from pixsel.spectral import fisher_thresholding_path, greedy_path, simple_thresholding_path
+from pixsel.spectral.greedy import greedy_path_reference
 from pixsel.stats import class_statistics, regularize
 
 KS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256]

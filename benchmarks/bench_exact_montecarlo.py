@@ -38,8 +38,7 @@ from _common import blas_threads, out_dir, parser, write_results
 from _exact_common import ft_order, random_pair
 
 from pixsel.io import save_figure
-from pixsel.spectral import exact_path, greedy_path, simple_thresholding_path
-from pixsel.spectral.exact import exact_path_batch
+from pixsel.spectral import exact_path, exact_path_batch, greedy_path, simple_thresholding_path
 
 
 def _inv_sqrt(B):

@@ -12,7 +12,7 @@ Side by side in one run, through the public API (``pixsel.spectral.exact``):
    status, certified gap (the relative gap of the documentation's "Status and certified gap") and
    seconds per size; beside it the certified gap against the trivial bound ``lambda_max(A)``, the
    per-``k`` bound :func:`spca_bounds_path` gives ``pixsel path`` and the older
-   :func:`pixsel.spectral.inclusion_bounds`;
+   :func:`pixsel.spectral.bounds.inclusion_bounds`;
 3. correlation matrices with published optima, every ``k``: Pitprops (13 variables, Jeffers
    1967, typed in below), scikit-learn's wine (13) and breast cancer (30). Published optima:
    Pitprops ``k = 5: 3.406``, ``k = 10: 4.173``; wine ``k = 5: 3.43978``, ``k = 10: 4.59429``
@@ -39,9 +39,8 @@ import numpy as np
 from _common import blas_threads, out_dir, parser, write_results
 
 from pixsel.datasets import load_shared
-from pixsel.spectral import inclusion_bounds
-from pixsel.spectral.bounds import row_bound, sdp_dual_bound, spca_bounds_path
-from pixsel.spectral.exact import exact_support
+from pixsel.spectral import exact_support
+from pixsel.spectral.bounds import inclusion_bounds, row_bound, sdp_dual_bound, spca_bounds_path
 
 #: Pitprops correlation matrix (Jeffers, J. N. R., "Two case studies in the application of
 #: principal component analysis", Applied Statistics 16, 225-236, 1967; as printed by Zou, Hastie

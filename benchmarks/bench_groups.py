@@ -51,9 +51,8 @@ from sklearn.model_selection import train_test_split
 from pixsel import SparseLDASelector, SparsePCASelector
 from pixsel.datasets import load_shared
 from pixsel.io import save_figure
-from pixsel.spectral import greedy_path
-from pixsel.spectral._groups import exact_group_support, group_greedy_path
-from pixsel.selection._groups import pixel_groups
+from pixsel.spectral import exact_group_support, greedy_path, group_greedy_path
+from pixsel.selection import patch_groups, pixel_groups
 
 PHOTOS = ("china", "flower", "astronaut", "coffee", "chelsea", "rocket")
 
@@ -127,8 +126,6 @@ def run_task(name, X, y, ks, *, group_kw, g, grey=None, seeds=(0, 1, 2)):
     """Held-out accuracy per method and k over the seeded splits."""
     groups = pixel_groups(X.shape[1:]) if X.ndim == 4 else None
     if groups is None:
-        from pixsel.selection._groups import patch_groups
-
         groups = patch_groups(X.shape[1:], group_kw["patch_size"])
     rows = []
     for k in ks:

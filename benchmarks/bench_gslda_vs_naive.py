@@ -25,7 +25,8 @@ import numpy as np
 import scipy.linalg as sla
 from _common import best_time, blas_threads, out_dir, parser, write_results
 
-from pixsel.spectral import greedy_path, greedy_path_reference
+from pixsel.spectral import greedy_path
+from pixsel.spectral.greedy import greedy_path_reference
 
 
 def random_pair(p, seed):

@@ -16,7 +16,7 @@ __all__ = ["blas_limit"]
 
 @functools.lru_cache(maxsize=1)
 def _controller():
-    """One ``ThreadpoolController`` (scanning the loaded libraries costs ~10 ms; limiting ~20 us).
+    """One ``ThreadpoolController`` (scanning the loaded libraries is slow; limiting is cheap).
 
     SciPy's linear algebra is imported first so that its BLAS (which may be a different library
     from NumPy's) is among the ones the controller knows.

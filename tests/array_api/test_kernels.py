@@ -9,7 +9,6 @@ from pixsel.scores import (
     block_krylov_svd,
     fisher_score,
     importance,
-    leverage_residual,
     subspace_scores,
     supervised_laplacian_score,
     uniform_score,
@@ -23,6 +22,7 @@ from pixsel.stats import (
     class_sums,
     column_moments,
 )
+from pixsel.scores._subspace import leverage_residual
 
 
 def _data(n=400, p=30, C=3, seed=0):

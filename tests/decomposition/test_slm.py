@@ -155,7 +155,8 @@ def test_kernel_slm_is_linear_slm_on_the_empirical_kernel_map():
     """
     from sklearn.metrics.pairwise import rbf_kernel
 
-    from pixsel.projection import kernel_dictionary_update, lasso_gram_cd
+    from pixsel.projection import lasso_gram_cd
+    from pixsel.projection._kernel_coding import kernel_dictionary_update
 
     rng = np.random.default_rng(12)
     X, X_new = rng.normal(size=(30, 4)), rng.normal(size=(7, 4))

@@ -8,12 +8,12 @@ from scipy.stats import norm
 from pixsel.gp import (
     SquaredExponential,
     ep_binary_probit,
-    ep_log_marginal_grad,
     ep_predict,
     laplace_binary_probit,
-    laplace_log_marginal_grad,
     laplace_predict,
 )
+from pixsel.gp._ep import ep_log_marginal_grad
+from pixsel.gp._laplace import laplace_log_marginal_grad
 
 
 def _posterior_moments_1d(k, y):

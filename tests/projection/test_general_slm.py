@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from pixsel.projection import general_slm_objective, general_slm_projection, slm_objective, slm_projection
+from pixsel.projection import general_slm_projection, slm_projection
+from pixsel.projection._general_slm import general_slm_objective
+from pixsel.projection._slm import slm_objective
 from pixsel.projection._general_slm import _value_grad
 
 

@@ -8,15 +8,14 @@ from pixsel.projection import (
     estimate_sigma_tau,
     estimate_variances,
     kernel_dictionary_learning,
-    kernel_dictionary_update,
     kernel_lasso_codes,
     kernel_lasso_factor,
     kernel_slm_projection,
     lasso_gram_cd,
-    slm_gain,
-    slm_objective,
     slm_projection,
 )
+from pixsel.projection._kernel_coding import kernel_dictionary_update
+from pixsel.projection._slm import slm_gain, slm_objective
 
 
 def _problem(seed, N=4, K=6):

@@ -4,13 +4,13 @@ import numpy as np
 
 from pixsel.scores import (
     fisher_score,
-    heat_kernel_knn_graph,
     importance,
     laplacian_score,
-    laplacian_score_from_graph,
     supervised_laplacian_score,
     variance_score,
 )
+from pixsel.scores._baselines import laplacian_score_from_graph
+from pixsel.stats import heat_kernel_knn_graph
 
 
 def _dense_knn_heat(X, k, t):
@@ -123,7 +123,7 @@ def test_scores_from_statistics_equal_scores_from_data():
     """The kernels on statistics give the data-level scores exactly (one class_sums pass serves both)."""
     import dask.array as da
 
-    from pixsel.scores import (
+    from pixsel.scores._baselines import (
         fisher_score_from_sums,
         laplacian_score_from_moments,
         supervised_laplacian_score_from_sums,

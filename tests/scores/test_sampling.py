@@ -5,7 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from pixsel.scores import merge_draws, sample_distinct_features, sample_features, top_features
+from pixsel.scores import sample_distinct_features, sample_features, top_features
+from pixsel.scores._sampling import merge_draws
 
 
 def _sketch_gram(A, idx, w):

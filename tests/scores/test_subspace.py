@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from pixsel.scores import leverage_residual, resolve_gamma, subspace_scores
+from pixsel.scores import subspace_scores
+from pixsel.scores._subspace import leverage_residual, resolve_gamma
 
 
 def _data(n=70, p=25, seed=0):

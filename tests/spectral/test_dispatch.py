@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from pixsel.spectral import greedy_path, infer_form
+from pixsel.spectral import greedy_path
+from pixsel.spectral._forms import infer_form
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -104,7 +105,7 @@ def _data(seed=4, n=30, p=12):
 
 
 def test_gram_operator_b_takes_the_implicit_route_same_path_as_the_kernel():
-    from pixsel.spectral.implicit import implicit_greedy_path
+    from pixsel.spectral import implicit_greedy_path
     from pixsel.stats import gram_operator
 
     X, y = _data()

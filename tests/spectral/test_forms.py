@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pixsel._validation import check_pair, check_square_symmetric, check_symmetric_blocked
-from pixsel.spectral import infer_form
+from pixsel.spectral._forms import infer_form
 from pixsel.spectral._forms import as_factor, as_full, check_form_pair
 
 

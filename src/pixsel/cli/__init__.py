@@ -163,8 +163,8 @@ def console(argv: Sequence[str] | None = None) -> NoReturn:
     """The ``pixsel`` console script and ``python -m pixsel``: :func:`main`, then a quick exit.
 
     An ordinary exit tears down every module the command imported (about 1800 once
-    scikit-learn, SciPy and Matplotlib are in): half a second on an idle 2-core machine, a
-    second on a busy one, after the work is done and the files are written. Here, once
+    scikit-learn, SciPy and Matplotlib are in), a noticeable wait after the work is done and
+    the files are written. Here, once
     :func:`main` returns, what an ordinary exit does that matters is done -- the ``atexit``
     handlers (clusters, worker pools, temporary folders, logging) and the flush of stdout and
     stderr -- and the process ends with :func:`os._exit`. While another non-daemon thread

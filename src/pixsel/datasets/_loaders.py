@@ -371,7 +371,7 @@ def read_image(path) -> np.ndarray:
     """One image file as an array, exactly as ``skimage.io.imread(path)`` returns it.
 
     Grey, RGB and RGBA PNG, JPEG, BMP and PGM files (the common image folders) are decoded by
-    Pillow directly, about 5 x faster than through ``skimage.io`` and imageio, and without
+    Pillow directly, several times faster than through ``skimage.io`` and imageio, and without
     importing them; any other file goes through ``skimage.io.imread``.
     """
     from PIL import Image

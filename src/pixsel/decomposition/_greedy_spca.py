@@ -67,6 +67,17 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * L. Mackey, "Deflation methods for sparse PCA", Advances in Neural Information Processing
+      Systems 21 (NIPS), 2008.
+    * H. Zou, T. Hastie and R. Tibshirani, "Sparse principal component analysis", Journal of
+      Computational and Graphical Statistics 15(2), 2006.
+
     Examples
     --------
     >>> import numpy as np

@@ -109,6 +109,11 @@ class LocalityPreservingProjection(_GraphProjection):
     mean_ : ndarray of shape (n_features,)
     n_features_in_ : int
 
+    References
+    ----------
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
+
     Examples
     --------
     >>> import numpy as np
@@ -157,6 +162,11 @@ class NeighborhoodPreservingEmbedding(_GraphProjection):
     eigenvalues_ : ndarray of shape (n_components,)
     mean_ : ndarray of shape (n_features,)
     n_features_in_ : int
+
+    References
+    ----------
+    * X. He, D. Cai, S. Yan and H.-J. Zhang, "Neighborhood preserving embedding", IEEE International
+      Conference on Computer Vision (ICCV), 2005.
 
     Examples
     --------
@@ -207,6 +217,13 @@ class SpectralRegressionLPP(_GraphProjection):
         Graph eigenvalues of the responses.
     mean_ : ndarray of shape (n_features,)
     n_features_in_ : int
+
+    References
+    ----------
+    * D. Cai, X. He and J. Han, "Spectral regression for efficient regularized subspace learning",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
 
     Examples
     --------
@@ -261,6 +278,13 @@ class SpatiallySmoothLPP(_GraphProjection):
     eigenvalues_ : ndarray of shape (n_components,)
     mean_ : ndarray of shape (n_features,)
     n_features_in_ : int
+
+    References
+    ----------
+    * D. Cai, X. He, Y. Hu, J. Han and T. Huang, "Learning a spatially smooth subspace for face
+      recognition", IEEE Conference on Computer Vision and Pattern Recognition (CVPR), 2007.
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
 
     Examples
     --------
@@ -321,6 +345,11 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
     eigenvalues_ : ndarray of shape (n_components,)
     n_features_in_ : int
+
+    References
+    ----------
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
 
     Examples
     --------

@@ -2,11 +2,12 @@
 
 Everything here is :mod:`pixsel.experiments`; the two figure functions are
 :func:`pixsel.viz.plot_evaluation` (was ``plot_curves``) and :func:`pixsel.viz.plot_images`.
+Each of these names is exported once, by those packages: this module declares no public name
+of its own (``from pixsel.evaluation import evaluate_selection`` still works).
 """
 
-from ..experiments import *
-from ..experiments import __all__ as _experiments_all
-from ..viz import plot_evaluation as plot_curves
-from ..viz import plot_images
+from ..experiments import *  # the former name, for existing scripts
+from ..viz import plot_evaluation as plot_curves  # noqa: F401
+from ..viz import plot_images  # noqa: F401
 
-__all__ = [*_experiments_all, "plot_curves", "plot_images"]
+__all__: list[str] = []

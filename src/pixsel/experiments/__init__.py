@@ -12,14 +12,14 @@ API (estimators, :mod:`pixsel.stats`, :mod:`pixsel.spectral`, :mod:`pixsel.gp`);
 ``pixsel.evaluation``, which still imports.
 """
 
-from ._evaluate import CLASSIFIERS, GP_RESTARTS, evaluate_selection, make_classifier
-from ._evaluate import EvaluationResult as EvaluationResult  # returned, not called: off __all__
+from ._evaluate import CLASSIFIERS, GP_RESTARTS, EvaluationResult, evaluate_selection, make_classifier
 from ._metrics import label_entropy, test_error, test_information
 from ._selectors import SELECTORS, Selection, fisher_ranking, ranking_selection, select_pixels
 
 __all__ = [
     "CLASSIFIERS",
     "GP_RESTARTS",
+    "EvaluationResult",
     "SELECTORS",
     "Selection",
     "evaluate_selection",

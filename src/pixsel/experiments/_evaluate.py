@@ -194,7 +194,7 @@ def evaluate_selection(
     X_train, y_train, X_test, y_test : arrays
         Two classes. Images flattened to rows.
     method : str, default='dual'
-        A selector of :data:`pixsel.evaluation.SELECTORS`: pixsel's ``'forward'``,
+        A selector of :data:`pixsel.experiments.SELECTORS`: pixsel's ``'forward'``,
         ``'backward'``, ``'dual'`` (= ``'gslda'``: the better of both paths per k), ``'fisher'``
         (thresholded Fisher discriminant), and scikit-learn's ``'f_classif'``,
         ``'mutual_info'``, ``'rfe_svc'``, ``'l1_logistic'``, ``'sfs_lda'``; ``'soft_ard'``.

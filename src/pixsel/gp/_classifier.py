@@ -86,8 +86,8 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         BLAS threads inside ``fit`` and the predictions (scoped with ``threadpoolctl``; restored
         afterwards). EP and Laplace run many O(n^2) and O(n^3) operations on n x n matrices of a
         few hundred to a few thousand rows, where one thread is as fast or faster, and on a
-        shared, oversubscribed machine much faster (measured: a 767 x 767 Cholesky took 0.41 s
-        with 2 contended threads, 0.025 s with 1). ``None`` leaves the process setting alone.
+        shared, oversubscribed machine much faster (contended threads wait for each other).
+        ``None`` leaves the process setting alone.
     random_state : int, RandomState instance or None
     ep_method : {'parallel', 'sequential'} or None, default=None
         Deprecated alias of ``ep_algorithm`` (pixsel's switch vocabulary: ``algorithm`` says
@@ -110,6 +110,13 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     fit_time_ : float
         Seconds spent in ``fit``.
     stopped_by_time_ : bool
+
+    References
+    ----------
+    * C. E. Rasmussen and C. K. I. Williams, "Gaussian processes for machine learning", MIT Press,
+      2006, chapter 3.
+    * T. P. Minka, "Expectation propagation for approximate Bayesian inference", Conference on
+      Uncertainty in Artificial Intelligence (UAI), 2001.
 
     Examples
     --------

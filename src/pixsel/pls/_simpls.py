@@ -175,6 +175,11 @@ def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True
     -------
     SIMPLSResult
 
+    References
+    ----------
+    * S. de Jong, "SIMPLS: an alternative approach to partial least squares regression",
+      Chemometrics and Intelligent Laboratory Systems 18(3), 1993.
+
     Examples
     --------
     >>> import numpy as np

@@ -112,6 +112,12 @@ def cardinal_counts(n: int, n_components: int) -> NDArray:
     Largest-remainder rounding of ``q_k = 2 (K - k + 1) n / (K (K + 1))``, earlier iterations
     first on ties, in exact integer arithmetic (see the module docstring).
 
+    References
+    ----------
+    * H. Zhang, S. Kiranyaz and M. Gabbouj, "Cardinal sparse partial least square feature selection
+      and its application in face recognition", IEEE International Conference on Image Processing
+      (ICIP), 2014.
+
     Examples
     --------
     >>> cardinal_counts(200, 5).tolist()
@@ -311,6 +317,15 @@ def spls_eta(
     -------
     SPLSResult
 
+    References
+    ----------
+    * H. Chun and S. Keles, "Sparse partial least squares regression for simultaneous dimension
+      reduction and variable selection", Journal of the Royal Statistical Society: Series B, 72(1),
+      2010. doi:10.1111/j.1467-9868.2009.00723.x
+    * H. Zhang, S. Kiranyaz and M. Gabbouj, "Cardinal sparse partial least square feature selection
+      and its application in face recognition", IEEE International Conference on Image Processing
+      (ICIP), 2014.
+
     Examples
     --------
     >>> import numpy as np
@@ -370,6 +385,12 @@ def cardinal_spls(
     -------
     SPLSResult
         ``len(result.history[k]) == cardinal_counts(n_features, n_components)[k]``.
+
+    References
+    ----------
+    * H. Zhang, S. Kiranyaz and M. Gabbouj, "Cardinal sparse partial least square feature selection
+      and its application in face recognition", IEEE International Conference on Image Processing
+      (ICIP), 2014.
 
     Examples
     --------

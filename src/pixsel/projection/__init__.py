@@ -18,7 +18,14 @@ estimators, tests and benchmarks, outside ``__all__``.
 """
 
 from ._general_slm import GeneralSLMResult, general_slm_projection
-from ._kernel_coding import kernel_dictionary_learning, rbf_preimages
+from ._kernel_coding import (
+    LassoGramResult,
+    kernel_dictionary_learning,
+    kernel_lasso_codes,
+    kernel_lasso_factor,
+    lasso_gram_cd,
+    rbf_preimages,
+)
 from ._manifold import (
     kernel_lpp,
     knn_graph,
@@ -31,17 +38,6 @@ from ._manifold import (
 )
 from ._slm import SLMProjection, estimate_sigma_tau, estimate_variances, kernel_slm_projection, slm_projection
 
-# Internals, importable for the estimators, tests and benchmarks; not in __all__.
-from ._general_slm import general_slm_objective as general_slm_objective
-from ._kernel_coding import LassoGramResult as LassoGramResult
-from ._kernel_coding import kernel_dictionary_update as kernel_dictionary_update
-from ._kernel_coding import kernel_lasso_codes as kernel_lasso_codes
-from ._kernel_coding import kernel_lasso_factor as kernel_lasso_factor
-from ._kernel_coding import lasso_gram_cd as lasso_gram_cd
-from ._slm import kernel_slm_gain as kernel_slm_gain
-from ._slm import slm_gain as slm_gain
-from ._slm import slm_objective as slm_objective
-
 __all__ = [
     "SLMProjection",
     "slm_projection",
@@ -51,6 +47,10 @@ __all__ = [
     "GeneralSLMResult",
     "general_slm_projection",
     "kernel_dictionary_learning",
+    "kernel_lasso_codes",
+    "kernel_lasso_factor",
+    "lasso_gram_cd",
+    "LassoGramResult",
     "rbf_preimages",
     "knn_graph",
     "lle_weights",

@@ -143,6 +143,11 @@ def general_slm_projection(
         The caller decides how to report ``converged=False`` (the estimator warns with
         ``ConvergenceWarning``).
 
+    References
+    ----------
+    * I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+      Advances in Neural Information Processing Systems 24 (NIPS), 2011.
+
     Examples
     --------
     >>> import numpy as np

@@ -31,7 +31,7 @@ The lasso needs the design only through ``G = R^T R = K_DD`` and the correlation
 :func:`lasso_gram_cd` runs cyclic coordinate descent on that form for all samples at once (one
 NumPy operation per coordinate on a column of the batch, warm-startable), so kernel dictionary
 learning needs no factorization of ``K_DD`` and pays no Python overhead per sample (scikit-learn's
-``sparse_encode`` with ``'lasso_cd'`` fits one ``Lasso`` per sample: ~1 ms each).
+``sparse_encode`` with ``'lasso_cd'`` fits one ``Lasso`` per sample).
 
 Kernel dictionary learning
 --------------------------

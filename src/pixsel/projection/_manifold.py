@@ -238,6 +238,11 @@ def lpp(
         ``Dg``-orthonormal rows (``a^T (X^T Dg X + ridge) a = 1``), sign rule "largest entry positive".
     eigenvalues : ndarray of shape (n_components,)
         Increasing.
+
+    References
+    ----------
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
     """
     X = np.asarray(X, dtype=np.float64)
     M = _check_M(n_components, X.shape[1])
@@ -259,6 +264,11 @@ def npe(
 
     ``M = (I - W)^T (I - W)`` with ``W`` the locally linear reconstruction weights
     (:func:`lle_weights`).
+
+    References
+    ----------
+    * X. He, D. Cai, S. Yan and H.-J. Zhang, "Neighborhood preserving embedding", IEEE International
+      Conference on Computer Vision (ICCV), 2005.
     """
     X = np.asarray(X, dtype=np.float64)
     M_ = _check_M(n_components, X.shape[1])
@@ -288,6 +298,11 @@ def spectral_regression_lpp(
     components : ndarray of shape (n_components, n_features)
     eigenvalues : ndarray of shape (n_components,)
         Graph eigenvalues of the responses (decreasing).
+
+    References
+    ----------
+    * D. Cai, X. He and J. Han, "Spectral regression for efficient regularized subspace learning",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
     """
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
@@ -356,6 +371,11 @@ def smooth_lpp(
     Smallest solutions of ``(X^T L X + alpha' Delta^T Delta) a = lambda X^T Dg X a`` with
     ``alpha' = alpha * trace(X^T L X) / trace(Delta^T Delta)`` (so ``alpha`` is scale free).
     ``alpha = 0`` is plain LPP.
+
+    References
+    ----------
+    * D. Cai, X. He, Y. Hu, J. Han and T. Huang, "Learning a spatially smooth subspace for face
+      recognition", IEEE Conference on Computer Vision and Pattern Recognition (CVPR), 2007.
     """
     X = np.asarray(X, dtype=np.float64)
     p = X.shape[1]
@@ -405,6 +425,11 @@ def kernel_lpp(
     coef : ndarray of shape (n_samples, n_components)
         A new (centred) kernel row ``k(x)`` maps to ``k(x) @ coef``.
     eigenvalues : ndarray of shape (n_components,)
+
+    References
+    ----------
+    * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
+      Processing Systems 16 (NIPS), 2003.
     """
     Kx = np.asarray(gram, dtype=np.float64)
     n = Kx.shape[0]

@@ -199,6 +199,11 @@ def slm_projection(
     SLMProjection
         ``components`` is ``L`` of shape ``(n_components, n_features)``.
 
+    References
+    ----------
+    * I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+      Advances in Neural Information Processing Systems 24 (NIPS), 2011.
+
     Examples
     --------
     >>> import numpy as np
@@ -251,6 +256,11 @@ def kernel_slm_projection(
     -------
     SLMProjection
         ``components`` is ``B`` of shape ``(n_atoms, n_components)``.
+
+    References
+    ----------
+    * I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+      Advances in Neural Information Processing Systems 24 (NIPS), 2011.
 
     Examples
     --------
@@ -310,6 +320,11 @@ def estimate_sigma_tau(X: ArrayLike, codes: ArrayLike, atoms: ArrayLike) -> floa
     sigma, tau : float
         ``tau`` is 0 only when every code is 0 (then the model is degenerate and the caller must
         say so).
+
+    References
+    ----------
+    * I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+      Advances in Neural Information Processing Systems 24 (NIPS), 2011.
 
     Examples
     --------

@@ -34,18 +34,8 @@ from ._krylov import KrylovSVD, block_krylov_svd
 from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
 
-# Internals, importable for the selectors, tests and benchmarks; not in __all__.
-from ..stats import column_moments as column_moments
-from ..stats import heat_kernel_knn_graph as heat_kernel_knn_graph
+# For the selectors of pixsel.selection (the score names they accept); not public.
 from ._baselines import SCORES as SCORES
-from ._baselines import ScoreSpec as ScoreSpec
-from ._baselines import fisher_score_from_sums as fisher_score_from_sums
-from ._baselines import laplacian_score_from_graph as laplacian_score_from_graph
-from ._baselines import laplacian_score_from_moments as laplacian_score_from_moments
-from ._baselines import supervised_laplacian_score_from_sums as supervised_laplacian_score_from_sums
-from ._sampling import merge_draws as merge_draws
-from ._subspace import leverage_residual as leverage_residual
-from ._subspace import resolve_gamma as resolve_gamma
 
 __all__ = [
     "subspace_scores",

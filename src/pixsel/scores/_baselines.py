@@ -185,6 +185,11 @@ def laplacian_score(X: ArrayLike, n_neighbors: int = 5, *, t: str = "auto") -> N
     -------
     ndarray of shape (n_features,)
 
+    References
+    ----------
+    * X. He, D. Cai and P. Niyogi, "Laplacian score for feature selection", Advances in Neural
+      Information Processing Systems 18 (NIPS), 2005.
+
     Examples
     --------
     >>> import numpy as np
@@ -201,6 +206,11 @@ def laplacian_score(X: ArrayLike, n_neighbors: int = 5, *, t: str = "auto") -> N
 
 def supervised_laplacian_score(X: ArrayLike, y: ArrayLike) -> NDArray:
     """Laplacian score on the same-label graph (binary weights); lower is better. NumPy or Dask.
+
+    References
+    ----------
+    * X. He, D. Cai and P. Niyogi, "Laplacian score for feature selection", Advances in Neural
+      Information Processing Systems 18 (NIPS), 2005.
 
     Examples
     --------

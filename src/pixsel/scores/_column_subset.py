@@ -92,6 +92,11 @@ def greedy_column_subset(G: ArrayLike, k: int) -> tuple[NDArray, NDArray]:
         ``objective[t] = f(order[: t + 1])``, the kept Frobenius mass (non-decreasing, at most
         ``trace(G)``).
 
+    References
+    ----------
+    * A. K. Farahat, A. Ghodsi and M. S. Kamel, "An efficient greedy method for unsupervised feature
+      selection", IEEE International Conference on Data Mining (ICDM), 2011.
+
     Examples
     --------
     >>> import numpy as np

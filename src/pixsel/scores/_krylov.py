@@ -168,6 +168,12 @@ def block_krylov_svd(
     -------
     KrylovSVD
 
+    References
+    ----------
+    * C. Musco and C. Musco, "Randomized block Krylov methods for stronger and faster approximate
+      singular value decomposition", Advances in Neural Information Processing Systems 28 (NIPS),
+      2015.
+
     Examples
     --------
     >>> import numpy as np

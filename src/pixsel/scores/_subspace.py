@@ -180,6 +180,13 @@ def subspace_scores(
     -------
     SubspaceScores
 
+    References
+    ----------
+    * C. Musco and C. Musco, "Subspace scores for feature selection in computer vision", manuscript,
+      Massachusetts Institute of Technology.
+    * M. B. Cohen, S. Elder, C. Musco, C. Musco and M. Persu, "Dimensionality reduction for k-means
+      clustering and low rank approximation", ACM Symposium on Theory of Computing (STOC), 2015.
+
     Examples
     --------
     >>> import numpy as np

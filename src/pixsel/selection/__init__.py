@@ -14,7 +14,7 @@ __getattr__, __dir__ = attach(__name__, {
     "patch_groups": "_groups",
     "pixel_groups": "_groups",
     "SparseLDASelector": "_lda",
-    "PathSet": "_paths",  # returned by lda_paths / pca_paths, not called: off __all__
+    "PathSet": "_paths",
     "lda_paths": "_paths",
     "pca_paths": "_paths",
     "CardinalSPLSSelector": "_pls",
@@ -35,6 +35,7 @@ __all__ = [
     "PathSelectorCV",
     "lda_paths",
     "pca_paths",
+    "PathSet",
     "pixel_groups",
     "patch_groups",
 ]

@@ -60,6 +60,13 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
 
+    References
+    ----------
+    * A. K. Farahat, A. Ghodsi and M. S. Kamel, "An efficient greedy method for unsupervised feature
+      selection", IEEE International Conference on Data Mining (ICDM), 2011.
+    * P. Businger and G. H. Golub, "Linear least squares solutions by Householder transformations",
+      Numerische Mathematik 7, 1965.
+
     Examples
     --------
     >>> import numpy as np

@@ -349,6 +349,13 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * T. Hastie, R. Tibshirani and J. Friedman, "The elements of statistical learning", 2nd edition,
+      Springer, 2009, section 7.10 (the one-standard-error rule).
+
     Examples
     --------
     >>> from pixsel.selection import PathSelectorCV

@@ -333,6 +333,13 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     excepted, NumPy labels) and ``get_support`` returns NumPy booleans. ``solver='exact'`` brings
     the ``p x p`` statistics to the host once (the branch and bound is branchy host work).
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+
     Examples
     --------
     >>> from pixsel import SparseLDASelector

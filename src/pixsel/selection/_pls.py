@@ -276,6 +276,15 @@ class CardinalSPLSSelector(_BaseSPLS):
         The resolved ``n``."""
         + _COMMON_ATTRS_DOC
         + """
+    References
+    ----------
+    * H. Zhang, S. Kiranyaz and M. Gabbouj, "Cardinal sparse partial least square feature selection
+      and its application in face recognition", IEEE International Conference on Image Processing
+      (ICIP), 2014.
+    * H. Chun and S. Keles, "Sparse partial least squares regression for simultaneous dimension
+      reduction and variable selection", Journal of the Royal Statistical Society: Series B, 72(1),
+      2010. doi:10.1111/j.1467-9868.2009.00723.x
+
     Examples
     --------
     >>> from sklearn.datasets import load_digits
@@ -343,6 +352,15 @@ class SPLSSelector(_BaseSPLS):
     ----------"""
         + _COMMON_ATTRS_DOC
         + """
+    References
+    ----------
+    * H. Chun and S. Keles, "Sparse partial least squares regression for simultaneous dimension
+      reduction and variable selection", Journal of the Royal Statistical Society: Series B, 72(1),
+      2010. doi:10.1111/j.1467-9868.2009.00723.x
+    * H. Zhang, S. Kiranyaz and M. Gabbouj, "Cardinal sparse partial least square feature selection
+      and its application in face recognition", IEEE International Conference on Image Processing
+      (ICIP), 2014.
+
     Examples
     --------
     >>> from sklearn.datasets import load_digits

@@ -188,6 +188,13 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     stays in X's library and on its device; ``get_support()`` returns NumPy booleans, as
     scikit-learn's selectors do. Without dispatch, such an ``X`` is converted to NumPy.
 
+    References
+    ----------
+    * C. Musco and C. Musco, "Subspace scores for feature selection in computer vision", manuscript,
+      Massachusetts Institute of Technology.
+    * M. B. Cohen, S. Elder, C. Musco, C. Musco and M. Persu, "Dimensionality reduction for k-means
+      clustering and low rank approximation", ACM Symposium on Theory of Computing (STOC), 2015.
+
     Examples
     --------
     >>> import numpy as np
@@ -320,6 +327,15 @@ default='variance'
     Array API: under ``array_api_dispatch`` the criteria 'uniform', 'variance', 'fisher' and
     'supervised_laplacian' run on X's library and device, as :class:`SubspaceScoreSelector`
     does; 'laplacian' (a scikit-learn neighbour graph) needs NumPy and says so.
+
+    References
+    ----------
+    * X. He, D. Cai and P. Niyogi, "Laplacian score for feature selection", Advances in Neural
+      Information Processing Systems 18 (NIPS), 2005.
+    * R. O. Duda, P. E. Hart and D. G. Stork, "Pattern classification", 2nd edition, Wiley, 2001
+      (the Fisher criterion).
+    * C. Musco and C. Musco, "Subspace scores for feature selection in computer vision", manuscript,
+      Massachusetts Institute of Technology.
 
     Examples
     --------

@@ -39,10 +39,10 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     n_features_to_select : int or float, default=10
         ``k``: an int in ``[1, n_features]`` or a fraction in ``(0, 1]``.
     direction : {'forward', 'backward', 'dual'}, default='forward'
-        ``'forward'`` runs the greedy pass up to ``k`` only (0.3 s to ``k = 20`` and 1.6 s to
-        ``k = 300`` at ``p = 1024``); ``'dual'`` also runs the whole backward path from ``p``
-        down and keeps the support of larger variance at ``k`` (ties go to the backward pass).
-        The backward path is ``O(p^4)`` (tens of seconds to minutes at ``p = 1024``) and, on the
+        ``'forward'`` runs the greedy pass up to ``k`` only (the fastest); ``'dual'`` also runs
+        the whole backward path from ``p`` down and keeps the support of larger variance at ``k``
+        (ties go to the backward pass). The backward path is ``O(p^4)`` (slow at ``p`` in the
+        thousands) and, on the
         Extended Yale B faces, gave no better support than forward + ``refine`` (see
         ``benchmarks/bench_defaults.py``), hence the default.
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'
@@ -158,6 +158,15 @@ class SparsePCASelector(ImageInputMixin, _PathSelector):
     greedy path and the leading component there); the refinement's swaps and
     ``solver='exact'`` run on a host copy of the ``p x p`` covariance made once. Every fitted
     array is on X's device; ``get_support`` returns NumPy booleans.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
 
     Examples
     --------

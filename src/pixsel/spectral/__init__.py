@@ -12,12 +12,19 @@ Greedy paths (one support per ``k``)
     * :func:`greedy_sparse_component` -- GSPCA's sparse component of exactly ``k`` loadings.
     * :func:`leading_component` -- the top eigenpair of a covariance on a support.
     * :func:`group_greedy_path` -- the greedy path over groups of features (patches, pixels).
+    * :func:`rank_one_greedy_path` -- the blocked two-class kernel itself (a vector ``a``).
+    * :func:`implicit_greedy_path` -- the forward path through a Gram operator, with no
+      ``p x p`` matrix (images at full resolution).
 
 Exact search (certified optimum)
     * :func:`exact_support` -- the best support of one size ``k`` by branch and bound.
     * :func:`exact_path` -- the certified best support of every size.
     * :func:`exact_group_support` -- the best ``k`` groups by branch and bound.
-    * :class:`ExactResult`, :class:`ExactPath` -- their results with the proved bounds.
+    * :func:`exact_path_batch` -- the certified paths of many small pairs in one compiled loop.
+    * :func:`plain_search` -- the depth-first search of ESLDA with the inclusion bound only, a
+      named baseline.
+    * :class:`ExactResult`, :class:`ExactPath`, :class:`ExactPathBatch` -- their results with the
+      proved bounds; :class:`SearchState` -- the progress record a search's callback receives.
 
 Bounds and certificates
     * :func:`certify` -- certified upper bounds on the best objective of every ``k``.
@@ -36,38 +43,40 @@ On a support
 
 The kernels behind them live in the family sub-packages (:mod:`pixsel.spectral.greedy`,
 :mod:`pixsel.spectral.implicit`, :mod:`pixsel.spectral.exact`, :mod:`pixsel.spectral.bounds`,
-:mod:`pixsel.spectral.thresholding`); the search internals and the test references are
-importable from here and from there (for tests and benchmarks) but are not part of
-``__all__``.
+:mod:`pixsel.spectral.thresholding`). Each public name is exported once: the names above from
+here; the few that only studies of the searches themselves call (the textbook reference of the
+rank-one path, the individual bounds, the named bound sets) from their sub-package. The search
+internals are imported from the private modules where they live.
 """
 
 from ._components import greedy_sparse_component, leading_component
 from ._dispatch import greedy_path
 from ._groups import exact_group_support, group_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
-from .bounds import certify, check_nesting_bound, nesting_ratios, sparsity_lower_bound
-from .exact import ExactPath, ExactResult, exact_path, exact_support
-from .greedy import refine_support
-from .thresholding import fisher_thresholding_path, renormalize, simple_thresholding, simple_thresholding_path
+from .bounds._certificates import certify
+from .bounds._nesting import check_nesting_bound, nesting_ratios, sparsity_lower_bound
+from .exact._allk import ExactPath, exact_path
+from .exact._batch import ExactPathBatch, exact_path_batch
+from .exact._result import ExactResult, SearchState
+from .exact._solve import exact_support, plain_search
+from .greedy._rank_one import rank_one_greedy_path
+from .greedy._refine import refine_support
+from .implicit._implicit import implicit_greedy_path
+from .thresholding._renormalize import renormalize, simple_thresholding
+from .thresholding._thresholding import fisher_thresholding_path, simple_thresholding_path
 
-# Internals, importable for the estimators, tests and benchmarks; not in __all__.
+# For the estimators of pixsel.selection and pixsel.decomposition (being folded into their
+# parameter validation); not public.
 from ._components import DIRECTIONS as DIRECTIONS
-from ._forms import infer_form as infer_form
 from ._groups import check_groups as check_groups
 from ._path import best_objective as best_objective
 from ._path import pick_path as pick_path
-from .bounds import dual_certificate as dual_certificate
-from .bounds import inclusion_bounds as inclusion_bounds
-from .exact import SearchState as SearchState
-from .exact import plain_search as plain_search
-from .exact import tighten_path_bound as tighten_path_bound
-from .greedy import greedy_path_reference as greedy_path_reference
-from .greedy import rank_one_greedy_path as rank_one_greedy_path
-from .implicit import implicit_greedy_path as implicit_greedy_path
 
 __all__ = [
     "greedy_path",
     "SparsePath",
+    "rank_one_greedy_path",
+    "implicit_greedy_path",
     "refine_support",
     "greedy_sparse_component",
     "leading_component",
@@ -75,8 +84,12 @@ __all__ = [
     "exact_support",
     "exact_path",
     "exact_group_support",
+    "exact_path_batch",
+    "plain_search",
     "ExactResult",
     "ExactPath",
+    "ExactPathBatch",
+    "SearchState",
     "certify",
     "sparsity_lower_bound",
     "nesting_ratios",

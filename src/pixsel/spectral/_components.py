@@ -57,6 +57,13 @@ def greedy_sparse_component(
     variance : float
         ``lambda_max(C_SS)`` of the chosen support ``S = best.support(k)``.
     component : ndarray of shape (p,)
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
     """
     fwd = bwd = None
     if direction in ("forward", "dual"):

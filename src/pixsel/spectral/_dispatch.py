@@ -105,7 +105,7 @@ def greedy_path(
         other forms (a few inverses, or a full-rank pair) call it once when done.
     **kernel_options
         Passed to the blocked binary kernel for a vector ``A`` (``block_size``, ``check_every``,
-        ``drift_tol``; see :func:`pixsel.spectral.greedy.rank_one_greedy_path`), or
+        ``drift_tol``; see :func:`pixsel.spectral.rank_one_greedy_path`), or
         ``block_size`` to the implicit kernel (columns of ``B`` per pass over the data).
     always_select : array-like of int or None, default None
         Forced features ``F`` (as abess's ``always_select``): every support of size
@@ -127,6 +127,15 @@ def greedy_path(
     -----
     ``B`` is validated once (square, finite, symmetric, in row blocks without ``p x p``
     temporaries) and handed to the kernel unchecked.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
+      algorithms", Advances in Neural Information Processing Systems 18 (NIPS), 2005.
 
     Examples
     --------

@@ -75,8 +75,7 @@ GRAM_BLOCK_BYTES = 4 * 2**20
 _WHOLE = 2**62
 #: an in-memory X of at most this many entries runs its passes on one BLAS thread: each pass is a
 #: skinny product ((b x n) times (n x p), b a few columns) that a second thread does not speed up,
-#: and that a busy machine makes several times slower (the threads wait for each other's turn):
-#: 400 x 4096 images, load 13 on 2 cores: a 20-step path 0.8 s on two threads, 0.27 s on one
+#: and that a busy machine makes several times slower (the threads wait for each other's turn)
 _ONE_THREAD_ENTRIES = 2**22
 
 
@@ -422,7 +421,7 @@ def _diag_part(xb, cb, *, means, block_bytes):
 
 def _columns_part(xb, cb, *, idx, means, block_bytes):
     """``Xc[:, idx]^T X`` as a ``(b, p)`` panel: (b x rows) times (rows x tile), BLAS's fast
-    orientation for row-major X (the transposed product is ~3 x slower for small b)."""
+    orientation for row-major X (the transposed product is several times slower for small b)."""
     xs = _f64(xb[:, idx]) - means[cb]  # (rows, b) class-centred; means is (C, b)
     out = np.empty((len(idx), xb.shape[1]))
     for c in _tiles(len(xb), xb.shape[1], block_bytes):  # a float64 tile, one dgemm each

@@ -452,7 +452,7 @@ def _symmetrize_lower(W):
 
     One transposed copy of the strict lower triangle, tile column by tile column; only the small
     diagonal tiles go through ``tril`` (on whole ``p x p`` blocks its temporaries cost more than
-    the copy: 10% of the statistics at ``p = 1024``).
+    the copy, a noticeable share of the statistics).
     """
     p = W.shape[0]
     for j in range(0, p, _MIRROR):

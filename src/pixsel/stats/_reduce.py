@@ -18,7 +18,7 @@ merging its partial into the chain's accumulator; the chains' results are then m
 The read is part of the fold task (the tasks that make a chunk run inside it): a chunk is read
 when its fold step runs, so a worker holds one chunk per thread, never chunks read ahead.
 So a worker holds one accumulator and the partial of the chunk it is reading (two partials; a
-tree of fan-in 8 held nine, which broke a 2 GiB worker at ``p = 8192`` for a ``p x p``
+tree of fan-in 8 held nine, too many for a worker's memory at large ``p`` for a ``p x p``
 scatter). Up to four chain results come back to the caller, who merges them in place; beyond
 four they are first merged pairwise by tasks (three partials on a worker for those merges). A
 chain's tasks run where its accumulator is (the scheduler's data locality), so only the chains'
@@ -215,8 +215,8 @@ def _fused_reads(X):
     itself: the tasks only chunk ``i`` needs (reading it from its store, slicing, converting)
     run inside it, so a chunk is read when its fold step runs, never ahead of it. Reads that
     are separate tasks are ready at once and the scheduler runs them ahead of the chains, whose
-    steps wait for each other: on a cluster the read chunks piled up in worker memory (2.7 GiB
-    per worker at 10^6 x 4096 uint8). What several chunks share (the store's array object, an
+    steps wait for each other: on a cluster the read chunks piled up in worker memory (several GiB
+    per worker for a million-image store). What several chunks share (the store's array object, an
     in-memory array) stays a key of the graph, referenced by the tasks (the caller culls the
     keys every task carries inside itself); small shared
     data (the store's array object) is copied into every task, so that the first task of a chain

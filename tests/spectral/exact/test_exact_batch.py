@@ -9,8 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pixsel.spectral import exact_path, greedy_path
-from pixsel.spectral.exact import ExactPathBatch, exact_path_batch
+from pixsel.spectral import ExactPathBatch, exact_path, exact_path_batch, greedy_path
 from pixsel.spectral.exact import _batch, _batch_numba
 
 

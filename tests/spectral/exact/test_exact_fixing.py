@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pixsel.spectral.exact import exact_support
+from pixsel.spectral import exact_support
 from pixsel.spectral.exact._batch_numba import drop_values
 
 

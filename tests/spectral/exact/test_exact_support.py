@@ -13,8 +13,8 @@ from pixsel.spectral import (
     exact_support,
     greedy_path,
     objective_on_support,
-    tighten_path_bound,
 )
+from pixsel.spectral.exact._result import tighten_path_bound
 
 
 def _value(A, B, S, criterion):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel.spectral import greedy_path_reference
+from pixsel.spectral.greedy import greedy_path_reference
 from pixsel.spectral.greedy._multiclass import multiclass_greedy_path
 
 

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixsel.spectral import greedy_path_reference, objective_on_support
+from pixsel.spectral import objective_on_support
+from pixsel.spectral.greedy import greedy_path_reference
 from pixsel.spectral.greedy._rank_one import _greedy_backward, _greedy_forward
 from pixsel.spectral import rank_one_greedy_path as greedy_path  # the binary kernel itself (spectral.greedy_path dispatches)
 

@@ -7,31 +7,21 @@ relaxation), ``_perspective`` (two-class sparse LDA: the perspective / Boolean r
 k-sparse ridge regression, valid at every dual point).
 """
 
-from ._certificates import certify, dual_certificate, inclusion_bounds
-from ._nesting import check_nesting_bound, nesting_ratios, sparsity_lower_bound
-from ._spca_bounds import spca_bounds_path
+from ._certificates import dual_certificate, inclusion_bounds
+from ._spca_bounds import row_bound, sdp_dual_bound, spca_bounds_path
 
-# The node bounds of the exact search (pixsel.spectral.exact) and their pieces, for it, tests and
-# benchmarks; not in __all__.
-from ._perspective import perspective_bound as perspective_bound
-from ._perspective import perspective_bounds_path as perspective_bounds_path
-from ._perspective import perspective_diagonal as perspective_diagonal
-from ._perspective import perspective_dual_value as perspective_dual_value
+# For the other spectral families only (the greedy door and the exact search); certify and the
+# nesting bounds are exported by pixsel.spectral, the rest is imported from its private module.
+from ._certificates import certify as certify
 from ._spca_bounds import accelerated_dual as accelerated_dual
 from ._spca_bounds import generalize as generalize
-from ._spca_bounds import row_bound as row_bound
-from ._spca_bounds import row_bounds_path as row_bounds_path
-from ._spca_bounds import sdp_bounds_path as sdp_bounds_path
-from ._spca_bounds import sdp_dual_bound as sdp_dual_bound
-from ._spca_bounds import sdp_dual_value as sdp_dual_value
 from ._spca_bounds import top_eigenvalue_bound as top_eigenvalue_bound
 
+# The individual bounds, for studies of the bounds themselves.
 __all__ = [
-    "certify",
     "dual_certificate",
     "inclusion_bounds",
-    "sparsity_lower_bound",
-    "nesting_ratios",
-    "check_nesting_bound",
+    "row_bound",
+    "sdp_dual_bound",
     "spca_bounds_path",
 ]

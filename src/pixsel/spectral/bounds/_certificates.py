@@ -4,7 +4,7 @@
 here is a theorem, never an estimate; the tests check them against brute force. Per ``k`` the
 stored bound is the smallest of:
 
-1. **Inclusion principle** (paper 002, Theorem 1, Eq. (8)): ``opt(k) <= lambda_max(A, B)``; for
+1. **Inclusion principle** (Moghaddam, Weiss and Avidan 2006, Theorem 1, Eq. (8)): ``opt(k) <= lambda_max(A, B)``; for
    the trace criterion the sum of the ``k`` largest generalized eigenvalues of ``(A, B)``.
 2. **Norm bounds** (``A`` positive semidefinite): ``lambda_max(A_S, B_S) <= lambda_max(A_S) /
    lambda_min(B)`` (``lambda_min(B_SS) >= lambda_min(B)`` by inclusion) and ``lambda_max(A_S) <=``
@@ -255,6 +255,13 @@ def certify(
     SparsePath
         The same object, with ``upper_bound`` (length ``len(path.objective)``) and
         ``info['proved_optimal']`` (bool per ``k``; ``None`` without the dual certificate).
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+    * A. d'Aspremont, F. Bach and L. El Ghaoui, "Optimal solutions for sparse principal component
+      analysis", Journal of Machine Learning Research 9, 2008.
     """
     A = path.A
     if A is None:

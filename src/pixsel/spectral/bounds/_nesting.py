@@ -1,4 +1,4 @@
-"""Bounds from paper 000, section 4: the sparsity lower bound (5) and the nesting bound (6).
+"""The sparsity lower bound (5) and the nesting bound (6) of Moghaddam, Weiss and Avidan (2007).
 
 Eq. (5), for the binary objective ``f(S) = a_S^T B_SS^{-1} a_S``::
 
@@ -39,7 +39,7 @@ __all__ = ["sparsity_lower_bound", "nesting_ratios", "check_nesting_bound"]
 
 
 def sparsity_lower_bound(a: ArrayLike, B: ArrayLike) -> NDArray:
-    """Eq. (5) of paper 000 for every cardinality: ``S_k / lambda_max(B)``, ``k = 1..p``.
+    """Eq. (5) of Moghaddam, Weiss and Avidan (2007) for every cardinality: ``S_k / lambda_max(B)``, ``k = 1..p``.
 
     ``S_k`` is the sum of the ``k`` largest ``a_i^2``. The support of the ``k`` largest
     ``|a_i|`` reaches at least this value (``f(S) >= ||a_S||^2 / lambda_max(B_SS)`` and
@@ -57,6 +57,11 @@ def sparsity_lower_bound(a: ArrayLike, B: ArrayLike) -> NDArray:
     -------
     bound : ndarray of shape (n_features,)
         ``bound[k - 1]`` for ``k = 1..p``, nondecreasing.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
 
     Examples
     --------
@@ -88,6 +93,11 @@ def nesting_ratios(path: SparsePath) -> NDArray:
     Returns
     -------
     ratios : ndarray of shape (n_features - 1,)
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
     """
     if not isinstance(path, SparsePath):
         raise TypeError(f"nesting_ratios expects a SparsePath; got {type(path).__name__}.")
@@ -114,6 +124,11 @@ def check_nesting_bound(path: SparsePath, *, rtol: float = 1e-9) -> bool:
     Returns
     -------
     holds : bool
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Fast pixel/part selection with sparse eigenvectors",
+      IEEE International Conference on Computer Vision (ICCV), 2007.
 
     Examples
     --------

@@ -7,8 +7,8 @@ eigenvalues on ``S`` are those of ``G_S = M_S^T B_SS^{-1} M_S`` (``r x r``).
 
 Search tree. A node is a pair ``(I, U)`` with ``I`` (fixed in) contained in ``U`` (fixed in plus
 undecided); every support of the subtree satisfies ``I <= S <= U``. By the generalized
-inclusion principle (paper 002, Theorem 1, Eq. 7-8) ``f`` is monotone under inclusion, so
-``f(U)`` bounds every completion (the *inclusion bound*, the only bound of the paper's ESLDA).
+inclusion principle (Moghaddam, Weiss and Avidan 2006, Theorem 1, Eq. 7-8) ``f`` is monotone under inclusion, so
+``f(U)`` bounds every completion (the *inclusion bound*, the only bound of their exact search, ESLDA).
 
 Factor problems (vectors and ``p x r`` factors) keep, along a depth-first dive, the inverse
 ``P = B_UU^{-1}``, ``W = P M_U`` and ``G_U = M_U^T W`` (backward side) and the Schur complement
@@ -61,26 +61,16 @@ where every dual point certifies -- live in :mod:`pixsel.spectral.bounds` as pla
 
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
-``_plain`` (the paper's depth-first search, :func:`plain_search`), ``_allk`` (the certified
+``_plain`` (ESLDA's depth-first search, :func:`plain_search`), ``_allk`` (the certified
 path of every size in one tree, :func:`exact_path`), ``_batch`` (the paths of a stack of small
 pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions).
 """
 
-from ._allk import ExactPath, exact_path
-from ._batch import ExactPathBatch, exact_path_batch
-from ._result import ExactResult, SearchState, tighten_path_bound
-from ._solve import BOUND_SETS, exact_support, plain_search
+from ._solve import BOUND_SETS
 
-__all__ = [
-    "BOUND_SETS",
-    "ExactPath",
-    "ExactPathBatch",
-    "ExactResult",
-    "SearchState",
-    "exact_path",
-    "exact_path_batch",
-    "exact_support",
-    "plain_search",
-    "tighten_path_bound",
-]
+# The family's functions and results (exact_support, exact_path, exact_path_batch, plain_search
+# and their result types) are exported once, by :mod:`pixsel.spectral`; the named bound sets of
+# ``exact_support(bounds=...)`` are this package's own public name. The search internals are
+# imported from the private modules where they live.
+__all__ = ["BOUND_SETS"]

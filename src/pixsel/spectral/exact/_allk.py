@@ -4,7 +4,7 @@
 spirit of Furnival and Wilson's leaps and bounds (Technometrics 1974) for best-subset regression.
 Two-class sparse LDA *is* best-subset regression: ``f(S) = a_S^T B_SS^{-1} a_S`` is increasing in
 the ``R^2`` of regressing the class indicator on ``X_S``, and every ``f`` of
-:mod:`pixsel.spectral.exact` is monotone under inclusion (paper 002, Theorem 1).
+:mod:`pixsel.spectral.exact` is monotone under inclusion (Moghaddam, Weiss and Avidan 2006, Theorem 1).
 
 Tree. A node is an ordered set ``S`` whose first ``m`` entries are fixed in; its subtree holds the
 supports ``T`` with ``S[:m] <= T <= S`` (the "dropping columns" tree of the regression
@@ -48,7 +48,7 @@ growth), the enumeration goes first; and a window predicted to take ``PROBE_MIN_
 or more is first probed by the enumeration of its largest size alone within the window's
 predicted seconds per size (:func:`_probe_from_top`; an overrun ends the probing). On Sonar,
 with no time limit: windows down to size 36, sizes 35..28 by probes, 8..27 one at a time from
-the bottom (the slowest about 20 s). Under a time limit, when the next window is predicted to
+the bottom. Under a time limit, when the next window is predicted to
 need more than twice the time left, the enumeration is extended one size at a time while its
 own predicted time fits; and the first window, whose time nothing predicts yet, gets a share
 (``_FIRST_WINDOW_SHARE``) of the time left before the enumeration takes the rest from the bottom.
@@ -113,9 +113,8 @@ _ENUM_MIN_FEATURES = 24
 _WINDOW = 4
 #: under a time limit, the tree's first window may use this share of the time left before it
 #: hands the rest to the enumeration from the bottom (no window time yet predicts whether it
-#: finishes: on the 100 highest-variance USPS 3-vs-5 pixels with ``max_k = 30`` the window of
-#: sizes 27..30 spent all of 600 s unfinished, where the enumeration alone certifies sizes 6, 7
-#: and 8 in 1, 5 and 28 s)
+#: finishes: on a 100-pixel image problem a window of large sizes can spend the whole limit
+#: unfinished where the enumeration alone certifies the small sizes quickly)
 _FIRST_WINDOW_SHARE = 0.1
 #: rounds of refining the perspective relaxation's diagonal (``bounds._perspective.refine_diagonal``)
 #: at the open size with the largest gap when a stopped two-class path is capped by the relaxation
@@ -134,10 +133,9 @@ def _compile_kernels(additive):
 
     The search plans from the seconds it measures (which sizes the enumeration takes, when a
     window is probed from the top, when the tree hands over): a first window or enumeration
-    that includes Numba's compilation (5-15 s with an empty cache) looks slow and the plan goes
-    wrong. Every size of Sonar took 474 s in a process whose cache was empty (32 sizes probed
-    from the top, two long windows) against 137 s once compiled. With a filled cache this loads
-    the kernels in about half a second.
+    that includes Numba's compilation (seconds with an empty cache) looks slow and the plan goes
+    wrong: on UCI Sonar every size took several times longer in a process whose cache was empty.
+    With a filled cache this only loads the kernels.
     """
     if additive in _KERNELS_READY or not _allk_numba.HAVE_NUMBA:
         return
@@ -708,8 +706,7 @@ def _enum_next(search):
     """The next size the enumeration would add and its predicted seconds, or ``None`` when it
     has met the sizes the tree closed (or the top). The prediction is the last enumeration's time
     times the growth over the one before; before two are timed, times the growth of the
-    enumeration's unpruned work estimate (pessimistic: pruning slows the growth; on Sonar the
-    estimate says 7-9 per size, the single sizes 8..11 took 1.1, 2.2, 4.4 and 5.0 s)."""
+    enumeration's unpruned work estimate (pessimistic: pruning slows the growth)."""
     en = search.enum
     if en is None:
         return None
@@ -767,8 +764,7 @@ def _window_prediction(window, window_times, done):
 def _probe_from_top(search, window, budget):
     """Enumerate the largest size of the tree's next window alone within ``budget`` seconds (the
     window's predicted seconds per size): near the top the enumeration of one size can cost far
-    less than the tree's window (on Sonar, sizes 24..27 in 1-3 s each, where their window took
-    52 s). Returns the stop reason: ``'completed'`` (the size is closed), ``'budget'`` (the tree
+    less than the tree's window (on UCI Sonar, near the top, by an order of magnitude). Returns the stop reason: ``'completed'`` (the size is closed), ``'budget'`` (the tree
     goes on, and no more probes), or that of a limit or Ctrl-C."""
     en = search.enum
     j = max(window)
@@ -988,6 +984,11 @@ def exact_path(
     See Also
     --------
     exact_support : one size, best-first, with variable fixing (faster for a single ``k``).
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------

@@ -25,9 +25,8 @@ rank-one downdate of ``S`` and ``R`` per step, ``O(c^3 / 3)`` for ``c`` candidat
 of the chosen gains is ``f(F + C[i:]) - f(F)`` for every suffix at once, so the bounds of all the
 children come with their order. On Sonar (p = 60, the size ``K`` alone, the smaller sizes solved)
 a fixed order of the features (the order the backward greedy path keeps them, with the suffix
-bounds from one reversed Cholesky factorization per node) took 16.5 s at ``K = 9``, 42 s at 10 and
-84 s at 11 (single sizes in the middle took minutes); ordered per node, 1.4, 2.8 and 5.5 s, and no
-size over 25 s.
+bounds from one reversed Cholesky factorization per node) was an order of magnitude slower at ``K = 9..11``
+(single sizes in the middle took minutes) than the order chosen per node.
 
 The work is at most about ``C(p, K - 2) (p - K)^2 / 2`` steps before pruning:
 :func:`enumeration_size` picks the largest ``K`` under a budget. The state lives in arrays, so

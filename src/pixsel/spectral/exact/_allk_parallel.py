@@ -59,9 +59,9 @@ PROBE_MIN_S = 2.0
 #: lower it to exercise the one-size tasks on small problems
 _BLOCK_MAX = None
 #: under a time limit, the first window of the tree (nothing predicts its time yet) stops after
-#: this share of the time left; the tree then gives its workers to one-size enumerations (on the
-#: 100 highest-variance USPS 3-vs-5 pixels with ``max_k = 30`` the window of sizes 27..30 held one
-#: of two workers for all of 600 s)
+#: this share of the time left; the tree then gives its workers to one-size enumerations (on a
+#: 100-pixel image problem a window of large sizes can otherwise hold a worker for the whole
+#: time limit)
 FIRST_WINDOW_SHARE = 0.1
 #: seconds between two progress reports of the coordinator
 _REPORT_EVERY = 0.5
@@ -164,9 +164,8 @@ def window_growth(times):
     """The growth of the tree's windows from one to the next (``times`` from the top): the largest
     ratio between consecutive windows once they take ``_GROWTH_MIN_S`` seconds (the growth itself
     grows as the windows go down; below, timings are noise), else the last ratio; at least 1. On
-    Sonar the windows 36..39, 32..35 and 28..31 took 1.9, 5.3 and 11.3 s, and 24..27 took 52 s:
-    the last ratio predicted 24 s, the largest 31 s (the enumeration of those four sizes one at a
-    time takes about 6 s)."""
+    UCI Sonar the growth between windows rises as they go down, so the largest ratio predicts a
+    window's time better than the last one."""
     if len(times) < 2:
         return 1.0
     ratios = [b / max(a, 1e-3) for a, b in zip(times[:-1], times[1:]) if a >= _GROWTH_MIN_S]
@@ -258,8 +257,8 @@ class _Coordinator:
     def _window_pays(self, window):
         """Whether a second-route window is predicted to finish before the enumerations that hold
         its sizes (each predicted by :meth:`_enum_cost`, less its seconds so far): a window that
-        cannot is left alone, the worker waits (on Sonar a window of sizes 20..23 ran 190 s beside
-        their enumerations, which took 6-12 s each)."""
+        cannot is left alone, the worker waits (on UCI Sonar a window in the middle sizes can run
+        far longer than the enumerations of its sizes)."""
         ct = self._tree_cost(window)
         if ct is None:
             return True

@@ -1,8 +1,8 @@
 """Certified paths of many small problems at once: :func:`exact_path_batch`.
 
 :func:`exact_path` pays, per call, for validation, the greedy seeds through the public paths, the
-result objects and the chunked kernel's bookkeeping: about 30 ms for a 16-variable pair, most of
-it outside the search. Studies that solve thousands of small pairs (paper 002's Monte Carlo:
+result objects and the chunked kernel's bookkeeping, which for a 16-variable pair costs more
+than the search itself. Studies that solve thousands of small pairs (the Monte Carlo study of Moghaddam, Weiss and Avidan 2006:
 50,000 pairs of size 16) need the opposite trade: one validation for the whole stack and one
 compiled loop over the pairs (:mod:`._batch_numba`), with no limits (a pair of at most
 :data:`MAX_FEATURES` variables always completes) and plain arrays out.
@@ -42,7 +42,7 @@ class ExactPathBatch:
     support_mask : ndarray of bool of shape (n_pairs, p, p)
         ``support_mask[n, k - 1]``: an optimal support of size ``k``.
     greedy_forward, greedy_backward : ndarray of shape (n_pairs, p)
-        The objectives of the forward and backward greedy supports (the dual pass of paper 002,
+        The objectives of the forward and backward greedy supports (the dual pass of Moghaddam, Weiss and Avidan 2006,
         the same supports as :func:`~pixsel.spectral.greedy_path` up to rounding ties): the seeds
         of the search, returned because studies compare against them.
     n_nodes : ndarray of int of shape (n_pairs,)

@@ -1,4 +1,4 @@
-"""The paper's exact search (ESLDA, paper 002): depth-first, inclusion bound only.
+"""ESLDA, the exact search of Moghaddam, Weiss and Avidan (2006): depth-first, inclusion bound only.
 
 Kept as a named baseline (:func:`pixsel.spectral.plain_search`) so that the benchmarks compare
 the certified solver of :func:`pixsel.spectral.exact_support` with the method of the paper

@@ -1,5 +1,5 @@
 """The public solvers: :func:`exact_support` (certified best-first branch and bound) and
-:func:`plain_search` (the paper's depth-first search, a named baseline)."""
+:func:`plain_search` (ESLDA's depth-first search, a named baseline)."""
 
 from __future__ import annotations
 
@@ -50,11 +50,9 @@ BOUNDS = tuple(BOUND_SETS)
 #: the branch and bound, sharing the time 1:1 and the incumbent, once the branch and bound has
 #: run ``_PARTNER_AFTER`` seconds without finishing: the enumeration of every support of size
 #: ``k`` (:mod:`._allk_enum`) for ``3 <= k <= _ENUM_MAX_FRACTION * p``, otherwise the
-#: leaps-and-bounds tree of ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). With
-#: 30 s per solve, on UCI Sonar (``p = 60``) the enumeration partner certifies ``k = 10, 20, 40``
-#: in 5.9, 23.9 and 0.3 s where the tree partner leaves gaps of 19.8 and 7.9 % at 10 and 20 (0.4 s
-#: at 40); on 60 Extended Yale B pixels (two subjects) 5.2, 19.6 and 0.3 s against gaps of 15.7
-#: and 5.4 % (0.3 s). Tests switch it off (``_USE_PARTNER``), force it (``_PARTNER_AFTER = 0``) or
+#: leaps-and-bounds tree of ``exact_path`` with size ``k`` alone open (:mod:`._allk_numba`). On
+#: UCI Sonar (``p = 60``) and on 60 Extended Yale B pixels the enumeration partner certifies
+#: sizes in the middle where the tree partner leaves gaps (bench_exact_speed). Tests switch it off (``_USE_PARTNER``), force it (``_PARTNER_AFTER = 0``) or
 #: choose the tree (``_ENUM_MAX_FRACTION = 0``); either kernel only where its arrays fit in
 #: ``_PARTNER_MAX_BYTES``.
 _USE_PARTNER = True
@@ -127,7 +125,7 @@ _BACKWARD_MAX_P = 256
 
 
 def _start(A, B, form, k, criterion, initial, search):
-    """Offer the incumbents: the dual-pass greedy supports (paper 002 section 2.3) or ``initial``.
+    """Offer the incumbents: the dual-pass greedy supports (Moghaddam, Weiss and Avidan 2006, section 2.3) or ``initial``.
 
     For sparse PCA (full ``A``, ``B = I``, ``'max-eig'``) the best greedy support is then
     improved by :func:`refine_support` (truncated power steps and swaps; never worse); on more
@@ -278,7 +276,7 @@ class _Partner:
         try:
             if self.kern is None:
                 # the partner is given the branch and bound's measured seconds: compiling its
-                # kernel (5-10 s with an empty cache) counts for neither search
+                # kernel (seconds with an empty cache) counts for neither search
                 _warm_partner(self.kind)
                 compiled = time.perf_counter()
                 self.t_start += compiled - now
@@ -404,8 +402,8 @@ def exact_support(
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
     Maximizes ``f(S) = lambda_max(A_SS, B_SS)`` (``'max-eig'``, the generalized Rayleigh
-    quotient of paper 002, Eq. 3) or ``tr(B_SS^{-1} A_SS)`` (``'trace'``) over ``|S| = k`` by
-    branch and bound on the generalized inclusion principle (paper 002, Theorem 1), initialized
+    quotient, Eq. 3 of Moghaddam, Weiss and Avidan 2006) or ``tr(B_SS^{-1} A_SS)`` (``'trace'``) over ``|S| = k`` by
+    branch and bound on the generalized inclusion principle (ibid., Theorem 1), initialized
     by the dual-pass greedy support (and ``initial``). See :mod:`pixsel.spectral.exact` for the
     bounds. BLAS runs on one thread inside the search (``pixsel._threads.blas_limit``): its many
     small factorizations only slow down with more; the limit is undone on return.
@@ -416,9 +414,8 @@ def exact_support(
     (where its arrays fit in 64 MiB), at ``k = 2`` the leaps-and-bounds tree with size ``k``
     alone open. The two share the time 1:1 and the incumbent; whichever finishes first proves
     the optimum, and a stopped solve reports the smaller of their certified bounds
-    (``info['partner']``). On UCI Sonar (``p = 60``) the solve certifies ``k = 10, 20, 40`` in
-    5.9, 23.9 and 0.3 s (the branch and bound alone: gaps of 11 % and 14 % at ``k = 7, 9``
-    after 30 s).
+    (``info['partner']``). On UCI Sonar (``p = 60``) the partner certifies sizes in the middle
+    that the branch and bound alone leaves open (figures on the docs' benchmarks page).
 
     Parameters
     ----------
@@ -443,7 +440,7 @@ def exact_support(
         incumbent are discarded. With ``gap_tol > 0`` the search may end with ``'gap_reached'``.
     initial : array-like of int of shape (k,) or None
         The starting incumbent. ``None`` (default): the better of the forward and backward greedy
-        supports (the dual pass, paper 002 section 2.3). Given, the greedy passes are skipped
+        supports (the dual pass of Moghaddam, Weiss and Avidan 2006, section 2.3). Given, the greedy passes are skipped
         (pass the dual-pass support when it is already known, e.g. from a greedy path).
     callback : callable or None, default None
         Called as ``callback(state)`` every 1024 nodes and once at the end, with a read-only
@@ -479,7 +476,12 @@ def exact_support(
 
     See Also
     --------
-    plain_search : the paper's depth-first search (a baseline).
+    plain_search : ESLDA's depth-first search (a baseline).
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------
@@ -530,13 +532,13 @@ def plain_search(
     callback: Any = None,
     branch_rule: Literal["lowest-index", "largest-ratio"] = "lowest-index",
 ) -> ExactResult:
-    """The paper's exact search (ESLDA, paper 002), kept as a named baseline.
+    """The paper's exact search (ESLDA, Moghaddam, Weiss and Avidan 2006), kept as a named baseline.
 
     Depth-first over the same ``(I, U)`` tree as :func:`exact_support`, with the inclusion bound
     ``f(U)`` only, evaluated from scratch at every node (one fresh factorization), started from
     the same incumbent. When a limit stops it, the only certificate a depth-first stack holds is
     the root bound ``f(all features)``. Use :func:`exact_support` for real work; this function
-    exists so that benchmarks measure the paper's method through the public API.
+    exists so that benchmarks measure ESLDA through the public API.
 
     Parameters
     ----------

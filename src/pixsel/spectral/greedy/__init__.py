@@ -15,11 +15,12 @@
 The door that picks among them is :func:`pixsel.spectral.greedy_path`.
 """
 
-from ._rank_one import rank_one_greedy_path
-from ._refine import refine_support
+from ._reference import greedy_path_reference
 
-# The family's kernels for the door (pixsel.spectral.greedy_path), the other families, tests and
-# benchmarks; not in __all__.
+# The family's kernels, for its door (pixsel.spectral.greedy_path) and the other spectral
+# families only (rank_one_greedy_path and refine_support are exported by pixsel.spectral);
+# tests import them from their private modules.
+from ._refine import refine_support as refine_support
 from ._fullrank import fullrank_greedy_path as fullrank_greedy_path
 from ._fullrank_xp import fullrank_path_xp as fullrank_path_xp
 from ._multiclass import multiclass_greedy_path as multiclass_greedy_path
@@ -29,7 +30,8 @@ from ._rank_one import rank_one_path as rank_one_path
 from ._rank_one_xp import check_form_pair_xp as check_form_pair_xp
 from ._rank_one_xp import rank_one_greedy_path_xp as rank_one_greedy_path_xp
 from ._rank_one_xp import rank_one_path_xp as rank_one_path_xp
-from ._reference import greedy_path_reference as greedy_path_reference
 from ._steps import left_looking_forward as left_looking_forward
 
-__all__ = ["rank_one_greedy_path", "refine_support"]
+# The textbook reference of the rank-one path (the benchmarks' naive baseline, the tests'
+# oracle) is this package's own public name.
+__all__ = ["greedy_path_reference"]

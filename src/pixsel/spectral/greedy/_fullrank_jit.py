@@ -99,9 +99,8 @@ def lead_block_symmatmul(A, n, QT, out):
 
     Row ``i`` of the triangle gives its dot product with ``q`` (``j <= i``) and, transposed,
     the update ``out[j] += A[i, j] q[i]`` (``j < i``): both loops run along contiguous memory,
-    so half the matrix is read (1.6-2 x faster than the full block at ``n = 300..1000``). Rows
-    go two at a time, so that one load and store of ``out[j]`` serves both (1.4-1.7 x faster
-    again at ``n = 600..1000`` with two vectors).
+    so half the matrix is read (faster than the full block). Rows go two at a time, so that one
+    load and store of ``out[j]`` serves both (faster again with two vectors).
     """
     m = QT.shape[0]
     for q in range(m):

@@ -13,10 +13,11 @@ same way (``RQ(u_1 without entry i) <= lambda <= gamma + lambda_max(D^(1/2) (I -
 D^(1/2))``) with branch and bound over the survivors. Whenever a certificate fails or two
 survivors cannot be separated, that step falls back to the dense route (partial ``eigh`` or full
 ``eigh`` + secular equation), so the greedy choice stays the exact argmax. Forward path to ``k``:
-``O(p k^2 + s m k^3 / 3)`` with ``m`` the matrix-block products per survivor (about 2 on
-Extended Yale B, p = 1024, with the carried Ritz start: the whole path to ``k = p`` in about
-0.17 s on one thread with the compiled phases of :mod:`pixsel.spectral.greedy._fullrank_jit`, against
-107 s with one dense ``(t + 1) x (t + 1)`` eigenproblem per survivor, ``method='partial'``).
+``O(p k^2 + s m k^3 / 3)`` with ``m`` the matrix-block products per survivor (a few, on
+face images with the carried Ritz start; with the compiled phases of
+:mod:`pixsel.spectral.greedy._fullrank_jit` the whole path is far faster than one dense
+``(t + 1) x (t + 1)`` eigenproblem per survivor, ``method='partial'``; figures on the docs'
+benchmarks page).
 """
 
 from __future__ import annotations
@@ -134,8 +135,7 @@ def forward_krylov(Aop, n_steps, tol1=1e-9, tol=1e-5, max_partial=4, compiled=Tr
     Krylov iteration (:func:`bordered_top2_krylov`) and the bookkeeping (:func:`add_feature`);
     the certificates (Temple, interlacing, separation of the survivors) and the dense fallback
     stay here, shared by both routes. ``False``: NumPy throughout (the same steps and
-    conditions; only rounding differs). On Extended Yale B (p = 1024, one thread) the whole
-    path takes about 0.17 s compiled against 0.45 s when only the products were compiled.
+    conditions; only rounding differs), several times slower.
     ``start``: continue the path from this support (its entries first in ``order``, in the
     given order; ``objective`` is NaN below its size and exact at it). ``n_carry``: each step's
     Krylov subspace starts from the previous step's top ``n_carry`` Ritz vectors of ``A_SS``
@@ -432,10 +432,8 @@ def backward_krylov(A, tol1=1e-10, tol=1e-6, max_krylov=8, compiled=True):
     the argmax; its bound joins the final separation test). Most survivors then cost one or two
     Rayleigh-Ritz steps, so the survivor budget is ``max(max_krylov, s // 4)`` instead of
     ``max(max_krylov, s // 16)``. The certificates, the screening and the dense fallback are
-    the same; ties still go to the lowest feature index. ``False``: the NumPy route. On
-    Extended Yale B (p = 1024, one thread) the whole path takes about 0.39 s compiled against
-    11.5 s (13,349 Krylov iterations and 437 dense steps there; 21,224, mostly stopped early,
-    and 8 dense steps here; the same order).
+    the same; ties still go to the lowest feature index. ``False``: the NumPy route
+    (the same order; far slower).
     """
     jit = _compiled() if compiled else None
     if jit is not None:

@@ -25,7 +25,7 @@ as rows leave (so later panels touch only the live rows).
 
 The panel's steps themselves (score, pick, fetch a column, update ``v`` and ``d``: ``O(m)``
 each) run in one compiled call (:mod:`pixsel.spectral.greedy._rank_one_jit`, Numba), and so does the
-compaction: in NumPy their call overhead, about 20 us a step, dominated at small ``p``. The NumPy
+compaction: in NumPy their call overhead dominated at small ``p``. The NumPy
 loop is kept as the oracle (``compiled=False``) and for a Python without Numba.
 
 Numerical care. Candidates whose Schur pivot is below ``p * eps * B_ii`` (forward) gain nothing
@@ -202,7 +202,7 @@ def _select_max(v, d, live, tol):
     0, and then the first live row is taken. (Written with few NumPy calls: this runs once per
     step and its call overhead, not its arithmetic, is what costs at small p.)
     """
-    gains = np.zeros(v.shape[0])  # (np.zeros_like costs 4 us of dispatch here)
+    gains = np.zeros(v.shape[0])  # (np.zeros_like pays extra dispatch here)
     np.divide(v * v, d, out=gains, where=d > tol)
     j = int(gains.argmax())
     gmax = gains[j]
@@ -533,7 +533,7 @@ def rank_one_greedy_path(
     Forward search adds, at each step, the feature with the largest gain
     ``r_i^2 / R_ii`` (``R`` the Schur complement of ``B_SS`` in ``B``, ``r`` the residual of
     ``a``); backward search starts from all features and removes the one with the smallest loss
-    ``w_i^2 / P_ii`` (``P = B_SS^{-1}``, ``w = P a_S``). Paper 000, section 5 and Appendix.
+    ``w_i^2 / P_ii`` (``P = B_SS^{-1}``, ``w = P a_S``). Moghaddam, Weiss and Avidan (2007), section 5 and Appendix.
     Both run as a blocked pivoted elimination at matrix-multiply speed: ``O(p^3)`` flops for
     the whole path and one ``p x p`` working matrix (see the module notes).
 

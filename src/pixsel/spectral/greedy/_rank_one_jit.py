@@ -4,7 +4,7 @@
 rank-``T`` updates of the working matrix. Each step is a handful of ``O(m)`` vector operations
 (score every live row, pick the pivot with the lowest-index tie rule, fetch its column and
 subtract the panel's contribution, update ``v`` and ``d``): at small ``p`` their NumPy call
-overhead (about 20 us a step), not their arithmetic, is what costs. :func:`panel_steps` runs the
+overhead, not their arithmetic, is what costs. :func:`panel_steps` runs the
 whole panel in one compiled call and does the same arithmetic in the same order (the panel
 correction is a plain dot product rather than BLAS ``dgemv``, so values agree to rounding).
 

@@ -161,7 +161,7 @@ def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
     ``compiled`` (with scalar ``d1, d2, d3``): the largest root of the secular equation by a
     Numba Newton loop (:func:`pixsel.spectral.greedy._secular_jit.arrow4_rows`), climbing from the
     best 2 x 2 lower bound, its margin certified by the sign of the secular function (a batched
-    4 x 4 ``eigvalsh`` costs ~1 us a row in LAPACK's call overhead); otherwise that ``eigvalsh``.
+    4 x 4 ``eigvalsh`` is dominated by LAPACK's call overhead per row); otherwise that ``eigvalsh``.
     """
     n = len(c)
     if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:

@@ -7,6 +7,7 @@ path state on the host. When to take this route is decided by :func:`pixsel._rou
 (its implicit row, :func:`pixsel._routes.implicit_pays`).
 """
 
-from ._implicit import implicit_greedy_path
+# For the family's door (pixsel.spectral._dispatch); exported by :mod:`pixsel.spectral`.
+from ._implicit import implicit_greedy_path as implicit_greedy_path
 
-__all__ = ["implicit_greedy_path"]
+__all__: list[str] = []

@@ -4,7 +4,5 @@
 ``_thresholding_xp``) and ``_renormalize`` (variational renormalization of any pair).
 """
 
-from ._renormalize import renormalize, simple_thresholding
-from ._thresholding import fisher_thresholding_path, simple_thresholding_path
-
-__all__ = ["fisher_thresholding_path", "renormalize", "simple_thresholding", "simple_thresholding_path"]
+# The four thresholding functions are exported by :mod:`pixsel.spectral`.
+__all__: list[str] = []

@@ -6,7 +6,7 @@ eigenvector of ``(A_S, B_S)``; replacing the nonzeros of ``x`` by it can only in
 Rayleigh quotient, up to ``lambda_max(A_S, B_S)``.
 
 Simple thresholding (ST) keeps the ``k`` largest ``|x_i|`` of the principal generalized
-eigenvector of the full pair and renormalizes each support (the "fixed" ST of 002 section 3).
+eigenvector of the full pair and renormalizes each support (the "fixed" ST of Moghaddam, Weiss and Avidan 2006, section 3).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _full_on(A, form, S):
 
 
 def renormalize(x: ArrayLike, A: ArrayLike, B: ArrayLike | None = None) -> tuple[NDArray, float]:
-    """Optimal vector and objective on the support of a candidate ``x`` (Proposition 2 of 002).
+    """Optimal vector and objective on the support of a candidate ``x`` (Proposition 2 of Moghaddam, Weiss and Avidan 2006).
 
     Parameters
     ----------
@@ -60,6 +60,11 @@ def renormalize(x: ArrayLike, A: ArrayLike, B: ArrayLike | None = None) -> tuple
         Zero off the support, ``z^T B z = 1``, signed so that ``z . x >= 0``.
     value : float
         ``lambda_max(A_S, B_S) = z^T A z``, never below the Rayleigh quotient of ``x``.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------
@@ -130,6 +135,11 @@ def simple_thresholding(
     SparsePath
         ``direction='simple'``, ``order`` ranks the features by ``|x_i|`` (ties -> lowest
         index); ``objective[k - 1]`` is the renormalized objective of the top-``k`` support.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------

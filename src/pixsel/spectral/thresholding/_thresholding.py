@@ -95,6 +95,11 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
         ``direction='fisher'``; ``order`` is the ranking (best first), ``objective[k-1]`` the
         exact ``f`` of its first ``k`` features; ``info['scores']`` holds ``B^{-1} a``.
 
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
+
     Examples
     --------
     >>> import numpy as np
@@ -145,6 +150,11 @@ def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
         ``direction='simple'``; ``order`` is the ranking (best first), ``objective[k-1]`` the
         exact objective of its first ``k`` features (``a_S^T B_SS^{-1} a_S``, or
         ``lambda_max(A_SS, B_SS)`` for a matrix); ``info['scores']`` holds ``v``.
+
+    References
+    ----------
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006. doi:10.1145/1143844.1143925
 
     Examples
     --------
