@@ -40,6 +40,7 @@ from ..scores import (
     uniform_score,
     variance_score,
 )
+from ._base import ImageSelectorMixin
 
 from typing import TYPE_CHECKING
 
@@ -53,7 +54,7 @@ __all__ = ["SubspaceScoreSelector", "ScoreSelector"]
 _MODES = ("top", "sample", "distinct")
 
 
-class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _ScoreSelectorBase(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Shared validation, selection by top score or by sampling, and the rescaled transform."""
 
     def _validate_X(self, X, y=None):
@@ -65,7 +66,7 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
         return route, X, y
 
     def _select(self, imp, k, rng, route):
-        """Set support_, weights_, draw_counts_, probabilities_ from the importances.
+        """Set support_, ranking_, weights_, draw_counts_, probabilities_ from the importances.
 
         The selection itself is a sort or a draw over ``p`` numbers: done on the host, the
         importances brought back once; the fitted arrays go back to X's device (``get_support``
@@ -79,7 +80,10 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
             counts, weights = np.ones(len(idx), dtype=np.int64), np.ones(len(idx))
         mask = np.zeros(p, dtype=bool)
         mask[idx] = True
+        ranking = np.empty(p, dtype=np.intp)  # 1 = highest importance, ties to the lowest index (top_features' rule)
+        ranking[np.argsort(-imp, kind="stable")] = np.arange(1, p + 1)
         self.support_ = to_route(route, mask)  # on X's device; get_support() gives NumPy
+        self.ranking_ = to_route(route, ranking)
         self.weights_ = to_route(route, weights)
         self.draw_counts_ = to_route(route, counts)
         self.probabilities_ = to_route(route, prob)
@@ -90,7 +94,8 @@ class _ScoreSelectorBase(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features), or an image stack
+            ``(n_samples, h, w)`` / ``(n_samples, h, w, c)`` of the fit's ``image_shape_``.
 
         Returns
         -------
@@ -168,6 +173,10 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     components_ : ndarray of shape (rank, n_features)
         Top right singular vectors (rows).
     support_ : ndarray of shape (n_features,) of bool
+    ranking_ : ndarray of shape (n_features,) of int
+        ``ranking_[i]``: the place of feature ``i`` in the order of decreasing score (1 = the
+        highest; ties to the lower index). With ``mode='top'`` the support is ``ranking_ <=
+        n_features_to_select_``; the sampling modes draw by the scores instead.
     weights_ : ndarray of shape (n_selected,)
         Per selected feature (increasing index), the factor ``transform`` applies: ones in
         ``'top'`` and ``'distinct'`` modes, ``sqrt(draw_counts_ / (c p_i))`` in ``'sample'`` mode.
@@ -179,6 +188,10 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     n_iter_ : int
         Krylov steps actually performed.
     n_features_in_ : int
+    image_shape_ : tuple or None
+        ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order: on a
+        colour stack every channel value is a feature; ``get_support_image()`` gives the mask in
+        this shape); None after a fit on 2-D rows.
 
     Notes
     -----
@@ -225,8 +238,9 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features)
-            uint8/integer (converted to float64), float32 or float64. Never modified.
+        X : array-like or dask array of shape (n_samples, n_features), (n_samples, h, w) or (n_samples, h, w, c)
+            uint8/integer (converted to float64), float32 or float64; an image stack is flattened
+            in C order. Never modified.
         y : ignored
 
         Returns
@@ -312,8 +326,9 @@ default='variance'
     importances_ : ndarray of shape (n_features,)
         Non-negative, higher is better.
     higher_is_better_ : bool
-    support_, weights_, draw_counts_, probabilities_, n_features_to_select_, n_features_in_
-        As in :class:`SubspaceScoreSelector`.
+    support_, ranking_, weights_, draw_counts_, probabilities_, n_features_to_select_, n_features_in_, \
+image_shape_
+        As in :class:`SubspaceScoreSelector` (``ranking_`` orders the importances).
 
     Notes
     -----
@@ -354,7 +369,8 @@ default='variance'
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features), (n_samples, h, w) or (n_samples, h, w, c)
+            An image stack is flattened in C order. Never modified.
         y : array-like of shape (n_samples,), default=None
             Labels; required by 'supervised_laplacian' and 'fisher'.
 
