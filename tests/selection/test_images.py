@@ -142,3 +142,11 @@ def test_image_stack_reshapes_in_c_order_without_a_copy_and_refuses_five_dimensi
     assert flat[1, (2 * 4 + 3) * 2 + 1] == X[1, 2, 3, 1]  # feature (i * w + j) * c + ch
     with pytest.raises(ValueError, match=r"ColumnSubsetSelector takes X .* got 5 dimensions.*reshape"):
         ColumnSubsetSelector(2).fit(np.zeros((4, 2, 2, 2, 2)))
+
+
+def test_path_selector_cv_refit_keeps_no_ranking_of_an_earlier_selector():
+    X, y = _stack("grey")
+    est = PathSelectorCV(SparseLDASelector(), k_grid=[1, 2], cv=3).fit(X, y)
+    assert est.ranking_.shape == (30,)
+    est.set_params(selector=CardinalSPLSSelector()).fit(X, y)
+    assert not hasattr(est, "ranking_") and est.support_.sum() == est.n_features_to_select_

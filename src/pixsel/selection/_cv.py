@@ -504,6 +504,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         self.support_ = np.asarray(self.selector_.get_support(), dtype=bool)
         if hasattr(self.selector_, "ranking_"):
             self.ranking_ = self.selector_.ranking_
+        else:  # a refit with a selector that does not rank leaves no ranking of an earlier fit
+            vars(self).pop("ranking_", None)
         Xs = self.selector_.transform(X)
         if fast:  # the LDA the scores were read from, on all the data (a direct fit's lstsq is an SVD)
             Xs = np.asarray(Xs, dtype=np.float64)
