@@ -119,16 +119,16 @@ def one_task(name, Xa, ya, Xb, yb, shape, args):
     slug = name.split(" (")[0].lower().replace(" ", "_").replace(".", "")
     row = {"task": name, "n_train": len(ya), "n_test": len(yb), "p": p}
     (t_px, lo, hi), px = median_time(lambda: run_pixsel(Xa, ya, cv))
-    row["pixsel"] = {"seconds": t_px, "range": [lo, hi], "k": px.n_features_,
+    row["pixsel"] = {"seconds": t_px, "range": [lo, hi], "k": px.n_features_to_select_,
                      "test_error": test_error(_lda(), px.get_support(), Xa, ya, Xb, yb),
-                     "cv_accuracy": float(px.cv_results_["mean_test_score"][px.n_features_ - 1])}
-    fig = plot_cv_path(px.cv_results_, px.n_features_, objective=px.selector_.objective_path_, rule="best",
+                     "cv_accuracy": float(px.cv_results_["mean_test_score"][px.n_features_to_select_ - 1])}
+    fig = plot_cv_path(px.cv_results_, px.n_features_to_select_, objective=px.selector_.objective_path_, rule="best",
                        score_name="CV accuracy (5 folds)", title=f"{name}: k chosen by PathSelectorCV")
     se = run_pixsel(Xa, ya, cv, rule="one-se")
-    row["pixsel_one_se"] = {"k": se.n_features_, "test_error": test_error(_lda(), se.get_support(), Xa, ya, Xb, yb)}
+    row["pixsel_one_se"] = {"k": se.n_features_to_select_, "test_error": test_error(_lda(), se.get_support(), Xa, ya, Xb, yb)}
     with previous_path_cv():
         (t_before, lo, hi), before = median_time(lambda: run_pixsel(Xa, ya, cv))
-    assert before.n_features_ == px.n_features_  # the same scores, read another way
+    assert before.n_features_to_select_ == px.n_features_to_select_  # the same scores, read another way
     row["pixsel_before"] = {"seconds": t_before, "range": [lo, hi], "ratio_vs_now": t_before / t_px}
     t_nr, _ = best_time(lambda: run_pixsel(Xa, ya, cv, reuse=False), repeat=1)
     row["pixsel_refit_lda_per_k"] = {"seconds": t_nr, "ratio_vs_reuse": t_nr / t_px}

@@ -189,12 +189,12 @@ def cv_rows(args):
                 row["pathselectorcv_before"], old = timed(
                     lambda: PathSelectorCV(SparseLDASelector(), cv=folds).fit(Xtr, ytr), args.cv_before_repeat)
             row["grid_size_before"] = len(old.cv_results_["n_features"])
-            row["k_before"] = int(old.n_features_)
+            row["k_before"] = int(old.n_features_to_select_)
             row["acc_before"] = float(np.mean(old.estimator_.predict(old.transform(Xte)) == yte))
         rfe_repeat = 1 if step == 1 else args.repeat
         row["rfecv"], rfe = timed(lambda: RFECV(LinearDiscriminantAnalysis(), step=step, cv=folds).fit(Xtr, ytr),
                                   rfe_repeat)
-        row["k_pathselectorcv"], row["k_rfecv"] = int(cvs.n_features_), int(rfe.n_features_)
+        row["k_pathselectorcv"], row["k_rfecv"] = int(cvs.n_features_to_select_), int(rfe.n_features_)
         row["acc_pathselectorcv"] = float(np.mean(cvs.estimator_.predict(cvs.transform(Xte)) == yte))
         row["acc_rfecv"] = float(np.mean(rfe.predict(Xte) == yte))
         row["speedup"] = row["rfecv"]["median"] / row["pathselectorcv"]["median"]

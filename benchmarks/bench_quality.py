@@ -287,7 +287,8 @@ def unsupervised_selectors():
     return {
         "variance": _variance,
         "pixsel SparsePCA": lambda X, y, s: _path(pixsel.SparsePCASelector(), KS_RUN)(X, None, s),
-        "pixsel SubspaceScore top": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(random_state=s))(X, None, s),
+        "pixsel SubspaceScore top": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(
+            mode="top", random_state=s))(X, None, s),
         "pixsel SubspaceScore sample": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(
             mode="sample", random_state=s))(X, None, s),
         "pixsel SubspaceScore distinct": lambda X, y, s: _per_k(pixsel.SubspaceScoreSelector(

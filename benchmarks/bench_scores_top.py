@@ -4,16 +4,19 @@ Checks whether pixsel's ``mode='top'`` does what section 4.5 describes ("pixels 
 of decreasing feature score") and why it loses to uniformly random pixels at 32 x 32. Protocol
 as ``bench_scores_faces``: Extended Yale B 32 x 32, each image brightness-normalized (zero mean,
 unit standard deviation), stratified 20 % train / 80 % test splits, 1-NN on the selected pixels.
-Variants of the subspace score (m = 10 and 40, gamma balanced): top k (pixsel's default, scores of
+Variants of the subspace score (m = 10 and 40, gamma balanced): top k (the paper's rule, scores of
 the column-centred training images), top k of uncentred data, top k of leverage only (gamma = 0)
-and of residual only, sampled (rescaled) pixels; next to k uniformly random pixels and k
-eigenfaces. ``clump`` is the fraction of selected pixels with a selected 4-neighbour (uniform
-pixels: about 1 - (1 - k/1024)^4).
+and of residual only, sampled (rescaled) pixels, k distinct pixels drawn without replacement
+(``mode='distinct'``, pixsel's default); next to k uniformly random pixels and k eigenfaces.
+``clump`` is the fraction of selected pixels with a selected 4-neighbour (uniform pixels: about
+1 - (1 - k/1024)^4).
 
 Run: ``python benchmarks/bench_scores_top.py`` (``--quick`` for a smoke run).
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import _common
@@ -64,6 +67,7 @@ def _run(args):
         variants[f"leverage m={m} top (gamma=0)"] = dict(rank=m, mode="top", gamma=0.0)
         variants[f"residual m={m} top (gamma=1e6)"] = dict(rank=m, mode="top", gamma=1e6)
         variants[f"subspace m={m} sampled"] = dict(rank=m, mode="sample")
+        variants[f"subspace m={m} distinct"] = dict(rank=m, mode="distinct")
     res = {name: {k: [] for k in ks} for name in ["uniform random", "eigenfaces", *variants]}
     clump = {name: {k: [] for k in ks} for name in ["uniform random", *variants]}
     full = []
@@ -86,7 +90,7 @@ def _run(args):
                 clump[name][k].append(_clump(sel.support_))
         print(f"split {s} done (all 1024 pixels: {full[-1]:.3f})", flush=True)
     print(f"\nExtended Yale B 32x32, {args.splits} splits, 1-NN rate (mean) and clump fraction; all pixels "
-          f"{np.mean(full):.3f}")
+          f"{np.mean(full):.3f}; load average {os.getloadavg()}")
     print(f"{'selection':34s} " + " ".join(f"{'k=' + str(k):>14s}" for k in ks))
     for name in res:
         cells = []

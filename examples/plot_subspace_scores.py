@@ -7,8 +7,9 @@ Musco) rate each pixel by its **leverage**, how much it contributes to the domin
 ``m``-dimensional principal subspace of the centred data, plus ``gamma`` times its
 **residual**, the part of its squared norm outside that subspace.
 :class:`~pixsel.selection.SubspaceScoreSelector` computes both with a block Krylov SVD and
-selects the pixels with the highest scores. The data are all ten classes of scikit-learn's
-bundled 8x8 digits.
+draws distinct pixels in proportion to their scores (its default ``mode='distinct'``;
+``mode='top'`` takes the highest scores, which on images are clumps of neighbouring pixels).
+The data are all ten classes of scikit-learn's bundled 8x8 digits.
 """
 
 import matplotlib.pyplot as plt
@@ -53,7 +54,7 @@ fig.tight_layout()
 # The selected pixels
 # -------------------
 #
-# The twelve pixels with the highest subspace scores, over the mean digit.
+# Twelve distinct pixels drawn in proportion to their subspace scores, over the mean digit.
 
 rows, cols = np.unravel_index(selector.get_support(indices=True), shape)
 outline = dict(fill=False, edgecolor="#D55E00", linewidth=2.2)  # vermillion: colour-blind safe
@@ -63,7 +64,7 @@ for r, c in zip(rows, cols):
     ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **outline))
 ax.set_xticks([])
 ax.set_yticks([])
-ax.set_title("12 pixels by subspace score,\nover the mean digit (dark = ink)")
+ax.set_title("12 pixels drawn by subspace score,\nover the mean digit (dark = ink)")
 ax.legend(handles=[Rectangle((0, 0), 1, 1, label="selected pixel", **outline)], loc="upper center",
           bbox_to_anchor=(0.5, -0.01), frameon=False)
 fig.tight_layout()

@@ -23,6 +23,7 @@ __all__ = [
     "as_float_array",
     "check_finite",
     "check_input",
+    "image_stack",
     "get_support_image",
     "check_square_symmetric",
     "check_symmetric_blocked",
@@ -143,19 +144,56 @@ def _is_text(arr) -> bool:
     return False
 
 
-def check_input(estimator, X, *, reset=True):
-    """pixsel's checks of a NumPy ``X`` before scikit-learn's; returns ``X`` (2-D when it was a stack).
+def image_stack(X, owner=None):
+    """``(X_2d, image_shape)``: an image stack flattened in C order, or a 2-D ``X`` as it is.
 
+    The one reshape of pixsel's estimators: a grey stack ``(n_samples, height, width)`` becomes
+    ``(n_samples, height * width)`` with ``image_shape == (height, width)``; a colour stack
+    ``(n_samples, height, width, channels)`` becomes ``(n_samples, height * width * channels)``
+    (feature ``(i * width + j) * channels + ch``) with ``image_shape == (height, width,
+    channels)``; anything else is returned unchanged with ``image_shape`` None. NumPy, Dask and
+    array-API arrays are reshaped in their own library (a view where the library gives one: the
+    caller's array is never written to). More than 4 dimensions is refused with the fix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X2, shape = image_stack(np.zeros((5, 4, 3, 2)))
+    >>> X2.shape, shape
+    ((5, 24), (4, 3, 2))
+    >>> image_stack(np.zeros((5, 7)))[1] is None
+    True
+    """
+    ndim = getattr(X, "ndim", None)
+    if ndim in (3, 4):
+        n, *shape = (int(d) for d in X.shape)
+        flat = (n, int(np.prod(shape)))
+        if hasattr(X, "reshape"):
+            return X.reshape(flat), tuple(shape)
+        return X.__array_namespace__().reshape(X, flat), tuple(shape)  # array-API arrays without the method
+    if ndim is not None and ndim > 4:
+        who = f"{owner} takes" if owner else "pixsel takes"
+        raise ValueError(
+            f"{who} X of shape (n_samples, n_features), a grey image stack (n_samples, height, width) or a colour "
+            f"stack (n_samples, height, width, channels); got {ndim} dimensions, shape {tuple(X.shape)}. "
+            "Reshape X to one of these, e.g. X.reshape(len(X), -1)."
+        )
+    return X, None
+
+
+def check_input(estimator, X, *, reset=True):
+    """pixsel's checks of ``X`` before scikit-learn's; returns ``X`` (2-D when it was a stack).
+
+    * an image stack of shape ``(n_samples, height, width)`` or ``(n_samples, height, width,
+      channels)`` is flattened (:func:`image_stack`); on ``fit`` (``reset``) its shape is kept as
+      ``estimator.image_shape_`` (None after a fit on 2-D rows), on ``transform`` a stack must
+      have that shape (any stack of the right size is read when the fit was on rows);
     * text (numeric strings included) is refused, as scikit-learn's selectors refuse it: convert
       explicitly;
-    * an empty ``X`` and NaN or infinite entries are refused with the fix;
-    * an image stack of shape ``(n_samples, height, width)`` is flattened to
-      ``(n_samples, height * width)``; on ``fit`` (``reset``) its shape is kept as
-      ``estimator.image_shape_``, on ``transform`` it must match it. A 2-D ``fit`` removes an
-      ``image_shape_`` left by an earlier fit.
+    * an empty ``X`` and NaN or infinite entries are refused with the fix.
 
     Anything that is not a NumPy array or a list (Dask, another array library, a DataFrame) is
-    returned as it is, for scikit-learn's checks.
+    only flattened, and otherwise returned as it is, for scikit-learn's checks.
 
     Examples
     --------
@@ -175,21 +213,17 @@ def check_input(estimator, X, *, reset=True):
             X = np.asarray(X)
         except ValueError:  # ragged: scikit-learn's message
             return X
-    if not isinstance(X, np.ndarray):
-        return X
-    if _is_text(X):
+    if isinstance(X, np.ndarray) and _is_text(X):
         raise TypeError(f"{owner}: X holds text (dtype {X.dtype}); pixsel computes on numbers: convert it "
                         "explicitly, e.g. X.astype(float).")
-    if X.ndim == 3:
-        shape = tuple(int(d) for d in X.shape[1:])
-        if reset:
+    X, shape = image_stack(X, owner)
+    if reset:
+        if shape is not None or getattr(X, "ndim", None) == 2:
             estimator.image_shape_ = shape
-        elif getattr(estimator, "image_shape_", shape) != shape:
-            raise ValueError(f"{owner} was fitted on images of shape {estimator.image_shape_}; X holds images "
-                             f"of shape {shape}: resize them to {estimator.image_shape_}.")
-        X = X.reshape(X.shape[0], -1)
-    elif reset and X.ndim == 2 and "image_shape_" in getattr(estimator, "__dict__", {}):
-        del estimator.image_shape_
+    elif shape is not None:
+        _check_image_shape(estimator, shape, owner)
+    if not isinstance(X, np.ndarray):
+        return X
     if X.ndim >= 1 and X.shape[0] == 0:
         raise ValueError(f"{owner}: X has no samples (shape {X.shape}); pass at least 2 samples, one per row.")
     if X.dtype.kind in "fc" and X.size and not np.isfinite(X.sum()) and not np.all(np.isfinite(X)):
@@ -198,16 +232,37 @@ def check_input(estimator, X, *, reset=True):
     return X
 
 
-def get_support_image(self, image_shape: tuple[int, int] | None = None) -> np.ndarray:
-    """The selected pixels as a boolean image of shape ``image_shape`` (default: ``image_shape_``).
+def _check_image_shape(estimator, shape, owner):
+    """Raise unless the images ``shape`` of a ``transform`` are those of the fit (any shape goes
+    after a fit on 2-D rows: the feature count is checked by scikit-learn)."""
+    fitted = getattr(estimator, "image_shape_", None)
+    if fitted is None or tuple(fitted) == tuple(shape):
+        return
+    fitted = tuple(fitted)
+    if fitted[:2] != tuple(shape[:2]):
+        fix = f"resize them to {fitted}"
+    elif len(fitted) == 2:
+        fix = f"convert them to grey, a stack of shape (n_samples, {fitted[0]}, {fitted[1]})"
+    else:
+        fix = f"pass a colour stack of shape (n_samples, {', '.join(map(str, fitted))})"
+    raise ValueError(f"{owner} was fitted on images of shape {fitted}; X holds images of shape {tuple(shape)}: "
+                     f"{fix}.")
 
-    ``image_shape_`` is kept when the selector was fitted on an image stack of shape
-    ``(n_samples, height, width)``.
+
+def get_support_image(self, image_shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """The selected features as a boolean image of shape ``image_shape`` (default: ``image_shape_``).
+
+    ``image_shape_`` is kept when the selector was fitted on an image stack: ``(height, width)``
+    for a grey stack ``(n_samples, height, width)``, ``(height, width, channels)`` for a colour
+    stack ``(n_samples, height, width, channels)`` (then the mask says which channel of each
+    pixel is selected; ``mask.any(axis=2)`` gives the pixels). The mask is ``get_support()``
+    reshaped in C order, as the stack was flattened.
 
     Parameters
     ----------
     image_shape : tuple of int, optional
-        ``(height, width)`` of the images, for a selector fitted on flattened images.
+        ``(height, width)`` or ``(height, width, channels)`` of the images, for a selector fitted
+        on flattened images.
 
     Returns
     -------
@@ -216,8 +271,8 @@ def get_support_image(self, image_shape: tuple[int, int] | None = None) -> np.nd
     shape = image_shape if image_shape is not None else getattr(self, "image_shape_", None)
     if shape is None:
         raise ValueError(f"{type(self).__name__} was fitted on a 2-D X and does not know the image shape: "
-                         "fit it on an image stack of shape (n_samples, height, width), or pass "
-                         "image_shape=(height, width).")
+                         "fit it on an image stack of shape (n_samples, height, width) or (n_samples, height, "
+                         "width, channels), or pass image_shape=(height, width).")
     mask = self.get_support()
     if int(np.prod(shape)) != mask.size:
         raise ValueError(f"image_shape {tuple(shape)} has {int(np.prod(shape))} pixels; {type(self).__name__} "

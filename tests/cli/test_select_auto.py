@@ -27,13 +27,13 @@ def test_select_auto_writes_the_cv_choice(digits_npz, tmp_path, capsys, rule):
     d = load_digits_pair(3, 5)
     # the CLI's gslda runs the library's default passes unless --direction says otherwise
     ref = PathSelectorCV(SparseLDASelector(), cv=StratifiedKFold(3), rule=rule).fit(d.X, d.y)
-    assert report["k"] == ref.n_features_
+    assert report["k"] == ref.n_features_to_select_
     assert report["indices"] == ref.get_support(indices=True).tolist()
     auto = report["k_auto"]
     assert auto["rule"] == rule and auto["cv"] == 3 and auto["n_features"] == list(range(1, 65))
     np.testing.assert_allclose(auto["mean_test_score"], ref.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
     assert (out / "cv_path.png").stat().st_size > 0 and (out / "mask.png").is_file()
-    assert f"k = {ref.n_features_} chosen by 3-fold CV" in capsys.readouterr().out
+    assert f"k = {ref.n_features_to_select_} chosen by 3-fold CV" in capsys.readouterr().out
 
 
 def test_select_auto_bad_input(digits_npz, tmp_path, capsys):

@@ -53,10 +53,10 @@ def test_lda_path_scores_and_choice_equal_brute_force(reuse):
     splits = np.array([got.cv_results_[f"split{i}_test_score"] for i in range(5)]).T
     np.testing.assert_allclose(splits, want, rtol=0, atol=1e-10)
     np.testing.assert_allclose(got.cv_results_["mean_test_score"], want.mean(axis=1), rtol=0, atol=1e-10)
-    assert got.n_features_ == grid[int(np.argmax(want.mean(axis=1)))]
+    assert got.n_features_to_select_ == grid[int(np.argmax(want.mean(axis=1)))]
     assert got.route_ == "path" and got.n_splits_ == 5
     # final refit at the chosen k on all the data
-    ref = SparseLDASelector(got.n_features_).fit(X, y)
+    ref = SparseLDASelector(got.n_features_to_select_).fit(X, y)
     np.testing.assert_array_equal(got.get_support(), ref.get_support())
     np.testing.assert_array_equal(got.transform(X), X[:, ref.get_support()])
     lda = _lda().fit(X[:, ref.get_support()], y)  # the downstream model on all the data
@@ -211,7 +211,7 @@ def test_few_samples_per_class_equal_brute_force(grid):
     want = _brute_force(sel, X, y, grid, cv)
     splits = np.array([got.cv_results_[f"split{i}_test_score"] for i in range(4)]).T
     np.testing.assert_allclose(splits, want, rtol=0, atol=1e-10)
-    assert got.n_features_ == grid[int(np.argmax(want.mean(axis=1)))]
+    assert got.n_features_to_select_ == grid[int(np.argmax(want.mean(axis=1)))]
 
 
 def test_one_standard_error_rule():
@@ -221,8 +221,8 @@ def test_one_standard_error_rule():
     best = int(np.argmax(r["mean_test_score"]))
     se = r["std_test_score"][best] / np.sqrt(cvsel.n_splits_)
     ok = r["mean_test_score"] >= r["mean_test_score"][best] - se
-    assert cvsel.n_features_ == r["n_features"][np.flatnonzero(ok)[0]]
-    assert cvsel.n_features_ <= PathSelectorCV(k_grid=range(1, 15)).fit(X, y).n_features_
+    assert cvsel.n_features_to_select_ == r["n_features"][np.flatnonzero(ok)[0]]
+    assert cvsel.n_features_to_select_ <= PathSelectorCV(k_grid=range(1, 15)).fit(X, y).n_features_to_select_
     assert cvsel.best_index_ == best and r["rank_test_score"][best] == 1
 
 
@@ -252,7 +252,7 @@ def test_pipeline_and_grid_search():
     X, y = _planted(seed=6)
     pipe = make_pipeline(PathSelectorCV(k_grid=range(1, 6), cv=3), _lda())
     gs = GridSearchCV(pipe, {"pathselectorcv__rule": ["best", "one-se"]}, cv=3).fit(X, y)
-    assert gs.best_estimator_[0].n_features_ in range(1, 6)
+    assert gs.best_estimator_[0].n_features_to_select_ in range(1, 6)
     assert gs.predict(X).shape == y.shape
 
 

@@ -191,7 +191,7 @@ def test_path_selector_cv_runs_auto_forward_and_cv_nested():
     X, y = _classes(5)
     auto = PathSelectorCV(SparseLDASelector(), k_grid=[2, 4, 6], cv=3).fit(X, y)
     fwd = PathSelectorCV(SparseLDASelector(direction="forward"), k_grid=[2, 4, 6], cv=3).fit(X, y)
-    assert auto.selector_.direction_ == "forward" and auto.n_features_ == fwd.n_features_
+    assert auto.selector_.direction_ == "forward" and auto.n_features_to_select_ == fwd.n_features_to_select_
     np.testing.assert_array_equal(auto.cv_results_["mean_test_score"], fwd.cv_results_["mean_test_score"])
     nested = PathSelectorCV(SparseLDASelector(direction="cv"), k_grid=[2, 4, 6], cv=3).fit(X, y)
     assert nested.selector_.direction_ == "cv"

@@ -11,7 +11,7 @@ from pixsel.selection import ScoreSelector, SubspaceScoreSelector
 
 @parametrize_with_checks(
     [
-        SubspaceScoreSelector(1, rank=1, random_state=0),
+        SubspaceScoreSelector(1, rank=1, mode="top", random_state=0),
         SubspaceScoreSelector(2, rank=1, mode="sample", random_state=0),
         SubspaceScoreSelector(2, rank=1, mode="distinct", random_state=0),
         ScoreSelector(1, criterion="variance"),
@@ -37,7 +37,7 @@ def _faces(seed=0, n=60, side=6):
 
 def test_top_mode_matches_kernel_and_sum_of_leverage():
     X, _ = _faces()
-    sel = SubspaceScoreSelector(4, rank=3, random_state=0).fit(X)
+    sel = SubspaceScoreSelector(4, rank=3, mode="top", random_state=0).fit(X)
     res = subspace_scores(X, 3, random_state=np.random.RandomState(0))
     np.testing.assert_allclose(sel.scores_, res.scores, rtol=1e-10)
     np.testing.assert_allclose(sel.leverage_.sum(), 3.0, rtol=1e-10)
@@ -46,6 +46,22 @@ def test_top_mode_matches_kernel_and_sum_of_leverage():
     assert {7, 20, 30} <= set(sel.get_support(indices=True).tolist())
     np.testing.assert_array_equal(sel.transform(X), X[:, sel.support_])
     assert sel.weights_.tolist() == [1.0] * 4
+
+
+def test_default_mode_draws_exactly_k_distinct_unscaled_features():
+    """The default is 'distinct' (the best measured mode; 'top' takes clumps of neighbouring
+    pixels on images): k distinct features, none constant, unscaled, repeatable by seed."""
+    X, _ = _faces(2)
+    X[:, 0] = 1.0  # a constant pixel has score 0 and is never drawn
+    assert SubspaceScoreSelector().get_params()["mode"] == "distinct"
+    sel = SubspaceScoreSelector(10, rank=3, random_state=4).fit(X)
+    idx = sel.get_support(indices=True)
+    assert len(idx) == 10 and 0 not in idx and sel.weights_.tolist() == [1.0] * 10
+    np.testing.assert_array_equal(sel.transform(X), X[:, idx])
+    np.testing.assert_array_equal(SubspaceScoreSelector(10, rank=3, random_state=4).fit(X).get_support(indices=True), idx)
+    top = SubspaceScoreSelector(10, rank=3, mode="top", random_state=4).fit(X)
+    np.testing.assert_array_equal(top.get_support(), top.ranking_ <= 10)  # 'top' by name: the k best scores
+    np.testing.assert_array_equal(top.ranking_, sel.ranking_)  # the same scores, ranked the same
 
 
 def test_sample_mode_rescales_and_merges_duplicates():

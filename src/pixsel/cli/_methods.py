@@ -108,8 +108,9 @@ def _build_subspace(args, k, params):
 
 register(Method(
     "subspace",
-    "subspace scores (unsupervised): rank-m leverage + gamma * residual, top or sampled "
-    "(--param rank=40 --param gamma=theory --param mode=sample; --seed for the Krylov SVD)",
+    "subspace scores (unsupervised): rank-m leverage + gamma * residual; k distinct pixels drawn "
+    "by the scores (--param mode=top for the highest scores, mode=sample for the rescaled sketch; "
+    "--param rank=40 --param gamma=theory; --seed for the draws and the Krylov SVD)",
     _build_subspace,
     supervised=False,
     estimator="SubspaceScoreSelector",

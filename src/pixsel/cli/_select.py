@@ -182,7 +182,7 @@ def _run(args, method, stages):
         if auto:
             stages.stage(f"choosing k by {args.cv}-fold cross-validation ({sizes})", "choosing k")
             cvsel = _choose_k(args, est, data)
-            est, args.k = cvsel.selector_, cvsel.n_features_
+            est, args.k = cvsel.selector_, cvsel.n_features_to_select_
         else:
             fit_y = (data.X, data.y) if method.supervised else (data.X,)
             steps = args.method in _PATH_STEPS and stages.steps(f"{args.method} fit")
@@ -238,7 +238,7 @@ def _run(args, method, stages):
     if cvsel is not None:
         from ..viz import plot_cv_path
 
-        fig = plot_cv_path(cvsel.cv_results_, cvsel.n_features_, objective=getattr(est, "objective_path_", None),
+        fig = plot_cv_path(cvsel.cv_results_, cvsel.n_features_to_select_, objective=getattr(est, "objective_path_", None),
                            rule=args.rule, score_name=f"CV accuracy ({cvsel.n_splits_} folds)",
                            title=f"{args.method}: k chosen by cross-validation")
         written.append(save_figure(fig, out / "cv_path.png", dpi=120))

@@ -48,7 +48,7 @@ from .._array_api import to_numpy
 from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
 from .._progress import step_progress
-from .._validation import check_int, check_options, resolve_k
+from .._validation import check_input, check_int, check_options, get_support_image, image_stack, resolve_k
 from ..spectral import DIRECTIONS, best_objective, pick_path
 from ..spectral._forced import check_forced
 from ._exact_fit import _check_solver_params, _exact_fit_attributes
@@ -56,9 +56,9 @@ from ._exact_fit import _check_solver_params, _exact_fit_attributes
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
+    from numpy.typing import ArrayLike, NDArray
 
-__all__ = []
+__all__ = ["ImageSelectorMixin"]
 
 ALGORITHMS = ("auto", "dense", "implicit")
 
@@ -169,7 +169,42 @@ def entry_ranking(path, n_features):
     return ranking if codes is None else ranking[np.asarray(codes)]
 
 
-class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class ImageSelectorMixin:
+    """Image stacks in every public selector: put it first in the bases.
+
+    ``fit`` flattens a grey stack ``(n_samples, h, w)`` or a colour stack ``(n_samples, h, w, c)``
+    in C order (:func:`pixsel._validation.image_stack`, reached through
+    :func:`pixsel._validation.check_input` or, in the path selectors, :meth:`_flatten_images`) and
+    keeps its shape in ``image_shape_`` (None after a fit on 2-D rows); ``transform`` takes the
+    stack (of that shape) or the flattened rows; ``get_support_image()`` is ``get_support()``
+    reshaped to ``image_shape_``. One mechanism for every selector, so that a stack means the
+    same features everywhere.
+    """
+
+    get_support_image = get_support_image
+
+    def _flatten_images(self, X):
+        """``(X_2d, image_shape)`` of a stack (``image_shape`` None for 2-D ``X``); sets nothing."""
+        if not hasattr(X, "ndim"):
+            X = np.asarray(X)
+        return image_stack(X, type(self).__name__)
+
+    def transform(self, X: ArrayLike) -> NDArray:
+        """Reduce ``X`` to the selected features (an image stack is flattened first, C order).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features_in_), (n_samples, h, w) or (n_samples, h, w, c)
+            A stack must have the images' shape of the fit (``image_shape_``).
+
+        Returns
+        -------
+        X_r : array of shape (n_samples, n_selected_features)
+        """
+        return super().transform(check_input(self, X, reset=False))
+
+
+class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Selection of ``n_features_to_select`` read from greedy paths, for every ``k`` at once.
 
     Subclasses validate, compute their statistics and paths, then call :meth:`_set_paths` and,

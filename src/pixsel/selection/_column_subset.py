@@ -7,8 +7,9 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_options, resolve_k
+from .._validation import check_input, check_options, resolve_k
 from ..scores import column_subset_objective, greedy_column_subset, pivoted_qr_columns
+from ._base import ImageSelectorMixin
 
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ __all__ = ["ColumnSubsetSelector"]
 _METHODS = ("greedy", "qr")
 
 
-class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
+class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
     """Unsupervised, deterministic column-subset selection: pixels that span the images.
 
     The ``k`` selected pixels ``S`` are chosen so that the other pixels are well predicted from
@@ -57,6 +58,10 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
         ``objective_path_[t]``: the kept mass of the first ``t + 1`` pixels, as a fraction of
         the total ``||A||_F^2`` (1 means the chosen pixels reproduce every pixel exactly).
     n_features_in_ : int
+    image_shape_ : tuple or None
+        ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order;
+        ``transform`` takes the stack or the rows, ``get_support_image()`` gives the mask in
+        this shape); None after a fit on 2-D rows.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
 
@@ -87,8 +92,9 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (images flattened). Never modified.
+        X : array-like of shape (n_samples, n_features), (n_samples, h, w) or (n_samples, h, w, c)
+            Samples: images flattened, or a grey or colour image stack (flattened in C order,
+            every channel value a feature). Never modified.
         y : None
             Ignored.
 
@@ -98,6 +104,7 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.method, "method", _METHODS, owner=owner)
+        X = check_input(self, X)  # text refused, (n, h, w[, c]) stacks flattened, image_shape_ kept
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         p = X.shape[1]
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)

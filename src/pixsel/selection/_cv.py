@@ -54,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._lazy import dask_rows
 from .._progress import StepProgress, step_progress
 from .._validation import check_input, check_int, check_options
+from ._base import ImageSelectorMixin
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
@@ -267,12 +268,12 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
     return scores, time.perf_counter() - t0
 
 
-class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
+class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     """Choose the number of features k by cross-validation, with one selector fit per fold.
 
     On every training fold the selector is fitted once (its path gives the selection for every
     k), the downstream ``estimator`` is fitted on the selected columns and scored on the test
-    fold at every k of ``k_grid``; ``n_features_`` is the k of best mean score (or the smallest k
+    fold at every k of ``k_grid``; ``n_features_to_select_`` is the k of best mean score (or the smallest k
     within one standard error of it), and the selector is refitted at that k on all the data.
     See the module docstring for which selectors have a path (``route_``).
 
@@ -322,16 +323,26 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_features_ : int
-        The chosen k.
+    n_features_to_select_ : int
+        The chosen k (the name every selector gives its k).
+
+        .. versionchanged:: 0.2
+           Renamed from ``n_features_`` (no alias).
     selector_ : estimator
-        The selector refitted on all the data with ``n_features_to_select = n_features_``.
+        The selector refitted on all the data with ``n_features_to_select = n_features_to_select_``.
     estimator_ : estimator
         The downstream model fitted on the selected features of all the data. With the default
         shrinkage LDA and ``reuse_statistics``, it is formed from the class statistics the
         scores were read from (a fitted ``LinearDiscriminantAnalysis``, equal to a direct fit
         up to rounding).
     support_ : ndarray of shape (n_features,) of bool
+        The features ``selector_`` selects (``get_support()``).
+    ranking_ : ndarray of shape (n_features,) of int
+        ``selector_.ranking_``, only when the selector ranks the features.
+    image_shape_ : tuple or None
+        ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order;
+        ``transform`` takes the stack or the rows, ``get_support_image()`` gives the mask in
+        this shape); None after a fit on 2-D rows.
     cv_results_ : dict of ndarrays
         In scikit-learn's format (as ``RFECV``): ``n_features`` (the grid), ``mean_test_score``,
         ``std_test_score``, ``rank_test_score`` and ``split{i}_test_score``, one entry per k.
@@ -362,7 +373,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     >>> from pixsel.datasets import load_digits_pair
     >>> d = load_digits_pair(3, 5)
     >>> cvsel = PathSelectorCV(k_grid=range(1, 21)).fit(d.X, d.y)
-    >>> 1 <= cvsel.n_features_ <= 20, cvsel.transform(d.X).shape[1] == cvsel.n_features_
+    >>> 1 <= cvsel.n_features_to_select_ <= 20, cvsel.transform(d.X).shape[1] == cvsel.n_features_to_select_
     (True, True)
     >>> sorted(cvsel.cv_results_)[:3]
     ['mean_test_score', 'n_features', 'rank_test_score']
@@ -418,8 +429,10 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified. At least 2 features (with one there is no k to choose).
+        X : array-like of shape (n_samples, n_features), (n_samples, h, w) or (n_samples, h, w, c)
+            An image stack is flattened in C order (the selector sees the rows; a colour stack's
+            pixels are not grouped). Never modified. At least 2 features (with one there is no k
+            to choose).
         y : array-like of shape (n_samples,)
             Class labels or a continuous target.
         groups : array-like of shape (n_samples,), default=None
@@ -431,7 +444,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         """
         owner = type(self).__name__
         check_options(self.rule, "rule", _RULES, owner=owner)
-        X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
+        X = check_input(self, X)  # text refused, (n, h, w[, c]) stacks flattened, image_shape_ kept
         X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
         if X.dtype.kind not in "uifb":
             X = X.astype(np.float64)
@@ -488,13 +501,18 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
                 if reporter is not None:
                     reporter.fold_done(i + 1)
             self._choose(results, grid, splits, route)
-            refit = clone(selector).set_params(n_features_to_select=self.n_features_)
+            refit = clone(selector).set_params(n_features_to_select=self.n_features_to_select_)
             self.selector_ = _with_progress(refit, None if reporter is None else reporter.for_fold(None)).fit(X, y)
         finally:
             if reporter is not None:
                 reporter.close()
         if reporter is not None and "progress" in refit.get_params(deep=False):
             self.selector_.set_params(progress=selector.get_params(deep=False)["progress"])  # the user's, not ours
+        self.support_ = np.asarray(self.selector_.get_support(), dtype=bool)
+        if hasattr(self.selector_, "ranking_"):
+            self.ranking_ = self.selector_.ranking_
+        else:  # a refit with a selector that does not rank leaves no ranking of an earlier fit
+            vars(self).pop("ranking_", None)
         Xs = self.selector_.transform(X)
         if fast:  # the LDA the scores were read from, on all the data (a direct fit's lstsq is an SVD)
             Xs = np.asarray(Xs, dtype=np.float64)
@@ -504,7 +522,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         return self
 
     def _choose(self, results, grid, splits, route):
-        """``cv_results_``, ``best_index_``, ``n_features_``... from the folds' scores."""
+        """``cv_results_``, ``best_index_``, ``n_features_to_select_``... from the folds' scores."""
         scores = np.array([r[0] for r in results]).reshape(len(splits), len(grid))
         bad = np.argwhere(~np.isfinite(scores))
         if bad.size:
@@ -529,14 +547,14 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             **{f"split{i}_test_score": scores[i] for i in range(len(splits))},
         }
         self.best_index_ = best
-        self.n_features_ = int(grid[chosen])
+        self.n_features_to_select_ = int(grid[chosen])
         self.route_ = route
         self.n_splits_ = len(splits)
         self.fold_times_ = np.array([r[1] for r in results])
 
     def _get_support_mask(self):
         check_is_fitted(self)
-        return self.selector_.get_support()
+        return self.support_
 
     @dask_rows
     def transform(self, X: ArrayLike) -> NDArray:
@@ -544,14 +562,15 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features)
-            A Dask array stays lazy: each row chunk is transformed where it lives.
+        X : array-like or dask array of shape (n_samples, n_features), or an image stack
+            ``(n_samples, h, w)`` / ``(n_samples, h, w, c)`` of the fit's ``image_shape_``. A Dask
+            array stays lazy: each row chunk is transformed where it lives.
 
         Returns
         -------
         X_new : ndarray or dask array of shape (n_samples, n_selected)
         """
         check_is_fitted(self)
-        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w[, c]) stacks flattened
         X = validate_data(self, X, dtype=None, reset=False)
         return self.selector_.transform(X)

@@ -10,7 +10,7 @@ The groups come from, in this order:
 * an ``(n, h, w, c)`` colour stack: its pixels (the ``c`` channels of a pixel form one group).
 
 An image stack is flattened in C order (``X.reshape(n, -1)``: feature ``(i * w + j) * c + ch``)
-and its shape kept in ``image_shape_``.
+and its shape kept in ``image_shape_`` (:class:`pixsel.selection._base.ImageSelectorMixin`).
 """
 
 from __future__ import annotations
@@ -23,11 +23,6 @@ from .._array_api import to_numpy
 from .._validation import resolve_k
 from ..spectral import check_groups, exact_group_support, group_greedy_path
 from ._exact_fit import store_exact_result
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["pixel_groups", "patch_groups"]
 
@@ -82,50 +77,6 @@ def patch_groups(image_shape: tuple[int, ...], patch_size: tuple[int, int], *, o
     cols = np.arange(w)[None, :] // b
     ids = rows * (w // b) + cols
     return np.repeat(ids.ravel(), c)
-
-
-def flatten_images(est, X):
-    """``(X_2d, image_shape)``: an ``(n, h, w)`` or ``(n, h, w, c)`` stack flattened (C order);
-    2-D ``X`` passes unchanged with ``image_shape`` None."""
-    if not hasattr(X, "ndim"):
-        X = np.asarray(X)
-    if X.ndim in (3, 4):
-        shape = tuple(int(s) for s in X.shape[1:])
-        return X.reshape(X.shape[0], -1), shape
-    if X.ndim > 4:
-        raise ValueError(
-            f"{type(est).__name__} takes X of shape (n_samples, n_features), an image stack (n, h, w) or a "
-            f"colour stack (n, h, w, c); got {X.ndim} dimensions."
-        )
-    return X, None
-
-
-class ImageInputMixin:
-    """Image stacks as input: ``fit`` and ``transform`` take ``(n, h, w[, c])`` or 2-D rows."""
-
-    def _flatten_images(self, X):
-        return flatten_images(self, X)
-
-    def transform(self, X: ArrayLike) -> NDArray:
-        """Reduce ``X`` to the selected features (an image stack is flattened first, C order).
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features_in_), (n, h, w) or (n, h, w, c)
-
-        Returns
-        -------
-        X_r : array of shape (n_samples, n_selected_features)
-        """
-        if getattr(X, "ndim", 2) > 2:
-            shape = getattr(self, "image_shape_", None)
-            if shape is not None and tuple(X.shape[1:]) != tuple(shape):
-                raise ValueError(
-                    f"{type(self).__name__} was fitted on images of shape {tuple(shape)}; got images of shape "
-                    f"{tuple(X.shape[1:])}. Resize them to {tuple(shape)}."
-                )
-            X = flatten_images(self, X)[0]
-        return super().transform(X)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from .._validation import check_int, check_options
 from ..spectral import DIRECTIONS, greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
-from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
+from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
 
 from typing import TYPE_CHECKING
@@ -61,7 +61,7 @@ def cv_sizes(k: int) -> list[int]:
     return sorted({max(1, math.ceil(k / 4)), max(1, math.ceil(k / 2)), int(k)})
 
 
-class SparseLDASelector(ImageInputMixin, _PathSelector):
+class SparseLDASelector(_PathSelector):
     """Greedy sparse LDA (GSLDA): select the k features of largest class separability.
 
     The criterion is the generalized Rayleigh quotient of the pair (``A``, ``B``) restricted to a

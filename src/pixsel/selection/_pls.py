@@ -35,8 +35,9 @@ from .._backend import (
     validate_fit,
 )
 from .._lazy import DaskSelectorMixin
-from .._validation import check_int, check_options, check_real, resolve_k
+from .._validation import check_input, check_int, check_options, check_real, resolve_k
 from ..pls import cardinal_spls, spls_eta
+from ._base import ImageSelectorMixin
 
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,7 @@ def _encode_target(y, target, owner):
     return "continuous", Y, None
 
 
-class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
+class _BaseSPLS(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
     def __sklearn_tags__(self):
@@ -114,8 +115,8 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
+        X : array-like of shape (n_samples, n_features), (n_samples, h, w) or (n_samples, h, w, c)
+            An image stack is flattened in C order (every channel value a feature). Never modified.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Class labels or continuous responses (see ``target``).
 
@@ -168,7 +169,7 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features_in_), or an image stack of the fit's shape
             All original features; only the selected ones are used.
 
         Returns
@@ -176,6 +177,7 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
         ndarray of shape (n_samples, n_targets)
         """
         check_is_fitted(self)
+        X = check_input(self, X, reset=False)  # an image stack is flattened as in fit
         return predict_on_support(self, X, self.coef_, self.intercept_)
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -186,13 +188,14 @@ class _BaseSPLS(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEst
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features_in_), or an image stack of the fit's shape
 
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
+        X = check_input(self, X, reset=False)  # an image stack is flattened as in fit
         scores = predict_on_support(self, X, self.coef_, self.intercept_, "predict")
         if self.target_ == "classes":
             return labels_of_scores(scores, self.classes_)  # labels are host metadata
@@ -243,6 +246,10 @@ _COMMON_ATTRS_DOC = """
     classes_ : ndarray
         Only when ``target_ == 'classes'``.
     n_features_in_ : int
+    image_shape_ : tuple or None
+        ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order;
+        ``transform`` and ``predict`` take the stack or the rows, ``get_support_image()`` gives
+        the mask in this shape); None after a fit on 2-D rows.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
 """

@@ -10,7 +10,7 @@ from ..spectral import certify, greedy_path, greedy_sparse_component, leading_co
 from ..stats import covariance, gram_operator
 from ._base import _PathSelector
 from ._exact_fit import relative_gap
-from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
+from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["SparsePCASelector"]
 
 
-class SparsePCASelector(ImageInputMixin, _PathSelector):
+class SparsePCASelector(_PathSelector):
     """Greedy sparse PCA (GSPCA): the k features whose first principal component has most variance.
 
     The criterion is ``lambda_max(C_SS)``, the largest eigenvalue of the sample covariance ``C``

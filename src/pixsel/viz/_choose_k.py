@@ -32,7 +32,7 @@ def plot_cv_path(
     cv_results : dict
         ``PathSelectorCV.cv_results_`` (``n_features``, ``mean_test_score``, ``std_test_score``).
     n_features : int
-        The chosen k (``PathSelectorCV.n_features_``).
+        The chosen k (``PathSelectorCV.n_features_to_select_``).
     objective : ndarray of shape (n_k,), default=None
         The objective per k = 1, 2, ... (e.g. ``selector_.objective_path_``); ``None``: one panel.
     rule : str, default=None
