@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_options, resolve_k
+from .._validation import N_FEATURES_TO_SELECT, StrOptions, check_params, resolve_k
 from ..scores import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 
 from typing import TYPE_CHECKING
@@ -71,6 +71,8 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
     ((50, 3), 1.0)
     """
 
+    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT, "method": [StrOptions(_METHODS)]}
+
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy") -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
@@ -89,8 +91,7 @@ class ColumnSubsetSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.method, "method", _METHODS, owner=owner)
+        owner = check_params(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         p = X.shape[1]
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -53,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
 from .._progress import StepProgress, step_progress
-from .._validation import check_input, check_int, check_options
+from .._validation import HasMethods, StrOptions, check_input, check_int, check_params
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
@@ -361,6 +362,18 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     ['mean_test_score', 'n_features', 'rank_test_score']
     """
 
+    _parameter_constraints: dict = {
+        "selector": [HasMethods(["fit", "get_params"]), None],
+        "k_grid": [StrOptions(("auto",)), "array-like"],
+        "estimator": [HasMethods(["fit"]), None],
+        "scoring": [str, callable, None],
+        "cv": ["cv_object"],
+        "rule": [StrOptions(_RULES)],
+        "reuse_statistics": ["boolean"],
+        "n_jobs": [Integral, None],
+        "progress": ["boolean", callable],
+    }
+
     def __init__(
         self,
         selector: Any | None = None,
@@ -390,8 +403,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         return tags
 
     def _grid(self, p, route, owner):
-        if isinstance(self.k_grid, str):
-            check_options(self.k_grid, "k_grid", ("auto",), owner=owner)
+        if isinstance(self.k_grid, str):  # 'auto'
             if route == "refit":
                 return np.unique(np.round(np.geomspace(1, p, 20)).astype(int))
             dense = np.arange(1, min(p, _DENSE_AUTO) + 1)
@@ -422,8 +434,7 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.rule, "rule", _RULES, owner=owner)
+        owner = check_params(self)
         X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
         if X.dtype.kind not in "uifb":
