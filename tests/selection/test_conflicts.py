@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import pixsel.decomposition._slm
+import pixsel.selection._cv
 import pixsel.selection._lda
 import pixsel.selection._spca
-from pixsel import SparseLDASelector, SparseLinearModelProjection, SparsePCASelector
+from pixsel import PathSelectorCV, SparseLDASelector, SparseLinearModelProjection, SparsePCASelector, SPLSSelector
 
 LDA_CONFLICTS = [
     ({"criterion": ["trace", "max-eig"], "solver": "exact", "always_select": [0]},
@@ -27,6 +28,7 @@ LDA_CONFLICTS = [
     ({"always_select": [0], "patch_size": (2, 2)}, "always_select forces single features"),
     ({"always_select": [0], "stability": 5}, "always_select cannot be combined with stability"),
     ({"always_select": [0], "algorithm": "implicit"}, "always_select needs algorithm='dense'"),
+    ({"always_select": [0, 3, 4], "criterion": "cv"}, "n_features_to_select=2 is smaller than the 3 features"),
     ({"algorithm": "implicit", "direction": "backward"}, "algorithm='implicit' runs forward selection only"),
     ({"algorithm": "implicit", "solver": "exact"}, "solver='exact' needs algorithm='dense'"),
     ({"algorithm": "implicit", "regularization": "ledoit-wolf"}, "Use algorithm='dense' for 'ledoit-wolf'"),
@@ -79,3 +81,9 @@ def test_general_model_with_a_kernel_raises_before_any_data_work(monkeypatch, da
     with pytest.raises(ValueError, match="model='general' of SparseLinearModelProjection is linear only"):
         SparseLinearModelProjection(model="general", kernel="rbf").fit(data[0])
 
+
+
+def test_path_selector_cv_refuses_a_selector_without_k_before_any_data_work(monkeypatch, data):
+    monkeypatch.setattr(pixsel.selection._cv, "check_input", _no_data_work)
+    with pytest.raises(TypeError, match="SPLSSelector sets its sparsity with eta"):
+        PathSelectorCV(SPLSSelector(0.5)).fit(*data)

@@ -402,6 +402,10 @@ class PathSelectorCV(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         tags.target_tags.required = True
         return tags
 
+    def _check_conflicts(self):
+        if self.selector is not None:
+            _route(self.selector, type(self).__name__)  # a selector without n_features_to_select
+
     def _grid(self, p, route, owner):
         if isinstance(self.k_grid, str):  # 'auto'
             if route == "refit":
