@@ -85,6 +85,8 @@ class Interval(_sk.Interval):
 
     def __str__(self):  # the words of check_int and check_real
         kind = "an int" if self.type is numbers.Integral else "a float" if self.type is RealNotInt else "a real number"
+        if self.left is None and self.right is None:
+            return kind
         lb = "[" if self.closed in ("left", "both") else "("
         rb = "]" if self.closed in ("right", "both") else ")"
         lo = "-inf" if self.left is None else self.left
@@ -118,9 +120,10 @@ class HasMethods(_sk.HasMethods):
     """An object with the methods named (``HasMethods(["fit", "predict"])``)."""
 
 
-#: ``n_features_to_select`` of every selector: a count, or a fraction of the features (the upper
-#: bound, the number of features, is checked on the data by :func:`resolve_k`)
-N_FEATURES_TO_SELECT = [Interval(numbers.Integral, 1, None, closed="left"),
+#: ``n_features_to_select`` of every selector: a count, or a fraction of the features. The count's
+#: range, ``[1, n_features]``, is checked on the data by :func:`resolve_k`, so that its message
+#: says how many features there are.
+N_FEATURES_TO_SELECT = [Interval(numbers.Integral, None, None, closed="neither"),
                         Interval(RealNotInt, 0, 1, closed="right")]
 
 

@@ -120,8 +120,7 @@ def test_bad_input_errors_and_no_mutation(digits):
     y = digits.y.copy()
     X0, y0 = X.copy(), y.copy()
     sel = SparseLDASelector(5)
-    # refused before the data is read: the count's lower bound, or a fraction
-    with pytest.raises(ValueError, match=r"an int in the range \[1, inf\) or a float in the range \(0, 1\]\. Got 0"):
+    with pytest.raises(ValueError, match="range \\[1, 64\\]"):
         SparseLDASelector(0).fit(X, y)
     with pytest.warns(UserWarning, match="all 64 features are selected"):  # as SelectKBest (issue 13)
         assert SparseLDASelector(65).fit(X, y).get_support().sum() == 64

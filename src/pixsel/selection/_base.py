@@ -228,7 +228,7 @@ class _PathSelector(ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, Bas
                 raise ValueError(f"{owner}: always_select runs with solver='greedy' only (the exact search does "
                                  "not force features); use solver='greedy' or always_select=None.")
             k, n_forced = self.n_features_to_select, np.unique(np.asarray(self.always_select)).size
-            if isinstance(k, numbers.Integral) and k < n_forced:  # a fraction is checked on the data
+            if isinstance(k, numbers.Integral) and 1 <= k < n_forced:  # a fraction is checked on the data
                 raise ValueError(f"{owner}: n_features_to_select={k} is smaller than the {n_forced} features of "
                                  f"always_select (k counts the forced features); ask for at least {n_forced} "
                                  "features or force fewer.")
