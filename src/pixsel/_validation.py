@@ -180,10 +180,10 @@ def check_params(estimator):
     """Check every constructor parameter of ``estimator`` against its ``_parameter_constraints``,
     then its cross-parameter rules (``estimator._check_conflicts()``, when it has one).
 
-    The message of a parameter ends with the estimator's ``_parameter_hints[name]``, when it
-    has one (how to fix it). Called once at the top of ``fit``, before any data is read (scikit-learn's ``_fit_context``
-    does the same). Raises :class:`InvalidParameterError` in the one message format, and returns
-    the estimator's class name (the ``owner`` of later messages).
+    Called once at the top of ``fit``, before any data is read (as scikit-learn's ``_fit_context``
+    does). Raises :class:`InvalidParameterError` in the one message format, which ends with the
+    estimator's ``_parameter_hints[name]`` when it has one (how to fix it); returns the
+    estimator's class name (the ``owner`` of later messages).
 
     Examples
     --------
@@ -209,7 +209,9 @@ def check_params(estimator):
     owner = type(estimator).__name__
     constraints = type(estimator)._parameter_constraints
     for name, value in estimator.get_params(deep=False).items():
-        allowed = constraints[name]
+        allowed = constraints.get(name)
+        if allowed is None:  # for contributors: scikit-learn's check_param_validation says the same
+            raise TypeError(f"{owner} declares no constraint for its parameter {name!r} in _parameter_constraints.")
         if allowed == "no_validation" or any(_satisfies(c, value) for c in allowed):
             continue
         words = [_words(c) for c in allowed]
