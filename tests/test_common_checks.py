@@ -10,13 +10,19 @@ checks all the others and asserts that the lists together are the whole public A
 check, but takes about a minute per classifier check on the project's 2-core machines; the suite
 checks it with ``optimizer=None`` (tests/gp/test_classifier.py), which runs the same code paths
 but the hyperparameter search.
+
+scikit-learn does not run its ``check_param_validation`` on estimators outside scikit-learn;
+every public pixsel estimator declares ``_parameter_constraints``, so it is run here on all of
+them (GaussianProcessProbitClassifier included: every parameter it tries is refused before any
+work).
 """
 
 import ast
 from pathlib import Path
 
+import pytest
 from sklearn.base import BaseEstimator
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 import pixsel.decomposition
 import pixsel.gp
@@ -63,3 +69,9 @@ def test_every_public_estimator_is_checked_at_its_defaults():
 @parametrize_with_checks([cls() for cls in HERE])
 def test_default_parameters_pass_the_common_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_every_parameter_is_declared_and_validated_before_fitting(cls):
+    assert set(cls._parameter_constraints) == set(cls().get_params(deep=False))
+    check_param_validation(cls.__name__, cls())

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from sklearn.metrics.pairwise import pairwise_kernels
+from numbers import Real
+
+from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+
+from .._validation import Interval, StrOptions
 
 __all__ = []
+
+#: The ``_parameter_constraints`` of the kernel parameters (those of scikit-learn's ``KernelPCA``).
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions(tuple(PAIRWISE_KERNEL_FUNCTIONS)), callable],
+    "gamma": [Interval(Real, 0, None, closed="left"), None],
+    "degree": [Interval(Real, 0, None, closed="left")],
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "kernel_params": [dict, None],
+}
 
 
 class _KernelMixin:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
-from .._validation import check_input, check_int, check_options
+from .._validation import Interval, StrOptions, check_input, check_int, check_params
 from ..spectral import DIRECTIONS, greedy_sparse_component
 
 from typing import TYPE_CHECKING
@@ -91,6 +92,12 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (200, 2)
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_nonzero_coefs": [Interval(Integral, 1, None, closed="left"), None],
+        "direction": [StrOptions(DIRECTIONS)],
+    }
+
     def __init__(
         self,
         n_components: int = 1,
@@ -115,8 +122,7 @@ class GreedySparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.direction, "direction", DIRECTIONS, owner=owner)
+        owner = check_params(self)
         X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape

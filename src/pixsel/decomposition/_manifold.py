@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
-from .._validation import check_input, check_int, check_options, check_real
+from .._validation import Interval, StrOptions, check_input, check_params
 from ..projection import kernel_lpp, knn_graph, lle_weights, lpp, npe, smooth_lpp, spectral_regression_lpp
-from ._base import _KernelMixin
+from ._base import KERNEL_CONSTRAINTS, _KernelMixin
 
 from typing import TYPE_CHECKING
 
@@ -35,23 +37,33 @@ _GRAPH_DOC = """n_neighbors : int, default=5
         Heat-kernel width; default the mean squared neighbour distance."""
 
 
+_NON_NEGATIVE = [Interval(Real, 0, None, closed="left")]
+#: The ``_parameter_constraints`` of :class:`LocalityPreservingProjection`; the others take theirs.
+_GRAPH_CONSTRAINTS = {
+    "n_components": [Interval(Integral, 1, None, closed="left")],
+    "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    "weight": [StrOptions(("heat", "binary"))],
+    "t": [Interval(Real, 0, None, closed="neither"), None],
+    "reg": _NON_NEGATIVE,
+}
+
+
 class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit/transform: centre on the training mean, build the graph, solve, project."""
 
+    _parameter_constraints: dict = _GRAPH_CONSTRAINTS
+
     def _validate_common(self, X):
-        owner = type(self).__name__
+        owner = check_params(self)
         X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
-        k = check_int(self.n_neighbors, "n_neighbors", low=1, owner=owner)
+        k = int(self.n_neighbors)
         if n < k + 1:
             raise ValueError(
                 f"{owner} with n_neighbors={k} needs at least {k + 1} samples; got {n} sample(s). "
                 "Lower n_neighbors or pass more samples."
             )
-        check_options(self.weight, "weight", ("heat", "binary"), owner=owner)
-        if self.t is not None:
-            check_real(self.t, "t", low=0, low_open=True, owner=owner)
         return np.asarray(X, dtype=np.float64), k, owner
 
     def _max_components(self, X):
@@ -59,7 +71,7 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return X.shape[1], "n_features"
 
     def _check_M(self, high, what, owner):
-        M = check_int(self.n_components, "n_components", low=1, owner=owner)
+        M = int(self.n_components)
         if M > high:
             raise ValueError(
                 f"The 'n_components' parameter of {owner} must be at most {what}={high}; got {M}."
@@ -138,7 +150,7 @@ class LocalityPreservingProjection(_GraphProjection):
         self.reg = reg
 
     def _solve(self, Xc, W, nb, M, owner):
-        return lpp(Xc, W, M, reg=check_real(self.reg, "reg", low=0, owner=owner))
+        return lpp(Xc, W, M, reg=float(self.reg))
 
 
 class NeighborhoodPreservingEmbedding(_GraphProjection):
@@ -179,6 +191,11 @@ class NeighborhoodPreservingEmbedding(_GraphProjection):
     weight = "binary"
     t = None
 
+    _parameter_constraints: dict = {
+        **{k: v for k, v in _GRAPH_CONSTRAINTS.items() if k not in ("weight", "t")},  # the LLE weights
+        "lle_reg": _NON_NEGATIVE,
+    }
+
     def __init__(
         self,
         n_components: int = 2,
@@ -193,8 +210,7 @@ class NeighborhoodPreservingEmbedding(_GraphProjection):
         self.reg = reg
 
     def _solve(self, Xc, W, nb, M, owner):
-        lr = check_real(self.lle_reg, "lle_reg", low=0, owner=owner)
-        return npe(Xc, lle_weights(Xc, nb, reg=lr), M, reg=check_real(self.reg, "reg", low=0, owner=owner))
+        return npe(Xc, lle_weights(Xc, nb, reg=float(self.lle_reg)), M, reg=float(self.reg))
 
 
 class SpectralRegressionLPP(_GraphProjection):
@@ -233,6 +249,11 @@ class SpectralRegressionLPP(_GraphProjection):
     (40, 2)
     """
 
+    _parameter_constraints: dict = {
+        **{k: v for k, v in _GRAPH_CONSTRAINTS.items() if k != "reg"},
+        "alpha": _NON_NEGATIVE,
+    }
+
     def __init__(
         self,
         n_components: int = 2,
@@ -252,8 +273,7 @@ class SpectralRegressionLPP(_GraphProjection):
         return min(X.shape[1], X.shape[0] - 1), "min(n_features, n_samples - 1)"
 
     def _solve(self, Xc, W, nb, M, owner):
-        a = check_real(self.alpha, "alpha", low=0, owner=owner)
-        return spectral_regression_lpp(Xc, W, M, alpha=a)
+        return spectral_regression_lpp(Xc, W, M, alpha=float(self.alpha))
 
 
 class SpatiallySmoothLPP(_GraphProjection):
@@ -294,6 +314,8 @@ class SpatiallySmoothLPP(_GraphProjection):
     (40, 2)
     """
 
+    _parameter_constraints: dict = {**_GRAPH_CONSTRAINTS, "image_shape": ["array-like", None], "alpha": _NON_NEGATIVE}
+
     def __init__(
         self,
         n_components: int = 2,
@@ -317,8 +339,8 @@ class SpatiallySmoothLPP(_GraphProjection):
         shape = (Xc.shape[1],) if self.image_shape is None else tuple(self.image_shape)
         return smooth_lpp(
             Xc, W, M, image_shape=shape,
-            alpha=check_real(self.alpha, "alpha", low=0, owner=owner),
-            reg=check_real(self.reg, "reg", low=0, owner=owner),
+            alpha=float(self.alpha),
+            reg=float(self.reg),
         )
 
 
@@ -359,6 +381,8 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     (40, 2)
     """
 
+    _parameter_constraints: dict = {**_GRAPH_CONSTRAINTS, **KERNEL_CONSTRAINTS}
+
     def __init__(
         self,
         n_components: int = 2,
@@ -394,7 +418,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
         Kc = K - self._row_mean[None, :] - self._row_mean[:, None] + self._all_mean
         W, _ = knn_graph(X, k, weight=self.weight, t=self.t)
         self.dual_coef_, self.eigenvalues_ = kernel_lpp(
-            Kc, W, M, reg=check_real(self.reg, "reg", low=0, owner=owner)
+            Kc, W, M, reg=float(self.reg)
         )
         self.X_fit_ = X
         return self

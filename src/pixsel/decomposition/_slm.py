@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -13,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._backend import HostFitTransformerMixin, fit_on_host, transform_inputs
 from .._lazy import dask_rows
-from .._validation import check_int, check_options, check_real
+from .._validation import Interval, StrOptions, check_int, check_params
 from ..projection import (
     estimate_sigma_tau,
     estimate_variances,
@@ -25,7 +26,7 @@ from ..projection import (
     lasso_gram_cd,
     slm_projection,
 )
-from ._base import _KernelMixin
+from ._base import KERNEL_CONSTRAINTS, _KernelMixin
 
 from typing import TYPE_CHECKING
 
@@ -232,6 +233,27 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
     ((60, 2), (2, 8))
     """
 
+    _parameter_constraints: dict = {
+        **KERNEL_CONSTRAINTS,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_atoms": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "sigma": [StrOptions(("prior",)), Interval(Real, 0, None, closed="left"), None],
+        "tau": [Interval(Real, 0, None, closed="neither"), None],
+        "model": [StrOptions(("standard", "general"))],
+        "kernel": [*KERNEL_CONSTRAINTS["kernel"], None],
+        "dictionary": ["array-like", None],
+        "fit_algorithm": [StrOptions(("minibatch", "batch"))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "n_basis": [Interval(Integral, 2, None, closed="left"), None],
+        "coding_algorithm": [StrOptions(("lasso_cd", "lasso_lars"))],
+        "coding_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "progress": ["boolean", callable],
+    }
+
     def __init__(
         self,
         n_components: int = 2,
@@ -282,7 +304,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
     # ------------------------------------------------------------------ helpers
     def _resolve_scales(self, alpha, tau_hat, residual_sigma, owner):
         """``sigma_``, ``tau_`` from the parameters and the estimates (see the class notes)."""
-        tau = tau_hat if self.tau is None else check_real(self.tau, "tau", low=0, low_open=True, owner=owner)
+        tau = tau_hat if self.tau is None else float(self.tau)
         if tau <= 0:
             raise ValueError(
                 f"All sparse codes of the training data are zero with alpha={self.alpha}, so the code "
@@ -293,7 +315,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         elif self.sigma is None:
             sigma = residual_sigma
         else:
-            sigma = check_real(self.sigma, "sigma", low=0, owner=owner)
+            sigma = self.sigma
         return float(sigma), float(tau)
 
     def _progress(self, total, desc):
@@ -319,27 +341,20 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         """
         # scikit-learn's dictionary learning and lasso are NumPy only: the fit runs on a host
         # copy of X (the "projection" route), the fitted arrays go back to X's device
+        check_params(self)  # the parameters, then the options that cannot run together
         return fit_on_host(self, X, y, self._fit_host)
+
+    def _check_conflicts(self):
+        if self.model == "general" and self.kernel is not None:
+            raise ValueError(f"model='general' of {type(self).__name__} is linear only; set kernel=None.")
 
     def _fit_host(self, X, y=None):
         """:meth:`fit` on NumPy input (array-API dispatch off)."""
         owner = type(self).__name__
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n, p = X.shape
-        check_options(self.model, "model", ("standard", "general"), owner=owner)
-        check_options(self.fit_algorithm, "fit_algorithm", ("minibatch", "batch"), owner=owner)
-        check_options(self.coding_algorithm, "coding_algorithm", ("lasso_lars", "lasso_cd"), owner=owner)
-        alpha = check_real(self.alpha, "alpha", low=0, low_open=True, owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", low=1, owner=owner)
-        self._coding_max_iter = check_int(self.coding_max_iter, "coding_max_iter", low=1, owner=owner)
-        if isinstance(self.sigma, str):
-            check_options(self.sigma, "sigma", ("prior",), owner=owner)
-        elif self.sigma is not None:
-            check_real(self.sigma, "sigma", low=0, owner=owner)
-        if self.tau is not None:
-            check_real(self.tau, "tau", low=0, low_open=True, owner=owner)
-        if self.model == "general" and self.kernel is not None:
-            raise ValueError(f"model='general' of {owner} is linear only; set kernel=None.")
+        alpha, max_iter = float(self.alpha), int(self.max_iter)
+        self._coding_max_iter = int(self.coding_max_iter)
         rng = check_random_state(self.random_state)
         if self.kernel is None:
             self._fit_linear(X, alpha, max_iter, rng, owner)
@@ -361,8 +376,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
 
     def _fit_linear(self, X, alpha, max_iter, rng, owner):
         n, p = X.shape
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= p):
-            check_int(self.n_components, "n_components", low=1, owner=owner)
+        if self.n_components > p:
             raise ValueError(
                 f"The 'n_components' parameter of {owner} must be at most n_features={p}; got "
                 f"{self.n_components} (X has {p} feature(s)). A linear projection to M dimensions needs M <= N."
@@ -372,7 +386,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
         if self.dictionary is not None:
             atoms = self._check_dictionary(p, owner)
         else:
-            K = p if self.n_atoms is None else check_int(self.n_atoms, "n_atoms", low=1, owner=owner)
+            K = p if self.n_atoms is None else int(self.n_atoms)
             seed = rng.randint(np.iinfo(np.int32).max)
             fa = "lars" if self.coding_algorithm == "lasso_lars" else "cd"
             with self._progress(max_iter, "SLM dictionary (epochs)") as steps:
@@ -381,7 +395,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
                               transform_max_iter=self._coding_max_iter,
                               callback=_EpochProgress(steps) if self.progress else None)
                 if self.fit_algorithm == "minibatch":
-                    bs = check_int(self.batch_size, "batch_size", low=1, owner=owner)
+                    bs = int(self.batch_size)
                     dl = MiniBatchDictionaryLearning(batch_size=min(bs, n), **common)
                 else:
                     dl = DictionaryLearning(**common)
@@ -448,7 +462,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
                     R, W = kernel_lasso_factor(Kdd)
                     codes = kernel_lasso_codes(Kxd, R, W, alpha, _lasso(self.coding_algorithm))
         else:
-            n_basis = n if self.n_basis is None else check_int(self.n_basis, "n_basis", low=2, owner=owner)
+            n_basis = n if self.n_basis is None else int(self.n_basis)
             n_basis = min(n_basis, n)
             idx = np.sort(rng.choice(n, size=n_basis, replace=False)) if n_basis < n else np.arange(n)
             basis = Xd[idx]
@@ -465,8 +479,7 @@ class SparseLinearModelProjection(HostFitTransformerMixin, _KernelMixin, ClassNa
                 )
             self.basis_ = basis
             self.dictionary_coef_ = F
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= K):
-            check_int(self.n_components, "n_components", low=1, owner=owner)
+        if self.n_components > K:
             raise ValueError(
                 f"The 'n_components' parameter of {owner} must be at most n_atoms={K} in the kernel "
                 f"model; got {self.n_components}."

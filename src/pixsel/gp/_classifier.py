@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize as sopt
@@ -14,7 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threads import blas_limit
-from .._validation import check_input, check_int, check_options, check_real
+from .._validation import Interval, StrOptions, check_input, check_params
 from ._ep import ep_binary_probit, ep_log_marginal_grad, ep_predict
 from ._kernels import SquaredExponential
 from ._laplace import laplace_binary_probit, laplace_log_marginal_grad, laplace_predict
@@ -129,6 +130,23 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        "approximation": [StrOptions(("ep", "laplace"))],
+        "ard": ["boolean"],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_time": [Interval(Real, 0, None, closed="neither"), None],
+        "length_scale_init": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "signal_variance_init": [Interval(Real, 0, None, closed="neither"), None],
+        "optimizer": [StrOptions(("lbfgs",)), None],
+        "ep_algorithm": [StrOptions(("parallel", "sequential"))],
+        "ep_damping": [Interval(Real, 0, 1, closed="right")],
+        "ep_tol": [Interval(Real, 0, None, closed="neither")],
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "ep_method": [StrOptions(("parallel", "sequential")), None],
+    }
+
     def __init__(
         self,
         approximation: Literal["ep", "laplace"] = "ep",
@@ -209,20 +227,12 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if self.blas_threads is not None:
-            check_int(self.blas_threads, "blas_threads", low=1, owner=_OWNER)
+        check_params(self)
         with self._threads():
             return self._fit(X, y)
 
     def _fit(self, X, y):
         t0 = time.perf_counter()
-        check_options(self.approximation, "approximation", ("ep", "laplace"), owner=_OWNER)
-        check_int(self.n_restarts, "n_restarts", low=0, owner=_OWNER)
-        check_int(self.max_iter, "max_iter", low=1, owner=_OWNER)
-        if self.max_time is not None:
-            check_real(self.max_time, "max_time", low=0, low_open=True, owner=_OWNER)
-        check_real(self.ep_damping, "ep_damping", low=0, high=1, low_open=True, owner=_OWNER)
-        check_real(self.ep_tol, "ep_tol", low=0, low_open=True, owner=_OWNER)
         ep_algorithm = self.ep_algorithm
         if self.ep_method is not None:
             warnings.warn(
@@ -231,10 +241,6 @@ class GaussianProcessProbitClassifier(ClassifierMixin, BaseEstimator):
                 stacklevel=3,
             )
             ep_algorithm = self.ep_method
-        check_options(ep_algorithm, "ep_method" if self.ep_method is not None else "ep_algorithm",
-                      ("parallel", "sequential"), owner=_OWNER)
-        if self.optimizer is not None:
-            check_options(self.optimizer, "optimizer", ("lbfgs",), owner=_OWNER)
         X = check_input(self, X)  # text refused, (n, h, w) stacks flattened
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numbers
 from contextlib import contextmanager
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -48,10 +49,12 @@ from .._array_api import to_numpy
 from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
 from .._progress import step_progress
-from .._validation import check_input, check_int, check_options, get_support_image, image_stack, resolve_k
-from ..spectral import DIRECTIONS, best_objective, pick_path
+from .._validation import (
+    N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_int, get_support_image, image_stack, resolve_k,
+)
+from ..spectral import best_objective, pick_path
 from ..spectral._forced import check_forced
-from ._exact_fit import _check_solver_params, _exact_fit_attributes
+from ._exact_fit import SOLVERS, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
 
@@ -65,6 +68,29 @@ ALGORITHMS = ("auto", "dense", "implicit")
 
 #: The values of the path selectors' ``path`` parameter.
 PATHS = ("auto", "full")
+
+#: The ``_parameter_constraints`` the path selectors share (see :func:`pixsel._validation.check_params`).
+PATH_CONSTRAINTS = {
+    "n_features_to_select": N_FEATURES_TO_SELECT,
+    "algorithm": [StrOptions(ALGORITHMS)],
+    "solver": [StrOptions(SOLVERS)],
+    "time_limit": [Interval(Real, 0, None, closed="left"), None],
+    "node_limit": [Interval(Integral, 0, None, closed="left"), None],
+    "gap_tol": [Interval(Real, 0, None, closed="left")],
+    "progress": ["boolean", callable],
+    "groups": ["array-like", StrOptions(("channels",)), None],
+    "patch_size": ["array-like", None],
+    "stability": [Interval(Integral, 2, None, closed="left"), None],
+    "random_state": ["random_state"],
+    "always_select": ["array-like", None],
+}
+
+#: How to fix the path selectors' parameters (the end of their messages).
+PATH_HINTS = {
+    "groups": "An array holds one group id per feature.",
+    "patch_size": "Pass a pair of ints (rows, columns).",
+    "always_select": "Pass the indices of the forced features, e.g. always_select=[0, 5].",
+}
 
 
 def forward_length(n_features, k, n_classes, path):
@@ -213,16 +239,47 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
     (:class:`pixsel._backend.ArrayAPISelectorMixin`).
     """
 
-    #: the values of ``direction`` the selector accepts
-    _DIRECTIONS = DIRECTIONS
+    _parameter_hints = PATH_HINTS
 
     # -- parameters ---------------------------------------------------------------------------
-    def _check_params(self):
+    def _check_conflicts(self):
+        """The options that cannot run together, refused before any data is read (called by
+        :func:`pixsel._validation.check_params` after the parameters' own constraints)."""
         owner = type(self).__name__
-        check_options(self.direction, "direction", self._DIRECTIONS, owner=owner)
-        check_options(self.algorithm, "algorithm", ALGORITHMS, owner=owner)
-        _check_solver_params(self, owner)
-        return owner
+        grouped = (self.groups is not None and not isinstance(self.groups, str)) or self.patch_size is not None
+        if self.stability is not None:
+            if self.solver == "exact":
+                raise ValueError(f"{owner}: stability selection reads greedy paths; use solver='greedy' "
+                                 "with stability, or stability=None with solver='exact'.")
+            if grouped:
+                raise ValueError(f"{owner}: stability counts single features; use it without groups, "
+                                 "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
+        if self.always_select is not None and np.asarray(self.always_select).size:
+            if grouped:
+                raise ValueError(f"{owner}: always_select forces single features; use it without groups, "
+                                 "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
+            if self.stability is not None:
+                raise ValueError(f"{owner}: always_select cannot be combined with stability (the forced features "
+                                 "would be counted in every resample); use stability=None.")
+            if self.solver == "exact":
+                raise ValueError(f"{owner}: always_select runs with solver='greedy' only (the exact search does "
+                                 "not force features); use solver='greedy' or always_select=None.")
+            k, n_forced = self.n_features_to_select, np.unique(np.asarray(self.always_select)).size
+            if isinstance(k, numbers.Integral) and 1 <= k < n_forced:  # a fraction is checked on the data
+                raise ValueError(f"{owner}: n_features_to_select={k} is smaller than the {n_forced} features of "
+                                 f"always_select (k counts the forced features); ask for at least {n_forced} "
+                                 "features or force fewer.")
+        if self.algorithm == "implicit":
+            self._check_implicit(owner)
+
+    def _check_implicit(self, owner):
+        """What ``algorithm='implicit'`` cannot run (given, or chosen by ``'auto'`` on the data)."""
+        if self.stability is not None:
+            raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
+                             "dense fits); pass algorithm='dense' or stability=None.")
+        if self.always_select is not None and np.asarray(self.always_select).size:
+            raise ValueError(f"{owner}: always_select needs algorithm='dense' (the forced features condition the "
+                             "p x p statistics); pass algorithm='dense'.")
 
     def _resolve_k(self, n_features):
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
@@ -236,8 +293,9 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
 
     def _resolve_forced(self, n_features, k, owner, *, grouping=None, n_resamples=0, implicit=False):
-        """``always_select_`` (sorted indices, empty for None), checked against ``k`` and the options
-        that cannot keep features in: groups, stability, the implicit algorithm, the exact solver."""
+        """``always_select_`` (sorted indices, empty for None), checked against ``k`` and what the
+        data decided: the groups of a colour stack, the implicit algorithm chosen by ``'auto'``
+        (the options themselves were checked by :meth:`_check_conflicts`)."""
         F = check_forced(self.always_select, n_features, owner=owner)
         self.always_select_ = F
         if not len(F):
@@ -245,12 +303,6 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         if grouping is not None:
             raise ValueError(f"{owner}: always_select forces single features; use it without groups, patch_size "
                              "or a colour image stack (flatten X to (n_samples, n_features)).")
-        if n_resamples:
-            raise ValueError(f"{owner}: always_select cannot be combined with stability (the forced features would "
-                             "be counted in every resample); use stability=None.")
-        if self.solver == "exact":
-            raise ValueError(f"{owner}: always_select runs with solver='greedy' only (the exact search does not "
-                             "force features); use solver='greedy' or always_select=None.")
         if implicit:
             raise ValueError(f"{owner}: always_select needs algorithm='dense' (the forced features condition the "
                              "p x p statistics); pass algorithm='dense'.")
@@ -282,14 +334,8 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
 
     # -- stability --------------------------------------------------------------------------
     def _check_stability(self, owner):
-        """The number of resampled paths (0 when ``stability`` is None); refuses the exact solver."""
-        if self.stability is None:
-            return 0
-        n = check_int(self.stability, "stability", low=2, owner=owner)
-        if self.solver == "exact":
-            raise ValueError(f"{owner}: stability selection reads greedy paths; use solver='greedy' "
-                             "with stability, or stability=None with solver='exact'.")
-        return n
+        """The number of resampled paths (0 when ``stability`` is None; checked by :meth:`_check_conflicts`)."""
+        return 0 if self.stability is None else int(self.stability)
 
     def _stabilize(self, X, y, k, n_resamples, route):
         """``selection_frequencies_`` over ``n_resamples`` half-sample paths; ``support_`` becomes

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_input, check_options, resolve_k
+from .._validation import N_FEATURES_TO_SELECT, StrOptions, check_input, check_params, resolve_k
 from ..scores import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._base import ImageSelectorMixin
 
@@ -83,6 +83,8 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
     ((50, 3), 1.0)
     """
 
+    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT, "method": [StrOptions(_METHODS)]}
+
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy") -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
@@ -102,8 +104,7 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.method, "method", _METHODS, owner=owner)
+        owner = check_params(self)
         X = check_input(self, X)  # text refused, (n, h, w[, c]) stacks flattened, image_shape_ kept
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         p = X.shape[1]

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -53,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
 from .._progress import StepProgress, step_progress
-from .._validation import check_input, check_int, check_options
+from .._validation import HasMethods, StrOptions, check_input, check_int, check_params
 from ._base import ImageSelectorMixin
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -379,6 +380,18 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
     ['mean_test_score', 'n_features', 'rank_test_score']
     """
 
+    _parameter_constraints: dict = {
+        "selector": [HasMethods(["fit", "get_params"]), None],
+        "k_grid": [StrOptions(("auto",)), "array-like"],
+        "estimator": [HasMethods(["fit"]), None],
+        "scoring": [str, callable, None],
+        "cv": ["cv_object"],
+        "rule": [StrOptions(_RULES)],
+        "reuse_statistics": ["boolean"],
+        "n_jobs": [Integral, None],
+        "progress": ["boolean", callable],
+    }
+
     def __init__(
         self,
         selector: Any | None = None,
@@ -407,9 +420,12 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         tags.target_tags.required = True
         return tags
 
+    def _check_conflicts(self):
+        if self.selector is not None:
+            _route(self.selector, type(self).__name__)  # a selector without n_features_to_select
+
     def _grid(self, p, route, owner):
-        if isinstance(self.k_grid, str):
-            check_options(self.k_grid, "k_grid", ("auto",), owner=owner)
+        if isinstance(self.k_grid, str):  # 'auto'
             if route == "refit":
                 return np.unique(np.round(np.geomspace(1, p, 20)).astype(int))
             dense = np.arange(1, min(p, _DENSE_AUTO) + 1)
@@ -442,8 +458,7 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.rule, "rule", _RULES, owner=owner)
+        owner = check_params(self)
         X = check_input(self, X)  # text refused, (n, h, w[, c]) stacks flattened, image_shape_ kept
         X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
         if X.dtype.kind not in "uifb":

@@ -24,22 +24,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._progress import search_progress
-from .._validation import check_int, check_options, check_real
 from ..spectral import exact_support
 
 __all__ = []
 
 SOLVERS = ("greedy", "exact")
-
-
-def _check_solver_params(est, owner):
-    """Validate ``solver``, ``time_limit``, ``node_limit`` and ``gap_tol`` of a selector."""
-    check_options(est.solver, "solver", SOLVERS, owner=owner)
-    if getattr(est, "time_limit", None) is not None:
-        check_real(est.time_limit, "time_limit", low=0, owner=owner)
-    if getattr(est, "node_limit", None) is not None:
-        check_int(est.node_limit, "node_limit", low=0, owner=owner)
-    check_real(getattr(est, "gap_tol", 0.0), "gap_tol", low=0, owner=owner)
 
 
 def relative_gap(upper_bound, objective):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.stats import rankdata
@@ -13,10 +14,10 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._array_api import to_numpy
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
-from .._validation import check_int, check_options
+from .._validation import Interval, StrOptions, check_int, check_options, check_params
 from ..spectral import DIRECTIONS, greedy_path
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
-from ._base import PATHS, _PathSelector, forward_length, path_progress
+from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
 
@@ -352,7 +353,15 @@ class SparseLDASelector(_PathSelector):
     2
     """
 
-    _DIRECTIONS = (*DIRECTIONS, "cv", "auto")
+    _parameter_constraints: dict = {
+        **PATH_CONSTRAINTS,
+        "direction": [StrOptions((*DIRECTIONS, "cv", "auto"))],
+        "regularization": [StrOptions(("rda", "auto", "none", "ledoit-wolf")), Interval(Real, 0, None, closed="left"),
+                           None, list, tuple],
+        "criterion": [StrOptions((*CRITERIA, "cv")), list, tuple],
+        "path": [StrOptions(PATHS)],
+        "cv": ["cv_object"],
+    }
 
     def __init__(
         self,
@@ -413,14 +422,13 @@ class SparseLDASelector(_PathSelector):
         -------
         self
         """
-        owner = self._check_params()
+        owner = check_params(self)  # the parameters, then the options that cannot run together
         X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, y)
         X, y = validate_fit(self, route, X, y)
         check_classification_targets(y)
         classes = np.unique(y)
         criteria, regularizations = self._candidates(owner)
-        check_options(self.path, "path", PATHS, owner=owner)
         n_resamples = self._check_stability(owner)
         if len(classes) < 2:
             raise ValueError(f"{owner} needs at least 2 classes; y has {len(classes)}.")
@@ -517,6 +525,35 @@ class SparseLDASelector(_PathSelector):
         store_on_route(self, route)
         self.coef_ = support_weights(route, a, B, S)
         return self
+
+    def _check_conflicts(self):
+        super()._check_conflicts()
+        owner = type(self).__name__
+        grouped = (self.groups is not None and not isinstance(self.groups, str)) or self.patch_size is not None
+        several = isinstance(self.regularization, (list, tuple)) and len(self.regularization) > 1
+        if grouped and (self.direction == "cv" or several):
+            what = "the direction" if self.direction == "cv" else "the criterion or the regularization"
+            instead = ("pass direction='forward' or 'dual'" if self.direction == "cv"
+                       else "pass one criterion and one regularization")
+            self._check_resamplable(False, owner, what, instead)
+
+    def _check_implicit(self, owner, regularization=None):
+        """See the base; ``regularization``: the one chosen (default: every one the parameter lists)."""
+        super()._check_implicit(owner)
+        if self.direction == "backward":
+            raise ValueError(
+                f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
+                "(or 'dual', which then runs forward only) or algorithm='dense'."
+            )
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
+        regs = self.regularization if regularization is None else regularization
+        regs = regs if isinstance(regs, (list, tuple)) else [regs]
+        if any(isinstance(r, str) and r == "ledoit-wolf" for r in regs):
+            raise ValueError(
+                f"{owner}: algorithm='implicit' supports regularization 'rda', 'auto', 'none' or a ridge >= 0; "
+                "got 'ledoit-wolf'. Use algorithm='dense' for 'ledoit-wolf'."
+            )
 
     def _candidates(self, owner):
         """The criteria and the regularizations to fit: one of each, or the lists to choose from."""
@@ -702,19 +739,8 @@ class SparseLDASelector(_PathSelector):
 
     def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
-        if self.direction == "backward":
-            raise ValueError(
-                f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
-                "(or 'dual', which then runs forward only) or algorithm='dense'."
-            )
-        if self.solver == "exact":
-            raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
+        self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
         reg = regularization
-        if isinstance(reg, str) and reg == "ledoit-wolf":
-            raise ValueError(
-                f"{owner}: algorithm='implicit' supports regularization 'rda', 'auto', 'none' or a ridge >= 0; "
-                f"got {reg!r}. Use algorithm='dense' for 'ledoit-wolf'."
-            )
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
         with B.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes
             info = ridge_regularization(reg, B.mean_variance())

@@ -14,6 +14,7 @@ target is encoded on the host and sent there once; every fitted array is on X's 
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -35,7 +36,7 @@ from .._backend import (
     validate_fit,
 )
 from .._lazy import DaskSelectorMixin
-from .._validation import check_input, check_int, check_options, check_real, resolve_k
+from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
 from ..pls import cardinal_spls, spls_eta
 from ._base import ImageSelectorMixin
 
@@ -86,6 +87,13 @@ def _encode_target(y, target, owner):
 class _BaseSPLS(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, SelectorMixin, BaseEstimator):
     """Validation, target encoding, fitted attributes and prediction shared by both selectors."""
 
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "target": [StrOptions(_TARGETS)],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
@@ -93,15 +101,12 @@ class _BaseSPLS(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, Se
 
     def _validate(self, X, y):
         owner = type(self).__name__
-        check_options(self.target, "target", _TARGETS, owner=owner)
         route = fit_route("pls", X, y)
         X, y = validate_fit(self, route, X, y, dtype=[np.float64, np.float32], multi_output=True,
                             y_numeric=False)
         n, p = X.shape
         # capped to the data, min(n_samples - 1, n_features), as recorded in n_iterations_
-        K = min(check_int(self.n_components, "n_components", low=1, owner=owner), n - 1, p)
-        check_int(self.max_iter, "max_iter", low=1, owner=owner)
-        check_real(self.tol, "tol", low=0, owner=owner)
+        K = min(int(self.n_components), n - 1, p)
         target, Y, classes = _encode_target(y, self.target, owner)
         self.target_ = target
         self._y_ndim = np.ndim(y)
@@ -124,7 +129,7 @@ class _BaseSPLS(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, Se
         -------
         self
         """
-        owner = type(self).__name__
+        owner = check_params(self)
         X, Y, K, route = self._validate(X, y)
         res = self._select(X, Y, K, owner)
         self.n_iterations_ = K
@@ -305,6 +310,8 @@ class CardinalSPLSSelector(_BaseSPLS):
     """
     )
 
+    _parameter_constraints: dict = {**_BaseSPLS._parameter_constraints, "n_features_to_select": N_FEATURES_TO_SELECT}
+
     def __init__(
         self,
         n_features_to_select: int | float = 10,
@@ -379,6 +386,9 @@ class SPLSSelector(_BaseSPLS):
     """
     )
 
+    _parameter_constraints: dict = {**_BaseSPLS._parameter_constraints,
+                                    "eta": [Interval(Real, 0, 1, closed="neither")]}
+
     def __init__(
         self,
         eta: float = 0.5,
@@ -396,7 +406,7 @@ class SPLSSelector(_BaseSPLS):
 
     def _select(self, X, Y, K, owner):
         """SPLS-eta: the features that survive the soft threshold ``eta``."""
-        eta = check_real(self.eta, "eta", low=0, high=1, low_open=True, high_open=True, owner=owner)
+        eta = float(self.eta)
         if not count_varying(X):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
         return spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)

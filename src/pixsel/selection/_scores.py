@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -21,12 +22,7 @@ from .._backend import (
     validate_fit,
 )
 from .._lazy import DaskSelectorMixin
-from .._validation import (
-    check_int,
-    check_options,
-    check_real,
-    resolve_k,
-)
+from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_int, check_params, resolve_k
 from ..scores import (
     SCORES,
     fisher_score,
@@ -237,6 +233,16 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
     3.0
     """
 
+    _parameter_constraints: dict = {
+        "n_features_to_select": N_FEATURES_TO_SELECT,
+        "rank": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [StrOptions(("balanced", "theory")), Interval(Real, 0, None, closed="left")],
+        "mode": [StrOptions(_MODES)],
+        "center": ["boolean"],
+        "n_iter": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_features_to_select: int | float = 10,
@@ -270,17 +276,12 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
         -------
         self
         """
-        owner = type(self).__name__
-        check_options(self.mode, "mode", _MODES, owner=owner)
-        if isinstance(self.gamma, str):
-            check_options(self.gamma, "gamma", ("balanced", "theory"), owner=owner)
-        else:
-            check_real(self.gamma, "gamma", low=0, owner=owner)
-        n_iter = check_int(self.n_iter, "n_iter", low=0, owner=owner)
+        owner = check_params(self)
+        n_iter = int(self.n_iter)
         route, X, _ = self._validate_X(X)
         n, p = X.shape
         limit = min(n, p) - 1
-        rank = check_int(self.rank, "rank", low=1, owner=owner)
+        rank = int(self.rank)
         if limit < 1:
             raise ValueError(
                 f"{owner} needs at least 2 samples and 2 features: X has {n} sample(s) and {p} feature(s), "
@@ -379,6 +380,15 @@ image_shape_
     [2]
     """
 
+    _parameter_constraints: dict = {
+        "n_features_to_select": N_FEATURES_TO_SELECT,
+        "criterion": [StrOptions(_SCORE_NAMES)],
+        "mode": [StrOptions(_MODES)],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "heat_width": [StrOptions(("auto",)), Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_features_to_select: int | float = 10,
@@ -417,8 +427,7 @@ image_shape_
                 f"{self.n_features_to_select!r}. Pass the score by keyword: "
                 f"{owner}(k, criterion={self.n_features_to_select!r})."
             )
-        check_options(self.criterion, "criterion", _SCORE_NAMES, owner=owner)
-        check_options(self.mode, "mode", _MODES, owner=owner)
+        check_params(self)
         spec = SCORES[self.criterion]
         if spec.supervised and y is None:
             raise ValueError(
@@ -449,12 +458,8 @@ image_shape_
                     "array (X.compute()), or use 'supervised_laplacian', which runs on Dask."
                 ),
             )
-            nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=n - 1, owner=owner)
-            t = self.heat_width
-            if not isinstance(t, str):
-                t = check_real(t, "heat_width", low=0, low_open=True, owner=owner)
-            else:
-                check_options(t, "heat_width", ("auto",), owner=owner)
+            nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=n - 1, owner=owner)  # at most n - 1
+            t = self.heat_width if isinstance(self.heat_width, str) else float(self.heat_width)
             s = laplacian_score(X, nn, t=t)
         elif self.criterion == "supervised_laplacian":
             s = supervised_laplacian_score(X, y)

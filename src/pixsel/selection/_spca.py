@@ -6,9 +6,10 @@ import numpy as np
 
 from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
-from ..spectral import certify, greedy_path, greedy_sparse_component, leading_component, refine_support
+from .._validation import StrOptions, check_params
+from ..spectral import DIRECTIONS, certify, greedy_path, greedy_sparse_component, leading_component, refine_support
 from ..stats import covariance, gram_operator
-from ._base import _PathSelector
+from ._base import PATH_CONSTRAINTS, _PathSelector
 from ._exact_fit import relative_gap
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 
@@ -218,6 +219,13 @@ class SparsePCASelector(_PathSelector):
         tags.target_tags.required = False
         return tags
 
+    _parameter_constraints: dict = {
+        **PATH_CONSTRAINTS,
+        "direction": [StrOptions(DIRECTIONS)],
+        "refine": ["boolean"],
+        "certificate": ["boolean"],
+    }
+
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Select ``n_features_to_select`` features of largest first sparse principal component.
 
@@ -232,87 +240,101 @@ class SparsePCASelector(_PathSelector):
         -------
         self
         """
-        owner = self._check_params()
+        owner = check_params(self)  # the parameters, then the options that cannot run together
         X, image_shape = self._flatten_images(X)
-        n_resamples = self._check_stability(owner)
         route = fit_route("greedy", X, chunked=False)
         X, _ = validate_fit(self, route, X, dtype=[np.float64, np.float32])
-        n, p = X.shape
+        p = X.shape[1]
         grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
-        if n_resamples and grouping is not None:
+        n_resamples = self._check_stability(owner)
+        if n_resamples and grouping is not None:  # the pixels of a colour stack
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
         route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
-        algorithm = route.algorithm
-        direction = self.direction
-        F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples,
-                                 implicit=algorithm == "implicit")
-        if len(F) and (direction != "forward" or self.certificate):
-            raise ValueError(f"{owner}: always_select runs the forward pass only, without certificate (the largest "
-                             "eigenvalue does not split over the forced features); use direction='forward' and "
-                             "certificate=False.")
+        F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
+        self.algorithm_ = route.algorithm
         if grouping is not None:
-            C = covariance(X)
-            fwd, bwd = group_paths(grouping, C, None, direction, max_k=k if direction == "forward" else None)
-            self.algorithm_ = algorithm
-            self._set_paths(fwd, bwd, k, direction)
-            if self.solver == "exact":
-                self.support_ = exact_group_fit(self, grouping, C, None, k)
-                ub = float(self.upper_bound_)
-            else:
-                ub = np.inf
-            S = np.flatnonzero(to_numpy(self.support_))
-            value, comp = leading_component(to_numpy(C, np.float64), S)
-            if self.solver == "exact":
-                value = self.exact_result_.objective  # the certified value, not its recomputation
-            self.components_ = (comp / np.linalg.norm(comp))[None, :]
-            self.explained_variance_ = float(value)
-            self.upper_bound_ = ub
-            self.absolute_gap_ = ub - self.explained_variance_
-            self.gap_ = relative_gap(ub, self.explained_variance_)
-            store_groups(self, grouping, image_shape)
-            store_on_route(self, route)
-            return self
-        if algorithm == "implicit":
-            if self.solver == "exact":
-                raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
-            if direction == "backward":
-                raise ValueError(
-                    f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
-                    "or algorithm='dense' (which forms the p x p covariance)."
-                )
-            if n_resamples:
-                raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
-                                 "dense fits); pass algorithm='dense' or stability=None.")
-            direction = "forward"
+            value, comp, ub = self._fit_groups(X, grouping, k)
+        else:
+            C, comp, ub = self._search(X, k, F, route, owner)
+            value, comp, ub = self._improve(X, C, k, comp, ub, F, n_resamples, route)
+        self._store_component(value, comp, ub)
+        store_groups(self, grouping, image_shape)
+        store_on_route(self, route)
+        return self
+
+    def _check_conflicts(self):
+        super()._check_conflicts()
+        if self.always_select is not None and np.asarray(self.always_select).size and (
+                self.direction != "forward" or self.certificate):
+            raise ValueError(f"{type(self).__name__}: always_select runs the forward pass only, without certificate "
+                             "(the largest eigenvalue does not split over the forced features); use "
+                             "direction='forward' and certificate=False.")
+
+    def _check_implicit(self, owner):
+        super()._check_implicit(owner)
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p covariance).")
+        if self.direction == "backward":
+            raise ValueError(
+                f"{owner}: algorithm='implicit' runs forward selection only; use direction='forward' "
+                "or algorithm='dense' (which forms the p x p covariance)."
+            )
+
+    def _fit_groups(self, X, grouping, k):
+        """Whole groups: the covariance, the group path(s), the exact group search when asked;
+        returns the variance, the component and the upper bound of the support at ``k``."""
+        C = covariance(X)
+        direction = self.direction
+        fwd, bwd = group_paths(grouping, C, None, direction, max_k=k if direction == "forward" else None)
+        self._set_paths(fwd, bwd, k, direction)
+        ub = np.inf
+        if self.solver == "exact":
+            self.support_ = exact_group_fit(self, grouping, C, None, k)
+            ub = float(self.upper_bound_)
+        S = np.flatnonzero(to_numpy(self.support_))
+        value, comp = leading_component(to_numpy(C, np.float64), S)
+        if self.solver == "exact":
+            value = self.exact_result_.objective  # the certified value, not its recomputation
+        return float(value), comp, ub
+
+    def _search(self, X, k, F, route, owner):
+        """The statistics and the greedy path(s), stored; returns the covariance (None on the
+        implicit route), the component at ``k`` and its upper bound (``inf`` unless certified)."""
+        n, p = X.shape
+        direction, ub = self.direction, np.inf
+        if route.implicit:
+            self._check_implicit(owner)  # chosen by algorithm='auto' on the data
+            direction, C = "forward", None
             fwd, bwd = greedy_path(gram_operator(X), max_k=k), None  # passes on X's device
             # A = Xc^T Xc / n there; report the (n - 1)-normalized variance like the dense solver
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
-            ub = np.inf
         elif len(F):  # forward from the forced features, every candidate evaluated exactly
             C = covariance(X)
             fwd, bwd = greedy_path(to_numpy(C, np.float64), max_k=k, always_select=F), None
             comp = leading_component(to_numpy(C, np.float64), fwd.support(k))[1]
-            ub = np.inf
         else:
             C = covariance(X)
             fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction)
             comp = to_numpy(comp, np.float64)
-            ub = np.inf
             if self.certificate:
                 certify(best, dual=p <= 2048)
                 ub = float(best.upper_bound[k - 1])
-        self.algorithm_ = algorithm
         self._set_paths(fwd, bwd, k, direction)
+        return C, comp, ub
+
+    def _improve(self, X, C, k, comp, ub, F, n_resamples, route):
+        """The greedy support at ``k`` refined, replaced by the most frequent features of
+        ``stability`` or by the exact optimum, as asked; returns its variance, component and bound."""
         S = np.flatnonzero(self.support_)
         value = float(self.objective_path_[k - 1])
-        if self.refine and algorithm == "dense" and not len(F):
+        if self.refine and route.algorithm == "dense" and not len(F):
             Ch = to_numpy(C, np.float64)  # the refinement's small swaps run on the host
             S, value, _ = refine_support(Ch, S)
             comp = leading_component(Ch, S)[1]
-            self.support_ = np.zeros(p, dtype=bool)
+            self.support_ = np.zeros(X.shape[1], dtype=bool)
             self.support_[S] = True
             self.objective_path_[k - 1] = value
         if self._stabilize(X, None, k, n_resamples, route):  # the most frequent k features
@@ -322,11 +344,12 @@ class SparsePCASelector(_PathSelector):
             self._solve_exact(C, None, k)  # device statistics: one host copy
             value, ub = float(self.exact_result_.objective), float(self.upper_bound_)
             comp = self.exact_result_.weights.copy()
+        return value, comp, ub
+
+    def _store_component(self, value, comp, ub):
+        """``components_``, ``explained_variance_`` and the certificate's bound and gaps."""
         self.components_ = (comp / np.linalg.norm(comp))[None, :]
         self.explained_variance_ = value
         self.upper_bound_ = ub
         self.absolute_gap_ = ub - self.explained_variance_
         self.gap_ = relative_gap(ub, self.explained_variance_)
-        store_groups(self, None, image_shape)
-        store_on_route(self, route)
-        return self

@@ -1,0 +1,85 @@
+"""The declarative validator of pixsel._validation: what it accepts, how it reads, when it runs."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+
+from pixsel import SparseLDASelector
+from pixsel._validation import (
+    N_FEATURES_TO_SELECT,
+    InvalidParameterError,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    check_params,
+)
+
+
+class _Est(BaseEstimator):
+    _parameter_constraints = {
+        "k": N_FEATURES_TO_SELECT,
+        "eta": [Interval(Real, 0, 1, closed="neither")],
+        "mode": [StrOptions(("top", "sample")), None],
+        "flag": ["boolean"],
+        "seed": ["random_state"],
+        "cv": ["cv_object"],
+    }
+    _parameter_hints = {"mode": "Use 'top' for the best scores."}
+
+    def __init__(self, k=1, eta=0.5, mode="top", flag=False, seed=None, cv=3):
+        self.k, self.eta, self.mode, self.flag, self.seed, self.cv = k, eta, mode, flag, seed, cv
+
+    def _check_conflicts(self):
+        if self.flag and self.mode == "sample":
+            raise ValueError("flag and mode='sample' cannot run together.")
+
+
+@pytest.mark.parametrize("params", [{}, {"k": np.int64(3)}, {"k": 0.25}, {"eta": np.float32(0.1)}, {"mode": None},
+                                    {"flag": np.True_}, {"seed": np.random.RandomState(0)}, {"cv": [([0], [1])]}])
+def test_valid_values_pass(params):
+    assert check_params(_Est(**params)) == "_Est"
+
+
+@pytest.mark.parametrize(("params", "words"), [
+    ({"k": True}, "must be an int or a float in the range (0, 1]. Got True instead."),
+    ({"k": 1.5}, "must be an int or a float in the range (0, 1]. Got 1.5 instead."),
+    ({"eta": 1}, "must be a real number in the range (0, 1). Got 1 instead."),
+    ({"eta": float("nan")}, "Got nan instead."),
+    ({"mode": "all"}, "must be one of {'top', 'sample'} or None. Got 'all' instead. Use 'top' for the best scores."),
+    ({"flag": 1}, "must be a bool. Got 1 instead."),
+    ({"seed": -1}, "must be an int in the range [0, 4294967295]"),
+    ({"cv": 1}, "must be an int in the range [2, inf)"),
+])
+def test_invalid_values_read_in_one_format(params, words):
+    name = next(iter(params))
+    with pytest.raises(InvalidParameterError) as info:
+        check_params(_Est(**params))
+    assert str(info.value).startswith(f"The '{name}' parameter of _Est must be ")
+    assert words in str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+def test_conflicts_run_after_the_parameters():
+    with pytest.raises(ValueError, match="cannot run together"):
+        check_params(_Est(flag=True, mode="sample"))
+    with pytest.raises(InvalidParameterError, match="'eta'"):  # a bad value is reported first
+        check_params(_Est(flag=True, mode="sample", eta=2.0))
+
+
+def test_a_parameter_without_a_constraint_is_a_contributor_error():
+    class Undeclared(_Est):
+        def __init__(self, k=1, extra=0):
+            self.k, self.extra = k, extra
+
+    with pytest.raises(TypeError, match="declares no constraint for its parameter 'extra'"):
+        check_params(Undeclared())
+
+
+def test_the_estimators_state_the_words_of_the_old_checks():
+    assert str(Interval(Integral, 1, None, closed="left")) == "an int in the range [1, inf)"
+    assert str(Interval(RealNotInt, 0, 1, closed="right")) == "a float in the range (0, 1]"
+    with pytest.raises(InvalidParameterError, match=r"The 'direction' parameter of SparseLDASelector must be one of "
+                                                    r"\{'forward', 'backward', 'dual', 'cv', 'auto'\}\. Got 'both'"):
+        SparseLDASelector(direction="both").fit(np.zeros((4, 2)), [0, 0, 1, 1])
