@@ -1015,7 +1015,7 @@ def exact_path(
     n_jobs = _allk_parallel.effective_jobs(n_jobs, owner)
     shift = 0.0
     if form == "full":
-        if criterion == "max-eig":
+        if criterion.largest_eigenvalue:
             # lambda_max(A + c B, B) = lambda_max(A, B) + c on every support: same optima
             L = np.linalg.cholesky(B)
             lmin = float(np.linalg.eigvalsh(np.linalg.solve(L, np.linalg.solve(L, A).T))[0])
@@ -1027,7 +1027,7 @@ def exact_path(
         M = A
         mform = form
     M2 = M[:, None] if M.ndim == 1 else M
-    additive = M2.shape[1] == 1 or criterion == "trace"
+    additive = M2.shape[1] == 1 or criterion.additive
     if gap_tol == 0 and _USE_NUMBA:
         _compile_kernels(additive)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
@@ -1104,7 +1104,7 @@ def exact_path(
         n_nodes=n_nodes,
         time=time.perf_counter() - t0,
         search_status=search_status,
-        criterion=criterion,
+        criterion=criterion.name,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
               "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info, "parallel": parallel_info,
               "perspective": relax_info},
