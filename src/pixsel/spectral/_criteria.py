@@ -59,7 +59,13 @@ __all__ = [
     "Trace",
     "TwoClassLDA",
     "as_criterion",
+    "criterion_named",
 ]
+
+
+#: Every criterion class by its name (filled as the classes are defined), to read a result's
+#: ``info['criterion']`` back into an object (:func:`criterion_named`).
+_REGISTRY: dict[str, type] = {}
 
 
 def _as_pair(A, B):
@@ -87,6 +93,11 @@ class Criterion:
     #: ``f(S) <= f(S + j)`` for every symmetric ``A`` (Cauchy interlacing); an additive objective
     #: needs a positive semi-definite ``A`` for that.
     monotone: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            _REGISTRY[cls.name] = cls
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -142,7 +153,8 @@ class Criterion:
         ``G`` is ``M_S^T B_SS^{-1} M_S`` (``r x r``), ``f`` its objective; a candidate ``j`` adds
         ``u_j u_j^T / d_j`` to ``G``, with ``u_j`` the row of ``Uc`` (its whitened factor row,
         ``M_j - M_S^T B_SS^{-1} B_Sj``) and ``d_j`` the entry of ``dc`` (its Schur pivot). Returns
-        the values and the number of candidates that needed an eigenvalue solve.
+        the values (``-inf`` for a candidate screened out by a bound: it cannot win) and the
+        number of candidates that needed an eigenvalue solve.
         """
         Us = Uc / np.sqrt(dc)[:, None]
         stack = G[None, :, :] + Us[:, :, None] * Us[:, None, :]
@@ -290,8 +302,11 @@ class ColumnSubset(Trace):
     The variance of all the features explained by the linear least-squares fit on the chosen
     ones (the column subset selection objective, Farahat, Ghodsi and Kamel, "An efficient greedy
     method for unsupervised feature selection", 2011). It is the trace criterion of the pair
-    ``(C C^T, C)`` with ``C`` itself as the factor (``C_{S,:} C_{:,S} = (C C^T)_SS``), which
-    :meth:`pair` returns, so every search of the trace runs it unchanged.
+    ``(C C^T, C)`` (``C_{S,:} C_{:,S} = (C C^T)_SS``), which :meth:`pair` returns, so every search
+    of the trace runs it unchanged. ``C`` is also a factor of ``C C^T``: the greedy path in the
+    factor form (``greedy_path(C, C, form='factor', criterion=ColumnSubset())``) is the same path
+    at ``O(p^2)`` per step; :meth:`pair` gives the full form, which no search can misread (a
+    square factor is read as a full matrix where the form is not given).
     """
 
     name = "column-subset"
@@ -310,7 +325,7 @@ class ColumnSubset(Trace):
         if B is not None:
             raise ValueError("ColumnSubset reads one matrix, the covariance C; pass B=None.")
         C = np.asarray(A, dtype=np.float64)
-        return C, C, "factor"
+        return C @ C.T, C, "full"
 
 
 #: The public names of the criteria and their classes: the allowed strings, written once.
@@ -336,3 +351,19 @@ def as_criterion(criterion: str | Criterion, *, owner: str | None = None) -> Cri
     opts = ", ".join(repr(o) for o in CRITERIA)
     where = f" of {owner}" if owner else ""
     raise ValueError(f"The 'criterion' parameter{where} must be one of {{{opts}}}. Got {criterion!r} instead.")
+
+
+def criterion_named(name: str | Criterion) -> Criterion:
+    """The criterion a result reports by name (``info['criterion']``), public or not.
+
+    The public functions take only the names of :data:`CRITERIA` (:func:`as_criterion`); a search
+    run with another criterion object records that object's name, which this reads back.
+
+    Examples
+    --------
+    >>> criterion_named("column-subset")
+    ColumnSubset()
+    """
+    if isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name]()
+    return as_criterion(name)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._criteria import as_criterion
+from .._criteria import as_criterion, criterion_named
 from .._forms import infer_form
 from ._spca_bounds import generalize, row_bounds_path, spca_bounds_path
 
@@ -258,7 +258,7 @@ def certify(
     A = path.A
     if A is None:
         return path
-    criterion = as_criterion(path.info.get("criterion", "max-eig"), owner="certify")
+    criterion = criterion_named(path.info.get("criterion", "max-eig"))
     form = path.info.get("form") or infer_form(A)
     B = path.B
     if B is not None and form == "vector" and np.allclose(B, np.eye(B.shape[0])):
