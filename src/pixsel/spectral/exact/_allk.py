@@ -98,7 +98,7 @@ __all__ = ["ExactPath", "exact_path"]
 PATH_STATUSES = STATUSES  # one vocabulary with exact_support (see _result.STATUSES)
 #: refactorize the node inverse from scratch every this many levels of a dive
 _REFRESH = 8
-#: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
+#: the compiled search (``_allk_numba``) runs where ``gap_tol == 0``;
 #: tests switch it off to check the NumPy search against the same oracle
 _USE_NUMBA = True
 #: the search keeps one p x p inverse per tree level (p + 1 of them): above this it refuses
@@ -139,7 +139,7 @@ def _compile_kernels(additive):
     from the top, two long windows) against 137 s once compiled. With a filled cache this loads
     the kernels in about half a second.
     """
-    if additive in _KERNELS_READY or not _allk_numba.HAVE_NUMBA:
+    if additive in _KERNELS_READY:
         return
     _KERNELS_READY.add(additive)
     rng = np.random.default_rng(0)
@@ -1043,8 +1043,8 @@ def exact_path(
         enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
                      "extended": 0, "from_top": []}
         stop_reason = "completed"
-        use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA
-        compiled = gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA
+        use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES
+        compiled = gap_tol == 0 and _USE_NUMBA
         parallel = (n_jobs > 1 and compiled and node_limit is None and p >= _PARALLEL_MIN_FEATURES
                     and not np.all(search.out[1 : max_k + 1]))
         parallel_info = {"n_jobs": 1}

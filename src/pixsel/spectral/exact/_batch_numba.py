@@ -27,13 +27,13 @@ reported value is recomputed from scratch on its support.
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "solve_batch"]
+__all__ = ["solve_batch"]
 
-HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+#: Run the loops compiled (Numba, a core dependency); ``False`` runs the same functions in Python,
+#: the oracle that the tests compare the compiled loops with.
+_COMPILED = True
 _compiled = []
 
 
@@ -509,7 +509,7 @@ def solve_batch(A, B, rtol, kenum):
     gfw = np.zeros((N, p))
     gbw = np.zeros((N, p))
     nodes = np.zeros(N, np.int64)
-    run = _compiled_batch() if HAVE_NUMBA else _batch
+    run = _compiled_batch() if _COMPILED else _batch
     run(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum)
     return inc, incmask, gfw, gbw, nodes
 
@@ -535,7 +535,7 @@ def drop_values(d, X, rows):
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if len(d) == 1:
         return np.full(len(rows), -np.inf)
-    if not HAVE_NUMBA:
+    if not _COMPILED:
         return _drop_rows(d, X, rows)
     if not _compiled_drop:
         import numba

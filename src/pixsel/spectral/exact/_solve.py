@@ -229,7 +229,7 @@ class _Partner:
     def choose(M, B, k, search):
         """The kind of partner for this problem, or ``None``."""
         p, r = M.shape
-        if not (_USE_PARTNER and _allk_numba.HAVE_NUMBA) or search.node_limit is not None or not 2 <= k <= p - 2:
+        if not _USE_PARTNER or search.node_limit is not None or not 2 <= k <= p - 2:
             return None
         if 3 <= k <= _ENUM_MAX_FRACTION * p and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES:
             return "enumeration"
