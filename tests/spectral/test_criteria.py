@@ -81,8 +81,25 @@ def test_sparse_pca_value_is_the_largest_eigenvalue_of_the_block(problem):
     _, _, _, _, C = problem
     for S in _supports(len(C)):
         assert SparsePCA().value(C, None, S) == pytest.approx(np.linalg.eigvalsh(C[np.ix_(S, S)])[-1], rel=1e-12)
+    assert SparsePCA().value(C, np.eye(len(C)), [0, 2]) == SparsePCA().value(C, None, [0, 2])
     with pytest.raises(ValueError, match="B=None"):
         SparsePCA().value(C, C, [0])
+
+
+def test_sparse_pca_runs_the_searches_of_the_largest_eigenvalue(problem):
+    _, _, _, _, C = problem
+    crit = SparsePCA()
+    A, B, form = crit.pair(C)
+    for direction in ("forward", "backward"):
+        path = greedy_path(A, B, direction=direction, criterion=crit, form=form)
+        ref = greedy_path(C, direction=direction, criterion="max-eig")
+        assert np.array_equal(path.order, ref.order) and np.array_equal(path.objective, ref.objective)
+        assert path.info["criterion"] == "spca"
+    for k in (2, 4):
+        best = max(crit.value(C, None, S) for S in combinations(range(len(C)), k))
+        res = exact_support(A, B, k, criterion=crit)
+        assert res.status == "optimal" and res.criterion == "spca"
+        assert res.objective == pytest.approx(best, rel=1e-9)
 
 
 def test_column_subset_value_is_the_explained_variance(problem):

@@ -280,19 +280,22 @@ class TwoClassLDA(Trace):
         return np.asarray(A, dtype=np.float64).reshape(-1), B, "vector"
 
 
+def _check_identity(B):
+    if B is not None and not np.array_equal(B, np.eye(np.shape(B)[0])):
+        raise ValueError("SparsePCA has no B (it is the identity); pass B=None.")
+
+
 class SparsePCA(MaxEig):
     """``lambda_max(C_SS)`` of a covariance ``C``: the variance of the best direction on ``S``."""
 
     name = "spca"
 
     def value(self, A, B, support):
-        if B is not None:
-            raise ValueError("SparsePCA has no B (the identity); pass B=None.")
+        _check_identity(B)
         return super().value(A, None, support)
 
     def pair(self, A, B=None):
-        if B is not None:
-            raise ValueError("SparsePCA has no B (the identity); pass B=None.")
+        _check_identity(B)
         return np.asarray(A, dtype=np.float64), None, "full"
 
 
