@@ -23,6 +23,7 @@ import numpy as np
 from .._array_api import get_namespace, host_view, to_numpy
 from .._routes import choose
 from .._validation import check_int, check_options
+from ._criteria import as_criterion
 from ._forced import check_forced, forced_path
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
@@ -148,7 +149,7 @@ def greedy_path(
     """
     owner = "greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
-    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    criterion = as_criterion(criterion, owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
     if always_select is not None and len(np.atleast_1d(always_select)):
@@ -185,7 +186,7 @@ def greedy_path(
         )
     if form == "vector" and max_k is None:
         path = rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
-        path.info = dict(path.info, criterion=criterion, form="vector")
+        path.info = dict(path.info, criterion=criterion.name, form="vector")
     elif form == "vector":
         path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k,
                                       callback=callback)
@@ -283,7 +284,7 @@ def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certifi
         if B is None:
             B = xp.eye(p, dtype=A.dtype if xp.isdtype(A.dtype, "real floating") else xp.float64, device=dev)
         path = rank_one_greedy_path_xp(xp, dev, A, B, direction, options.get("block_size"), owner=owner)
-        path.info = dict(path.info, criterion=criterion, form="vector")
+        path.info = dict(path.info, criterion=criterion.name, form="vector")
     else:
         if options:
             raise TypeError(
@@ -299,7 +300,7 @@ def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certifi
                                                         max_k=max_k)
         path = SparsePath(order=order, objective=objective, direction=direction, A=to_numpy(A, np.float64),
                           B=None if B is None else to_numpy(B, np.float64),
-                          info=dict(info, criterion=criterion, form=form))
+                          info=dict(info, criterion=criterion.name, form=form))
     if certificate is not None:
         certify(path, dual=certificate == "dual" or (certificate == "auto" and p <= 256))
     return path

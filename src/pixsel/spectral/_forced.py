@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ._path import SparsePath, objective_on_support
+from ._criteria import as_criterion
+from ._path import SparsePath
 
 __all__ = []
 
@@ -78,13 +79,14 @@ def forced_path(path_fn, A, B, F, *, direction, criterion, form, max_k, callback
     (no support of that size contains ``F``); the order lists ``F`` first (forward) or last
     (backward), in increasing index order.
     """
+    criterion = as_criterion(criterion)
     p, nf = A.shape[0], len(F)
     R = np.setdiff1d(np.arange(p), F)
-    fF = objective_on_support(A, B, F, criterion=criterion)
+    fF = criterion.value(A, B, F)
     length = p if max_k is None else max_k
     objective = np.full(length, np.nan)
     objective[nf - 1] = fF
-    schur = criterion == "trace" or form == "vector"
+    schur = criterion.additive or form == "vector"
     if len(R) == 0 or length == nf:
         rest = SparsePath(order=np.zeros(0, dtype=np.intp), objective=np.zeros(0), direction=direction, A=A)
         if callback is not None:
@@ -94,7 +96,7 @@ def forced_path(path_fn, A, B, F, *, direction, criterion, form, max_k, callback
         rest = path_fn(Ap, Bp, direction=direction, criterion=criterion, form=form,
                        max_k=None if max_k is None else max_k - nf, callback=callback)
     elif direction == "backward":
-        raise ValueError("Forced features with criterion='max-eig' and a matrix A run forward only (the largest "
+        raise ValueError(f"Forced features with criterion={criterion.name!r} and a matrix A run forward only (the largest "
                          "eigenvalue does not split over the forced set); use direction='forward' or "
                          "criterion='trace'.")
     else:
@@ -102,7 +104,7 @@ def forced_path(path_fn, A, B, F, *, direction, criterion, form, max_k, callback
     order_rest = R[np.asarray(rest.order, dtype=np.intp)]
     objective[nf:] = np.asarray(rest.objective, dtype=np.float64) + (fF if schur else 0.0)
     order = np.concatenate([F, order_rest]) if direction == "forward" else np.concatenate([order_rest, F])
-    info = {"criterion": criterion, "form": form, "always_select": F.copy(),
+    info = {"criterion": criterion.name, "form": form, "always_select": F.copy(),
             "route": "schur" if schur else "evaluation"}
     return SparsePath(order=order, objective=objective, direction=direction, A=A, B=B, info=info)
 
@@ -116,7 +118,7 @@ def _forward_by_evaluation(A, B, F, R, n_steps, criterion, callback):
     objective = np.empty(n_steps)
     for t in range(n_steps):
         cand = np.flatnonzero(free)
-        values = np.array([objective_on_support(A, B, S + [int(R[j])], criterion=criterion) for j in cand])
+        values = np.array([criterion.value(A, B, S + [int(R[j])]) for j in cand])
         j = int(cand[int(np.argmax(values))])  # argmax: the first (lowest index) of equal values
         order[t], objective[t] = j, values.max()
         free[j] = False

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._validation import check_int, check_options
+from ._criteria import as_criterion
 from ._forms import check_form_pair
 from ._path import objective_on_support, weights_on_support
 
@@ -129,9 +130,7 @@ def _criterion(K, criterion):
     """``lambda_max`` or trace of stacked symmetric ``r x r`` matrices ``K`` (..., r, r)."""
     if K.shape[-1] == 1:
         return K[..., 0, 0]
-    if criterion == "trace":
-        return np.trace(K, axis1=-2, axis2=-1)
-    return np.linalg.eigvalsh(K)[..., -1]
+    return criterion.of_stack(K)
 
 
 def _pinv_parts(blocks, tol):
@@ -284,7 +283,7 @@ def group_greedy_path(
     """
     owner = "group_greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
-    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    criterion = as_criterion(criterion, owner=owner)
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
     codes, labels = check_groups(np.arange(p) if groups is None else groups, p, owner=owner)
@@ -301,7 +300,7 @@ def group_greedy_path(
         run = _forward_factor if direction == "forward" else _backward_factor
         order, objective = run(M, B, members, criterion, max_k, callback)
     return GroupPath(order=order, objective=objective, direction=direction, codes=codes, labels=labels, A=A, B=B,
-                     info={"criterion": criterion, "form": form})
+                     info={"criterion": criterion.name, "form": form})
 
 
 def _extended(B, p, n_phantom):
@@ -487,10 +486,7 @@ def _stacked_objectives(A, B, index, criterion):
             Y = np.linalg.solve(L, Ab)
             Ab = np.linalg.solve(L, np.swapaxes(Y, -1, -2))
             Ab = (Ab + np.swapaxes(Ab, -1, -2)) / 2
-        if criterion == "trace":
-            out[s:s + chunk] = np.trace(Ab, axis1=-2, axis2=-1)
-        else:
-            out[s:s + chunk] = np.linalg.eigvalsh(Ab)[:, -1]
+        out[s:s + chunk] = criterion.of_stack(Ab)
     return out
 
 
@@ -642,7 +638,7 @@ def exact_group_support(
     ([0, 1], 'optimal')
     """
     owner = "exact_group_support"
-    check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    criterion = as_criterion(criterion, owner=owner)
     A, B, form = check_form_pair(A, B, owner=owner)
     p = A.shape[0]
     codes, labels = check_groups(groups, p, owner=owner)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_api import device_of, sign_flip
+from ._criteria import as_criterion
 
 __all__ = ["submatrix", "generalized_eigh", "top_eigh", "weights_on_support_xp", "objective_on_support_xp"]
 
@@ -116,4 +117,4 @@ def objective_on_support_xp(xp, A, B, S, *, criterion="max-eig"):
         z = aS if BSS is None else xp.linalg.solve(BSS, aS[:, None])[:, 0]
         return float(xp.sum(aS * z))
     w, _ = generalized_eigh(xp, _small_matrix(xp, A, S), BSS)
-    return float(xp.sum(w)) if criterion == "trace" else float(w[-1])
+    return float(as_criterion(criterion).of_eigenvalues(w, xp))

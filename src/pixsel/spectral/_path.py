@@ -9,12 +9,15 @@ import scipy.linalg as sla
 
 from .._array_api import get_namespace, is_numpy
 from .._validation import check_int
+from ._criteria import as_criterion
 from ._linalg_xp import weights_on_support_xp
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
+
+    from ._criteria import Criterion
 
 __all__ = ["SparsePath", "best_objective", "objective_on_support", "pick_path", "weights_on_support"]
 
@@ -69,7 +72,7 @@ def objective_on_support(
     B: ArrayLike,
     support: ArrayLike,
     *,
-    criterion: str = "max-eig",
+    criterion: str | Criterion = "max-eig",
 ) -> float:
     """The objective of the pair on ``support`` by a direct (from scratch) computation.
 
@@ -86,18 +89,7 @@ def objective_on_support(
     >>> objective_on_support(np.diag([2.0, 3.0]), None, [0, 1], criterion="trace")
     5.0
     """
-    A, B = _as_problem(A, B)
-    S = np.asarray(support, dtype=np.intp)
-    if len(S) == 0:
-        return 0.0
-    BSS = B[np.ix_(S, S)]
-    if A.ndim == 1:
-        aS = A[S]
-        return float(aS @ sla.solve(BSS, aS, assume_a="pos"))
-    ASS = A[np.ix_(S, S)] if A.shape[1] == A.shape[0] else A[S] @ A[S].T
-    if criterion == "trace":
-        return float(np.trace(sla.cho_solve(sla.cho_factor(BSS), ASS)))
-    return float(sla.eigh(ASS, BSS, eigvals_only=True)[-1])
+    return as_criterion(criterion, owner="objective_on_support").value(A, B, support)
 
 
 @dataclass

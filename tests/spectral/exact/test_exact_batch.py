@@ -113,7 +113,7 @@ def test_python_fallback_matches_compiled(monkeypatch):
     rng = np.random.default_rng(5)
     A, B = _stack(rng, 3, 6, "indefinite")
     compiled = exact_path_batch(A, B)
-    monkeypatch.setattr(_batch_numba, "HAVE_NUMBA", False)
+    monkeypatch.setattr(_batch_numba, "_COMPILED", False)
     monkeypatch.setattr(_batch, "_KENUM", 3)  # also walk the tree on a small pair
     plain = exact_path_batch(A, B)
     np.testing.assert_allclose(plain.objective, compiled.objective, rtol=1e-10)

@@ -15,7 +15,6 @@ import pytest
 
 from pixsel.spectral import ExactPath, exact_path, exact_support
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_numba, _allk_parallel
-from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 from .test_exact_support import _value  # the textbook objective, one copy
 
@@ -84,10 +83,8 @@ def _below(ub, opt):
 
 @pytest.fixture(params=["compiled", "numpy", "enumeration"])
 def engine(request, monkeypatch):
-    """Both searches on every size (the compiled kernel, where Numba is installed, and the NumPy
-    one), and the enumeration of the small sizes (every size below p) in front of the compiled one."""
-    if request.param != "numpy" and not HAVE_NUMBA:
-        pytest.skip("numba is not installed")
+    """Both searches on every size (the compiled kernel and the NumPy one), and the enumeration of
+    the small sizes (every size below p) in front of the compiled one."""
     monkeypatch.setattr(_allk, "_USE_NUMBA", request.param != "numpy")
     monkeypatch.setattr(_allk, "_USE_ENUM", request.param == "enumeration")
     if request.param == "enumeration":
@@ -231,7 +228,6 @@ def test_bad_input_messages():
         exact_path(np.ones(_allk.MAX_FEATURES + 1), None)
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_enumeration_kernel_matches_brute_force():
     """The enumeration alone (any order of the features, resumed one node at a time, pruning on)
     against brute force: vectors and trace of factors, every size up to K."""
@@ -307,7 +303,6 @@ def test_enumeration_size_follows_the_budget():
     assert _allk_enum.enumeration_size(10, 1, 10, budget=math.inf) == 9
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_enumeration_under_limits(monkeypatch):
     """Limits that stop the enumeration leave every bound valid (the whole set bounds the open
     sizes); a completed one certifies its sizes, counted in nodes and in info."""
@@ -329,7 +324,6 @@ def test_enumeration_under_limits(monkeypatch):
     assert np.all(full.status == "optimal")
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     """When the tree predicts that its next window will not finish, the enumeration of small sizes
     is extended first (here forced at every window): the sizes it adds are certified and equal the
@@ -359,7 +353,6 @@ def test_tree_hands_its_time_to_the_enumeration(monkeypatch):
     np.testing.assert_allclose(other.objective, opt, rtol=1e-9)
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 @pytest.mark.parametrize("max_k", [9, 14])
 def test_first_window_hands_over_to_the_enumeration(monkeypatch, max_k):
     """Under a time limit the first window of the tree gets a share of the time; past it (here at
@@ -384,7 +377,6 @@ def test_first_window_hands_over_to_the_enumeration(monkeypatch, max_k):
     np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
     """Without a time limit, the enumeration's next size goes before a window whenever it is
     predicted cheaper per size (here forced): the two meet, every size is certified with its
@@ -414,7 +406,6 @@ def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):
         assert np.all(res.status == "optimal")
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 @pytest.mark.parametrize("overrun", [False, True])
 def test_probes_from_the_top_match_brute_force(monkeypatch, overrun):
     """Before every window the enumeration of its largest size alone is tried within the window's
@@ -515,7 +506,6 @@ def test_extension_rule_predicts_the_next_window():
     assert not _allk._extend_wanted(s, [5.0, 50.0])
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 def test_cardinality_gershgorin_bounds_every_principal_submatrix():
     """g[t] >= lambda_max and 2 - g[t] <= lambda_min of every t x t principal submatrix of the
     correlation matrix (the per-size nu and mu of the tree's bounds), checked by enumeration."""
@@ -573,7 +563,6 @@ def test_one_status_vocabulary_and_the_deprecated_stop_reason():
     assert done.to_dict()["stop_reason"] == "completed" and d["status"] == stopped.status.tolist()
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled route needs Numba")
 def test_compiled_kernels_run_once_per_kind_before_the_first_search(monkeypatch, count_calls):
     """The search plans from the seconds it measures, so the compiled kernels run once per
     process (on small problems of the same kind) before the first search times anything: two

@@ -12,12 +12,8 @@ import pytest
 
 from pixsel.spectral import exact_path
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
-from pixsel.spectral.exact._allk_numba import HAVE_NUMBA
 
 from .test_exact_path import _below, _value, banded_lda, enumerate_all, random_problems
-
-pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the parallel search runs the compiled kernels (numba)")
-
 
 @pytest.fixture(autouse=True)
 def parallel_from_any_size(monkeypatch):

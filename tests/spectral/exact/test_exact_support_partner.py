@@ -14,8 +14,6 @@ from pixsel.spectral.exact import _allk_enum, _allk_numba
 
 from .test_exact_support import _pair, _value, brute_force
 
-pytestmark = pytest.mark.skipif(not _allk_numba.HAVE_NUMBA, reason="the enumeration kernel needs Numba")
-
 
 @pytest.fixture
 def forced(monkeypatch):

@@ -104,10 +104,8 @@ def test_closed_form_3x3_bound_is_an_upper_bound():
 # ------------------------------------------------------------------ compiled row loops vs NumPy
 @pytest.mark.parametrize("seed", range(4))
 def test_compiled_secular_solvers_equal_the_numpy_ones(seed):
-    from pixsel.spectral.greedy._secular import _compiled, secular_border, secular_deleted
+    from pixsel.spectral.greedy._secular import secular_border, secular_deleted
 
-    if _compiled("secular_border_rows") is None:
-        pytest.skip("numba is not importable")
     rng = np.random.default_rng(seed)
     for k in (1, 2, 9, 40):
         for n in (0, 1, 13):

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .._criteria import as_criterion, criterion_named
 from .._forms import infer_form
 from ._spca_bounds import generalize, row_bounds_path, spca_bounds_path
 
@@ -90,6 +91,7 @@ def inclusion_bounds(
     >>> inclusion_bounds(np.array([3.0, 1.0, 2.0])).round(6).tolist()
     [9.0, 13.0, 14.0]
     """
+    criterion = as_criterion(criterion, owner="inclusion_bounds")
     A = np.asarray(A, dtype=np.float64)
     form = infer_form(A) if form is None else form
     p = A.shape[0]
@@ -111,22 +113,19 @@ def inclusion_bounds(
         dA = np.einsum("ij,ij->i", F, F)
     gen = np.sort(gen)
     ub = np.empty(p)
-    if criterion == "trace":
-        ub[:] = np.cumsum(gen[::-1])  # inclusion principle summed over the k largest
-    else:
-        ub[:] = gen[-1]
+    ub[:] = criterion.inclusion_bounds(gen)
     if psd:
         lmin = _lambda_min(Bd)
         if lmin > 0:
             ub = np.minimum(ub, _topk_cumsum(dA) / lmin)
-            if form == "full" and criterion == "max-eig" and p <= 4096:
+            if form == "full" and criterion.largest_eigenvalue and p <= 4096:
                 off = np.abs(A)
                 np.fill_diagonal(off, 0.0)
                 off = -np.sort(-off, axis=1)  # descending per row
                 csum = np.concatenate([np.zeros((p, 1)), np.cumsum(off, axis=1)[:, :-1]], axis=1)
                 gersh = (np.diag(A)[:, None] + csum).max(axis=0)
                 ub = np.minimum(ub, gersh / lmin)
-        if criterion == "max-eig" or psd:
+        if criterion.monotone or psd:
             ub = np.minimum.accumulate(ub[::-1])[::-1]
     return ub * (1 + _SLACK) + _SLACK * np.abs(ub).max()
 
@@ -266,7 +265,7 @@ def certify(
     A = path.A
     if A is None:
         return path
-    criterion = path.info.get("criterion", "max-eig")
+    criterion = criterion_named(path.info.get("criterion", "max-eig"))
     form = path.info.get("form") or infer_form(A)
     B = path.B
     if B is not None and form == "vector" and np.allclose(B, np.eye(B.shape[0])):
@@ -274,10 +273,10 @@ def certify(
     ub = inclusion_bounds(A, B, criterion=criterion, form=form)[: len(path.objective)]
     proved = None
     p = np.asarray(A).shape[0]
-    if form == "full" and criterion == "max-eig":
+    if form == "full" and criterion.largest_eigenvalue:
         ub = np.minimum(ub, _row_and_relaxation(A, B, len(path.objective), relaxation, max_relaxation_features))
     use_dual = dual is True or (dual == "auto" and p <= max_dual_features)
-    if use_dual and form == "full" and B is None and criterion == "max-eig":
+    if use_dual and form == "full" and B is None and criterion.largest_eigenvalue:
         proved = np.zeros(len(path.objective), dtype=bool)
         for k in range(1, len(path.objective) + 1):
             if path.direction == "backward" or k <= path.n_features:

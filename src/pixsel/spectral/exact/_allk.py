@@ -83,7 +83,7 @@ from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
-from ._search import Stop
+from ._search import Stop, run_until_stopped
 from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
@@ -98,7 +98,7 @@ __all__ = ["ExactPath", "exact_path"]
 PATH_STATUSES = STATUSES  # one vocabulary with exact_support (see _result.STATUSES)
 #: refactorize the node inverse from scratch every this many levels of a dive
 _REFRESH = 8
-#: the compiled search (``_allk_numba``) runs where Numba is installed and ``gap_tol == 0``;
+#: the compiled search (``_allk_numba``) runs where ``gap_tol == 0``;
 #: tests switch it off to check the NumPy search against the same oracle
 _USE_NUMBA = True
 #: the search keeps one p x p inverse per tree level (p + 1 of them): above this it refuses
@@ -137,7 +137,7 @@ def _compile_kernels(additive):
     wrong: on UCI Sonar every size took several times longer in a process whose cache was empty.
     With a filled cache this only loads the kernels.
     """
-    if additive in _KERNELS_READY or not _allk_numba.HAVE_NUMBA:
+    if additive in _KERNELS_READY:
         return
     _KERNELS_READY.add(additive)
     rng = np.random.default_rng(0)
@@ -389,8 +389,8 @@ class _PathSearch:
         # cval, depth); an entry (lo, hi, frame, c) is its c-th child, built when popped
         root = (S, 0, P, W, G, np.full(p + 1, val), None, np.array([val]), -1)
         self.stack.append((1, min(p - 1, self.max_k), root, -1))
-        status = "completed"
-        try:
+
+        def loop():
             while self.stack:
                 e = self.stack[-1]
                 self.tick()
@@ -398,12 +398,8 @@ class _PathSearch:
                 self.current = e
                 self._expand(*self._child(*e))
                 self.current = None
-        except Stop as stop:
-            status = stop.status
-        except KeyboardInterrupt:
-            status = "interrupted"
-        self.report()
-        return status
+
+        return run_until_stopped(loop, self.report, "completed")
 
     def _child(self, lo, hi, frame, c):
         """The node of entry ``(lo, hi, frame, c)``: one rank-one downdate of the parent."""
@@ -546,25 +542,11 @@ def _run_compiled(search):
             handover = t_window + _FIRST_WINDOW_SHARE * (search.t0 + search.time_limit - t_window)
         kern = _allk_numba.PathKernel.of_sizes(search.M, search.B, search.max_k, search.additive, search.inc,
                                                search.sup, window)
-        try:
-            while kern.open:
-                budget = _allk_numba.CHUNK
-                if search.node_limit is not None:
-                    budget = min(budget, search.node_limit - n)
-                    if budget <= 0:
-                        stop_reason = "node_limit"
-                        break
-                n += kern.step(budget)
-                if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
-                    stop_reason = "time_limit"
-                    break
-                if handover is not None and time.perf_counter() > handover and kern.open:
-                    stop_reason = "handover"
-                    break
-                if search.callback is not None:
-                    _report_kernel(search, kern, n, window, ub)
-        except KeyboardInterrupt:
-            stop_reason = "interrupted"
+        stop_reason, stepped = _drive(
+            search, kern, _allk_numba.CHUNK, lambda stepped, n=n: n + stepped, deadline=handover, late="handover",
+            report=lambda stepped, n=n, kern=kern, window=window: _report_kernel(search, kern, n + stepped, window, ub),
+        )
+        n += stepped
         search.tree_info["forward_tried"] += int(kern.counters[1])
         search.tree_info["forward_pruned"] += int(kern.counters[2])
         search.tree_info["windows"] += 1
@@ -591,6 +573,40 @@ def _run_compiled(search):
     if search.callback is not None:
         _report_kernel(search, None, n, [], ub)
     return stop_reason, search.inc.copy(), list(search.sup), ub, n
+
+
+def _drive(search, kern, chunk, used, *, deadline=None, late="budget", report=None):
+    """Step a resumable compiled kernel ``chunk`` nodes at a time while it is ``open``, under the
+    search's limits: the one driver of the tree's windows and of the enumerations.
+
+    ``used(stepped)`` gives the nodes the node limit counts (``stepped``: the nodes stepped here
+    so far, the sum of what ``kern.step`` returned); ``report(stepped)`` runs after every chunk
+    when the search has a callback. Returns ``(stop_reason, stepped)``, the reason one of
+    ``'completed'``, ``'node_limit'``, ``'time_limit'``, ``late`` (past ``deadline``) and
+    ``'interrupted'`` (Ctrl-C).
+    """
+    stop_reason = "completed"
+    stepped = 0
+    try:
+        while kern.open:
+            budget = chunk
+            if search.node_limit is not None:
+                budget = min(budget, search.node_limit - used(stepped))
+                if budget <= 0:
+                    stop_reason = "node_limit"
+                    break
+            stepped += kern.step(budget)
+            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
+                stop_reason = "time_limit"
+                break
+            if deadline is not None and time.perf_counter() > deadline and kern.open:
+                stop_reason = late
+                break
+            if search.callback is not None and report is not None:
+                report(stepped)
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    return stop_reason, stepped
 
 
 def _report_kernel(search, kern, n, window, ub):
@@ -808,26 +824,8 @@ def _run_enum(search, order, K, root, off=(), deadline=None):
     stopped as ``'budget'`` past ``deadline``); returns ``(stop_reason, kernel)``. Its incumbents
     are offered whether or not it completed."""
     kern = _allk_enum.EnumKernel(search.M, search.B, K, order, search.inc, off=off)
-    stop_reason = "completed"
-    try:
-        while kern.open:
-            budget = _allk_enum.CHUNK
-            if search.node_limit is not None:
-                budget = min(budget, search.node_limit - kern.n_nodes)
-                if budget <= 0:
-                    stop_reason = "node_limit"
-                    break
-            kern.step(budget)
-            if search.time_limit is not None and time.perf_counter() - search.t0 > search.time_limit and kern.open:
-                stop_reason = "time_limit"
-                break
-            if deadline is not None and time.perf_counter() > deadline and kern.open:
-                stop_reason = "budget"
-                break
-            if search.callback is not None:
-                _report_enum(search, kern, root)
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
+    stop_reason, _ = _drive(search, kern, _allk_enum.CHUNK, lambda stepped: kern.n_nodes, deadline=deadline,
+                            late="budget", report=lambda stepped: _report_enum(search, kern, root))
     for _j, (value, S) in sorted(kern.improved().items(), reverse=True):
         search.offer(value, S)
     return stop_reason, kern
@@ -1016,7 +1014,7 @@ def exact_path(
     n_jobs = _allk_parallel.effective_jobs(n_jobs, owner)
     shift = 0.0
     if form == "full":
-        if criterion == "max-eig":
+        if criterion.largest_eigenvalue:
             # lambda_max(A + c B, B) = lambda_max(A, B) + c on every support: same optima
             L = np.linalg.cholesky(B)
             lmin = float(np.linalg.eigvalsh(np.linalg.solve(L, np.linalg.solve(L, A).T))[0])
@@ -1028,7 +1026,7 @@ def exact_path(
         M = A
         mform = form
     M2 = M[:, None] if M.ndim == 1 else M
-    additive = M2.shape[1] == 1 or criterion == "trace"
+    additive = M2.shape[1] == 1 or criterion.additive
     if gap_tol == 0 and _USE_NUMBA:
         _compile_kernels(additive)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
@@ -1044,8 +1042,8 @@ def exact_path(
         enum_info = {"max_size": 2, "nodes": 0, "pair_evaluations": 0, "pruned": 0, "time_s": 0.0, "completed": True,
                      "extended": 0, "from_top": []}
         stop_reason = "completed"
-        use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES and _allk_numba.HAVE_NUMBA
-        compiled = gap_tol == 0 and _allk_numba.HAVE_NUMBA and _USE_NUMBA
+        use_enum = additive and _USE_ENUM and p >= _ENUM_MIN_FEATURES
+        compiled = gap_tol == 0 and _USE_NUMBA
         parallel = (n_jobs > 1 and compiled and node_limit is None and p >= _PARALLEL_MIN_FEATURES
                     and not np.all(search.out[1 : max_k + 1]))
         parallel_info = {"n_jobs": 1}
@@ -1105,7 +1103,7 @@ def exact_path(
         n_nodes=n_nodes,
         time=time.perf_counter() - t0,
         search_status=search_status,
-        criterion=criterion,
+        criterion=criterion.name,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
               "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info, "parallel": parallel_info,
               "perspective": relax_info},

@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import importlib.util
+__all__ = ["PathKernel"]
 
-__all__ = ["HAVE_NUMBA", "PathKernel"]
-
-#: numba is a dependency; where it is missing the NumPy search of ``_allk`` runs instead. It is
-#: imported (and the kernel compiled, or loaded from numba's cache) on the first search only, so
-#: that importing pixsel does not pay for it.
-HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+# numba (a core dependency) is imported, and the kernel compiled or loaded from numba's cache, on
+# the first search only, so that importing pixsel does not pay for it.
 _REFRESH = 8
 FORWARD = True
 #: nodes per :meth:`PathKernel.step` between two checks of the caller's limits, progress and Ctrl-C

@@ -27,23 +27,29 @@ reported value is recomputed from scratch on its support.
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "solve_batch"]
+__all__ = ["solve_batch"]
 
-HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+#: Run the loops compiled (Numba, a core dependency); ``False`` runs the same functions in Python,
+#: the oracle that the tests compare the compiled loops with.
+_COMPILED = True
 _compiled = []
 
 
-def _cholesky(B, idx, s, L):
-    """Lower Cholesky factor of ``B[idx, idx]`` into ``L[:s, :s]``; False if not positive definite."""
-    for i in range(s):
-        for j in range(i + 1):
-            L[i, j] = B[idx[i], idx[j]]
+def _entry(A, B, i, j, theta, shifted):
+    """``theta B_ij - A_ij`` (``shifted``) or ``B_ij``."""
+    if shifted:
+        return theta * B[i, j] - A[i, j]
+    return B[i, j]
+
+
+def _cholesky_of(A, B, idx, s, theta, shifted, L):
+    """Lower Cholesky factor of ``theta B[idx, idx] - A[idx, idx]`` (``shifted``) or of
+    ``B[idx, idx]`` into ``L[:s, :s]``, column by column; False at the first pivot that is not
+    positive (the matrix is not positive definite), the columns after it untouched."""
     for j in range(s):
-        acc = L[j, j]
+        acc = _entry(A, B, idx[j], idx[j], theta, shifted)
         for q in range(j):
             acc -= L[j, q] * L[j, q]
         if not acc > 0.0:
@@ -51,11 +57,16 @@ def _cholesky(B, idx, s, L):
         ljj = np.sqrt(acc)
         L[j, j] = ljj
         for i in range(j + 1, s):
-            acc = L[i, j]
+            acc = _entry(A, B, idx[i], idx[j], theta, shifted)
             for q in range(j):
                 acc -= L[i, q] * L[j, q]
             L[i, j] = acc / ljj
     return True
+
+
+def _cholesky(B, idx, s, L):
+    """Lower Cholesky factor of ``B[idx, idx]`` into ``L[:s, :s]``; False if not positive definite."""
+    return _cholesky_of(B, B, idx, s, 1.0, False, L)
 
 
 def _reduced(A, idx, s, L):
@@ -87,20 +98,7 @@ def _below(A, B, idx, s, theta, L):
     (a Cholesky attempt, ``s^3 / 6`` flops)."""
     if not theta > -np.inf:
         return False
-    for j in range(s):
-        acc = theta * B[idx[j], idx[j]] - A[idx[j], idx[j]]
-        for q in range(j):
-            acc -= L[j, q] * L[j, q]
-        if not acc > 0.0:
-            return False
-        ljj = np.sqrt(acc)
-        L[j, j] = ljj
-        for i in range(j + 1, s):
-            acc = theta * B[idx[i], idx[j]] - A[idx[i], idx[j]]
-            for q in range(j):
-                acc -= L[i, q] * L[j, q]
-            L[i, j] = acc / ljj
-    return True
+    return _cholesky_of(A, B, idx, s, theta, True, L)
 
 
 def _value(A, B, idx, s, L):
@@ -491,7 +489,7 @@ def _compiled_batch():
         import numba
 
         g = globals()
-        for name in ("_cholesky", "_reduced", "_below", "_value", "_eig", "_drop_value", "_add_value", "_indices", "_offer", "_enumerate", "_solve_pair"):
+        for name in ("_entry", "_cholesky_of", "_cholesky", "_reduced", "_below", "_value", "_eig", "_drop_value", "_add_value", "_indices", "_offer", "_enumerate", "_solve_pair"):
             g[name] = numba.njit(cache=True, nogil=True)(g[name])
         _compiled.append(numba.njit(cache=True, nogil=True)(_batch))
     return _compiled[0]
@@ -509,7 +507,7 @@ def solve_batch(A, B, rtol, kenum):
     gfw = np.zeros((N, p))
     gbw = np.zeros((N, p))
     nodes = np.zeros(N, np.int64)
-    run = _compiled_batch() if HAVE_NUMBA else _batch
+    run = _compiled_batch() if _COMPILED else _batch
     run(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum)
     return inc, incmask, gfw, gbw, nodes
 
@@ -535,7 +533,7 @@ def drop_values(d, X, rows):
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if len(d) == 1:
         return np.full(len(rows), -np.inf)
-    if not HAVE_NUMBA:
+    if not _COMPILED:
         return _drop_rows(d, X, rows)
     if not _compiled_drop:
         import numba

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._criteria import as_criterion
+
 __all__ = ["BRANCH_RULES", "FactorBnB"]
 
 #: Branching rules (benchmarks/bench_exact_ablation.py measures them; the first is the default):
@@ -34,7 +36,7 @@ class FactorBnB:
         self.B = B
         self.k = k
         self.r = self.M.shape[1]
-        self.trace = criterion == "trace" or self.r == 1
+        self.trace = as_criterion(criterion).additive or self.r == 1
         self.s = search
         self.use_bounds = use_bounds
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._search import Stop
+from ._search import run_until_stopped
 
 __all__ = ["PLAIN_BRANCH_RULES", "plain_dfs"]
 
@@ -23,8 +23,8 @@ def plain_dfs(objective, p, k, search, *, ranking):
     """Depth-first search over ``(I, U)`` nodes; ``objective(S)`` evaluates a support from
     scratch; ``ranking`` (a permutation) is the branching order. Returns the status."""
     stack = [(np.zeros(p, bool), np.ones(p, bool))]
-    status = "optimal"
-    try:
+
+    def loop():
         while stack:
             Imask, Umask = stack.pop()
             search.tick()
@@ -50,11 +50,8 @@ def plain_dfs(objective, p, k, search, *, ranking):
             Ii[t] = True
             stack.append((Imask, Ue))
             stack.append((Ii, Umask))
-    except Stop as stop:
-        status = stop.status
-    except KeyboardInterrupt:
-        status = "interrupted"
-    search.report()
+
+    status = run_until_stopped(loop, search.report, "optimal")
     if status != "optimal":
         # a depth-first stack holds no bounds; the root bound f(all) is the only certificate
         search.heap = [(-objective(np.arange(p)), 0, None, None)]

@@ -10,12 +10,26 @@ import numpy as np
 
 from ._result import SearchState
 
-__all__ = ["Search", "Stop"]
+__all__ = ["Search", "Stop", "run_until_stopped"]
 
 
 class Stop(Exception):
     def __init__(self, status):
         self.status = status
+
+
+def run_until_stopped(loop, report, status):
+    """Run ``loop()`` and return ``status``, or the status of the :class:`Stop` it raised (a limit),
+    or ``'interrupted'`` on Ctrl-C; ``report()`` (the last progress call) in every case. The stop
+    epilogue of every search loop."""
+    try:
+        loop()
+    except Stop as stop:
+        status = stop.status
+    except KeyboardInterrupt:
+        status = "interrupted"
+    report()
+    return status
 
 
 class Search:
@@ -108,8 +122,8 @@ class Search:
 
     def run(self, dive):
         """Best-first over the queue; every popped node is the root of a depth-first dive."""
-        status = "optimal"
-        try:
+
+        def loop():
             while self.heap:
                 negkey, _, Imask, Umask = heapq.heappop(self.heap)
                 key = -negkey
@@ -118,9 +132,5 @@ class Search:
                 self.dive_key = key
                 dive(Imask, Umask, key)
                 self.dive_key = -math.inf
-        except Stop as stop:
-            status = stop.status
-        except KeyboardInterrupt:
-            status = "interrupted"
-        self.report()
-        return status
+
+        return run_until_stopped(loop, self.report, "optimal")

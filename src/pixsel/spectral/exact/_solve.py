@@ -11,6 +11,7 @@ import numpy as np
 from ..._array_api import to_host
 from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
+from .._criteria import MaxEig, as_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..greedy import refine_support
@@ -88,9 +89,9 @@ def _validate(A, B, k, criterion, owner):
             "example with pixsel.stats.regularize(B, 'auto'), or pass B=None for the identity."
         ) from None
     k = check_int(k, "k", low=1, high=p, owner=owner)
-    criterion = check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
+    criterion = as_criterion(criterion, owner=owner)
     if form == "vector":
-        criterion = "max-eig"  # both criteria coincide for A = a a^T
+        criterion = MaxEig()  # both criteria coincide for A = a a^T
     return A, B, form, k, criterion
 
 
@@ -134,7 +135,7 @@ def _start(A, B, form, k, criterion, initial, search):
     1-swap local search of :mod:`._swap`.
     """
     p = A.shape[0]
-    spca = form == "full" and criterion == "max-eig" and np.array_equal(B, np.eye(p))
+    spca = form == "full" and criterion.largest_eigenvalue and np.array_equal(B, np.eye(p))
     if initial is None:
         cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k)]
         if not (form == "full" and p > _BACKWARD_MAX_P):
@@ -152,7 +153,7 @@ def _start(A, B, form, k, criterion, initial, search):
     if spca and initial is None and 1 < k < p:
         S, value, _ = refine_support(A, search.best_support)
         search.offer(value, S)
-    if (form == "vector" or (form == "factor" and criterion == "trace")) and initial is None and 1 < k < p:
+    if (form == "vector" or (form == "factor" and criterion.additive)) and initial is None and 1 < k < p:
         # additive objectives: every greedy support is improved by the 1-swap local search
         M = A[:, None] if form == "vector" else A
         for S in cands:
@@ -226,7 +227,7 @@ class _Partner:
     def choose(M, B, k, search):
         """The kind of partner for this problem, or ``None``."""
         p, r = M.shape
-        if not (_USE_PARTNER and _allk_numba.HAVE_NUMBA) or search.node_limit is not None or not 2 <= k <= p - 2:
+        if not _USE_PARTNER or search.node_limit is not None or not 2 <= k <= p - 2:
             return None
         if 3 <= k <= _ENUM_MAX_FRACTION * p and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES:
             return "enumeration"
@@ -360,7 +361,7 @@ def _result(A, B, form, k, criterion, search, status, t0):
         time=time.perf_counter() - t0,
         status=status,
         k=k,
-        criterion=criterion,
+        criterion=criterion.name,
         info={} if enum is None else {"partner": enum},
     )
 
@@ -495,14 +496,14 @@ def exact_support(
     use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
-        additive = form == "vector" or (criterion == "trace" or (form == "factor" and A.shape[1] == 1))
+        additive = form == "vector" or (criterion.additive or (form == "factor" and A.shape[1] == 1))
         if additive:
             M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
             kind = _Partner.choose(M, B, k, search)
             if kind is not None:
                 search.partner = _Partner(kind, M, B, k, search)
-        if form == "full" and criterion == "trace":
-            solver = FactorBnB(_factor_of_psd(A), B, k, "trace", search, branch_rule=branch_rule, use_bounds=use_bounds)
+        if form == "full" and criterion.additive:
+            solver = FactorBnB(_factor_of_psd(A), B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
         elif form == "full":
             solver = FullBnB(
                 A, B, k, search, bounds=BOUND_SETS[bounds],

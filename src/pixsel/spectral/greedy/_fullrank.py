@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import check_options
+from .._criteria import as_criterion
 from ._fullrank_dense import backward_secular, forward_partial, forward_secular
 from ._fullrank_krylov import backward_krylov, forward_krylov
 from .._operators import DenseOperator
@@ -76,10 +77,10 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
     >>> path.order.tolist(), path.objective.round(4).tolist()
     ([0, 1, 2], [4.0, 4.618, 4.618])
     """
-    check_options(criterion, "criterion", ("max-eig", "trace"))
+    criterion = as_criterion(criterion)
     check_options(method, "method", METHODS)
     check_options(direction, "direction", ("forward", "backward"))
-    identity_max_eig = B is None and criterion == "max-eig"
+    identity_max_eig = B is None and criterion.largest_eigenvalue
     Bd = None if B is None else np.asarray(B, dtype=np.float64)
     if direction == "forward":
         Aop = A if hasattr(A, "column") else DenseOperator(A)
@@ -97,5 +98,5 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
             order, objective, info = backward_krylov(Astore)
         else:
             order, objective, info = backward_secular(Astore, Bd, criterion)
-    info = dict(info, criterion=criterion, form="full")
+    info = dict(info, criterion=criterion.name, form="full")
     return SparsePath(order=order, objective=objective, direction=direction, A=Astore, B=Bd, info=info)

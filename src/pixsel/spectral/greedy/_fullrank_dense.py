@@ -104,7 +104,7 @@ def forward_secular(Aop, B, criterion, n_steps):
             okc = R > tolB[cand]
             sR = np.sqrt(np.where(okc, R, 1.0))
             c = np.where(okc, c / np.where(okc, R, 1.0), -np.inf)
-            if criterion == "trace":
+            if criterion.additive:
                 vals = np.where(okc, theta.sum() + c, theta.sum())
                 score[cand] = vals
             else:
@@ -224,7 +224,7 @@ def backward_secular(A, B, criterion):
                 "B restricted to the support is not positive definite; regularize B first "
                 "(pixsel.stats.regularize(B, 'auto'))."
             ) from exc
-        objective[size - 1] = theta.sum() if criterion == "trace" else theta[-1]
+        objective[size - 1] = criterion.of_eigenvalues(theta)
         if size == 1:
             order[step] = S[0]
             break
@@ -233,7 +233,7 @@ def backward_secular(A, B, criterion):
         wh = w2 / nrm[:, None]
         s = wh @ theta
         th1, th2 = theta[-1], theta[-2]
-        if criterion == "trace":
+        if criterion.additive:
             vals = theta.sum() - s
         else:
             a1 = wh[:, -1]

@@ -33,11 +33,9 @@ __all__ = ["forward_krylov", "backward_krylov"]
 
 
 def _compiled():
-    """:mod:`pixsel.spectral.greedy._fullrank_jit` (Numba; imported on first use), or ``None``."""
-    try:
-        from . import _fullrank_jit
-    except ImportError:  # pragma: no cover - numba is a core dependency
-        return None
+    """:mod:`pixsel.spectral.greedy._fullrank_jit` (Numba; imported on first use)."""
+    from . import _fullrank_jit
+
     return _fullrank_jit
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._array_api import device_of, has_float64, to_numpy
+from .._criteria import as_criterion
 from .._linalg_xp import generalized_eigh
 
 __all__ = ["fullrank_path_xp"]
@@ -185,7 +186,7 @@ def _forward_step(xp, A, B, criterion, dA, dB, tolB, free, S, AS, BS, n_iter):
             Rs = xp.where(ok, R, xp.ones_like(R))
             c = (dA - 2 * xp.sum(H * K, axis=1) + (K * K) @ theta) / Rs
             b = (H - theta[None, :] * K) / xp.sqrt(Rs)[:, None]
-        if criterion == "trace":
+        if criterion.additive:
             vals = xp.where(ok, xp.sum(theta) + c, xp.zeros_like(c) + xp.sum(theta))
         else:
             top = secular_top_xp(xp, theta, b, c, free, n_iter=n_iter)
@@ -209,7 +210,7 @@ def _forward(xp, A, B, criterion, n_steps):
     objective = xp.zeros((n_steps,), dtype=hi, device=dev)
     # the state: the free mask, the support S and the selected columns A_{:,S}, B_{:,S}
     state = (xp.ones((p,), dtype=xp.bool, device=dev), None, None, None)
-    speculate = criterion != "trace"  # only the secular solves would read the host
+    speculate = not criterion.additive  # only the secular solves would read the host
     reruns = 0
     start = 0
     while start < n_steps:
@@ -242,7 +243,7 @@ def _backward(xp, A, B, criterion):
     order = xp.zeros((p,), dtype=hi, device=dev)
     objective = xp.zeros((p,), dtype=hi, device=dev)
     alive = xp.arange(p, dtype=xp.int64, device=dev)  # the live indices, in order
-    speculate = criterion != "trace"
+    speculate = not criterion.additive
     reruns = 0
     step = 0
     while step < p:
@@ -255,13 +256,13 @@ def _backward(xp, A, B, criterion):
                 ASS = xp.take(xp.take(A, live, axis=0), live, axis=1)
                 BSS = None if B is None else xp.take(xp.take(B, live, axis=0), live, axis=1)
                 theta, X = generalized_eigh(xp, ASS, BSS)
-                objective[size - 1] = xp.sum(theta) if criterion == "trace" else theta[-1]
+                objective[size - 1] = criterion.of_eigenvalues(theta, xp)
                 if size == 1:
                     order[t] = xp.astype(live[0], hi)
                     break
                 w2 = X * X
                 wh = w2 / xp.sum(w2, axis=1)[:, None]
-                if criterion == "trace":
+                if criterion.additive:
                     vals = xp.sum(theta) - wh @ theta
                 else:
                     vals = secular_deleted_xp(xp, theta, wh, n_iter=n_iter)
@@ -287,6 +288,7 @@ def fullrank_path_xp(xp, A, B, *, direction, criterion, max_k=None):
     ``A`` (symmetric ``p x p``) and ``B`` (``p x p`` or None, the identity) are arrays of
     ``xp``, already checked; computed in float64 where the device has it. ``order`` and
     ``objective`` are NumPy (host metadata)."""
+    criterion = as_criterion(criterion)
     dev = device_of(A)
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     A = xp.astype(A, hi)

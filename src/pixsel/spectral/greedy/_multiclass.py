@@ -48,42 +48,22 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .._criteria import as_criterion
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
-from ._steps import criterion_value, left_looking_forward
+from ._steps import left_looking_forward
 
 __all__ = ["multiclass_greedy_path"]
-
-CRITERIA = ("max-eig", "trace")
 
 
 def _forward(M, op, criterion, n_steps, method="auto", progress=None):
     """Left-looking forward greedy on ``G_S``; returns ``order``, ``objective`` (length n_steps)
     and the count of candidates solved."""
-    r = M.shape[1]
     count = {"n": 0}
 
     def score(Uc, dc, G, f):
-        if criterion == "trace":
-            return f + np.einsum("ij,ij->i", Uc, Uc) / dc, None
-        if r == 1:
-            return G[0, 0] + Uc[:, 0] ** 2 / dc, None
-        theta, V = np.linalg.eigh(G)
-        if method == "auto":
-            from ._multiclass_jit import top_eig_added  # Numba: imported on the first multiclass step
-
-            vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)
-            count["n"] += int(n_solved)
-            return vals, None
-        lower = theta[-1] + (Uc @ V[:, -1]) ** 2 / dc
-        upper = theta[-1] + np.einsum("ij,ij->i", Uc, Uc) / dc
-        scale = max(abs(theta[-1]), float(upper.max()), np.finfo(float).tiny)
-        surv = upper >= lower.max() - 1e-12 * scale
-        Us = Uc[surv] / np.sqrt(dc[surv])[:, None]
-        stack = G[None, :, :] + Us[:, :, None] * Us[:, None, :]
-        vals = np.full(len(Uc), -np.inf)
-        vals[surv] = np.linalg.eigvalsh(stack)[:, -1]
-        count["n"] += int(surv.sum())
+        vals, n_solved = criterion.gains(Uc, dc, G, f, method=method)
+        count["n"] += n_solved
         return vals, None
 
     order, objective = left_looking_forward(
@@ -112,7 +92,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     W = P @ M
     G = M.T @ W
     G = (G + G.T) / 2
-    if method == "auto" and r > 1 and not (criterion == "trace" and p <= _NUMPY_TRACE_BACKWARD_MAX):
+    if method == "auto" and r > 1 and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX):
         from ._multiclass_jit import backward_path  # Numba: imported on first use
 
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)
@@ -122,7 +102,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
         m, step, n_solved = p, 0, 0
         chunk = p if progress is None else max(1, min(p, (1 << 24) // max(p * p, 1) + 1))
         while m > 0:
-            m, n = backward_path(P, W, G, criterion == "trace", idx, m, order, objective, step, chunk)
+            m, n = backward_path(P, W, G, criterion.additive, idx, m, order, objective, step, chunk)
             n_solved += int(n)
             step = p - m
             if progress is not None:
@@ -133,7 +113,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     objective = np.empty(p)
     for step in range(p):
         size = p - step
-        objective[size - 1] = criterion_value(G, criterion)
+        objective[size - 1] = criterion.of_matrix(G)
         if progress is not None and step:
             progress(step, p)
         if size == 1:
@@ -143,14 +123,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
         Pd = np.diag(P)[idx]
         Wa = W[idx]
         score = np.full(p, -np.inf)
-        if criterion == "trace":
-            score[idx] = np.trace(G) - np.einsum("ij,ij->i", Wa, Wa) / Pd
-        elif r == 1:
-            score[idx] = G[0, 0] - Wa[:, 0] ** 2 / Pd
-        else:
-            Ws = Wa / np.sqrt(Pd)[:, None]
-            stack = G[None, :, :] - Ws[:, :, None] * Ws[:, None, :]
-            score[idx] = np.linalg.eigvalsh(stack)[:, -1]
+        score[idx] = criterion.losses(Wa, Pd, G)
         j = int(np.argmax(score))
         order[step] = j
         u = P[:, j].copy()
@@ -218,8 +191,7 @@ def multiclass_greedy_path(
     p = M.shape[0]
     if method not in ("auto", "eigh"):
         raise ValueError(f"The 'method' parameter must be one of {{'auto', 'eigh'}}. Got {method!r} instead.")
-    if criterion not in CRITERIA:
-        raise ValueError(f"The 'criterion' parameter must be one of {{'max-eig', 'trace'}}. Got {criterion!r} instead.")
+    criterion = as_criterion(criterion)
     if direction == "forward":
         if B is None:
             op = IdentityOperator(p)
@@ -234,6 +206,6 @@ def multiclass_greedy_path(
         order, objective, info = _backward(M, Bd, criterion, method=method, progress=callback)
     else:
         raise ValueError(f"The 'direction' parameter must be one of {{'forward', 'backward'}}. Got {direction!r} instead.")
-    info = dict(info, criterion=criterion, form="factor")
+    info = dict(info, criterion=criterion.name, form="factor")
     Bstore = None if (B is None or hasattr(B, "column")) else np.asarray(B, dtype=np.float64)
     return SparsePath(order=order, objective=objective, direction=direction, A=M, B=Bstore, info=info)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._array_api import device_of, has_float64
+from .._criteria import as_criterion
 from ._fullrank_xp import _argmax, _history
 
 __all__ = ["multiclass_path_xp"]
@@ -34,14 +35,14 @@ __all__ = ["multiclass_path_xp"]
 
 def _crit(xp, G, criterion):
     """The criterion of the small ``r x r`` matrix ``G``, a device scalar."""
-    if criterion == "trace":
+    if criterion.additive:
         return xp.sum(xp.linalg.diagonal(G))
     return xp.linalg.eigvalsh((G + G.T) / 2)[-1]
 
 
 def _gains(xp, G, Uc, dc, criterion, sign):
     """``criterion(G + sign * u_i u_i^T / d_i)`` for every row ``u_i`` of ``Uc`` (one batch)."""
-    if criterion == "trace":
+    if criterion.additive:
         return xp.sum(xp.linalg.diagonal(G)) + sign * xp.sum(Uc * Uc, axis=1) / dc
     if Uc.shape[1] == 1:
         return G[0, 0] + sign * Uc[:, 0] ** 2 / dc
@@ -145,6 +146,7 @@ def multiclass_path_xp(xp, M, B, *, direction, criterion, max_k=None):
     already checked; they are computed in float64 where the device has it. ``order`` and
     ``objective`` come back as NumPy (``p`` numbers: the path is host metadata).
     """
+    criterion = as_criterion(criterion)
     dev = device_of(M)
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     M = xp.astype(M, hi)

@@ -255,15 +255,13 @@ class _State:
 
 
 def _compiled(name):
-    """A Numba kernel of :mod:`pixsel.spectral.greedy._rank_one_jit`, or ``None`` without Numba.
+    """A Numba kernel of :mod:`pixsel.spectral.greedy._rank_one_jit`.
 
     Imported on first use, so that importing pixsel (and the CLI's start) does not pay for
     Numba; Python's import system keeps the module afterwards.
     """
-    try:
-        from . import _rank_one_jit
-    except ImportError:  # pragma: no cover - numba is a core dependency; the NumPy loop remains
-        return None
+    from . import _rank_one_jit
+
     return getattr(_rank_one_jit, name)
 
 

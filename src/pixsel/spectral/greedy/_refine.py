@@ -64,7 +64,7 @@ from scipy.linalg.lapack import dpotrf as _potrf
 from ._fullrank_krylov import forward_krylov
 from .._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import arrow3_max, eig2_max, secular_border
 
 from typing import TYPE_CHECKING
 
@@ -186,22 +186,18 @@ def _remove_values(theta, V, screen=False):
 
 def _deleted_top(theta, w2, lo, hi):
     """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral.greedy._refine_jit`
-    (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
-    try:
-        from ._refine_jit import deleted_top_rows
-    except ImportError:  # pragma: no cover - numba is a core dependency
-        return secular_deleted(theta, w2, lo, hi)
+    (three or four steps a row instead of some thirty)."""
+    from ._refine_jit import deleted_top_rows  # Numba: imported on first use
+
     f64 = np.float64
     return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
                             np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
 
 
 def _second_root_jit():
-    """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (or ``None`` without Numba)."""
-    try:
-        from ._refine_jit import second_root_rows
-    except ImportError:  # pragma: no cover - numba is a core dependency
-        return None
+    """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (Numba: imported on first use)."""
+    from ._refine_jit import second_root_rows
+
     return second_root_rows
 
 

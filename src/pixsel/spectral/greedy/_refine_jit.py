@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._secular_jit import deleted_root
+
 __all__ = ["deleted_top_rows", "second_root_rows"]
 
 _EPS = np.finfo(np.float64).eps
@@ -44,29 +46,10 @@ def deleted_top_rows(theta, w2, lo_in, hi_in, max_iter):
         w1 = w2[r, k - 1]
         if not (hi - lo > 4 * _EPS * max(abs(hi), 1e-300)) or not (w1 > 0.0) or not (gap > 0.0):
             if not (w1 > 0.0) or not (gap > 0.0):  # no pole at theta_1 in the bracket: Newton, as before
-                la = 0.5 * (lo + hi)
-                for _ in range(max_iter):
-                    if not (hi - lo > 4 * _EPS * max(abs(hi), 1e-300)):
-                        break
-                    g = 0.0
-                    dg = 0.0
-                    for j in range(k):
-                        diff = la - theta[j]
-                        q = w2[r, j] / diff
-                        g += q
-                        dg -= q / diff
-                    if g > 0:
-                        lo = la
-                    else:
-                        hi = la
-                    new = la - g / dg
-                    if not ((new > lo) and (new < hi)) or not math.isfinite(new):
-                        new = 0.5 * (lo + hi)
-                    done = abs(new - la) <= 2 * _EPS * abs(new)
-                    la = new
-                    if done:
-                        break
-                lam[r] = la
+                if hi - lo > 4 * _EPS * max(abs(hi), 1e-300):
+                    lam[r] = deleted_root(theta, w2[r], lo, hi, max_iter)
+                else:
+                    lam[r] = 0.5 * (lo + hi)
             else:
                 lam[r] = hi
             continue

@@ -26,12 +26,10 @@ _EPS = EPS
 
 
 def _compiled(name):
-    """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit`, or ``None`` without
-    Numba (imported on first use: importing pixsel does not pay for Numba)."""
-    try:
-        from . import _secular_jit
-    except ImportError:  # pragma: no cover - numba is a core dependency
-        return None
+    """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit` (imported on first
+    use: importing pixsel does not pay for Numba)."""
+    from . import _secular_jit
+
     return getattr(_secular_jit, name)
 
 
@@ -40,11 +38,8 @@ def _rows(x, n):
 
 
 def _compiled_rows(name, theta, rows, bounds, max_iter):
-    """The Numba kernel ``name`` on every row of ``rows`` (``bounds`` broadcast to one per row),
-    or None when Numba is missing."""
+    """The Numba kernel ``name`` on every row of ``rows`` (``bounds`` broadcast to one per row)."""
     jit = _compiled(name)
-    if jit is None:
-        return None
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     n = rows.shape[0]
     return jit(np.ascontiguousarray(theta, dtype=np.float64), rows, *(_rows(x, n) for x in bounds), max_iter)
@@ -166,18 +161,17 @@ def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
     n = len(c)
     if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
         jit = _compiled("arrow4_rows")
-        if jit is not None:
-            d = np.array([d1, d2, d3], dtype=np.float64)
-            o = np.argsort(d, kind="stable")
-            B = np.empty((n, 3))
-            B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
-            c = _rows(c, n)
-            scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(B).sum(axis=1)
-            lam, ok = jit(d[o], np.ascontiguousarray(B[:, o]), c, 1e-12 * scale, 100)
-            bad = np.flatnonzero(~ok)
-            if len(bad):  # Newton stalled within rounding of a pole: LAPACK for those rows
-                lam[bad] = arrow4_max(d1, d2, d3, c[bad], B[bad, 0], B[bad, 1], B[bad, 2], compiled=False)
-            return lam
+        d = np.array([d1, d2, d3], dtype=np.float64)
+        o = np.argsort(d, kind="stable")
+        B = np.empty((n, 3))
+        B[:, 0], B[:, 1], B[:, 2] = b1, b2, b3
+        c = _rows(c, n)
+        scale = abs(d1) + abs(d2) + abs(d3) + np.abs(c) + np.abs(B).sum(axis=1)
+        lam, ok = jit(d[o], np.ascontiguousarray(B[:, o]), c, 1e-12 * scale, 100)
+        bad = np.flatnonzero(~ok)
+        if len(bad):  # Newton stalled within rounding of a pole: LAPACK for those rows
+            lam[bad] = arrow4_max(d1, d2, d3, c[bad], B[bad, 0], B[bad, 1], B[bad, 2], compiled=False)
+        return lam
     T = np.zeros((n, 4, 4))
     T[:, 0, 0], T[:, 1, 1], T[:, 2, 2], T[:, 3, 3] = d1, d2, d3, c
     T[:, 0, 3] = T[:, 3, 0] = b1

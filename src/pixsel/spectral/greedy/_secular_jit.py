@@ -21,39 +21,78 @@ _EPS = np.finfo(np.float64).eps
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def border_root(d, b, c, la, hi, max_iter):
+    """The root in ``[la, hi]`` of the increasing ``phi(x) = x - c - sum_j b_j^2 / (x - d_j)``
+    (the top eigenvalue of the arrowhead ``[[diag(d), b], [b^T, c]]``), by Newton from the left:
+    each step is clipped to ``[la, hi]`` (a step at a pole nudges right); it stops once
+    ``phi >= 0`` or the step is at rounding level. The row loops here share it."""
+    for _ in range(max_iter):
+        phi = la - c
+        dphi = 1.0
+        for j in range(b.shape[0]):
+            if b[j] == 0.0:  # a decoupled pole adds nothing (not 0 / 0 when la sits on it)
+                continue
+            diff = la - d[j]
+            q = b[j] * b[j] / diff
+            phi -= q
+            dphi += q / diff
+        step = -phi / dphi
+        if not math.isfinite(step):  # at a pole: nudge right
+            step = 1e-8 * (hi - la)
+        new = min(la + max(step, 0.0), hi)
+        done = (phi >= 0) or (new - la <= 4 * _EPS * abs(new))
+        la = new
+        if done:
+            break
+    return la
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def deleted_root(theta, w2, lo, hi, max_iter):
+    """The root in the open bracket ``[lo, hi]`` of the decreasing ``g(x) = sum_j w2_j / (x - theta_j)``
+    by safeguarded Newton from the middle: the sign of ``g`` keeps the bracket, a step that
+    leaves it is a bisection; it stops when the step or the bracket is at rounding level.
+    :func:`secular_deleted_rows` and the refinement's
+    :func:`pixsel.spectral.greedy._refine_jit.deleted_top_rows` share it."""
+    la = 0.5 * (lo + hi)
+    for _ in range(max_iter):
+        g = 0.0
+        dg = 0.0
+        for j in range(w2.shape[0]):
+            diff = la - theta[j]
+            q = w2[j] / diff
+            g += q
+            dg -= q / diff
+        if g > 0:  # root to the right
+            lo = la
+        else:
+            hi = la
+        new = la - g / dg
+        if not ((new > lo) and (new < hi)) or not math.isfinite(new):
+            new = 0.5 * (lo + hi)
+        done = (abs(new - la) <= 2 * _EPS * abs(new)) or (hi - lo <= 4 * _EPS * max(abs(hi), 1e-300))
+        la = new
+        if done:
+            break
+    return la
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def secular_border_rows(theta, b, c, lo, hi, max_iter):
-    n, k = b.shape
+    n = b.shape[0]
     lam = lo.copy()
     for r in range(n):
         h = hi[r]
         la = lo[r]
         if not (h - la > 4 * _EPS * max(abs(h), 1e-300)):
             continue
-        for _ in range(max_iter):
-            phi = la - c[r]
-            dphi = 1.0
-            for j in range(k):
-                if b[r, j] == 0.0:  # a decoupled pole adds nothing (not 0 / 0 when la sits on it)
-                    continue
-                diff = la - theta[j]
-                q = b[r, j] * b[r, j] / diff
-                phi -= q
-                dphi += q / diff
-            step = -phi / dphi
-            if not math.isfinite(step):  # at a pole: nudge right
-                step = 1e-8 * (h - la)
-            new = min(la + max(step, 0.0), h)
-            done = (phi >= 0) or (new - la <= 4 * _EPS * abs(new))
-            la = new
-            if done:
-                break
-        lam[r] = la
+        lam[r] = border_root(theta, b[r], c[r], la, h, max_iter)
     return lam
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def secular_deleted_rows(theta, w2, lo_in, hi_in, max_iter):
-    n, k = w2.shape
+    n = w2.shape[0]
     lam = np.empty(n)
     for r in range(n):
         lo = lo_in[r]
@@ -61,27 +100,7 @@ def secular_deleted_rows(theta, w2, lo_in, hi_in, max_iter):
         if not (hi - lo > 4 * _EPS * max(abs(hi), 1e-300)):
             lam[r] = hi
             continue
-        la = 0.5 * (lo + hi)
-        for _ in range(max_iter):
-            g = 0.0
-            dg = 0.0
-            for j in range(k):
-                diff = la - theta[j]
-                q = w2[r, j] / diff
-                g += q
-                dg -= q / diff
-            if g > 0:  # root to the right
-                lo = la
-            else:
-                hi = la
-            new = la - g / dg
-            if not ((new > lo) and (new < hi)) or not math.isfinite(new):
-                new = 0.5 * (lo + hi)
-            done = (abs(new - la) <= 2 * _EPS * abs(new)) or (hi - lo <= 4 * _EPS * max(abs(hi), 1e-300))
-            la = new
-            if done:
-                break
-        lam[r] = la
+        lam[r] = deleted_root(theta, w2[r], lo, hi, max_iter)
     return lam
 
 
@@ -113,24 +132,7 @@ def arrow4_rows(ds, B, c, margin, max_iter):
         hi = max(_eig2(top, math.sqrt(nb2), cr), lo)
         la = lo
         if hi - la > 4 * _EPS * max(abs(hi), 1e-300):
-            for _ in range(max_iter):
-                phi = la - cr
-                dphi = 1.0
-                for q in range(3):
-                    if B[r, q] == 0.0:
-                        continue
-                    diff = la - ds[q]
-                    t = B[r, q] * B[r, q] / diff
-                    phi -= t
-                    dphi += t / diff
-                step = -phi / dphi
-                if not math.isfinite(step):
-                    step = 1e-8 * (hi - la)
-                new = min(la + max(step, 0.0), hi)
-                done = (phi >= 0) or (new - la <= 4 * _EPS * abs(new))
-                la = new
-                if done:
-                    break
+            la = border_root(ds, B[r], cr, la, hi, max_iter)
         x = la + margin[r]
         phi = x - cr
         for q in range(3):

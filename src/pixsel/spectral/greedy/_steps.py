@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._criteria import as_criterion
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,10 +32,9 @@ def pivot_tol(diag, p=None):
 
 
 def criterion_value(G, criterion):
-    """``tr(G)`` (``'trace'``) or ``lambda_max(G)`` (``'max-eig'``) of a small symmetric ``G``."""
-    if criterion == "trace":
-        return float(np.trace(G))
-    return float(np.linalg.eigvalsh(G)[-1])
+    """``tr(G)`` (``'trace'``) or ``lambda_max(G)`` (``'max-eig'``) of a small symmetric ``G``:
+    :meth:`pixsel.spectral._criteria.Criterion.of_matrix` (the name or the object)."""
+    return as_criterion(criterion).of_matrix(G)
 
 
 def left_looking_forward(
@@ -63,6 +64,7 @@ def left_looking_forward(
     pos_of = np.arange(p)  # row -> feature; rows [0, m) are the features still in play
     order = np.empty(n_steps, dtype=np.intp)
     objective = np.empty(n_steps)
+    crit = as_criterion(criterion)
     f = 0.0
     m = p
     for t in range(n_steps):
@@ -99,7 +101,7 @@ def left_looking_forward(
                 U[:m] -= np.outer(l, uj)
                 G += np.outer(uj, uj)
                 d[:m] -= l * l
-                f = criterion_value(G, criterion)
+                f = crit.of_matrix(G)
         # swap the chosen row to the end of the block, which shrinks by one
         last = m - 1
         if i != last:

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..._validation import check_int, check_options, sign_flip
+from ..._validation import check_int, sign_flip
+from .._criteria import as_criterion
 from .._path import SparsePath
 from ..greedy import fullrank_greedy_path, left_looking_forward
 
@@ -133,7 +134,7 @@ def implicit_greedy_path(
     >>> int(implicit_greedy_path(B.class_means.between, B, max_k=3).order[0])
     7
     """
-    check_options(criterion, "criterion", ("max-eig", "trace"), owner="implicit_greedy_path")
+    criterion = as_criterion(criterion, owner="implicit_greedy_path")
     if B is None:
         _check_operator(A, "A")
         max_k = check_int(max_k, "max_k", low=1, high=A.p, owner="implicit_greedy_path")
@@ -159,7 +160,7 @@ def implicit_greedy_path(
     with _cached(B):
         order, objective, kinfo = _forward_lda(Fm, B, criterion, max_k, min(block_size, p), callback)
     alpha = float(getattr(B, "alpha", 0.0))
-    info = dict(kinfo, criterion=criterion, form="factor", kind="lda", alpha=alpha)
+    info = dict(kinfo, criterion=criterion.name, form="factor", kind="lda", alpha=alpha)
     ub = None
     if alpha > 0:  # lambda_max(A_S, B_S) <= lambda_max(A_S) / lambda_min(B) <= sum_k |F_i|^2 / alpha
         rows = np.einsum("ij,ij->i", Fm, Fm)
@@ -242,8 +243,8 @@ def _candidate_scores(Uc, dc, G, f, criterion):
     """The objective after adding each candidate (``-inf``: screened out, cannot win), and an
     estimate of it for every candidate (the value or a lower bound) to rank the prefetch."""
     r = G.shape[0]
-    if criterion == "trace":
-        vals = f + np.einsum("ij,ij->i", Uc, Uc) / dc
+    if criterion.additive:  # closed form
+        vals, _ = criterion.gains(Uc, dc, G, f)
         return vals, vals
     if r == 1:
         vals = G[0, 0] + Uc[:, 0] ** 2 / dc

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .._criteria import as_criterion
 from .._forms import infer_form
 from .._path import SparsePath
 
@@ -102,12 +103,12 @@ def _objective_along(A, Bd, form, order, criterion):
         G = np.zeros((F.shape[1], F.shape[1]))
         for k in range(K):
             G += np.outer(W[k], W[k])
-            out[k] = np.trace(G) if criterion == "trace" else np.linalg.eigvalsh(G)[-1]
+            out[k] = criterion.of_matrix(G)
         return out
     for k in range(K):
         S = np.asarray(order[: k + 1])
         vals = sla.eigh(A[np.ix_(S, S)], Bd[np.ix_(S, S)], eigvals_only=True)
-        out[k] = vals.sum() if criterion == "trace" else vals[-1]
+        out[k] = criterion.of_eigenvalues(vals)
     return out
 
 
@@ -147,6 +148,7 @@ def simple_thresholding(
     >>> simple_thresholding(np.array([1.0, -3.0, 2.0])).order.tolist()
     [1, 2, 0]
     """
+    criterion = as_criterion(criterion, owner="simple_thresholding")
     A, Bd, form = _pair(A, B)
     p = A.shape[0]
     if form == "vector":
@@ -164,5 +166,5 @@ def simple_thresholding(
         direction="simple",
         A=A,
         B=None if B is None else Bd,
-        info={"criterion": criterion, "form": form, "vector": x},
+        info={"criterion": criterion.name, "form": form, "vector": x},
     )
