@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..._routes import compiled_enabled
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
 from ._steps import criterion_value, left_looking_forward
@@ -69,7 +70,7 @@ def _forward(M, op, criterion, n_steps, method="auto", progress=None):
         if r == 1:
             return G[0, 0] + Uc[:, 0] ** 2 / dc, None
         theta, V = np.linalg.eigh(G)
-        if method == "auto":
+        if method == "auto" and compiled_enabled():  # else the batched eigh (a small problem's NumPy route)
             from ._multiclass_jit import top_eig_added  # Numba: imported on the first multiclass step
 
             vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)
@@ -112,7 +113,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     W = P @ M
     G = M.T @ W
     G = (G + G.T) / 2
-    if method == "auto" and r > 1 and not (criterion == "trace" and p <= _NUMPY_TRACE_BACKWARD_MAX):
+    if method == "auto" and r > 1 and not (criterion == "trace" and p <= _NUMPY_TRACE_BACKWARD_MAX) and compiled_enabled():
         from ._multiclass_jit import backward_path  # Numba: imported on first use
 
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)

@@ -52,7 +52,7 @@ import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
 from ..._array_api import get_namespace, host_view
-from ..._routes import choose
+from ..._routes import choose, compiled_enabled
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._path import SparsePath
 from ._steps import pivot_tol
@@ -260,6 +260,8 @@ def _compiled(name):
     Imported on first use, so that importing pixsel (and the CLI's start) does not pay for
     Numba; Python's import system keeps the module afterwards.
     """
+    if not compiled_enabled():  # the route chose the NumPy loop (a small problem)
+        return None
     try:
         from . import _rank_one_jit
     except ImportError:  # pragma: no cover - numba is a core dependency; the NumPy loop remains

@@ -61,6 +61,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpotrf as _potrf
 
+from ..._routes import compiled_enabled, sized_kernels
 from ._fullrank_krylov import forward_krylov
 from .._operators import DenseOperator
 from ._secular import EPS as _EPS
@@ -188,8 +189,10 @@ def _deleted_top(theta, w2, lo, hi):
     """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral.greedy._refine_jit`
     (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
     try:
+        if not compiled_enabled():  # the route chose the NumPy kernels
+            raise ImportError
         from ._refine_jit import deleted_top_rows
-    except ImportError:  # pragma: no cover - numba is a core dependency
+    except ImportError:  # numba missing, or a small problem's NumPy route
         return secular_deleted(theta, w2, lo, hi)
     f64 = np.float64
     return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
@@ -198,6 +201,8 @@ def _deleted_top(theta, w2, lo, hi):
 
 def _second_root_jit():
     """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (or ``None`` without Numba)."""
+    if not compiled_enabled():  # the route chose the NumPy kernels
+        return None
     try:
         from ._refine_jit import second_root_rows
     except ImportError:  # pragma: no cover - numba is a core dependency
@@ -566,6 +571,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
     return (None if best_T is None else (best_T, best)), n_pruned
 
 
+@sized_kernels  # small NumPy problems run the NumPy kernels (pixsel._routes.compiled_pays)
 def refine_support(
     A: ArrayLike,
     support: ArrayLike,

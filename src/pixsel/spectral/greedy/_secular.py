@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..._routes import compiled_enabled
+
 __all__ = ["EPS", "secular_border", "secular_deleted", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
 
 EPS = np.finfo(np.float64).eps
@@ -28,6 +30,8 @@ _EPS = EPS
 def _compiled(name):
     """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit`, or ``None`` without
     Numba (imported on first use: importing pixsel does not pay for Numba)."""
+    if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
+        return None
     try:
         from . import _secular_jit
     except ImportError:  # pragma: no cover - numba is a core dependency
