@@ -20,8 +20,9 @@ from pixsel.spectral.greedy import _rank_one
 _FRESH = r"""
 import json, sys
 from sklearn.datasets import load_digits
-from pixsel import ColumnSubsetSelector, PathSelectorCV, SparseLDASelector, SparsePCASelector
+from pixsel import ColumnSubsetSelector, PathSelectorCV, SparseLDASelector, SparsePCASelector, lda_paths
 X, y = load_digits(return_X_y=True)
+lda_paths(X, y % 2)  # the demo's paths: greedy and thresholding
 SparseLDASelector(8).fit(X, y % 2)
 SparseLDASelector(8).fit(X, y)
 SparseLDASelector(8, criterion="max-eig", direction="dual").fit(X, y)

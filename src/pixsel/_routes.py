@@ -30,7 +30,8 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
 ==============  ================================================================================
 
 The greedy kernels follow the compiled/NumPy decision through :func:`sized_kernels` (on the
-entry points :func:`pixsel.spectral.greedy_path` and :func:`pixsel.spectral.refine_support`)
+entry points :func:`pixsel.spectral.greedy_path`, :func:`pixsel.spectral.refine_support`,
+:func:`pixsel.spectral.rank_one_greedy_path` and the thresholding paths' prefix objectives)
 and :func:`compiled_enabled` (asked before a Numba module is imported); the exact search keeps
 its compiled engine at every size.
 
