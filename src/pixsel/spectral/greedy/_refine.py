@@ -188,11 +188,11 @@ def _remove_values(theta, V, screen=False):
 def _deleted_top(theta, w2, lo, hi):
     """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral.greedy._refine_jit`
     (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
+    if not compiled_enabled():  # the route chose the NumPy kernels
+        return secular_deleted(theta, w2, lo, hi)
     try:
-        if not compiled_enabled():  # the route chose the NumPy kernels
-            raise ImportError
         from ._refine_jit import deleted_top_rows
-    except ImportError:  # numba missing, or a small problem's NumPy route
+    except ImportError:  # pragma: no cover - numba is a core dependency
         return secular_deleted(theta, w2, lo, hi)
     f64 = np.float64
     return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
