@@ -2,7 +2,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-STAMP   = $(VENV)/.pixsel-installed
+# two stamps: the library and its runtime dependencies (make demo), then the test extras (make test)
+STAMP      = $(VENV)/.pixsel-installed
+TEST_STAMP = $(VENV)/.pixsel-test-installed
+# --no-compile: Python writes the bytecode of the modules a run imports, not of every installed file
+PIP = $(BIN)/python -m pip install --quiet --no-compile
 
 .PHONY: demo test install docs docs-clean bench bench-quick clean
 
@@ -12,26 +16,33 @@ demo: $(STAMP)
 # the linter first (configured in pyproject.toml), then the whole suite (pandas, in the test extra,
 # runs the common checks' DataFrame cases; the array-API common checks run under dispatch in their
 # own process with SCIPY_ARRAY_API=1: tests/array_api/test_estimators.py)
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks examples docs/conf.py
 	$(BIN)/python -m pytest
 
 install: $(STAMP)
 
+# the library and what it needs at run time, nothing else. Small problems (the demo's 8x8 digits)
+# run NumPy's kernels, so nothing is compiled here; larger ones compile their Numba kernels on
+# first use, into Numba's cache (`python -m pixsel._jit` compiles them all ahead, about a minute)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,distributed,cluster,arrayapi]"
-	# compile the Numba kernels once, into Numba's cache: a first fit then loads them (about a minute)
-	$(BIN)/python -m pixsel._jit
+	$(PIP) -e .
 	touch $(STAMP)
+
+# what the suite needs besides: pytest and the docs packages, pandas, PyTorch's CPU build and
+# array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled ahead
+$(TEST_STAMP): $(STAMP)
+	$(PIP) -e ".[test,distributed,cluster,arrayapi]"
+	$(BIN)/python -m pixsel._jit
+	touch $(TEST_STAMP)
 
 # the documentation site, offline (no intersphinx, nothing downloaded), warnings as errors:
 # docs/_build/html/index.html. PIXSEL_DOCS_PLOT=False skips running the gallery examples.
 DOCS_STAMP = $(VENV)/.pixsel-docs-installed
 
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(PIP) -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
@@ -43,12 +54,12 @@ docs-clean:
 
 # every benchmark at its default size: an hour or more (exact solves of up to 10 minutes; see README)
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(PIP) -e ".[bench]"
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 # every benchmark at its smoke size: minutes
 bench-quick: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(PIP) -e ".[bench]"
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f --quick || exit 1; done
 
 clean: docs-clean

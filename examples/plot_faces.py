@@ -8,12 +8,10 @@ under variable lighting and pose", 2001). Which 40 of the 1024 pixels of a 32x32
 ten of these people best? :class:`~pixsel.SparseLDASelector` takes the image stack
 ``(n, 32, 32)`` as it is and returns the pixels as an image.
 
-The faces are one of pixsel's data files, read from the folder named by the environment
-variable ``PIXSEL_DATA``; without it this example says so and stops.
+The faces are one of pixsel's data files, read from its data folder
+(:func:`pixsel.datasets.data_dir`: the environment variable ``PIXSEL_DATA``, by default
+``../shared/data`` beside the checkout); where the file is absent this example says so and stops.
 """
-
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -21,11 +19,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
 from pixsel import SparseLDASelector
+from pixsel.datasets import data_dir
 
-path = Path(os.environ.get("PIXSEL_DATA", "data")) / "extyaleb_32x32.npz"
+path = data_dir() / "extyaleb_32x32.npz"
 faces = np.load(path) if path.is_file() else None
 if faces is None:
-    print(f"{path} is absent: set PIXSEL_DATA to the folder that holds extyaleb_32x32.npz to run this example.")
+    print(f"{path.name} is not in {path.parent}: set PIXSEL_DATA to the folder that holds it to run this example.")
 else:
     keep = faces["y"] < 10  # the first ten people
     images = faces["X"][keep].reshape(-1, 32, 32)  # uint8, converted explicitly to float64 inside

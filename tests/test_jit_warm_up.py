@@ -11,10 +11,12 @@ import json, sys
 import numpy as np
 from sklearn.datasets import load_digits
 from pixsel import SparseLDASelector, SparsePCASelector
+from pixsel._routes import compiled_kernels
 X, y = load_digits(return_X_y=True)
-SparseLDASelector(8).fit(X, y % 2)
-SparseLDASelector(8).fit(X, y)
-SparsePCASelector(8).fit(X.astype(np.float32))
+with compiled_kernels(True):  # digits are small enough for the NumPy kernels: force the compiled ones
+    SparseLDASelector(8).fit(X, y % 2)
+    SparseLDASelector(8).fit(X, y)
+    SparsePCASelector(8).fit(X.astype(np.float32))
 from pixsel.spectral import exact_path
 rng = np.random.default_rng(0)
 G = rng.standard_normal((60, 30))

@@ -87,7 +87,9 @@ def test_host_row_for_families_without_an_array_api_kernel_even_on_a_device():
 
 def test_compiled_row_when_numba_imports(monkeypatch):
     monkeypatch.setattr(_routes, "HAVE_NUMBA", True)
-    assert choose("greedy", xp=np, n_samples=10, n_features=5).name == "compiled"
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "compiled"
+    assert choose("greedy", xp=np, n_samples=10, n_features=5).name == "numpy"  # small: the NumPy kernels
+    assert choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=40).name == "compiled"  # rank 39
     assert choose("exact", xp=np).name == "compiled"
     assert choose("statistics", xp=np).name == "numpy"  # no compiled kernel in that family
 

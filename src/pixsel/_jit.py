@@ -4,16 +4,17 @@ pixsel's greedy paths and exact searches run Numba-compiled kernels (``@njit(cac
 Numba compiles a kernel the first time a process calls it and writes the machine code to its
 cache: next to the code (``__pycache__``) when that folder is writable, otherwise in the
 user's cache folder (Numba's own rule; ``NUMBA_CACHE_DIR`` overrides both). Every later process
-loads it in milliseconds. Without a cache the first fit pays the compilation: seconds for the
-two-class path, more for the full-rank and multiclass kernels
-(``benchmarks/bench_first_call.py`` measures each public estimator with an empty and a warm
-cache).
+loads it in a fraction of a second. Without a cache the first fit pays the compilation: seconds
+for the two-class path, more for the full-rank and multiclass kernels. Small problems (fewer than
+``pixsel._routes.COMPILED_MIN_FEATURES`` features, such as 8x8 digits) take the NumPy kernels
+instead and pay neither (``benchmarks/bench_first_fit.py`` measures first fits with an empty and
+a filled cache; ``benchmarks/bench_first_call.py`` every public estimator).
 
-:func:`warm_up` pays that cost once, at install time (``make install``, ``make demo`` and
-``make test`` run it after installing; ``python -m pixsel._jit`` runs it by hand): it fits each
-estimator that has compiled kernels on a small synthetic problem, in float64 and float32, so
-that every kernel a fit on real images calls is compiled with the argument types that fit
-will use, and cached.
+:func:`warm_up` pays that cost once, ahead (``make test`` runs it after installing;
+``python -m pixsel._jit`` runs it by hand): it fits each estimator that has compiled kernels on
+a small synthetic problem with the compiled kernels forced (:func:`pixsel._routes.compiled_kernels`),
+in float64 and float32, so that every kernel a fit on real images calls is compiled with the
+argument types that fit will use, and cached.
 """
 
 from __future__ import annotations
@@ -72,13 +73,15 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
     """
     import warnings
 
+    from ._routes import compiled_kernels
     from .spectral.exact import _allk
 
     seconds = {}
 
     def timed(label, run):
         t = time.perf_counter()
-        with warnings.catch_warnings():
+        # compiled whatever the size: small problems take the NumPy kernels otherwise
+        with warnings.catch_warnings(), compiled_kernels(True):
             warnings.simplefilter("ignore")  # e.g. a regularization note on the synthetic data
             run()
         seconds[label] = time.perf_counter() - t

@@ -21,11 +21,22 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
                 copy), the results back in X's library (the CPU policy of
                 :mod:`pixsel._array_api`).
 ``'compiled'``  NumPy input to a family that has Numba kernels (greedy paths, exact search) and
-                Numba imports.
-``'numpy'``     NumPy input otherwise (and the NumPy references of the compiled kernels).
+                Numba installed; for the greedy paths, a problem large enough to pay for loading
+                them (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
+                numerator of rank above ``COMPILED_MAX_NUMPY_RANK``).
+``'numpy'``     NumPy input otherwise: the NumPy kernels (the oracles of the compiled ones), which
+                answer a small problem before Numba would have loaded, so a first fit on 8x8 digits
+                neither compiles nor loads a compiled kernel.
 ==============  ================================================================================
 
-The rows are tried in that order. The only size-dependent row is ``'implicit'``, and only for
+The greedy kernels follow the compiled/NumPy decision through :func:`sized_kernels` (on the
+entry points :func:`pixsel.spectral.greedy_path`, :func:`pixsel.spectral.refine_support`,
+:func:`pixsel.spectral.rank_one_greedy_path` and the thresholding paths' prefix objectives)
+and :func:`compiled_enabled` (asked before a Numba module is imported); the exact search keeps
+its compiled engine at every size.
+
+The rows are tried in that order. Besides the greedy family's ``'compiled'`` size rule, the
+size-dependent row is ``'implicit'``, and only for
 the families of :data:`IMPLICIT_FAMILIES` under ``algorithm='auto'``: :func:`implicit_pays`
 holds the rules, both with fewer samples than features (the dense matrix is then of rank below
 ``p``): ``p > 4096`` features (the dense ``p x p`` matrix would be over 128 MiB), or, for a
@@ -54,7 +65,10 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import functools
 import importlib.util
 
 import numpy as np
@@ -74,6 +88,12 @@ __all__ = [
     "choose",
     "implicit_pays",
     "path_costs",
+    "COMPILED_MIN_FEATURES",
+    "COMPILED_MAX_NUMPY_RANK",
+    "compiled_pays",
+    "compiled_enabled",
+    "compiled_kernels",
+    "sized_kernels",
 ]
 
 #: The kernel families that have a route (one public door each).
@@ -93,6 +113,10 @@ IMPLICIT_FAMILIES = frozenset({"greedy"})
 #: Families whose NumPy route is a Numba-compiled kernel (its NumPy loop kept as the oracle).
 COMPILED_FAMILIES = frozenset({"greedy", "exact"})
 
+#: Compiled families whose kernels follow the size rule of :func:`compiled_pays` (their entry
+#: points carry :func:`sized_kernels`).
+SIZED_FAMILIES = frozenset({"greedy"})
+
 #: Families whose kernels are branchy host work: arrays of another library are copied to the
 #: host once and NumPy's kernels run (there is no array-API kernel).
 HOST_ONLY_FAMILIES = frozenset({"exact", "projection"})
@@ -111,6 +135,106 @@ ROUTE_NAMES = ("dask", "implicit", "array_api", "host", "compiled", "numpy")
 ALGORITHMS = ("auto", "dense", "implicit")
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+
+#: NumPy input with fewer features than this runs the NumPy kernels of the compiled families (the
+#: oracles of the compiled ones): at these sizes they answer in milliseconds to a few tenths of a
+#: second, less than a new process spends loading the compiled kernels from Numba's cache, and far
+#: less than compiling them when the cache is empty (seconds per kernel family).
+COMPILED_MIN_FEATURES = 512
+
+#: ... and only while the numerator's rank is at most this (a factor ``M`` of ``r = C - 1``
+#: columns): the NumPy multiclass passes solve a batch of ``r x r`` eigenproblems per step, which
+#: grows as ``r^3``, where the compiled ones solve a secular equation per candidate.
+COMPILED_MAX_NUMPY_RANK = 16
+
+#: The route's decision in force for the kernels called now: None (no sized entry point above:
+#: the kernels' own default, compiled), True (compiled) or False (NumPy). The outermost decision
+#: wins, so every kernel of one fit follows the route its entry point chose.
+_COMPILED = contextvars.ContextVar("pixsel_compiled_kernels", default=None)
+
+
+def compiled_pays(n_features, rank=1):
+    """Whether a compiled family's kernels should run compiled on a NumPy problem of this size, and why.
+
+    Parameters
+    ----------
+    n_features : int or None
+        ``p``; None (unknown) keeps the compiled kernels.
+    rank : int
+        The numerator's rank (1 for a vector or a full matrix's rank-one steps, ``r`` for a factor).
+
+    Returns
+    -------
+    pays : bool
+    reason : str
+
+    Examples
+    --------
+    >>> compiled_pays(64)[0], compiled_pays(1024)[0], compiled_pays(64, rank=40)[0]
+    (False, True, True)
+    """
+    if not HAVE_NUMBA:
+        return False, "Numba is not installed: the NumPy kernels"
+    if n_features is None:
+        return True, "the Numba-compiled kernels"
+    p, r = int(n_features), int(rank)
+    if p < COMPILED_MIN_FEATURES and r <= COMPILED_MAX_NUMPY_RANK:
+        return False, (f"p = {p} < {COMPILED_MIN_FEATURES} features: the NumPy kernels, faster here than "
+                       "loading (or compiling) the compiled ones")
+    return True, f"p = {p} features: the Numba-compiled kernels"
+
+
+def compiled_enabled() -> bool:
+    """Whether a compiled family's kernel called now may run its Numba loops.
+
+    True unless Numba is missing or the route in force (:func:`sized_kernels`,
+    :func:`compiled_kernels`) chose the NumPy kernels. The kernels' ``_compiled`` helpers ask it
+    before importing their Numba module, so a NumPy route never imports Numba.
+    """
+    return HAVE_NUMBA and _COMPILED.get() is not False
+
+
+@contextlib.contextmanager
+def compiled_kernels(enabled):
+    """Within: the compiled families' kernels run compiled (``True``) or NumPy (``False``),
+    whatever the sizes (the warm-up and the oracle tests force one or the other); ``None``
+    restores the sized rule."""
+    token = _COMPILED.set(None if enabled is None else bool(enabled))
+    try:
+        yield
+    finally:
+        _COMPILED.reset(token)
+
+
+def _size_of(A):
+    """``(p, rank)`` of a kernel's first argument: a vector, a factor, a square matrix or an operator."""
+    if hasattr(A, "p") and not hasattr(A, "shape"):
+        return int(A.p), 1
+    shape = getattr(A, "shape", None)
+    if shape is None:
+        return None, 1
+    if len(shape) == 2 and shape[0] != shape[1]:
+        return int(shape[0]), int(shape[1])
+    return (int(shape[0]) if len(shape) else None), 1
+
+
+def sized_kernels(fn):
+    """Decorate a kernel family's entry point: the route of :func:`compiled_pays` for the size of
+    its first argument holds for every kernel it calls (unless an outer entry point or
+    :func:`compiled_kernels` decided already)."""
+
+    @functools.wraps(fn)
+    def entry(A, *args, **kwargs):
+        if _COMPILED.get() is not None:
+            return fn(A, *args, **kwargs)
+        p, rank = _size_of(A)
+        token = _COMPILED.set(compiled_pays(p, rank)[0])
+        try:
+            return fn(A, *args, **kwargs)
+        finally:
+            _COMPILED.reset(token)
+
+    return entry
 
 
 @dataclasses.dataclass(frozen=True)
@@ -331,6 +455,11 @@ def choose(
         return Route("array_api", where, algorithm="dense", **route)
     if backend == "host":
         return Route("host", where, algorithm="dense", **route)
-    if family in COMPILED_FAMILIES and HAVE_NUMBA:
-        return Route("compiled", f"{where}: the Numba-compiled kernels", algorithm="dense", **route)
+    if family in COMPILED_FAMILIES:
+        sized = family in SIZED_FAMILIES  # the exact search keeps its compiled engine at every size
+        rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
+        pays, why = compiled_pays(n_features if sized else None, rank)
+        if pays:
+            return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
+        return Route("numpy", f"{where}: {why}", algorithm="dense", **route)
     return Route("numpy", f"{where}: the NumPy kernels", algorithm="dense", **route)

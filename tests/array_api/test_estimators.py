@@ -1,6 +1,8 @@
 """Estimators and the array API: without dispatch a tensor is converted to NumPy (scikit-learn's
 rule); with dispatch (dispatch_checks.py, run here in a process with SCIPY_ARRAY_API=1)
-everything follows X."""
+everything follows X. dispatch_checks.py runs scikit-learn's ``check_array_api_input`` itself
+on the selectors and projections that follow X (the same check the common checks would run,
+deselected from the main run by tests/conftest.py)."""
 
 import os
 import subprocess
@@ -38,3 +40,4 @@ def test_under_dispatch():
     tail = (proc.stdout + proc.stderr)[-6000:]
     assert proc.returncode == 0, tail
     assert " passed" in proc.stdout and "skipped" not in proc.stdout.splitlines()[-1], tail
+

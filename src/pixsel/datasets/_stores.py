@@ -49,15 +49,16 @@ _HDF5_SUFFIXES = {".h5", ".hdf5", ".hdf", ".he5"}
 # shared pieces
 
 
-def _need(module, extra="cluster"):
+def _need(module, extra="cluster", package=None):
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError:
+        package = package or module
         raise ImportError(
-            f"Reading this store needs the optional package {module!r}. Install it with "
-            f"`pip install pixsel[{extra}]` (or `pip install {module}`)."
+            f"Reading or writing this store needs the optional package {package!r}. Install it with "
+            f"`pip install pixsel[{extra}]` (or `pip install {package}`)."
         ) from None
 
 
@@ -205,7 +206,7 @@ def open_zarr(
     ((6, 20), (6,), (4, 5), [0, 1, 0, 1, 0, 1])
     """
     zarr = _need("zarr")
-    import dask.array as da
+    da = _need("dask.array", package="dask[array]")
 
     path = Path(path)
     if not path.exists():
@@ -277,7 +278,7 @@ def write_zarr(
     import shutil
     import tempfile
 
-    import dask.array as da
+    da = _need("dask.array", package="dask[array]")
 
     from .._validation import is_dask_array
 
@@ -386,7 +387,7 @@ def open_hdf5(
     ((10, 64), (10,), (8, 8))
     """
     h5py = _need("h5py")
-    import dask.array as da
+    da = _need("dask.array", package="dask[array]")
 
     path = Path(path)
     if not path.is_file():
@@ -523,7 +524,7 @@ def open_image_folder(
     >>> ds.X.shape, ds.image_shape, ds.y.tolist()
     ((6, 24), (4, 6), ['a', 'a', 'a', 'b', 'b', 'b'])
     """
-    import dask.array as da
+    da = _need("dask.array", package="dask[array]")
 
     from .._validation import check_options
 

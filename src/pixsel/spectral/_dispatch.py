@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
-from .._routes import choose
+from .._routes import choose, sized_kernels
 from .._validation import check_int, check_options
 from ._criteria import as_criterion
 from ._forced import check_forced, forced_path
@@ -54,6 +54,7 @@ __all__ = ["greedy_path"]
 CERTIFICATES = ("auto", "dual", "inclusion")
 
 
+@sized_kernels  # small NumPy problems run the NumPy kernels (pixsel._routes.compiled_pays)
 def greedy_path(
     A: ArrayLike,
     B: ArrayLike | None = None,

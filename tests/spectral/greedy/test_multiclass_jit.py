@@ -1,6 +1,5 @@
 """The compiled multiclass steps: secular roots against eigensolvers, paths against the reference."""
 
-import os
 
 import numpy as np
 import pytest
@@ -97,13 +96,11 @@ def test_ties_go_to_the_lowest_index():
         np.testing.assert_array_equal(fast.order, ref.order)
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(os.environ.get("PIXSEL_DATA", ""), "extyaleb_32x32.npz")),
-                    reason="Extended Yale B not found under PIXSEL_DATA")
-def test_same_path_on_faces():
+def test_same_path_on_faces(shared_data):
     """Real data (38 people, the first 120 pixels of a 4 x 4 downsample): same orders."""
     from pixsel.stats import class_statistics, regularize
 
-    d = np.load(os.path.join(os.environ["PIXSEL_DATA"], "extyaleb_32x32.npz"))
+    d = shared_data("extyaleb_32x32.npz")  # PIXSEL_DATA, or the shared folder beside the checkout
     X = d["X"].reshape(-1, 32, 32)[:, ::2, ::2].reshape(len(d["X"]), -1)[:, :200].astype(np.float64)
     st = class_statistics(X, d["y"])
     B, _ = regularize(st.within, "auto", X=X, y=d["y"], means=st.means, classes=st.classes)

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dsyev as _syev
 
+from ..._routes import compiled_enabled
 from ._secular import EPS as _EPS
 from ._secular import arrow4_max, eig2_max, secular_border, secular_deleted, top2
 
@@ -33,9 +34,10 @@ __all__ = ["forward_krylov", "backward_krylov"]
 
 
 def _compiled():
-    """:mod:`pixsel.spectral.greedy._fullrank_jit` (Numba; imported on first use)."""
+    """:mod:`pixsel.spectral.greedy._fullrank_jit` (Numba; imported on first use), or ``None``."""
+    if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
+        return None
     from . import _fullrank_jit
-
     return _fullrank_jit
 
 

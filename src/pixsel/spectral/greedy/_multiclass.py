@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..._routes import compiled_enabled
 from .._criteria import as_criterion
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
@@ -92,7 +93,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     W = P @ M
     G = M.T @ W
     G = (G + G.T) / 2
-    if method == "auto" and r > 1 and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX):
+    if method == "auto" and r > 1 and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX) and compiled_enabled():
         from ._multiclass_jit import backward_path  # Numba: imported on first use
 
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)

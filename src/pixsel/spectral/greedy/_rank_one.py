@@ -52,7 +52,7 @@ import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
 from ..._array_api import get_namespace, host_view
-from ..._routes import choose
+from ..._routes import choose, compiled_enabled, sized_kernels
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._path import SparsePath
 from ._steps import pivot_tol
@@ -260,8 +260,9 @@ def _compiled(name):
     Imported on first use, so that importing pixsel (and the CLI's start) does not pay for
     Numba; Python's import system keeps the module afterwards.
     """
+    if not compiled_enabled():  # the route chose the NumPy loop (a small problem)
+        return None
     from . import _rank_one_jit
-
     return getattr(_rank_one_jit, name)
 
 
@@ -517,6 +518,7 @@ def _new_info(block_size):
 # --------------------------------------------------------------------------------------------
 # Public, validated entry point
 # --------------------------------------------------------------------------------------------
+@sized_kernels  # small NumPy problems run the NumPy loop (pixsel._routes.compiled_pays)
 def rank_one_greedy_path(
     a: ArrayLike,
     B: ArrayLike,
@@ -618,6 +620,7 @@ def rank_one_path(a, B, direction, block_size=None, check_every=None, drift_tol=
     return SparsePath(order=order, objective=objective, direction=direction, A=a, B=B, info=info)
 
 
+@sized_kernels  # small NumPy problems run the NumPy loop (pixsel._routes.compiled_pays)
 def prefix_objectives(a, B, order):
     """``f`` of every prefix of a fixed ``order`` by the forward elimination (the thresholding
     paths' evaluation) on checked input (``a`` float64 (p,), ``B`` float64 symmetric (p, p)).

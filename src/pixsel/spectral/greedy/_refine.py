@@ -61,10 +61,11 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpotrf as _potrf
 
+from ..._routes import compiled_enabled, sized_kernels
 from ._fullrank_krylov import forward_krylov
 from .._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border
+from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
 
 from typing import TYPE_CHECKING
 
@@ -186,18 +187,20 @@ def _remove_values(theta, V, screen=False):
 
 def _deleted_top(theta, w2, lo, hi):
     """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral.greedy._refine_jit`
-    (three or four steps a row instead of some thirty)."""
-    from ._refine_jit import deleted_top_rows  # Numba: imported on first use
-
+    (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
+    if not compiled_enabled():  # the route chose the NumPy kernels
+        return secular_deleted(theta, w2, lo, hi)
+    from ._refine_jit import deleted_top_rows
     f64 = np.float64
     return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
                             np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
 
 
 def _second_root_jit():
-    """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (Numba: imported on first use)."""
+    """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (or ``None`` without Numba)."""
+    if not compiled_enabled():  # the route chose the NumPy kernels
+        return None
     from ._refine_jit import second_root_rows
-
     return second_root_rows
 
 
@@ -562,6 +565,7 @@ def _grow_shrink_move(A, S, f, max_grow, screen=False):
     return (None if best_T is None else (best_T, best)), n_pruned
 
 
+@sized_kernels  # small NumPy problems run the NumPy kernels (pixsel._routes.compiled_pays)
 def refine_support(
     A: ArrayLike,
     support: ArrayLike,

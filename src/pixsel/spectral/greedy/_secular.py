@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..._routes import compiled_enabled
+
 __all__ = ["EPS", "secular_border", "secular_deleted", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
 
 EPS = np.finfo(np.float64).eps
@@ -27,9 +29,10 @@ _EPS = EPS
 
 def _compiled(name):
     """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit` (imported on first
-    use: importing pixsel does not pay for Numba)."""
+    use: importing pixsel does not pay for Numba), or ``None`` where the route chose NumPy."""
+    if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
+        return None
     from . import _secular_jit
-
     return getattr(_secular_jit, name)
 
 
@@ -38,8 +41,11 @@ def _rows(x, n):
 
 
 def _compiled_rows(name, theta, rows, bounds, max_iter):
-    """The Numba kernel ``name`` on every row of ``rows`` (``bounds`` broadcast to one per row)."""
+    """The Numba kernel ``name`` on every row of ``rows`` (``bounds`` broadcast to one per row), or
+    ``None`` where the route chose the NumPy kernels."""
     jit = _compiled(name)
+    if jit is None:
+        return None
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     n = rows.shape[0]
     return jit(np.ascontiguousarray(theta, dtype=np.float64), rows, *(_rows(x, n) for x in bounds), max_iter)
@@ -159,8 +165,9 @@ def arrow4_max(d1, d2, d3, c, b1, b2, b3, compiled=True):
     4 x 4 ``eigvalsh`` is dominated by LAPACK's call overhead per row); otherwise that ``eigvalsh``.
     """
     n = len(c)
-    if compiled and n and np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0:
-        jit = _compiled("arrow4_rows")
+    scalar = np.ndim(d1) == np.ndim(d2) == np.ndim(d3) == 0
+    jit = _compiled("arrow4_rows") if compiled and n and scalar else None
+    if jit is not None:
         d = np.array([d1, d2, d3], dtype=np.float64)
         o = np.argsort(d, kind="stable")
         B = np.empty((n, 3))

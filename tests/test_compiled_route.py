@@ -1,0 +1,134 @@
+"""The compiled/NumPy rule of the route table: small NumPy problems run the NumPy kernels (the
+oracles of the compiled ones), so a first fit on 8x8 digits neither compiles nor loads a Numba
+kernel; the results are those of the compiled kernels."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from pixsel import SparseLDASelector, SparsePCASelector
+from pixsel import _routes
+from pixsel._routes import compiled_enabled, compiled_kernels, compiled_pays, sized_kernels
+from pixsel.spectral import greedy_path
+from pixsel.spectral.greedy import _rank_one
+
+_FRESH = r"""
+import json, sys
+from sklearn.datasets import load_digits
+from pixsel import ColumnSubsetSelector, PathSelectorCV, SparseLDASelector, SparsePCASelector, lda_paths
+X, y = load_digits(return_X_y=True)
+lda_paths(X, y % 2)  # the demo's paths: greedy and thresholding
+SparseLDASelector(8).fit(X, y % 2)
+SparseLDASelector(8).fit(X, y)
+SparseLDASelector(8, criterion="max-eig", direction="dual").fit(X, y)
+SparsePCASelector(8).fit(X)
+ColumnSubsetSelector(8).fit(X)
+PathSelectorCV(SparseLDASelector(1), cv=3).fit(X, y % 2)
+print(json.dumps({"numba": "numba" in sys.modules}))
+"""
+
+
+def test_first_fits_on_digits_import_no_numba(tmp_path):
+    """A fresh process with an empty compile cache: no Numba import, nothing compiled or loaded."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"numba": False}
+    assert not any(tmp_path.iterdir())  # nothing written to the cache
+
+
+@pytest.mark.parametrize("make, which", [
+    (lambda: SparseLDASelector(8), "binary"),
+    (lambda: SparseLDASelector(8, direction="dual"), "binary"),
+    (lambda: SparseLDASelector(8, criterion="max-eig", direction="dual"), "multi"),
+    (lambda: SparsePCASelector(8), None),
+    (lambda: SparsePCASelector(8, direction="dual"), None),
+])
+def test_numpy_route_gives_the_compiled_results(make, which):
+    """On digits (p = 64) the route takes the NumPy kernels; forced compiled, the same supports
+    and objectives (to rounding)."""
+    X, y = load_digits(return_X_y=True)
+    target = None if which is None else (y % 2 if which == "binary" else y)
+    fit = (lambda est: est.fit(X)) if target is None else (lambda est: est.fit(X, target))
+    numpy_est = fit(make())
+    with compiled_kernels(True):
+        compiled_est = fit(make())
+    np.testing.assert_array_equal(numpy_est.get_support(), compiled_est.get_support())
+    np.testing.assert_allclose(numpy_est.objective_path_, compiled_est.objective_path_, rtol=1e-9, atol=1e-12)
+
+
+def test_rule():
+    assert compiled_pays(_routes.COMPILED_MIN_FEATURES - 1)[0] is False
+    assert compiled_pays(_routes.COMPILED_MIN_FEATURES)[0] is True
+    assert compiled_pays(None)[0] is True  # sizes unknown: the kernels' own default
+    assert compiled_pays(64, rank=_routes.COMPILED_MAX_NUMPY_RANK + 1)[0] is True
+    assert "NumPy kernels" in compiled_pays(64)[1]
+
+
+def test_rule_without_numba(monkeypatch):
+    monkeypatch.setattr(_routes, "HAVE_NUMBA", False)
+    assert compiled_pays(4096) == (False, "Numba is not installed: the NumPy kernels")
+    assert not compiled_enabled()
+
+
+def _record_panel_kernel(monkeypatch):
+    """Record what the binary kernel's helper hands back: the Numba kernel or None (NumPy loop)."""
+    got = []
+    original = _rank_one._compiled
+
+    def recording(name):
+        kernel = original(name)
+        got.append(kernel is not None)
+        return kernel
+
+    monkeypatch.setattr(_rank_one, "_compiled", recording)
+    return got
+
+
+def _pair(p, seed=0):
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((2 * p, p))
+    return rng.standard_normal(p), G.T @ G / (2 * p) + 0.1 * np.eye(p)
+
+
+def test_entry_point_follows_the_size(monkeypatch):
+    got = _record_panel_kernel(monkeypatch)
+    a, B = _pair(40)
+    small = greedy_path(a, B)
+    assert got and not any(got)  # the NumPy loop
+    got.clear()
+    a_big, B_big = _pair(_routes.COMPILED_MIN_FEATURES)
+    greedy_path(a_big, B_big)
+    assert got and all(got)  # the compiled panel loop
+    got.clear()
+    with compiled_kernels(True):  # forced: the outermost decision wins over the size
+        forced = greedy_path(a, B)
+    assert got and all(got)
+    np.testing.assert_array_equal(small.order, forced.order)
+    np.testing.assert_allclose(small.objective, forced.objective, rtol=1e-10)
+    got.clear()
+    with compiled_kernels(False):
+        greedy_path(a_big, B_big)
+    assert got and not any(got)
+
+
+def test_sized_kernels_outermost_decision_wins():
+    seen = []
+
+    @sized_kernels
+    def inner(A):
+        seen.append(compiled_enabled())
+
+    @sized_kernels
+    def outer(A):
+        inner(np.zeros(4096))  # a larger argument inside keeps the outer route
+        seen.append(compiled_enabled())
+
+    outer(np.zeros(8))
+    assert seen == [False, False]
+    assert compiled_enabled() == _routes.HAVE_NUMBA  # restored after the call
