@@ -57,11 +57,25 @@ def add_seed_argument(parser, what):
                         help=f"seed of {what} (default: 0)")
 
 
-def add_regularization_argument(parser, default="auto"):
-    """``--regularization``; ``default=None`` leaves the estimator's own default (said in the help)."""
-    parser.add_argument("--regularization", default=default, type=parse_regularization,
-                        help="within-class covariance regularization: rda, auto, none, ledoit-wolf or a ridge "
-                             f"value (default: {default or 'the method default, rda for gslda'})")
+#: ``--regularization`` when it is not given, for every command that runs sparse LDA (select,
+#: path, evaluate, demo): :class:`pixsel.SparseLDASelector`'s own default, written out so that
+#: ``pixsel --help`` does not import NumPy (a test checks that the two agree).
+LDA_REGULARIZATION = "rda"
+
+
+def add_regularization_argument(parser):
+    """``--regularization``: one default in every command, the sparse LDA selector's (the JSON says which)."""
+    parser.add_argument("--regularization", default=None, type=parse_regularization, metavar="REG",
+                        help="within-class covariance regularization of sparse LDA: rda (the mean variance "
+                             "added to the diagonal), auto (only enough to keep it invertible: the papers' "
+                             "objective), none, ledoit-wolf or a ridge value (default: "
+                             f"{LDA_REGULARIZATION}, as SparseLDASelector; the JSON says which was used)")
+
+
+def regularization(args):
+    """The regularization a command runs with: ``--regularization`` or :data:`LDA_REGULARIZATION`."""
+    value = getattr(args, "regularization", None)
+    return LDA_REGULARIZATION if value is None else value
 
 
 def parse_regularization(value):

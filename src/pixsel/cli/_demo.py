@@ -54,7 +54,7 @@ def run(args):
     from ..selection import lda_paths
     from ..stats import class_means
     from ..viz import plot_curves, plot_masks, plot_paths
-    from ._common import progress
+    from ._common import LDA_REGULARIZATION, progress
 
     t0 = time.perf_counter()
     d = load_digits_pair(3, 5)
@@ -64,7 +64,7 @@ def run(args):
     out = Path(args.out)
     with progress(4, "demo", args) as bar:
         t = time.perf_counter()
-        ps = lda_paths(X_tr, y_tr)
+        ps = lda_paths(X_tr, y_tr, regularization=LDA_REGULARIZATION)  # as select and path
         path_seconds = time.perf_counter() - t
         paths = ps.paths
         supports = {k: _dual_support(paths, k) for k in range(1, p + 1)}

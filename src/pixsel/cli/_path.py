@@ -16,6 +16,7 @@ from ._common import (
     data_report,
     load_labelled,
     provenance,
+    regularization,
     show_progress,
 )
 
@@ -56,12 +57,16 @@ def run(args):
     from ..viz import plot_exact_path, plot_paths
 
     if args.method == "gspca":
+        if args.regularization is not None:
+            from ._errors import UsageError
+
+            raise UsageError("--regularization applies to --method gslda (sparse LDA) only; drop it for gspca.")
         data = load_labelled(args, need_labels=False)
         ps = pca_paths(data.X, progress=show_progress(args))
         what = "sparse PCA variance"
     else:
         data = load_labelled(args)
-        ps = lda_paths(data.X, data.y, regularization=args.regularization, progress=show_progress(args))
+        ps = lda_paths(data.X, data.y, regularization=regularization(args), progress=show_progress(args))
         what = "sparse LDA objective"
     out = Path(args.out)
     report = provenance(

@@ -64,8 +64,8 @@ def add_parser(sub):
                    help="greedy passes for path methods (default: the library's; for gslda 'auto': with more than two "
                         "classes on small images the pass of each k chosen by cross-validated accuracy, as 'cv', "
                         "forward otherwise; forward + refinement for gspca); 'cv': gslda only")
-    add_regularization_argument(p, default=None)
-    p.add_argument("--solver", choices=["greedy", "exact"], default=None,
+    add_regularization_argument(p)
+    p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
@@ -99,6 +99,8 @@ def _check_options(args, method):
                          f"{' and '.join(limits)}.")
     if args.direction is not None and method.name not in ("gslda", "gspca"):
         raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
+    if args.regularization is not None and method.name != "gslda":
+        raise UsageError(f"--regularization applies to --method gslda (sparse LDA) only; drop it for {method.name!r}.")
     if args.direction == "cv" and method.name != "gslda":
         raise UsageError(f"--direction cv applies to --method gslda only; use forward, backward or dual for "
                          f"{method.name!r}.")
