@@ -113,11 +113,13 @@ def check_out_dir(out, *, overwrite=False) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(parent))
 
 
-def _warn_in_one_line(command):
-    """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines)."""
+def _warn_in_one_line(command, params=()):
+    """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines), in the
+    command's words (:func:`pixsel.cli._errors.in_cli_words`)."""
+    from ._errors import in_cli_words
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
+        text = in_cli_words(" ".join(str(message).split()), command, params)
         print(f"pixsel {command}: warning: {text}", file=file or sys.stderr)
 
     return show
@@ -133,14 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import warnings
 
-    from ._errors import EXIT_INTERRUPTED, EXIT_USAGE, user_message
+    from ._errors import EXIT_INTERRUPTED, EXIT_USAGE, in_cli_words, user_message
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     command = args.command
+    if extra:  # said with the command's own usage, not the top-level one
+        no_param = " ('pixsel " + command + " --help' lists its options)" if "--param" in extra else ""
+        _subparser(parser, command).error(f"unrecognized arguments: {' '.join(extra)}{no_param}")
+    params = [str(p).split("=", 1)[0].strip() for p in getattr(args, "param", None) or ()]
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _warn_in_one_line(command)
+            warnings.showwarning = _warn_in_one_line(command, params)
             if getattr(args, "out", None) is not None:
                 check_out_dir(args.out, overwrite=getattr(args, "overwrite", False))
             return int(args.func(args) or 0)
@@ -155,8 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-        print(f"pixsel {command}: error: {message}", file=sys.stderr)
+        print(f"pixsel {command}: error: {in_cli_words(message, command, params)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _subparser(parser, command):
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
 
 
 def console(argv: Sequence[str] | None = None) -> NoReturn:

@@ -174,6 +174,11 @@ def _open_store(args):
         raise ValueError("--sample-axis applies to .npz and .mat files; a store holds one sample per row "
                          "(or per image): drop it.")
     data = open_store(args.data)
+    fmt, array = data.extra.get("format"), data.extra.get("array")
+    if array is not None:
+        kind = {"hdf5": "HDF5 dataset", "zarr": "Zarr array"}.get(fmt, "array")
+        data.notes.append(f"read X from the {kind} {array!r} of {Path(args.data).name}"
+                          + (" and y from its labels" if data.y is not None else " (no labels found)"))
     if data.y is not None and data.class_names is None:
         data.class_names = [str(c) for c in np.unique(data.y)]
     return data
@@ -208,10 +213,37 @@ def load_labelled(args, *, need_labels=True, lazy=False, stages=None):
     check_finite(data.X, args.data)
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")
+    if data.y is not None:
+        warn_degenerate_classes(data, args.data)
     if not args.quiet:
+        warned = data.extra.get("warned", ())  # already on stderr as warnings
         for note in data.notes:
-            print(f"note: {note}")
+            if note not in warned:
+                print(f"note: {note}")
     return data
+
+
+def warn_degenerate_classes(data, where):
+    """Warn (and note for the JSON) when classes hold a single sample: with one image per class
+    the within-class scatter is zero and sparse LDA's objective is the regularization's alone."""
+    import warnings
+
+    import numpy as np
+
+    _, counts = np.unique(np.asarray(data.y), return_counts=True)
+    single = int((counts == 1).sum())
+    if not single:
+        return
+    if single == len(counts):
+        note = (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
+                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
+                "give at least 2 samples per class")
+    else:
+        note = (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
+                "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
+    data.notes.append(note)
+    data.extra.setdefault("warned", []).append(note)
+    warnings.warn(note + ".", UserWarning, stacklevel=3)
 
 
 def data_report(data):
