@@ -56,12 +56,13 @@ def test_step_progress_takes_a_kernels_step_callback_with_the_time_left():
     assert steps.n == 100
 
 
-def test_heartbeat_says_a_long_step_is_still_running():
+def test_heartbeat_says_a_long_step_is_still_running(monkeypatch):
     import io
     import time
 
     from pixsel._progress import StepProgress
 
+    monkeypatch.setenv("PIXSEL_PROGRESS_INTERVAL", "0.01")
     out = io.StringIO()
     with StepProgress(1, "fit", delay=0, interval=0.01, stream=out) as steps:
         deadline = time.monotonic() + 30

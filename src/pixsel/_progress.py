@@ -48,6 +48,13 @@ _WRITE_LOCK = threading.RLock()
 #: seconds between two refreshes of a bar on a terminal (the elapsed time moves during a long step)
 _REFRESH = 0.5
 
+#: seconds of silence before a step's first ``still working`` line (unless ``PIXSEL_PROGRESS_INTERVAL``
+#: asks for less): a step that lasts a few seconds is no news
+_QUIET = 5.0
+
+#: when a progress line was last written, by anyone: a heartbeat speaks only after silence of all
+_LAST_LINE = [time.monotonic()]
+
 
 def _emit(text, stream, terminal=False):
     """Write one line of progress: under the one lock, and through ``tqdm.write`` on a terminal
@@ -59,6 +66,15 @@ def _emit(text, stream, terminal=False):
             tqdm.write(text, file=stream)
         else:
             print(text, file=stream, flush=True)
+        _LAST_LINE[0] = time.monotonic()
+
+
+def _quiet(interval):
+    """Seconds of silence before a first ``still working``: ``interval``, at least :data:`_QUIET`
+    unless ``PIXSEL_PROGRESS_INTERVAL`` is set (a user or a test asking for denser lines)."""
+    import os
+
+    return interval if "PIXSEL_PROGRESS_INTERVAL" in os.environ else max(interval, _QUIET)
 
 
 class _Pace:
@@ -133,8 +149,24 @@ def _bar(**kwargs):
 
         _BAR_CLASS = _HonestBar
     kwargs.setdefault("leave", False)
-    kwargs.setdefault("dynamic_ncols", True)
+    if _terminal_size(kwargs.get("file")) is None:
+        # a terminal that does not say its size (a bare pseudo-terminal): tqdm would draw nothing
+        kwargs.setdefault("ncols", 100)
+        kwargs.setdefault("nrows", 20)
+    else:
+        kwargs.setdefault("dynamic_ncols", True)
     return _BAR_CLASS(**kwargs)
+
+
+def _terminal_size(stream):
+    """``(columns, lines)`` of the terminal ``stream`` writes to, or None when it does not say."""
+    import os
+
+    try:
+        size = os.get_terminal_size((sys.stderr if stream is None else stream).fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return (size.columns, size.lines) if size.columns > 0 and size.lines > 0 else None
 
 
 def is_terminal(stream=None) -> bool:
@@ -275,7 +307,8 @@ class StepProgress:
     is shown once it can be estimated (two steps timed, a twentieth of the work done), from the
     recent pace. On a terminal the bar is refreshed every half second, so it appears once
     ``delay`` is over and its elapsed time moves during a long step; in a log, a step that lasts
-    longer than ``interval`` seconds gets a ``still working`` line, then another after twice as
+    longer than ``interval`` seconds (at least 5 s, unless ``PIXSEL_PROGRESS_INTERVAL`` is set)
+    while no progress line is written gets a ``still working`` line, then another after twice as
     long each time (never a line at a fixed period). :meth:`callback` gives the function a
     kernel calls after each of its own steps. Disabled, it does nothing at all.
 
@@ -345,7 +378,7 @@ class StepProgress:
                     continue
                 if self._bar is not None:
                     self._bar.refresh()
-                elif now - self._quiet_since >= self.interval * 2 ** self._beats:
+                elif now - max(self._quiet_since, _LAST_LINE[0]) >= _quiet(self.interval) * 2 ** self._beats:
                     self._beats += 1
                     self._next = now + self.interval
                     _emit(f"{self.desc}: {self.n}/{self.total}, still working on step {self.n + 1} "
@@ -535,10 +568,10 @@ class StageLines:
         with self._lock:
             self._stage, self._start, self._where = name or text, time.monotonic(), ""
             self._counted, self._pending, self._beats = self._start, None, 0
-            if self.terminal:
+            if self.terminal:  # one bar line: the stage's short name when its text is long
                 self._close_bar()
-                self._bar = _bar(total=None, desc=f"{self.prefix}: {text}", file=self.stream, delay=0.5)
-                self._bar.pixsel_text = text
+                short = text if len(text) <= 48 else (name or text)[:48]
+                self._bar = _bar(total=None, desc=f"{self.prefix}: {short}", file=self.stream, delay=0.5)
             else:
                 self._print(text)
 
@@ -602,7 +635,7 @@ class StageLines:
         if bar is None:
             return
         if new:
-            bar.set_description_str(f"{self.prefix}: {bar.pixsel_text}: {label}", refresh=False)
+            bar.set_description_str(f"{self.prefix}: {label}", refresh=False)
             bar.reset(total=total)
         elif total is not None and bar.total != total:
             bar.total = total
@@ -626,7 +659,8 @@ class StageLines:
                     continue
                 now = time.monotonic()
                 # silent for an interval (then twice as long each time), no step counted meanwhile
-                if self._stage is None or now - max(self._last, self._counted) < self.interval * 2 ** self._beats:
+                quiet = now - max(self._last, self._counted, _LAST_LINE[0])
+                if self._stage is None or quiet < self.interval * 2 ** self._beats:
                     continue
                 where = f"; {self._where} done" if self._where else ""
                 beats = self._beats

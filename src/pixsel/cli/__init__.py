@@ -119,8 +119,12 @@ def _warn_in_one_line(command, params=()):
     from ._errors import in_cli_words
 
     def show(message, category, filename, lineno, file=None, line=None):
+        from .._progress import _emit, is_terminal
+
         text = in_cli_words(" ".join(str(message).split()), command, params)
-        print(f"pixsel {command}: warning: {text}", file=file or sys.stderr)
+        stream = file or sys.stderr
+        # the one progress writer: on a terminal the line goes above the bar, never glued to it
+        _emit(f"pixsel {command}: warning: {text}", stream, terminal=is_terminal(stream))
 
     return show
 
@@ -146,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     params = [str(p).split("=", 1)[0].strip() for p in getattr(args, "param", None) or ()]
     try:
         with warnings.catch_warnings():
+            # what pixsel says about the data and the results (UserWarning and its kinds, such as
+            # ConvergenceWarning) is part of the command's output: always a line on stderr, whatever
+            # the interpreter's filters (deprecations keep them)
+            warnings.simplefilter("always", UserWarning)
             warnings.showwarning = _warn_in_one_line(command, params)
             if getattr(args, "out", None) is not None:
                 check_out_dir(args.out, overwrite=getattr(args, "overwrite", False))
