@@ -5,7 +5,9 @@ adds sets ``func`` to the function that runs it. To add a subcommand, write the 
 it in ``_COMMANDS``. Loading is :mod:`pixsel.datasets`, computing is the estimators and
 :mod:`pixsel.experiments`, pictures are :mod:`pixsel.viz`, files are :mod:`pixsel.io`.
 
-One flag set: an option means the same thing in every command that has it.
+One flag set: an option means the same thing, and has the same default, in every command that
+has it (``tests/cli/test_cli_one_meaning.py`` checks the defaults); one that does not apply to
+the data or the method is refused.
 
 ====================  ==================================================================
 ``DATA``              the input (.npz, .mat, .csv or a folder of class subfolders)
@@ -15,13 +17,15 @@ One flag set: an option means the same thing in every command that has it.
 ``-k, --k``           subset size (select: one K; evaluate: a comma-separated list)
 ``-n, --n-components``  target dimension M (project)
 ``-c, --classifier``  the classifier (evaluate)
-``--regularization``  within-class covariance: auto, none, ledoit-wolf or a ridge value
+``--regularization``  sparse LDA's within-class covariance: rda (the default everywhere, as
+                      SparseLDASelector's), auto, none, ledoit-wolf or a ridge value
 ``--seed``            random seed (alias ``--random-state``; default 0)
 ``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
 ``-o, --out DIR``     output folder; one that already holds files is refused (exit 2) unless
                       ``--overwrite``
 ``-q, --quiet``       no progress bar, no summary
-``--progress``        progress lines even when stderr is not a terminal (a log)
+``--progress``        progress as plain lines when stderr is not a terminal (a log); on a
+                      terminal a bar shows anyway
 ``--debug``           on an error, print the traceback too
 ====================  ==================================================================
 

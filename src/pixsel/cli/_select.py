@@ -53,7 +53,8 @@ def add_parser(sub):
     p.add_argument("-k", "--k", type=_k_value, required=True,
                    help="number of features to select, or 'auto' to choose it by cross-validation over "
                         "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
-                        "classes needed; writes cv_path.png)")
+                        "classes needed): by default the smallest k within --tol of the best mean "
+                        "accuracy (see --rule); writes cv_path.png")
     p.add_argument("--cv", type=int, default=5, help="with --k auto: number of stratified folds (default 5)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
