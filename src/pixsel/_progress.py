@@ -634,9 +634,10 @@ class StageLines:
         bar = self._bar
         if bar is None:
             return
-        if new:
+        if new:  # the next pass: counted afresh, its pace too
             bar.set_description_str(f"{self.prefix}: {label}", refresh=False)
             bar.reset(total=total)
+            bar.pixsel_pace = None
         elif total is not None and bar.total != total:
             bar.total = total
         if done > bar.n:

@@ -95,6 +95,8 @@ def in_cli_words(text: str, command: str, params=()) -> str:
     'Lower -k to at most 54.'
     >>> in_cli_words("Use cv=2 or fewer folds.", "select")
     'Use --cv 2 or fewer folds.'
+    >>> in_cli_words("Pass n_components=3 or fewer.", "select", params=["n_components"])
+    'Pass --param n_components=3 or fewer.'
     """
     import re
 
@@ -108,10 +110,16 @@ def in_cli_words(text: str, command: str, params=()) -> str:
         return flags.get(name, fallback)
 
     text = re.sub(r"The '(\w+)' parameter of \w+", lambda m: flag(m.group(1), m.group(0)), text)
-    text = re.sub(r"\b(\w+)=([^\s,;)]+)", lambda m: (f"{flags[m.group(1)]} {m.group(2)}" if m.group(1) in flags
-                                                      else m.group(0)), text)
+    def assignment(m):
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        flag = flags[name]
+        return f"{flag}={value}" if flag.startswith("--param ") else f"{flag} {value}"
+
+    text = re.sub(r"\b(\w+)=([^\s,;)]+)", assignment, text)
     named = [n for n in flags if "_" in n]  # free mentions: only names that cannot be ordinary words
     if named:
-        text = re.sub(r"(?<![\w'-])(" + "|".join(map(re.escape, named)) + r")(?![\w'])", lambda m: flags[m.group(1)],
+        text = re.sub(r"(?<!--param )(?<![\w'-])(" + "|".join(map(re.escape, named)) + r")(?![\w'])", lambda m: flags[m.group(1)],
                       text)
     return text
