@@ -86,6 +86,9 @@ def log_k_axis(ax, ks: Sequence[float], axis: str = "x") -> None:
     >>> log_k_axis(ax, [1, 2, 5, 10])
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['1', '2', '5', '10']
+    >>> log_k_axis(ax, range(1, 1025))
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['1', '2', '5', '10', '20', '50', '100', '200', '500', '1024']
     """
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator, StrMethodFormatter
 
@@ -97,7 +100,8 @@ def log_k_axis(ax, ks: Sequence[float], axis: str = "x") -> None:
         lo, hi = ks.min(), ks.max()
         decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
         nice = np.outer(decades, [1, 2, 5]).ravel()
-        ks = nice[(nice >= lo) & (nice <= hi)]
+        # the ends too, and no nice tick so close to one that their labels would overlap
+        ks = nice[(nice >= lo * 1.4) & (nice <= hi / 1.4)]
         ks = np.unique(np.concatenate([ks, [lo, hi]]))
     a = ax.xaxis if axis == "x" else ax.yaxis
     (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
