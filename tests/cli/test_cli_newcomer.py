@@ -273,3 +273,15 @@ def test_demo_pictures_say_which_selection_they_show(tmp_path):
     ax = seen["plot_curves"].axes[0]
     assert "greedy sparse LDA" in ax.get_title()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4", "8", "16", "32", "64"]
+
+
+def test_the_hdf5_dataset_read_is_said(tmp_path, capsys):
+    h5py = pytest.importorskip("h5py")
+    pytest.importorskip("dask")
+    rng = np.random.default_rng(0)
+    path = tmp_path / "d.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=rng.normal(size=(12, 4, 4)))
+        f.create_dataset("y", data=np.arange(12) % 2)
+    assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
+    assert "read X from the HDF5 dataset 'images' of d.h5 and y from its labels" in capsys.readouterr().out
