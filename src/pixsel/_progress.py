@@ -207,9 +207,7 @@ class TqdmSearchCallback:
     """
 
     def __init__(self, desc="exact_support", *, delay=3.0, unit=" nodes"):
-        from tqdm import tqdm
-
-        self.bar = tqdm(desc=desc, unit=unit, delay=delay, leave=False, mininterval=0.5)
+        self.bar = _bar(desc=desc, unit=unit, delay=delay, mininterval=0.5, file=sys.stderr)
 
     def __call__(self, state):
         bar = self.bar
