@@ -55,7 +55,8 @@ def add_parser(sub):
                         "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
                         "classes needed): by default the smallest k within --tol of the best mean "
                         "accuracy (see --rule); writes cv_path.png")
-    p.add_argument("--cv", type=int, default=5, help="with --k auto: number of stratified folds (default 5)")
+    p.add_argument("--cv", type=int, default=5,
+                   help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
                         "of the best mean, so that a flat curve gives few pixels; 'best': the k of best mean "
@@ -85,7 +86,7 @@ def add_parser(sub):
     p.add_argument("--patch-size", default=None, metavar="AxB",
                    help="gslda, gspca: select non-overlapping A x B patches of the images (whole parts; -k counts "
                         "patches); the sides must divide the image's")
-    add_seed_argument(p, "randomized methods (subspace)")
+    add_seed_argument(p, "randomized methods (subspace) and of the --k auto folds")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_cluster_arguments(p)
     add_output_arguments(p, "pixsel-select")
@@ -155,12 +156,18 @@ def _k_grid(args, data):
     if args.method != "cardinal-spls":
         return "auto"
     import numpy as np
-    from sklearn.model_selection import StratifiedKFold
 
     X = np.asarray(data.X)
-    cap = min(int((np.ptp(X[train], axis=0) > 0).sum())
-              for train, _ in StratifiedKFold(args.cv).split(X, data.y))
+    cap = min(int((np.ptp(X[train], axis=0) > 0).sum()) for train, _ in _folds(args).split(X, data.y))
     return np.unique(np.round(np.geomspace(1, max(cap, 1), 20)).astype(int))
+
+
+def _folds(args):
+    """The folds of ``--k auto``: stratified, shuffled with ``--seed`` (the images of a folder come
+    sorted by name, often by pose or lighting, and unshuffled folds would each miss some of them)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    return StratifiedKFold(args.cv, shuffle=True, random_state=args.seed)
 
 
 def within_tolerance(cv_results, tol):
@@ -194,7 +201,7 @@ def _choose_k(args, est, data):
 
     tol = K_AUTO_TOL if args.tol is None else args.tol
     rule = "best" if args.rule == "within" else args.rule
-    cvsel = PathSelectorCV(est, cv=args.cv, rule=rule, k_grid=_k_grid(args, data), progress=show_progress(args))
+    cvsel = PathSelectorCV(est, cv=_folds(args), rule=rule, k_grid=_k_grid(args, data), progress=show_progress(args))
     cvsel.fit(data.X, data.y)
     sel, k = cvsel.selector_, _chosen_k(cvsel)
     if args.rule == "within":
@@ -308,7 +315,8 @@ def _run(args, method, stages):
     if cvsel is not None:
         res = cvsel.cv_results_
         report["k_auto"] = {
-            "cv": args.cv, "rule": args.rule, "n_splits": cvsel.n_splits_,
+            "cv": args.cv, "folds": f"StratifiedKFold({args.cv}, shuffle=True, random_state={args.seed})",
+            "rule": args.rule, "n_splits": cvsel.n_splits_,
             **({"tol": tol, "best_k": _chosen_k(cvsel)} if args.rule == "within" else {}),
             "scoring": "accuracy of LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')",
             "n_features": res["n_features"], "mean_test_score": res["mean_test_score"],
