@@ -51,16 +51,18 @@ def test_step_progress_takes_a_kernels_step_callback_with_the_time_left():
             steps.callback(done, 100)
     lines = out.getvalue().splitlines()
     assert len(lines) == 10 and lines[0].startswith("forward path: 10/100 (")
-    assert all("left)" in ln for ln in lines[:-1]) and "left" not in lines[-1]
+    # no time left from a single step; from the second on, and none once done
+    assert "left" not in lines[0] and all("left)" in ln for ln in lines[1:-1]) and "left" not in lines[-1]
     assert steps.n == 100
 
 
-def test_heartbeat_says_a_long_step_is_still_running():
+def test_heartbeat_says_a_long_step_is_still_running(monkeypatch):
     import io
     import time
 
     from pixsel._progress import StepProgress
 
+    monkeypatch.setenv("PIXSEL_PROGRESS_INTERVAL", "0.01")
     out = io.StringIO()
     with StepProgress(1, "fit", delay=0, interval=0.01, stream=out) as steps:
         deadline = time.monotonic() + 30
@@ -69,4 +71,55 @@ def test_heartbeat_says_a_long_step_is_still_running():
         steps.update(1)
     text = out.getvalue()
     assert text.count("fit: 0/1, still working on step 1") >= 2 and text.rstrip().endswith(")")
+    assert "left" not in text  # nothing done: no estimate
     assert "fit: 1/1" in text
+
+
+def test_the_time_left_is_the_recent_pace_not_the_first_step():
+    """A slow first step (a warm-up) does not make the estimate: the steps of the last half of
+    the elapsed time do."""
+    from pixsel._progress import _Pace
+
+    pace = _Pace(0.0)
+    pace.mark(20.0, 1)  # the first of 30 epochs: 20 s (a compilation)
+    assert pace.left(20.0, 1, 30) is None  # one step timed: no estimate
+    for i in range(2, 11):
+        pace.mark(20.0 + (i - 1) * 1.0, i)  # then 1 s an epoch
+    assert pace.left(29.0, 10, 30) == 20.0  # 20 epochs left at 1 s, not at 2.9 s (the mean)
+    assert _Pace(0.0).left(5.0, 0, 30) is None
+
+
+def test_still_working_lines_wait_twice_as_long_each_time():
+    import io
+    import time
+
+    from pixsel._progress import StageLines
+
+    out = io.StringIO()
+    with StageLines("pixsel x", interval=0.05, stream=out) as stages:
+        stages.stage("statistics")
+        time.sleep(1.0)  # 20 intervals of silence
+    beats = [ln for ln in out.getvalue().splitlines() if "still working" in ln]
+    # after 0.05, 0.1, 0.2, 0.4 s of silence (0.75 s in all): at most 5 lines, not 20
+    assert 2 <= len(beats) <= 5, beats
+
+
+def test_two_threads_never_glue_lines():
+    import io
+    import threading
+
+    from pixsel._progress import _emit
+
+    out = io.StringIO()
+
+    def write(tag):
+        for i in range(300):
+            _emit(f"{tag} line {i}", out)
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 600 and all(ln.split(" ")[0] in "ab" and ln.split(" ")[1] == "line" for ln in lines)

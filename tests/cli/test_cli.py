@@ -65,7 +65,7 @@ def test_select_bad_input_is_a_clear_error_and_writes_nothing(digits_npz, tmp_pa
     out = tmp_path / "bad"
     assert main(["select", str(digits_npz), "-k", "0", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "n_features_to_select" in err and "[1, 64]" in err
+    assert "-k must be" in err and "n_features_to_select" not in err and "[1, 64]" in err  # the flag, not the API name
     assert not (out / "selection.json").exists()
     assert main(["select", str(tmp_path / "missing.npz"), "-k", "3", "--out", str(out)]) == 2
     assert "No such file" in capsys.readouterr().err
@@ -135,8 +135,9 @@ def test_demo_selection_is_the_dual_selector(tmp_path):
     assert main(["demo", "--out", str(out), "--no-gp", "-q"]) == 0
     summary = json.loads((out / "demo.json").read_text())
     tt = load_train_test(load_digits_pair(3, 5), test_size=0.5, random_state=0)
-    # the demo shows the papers' objective: the dual pass on the nearly unregularized B
-    sel = SparseLDASelector(1, direction="dual", regularization="auto").fit(tt.X_train, tt.y_train)
+    # the demo runs sparse LDA as select and path do: the selector's default regularization
+    sel = SparseLDASelector(1, direction="dual").fit(tt.X_train, tt.y_train)
+    assert summary["regularization"]["method"] == sel.regularization_["method"]
     for k in summary["ks"]:
         assert summary["supports"][str(k)] == sel.get_support_at(k, indices=True).tolist()
     assert summary["test_accuracy_all_pixels_linear"] == summary["test_accuracy"]["linear"][-1]

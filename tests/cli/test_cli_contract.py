@@ -63,7 +63,7 @@ def test_corrupt_npz_is_exit_2_in_one_line_and_debug_shows_the_traceback(tmp_pat
     # a method without an exact solver
     (["--method", "subspace", "--solver", "exact"], ["gslda", "gspca"]),
     # k out of range: the standard parameter message
-    (["-k", "0"], ["n_features_to_select", "[1, 6]"]),
+    (["-k", "0"], ["-k must be", "[1, 6]"]),
 ])
 def test_user_errors_exit_2_with_one_line(data_npz, tmp_path, capsys, argv, needles):
     file = tmp_path / "taken.txt"

@@ -39,8 +39,13 @@ def test_cli_evaluate_same_numbers_as_the_api(tmp_path):
                  "--test-size", "0.4", "-o", str(out), "-q"]) == 0
     rep = json.loads((out / "evaluate.json").read_text())
     tt = load_train_test(path, test_size=0.4, random_state=3)
+    # the command's sparse LDA regularization is the one of select and path (the selector's default)
+    from pixsel.cli._common import LDA_REGULARIZATION
+
     res = evaluate_selection(tt.X_train, tt.y_train, tt.X_test, tt.y_test, method="fisher", classifier="logistic",
-                             ks=[2, 6], random_state=3, progress=False)
+                             ks=[2, 6], random_state=3, progress=False,
+                             method_params={"regularization": LDA_REGULARIZATION})
+    assert rep["selection_info"]["regularization"]["method"] == LDA_REGULARIZATION
     assert rep["error"] == res.error and rep["split"] == tt.split
     assert rep["supports"] == {str(k): v.tolist() for k, v in res.selection.supports.items()}
 

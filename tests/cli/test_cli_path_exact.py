@@ -29,7 +29,7 @@ def test_path_solver_exact_writes_per_k_status_and_figure(tmp_path, capsys):
     assert ex["status"] == ["optimal"] * 9 and ex["k"] == list(range(1, 10))
     assert ex["relative_gap"] == [0.0] * 9
     st = class_statistics(X, y)
-    B, _ = regularize(st.within, "auto")
+    B, _ = regularize(st.within, report["regularization"]["method"])  # the command's default, said in the JSON
     ref = exact_path(st.between, B)
     np.testing.assert_allclose(ex["objective"], ref.objective, rtol=1e-9)
     # the optimum is never below either greedy path
@@ -66,5 +66,5 @@ def test_path_solver_exact_on_two_processes_and_bad_n_jobs(tmp_path, capsys):
     capsys.readouterr()
     assert main(["path", str(data), "--solver", "exact", "--n-jobs", "0", "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
-    assert "n_jobs" in err and "-1: every CPU" in err
+    assert "--n-jobs must be" in err and "-1: every CPU" in err
     assert not (tmp_path / "bad" / "path.json").exists()

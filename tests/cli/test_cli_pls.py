@@ -44,4 +44,5 @@ def test_select_spls_eta_needs_eta(digits_npz, tmp_path, capsys):
 def test_select_cardinal_spls_bad_k(digits_npz, tmp_path, capsys):
     assert main(["select", str(digits_npz), "--method", "cardinal-spls", "-k", "0",
                  "--out", str(tmp_path / "b")]) == 2
-    assert "n_features_to_select" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "-k must be" in err and "n_features_to_select" not in err

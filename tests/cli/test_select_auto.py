@@ -26,10 +26,13 @@ def test_select_auto_writes_the_cv_choice(digits_npz, tmp_path, capsys, rule):
     report = json.loads((out / "selection.json").read_text())
     d = load_digits_pair(3, 5)
     # the CLI's gslda runs the library's default passes unless --direction says otherwise
-    ref = PathSelectorCV(SparseLDASelector(), cv=StratifiedKFold(3), rule=rule).fit(d.X, d.y)
+    # the folds are stratified and shuffled with --seed (0 by default)
+    ref = PathSelectorCV(SparseLDASelector(), cv=StratifiedKFold(3, shuffle=True, random_state=0),
+                         rule=rule).fit(d.X, d.y)
     assert report["k"] == ref.n_features_to_select_
     assert report["indices"] == ref.get_support(indices=True).tolist()
     auto = report["k_auto"]
+    assert auto["folds"] == "StratifiedKFold(3, shuffle=True, random_state=0)"
     assert auto["rule"] == rule and auto["cv"] == 3 and auto["n_features"] == list(range(1, 65))
     np.testing.assert_allclose(auto["mean_test_score"], ref.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
     assert (out / "cv_path.png").stat().st_size > 0 and (out / "mask.png").is_file()

@@ -44,9 +44,11 @@ def test_plot_paths_styles_bounds_and_labels(tmp_path):
     # methods named in words, bounds explained (no bare "fisher" or "Eq.(5)"); the legend sits
     # under the axes, never over the curves
     assert ax.get_legend() is None
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["greedy forward selection", "Backward GSLDA", "thresholded Fisher discriminant",
-                           "certified upper bound (no k pixels do better)",
-                           "guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)"]
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts[:3] == ["greedy forward selection", "Backward GSLDA", "thresholded Fisher discriminant"]
+    # each bound says what it guarantees, and why it may look flat or far below the curves
+    assert texts[3].startswith("certified upper bound: no k features score more") and "flat" in texts[3]
+    assert texts[4].startswith("worst-case guarantee (Moghaddam et al. 2007, Eq. 5)") and "far below" in texts[4]
     colors = [ln.get_color() for ln in ax.get_lines()[:3]]
     assert colors == list(viz.PALETTE[:3])  # Okabe-Ito: colour-blind safe
     assert [ln.get_linestyle() for ln in ax.get_lines()[:3]] == ["-", "--", ":"]
@@ -145,14 +147,24 @@ def test_viz_forces_no_backend_and_leaves_pyplot_alone():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_plot_masks_outlines_the_chosen_pixels_of_colour_images():
+def test_plot_masks_fills_the_chosen_pixels_of_colour_images_over_faded_colours():
     from pixsel.viz import plot_masks
+    from pixsel.viz._figures import SELECTED
 
     bg = np.random.default_rng(0).uniform(0, 1, (3, 4, 3))
     mask = np.zeros((3, 4, 3), dtype=bool)
     mask[1, 2, :] = True
     fig = plot_masks([bg.ravel()], [mask.ravel()], (3, 4, 3), titles=["1 pixel"])
     ax = fig.axes[0]
-    assert ax.images[0].get_array().shape == (3, 4, 3)
-    (rect,) = ax.patches
-    assert rect.get_xy() == (1.5, 0.5)
+    rgb = np.asarray(ax.images[0].get_array())
+    assert rgb.shape == (3, 4, 3)
+    np.testing.assert_allclose(rgb[1, 2], SELECTED)  # the chosen pixel carries the selection colour
+    others = np.delete(rgb.reshape(-1, 3), 1 * 4 + 2, axis=0)
+    assert others.min() >= 0.5  # the rest faded: the selection stands out on any image
+    assert np.ptp(others, axis=1).max() < 0.2  # and mostly greyed, so its colours never hide it
+    # a black edge around the chosen pixel: four sides
+    (edges,) = ax.collections
+    assert len(edges.get_segments()) == 4
+    # the legend says what the colour means, as asked
+    fig = plot_masks([bg.ravel()], [mask.ravel()], (3, 4, 3), label="pixels with a selected channel value")
+    assert fig.legends[0].get_texts()[0].get_text() == "pixels with a selected channel value"

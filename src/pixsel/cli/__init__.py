@@ -5,7 +5,9 @@ adds sets ``func`` to the function that runs it. To add a subcommand, write the 
 it in ``_COMMANDS``. Loading is :mod:`pixsel.datasets`, computing is the estimators and
 :mod:`pixsel.experiments`, pictures are :mod:`pixsel.viz`, files are :mod:`pixsel.io`.
 
-One flag set: an option means the same thing in every command that has it.
+One flag set: an option means the same thing, and has the same default, in every command that
+has it (``tests/cli/test_cli_one_meaning.py`` checks the defaults); one that does not apply to
+the data or the method is refused.
 
 ====================  ==================================================================
 ``DATA``              the input (.npz, .mat, .csv or a folder of class subfolders)
@@ -15,13 +17,15 @@ One flag set: an option means the same thing in every command that has it.
 ``-k, --k``           subset size (select: one K; evaluate: a comma-separated list)
 ``-n, --n-components``  target dimension M (project)
 ``-c, --classifier``  the classifier (evaluate)
-``--regularization``  within-class covariance: auto, none, ledoit-wolf or a ridge value
+``--regularization``  sparse LDA's within-class covariance: rda (the default everywhere, as
+                      SparseLDASelector's), auto, none, ledoit-wolf or a ridge value
 ``--seed``            random seed (alias ``--random-state``; default 0)
 ``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
 ``-o, --out DIR``     output folder; one that already holds files is refused (exit 2) unless
                       ``--overwrite``
 ``-q, --quiet``       no progress bar, no summary
-``--progress``        progress lines even when stderr is not a terminal (a log)
+``--progress``        progress as plain lines when stderr is not a terminal (a log); on a
+                      terminal a bar shows anyway
 ``--debug``           on an error, print the traceback too
 ====================  ==================================================================
 
@@ -113,12 +117,18 @@ def check_out_dir(out, *, overwrite=False) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(parent))
 
 
-def _warn_in_one_line(command):
-    """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines)."""
+def _warn_in_one_line(command, params=()):
+    """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines), in the
+    command's words (:func:`pixsel.cli._errors.in_cli_words`)."""
+    from ._errors import in_cli_words
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
-        print(f"pixsel {command}: warning: {text}", file=file or sys.stderr)
+        from .._progress import _emit, is_terminal
+
+        text = in_cli_words(" ".join(str(message).split()), command, params)
+        stream = file or sys.stderr
+        # the one progress writer: on a terminal the line goes above the bar, never glued to it
+        _emit(f"pixsel {command}: warning: {text}", stream, terminal=is_terminal(stream))
 
     return show
 
@@ -133,14 +143,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import warnings
 
-    from ._errors import EXIT_INTERRUPTED, EXIT_USAGE, user_message
+    from ._errors import EXIT_INTERRUPTED, EXIT_USAGE, in_cli_words, user_message
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     command = args.command
+    if extra:  # said with the command's own usage, not the top-level one
+        no_param = " ('pixsel " + command + " --help' lists its options)" if "--param" in extra else ""
+        _subparser(parser, command).error(f"unrecognized arguments: {' '.join(extra)}{no_param}")
+    params = [str(p).split("=", 1)[0].strip() for p in getattr(args, "param", None) or ()]
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _warn_in_one_line(command)
+            # what pixsel says about the data and the results (UserWarning and its kinds, such as
+            # ConvergenceWarning) is part of the command's output: always a line on stderr, whatever
+            # the interpreter's filters (deprecations keep them)
+            warnings.simplefilter("always", UserWarning)
+            warnings.showwarning = _warn_in_one_line(command, params)
             if getattr(args, "out", None) is not None:
                 check_out_dir(args.out, overwrite=getattr(args, "overwrite", False))
             return int(args.func(args) or 0)
@@ -155,8 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-        print(f"pixsel {command}: error: {message}", file=sys.stderr)
+        print(f"pixsel {command}: error: {in_cli_words(message, command, params)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _subparser(parser, command):
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
 
 
 def console(argv: Sequence[str] | None = None) -> NoReturn:

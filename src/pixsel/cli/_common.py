@@ -57,11 +57,25 @@ def add_seed_argument(parser, what):
                         help=f"seed of {what} (default: 0)")
 
 
-def add_regularization_argument(parser, default="auto"):
-    """``--regularization``; ``default=None`` leaves the estimator's own default (said in the help)."""
-    parser.add_argument("--regularization", default=default, type=parse_regularization,
-                        help="within-class covariance regularization: rda, auto, none, ledoit-wolf or a ridge "
-                             f"value (default: {default or 'the method default, rda for gslda'})")
+#: ``--regularization`` when it is not given, for every command that runs sparse LDA (select,
+#: path, evaluate, demo): :class:`pixsel.SparseLDASelector`'s own default, written out so that
+#: ``pixsel --help`` does not import NumPy (a test checks that the two agree).
+LDA_REGULARIZATION = "rda"
+
+
+def add_regularization_argument(parser):
+    """``--regularization``: one default in every command, the sparse LDA selector's (the JSON says which)."""
+    parser.add_argument("--regularization", default=None, type=parse_regularization, metavar="REG",
+                        help="within-class covariance regularization of sparse LDA: rda (the mean variance "
+                             "added to the diagonal), auto (only enough to keep it invertible: the papers' "
+                             "objective), none, ledoit-wolf or a ridge value (default: "
+                             f"{LDA_REGULARIZATION}, as SparseLDASelector; the JSON says which was used)")
+
+
+def regularization(args):
+    """The regularization a command runs with: ``--regularization`` or :data:`LDA_REGULARIZATION`."""
+    value = getattr(args, "regularization", None)
+    return LDA_REGULARIZATION if value is None else value
 
 
 def parse_regularization(value):
@@ -160,6 +174,11 @@ def _open_store(args):
         raise ValueError("--sample-axis applies to .npz and .mat files; a store holds one sample per row "
                          "(or per image): drop it.")
     data = open_store(args.data)
+    fmt, array = data.extra.get("format"), data.extra.get("array")
+    if array is not None:
+        kind = {"hdf5": "HDF5 dataset", "zarr": "Zarr array"}.get(fmt, "array")
+        data.notes.append(f"read X from the {kind} {array!r} of {Path(args.data).name}"
+                          + (" and y from its labels" if data.y is not None else " (no labels found)"))
     if data.y is not None and data.class_names is None:
         data.class_names = [str(c) for c in np.unique(data.y)]
     return data
@@ -194,10 +213,37 @@ def load_labelled(args, *, need_labels=True, lazy=False, stages=None):
     check_finite(data.X, args.data)
     if need_labels and data.y is None:
         raise ValueError(f"{args.data} has no labels (y); this method is supervised: add y to the file.")
+    if data.y is not None:
+        warn_degenerate_classes(data, args.data)
     if not args.quiet:
+        warned = data.extra.get("warned", ())  # already on stderr as warnings
         for note in data.notes:
-            print(f"note: {note}")
+            if note not in warned:
+                print(f"note: {note}")
     return data
+
+
+def warn_degenerate_classes(data, where):
+    """Warn (and note for the JSON) when classes hold a single sample: with one image per class
+    the within-class scatter is zero and sparse LDA's objective is the regularization's alone."""
+    import warnings
+
+    import numpy as np
+
+    _, counts = np.unique(np.asarray(data.y), return_counts=True)
+    single = int((counts == 1).sum())
+    if not single:
+        return
+    if single == len(counts):
+        note = (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
+                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
+                "give at least 2 samples per class")
+    else:
+        note = (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
+                "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
+    data.notes.append(note)
+    data.extra.setdefault("warned", []).append(note)
+    warnings.warn(note + ".", UserWarning, stacklevel=3)
 
 
 def data_report(data):

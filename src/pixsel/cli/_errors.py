@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import zipfile
 
-__all__ = ["EXIT_OK", "EXIT_BUG", "EXIT_USAGE", "EXIT_INTERRUPTED", "UsageError", "user_message"]
+__all__ = ["EXIT_OK", "EXIT_BUG", "EXIT_USAGE", "EXIT_INTERRUPTED", "UsageError", "user_message", "in_cli_words"]
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -63,3 +63,63 @@ def user_message(exc: BaseException) -> str | None:
     if isinstance(exc, (ValueError, TypeError)):
         return _one_line(exc)
     return None
+
+
+#: per command, the estimator parameters that a flag sets: messages name the flag the user typed
+_FLAGS = {
+    "select": {"n_features_to_select": "-k", "time_limit": "--time-limit", "node_limit": "--node-limit",
+               "gap_tol": "--gap-tol", "random_state": "--seed", "direction": "--direction",
+               "regularization": "--regularization", "solver": "--solver", "cv": "--cv", "rule": "--rule"},
+    "path": {"time_limit": "--time-limit", "n_jobs": "--n-jobs", "regularization": "--regularization",
+             "solver": "--solver"},
+    "project": {"n_components": "-n", "random_state": "--seed"},
+    "scores": {"rank": "--rank", "gamma": "--gamma", "n_neighbors": "--n-neighbors", "random_state": "--seed"},
+    "evaluate": {"n_restarts": "--restarts", "test_size": "--test-size", "random_state": "--seed",
+                 "regularization": "--regularization"},
+}
+
+
+def in_cli_words(text: str, command: str, params=()) -> str:
+    """``text`` (an estimator's message) with its parameter names as the flags of ``command``.
+
+    ``The 'time_limit' parameter of SparseLDASelector must be ...`` reads ``--time-limit must
+    be ...``; ``Lower n_features_to_select to 54`` reads ``Lower -k to 54``; ``cv=3`` reads
+    ``--cv 3``. Names set with ``--param`` (``params``) read ``--param NAME``; other names are
+    left as they are.
+
+    Examples
+    --------
+    >>> in_cli_words("The 'n_components' parameter of PCA must be >= 1. Got 0 instead.", "project")
+    '-n must be >= 1. Got 0 instead.'
+    >>> in_cli_words("Lower n_features_to_select to at most 54.", "select")
+    'Lower -k to at most 54.'
+    >>> in_cli_words("Use cv=2 or fewer folds.", "select")
+    'Use --cv 2 or fewer folds.'
+    >>> in_cli_words("Pass n_components=3 or fewer.", "select", params=["n_components"])
+    'Pass --param n_components=3 or fewer.'
+    """
+    import re
+
+    flags = dict(_FLAGS.get(command, {}))
+    for name in params:
+        flags.setdefault(name, f"--param {name}")
+    if not flags:
+        return text
+
+    def flag(name, fallback):
+        return flags.get(name, fallback)
+
+    text = re.sub(r"The '(\w+)' parameter of \w+", lambda m: flag(m.group(1), m.group(0)), text)
+    def assignment(m):
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        flag = flags[name]
+        return f"{flag}={value}" if flag.startswith("--param ") else f"{flag} {value}"
+
+    text = re.sub(r"\b(\w+)=([^\s,;)]+)", assignment, text)
+    named = [n for n in flags if "_" in n]  # free mentions: only names that cannot be ordinary words
+    if named:
+        text = re.sub(r"(?<!--param )(?<![\w'-])(" + "|".join(map(re.escape, named)) + r")(?![\w'])", lambda m: flags[m.group(1)],
+                      text)
+    return text

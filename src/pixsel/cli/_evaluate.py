@@ -8,13 +8,17 @@ from ._common import (
     add_data_argument,
     add_output_arguments,
     add_param_argument,
+    add_regularization_argument,
     add_seed_argument,
     parse_params,
     provenance,
+    regularization,
     show_progress,
 )
 
 _METHOD_ALIASES = {"gslda": "dual"}
+#: the selectors of sparse LDA, which take ``--regularization`` (the same default as in select and path)
+_REGULARIZED = ("forward", "backward", "dual", "gslda", "fisher")
 
 # the names of pixsel.experiments.SELECTORS and CLASSIFIERS, written out so that `pixsel --help`
 # does not import NumPy (tests/cli/test_cli_contract.py checks that they agree)
@@ -43,6 +47,7 @@ def add_parser(sub):
                    help="selector: gslda (= dual: best of pixsel's forward and backward paths per k), forward, "
                         "backward, fisher, or scikit-learn's f_classif, mutual_info, rfe_svc, l1_logistic, "
                         "sfs_lda; soft_ard (GP with one length-scale per feature)")
+    add_regularization_argument(p)
     p.add_argument("--classifier", "-c", default="gp", choices=CLASSIFIERS,
                    help="gp: scikit-learn GaussianProcessClassifier (Laplace); gp-ep: pixsel's EP probit GP; "
                         "gp-laplace-probit; linear-svm; logistic; lda (default: gp)")
@@ -84,6 +89,12 @@ def run(args):
     from ._errors import UsageError
 
     ks = _parse_ks(args.k)
+    method_params = parse_params(args.param)
+    if args.method in _REGULARIZED:
+        method_params.setdefault("regularization", regularization(args))
+    elif args.regularization is not None:
+        raise UsageError(f"--regularization applies to the sparse LDA methods ({', '.join(_REGULARIZED)}); "
+                         f"drop it for --method {args.method}.")
     tt = load_train_test(args.data, args.test, test_size=args.test_size, random_state=args.seed,
                          sample_axis=args.sample_axis)
     import numpy as np
@@ -103,7 +114,7 @@ def run(args):
     method = _METHOD_ALIASES.get(args.method, args.method)
     cparams = {} if args.restarts is None else {"n_restarts": args.restarts}
     res = evaluate_selection(X_train, y_train, X_test, y_test, method=method, classifier=args.classifier, ks=ks,
-                             method_params=parse_params(args.param), classifier_params=cparams,
+                             method_params=method_params, classifier_params=cparams,
                              random_state=args.seed, progress=show_progress(args))
     res.method = args.method
     out = Path(args.out)

@@ -53,8 +53,12 @@ def _solver_kwargs(args):
 
 def _build_gslda(args, k, params):
     from .. import SparseLDASelector
+    from ._common import regularization
 
-    kwargs = {name: getattr(args, name) for name in ("regularization", "direction") if getattr(args, name) is not None}
+    # the regularization is always passed: one default in every command, written in the JSON
+    kwargs = {"regularization": regularization(args)}
+    if getattr(args, "direction", None) is not None:
+        kwargs["direction"] = args.direction
     kwargs.update(_solver_kwargs(args))
     kwargs.update(params)
     return SparseLDASelector(k, **kwargs)

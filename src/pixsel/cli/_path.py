@@ -16,6 +16,7 @@ from ._common import (
     data_report,
     load_labelled,
     provenance,
+    regularization,
     show_progress,
 )
 
@@ -56,12 +57,16 @@ def run(args):
     from ..viz import plot_exact_path, plot_paths
 
     if args.method == "gspca":
+        if args.regularization is not None:
+            from ._errors import UsageError
+
+            raise UsageError("--regularization applies to --method gslda (sparse LDA) only; drop it for gspca.")
         data = load_labelled(args, need_labels=False)
         ps = pca_paths(data.X, progress=show_progress(args))
         what = "sparse PCA variance"
     else:
         data = load_labelled(args)
-        ps = lda_paths(data.X, data.y, regularization=args.regularization, progress=show_progress(args))
+        ps = lda_paths(data.X, data.y, regularization=regularization(args), progress=show_progress(args))
         what = "sparse LDA objective"
     out = Path(args.out)
     report = provenance(
@@ -86,11 +91,11 @@ def run(args):
     else:
         n_opt = int((exact.status == "optimal").sum())
         how = ("interrupted (Ctrl-C)" if interrupted else
-               "all k certified optimal" if n_opt == exact.max_k else f"stopped: {exact.search_status}")
+               "all k certified optimal" if n_opt == exact.max_k else f"stopped ({exact.search_status.replace('_', ' ')})")
         fig = plot_exact_path({n: ps.paths[n].objective for n in ("forward", "backward")}, exact.objective,
                               exact.upper_bound, exact.status,
                               title=f"{title}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
-                                    f"largest gap {100 * float(exact.relative_gap.max()):.3g} %")
+                                    f"largest gap {_percent(100 * float(exact.relative_gap.max()))}")
     save_figure(fig, out / "path.png", dpi=120)
     if not args.quiet:
         p = data.X.shape[1]
@@ -112,6 +117,11 @@ def run(args):
               "marked \"status\": \"interrupted\"", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
+
+
+def _percent(value):
+    """A gap in percent, readable at any size: ``0.25 %``, ``1,234 %``."""
+    return f"{value:,.0f} %" if value >= 100 else f"{value:.3g} %"
 
 
 def _exact(args, ps):

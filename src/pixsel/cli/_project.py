@@ -61,6 +61,17 @@ METHODS = {
     "pca": "principal component analysis (scikit-learn)",
 }
 
+#: the methods in a few words, for the picture's title (the help text above is too long for one)
+TITLES = {
+    "slm": "sparse-linear-model projection",
+    "lpp": "locality preserving projections",
+    "npe": "neighborhood preserving embedding",
+    "sr-lpp": "spectral-regression LPP",
+    "smooth-lpp": "spatially smooth LPP",
+    "klpp": "kernel LPP",
+    "pca": "PCA",
+}
+
 _REPORTED = ("sigma_", "tau_", "eigenvalues_", "rank_", "n_iter_")
 
 
@@ -129,7 +140,7 @@ def run(args):
     if args.M == 2:
         from ..viz import plot_scatter
 
-        fig = plot_scatter(Y, data.y, title=f"{METHODS[args.method]}: {Path(args.data).name}",
+        fig = plot_scatter(Y, data.y, title=f"{TITLES[args.method]}: {Path(args.data).name}",
                            class_names=data.class_names)
         written.append(save_figure(fig, out / "scatter.png", dpi=120))
     if not args.quiet:

@@ -18,7 +18,9 @@ from ._cluster import add_cluster_arguments, cluster, wants_cluster
 from ._common import (
     add_data_argument,
     add_output_arguments,
+    add_param_argument,
     add_seed_argument,
+    parse_params,
     data_report,
     load_labelled,
     progress,
@@ -56,10 +58,31 @@ def add_parser(sub):
     p.add_argument("--n-neighbors", type=int, default=5,
                    help="neighbours of the Laplacian-score kNN graph (default: 5)")
     p.add_argument("--no-baselines", action="store_true", help="subspace scores only")
+    p.add_argument("--channels", action="store_true",
+                   help="colour images: one map per channel value (red, green, blue) instead of one map per "
+                        "pixel (its channels' scores summed)")
+    add_param_argument(p, "--param n_iter=8 (Krylov iterations of the subspace scores; center, heat_width)")
     add_seed_argument(p, "the Krylov SVD")
     add_cluster_arguments(p)
     add_output_arguments(p, "pixsel-scores")
     p.set_defaults(func=run)
+
+
+#: ``--param`` keys: those of the subspace scores and of the baselines that no flag sets
+_SUBSPACE_PARAMS, _BASELINE_PARAMS = ("center", "n_iter"), ("heat_width",)
+
+
+def _split_params(params):
+    """``--param`` pairs for SubspaceScoreSelector and for ScoreSelector; any other key is refused."""
+    from ._errors import UsageError
+
+    unknown = sorted(set(params) - set(_SUBSPACE_PARAMS) - set(_BASELINE_PARAMS))
+    if unknown:
+        raise UsageError(f"unknown --param {', '.join(unknown)} for pixsel scores; the valid keys are: "
+                         f"{', '.join(_SUBSPACE_PARAMS + _BASELINE_PARAMS)} (rank, gamma, n_neighbors and the "
+                         "seed have flags: --rank, --gamma, --n-neighbors, --seed).")
+    return ({k: v for k, v in params.items() if k in _SUBSPACE_PARAMS},
+            {k: v for k, v in params.items() if k in _BASELINE_PARAMS})
 
 
 def _gamma(value):
@@ -79,7 +102,14 @@ def run(args):
 
     from .._validation import is_dask_array
 
+    params = parse_params(args.param)
+    sub_params, base_params = _split_params(params)
     data = load_labelled(args, need_labels=False, lazy=True)
+    if args.channels and not (data.image_shape and len(data.image_shape) == 3):
+        from ._errors import UsageError
+
+        raise UsageError(f"--channels draws one map per colour channel; {args.data} holds grey images (or no "
+                         "image shape): drop --channels.")
     X, y = data.X, data.y
     n, p = X.shape
     cap = min(n, p) - 1
@@ -98,7 +128,7 @@ def run(args):
             progress(len(ranks) + len(criteria), "scores", args, enabled=not wants_cluster(args)) as bar:
         for m in ranks:
             sel = SubspaceScoreSelector(1, rank=m, gamma=_gamma(args.gamma),
-                                        random_state=args.seed).fit(X)
+                                        random_state=args.seed, **sub_params).fit(X)
             results[f"subspace_m{m}"] = dict(
                 scores=sel.scores_, importance=sel.scores_, higher_is_better=True,
                 gamma=sel.gamma_, rank=m, leverage=sel.leverage_, residual=sel.residual_,
@@ -106,7 +136,7 @@ def run(args):
                 title=f"subspace score, rank {m}")
             bar.update(1)
         for name in criteria:
-            sel = ScoreSelector(1, criterion=name, n_neighbors=args.n_neighbors)
+            sel = ScoreSelector(1, criterion=name, n_neighbors=args.n_neighbors, **base_params)
             sel.fit(X, y) if name in _SUPERVISED else sel.fit(X)
             results[name] = dict(scores=sel.scores_, importance=importance(name, sel.scores_),
                                  higher_is_better=sel.higher_is_better_,
@@ -120,13 +150,16 @@ def run(args):
     if data.image_shape and int(np.prod(data.image_shape)) == p:
         from ..viz import plot_score_maps
 
+        channels = "each" if args.channels else "sum"
+
         where = Path(args.data).name
         for name, r in results.items():
-            fig = plot_score_maps({name: r["importance"]}, data.image_shape, titles={name: f"{r['title']}\n{where}"})
+            fig = plot_score_maps({name: r["importance"]}, data.image_shape, titles={name: f"{r['title']}\n{where}"},
+                                  channels=channels)
             written.append(save_figure(fig, out / f"{name}.png", dpi=120))
         fig = plot_score_maps({n: r["importance"] for n, r in results.items()}, data.image_shape,
                               titles={n: r["title"] for n, r in results.items()},
-                              suptitle=f"{where}: feature scores (brighter = more important)")
+                              suptitle=f"{where}: feature scores (brighter = more important)", channels=channels)
         written.append(save_figure(fig, out / "score_maps.png", dpi=120))
     if not args.quiet:
         print(f"scored {p} features of {n} samples: {', '.join(results)}")

@@ -19,13 +19,15 @@ from ._common import (
     image_backgrounds,
     load_labelled,
     parse_params,
-    progress,
     provenance,
     show_progress,
     stage_lines,
 )
-from ._cluster import add_cluster_arguments, cluster, wants_cluster
+from ._cluster import add_cluster_arguments, cluster
 from ._methods import METHODS
+
+#: ``--k auto --rule within``: the mean CV accuracy given up, at most, for fewer pixels (one point)
+K_AUTO_TOL = 0.01
 
 #: methods whose estimator takes ``progress=callable`` and calls it at each step of its paths
 _PATH_STEPS = ("gslda",)
@@ -51,11 +53,17 @@ def add_parser(sub):
     p.add_argument("-k", "--k", type=_k_value, required=True,
                    help="number of features to select, or 'auto' to choose it by cross-validation over "
                         "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
-                        "classes needed; writes cv_path.png)")
-    p.add_argument("--cv", type=int, default=5, help="with --k auto: number of stratified folds (default 5)")
-    p.add_argument("--rule", choices=["best", "one-se"], default="best",
-                   help="with --k auto: the k of best mean CV accuracy, or the smallest k within one "
-                        "standard error of it (default: best)")
+                        "classes needed): by default the smallest k within --tol of the best mean "
+                        "accuracy (see --rule); writes cv_path.png")
+    p.add_argument("--cv", type=int, default=5,
+                   help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
+    p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
+                   help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
+                        "of the best mean, so that a flat curve gives few pixels; 'best': the k of best mean "
+                        "accuracy; 'one-se': the smallest k within one standard error of it")
+    p.add_argument("--tol", type=float, default=None, metavar="ACCURACY",
+                   help=f"with --k auto --rule within: how much mean CV accuracy may be given up for fewer pixels "
+                        f"(default {K_AUTO_TOL}: one point of accuracy)")
     p.add_argument(
         "--method", "-m", default="gslda", choices=sorted(METHODS),
         help="selection method: " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()),
@@ -64,8 +72,8 @@ def add_parser(sub):
                    help="greedy passes for path methods (default: the library's; for gslda 'auto': with more than two "
                         "classes on small images the pass of each k chosen by cross-validated accuracy, as 'cv', "
                         "forward otherwise; forward + refinement for gspca); 'cv': gslda only")
-    add_regularization_argument(p, default=None)
-    p.add_argument("--solver", choices=["greedy", "exact"], default=None,
+    add_regularization_argument(p)
+    p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
@@ -78,7 +86,7 @@ def add_parser(sub):
     p.add_argument("--patch-size", default=None, metavar="AxB",
                    help="gslda, gspca: select non-overlapping A x B patches of the images (whole parts; -k counts "
                         "patches); the sides must divide the image's")
-    add_seed_argument(p, "randomized methods (subspace)")
+    add_seed_argument(p, "randomized methods (subspace) and of the --k auto folds")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_cluster_arguments(p)
     add_output_arguments(p, "pixsel-select")
@@ -88,6 +96,12 @@ def add_parser(sub):
 def _check_options(args, method):
     from ._errors import UsageError
 
+    if args.k != "auto" and (args.tol is not None or args.rule != "within"):
+        raise UsageError("--rule and --tol choose k with --k auto; drop them, or use --k auto.")
+    if args.tol is not None and args.rule != "within":
+        raise UsageError(f"--tol applies to --rule within; drop it for --rule {args.rule}.")
+    if args.tol is not None and not 0 <= args.tol < 1:
+        raise UsageError(f"--tol is an accuracy given up, between 0 and 1 (e.g. 0.01); got {args.tol}.")
     limits = [f"--{n.replace('_', '-')}" for n in ("time_limit", "node_limit", "gap_tol")
               if getattr(args, n) is not None]
     if args.solver == "exact" and not method.exact:
@@ -99,6 +113,8 @@ def _check_options(args, method):
                          f"{' and '.join(limits)}.")
     if args.direction is not None and method.name not in ("gslda", "gspca"):
         raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
+    if args.regularization is not None and method.name != "gslda":
+        raise UsageError(f"--regularization applies to --method gslda (sparse LDA) only; drop it for {method.name!r}.")
     if args.direction == "cv" and method.name != "gslda":
         raise UsageError(f"--direction cv applies to --method gslda only; use forward, backward or dual for "
                          f"{method.name!r}.")
@@ -114,20 +130,91 @@ def _k_value(text):
         raise argparse.ArgumentTypeError(f"-k must be an int or 'auto'; got {text!r}.") from None
 
 
-def _choose_k(args, est, data):
-    """``--k auto``: PathSelectorCV around the method's selector; returns it fitted."""
-    from ..selection import PathSelectorCV
+def _check_cv(args, data):
+    """``--cv`` against the classes before any work: the fix never repeats what was given."""
+    import numpy as np
+
+    from ._errors import UsageError
 
     if args.cv < 2:
-        raise ValueError(f"--cv must be an int >= 2; got {args.cv}.")
-    cvsel = PathSelectorCV(est, cv=args.cv, rule=args.rule, progress=show_progress(args))
-    return cvsel.fit(data.X, data.y)
+        raise UsageError(f"--cv must be an int >= 2; got {args.cv}.")
+    classes, counts = np.unique(np.asarray(data.y), return_counts=True)
+    small = int(np.argmin(counts))
+    if counts[small] >= args.cv:
+        return
+    name = data.class_names[small] if data.class_names and len(data.class_names) == len(classes) else classes[small]
+    if counts[small] < 2:
+        raise UsageError(f"--k auto cross-validates, and class {name!r} has {counts[small]} sample: every class needs "
+                         "at least 2 (one to fit, one to test); add samples of that class, or give -k K.")
+    raise UsageError(f"--cv {args.cv} puts a sample of every class in each of {args.cv} folds, and class {name!r} has "
+                     f"only {counts[small]}: use --cv {counts[small]}, add samples of that class, or give -k K.")
+
+
+def _k_grid(args, data):
+    """The k scored by ``--k auto``: PathSelectorCV's own grid, except for cardinal-spls, whose k
+    stops at the features that vary in every training fold (constant ones are never selected)."""
+    if args.method != "cardinal-spls":
+        return "auto"
+    import numpy as np
+
+    X = np.asarray(data.X)
+    cap = min(int((np.ptp(X[train], axis=0) > 0).sum()) for train, _ in _folds(args).split(X, data.y))
+    return np.unique(np.round(np.geomspace(1, max(cap, 1), 20)).astype(int))
+
+
+def _folds(args):
+    """The folds of ``--k auto``: stratified, shuffled with ``--seed`` (the images of a folder come
+    sorted by name, often by pose or lighting, and unshuffled folds would each miss some of them)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    return StratifiedKFold(args.cv, shuffle=True, random_state=args.seed)
+
+
+def within_tolerance(cv_results, tol):
+    """The smallest k of ``cv_results`` whose mean score is at least the best mean minus ``tol``.
+
+    Examples
+    --------
+    >>> within_tolerance({"n_features": [1, 2, 5, 800], "mean_test_score": [0.7, 0.955, 0.96, 0.962]}, 0.01)
+    2
+    """
+    import numpy as np
+
+    k = np.asarray(cv_results["n_features"])
+    mean = np.asarray(cv_results["mean_test_score"], dtype=float)
+    return int(k[np.flatnonzero(mean >= mean.max() - tol)[0]])
+
+
+def _choose_k(args, est, data):
+    """``--k auto``: PathSelectorCV around the method's selector. Returns it fitted, and the
+    selector fitted at the k of ``--rule`` (for 'within': the smallest k within ``--tol`` of the
+    best mean accuracy, refitted from PathSelectorCV's selector when it is not the best k)."""
+    from sklearn.base import clone
+
+    from ..selection import PathSelectorCV
+
+    tol = K_AUTO_TOL if args.tol is None else args.tol
+    rule = "best" if args.rule == "within" else args.rule
+    cvsel = PathSelectorCV(est, cv=_folds(args), rule=rule, k_grid=_k_grid(args, data), progress=show_progress(args))
+    cvsel.fit(data.X, data.y)
+    sel, k = cvsel.selector_, int(cvsel.n_features_to_select_)
+    if args.rule == "within":
+        k_within = within_tolerance(cvsel.cv_results_, tol)
+        if k_within != k:
+            sel, k = clone(cvsel.selector_).set_params(n_features_to_select=k_within).fit(data.X, data.y), k_within
+    return cvsel, sel, k, tol
 
 
 def _groups_param(args, data, params):
     """Whole pixels of colour images (or --patch-size parts) for the path methods: sets
     ``params['groups']``; returns what -k counts ('features', 'pixels' or 'patches')."""
     shape = data.image_shape
+    if args.channels and not (shape and len(shape) == 3):
+        raise ValueError(f"--channels selects single colour-channel values; {args.data} holds grey images (or no "
+                         "image shape), whose pixels are single values already: drop --channels.")
+    if args.channels and args.method not in ("gslda", "gspca"):
+        raise ValueError(f"--channels applies to --method gslda and gspca (the others select single values "
+                         f"already); drop it for {args.method!r}.")
     if args.patch_size is not None:
         if args.method not in ("gslda", "gspca"):
             raise ValueError(f"--patch-size applies to gslda and gspca; method {args.method} selects single features.")
@@ -165,6 +252,8 @@ def _run(args, method, stages):
 
     auto = args.k == "auto"
     data = load_labelled(args, need_labels=method.supervised or auto, lazy=True, stages=stages)
+    if auto:
+        _check_cv(args, data)
     params = parse_params(args.param)
     stages.stage(f"loading {method.estimator} (scikit-learn, SciPy)", "loading")
     check_param_keys(params, method.estimator_class())
@@ -174,15 +263,13 @@ def _run(args, method, stages):
     est = method.build(args, 1 if auto else args.k, params)
     shown_progress = est.get_params().get("progress")
     cvsel = None
-    on_cluster = wants_cluster(args)
     with cluster(args, progress=show_progress(args)):
         sizes = f"{data.X.shape[0]} samples, {data.X.shape[1]} features"
         if data.y is not None and data.class_names is not None:
             sizes += f", {len(data.class_names)} classes"
         if auto:
             stages.stage(f"choosing k by {args.cv}-fold cross-validation ({sizes})", "choosing k")
-            cvsel = _choose_k(args, est, data)
-            est, args.k = cvsel.selector_, cvsel.n_features_to_select_
+            cvsel, est, args.k, tol = _choose_k(args, est, data)
         else:
             fit_y = (data.X, data.y) if method.supervised else (data.X,)
             steps = args.method in _PATH_STEPS and stages.steps(f"{args.method} fit")
@@ -190,11 +277,7 @@ def _run(args, method, stages):
                          f"{args.method} fit")
             if steps:  # the path's steps, drawn by stages (the estimator only calls back)
                 est.set_params(progress=steps)
-            # on a terminal, the fit as one bar whose heartbeat says it is still running (in a
-            # log, stages' own heartbeat does)
-            with progress(1, f"{args.method} fit", args, enabled=stages.terminal and not on_cluster) as bar:
-                est.fit(*fit_y)
-                bar.update(1)
+            est.fit(*fit_y)  # on a terminal the stage's bar shows it running (its clock moves), in a log its lines
             stages.done()
         backgrounds = None
         if data.image_shape and int(np.prod(data.image_shape)) == data.X.shape[1]:
@@ -226,7 +309,9 @@ def _run(args, method, stages):
     if cvsel is not None:
         res = cvsel.cv_results_
         report["k_auto"] = {
-            "cv": args.cv, "rule": args.rule, "n_splits": cvsel.n_splits_,
+            "cv": args.cv, "folds": f"StratifiedKFold({args.cv}, shuffle=True, random_state={args.seed})",
+            "rule": args.rule, "n_splits": cvsel.n_splits_,
+            **({"tol": tol, "best_k": _chosen_k(cvsel)} if args.rule == "within" else {}),
             "scoring": "accuracy of LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')",
             "n_features": res["n_features"], "mean_test_score": res["mean_test_score"],
             "std_test_score": res["std_test_score"],
@@ -238,22 +323,27 @@ def _run(args, method, stages):
     if cvsel is not None:
         from ..viz import plot_cv_path
 
-        fig = plot_cv_path(cvsel.cv_results_, cvsel.n_features_to_select_, objective=getattr(est, "objective_path_", None),
-                           rule=args.rule, score_name=f"CV accuracy ({cvsel.n_splits_} folds)",
-                           title=f"{args.method}: k chosen by cross-validation")
+        fig = plot_cv_path(cvsel.cv_results_, args.k, objective=getattr(est, "objective_path_", None),
+                           rule=args.rule, tol=tol if args.rule == "within" else None,
+                           score_name=f"CV accuracy ({cvsel.n_splits_} folds)", score_range=(0.0, 1.0),
+                           title=f"{METHOD_TITLES.get(args.method, args.method)}: k chosen by cross-validation")
         written.append(save_figure(fig, out / "cv_path.png", dpi=120))
     if backgrounds is not None:
         from ..viz import plot_masks
 
         bgs, names = backgrounds
-        fig = plot_masks(bgs, [est.get_support()], data.image_shape, titles=[mask_title(args.method, est, unit)],
-                         bg_titles=names)
+        fig = plot_masks(bgs, [est.get_support()], data.image_shape,
+                         titles=[mask_title(args.method, est, unit, data.image_shape)], bg_titles=names,
+                         label=mask_label(unit, data.image_shape))
         written.append(save_figure(fig, out / "mask.png", dpi=120))
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
         if cvsel is not None:
             score = cvsel.cv_results_["mean_test_score"][list(cvsel.cv_results_["n_features"]).index(args.k)]
-            print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV (rule {args.rule}, mean accuracy {score:.4f})")
+            rule = (f"the smallest k within {tol:g} of the best mean accuracy, "
+                    f"{max(cvsel.cv_results_['mean_test_score']):.4f} at k = {_chosen_k(cvsel)}"
+                    if args.rule == "within" else f"rule {args.rule}")
+            print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV ({rule}; mean accuracy {score:.4f})")
         if unit != "features":
             print(f"selected {int(est.group_support_.sum())} of {est.n_groups_} {unit} ({len(indices)} of "
                   f"{data.X.shape[1]} values) with {args.method}{obj}")
@@ -272,15 +362,24 @@ def _run(args, method, stages):
     return 0
 
 
-def mask_title(method, est, unit="features"):
+def mask_title(method, est, unit="features", image_shape=None):
     """What the mask shows: the method, greedy or exact, and for an exact search optimal or its gap;
-    with whole pixels or patches (``unit``), how many and the values they hold."""
-    n = int(est.get_support().sum())
-    pixels = f"{n} pixels" if unit == "features" else f"{int(est.group_support_.sum())} {unit} ({n} values)"
+    with whole pixels or patches (``unit``), how many and the values they hold; with single values
+    of colour images, how many values in how many pixels."""
+
+    mask = est.get_support()
+    n = int(mask.sum())
+    if unit != "features":
+        pixels = f"{int(est.group_support_.sum())} {unit} ({n} values)"
+    elif image_shape is not None and len(image_shape) == 3:
+        npix = int(mask.reshape(image_shape).any(axis=2).sum())
+        pixels = f"{n} channel values in {npix} pixels"
+    else:
+        pixels = f"{n} pixels"
     name = METHOD_TITLES.get(method, method)
     status = getattr(est, "status_", None)
     if status is None:
-        return f"{name}: {pixels}"
+        return f"{name}: {pixels}" if len(name) + len(pixels) < 40 else f"{name}:\n{pixels}"
     name = name.replace("greedy ", "exact ")
     if status == "optimal":
         return f"{name}: {pixels}, certified optimal"
@@ -288,6 +387,15 @@ def mask_title(method, est, unit="features"):
     gap = 100 * float(est.gap_)
     return f"{name}: {pixels}\n{what}, not proved optimal\ncertified gap {gap:,.0f} %" if gap >= 100 else (
         f"{name}: {pixels}\n{what}, not proved optimal\ncertified gap {gap:.3g} %")
+
+
+def mask_label(unit, image_shape):
+    """The legend of the selected pixels in mask.png."""
+    if image_shape is None or len(image_shape) != 3:
+        return "selected pixels" if unit != "patches" else "pixels of the selected patches"
+    if unit == "features":
+        return "pixels with a selected channel value"
+    return "selected pixels (all channels)" if unit == "pixels" else "pixels of the selected patches (all channels)"
 
 
 #: method names in words, for titles

@@ -217,6 +217,18 @@ def _labels(y, where):
 
 def _npz_arrays(path: Path) -> dict:
     """All arrays of an ``.npz`` (no pickles); unreadable archives and object arrays say what to do."""
+    if path.is_file() and not zipfile.is_zipfile(path):
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+        if head.startswith(b"\x93NUMPY"):
+            what = "a single .npy array, not an .npz archive: save it with numpy.savez(path, X=X, y=y)"
+        elif not head:
+            what = "empty"
+        elif all(32 <= b < 127 or b in b"\t\r\n" for b in head):
+            what = "a text file, not an .npz (zip) archive: name a CSV .csv, or write the arrays with numpy.savez"
+        else:
+            what = "not an .npz (zip) archive: it is another kind of file, or corrupt; write it with numpy.savez"
+        raise ValueError(f"{path} is {what}.")
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
@@ -298,7 +310,9 @@ def _load_mat(path: Path, sample_axis=None) -> Dataset:
             y = np.array([str(np.asarray(v).ravel()[0]) if np.size(v) else "" for v in y.ravel()])
         y = y.ravel()
     shape = _image_shape(m["image_shape"]) if "image_shape" in m else None
-    notes = []
+    others = sorted(set(m) - {xkey, ykey, "image_shape"})
+    notes = [f"{path.name}: read X from the variable {xkey!r}" + (f" and y from {ykey!r}" if ykey else " (no labels: "
+             "no variable y, Y, labels or gnd)") + (f"; not read: {', '.join(others)}" if others else "")]
     X, y, shape = _orient(m[xkey], y, shape, sample_axis, str(path), notes)
     y = None if y is None else _labels(y, str(path))
     return Dataset(X=X, y=y, image_shape=shape, name=path.stem, notes=notes)
@@ -317,14 +331,16 @@ def _load_csv(path: Path) -> Dataset:
     with open(path, newline="", errors="strict") as fh:
         sample = fh.read(4096)
         fh.seek(0)
-        delim = "," if "," in (sample.splitlines() or [""])[0] else None
+        line = (sample.splitlines() or [""])[0]
+        # a semicolon first: where it separates the columns, a comma is the decimal mark (1,5;2,25)
+        delim = next((d for d in (";", "\t", ",", "|") if d in line), None)
         rows = [r for r in (csv.reader(fh, delimiter=delim) if delim else (ln.split() for ln in fh)) if r]
     if not rows:
         raise ValueError(f"{path} is empty; write one sample per row, label in the last column.")
 
     def numeric(cells):
         try:
-            [float(c) for c in cells]
+            [float(c.replace(",", ".") if delim == ";" else c) for c in cells]
             return True
         except ValueError:
             return False
@@ -338,6 +354,9 @@ def _load_csv(path: Path) -> Dataset:
     if not body:
         raise ValueError(f"{path} has a header but no data rows; write one sample per row.")
     width = len(body[0]) if body else 0
+    if width < 2:
+        raise ValueError(f"{path}: each row has {width} column; pixsel reads the features and the label in columns "
+                         "separated by commas, semicolons, tabs or spaces (one sample per row, label last).")
     for i, r in enumerate(body):
         if len(r) != width:
             raise ValueError(f"{path}: row {i + 1 + bool(header)} has {len(r)} fields, the first has {width}; "
@@ -348,6 +367,8 @@ def _load_csv(path: Path) -> Dataset:
     cells = np.array(body, dtype=str)
     y_text = np.char.strip(cells[:, col])
     feats = np.delete(cells, col, axis=1)
+    if delim == ";":
+        feats = np.char.replace(feats, ",", ".")
     try:
         X = feats.astype(np.float64)
     except ValueError:
@@ -387,27 +408,70 @@ def read_image(path) -> np.ndarray:
     return imread(path)
 
 
-def _image_files(path: Path) -> tuple[list[Path], list[tuple[int, Path]]]:
-    """The class subfolders of an image folder, and ``(class index, file)`` for each of its images
-    (classes and files in name order)."""
+def _image_files(path: Path) -> tuple[list[Path], list[tuple[int, Path]], list[Path]]:
+    """The class subfolders of an image folder, ``(class index, file)`` for each of its images
+    (classes and files in name order), and the folders inside the class folders that hold
+    images (which are not read)."""
     classes = sorted(p for p in path.iterdir() if p.is_dir())
-    return classes, [(label, f) for label, sub in enumerate(classes) for f in sorted(sub.iterdir())
-                     if f.suffix.lower() in _IMAGE_SUFFIXES]
+    files, nested = [], []
+    for label, sub in enumerate(classes):
+        for f in sorted(sub.iterdir()):
+            if f.suffix.lower() in _IMAGE_SUFFIXES and f.is_file():
+                files.append((label, f))
+            elif f.is_dir() and any(g.suffix.lower() in _IMAGE_SUFFIXES for g in f.rglob("*")):
+                nested.append(f)
+    return classes, files, nested
+
+
+def _folder_warnings(path, classes, files, nested, depths):
+    """What is dropped or doubtful in an image folder: a warning each (and a note for the summary);
+    one class folder with class folders inside is an error that names the folder to give."""
+    import warnings
+
+    notes = []
+    used = {label for label, _ in files}
+    empty = [c.name for i, c in enumerate(classes) if i not in used]
+    if nested:
+        parents = sorted({f.parent for f in nested})
+        if len(used) <= 1 and len(parents) == 1:
+            inner = parents[0]
+            raise ValueError(
+                f"{path} has one class folder ({inner.name}) and its images are in {len(nested)} subfolders "
+                f"of it ({', '.join(f.name for f in nested[:3])}{', ...' if len(nested) > 3 else ''}), which "
+                f"are not read: give {inner} as DATA if its subfolders are the classes.")
+        shown = ", ".join(str(f.relative_to(path)) for f in nested[:3]) + (", ..." if len(nested) > 3 else "")
+        notes.append(f"{len(nested)} folder(s) inside the class folders hold images that were not read ({shown}): "
+                     "put each class's images directly in its folder")
+    if empty:
+        shown = ", ".join(empty[:5]) + (", ..." if len(empty) > 5 else "")
+        notes.append(f"{len(empty)} class folder(s) hold no images and were dropped: {shown}")
+    if len(depths) > 1:
+        counts = ", ".join(f"{n} of {8 * d.itemsize} bits" for d, n in sorted(depths.items(), key=lambda t: t[0].itemsize))
+        notes.append(f"the images have different bit depths ({counts}): their values are on different scales "
+                     "(0-255 and 0-65535), so brightness alone may tell the classes apart; save them all with "
+                     "one bit depth")
+    for note in notes:
+        warnings.warn(f"{path}: {note}.", UserWarning, stacklevel=4)
+    return notes
 
 
 def _load_folder(path: Path, grey: bool = False, progress=None) -> Dataset:
     """An image folder with one subfolder per class, images of one size. Colour images keep their
     colour (``image_shape`` ``(h, w, 3)``, grey images of the folder then repeated to three
-    channels) unless ``grey``, which converts them to grey."""
-    classes, files = _image_files(path)
+    channels) unless ``grey``, which converts them to grey. Folders without images are dropped,
+    images in folders inside the class folders are not read, and images of different bit depths
+    are read as they are: each with a warning."""
+    classes, files, nested = _image_files(path)
     if not classes:
         raise ValueError(f"{path} has no subfolders; put the images of each class in its own subfolder.")
-    X, y, shape = [], [], None
+    X, y, shape, depths = [], [], None, {}
     for i, (label, f) in enumerate(files):
         try:
             img = read_image(f)
         except (ValueError, OSError, SyntaxError) as exc:
             raise ValueError(f"{f} is not a readable image ({exc}); remove or re-save it.") from None
+        if img.dtype.kind in "ui":
+            depths[img.dtype] = depths.get(img.dtype, 0) + 1
         if img.ndim == 3 and grey:
             from skimage.color import rgb2gray
 
@@ -425,6 +489,7 @@ def _load_folder(path: Path, grey: bool = False, progress=None) -> Dataset:
         y.append(label)
         if progress is not None:
             progress(i + 1, len(files))
+    notes = _folder_warnings(path, classes, files, nested, depths)
     if not X:
         raise ValueError(f"No images ({', '.join(sorted(_IMAGE_SUFFIXES))}) found under {path}.")
     if any(img.ndim == 3 for img in X):  # colour: grey images of the folder get three equal channels
@@ -435,7 +500,7 @@ def _load_folder(path: Path, grey: bool = False, progress=None) -> Dataset:
     used = sorted(set(y))
     return Dataset(
         X=np.vstack(X), y=np.asarray(y), image_shape=shape, name=path.name,
-        extra={"class_names": names}, class_names=[names[i] for i in used],
+        extra={"class_names": names, "warned": list(notes)}, class_names=[names[i] for i in used], notes=notes,
     )
 
 
@@ -460,7 +525,7 @@ def load(
         Where the samples are in ``X`` (``.npz``/``.mat``); None detects it when unambiguous
         (see the notes of the returned dataset) and raises otherwise.
     grey : bool, default=False
-        An image folder: convert colour images to grey. By default colour is kept
+        An image folder: convert colour images to grey (a file with ``grey`` is an error). By default colour is kept
         (``image_shape`` ``(h, w, 3)``, features flattened in C order: the three channels of a
         pixel are adjacent), and the selectors then choose whole pixels.
     progress : callable or None, default=None
@@ -482,7 +547,13 @@ def load(
     if not path.exists():
         raise FileNotFoundError(f"No such file or folder: {path}")
     if path.is_dir():
+        if split not in (None, "all"):
+            raise ValueError(f"--split {split} applies to an .npz with X_train/X_test arrays only; {path} is a "
+                             "folder of images: drop --split (or split the folder into two).")
         return _load_folder(path, grey=grey, progress=progress)
+    if grey:
+        raise ValueError(f"--grey converts a folder of colour images as it is read; {path.name} is a file: drop "
+                         "--grey, or store grey images in it (e.g. skimage.color.rgb2gray).")
     suffix = path.suffix.lower()
     if suffix == ".npz":
         return _load_npz(path, split=split, sample_axis=sample_axis)

@@ -21,7 +21,9 @@ def plot_cv_path(
     *,
     objective: ArrayLike | None = None,
     rule: str | None = None,
+    tol: float | None = None,
     score_name: str = "CV score",
+    score_range: tuple[float, float] | None = None,
     title: str | None = None,
 ) -> Figure:
     """Cross-validated score against k with its +/- one-std band, the chosen k marked, and (when
@@ -36,8 +38,13 @@ def plot_cv_path(
     objective : ndarray of shape (n_k,), default=None
         The objective per k = 1, 2, ... (e.g. ``selector_.objective_path_``); ``None``: one panel.
     rule : str, default=None
-        Shown in the legend of the chosen k ('best', 'one-se').
+        Shown in the legend of the chosen k ('best', 'one-se', 'within').
+    tol : float, default=None
+        The tolerance of a 'within' rule: a dotted line at the best mean minus ``tol``, under
+        which no k was chosen.
     score_name : str, default='CV score'
+    score_range : (float, float), default=None
+        The values the score can take (``(0, 1)`` for an accuracy): the band is clipped to it.
     title : str, default=None
 
     Returns
@@ -53,7 +60,8 @@ def plot_cv_path(
     2
     """
     from matplotlib.figure import Figure
-    from matplotlib.ticker import StrMethodFormatter
+
+    from ._figures import log_k_axis
 
     k = np.asarray(cv_results["n_features"])
     mean = np.asarray(cv_results["mean_test_score"], dtype=float)
@@ -62,10 +70,17 @@ def plot_cv_path(
     fig = Figure(figsize=(5.2 * panels, 3.8))
     axes = np.atleast_1d(fig.subplots(1, panels))
     ax = axes[0]
-    ax.fill_between(k, mean - std, mean + std, color="C0", alpha=0.2, lw=0, label="mean ± std over folds")
+    lo, hi = mean - std, mean + std
+    if score_range is not None:  # an accuracy of 1.02 does not exist
+        lo, hi = np.clip(lo, *score_range), np.clip(hi, *score_range)
+    ax.fill_between(k, lo, hi, color="C0", alpha=0.2, lw=0, label="mean ± std over folds")
     ax.plot(k, mean, "-", color="C0", lw=1.5, marker="o" if len(k) <= 40 else None, ms=3, label="mean")
     i = int(np.flatnonzero(k == n_features)[0])
-    label = f"chosen k = {n_features}" + (f" ({rule})" if rule else "")
+    words = {"within": f"smallest k within {tol:g} of the best" if tol is not None else "within",
+             "one-se": "smallest k within one standard error", "best": "best mean"}
+    label = f"chosen k = {n_features}" + (f" ({words.get(rule, rule)})" if rule else "")
+    if tol is not None:
+        ax.axhline(mean.max() - tol, color="0.4", lw=0.8, ls=":", label=f"best mean - {tol:g}")
     ax.axvline(n_features, color="C3", lw=1, ls="--")
     ax.plot([n_features], [mean[i]], "o", color="C3", ms=7, label=label)
     best = int(np.argmax(mean))
@@ -74,8 +89,7 @@ def plot_cv_path(
     ax.set_xlabel("k (number of selected features)")
     ax.set_ylabel(score_name)
     if len(k) > 1 and k[-1] / k[0] > 50:
-        ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+        log_k_axis(ax, k)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("cross-validated score along the path", fontsize=10)
@@ -91,8 +105,7 @@ def plot_cv_path(
         ax2.set_xlabel("k (number of selected features)")
         ax2.set_ylabel("objective f(S)")
         if ax.get_xscale() == "log":
-            ax2.set_xscale("log")
-            ax2.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+            log_k_axis(ax2, k)
         ax2.grid(alpha=0.3)
         ax2.set_title("selector objective path", fontsize=10)
     if title:

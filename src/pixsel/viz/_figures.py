@@ -74,6 +74,43 @@ def method_label(name: str) -> str:
     return _METHOD_WORDS.get(str(name), str(name))
 
 
+def log_k_axis(ax, ks: Sequence[float], axis: str = "x") -> None:
+    """A logarithmic k axis whose ticks label the values drawn: every k when there are at most
+    12 of them, else 1, 2, 5, 10, 20, 50, ... inside their range (never only the powers of ten).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> _ = ax.plot([1, 2, 5, 10], [0.5, 0.6, 0.7, 0.8])
+    >>> log_k_axis(ax, [1, 2, 5, 10])
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['1', '2', '5', '10']
+    >>> log_k_axis(ax, range(1, 1025))
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['1', '2', '5', '10', '20', '50', '100', '200', '500', '1024']
+    """
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator, StrMethodFormatter
+
+    ks = np.unique(np.asarray(ks, dtype=float))
+    ks = ks[ks > 0]
+    if ks.size == 0:
+        return
+    if ks.size > 12:
+        lo, hi = ks.min(), ks.max()
+        decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
+        nice = np.outer(decades, [1, 2, 5]).ravel()
+        # the ends too, and no nice tick so close to one that their labels would overlap
+        ks = nice[(nice >= lo * 1.4) & (nice <= hi / 1.4)]
+        ks = np.unique(np.concatenate([ks, [lo, hi]]))
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    a.set_major_locator(FixedLocator(ks))
+    a.set_major_formatter(StrMethodFormatter("{x:g}"))
+    a.set_minor_locator(NullLocator())
+    a.set_minor_formatter(NullFormatter())
+
+
 def _colorbar(fig, im, ax, label):
     cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     cb.set_label(label, fontsize=8)
@@ -90,6 +127,13 @@ def _figure(figsize):
 def _to_unit(img, lo, hi):
     """``img`` scaled from ``[lo, hi]`` to [0, 1] (zeros when the range is empty)."""
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+
+
+def _wrap(text, width):
+    """``text`` with each of its lines wrapped at ``width`` characters."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width) or line for line in str(text).split("\n"))
 
 
 def _gray(image):
@@ -112,24 +156,46 @@ def _mask_panel_labels(ax, r, c, titles, bg_titles):
         ax.set_ylabel(bg_titles[r], fontsize=9)
 
 
-def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles, color, suptitle):
+def _edge(ax, pixels):
+    """A thin black line along the border of the chosen ``pixels`` (a boolean image)."""
+    from matplotlib.collections import LineCollection
+
+    padded = np.pad(pixels, 1)
+    segments = []
+    for i, j in np.argwhere(pixels):
+        for di, dj, seg in ((-1, 0, [(j - .5, i - .5), (j + .5, i - .5)]), (1, 0, [(j - .5, i + .5), (j + .5, i + .5)]),
+                            (0, -1, [(j - .5, i - .5), (j - .5, i + .5)]), (0, 1, [(j + .5, i - .5), (j + .5, i + .5)])):
+            if not padded[i + 1 + di, j + 1 + dj]:
+                segments.append(seg)
+    if segments:
+        ax.add_collection(LineCollection(segments, colors="black", linewidths=0.7))
+
+
+def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles, color, suptitle, label, cols):
     """:func:`plot_masks` for colour images ``(h, w, c)``: a pixel counts as chosen when any of
-    its channels is; it is outlined (``color``) on the backgrounds, scaled together to [0, 1]."""
-    from matplotlib.patches import Patch, Rectangle
+    its channels is. The backgrounds (scaled together to [0, 1]) are faded towards white, so that
+    the chosen pixels, filled with ``color`` and edged in black, stand out on any image."""
+    from matplotlib.patches import Patch
 
     imgs = [np.asarray(bg, dtype=float).reshape(image_shape)[..., :3] for bg in backgrounds]
     lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
     for r, img in enumerate(imgs):
-        img = _to_unit(img, lo, hi)
+        unit = _to_unit(img, lo, hi)
+        grey = unit.mean(axis=2, keepdims=True)
+        # the image's colours mostly greyed and faded: context, while the chosen pixels carry the colour
+        pale = 0.5 + 0.45 * (0.35 * unit + 0.65 * grey)
         for c, mask in enumerate(masks):
             ax = axes[r, c]
-            ax.imshow(img, interpolation="nearest")
             pixels = np.asarray(mask, dtype=bool).reshape(image_shape).any(axis=2)
-            for i, j in np.argwhere(pixels):
-                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=color, linewidth=1.6))
+            rgb = pale.copy()
+            rgb[pixels] = color
+            ax.imshow(rgb, interpolation="nearest")
+            _edge(ax, pixels)
             _mask_panel_labels(ax, r, c, titles, bg_titles)
-    handles = [Patch(facecolor="none", edgecolor=color, label="selected pixels (all channels)")]
-    fig.legend(handles=handles, loc="lower center", fontsize=8, frameon=False)
+    handles = [Patch(facecolor=color, edgecolor="black", label=label or "selected pixels (all channels)"),
+               Patch(facecolor=(0.78, 0.76, 0.74), edgecolor="none",
+                     label="faded colours: " + ("image named at left" if bg_titles is not None else "mean image"))]
+    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
     return fig
@@ -144,6 +210,7 @@ def plot_masks(
     bg_titles: Any = None,
     color: str = SELECTED,
     suptitle: Any = None,
+    label: str | None = None,
 ) -> Figure:
     """Selected pixels drawn over background images (e.g. the class means), with a legend.
 
@@ -154,8 +221,8 @@ def plot_masks(
     masks : list of ndarray of shape (n_features,) of bool
         One column per mask.
     image_shape : tuple (height, width) or (height, width, channels)
-        For colour images the backgrounds are drawn in colour and the selected pixels (any of
-        their channels selected) are outlined.
+        For colour images the backgrounds are drawn in faded colour and the selected pixels (any
+        of their channels selected) filled with ``color`` and edged in black.
     titles : list of str, optional
         Column titles (one per mask).
     bg_titles : list of str, optional
@@ -165,6 +232,10 @@ def plot_masks(
         readers too); the legend says "selected pixels".
     suptitle : str, optional
         A title over all panels.
+    label : str, optional
+        The legend of the selected pixels (default: "selected pixels", for colour images
+        "selected pixels (all channels)"; say "pixels with a selected channel" when single
+        channel values were selected).
 
     Returns
     -------
@@ -183,16 +254,22 @@ def plot_masks(
     # square panels of 2.4 in, kept apart (0.2 in between columns, 0.35 in between rows) so that
     # neighbouring images never touch; the figure is sized to them, so no slot has slack
     panel, gap_w, gap_h = 2.4, 0.2, 0.35
+    if titles is not None:  # wrapped to the panel's width: a long title is never clipped
+        titles = [_wrap(t, 46 if cols == 1 else 32) for t in titles]
     n_lines = max((str(t).count("\n") + 1 for t in titles), default=1) if titles is not None else 1
-    left, right, bottom, top = 0.35, 0.1, 0.65, 0.2 + 0.16 * n_lines + (0.3 if suptitle else 0)
+    left, right, bottom = 0.35, 0.1, 0.65
     width = max(cols * panel + (cols - 1) * gap_w + left + right, 3.6)
+    if suptitle:  # wrapped to the figure's width (about 11 characters an inch at 10 points)
+        suptitle = _wrap(suptitle, int(11 * width))
+    top = 0.2 + 0.16 * n_lines + (0.12 + 0.18 * (str(suptitle).count("\n") + 1) if suptitle else 0)
     height = rows * panel + (rows - 1) * gap_h + bottom + top
     fig = _figure((width, height))
     axes = fig.subplots(rows, cols, squeeze=False)
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
                         wspace=gap_w / panel, hspace=gap_h / panel)
     if len(image_shape) == 3:  # colour: the chosen pixels outlined on the colour backgrounds
-        return _colour_masks(fig, axes, backgrounds, masks, tuple(image_shape), titles, bg_titles, color, suptitle)
+        return _colour_masks(fig, axes, backgrounds, masks, tuple(image_shape), titles, bg_titles, color, suptitle,
+                             label, cols)
     for r, bg in enumerate(backgrounds):
         gray = _gray(np.asarray(bg, dtype=float).reshape(image_shape))
         for c, mask in enumerate(masks):
@@ -202,7 +279,7 @@ def plot_masks(
             ax = axes[r, c]
             ax.imshow(rgb, interpolation="nearest")
             _mask_panel_labels(ax, r, c, titles, bg_titles)
-    handles = [Patch(facecolor=color, edgecolor="none", label="selected pixels"),
+    handles = [Patch(facecolor=color, edgecolor="none", label=label or "selected pixels"),
                Patch(facecolor="0.5", edgecolor="none", label="grey: " + (
                    "image named at left" if bg_titles is not None else "mean image"))]
     fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
@@ -240,11 +317,11 @@ def plot_paths(
     Examples
     --------
     >>> fig = plot_paths({"forward": [1.0, 2.0, 2.5]}, lower_bound=[0.5, 1.0, 2.5])
-    >>> [t.get_text() for t in fig.legends[0].get_texts()]
-    ['greedy forward selection', 'guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)']
+    >>> [t.get_text().split(":")[0] for t in fig.legends[0].get_texts()]
+    ['greedy forward selection', 'worst-case guarantee (Moghaddam et al. 2007, Eq. 5)']
     """
     # the legend goes under the axes (never over the curves): the figure grows by its height
-    n_entries = len(curves) + (upper_bound is not None) + (lower_bound is not None)
+    n_entries = len(curves) + 2 * (upper_bound is not None) + 2 * (lower_bound is not None)
     legend_h = 0.2 * n_entries + 0.15
     fig = _figure((figsize[0], figsize[1] + legend_h))
     ax = fig.subplots()
@@ -253,11 +330,13 @@ def plot_paths(
         style = _path_style(name)
         ax.plot(k, y, style, label=method_label(name), lw=1.6, color=PALETTE[i % len(PALETTE)])
     if upper_bound is not None:
-        ax.plot(np.arange(1, len(upper_bound) + 1), upper_bound, color="0.35", lw=1,
-                label="certified upper bound (no k pixels do better)")
+        ax.plot(np.arange(1, len(upper_bound) + 1), upper_bound, color="0.3", lw=1, ls=(0, (5, 2)),
+                label="certified upper bound: no k features score more\n(flat where the bound is the value of "
+                      "all features)")
     if lower_bound is not None:
-        ax.plot(np.arange(1, len(lower_bound) + 1), lower_bound, color="0.65", lw=1,
-                label="guaranteed minimum of the best k pixels (Moghaddam et al. 2007, Eq. 5)")
+        ax.plot(np.arange(1, len(lower_bound) + 1), lower_bound, color="0.55", lw=1, ls=(0, (1, 1.5)),
+                label="worst-case guarantee (Moghaddam et al. 2007, Eq. 5): the best k features\n"
+                      "score at least this; a floor for any data, far below real paths")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -335,7 +414,7 @@ def plot_exact_path(
     ax.plot(k, upper_bound, color="0.35", lw=1, label="certified upper bound (no k features do better)")
     ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(_wrap(title, int(12 * figsize[0])), fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -388,7 +467,7 @@ def plot_curves(
     for i, (name, y) in enumerate(curves.items()):
         ax.plot(x, y, "o-", label=name, ms=3, color=PALETTE[i % len(PALETTE)])
     if logx:
-        ax.set_xscale("log")
+        log_k_axis(ax, x)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -438,7 +517,7 @@ def plot_evaluation(results: list[Any], *, title: str | None = None, logx: bool 
     for a in ax:
         a.set_xlabel("k (selected pixels)")
         if logx:
-            a.set_xscale("log")
+            log_k_axis(a, [k for r in results for k in r.ks])
         a.grid(alpha=0.3)
     # one legend under the panels: long method names never cover the curves or the axis labels
     handles, labels = ax[0].get_legend_handles_labels()
@@ -531,13 +610,44 @@ def score_image(values: ArrayLike, image_shape: tuple[int, int]) -> NDArray:
     return ((v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)).reshape(image_shape)
 
 
+class _Scaled(np.ndarray):
+    """A map already scaled to [0, 1] (with others: the channels of one score), drawn as it is."""
+
+    def __new__(cls, values):
+        return np.asarray(values, dtype=np.float64).view(cls)
+
+
+def _channel_maps(maps, titles, image_shape, channels):
+    """Colour images ``(h, w, c)``: one map per pixel (its channels' importances summed) or one per
+    channel; returns the maps, their titles and the 2-D image shape."""
+    h, w, c = image_shape
+    names = ("red", "green", "blue") if c == 3 else tuple(f"channel {i + 1}" for i in range(c))
+    out, out_titles = {}, {}
+    for name, values in maps.items():
+        v = np.array(values, dtype=np.float64).reshape(h, w, c)
+        title = (titles or {}).get(name, name)
+        if channels == "sum":
+            with np.errstate(invalid="ignore"):
+                out[name] = v.sum(axis=2).ravel()
+            first, _, rest = title.partition("\n")
+            out_titles[name] = f"{first}\nper pixel ({c} channels summed)" + (f", {rest}" if rest else "")
+        else:  # scaled together: the channels of one score compare
+            v = score_image(v.ravel(), (h, w, c))
+            for i, channel in enumerate(names):
+                out[f"{name}, {channel}"] = _Scaled(v[..., i].ravel())
+                first, _, rest = title.partition("\n")
+                out_titles[f"{name}, {channel}"] = f"{first}\n{channel} channel" + (f", {rest}" if rest else "")
+    return out, out_titles, (h, w)
+
+
 def plot_score_maps(
     maps: ArrayLike,
-    image_shape: tuple[int, int],
+    image_shape: tuple[int, ...],
     *,
     titles: Any = None,
     suptitle: Any = None,
     cmap: str = "viridis",
+    channels: str = "sum",
 ) -> Figure:
     """Feature-score maps side by side.
 
@@ -549,13 +659,18 @@ def plot_score_maps(
     maps : dict str -> array of shape (n_features,)
         Score name -> importance per feature (higher = more important); each map is scaled to
         [0, 1] by :func:`score_image`.
-    image_shape : tuple (height, width)
+    image_shape : tuple (height, width) or (height, width, channels)
+        For colour images (three values per pixel) see ``channels``.
     titles : dict str -> str, optional
         Panel title per score name (default: the name).
     suptitle : str, optional
     cmap : str, default='viridis'
         A perceptually uniform, colour-blind-safe map; one colorbar per panel says what the
         colours mean (importance scaled to 0 = least, 1 = most important pixel).
+    channels : {'sum', 'each'}, default='sum'
+        Colour images: one map per pixel, the importances of its channels summed (``'sum'``), or
+        one map per channel (``'each'``: a panel per score and channel, titled by the channel).
+        A score is never drawn as a colour picture.
 
     Returns
     -------
@@ -567,21 +682,39 @@ def plot_score_maps(
     >>> fig = plot_score_maps({"variance": np.arange(4.0)}, (2, 2), titles={"variance": "var"})
     >>> fig.axes[0].get_title()
     'var'
+    >>> fig = plot_score_maps({"variance": np.arange(12.0)}, (2, 2, 3), channels="each")
+    >>> [ax.get_title().split(chr(10))[1] for ax in fig.axes if ax.get_images()]
+    ['red channel', 'green channel', 'blue channel']
     """
+    if channels not in ("sum", "each"):
+        raise ValueError(f"channels must be 'sum' or 'each'; got {channels!r}.")
+    what = "pixel"
+    if len(image_shape) == 3:
+        maps, titles, image_shape = _channel_maps(maps, titles, tuple(image_shape), channels)
+        what = "pixel" if channels == "sum" else "channel value"
+    import textwrap
+
     names = list(maps)
     single = len(names) == 1
-    ncols = min(len(names), 4)
+    ncols = min(len(names), 3 if channels == "each" and len(names) % 3 == 0 else 4)
     nrows = int(np.ceil(len(names) / ncols))
     fig = _figure((4.2, 3.8) if single else (3.0 * ncols, 2.9 * nrows + (0.4 if suptitle else 0)))
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax in axes[len(names):]:
         ax.axis("off")
     for ax, name in zip(axes, names):
-        im = ax.imshow(score_image(maps[name], image_shape), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-        ax.set_title((titles or {}).get(name, name), fontsize=10 if single else 9)
+        values = maps[name]
+        img = np.asarray(values).reshape(image_shape) if isinstance(values, _Scaled) else score_image(values, image_shape)
+        im = ax.imshow(img, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+        title = (titles or {}).get(name, name)
+        if not single:  # a panel is about 36 characters wide: long lines are wrapped, never clipped
+            title = "\n".join(textwrap.fill(line, 36) for line in str(title).split("\n"))
+        ax.set_title(title, fontsize=10 if single else 8)
         ax.set_xticks([])
         ax.set_yticks([])
-        _colorbar(fig, im, ax, "importance (0 = least, 1 = most)")
+        cb = _colorbar(fig, im, ax, f"importance per {what}\n(0: least, 1: most important)" if what == "pixel"
+                       else "importance per channel value\n(0-1 over the 3 channels)")
+        cb.set_ticks([0, 0.5, 1])
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
