@@ -311,7 +311,7 @@ def _run(args, method, stages):
         report["k_auto"] = {
             "cv": args.cv, "folds": f"StratifiedKFold({args.cv}, shuffle=True, random_state={args.seed})",
             "rule": args.rule, "n_splits": cvsel.n_splits_,
-            **({"tol": tol, "best_k": _chosen_k(cvsel)} if args.rule == "within" else {}),
+            **({"tol": tol, "best_k": cvsel.n_features_to_select_} if args.rule == "within" else {}),
             "scoring": "accuracy of LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')",
             "n_features": res["n_features"], "mean_test_score": res["mean_test_score"],
             "std_test_score": res["std_test_score"],
@@ -341,7 +341,7 @@ def _run(args, method, stages):
         if cvsel is not None:
             score = cvsel.cv_results_["mean_test_score"][list(cvsel.cv_results_["n_features"]).index(args.k)]
             rule = (f"the smallest k within {tol:g} of the best mean accuracy, "
-                    f"{max(cvsel.cv_results_['mean_test_score']):.4f} at k = {_chosen_k(cvsel)}"
+                    f"{max(cvsel.cv_results_['mean_test_score']):.4f} at k = {cvsel.n_features_to_select_}"
                     if args.rule == "within" else f"rule {args.rule}")
             print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV ({rule}; mean accuracy {score:.4f})")
         if unit != "features":
