@@ -2,7 +2,7 @@
 
 Everything solver-related goes through pixsel's public API. Thresholding baselines:
 
-* ST (simple thresholding, paper 002 section 3): ``pixsel.spectral.simple_thresholding_path`` -
+* ST (simple thresholding, Moghaddam, Weiss and Avidan (ICML 2006), section 3): ``pixsel.spectral.simple_thresholding_path`` -
   rank ``|v|``, ``v`` the principal eigenvector of ``C = B^{-1/2} A B^{-1/2}`` (for two classes
   ``v ~ B^{-1/2} a``), every prefix renormalized (the paper's "fix");
 * FT (thresholding of the generalized eigenvector ``x = B^{-1/2} v``, for two classes the dense
@@ -42,7 +42,7 @@ def sample_cov(K, m, rng):
 
 
 def random_pair(n, rng, m=None):
-    """A random pair (A, B) for the Monte Carlo study (paper 002 section 3.1).
+    """A random pair (A, B) for the Monte Carlo study (Moghaddam, Weiss and Avidan (ICML 2006), section 3.1).
 
     A and B are sample covariances (``m = 2n`` draws) of two independent Brownian-type processes
     whose smoothness ``gamma ~ U(0.1, 2]`` and length ``l ~ U(1, n)`` are drawn per matrix; B

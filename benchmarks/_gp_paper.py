@@ -1,4 +1,4 @@
-"""Paper 000 section 6.1 experiments, shared by bench_usps35.py and bench_faces_gender.py.
+"""The experiments of Moghaddam, Weiss and Avidan (ICCV 2007), section 6.1, shared by bench_usps35.py and bench_faces_gender.py.
 
 One task = a two-class train/test split of images. What runs (all through pixsel's public API):
 

@@ -27,7 +27,7 @@ the goal is ``public <= 1.2 x numpy``); ``kernels`` forces the array-API kernels
 on a GPU and shows what the policy saves. On a GPU (torch-cuda, CuPy) only ``public`` is timed:
 the policy runs the array-API kernels there.
 
-The issue's size is 200,000 x 4096 images; on the 2-core, 24 GiB shared machine the default is
+The full size is 200,000 x 4096 images; on the 2-core, 24 GiB shared machine the default is
 ``n = 20,000`` (``--n`` to change; 200,000 x 4096 float64 is 6.5 GB per copy).
 """
 

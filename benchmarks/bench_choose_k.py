@@ -32,7 +32,7 @@ its band and the objective path; RFECV's CV curve on the same folds drawn over i
 Why 16 x 16 for Yale: at 32 x 32 (p = 1024) one LDA fit on all pixels takes seconds, and RFECV
 with step=1 refits ~1024 times per fold, which is hours on the 2-core machine this ran on.
 
-    python benchmarks/bench_choose_k.py            # the issue's size (tens of minutes: the peers)
+    python benchmarks/bench_choose_k.py            # the full size (tens of minutes: the peers)
     python benchmarks/bench_choose_k.py --quick    # smoke size (4 x 4 pixels, 120 training images)
 """
 

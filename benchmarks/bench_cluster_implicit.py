@@ -20,11 +20,11 @@ Per-worker peak memory is the worker process's lifetime peak RSS (``getrusage``)
 ~0.2 GB of an idle worker. ``--check`` (default with --quick) also runs NumPy on the same data in
 memory and compares the paths (1e-10).
 
-The issue's size is N = 20,000, k = 200 (a 1.3 GB uint8 store, 5.2 GB in float32); the default
+The full size is N = 20,000, k = 200 (a 1.3 GB uint8 store, 5.2 GB in float32); the default
 here is N = 2,000 (``--n``), which fits the time of a 2-core machine shared with other jobs.
 
     python benchmarks/bench_cluster_implicit.py             # N = 2000, p = 65536, k = 200
-    python benchmarks/bench_cluster_implicit.py --n 20000   # the issue's size
+    python benchmarks/bench_cluster_implicit.py --n 20000   # the full size
     python benchmarks/bench_cluster_implicit.py --quick     # N = 400, 64 x 64, k = 20
 """
 

@@ -14,7 +14,7 @@ Per-worker peak memory is the worker process's lifetime peak RSS (``getrusage``)
 the ~0.2 GB of an idle worker with pixsel imported; the threaded run reports its peak above the
 level at entry. Default size: 65,536 x 4096 (0.25 GiB, 16 chunks; 13 minutes measured on this
 2-core machine while shared with other jobs at load ~14, a few minutes idle); ``--n 1000000`` for
-the issue's 4 GB.
+the full 4 GB.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Data: ``alon_colon.npz`` (62 samples x 2000 genes, raw intensities). Preprocessing: natural log
 of the intensities, then each gene standardized to zero mean and unit variance. Statistics:
 ``a = m1 - m0`` and the pooled within-class covariance ``B`` (rank <= 60), regularized with
-pixsel's ``'auto'`` ridge ``alpha = 1e-3 trace(B) / p`` (paper 002 section 3.3 regularizes B the
+pixsel's ``'auto'`` ridge ``alpha = 1e-3 trace(B) / p`` (Moghaddam, Weiss and Avidan (ICML 2006), section 3.3 regularizes B the
 same way, ``B + alpha I``).
 
 Selectors: forward GSLDA (the paper used its forward pass here; ``greedy_path`` forward with

@@ -2,7 +2,7 @@
 
 Problems (both solvers on the same instances, in the same run):
 
-* binary LDA, n = 40, k = 20 (goal: certified optimum in <= 10 s; paper 002: ~2 h):
+* binary LDA, n = 40, k = 20 (goal: certified optimum in <= 10 s; Moghaddam, Weiss and Avidan (ICML 2006): ~2 h):
   ``lda-brownian``: two classes of 200 samples of a Brownian-type process (kernel
   ``exp(-|i-j|^gamma / l)``, see ``_exact_common.py``) with a random class-mean shift; ``a`` and the
   pooled within-class ``B`` (ridge 'auto') from the samples. ``sonar40``: UCI Sonar, bands 0-39.

@@ -1,4 +1,4 @@
-"""Paper 000 section 6.1.2 (FERET gender, not available) replaced by a face task on CMU PIE.
+"""Moghaddam, Weiss and Avidan (ICCV 2007), section 6.1.2 (FERET gender, not available) replaced by a face task on CMU PIE.
 
 The task. FERET's gender labels are not available, and none of the shared face sets carries
 gender, so the binary face task is *identity-group membership* on CMU PIE (68 people x 42
@@ -14,7 +14,7 @@ Thumbnails. The paper used 21 x 12 (rows x columns) FERET thumbnails (252 pixels
 are square, so the central 32 x 18 columns are kept (the 21:12 aspect ratio) and resized to
 21 x 12 with anti-aliasing (scikit-image), pixel values scaled to [0, 1].
 
-    python benchmarks/bench_faces_gender.py            # the issue's size
+    python benchmarks/bench_faces_gender.py            # the full size
     python benchmarks/bench_faces_gender.py --quick    # smoke size (seconds)
 """
 

@@ -4,7 +4,7 @@ Claim: scoring 2000 Brodatz patches of 128 x 128 pixels (p = 16384) with m = 40 
 most 1.5 times ``sklearn.utils.extmath.randomized_svd(n_components=40)`` on the same data, timed
 in the same run; and the same scores come out of a Dask array that is never in memory whole.
 
-    python benchmarks/bench_scores_speed.py            # the size
+    python benchmarks/bench_scores_speed.py            # the full size
     python benchmarks/bench_scores_speed.py --quick    # smoke size
 
 BLAS threads are left alone by default (``--threads 0``): both methods are BLAS-bound and run

@@ -1,4 +1,4 @@
-"""Sparse eigenfaces (paper 000, section 6, Figs. 2-5) on Extended Yale B 32 x 32.
+"""Sparse eigenfaces (Moghaddam, Weiss and Avidan (ICCV 2007), section 6, Figs. 2-5) on Extended Yale B 32 x 32.
 
 1. Greedy sparse PCA (dual pass) on the covariance of the *training* identities: variance of
    the first sparse component vs k, forward and backward (Fig. 3), with the certified bound.

@@ -22,7 +22,7 @@ The on-disk array is read through ``dask.array.from_array`` over a small reader 
 chunk from the file with ``numpy.fromfile`` (so the resident memory measured is the process's
 own, not file pages mapped by a memmap).
 
-    python benchmarks/bench_stats_dask.py            # the size (writes a 4 GB temp file)
+    python benchmarks/bench_stats_dask.py            # the full size (writes a 4 GB temp file)
     python benchmarks/bench_stats_dask.py --quick    # smoke size
 
 BLAS threads are left alone by default (``--threads 0``; the ratio compares two BLAS-bound runs).

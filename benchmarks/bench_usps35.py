@@ -1,9 +1,9 @@
-"""Paper 000 section 6.1.1 on USPS 3 vs 5 (usps_3v5_split.npz: 767 train / 773 test).
+"""Moghaddam, Weiss and Avidan (ICCV 2007), section 6.1.1, on USPS 3 vs 5 (usps_3v5_split.npz: 767 train / 773 test).
 
 Figures 7-11 and the "what users would pick instead" table; see benchmarks/_gp_paper.py for
 what runs. Writes results/usps35/usps35.json and fig_*.png (or into --out DIR).
 
-    python benchmarks/bench_usps35.py            # the issue's size (~15-25 min on a busy 2-core machine)
+    python benchmarks/bench_usps35.py            # the full size (~15-25 min on a busy 2-core machine)
     python benchmarks/bench_usps35.py --quick    # smoke size (a subsample, seconds)
 """
 

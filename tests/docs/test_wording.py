@@ -41,7 +41,8 @@ def _files():
     docs = [p for p in DOCS.rglob("*") if p.suffix in {".rst", ".md"}
             and not {"_build", "generated", "_generated", "auto_examples"} & set(p.relative_to(DOCS).parts)]
     return [(p, True) for p in [*docs, ROOT / "README.md"]] + \
-        [(p, False) for p in [*SRC.rglob("*.py"), ROOT / "pyproject.toml", ROOT / "CHANGELOG.md"]]
+        [(p, False) for p in [*SRC.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py"),
+                              *(ROOT / "examples").glob("*.py"), ROOT / "pyproject.toml", ROOT / "CHANGELOG.md"]]
 
 
 def _offences_of_text(text, is_doc):
