@@ -41,6 +41,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from typing import TYPE_CHECKING
 
@@ -373,14 +374,12 @@ class _State:
 
 
 def _factor(A):
-    """``A`` itself if it has no more rows than columns, else a ``p x p`` matrix with the same Gram matrix."""
+    """``A`` itself if it has no more rows than columns, else the ``p x p`` factor ``R`` of its QR
+    decomposition (same Gram matrix ``R^T R = A^T A``: the greedy depends on nothing else)."""
     n, p = A.shape
     if n <= p:
         return A
-    G = A.T @ A
-    lam, V = np.linalg.eigh(G)
-    lam = np.clip(lam, 0.0, None)
-    return np.sqrt(lam)[:, None] * V.T
+    return scipy.linalg.qr(A, mode="r", check_finite=False)[0][:p]
 
 
 def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,

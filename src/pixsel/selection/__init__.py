@@ -17,6 +17,7 @@ __getattr__, __dir__ = attach(__name__, {
     "PathSet": "_paths",  # returned by lda_paths / pca_paths, not called: off __all__
     "lda_paths": "_paths",
     "pca_paths": "_paths",
+    "PixelReconstructor": "_reconstruct",
     "CardinalSPLSSelector": "_pls",
     "SPLSSelector": "_pls",
     "ScoreSelector": "_scores",
@@ -32,6 +33,7 @@ __all__ = [
     "SubspaceScoreSelector",
     "ScoreSelector",
     "ColumnSubsetSelector",
+    "PixelReconstructor",
     "PathSelectorCV",
     "lda_paths",
     "pca_paths",
