@@ -30,7 +30,7 @@ def add_parser(sub):
             "DIR/error_vs_k.png."
         ),
     )
-    add_data_argument(p)
+    add_data_argument(p, split=False)
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="sensors to place")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="noise variance of a reading, as a fraction of the mean pixel variance (default: 0.01)")
