@@ -4,9 +4,10 @@ Goal: held-out reconstruction error below PySensors' best optimizer at every k o
 with and without constraints, and selection time at most PySensors ``QR``'s.
 
 On Extended Yale B (32x32), CMU PIE (32x32), USPS (16x16) and Brodatz patches (64x64) each
-placement is scored by the same reconstruction (the Gaussian conditional mean of every pixel
-given the chosen ones, under the training covariance with ``alpha = 0.01``: what
-``PixelReconstructor.predict`` does), so the rows compare placements; PySensors ``QR`` with its
+placement is scored by the same reconstruction (``PixelReconstructor`` with the placement
+given as installed sensors: the Gaussian conditional mean of every pixel given the chosen ones,
+under the training covariance, the noise level cross-validated on the training images), so
+the rows compare placements; PySensors ``QR`` with its
 own ``SSPOR.predict`` (square solve in its SVD basis of ``k`` modes) is printed beside it. Rows:
 
 * ``pixsel``: ``PixelReconstructor(k)`` (fit time: placement and reconstruction model);
@@ -71,17 +72,11 @@ def load(name, quick):
     raise ValueError(name)
 
 
-def rel_error(Xtr, Xte, S, alpha=0.01):
-    """Held-out relative error of the Gaussian conditional reconstruction from pixels ``S``."""
-    S = np.sort(np.asarray(S))
-    mu = Xtr.mean(0)
-    A = Xtr - mu
-    n = len(A)
-    C = A.T @ A[:, S] / (n - 1)
-    var = np.einsum("ij,ij->j", A, A) / (n - 1)
-    K = C[S] + alpha * var.mean() * np.eye(len(S))
-    rec = mu + np.linalg.lstsq(K, (Xte[:, S] - mu[S]).T, rcond=None)[0].T @ C.T
-    return float(np.linalg.norm(Xte - rec) / np.linalg.norm(Xte - mu))
+def rel_error(Xtr, Xte, S):
+    """Held-out relative error of ``PixelReconstructor``'s reconstruction from the given pixels ``S``."""
+    est = PixelReconstructor(len(S), always_select=np.asarray(S)).fit(Xtr)
+    assert sorted(est.order_.tolist()) == sorted(np.asarray(S).tolist())
+    return 1.0 - est.score(Xte)
 
 
 def timed(fn):

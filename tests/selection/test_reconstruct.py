@@ -42,12 +42,12 @@ def test_prediction_and_std_are_the_gaussian_conditional(alpha):
 
 def test_support_is_the_placement_kernel_and_every_k_of_the_path():
     X = _images(2).reshape(80, -1)
-    rec = PixelReconstructor(8).fit(X)
+    rec = PixelReconstructor(8, alpha=0.01).fit(X)
     order, _ = greedy_placement(X - X.mean(0), 8)
     assert rec.order_.tolist() == order.tolist()
     for k in (1, 3, 8):
         assert np.flatnonzero(rec.get_support_at(k)).tolist() == sorted(order[:k].tolist())
-        small = PixelReconstructor(k).fit(X)  # the path without refitting equals a refit at k
+        small = PixelReconstructor(k, alpha=0.01).fit(X)  # the path without refitting equals a refit at k
         Y = X[:5, np.sort(order[:k])]
         np.testing.assert_allclose(rec.predict(Y, k=k), small.predict(Y), rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(rec.get_std_at(k), small.std_, rtol=1e-8, atol=1e-10)
@@ -64,12 +64,38 @@ def test_planted_low_rank_images_are_recovered_exactly():
 
 def test_pca_basis_of_full_rank_equals_the_pixel_basis_and_truncation_differs():
     X = _images(4).reshape(80, -1)
-    full = PixelReconstructor(6, basis="pca").fit(X[:60])
-    pix = PixelReconstructor(6).fit(X[:60])
+    full = PixelReconstructor(6, basis="pca", alpha=0.01).fit(X[:60])
+    pix = PixelReconstructor(6, alpha=0.01).fit(X[:60])
     np.testing.assert_allclose(full.predict(X[60:]), pix.predict(X[60:]), rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(full.std_, pix.std_, rtol=1e-6, atol=1e-8)
-    low = PixelReconstructor(6, basis="pca", n_basis=2).fit(X[:60])
+    low = PixelReconstructor(6, basis="pca", n_basis=2, alpha=0.01).fit(X[:60])
     assert low.n_basis_ == 2 and not np.allclose(low.predict(X[60:]), pix.predict(X[60:]))
+
+
+@pytest.mark.parametrize("seed, noise", [(11, 0.05), (12, 2.0)])
+def test_auto_alpha_is_the_cross_validated_best_of_the_grid(seed, noise):
+    """Oracle: the textbook conditional mean on each interleaved fold, sensors fixed."""
+    from pixsel.selection._reconstruct import ALPHA_GRID
+
+    X = _images(seed, n=45, noise=noise).reshape(45, -1)
+    rec = PixelReconstructor(10).fit(X)
+    S = np.flatnonzero(rec.get_support())
+    folds = np.arange(45) % 3
+    errors = {}
+    for a in ALPHA_GRID:
+        num = den = 0.0
+        for f in range(3):
+            tr, te = X[folds != f], X[folds == f]
+            mean, _ = _textbook(tr, S, a, te[:, S])
+            num += np.sum((te - mean) ** 2)
+            den += np.sum((te - tr.mean(0)) ** 2)
+        errors[a] = np.sqrt(num / den)
+    assert rec.alpha_ == min(ALPHA_GRID, key=lambda a: errors[a])
+    for a in ALPHA_GRID:
+        assert rec.cv_errors_[a] == pytest.approx(errors[a], rel=1e-8)
+    assert rec.noise_variance_ == pytest.approx(rec.alpha_ * np.mean(X.var(axis=0, ddof=1)), rel=1e-10)
+    if noise > 1:  # noisy images, 10 readings from 30 training images: more than the smallest noise level
+        assert rec.alpha_ > ALPHA_GRID[0]
 
 
 def test_score_is_one_minus_the_relative_error_and_the_mean_scores_zero():

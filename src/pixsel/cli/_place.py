@@ -18,6 +18,10 @@ def _indices(text):
     return [int(v) for v in text.split(",") if v.strip()] if text else None
 
 
+def _alpha(text):
+    return text if text == "auto" else float(text)
+
+
 def add_parser(sub):
     p = sub.add_parser(
         "place",
@@ -32,8 +36,9 @@ def add_parser(sub):
     )
     add_data_argument(p, split=False)
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="sensors to place")
-    p.add_argument("--alpha", type=float, default=0.01,
-                   help="noise variance of a reading, as a fraction of the mean pixel variance (default: 0.01)")
+    p.add_argument("--alpha", type=_alpha, default="auto",
+                   help="noise variance of a reading, as a fraction of the mean pixel variance, or auto: chosen by "
+                        "cross-validation on the training images (default: auto)")
     p.add_argument("--min-distance", type=float, default=None, metavar="D",
                    help="every two sensors at least D pixels apart")
     p.add_argument("--always-select", default=None, metavar="I,J,...",
@@ -83,7 +88,7 @@ def run(args):
 
     errors = [error(kk) for kk in range(1, k + 1)]
     out = Path(args.out)
-    report = provenance(args, **data_report(data), k=k, alpha=args.alpha, min_distance=args.min_distance,
+    report = provenance(args, **data_report(data), k=k, alpha=args.alpha, alpha_used=rec.alpha_, min_distance=args.min_distance,
                         always_select=_indices(args.always_select), never_select=_indices(args.never_select),
                         n_train=int(train.size), n_test=int(test.size), seed=args.seed,
                         sensors=rec.order_.tolist(), kept_mass_fraction=rec.objective_path_.tolist(),

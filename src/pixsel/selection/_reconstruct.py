@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = ["PixelReconstructor"]
 
+#: The noise levels ``alpha='auto'`` chooses from, by cross-validation on the training images.
+ALPHA_GRID = (0.001, 0.01, 0.03, 0.1, 0.3, 1.0)
+#: Folds of that cross-validation (interleaved: image ``i`` is in fold ``i % _CV_FOLDS``).
+_CV_FOLDS = 3
+#: ``alpha='auto'`` on fewer training images than this uses this fallback instead.
+_AUTO_MIN_SAMPLES, _AUTO_FALLBACK = 2 * _CV_FOLDS, 0.01
+
 #: Eigenvalues of the measured block below this fraction of its largest are dropped in the solve
 #: (only reached with ``alpha=0`` on measurements that duplicate each other).
 _EIG_RTOL = 1e-12
@@ -54,9 +61,12 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     n_basis : int, default=None
         Principal components for ``basis='pca'`` (default and maximum: ``min(n_samples - 1,
         n_features)``).
-    alpha : float, default=0.01
+    alpha : float or 'auto', default='auto'
         Noise variance of a reading, as a fraction of the mean pixel variance (the ridge
-        penalty). ``0`` interpolates the readings exactly.
+        penalty). ``0`` interpolates the readings exactly. ``'auto'`` chooses it from
+        ``ALPHA_GRID`` by 3-fold cross-validation of the held-out relative error on the training
+        images, with the fitted sensors (``alpha_``); few training images and many sensors call
+        for a larger value.
     always_select : array-like of int, default=None
         Installed sensors (flattened pixel indices, row-major): always chosen, first.
     never_select : array-like of int, default=None
@@ -86,8 +96,12 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     support_ : ndarray of shape (n_features_in_,) of bool
         The measured features (all channels of the chosen pixels).
     mean_ : ndarray of shape (n_features_in_,)
+    alpha_ : float
+        The noise level used (``alpha``, or the one ``'auto'`` chose).
+    cv_errors_ : dict of float to float
+        With ``alpha='auto'``: the cross-validated relative error of each candidate.
     noise_variance_ : float
-        ``alpha`` times the mean pixel variance.
+        ``alpha_`` times the mean pixel variance.
     std_ : ndarray of shape image_shape_ or (n_features_in_,)
         Posterior standard deviation of each pixel given the k readings.
     image_shape_ : tuple of int
@@ -130,7 +144,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")],
         "basis": [StrOptions({"pixels", "pca"})],
         "n_basis": [Interval(Integral, 1, None, closed="left"), None],
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "always_select": ["array-like", None],
         "never_select": ["array-like", None],
         "regions": ["array-like", None],
@@ -142,7 +156,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, basis: Literal["pixels", "pca"] = "pixels",
-                 n_basis: int | None = None, alpha: float = 0.01, always_select: ArrayLike | None = None,
+                 n_basis: int | None = None, alpha: float | str = "auto", always_select: ArrayLike | None = None,
                  never_select: ArrayLike | None = None, regions: ArrayLike | None = None,
                  max_per_region: int | dict | None = None, min_distance: float | None = None,
                  costs: ArrayLike | None = None, budget: float | None = None,
@@ -229,13 +243,43 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self._cols = cols
         self._block = c
         self._stacked = stacked
-        self.noise_variance_ = float(self.alpha) * float(var.mean()) if var.size else 0.0
+        if self.alpha == "auto":
+            self.alpha_, self.cv_errors_ = self._cv_alpha(A, cols)
+        else:
+            self.alpha_, self.cv_errors_ = float(self.alpha), {}
+        self.noise_variance_ = self.alpha_ * float(var.mean()) if var.size else 0.0
         self.n_features_to_select_ = k
         self.order_ = order
         self.objective_path_ = mass / total if total > 0 else np.zeros(k)
         self.support_ = self.get_support_at(k)
         self.std_ = self.get_std_at(k)
         return self
+
+    def _cv_alpha(self, A, cols):
+        """The grid's ``alpha`` of least cross-validated relative error (sensors fixed), and every error."""
+        n = A.shape[0]
+        if n < _AUTO_MIN_SAMPLES:
+            return _AUTO_FALLBACK, {}
+        folds = np.arange(n) % _CV_FOLDS
+        num = dict.fromkeys(ALPHA_GRID, 0.0)
+        den = 0.0
+        for f in range(_CV_FOLDS):
+            tr, te = A[folds != f], A[folds == f]
+            mu = tr.mean(axis=0)
+            B = tr - mu
+            C = B.T @ B[:, cols] / (len(B) - 1)
+            scale = float(np.einsum("ij,ij->", B, B)) / ((len(B) - 1) * A.shape[1])
+            lam, V = np.linalg.eigh(C[cols])
+            Y = (te[:, cols] - mu[cols]) @ V
+            R = te - mu
+            den += float(np.sum(R * R))
+            for a in ALPHA_GRID:
+                d = lam + a * scale
+                inv = np.where(d > _EIG_RTOL * max(float(d.max(initial=0.0)), np.finfo(float).tiny), 1.0 / d, 0.0)
+                rec = ((Y * inv) @ V.T) @ C.T
+                num[a] += float(np.sum((R - rec) ** 2))
+        errors = {a: float(np.sqrt(num[a] / den)) if den > 0 else 0.0 for a in ALPHA_GRID}
+        return min(ALPHA_GRID, key=lambda a: (errors[a], a)), errors
 
     def transform(self, X: ArrayLike) -> NDArray:
         """The readings of the fitted sensors: ``X`` reduced to the measured features.
