@@ -252,3 +252,17 @@ def test_infeasible_constraints_raise_before_work(kw, match):
 def test_min_distance_needs_the_image_shape():
     with pytest.raises(ValueError, match="needs the image shape"):
         placement_constraints(16, 3, min_distance=2.0)
+
+
+def test_more_images_than_pixels_with_a_singular_gram_matrix():
+    """n > p, constant and duplicated pixels: the pivoted Cholesky factor has rank < p; same greedy."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((40, 20))
+    A[:, [3, 11, 17]] = 0.0  # constant pixels, centred
+    A[:, 5] = A[:, 2]  # a duplicate
+    A -= A.mean(axis=0)
+    o1, f1 = greedy_column_subset(A.T @ A, 12)
+    o2, f2 = greedy_placement(A, 12)
+    assert o2.tolist() == o1.tolist()
+    np.testing.assert_allclose(f2, f1, rtol=1e-9)
+    assert not {3, 11, 17} & set(o2.tolist())

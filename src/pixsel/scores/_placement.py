@@ -16,8 +16,9 @@ images than pixels the Gram matrix has rank at most ``n``, and the same greedy r
   with ``w = A^T q``, ``v = (I - Q Q^T)(A A^T) q`` and ``z = A^T v`` (one pass over ``A``),
   ``d <- d - w^2`` and ``u <- u - 2 w z + (q^T v) w^2``; the kept mass grows by ``||w||^2``.
 
-With ``n > p`` the kernel replaces ``A`` by a ``p x p`` factor of its Gram matrix (the greedy
-depends on ``A^T A`` only), so a step costs ``O(min(n, p) p)``.
+With ``n > p`` the kernel starts from the Gram matrix ``G = A^T A`` (``O(n p^2)``, as the p-form
+kernel does) and replaces ``A`` by its pivoted Cholesky factor ``B`` (``B^T B = G``, at most
+``p`` rows; the greedy depends on ``G`` only), so a step costs ``O(min(n, p) p)``.
 
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
@@ -373,13 +374,15 @@ class _State:
         return ok
 
 
-def _factor(A):
-    """``A`` itself if it has no more rows than columns, else the ``p x p`` factor ``R`` of its QR
-    decomposition (same Gram matrix ``R^T R = A^T A``: the greedy depends on nothing else)."""
-    n, p = A.shape
-    if n <= p:
-        return A
-    return scipy.linalg.qr(A, mode="r", check_finite=False)[0][:p]
+def _gram_factor(G):
+    """``B`` of shape ``(rank, p)`` with ``B^T B = G``: the pivoted Cholesky factor of the PSD ``G``."""
+    p = G.shape[0]
+    c, piv, rank, info = scipy.linalg.lapack.dpstrf(G, lower=0)
+    if info < 0:  # pragma: no cover - LAPACK argument error
+        raise RuntimeError(f"dpstrf failed (info={info})")
+    B = np.zeros((max(int(rank), 1), p))
+    B[:, piv - 1] = np.triu(c)[: B.shape[0]]
+    return B
 
 
 def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
@@ -423,19 +426,26 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
-    B = _factor(A)
-    n, pc = B.shape
-    L = pc // c
+    L = A.shape[1] // c
     cons = constraints if constraints is not None else placement_constraints(L, k)
     state = _State(cons)
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
-    M0 = B @ B.T
-    T = M0 @ B
-    B3 = B.reshape(n, L, c)
-    D = np.einsum("nlc,nld->lcd", B3, B3)
-    U = np.einsum("nlc,nld->lcd", B3, T.reshape(n, L, c))
-    del T
+    if A.shape[0] <= A.shape[1]:  # n <= p: work on A, with M0 = A A^T (n x n)
+        B = A
+        M0 = B @ B.T
+        B3 = B.reshape(B.shape[0], L, c)
+        D = np.einsum("nlc,nld->lcd", B3, B3)
+        U = np.einsum("nlc,nld->lcd", B3, (M0 @ B).reshape(B.shape[0], L, c))
+    else:  # n > p: the Gram matrix G = A^T A and a factor B^T B = G (the greedy depends on G only)
+        G = A.T @ A
+        G3 = G.reshape(G.shape[0], L, c)
+        D = _diag_blocks(G, L, c)
+        U = np.einsum("nlc,nld->lcd", G3, G3)
+        B = _gram_factor(G)
+        M0 = None  # M0 q = B (B^T q), two passes over the p x p factor
+        del G, G3
+    n = B.shape[0]
     floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
     Q = np.empty((n, min(n, k * c)))
     rank = 0
@@ -473,11 +483,19 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
             if nr2 <= floor or rank >= n:
                 continue
             q = r / np.sqrt(nr2)
-            v = M0 @ q
-            if rank:
-                v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
-            wz = np.stack([q, v]) @ B  # one pass over the data
-            w, z = wz[0].reshape(L, c), wz[1].reshape(L, c)
+            if M0 is not None:
+                v = M0 @ q
+                if rank:
+                    v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
+                wz = np.stack([q, v]) @ B  # one pass over the data
+                w, z = wz[0], wz[1]
+            else:
+                w = q @ B
+                v = B @ w
+                if rank:
+                    v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
+                z = v @ B
+            w, z = w.reshape(L, c), z.reshape(L, c)
             qv = float(q @ v)
             if c == 1:
                 d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
@@ -495,6 +513,12 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         if callback is not None:
             callback(t + 1, total=k)
     return order, objective
+
+
+def _diag_blocks(G, L, c):
+    """The ``c x c`` diagonal blocks of ``G``, shape ``(L, c, c)``."""
+    idx = np.arange(L * c).reshape(L, c)
+    return G[idx[:, :, None], idx[:, None, :]]
 
 
 def _gains(D, U, floor, c):
