@@ -375,7 +375,12 @@ class _State:
 
 
 def _gram_factor(G):
-    """``B`` of shape ``(rank, p)`` with ``B^T B = G``: the pivoted Cholesky factor of the PSD ``G``."""
+    """``B`` of shape ``(rank, p)`` with ``B^T B = G``: the Cholesky factor of the PSD ``G``, pivoted
+    (LAPACK ``dpstrf``) when ``G`` is singular."""
+    try:
+        return scipy.linalg.cholesky(G, lower=False, check_finite=False)
+    except np.linalg.LinAlgError:
+        pass
     p = G.shape[0]
     c, piv, rank, info = scipy.linalg.lapack.dpstrf(G, lower=0)
     if info < 0:  # pragma: no cover - LAPACK argument error

@@ -228,8 +228,9 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         order, mass = greedy_placement(A, k, block=c, constraints=cons)
         total = float(np.sum(A * A))
         cols = (order[:, None] * c + np.arange(c)).ravel()  # measured features, in path order
+        S = A.T @ A[:, cols]
         if self.basis == "pixels":
-            self._cov = A.T @ A[:, cols] / (n - 1)
+            self._cov = S / (n - 1)
             var = np.einsum("ij,ij->j", A, A) / (n - 1)
         else:
             r = min(n - 1, p) if self.n_basis is None else min(int(self.n_basis), n - 1, p)
@@ -244,7 +245,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self._block = c
         self._stacked = stacked
         if self.alpha == "auto":
-            self.alpha_, self.cv_errors_ = self._cv_alpha(A, cols)
+            self.alpha_, self.cv_errors_ = self._cv_alpha(A, cols, S)
         else:
             self.alpha_, self.cv_errors_ = float(self.alpha), {}
         self.noise_variance_ = self.alpha_ * float(var.mean()) if var.size else 0.0
@@ -255,29 +256,37 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.std_ = self.get_std_at(k)
         return self
 
-    def _cv_alpha(self, A, cols):
-        """The grid's ``alpha`` of least cross-validated relative error (sensors fixed), and every error."""
-        n = A.shape[0]
+    def _cv_alpha(self, A, cols, S):
+        """The grid's ``alpha`` of least cross-validated relative error (sensors fixed), and every error.
+
+        ``A`` is the centred training data and ``S = A^T A[:, cols]``; each fold's covariance
+        columns are ``S`` less the held-out rows' share, and the squared error of every ``alpha``
+        is expanded in ``k x k`` products, so the grid costs little more than one alpha.
+        """
+        n, p = A.shape
         if n < _AUTO_MIN_SAMPLES:
             return _AUTO_FALLBACK, {}
         folds = np.arange(n) % _CV_FOLDS
         num = dict.fromkeys(ALPHA_GRID, 0.0)
         den = 0.0
+        total_sq = float(np.einsum("ij,ij->", A, A))
         for f in range(_CV_FOLDS):
-            tr, te = A[folds != f], A[folds == f]
-            mu = tr.mean(axis=0)
-            B = tr - mu
-            C = B.T @ B[:, cols] / (len(B) - 1)
-            scale = float(np.einsum("ij,ij->", B, B)) / ((len(B) - 1) * A.shape[1])
+            T = A[folds == f]
+            m = n - T.shape[0]
+            mu = -T.sum(axis=0) / m  # the training part's mean (A is centred)
+            C = (S - T.T @ T[:, cols] - m * np.outer(mu, mu[cols])) / (m - 1)
+            scale = (total_sq - float(np.einsum("ij,ij->", T, T)) - m * float(mu @ mu)) / ((m - 1) * p)
+            R = T - mu
+            rr = float(np.einsum("ij,ij->", R, R))
+            RC, CtC = R @ C, C.T @ C
             lam, V = np.linalg.eigh(C[cols])
-            Y = (te[:, cols] - mu[cols]) @ V
-            R = te - mu
-            den += float(np.sum(R * R))
+            Y = R[:, cols] @ V
+            den += rr
             for a in ALPHA_GRID:
                 d = lam + a * scale
                 inv = np.where(d > _EIG_RTOL * max(float(d.max(initial=0.0)), np.finfo(float).tiny), 1.0 / d, 0.0)
-                rec = ((Y * inv) @ V.T) @ C.T
-                num[a] += float(np.sum((R - rec) ** 2))
+                W = (Y * inv) @ V.T  # coefficients: reconstruction = W @ C.T
+                num[a] += max(rr - 2.0 * float(np.sum(W * RC)) + float(np.sum((W @ CtC) * W)), 0.0)
         errors = {a: float(np.sqrt(num[a] / den)) if den > 0 else 0.0 for a in ALPHA_GRID}
         return min(ALPHA_GRID, key=lambda a: (errors[a], a)), errors
 
