@@ -16,6 +16,7 @@ from pixsel import (
     CardinalSPLSSelector,
     ColumnSubsetSelector,
     GreedySparsePCA,
+    PixelReconstructor,
     ScoreSelector,
     SparseLDASelector,
     SparseLinearModelProjection,
@@ -26,7 +27,7 @@ from pixsel import (
 
 DEFAULTS = [SparseLDASelector(), SparsePCASelector(), CardinalSPLSSelector(), SPLSSelector(),
             SubspaceScoreSelector(), ScoreSelector(), GreedySparsePCA(), SparseLinearModelProjection(),
-            ColumnSubsetSelector()]
+            ColumnSubsetSelector(), PixelReconstructor()]
 
 
 @pytest.mark.filterwarnings("ignore:.*is greater than n_features.*:UserWarning")
@@ -37,7 +38,7 @@ def test_common_checks_at_default_parameters(estimator, check):
 
 @pytest.mark.parametrize("est", [SparseLDASelector(), SparsePCASelector(), ScoreSelector(),
                                  SubspaceScoreSelector(), CardinalSPLSSelector(),
-                                 ColumnSubsetSelector()], ids=lambda e: type(e).__name__)
+                                 ColumnSubsetSelector(), PixelReconstructor()], ids=lambda e: type(e).__name__)
 def test_k_above_n_features_selects_all_with_a_warning(est):
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((30, 4)), np.arange(30) % 2

@@ -41,7 +41,7 @@ import argparse
 import sys
 
 from .. import __version__
-from . import _demo, _evaluate, _path, _project, _scores, _select
+from . import _demo, _evaluate, _path, _place, _project, _scores, _select
 
 from typing import TYPE_CHECKING
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "build_parser", "console"]
 
-_COMMANDS = [_select, _path, _scores, _project, _evaluate, _demo]
+_COMMANDS = [_select, _path, _scores, _project, _evaluate, _demo, _place]
 
 
 def build_parser() -> argparse.ArgumentParser:

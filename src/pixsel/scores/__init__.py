@@ -13,7 +13,9 @@ neighbour graph) is a :mod:`pixsel.stats` function.
 * from scores to features: :func:`importance` (any named score as "higher is better"),
   :func:`top_features`, :func:`sample_features`, :func:`sample_distinct_features`;
 * column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
-  :func:`column_subset_objective`.
+  :func:`column_subset_objective`;
+* sensor placement: :func:`greedy_placement` (the greedy column subset in ``O(n p)`` per step,
+  under the constraints of :func:`placement_constraints`).
 
 The score table, the forms that start from statistics (``*_from_sums``, ``*_from_graph``,
 ``*_from_moments``) and the steps inside the subspace scores stay importable from here for the
@@ -31,6 +33,7 @@ from ._baselines import (
 )
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
+from ._placement import PlacementConstraints, greedy_placement, placement_constraints
 from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
 
@@ -54,4 +57,7 @@ __all__ = [
     "greedy_column_subset",
     "pivoted_qr_columns",
     "column_subset_objective",
+    "greedy_placement",
+    "placement_constraints",
+    "PlacementConstraints",
 ]

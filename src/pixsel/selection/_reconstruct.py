@@ -1,0 +1,470 @@
+"""PixelReconstructor: place k sensors (pixels) and reconstruct whole images from their readings."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .._validation import check_input, resolve_k
+from ..scores import greedy_placement, placement_constraints
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["PixelReconstructor"]
+
+#: The noise levels ``alpha='auto'`` chooses from, by cross-validation on the training images.
+ALPHA_GRID = (0.001, 0.01, 0.03, 0.1, 0.3, 1.0)
+#: Folds of that cross-validation (interleaved: image ``i`` is in fold ``i % _CV_FOLDS``).
+_CV_FOLDS = 3
+#: ``alpha='auto'`` on fewer training images than this uses this fallback instead.
+_AUTO_MIN_SAMPLES, _AUTO_FALLBACK = 2 * _CV_FOLDS, 0.01
+
+#: Eigenvalues of the measured block below this fraction of its largest are dropped in the solve
+#: (only reached with ``alpha=0`` on measurements that duplicate each other).
+_EIG_RTOL = 1e-12
+
+
+class PixelReconstructor(SelectorMixin, BaseEstimator):
+    """Sensor placement: choose k pixels to measure and reconstruct whole images from them.
+
+    ``fit`` chooses the pixels with the greedy column subset (each step the pixel whose
+    reading, added to the others, explains the most of the centred training images) under the
+    constraints real sensors have, then learns the map from the k readings to every pixel: the
+    mean of each pixel given the readings under the Gaussian model with the training images'
+    covariance (``basis='pixels'``) or its top ``n_basis`` principal components (``'pca'``), and
+    readings with noise of variance ``alpha`` times the mean pixel variance. That is regularized
+    (ridge) least squares; the model's posterior standard deviation of each pixel is
+    the uncertainty map ``std_``.
+
+    The greedy order is a path: every ``k' <= k`` of it is available without refitting
+    (``get_support_at``, ``predict(..., k=k')``, ``get_std_at``).
+
+    Parameters
+    ----------
+    n_features_to_select : int or float, default=10
+        ``k``, the pixels (sensors) to place, installed ones included: an int in
+        ``[1, n_pixels]`` (larger places all pixels, with a warning) or a float in ``(0, 1]``
+        for a fraction of the pixels. A pixel of a colour image measures all its channels.
+    basis : {'pixels', 'pca'}, default='pixels'
+        The covariance of the reconstruction model: the sample covariance of the pixels, or its
+        restriction to the top ``n_basis`` principal components.
+    n_basis : int, default=None
+        Principal components for ``basis='pca'`` (default and maximum: ``min(n_samples - 1,
+        n_features)``).
+    alpha : float or 'auto', default='auto'
+        Noise variance of a reading, as a fraction of the mean pixel variance (the ridge
+        penalty). ``0`` interpolates the readings exactly. ``'auto'`` chooses it from
+        ``ALPHA_GRID`` by 3-fold cross-validation of the held-out relative error on the training
+        images, with the fitted sensors (``alpha_``); few training images and many sensors call
+        for a larger value.
+    always_select : array-like of int, default=None
+        Installed sensors (flattened pixel indices, row-major): always chosen, first.
+    never_select : array-like of int, default=None
+        Pixels never chosen.
+    regions : array-like of int of shape (height, width) or (n_pixels,), default=None
+        A label image of regions, with ``max_per_region``.
+    max_per_region : int or dict, default=None
+        At most this many sensors per region (an int for every region, or ``{label: max}``).
+    min_distance : float, default=None
+        Every two sensors at least this far apart (Euclidean, in pixels; needs the image shape).
+    costs : array-like of shape (height, width) or (n_pixels,), default=None
+        Cost of a sensor at each pixel, with ``budget``.
+    budget : float, default=None
+        The sensors, installed ones included, cost at most this in total.
+    image_shape : tuple of int, default=None
+        ``(height, width)`` when ``X`` holds flattened images (an image stack gives it).
+
+    Attributes
+    ----------
+    n_features_to_select_ : int
+        ``k``, the pixels placed.
+    order_ : ndarray of shape (n_features_to_select_,) of int
+        The pixels in the order they were chosen (flattened ``height * width`` indices).
+    objective_path_ : ndarray of shape (n_features_to_select_,)
+        Fraction of the training images' centred Frobenius mass spanned by the first ``t + 1``
+        pixels.
+    support_ : ndarray of shape (n_features_in_,) of bool
+        The measured features (all channels of the chosen pixels).
+    mean_ : ndarray of shape (n_features_in_,)
+    alpha_ : float
+        The noise level used (``alpha``, or the one ``'auto'`` chose).
+    cv_errors_ : dict of float to float
+        With ``alpha='auto'``: the cross-validated relative error of each candidate.
+    noise_variance_ : float
+        ``alpha_`` times the mean pixel variance.
+    std_ : ndarray of shape image_shape_ or (n_features_in_,)
+        Posterior standard deviation of each pixel given the k readings.
+    image_shape_ : tuple of int
+        ``(height, width)`` or ``(height, width, channels)``, when known.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string feature names.
+
+    See Also
+    --------
+    ColumnSubsetSelector : the same greedy, without constraints or reconstruction.
+
+    References
+    ----------
+    K. Manohar, B. W. Brunton, J. N. Kutz and S. L. Brunton, "Data-driven sparse sensor
+    placement for reconstruction: demonstrating the benefits of exploiting known patterns",
+    IEEE Control Systems Magazine, 2018.
+
+    B. M. de Silva, K. Manohar, E. Clark, B. W. Brunton, J. N. Kutz and S. L. Brunton,
+    "PySensors: A Python package for sparse sensor placement", Journal of Open Source
+    Software, 2021.
+
+    A. K. Farahat, A. Ghodsi and M. S. Kamel, "An efficient greedy method for unsupervised
+    feature selection", ICDM 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel import PixelReconstructor
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.standard_normal((60, 3)) @ rng.standard_normal((3, 64))).reshape(60, 8, 8)
+    >>> rec = PixelReconstructor(4, alpha=0.0, min_distance=2.0).fit(X[:50])
+    >>> int(rec.get_support_image().sum()), rec.predict(rec.transform(X[50:])).shape
+    (4, (10, 8, 8))
+    >>> round(rec.score(X[50:]), 6)  # 1 - relative error: rank-3 images are exact from 4 readings
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")],
+        "basis": [StrOptions({"pixels", "pca"})],
+        "n_basis": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "always_select": ["array-like", None],
+        "never_select": ["array-like", None],
+        "regions": ["array-like", None],
+        "max_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
+        "min_distance": [Interval(Real, 0, None, closed="left"), None],
+        "costs": ["array-like", None],
+        "budget": [Interval(Real, 0, None, closed="left"), None],
+        "image_shape": [tuple, None],
+    }
+
+    def __init__(self, n_features_to_select: int | float = 10, *, basis: Literal["pixels", "pca"] = "pixels",
+                 n_basis: int | None = None, alpha: float | str = "auto", always_select: ArrayLike | None = None,
+                 never_select: ArrayLike | None = None, regions: ArrayLike | None = None,
+                 max_per_region: int | dict | None = None, min_distance: float | None = None,
+                 costs: ArrayLike | None = None, budget: float | None = None,
+                 image_shape: tuple[int, ...] | None = None) -> None:
+        self.n_features_to_select = n_features_to_select
+        self.basis = basis
+        self.n_basis = n_basis
+        self.alpha = alpha
+        self.always_select = always_select
+        self.never_select = never_select
+        self.regions = regions
+        self.max_per_region = max_per_region
+        self.min_distance = min_distance
+        self.costs = costs
+        self.budget = budget
+        self.image_shape = image_shape
+
+    # --- fit
+
+    def _flatten(self, X, *, reset):
+        """A 2-D view of ``X`` (stacks of (h, w) or (h, w, c) images flattened) and its channels."""
+        if isinstance(X, np.ndarray) and X.ndim == 4:
+            shape = tuple(int(d) for d in X.shape[1:])
+            if not reset and getattr(self, "image_shape_", shape) != shape:
+                raise ValueError(f"{type(self).__name__} was fitted on images of shape {self.image_shape_}; X holds "
+                                 f"images of shape {shape}: resize them to {self.image_shape_}.")
+            X2 = X.reshape(X.shape[0], -1)
+            X2 = check_input(self, X2, reset=False)
+            if reset:
+                self.image_shape_ = shape
+            return X2, True
+        stacked = isinstance(X, np.ndarray) and X.ndim == 3
+        return check_input(self, X, reset=reset), stacked
+
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
+        """Place ``n_features_to_select`` sensors and learn the reconstruction (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), (n_samples, height, width) or (n_samples, height, width, channels)
+            Training images. Never modified.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        owner = type(self).__name__
+        X, stacked = self._flatten(X, reset=True)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        if not stacked and self.image_shape is not None:
+            self.image_shape_ = tuple(int(d) for d in self.image_shape)
+        shape = getattr(self, "image_shape_", None)
+        p = X.shape[1]
+        c = int(shape[2]) if shape is not None and len(shape) == 3 else 1
+        if shape is not None and int(np.prod(shape)) * (1 if len(shape) == 3 else c) != p:
+            raise ValueError(f"{owner}: image_shape {shape} has {int(np.prod(shape))} pixels; X has {p} features.")
+        L = p // c
+        k = resolve_k(self.n_features_to_select, L, owner, cap=True)
+        cons = placement_constraints(L, k, image_shape=None if shape is None else shape[:2],
+                                     always_select=self.always_select, never_select=self.never_select,
+                                     regions=self.regions, max_per_region=self.max_per_region,
+                                     min_distance=self.min_distance, costs=self.costs, budget=self.budget, owner=owner)
+        n = X.shape[0]
+        self.mean_ = X.mean(axis=0, dtype=np.float64)
+        A = np.asarray(X, dtype=np.float64) - self.mean_
+        order, mass = greedy_placement(A, k, block=c, constraints=cons)
+        total = float(np.sum(A * A))
+        cols = (order[:, None] * c + np.arange(c)).ravel()  # measured features, in path order
+        S = A.T @ A[:, cols]
+        if self.basis == "pixels":
+            self._cov = S / (n - 1)
+            var = np.einsum("ij,ij->j", A, A) / (n - 1)
+        else:
+            r = min(n - 1, p) if self.n_basis is None else min(int(self.n_basis), n - 1, p)
+            r = max(r, 1)
+            _, s, Vt = np.linalg.svd(A, full_matrices=False)
+            V, lam = Vt[:r].T, s[:r] ** 2 / (n - 1)
+            self._cov = (V * lam) @ V[cols].T
+            var = np.einsum("ij,ij,j->i", V, V, lam)
+            self.n_basis_ = r
+        self._var = var
+        self._cols = cols
+        self._block = c
+        self._stacked = stacked
+        if self.alpha == "auto":
+            self.alpha_, self.cv_errors_ = self._cv_alpha(A, cols, S)
+        else:
+            self.alpha_, self.cv_errors_ = float(self.alpha), {}
+        self.noise_variance_ = self.alpha_ * float(var.mean()) if var.size else 0.0
+        self.n_features_to_select_ = k
+        self.order_ = order
+        self.objective_path_ = mass / total if total > 0 else np.zeros(k)
+        self.support_ = self.get_support_at(k)
+        self.std_ = self.get_std_at(k)
+        return self
+
+    def _cv_alpha(self, A, cols, S):
+        """The grid's ``alpha`` of least cross-validated relative error (sensors fixed), and every error.
+
+        ``A`` is the centred training data and ``S = A^T A[:, cols]``; each fold's covariance
+        columns are ``S`` less the held-out rows' share, and the squared error of every ``alpha``
+        is expanded in ``k x k`` products, so the grid costs little more than one alpha.
+        """
+        n, p = A.shape
+        if n < _AUTO_MIN_SAMPLES:
+            return _AUTO_FALLBACK, {}
+        folds = np.arange(n) % _CV_FOLDS
+        num = dict.fromkeys(ALPHA_GRID, 0.0)
+        den = 0.0
+        total_sq = float(np.einsum("ij,ij->", A, A))
+        for f in range(_CV_FOLDS):
+            T = A[folds == f]
+            m = n - T.shape[0]
+            mu = -T.sum(axis=0) / m  # the training part's mean (A is centred)
+            C = (S - T.T @ T[:, cols] - m * np.outer(mu, mu[cols])) / (m - 1)
+            scale = (total_sq - float(np.einsum("ij,ij->", T, T)) - m * float(mu @ mu)) / ((m - 1) * p)
+            R = T - mu
+            rr = float(np.einsum("ij,ij->", R, R))
+            RC, CtC = R @ C, C.T @ C
+            lam, V = np.linalg.eigh(C[cols])
+            Y = R[:, cols] @ V
+            den += rr
+            for a in ALPHA_GRID:
+                d = lam + a * scale
+                inv = np.where(d > _EIG_RTOL * max(float(d.max(initial=0.0)), np.finfo(float).tiny), 1.0 / d, 0.0)
+                W = (Y * inv) @ V.T  # coefficients: reconstruction = W @ C.T
+                num[a] += max(rr - 2.0 * float(np.sum(W * RC)) + float(np.sum((W @ CtC) * W)), 0.0)
+        errors = {a: float(np.sqrt(num[a] / den)) if den > 0 else 0.0 for a in ALPHA_GRID}
+        return min(ALPHA_GRID, key=lambda a: (errors[a], a)), errors
+
+    def transform(self, X: ArrayLike) -> NDArray:
+        """The readings of the fitted sensors: ``X`` reduced to the measured features.
+
+        Parameters
+        ----------
+        X : array-like of whole images, in the training shape
+
+        Returns
+        -------
+        readings : ndarray of shape (n_samples, n_features_to_select_ * channels)
+        """
+        if isinstance(X, np.ndarray) and X.ndim >= 3:
+            X, _ = self._flatten(X, reset=False)
+        return super().transform(X)
+
+    def _get_support_mask(self) -> NDArray:
+        check_is_fitted(self)
+        return self.support_
+
+    # --- the path
+
+    def _check_k(self, k):
+        check_is_fitted(self, "order_")
+        if k is None:
+            return self.n_features_to_select_
+        if isinstance(k, bool) or not isinstance(k, Integral) or not 1 <= k <= self.n_features_to_select_:
+            raise ValueError(f"k must be an int in [1, {self.n_features_to_select_}] (the fitted path); got {k!r}. "
+                             "Refit with a larger n_features_to_select for more sensors.")
+        return int(k)
+
+    def _measured(self, k):
+        """Measured features of the first ``k`` pixels, sorted (the column order of the readings)."""
+        return np.sort(self._cols[: k * self._block])
+
+    def get_support_at(self, k: int | None = None) -> NDArray:
+        """The measured features of the first ``k`` sensors of the path, as a boolean mask.
+
+        Parameters
+        ----------
+        k : int, default=None
+            In ``[1, n_features_to_select_]``; default all the fitted sensors.
+
+        Returns
+        -------
+        mask : ndarray of shape (n_features_in_,) of bool
+        """
+        k = self._check_k(k)
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self._measured(k)] = True
+        return mask
+
+    def get_support_image(self, k: int | None = None) -> NDArray:
+        """The chosen pixels as a boolean image of shape ``(height, width)``.
+
+        Parameters
+        ----------
+        k : int, default=None
+            The first ``k`` sensors of the path (default all).
+
+        Returns
+        -------
+        mask : ndarray of shape (height, width) of bool
+        """
+        k = self._check_k(k)
+        shape = getattr(self, "image_shape_", None)
+        if shape is None:
+            raise ValueError(f"{type(self).__name__} was fitted on a 2-D X and does not know the image shape: fit "
+                             "it on an image stack (n_samples, height, width) or pass image_shape=(height, width).")
+        mask = np.zeros(int(np.prod(shape[:2])), dtype=bool)
+        mask[self.order_[:k]] = True
+        return mask.reshape(shape[:2])
+
+    def _solve(self, k):
+        """``(C_k, W)``: covariance columns of the readings and ``(Sigma_kk + noise I)^+``."""
+        meas = self._measured(k)
+        path_pos = np.argsort(self._cols[: k * self._block], kind="stable")
+        C = self._cov[:, path_pos]
+        S = C[meas] + self.noise_variance_ * np.eye(meas.size)
+        lam, V = np.linalg.eigh((S + S.T) / 2)
+        keep = lam > _EIG_RTOL * max(float(lam.max(initial=0.0)), np.finfo(float).tiny)
+        W = (V[:, keep] / lam[keep]) @ V[:, keep].T
+        return meas, C, W
+
+    def get_std_at(self, k: int | None = None) -> NDArray:
+        """Posterior standard deviation of every pixel given the readings of the first ``k`` sensors.
+
+        Parameters
+        ----------
+        k : int, default=None
+            In ``[1, n_features_to_select_]``; default all the fitted sensors.
+
+        Returns
+        -------
+        std : ndarray of shape image_shape_ or (n_features_in_,)
+        """
+        k = self._check_k(k)
+        _, C, W = self._solve(k)
+        var = self._var - np.einsum("ij,jk,ik->i", C, W, C)
+        std = np.sqrt(np.clip(var, 0.0, None))
+        shape = getattr(self, "image_shape_", None)
+        return std.reshape(shape) if shape is not None and int(np.prod(shape)) == std.size else std
+
+    # --- reconstruction
+
+    def _readings(self, measurements, k):
+        """The readings as a 2-D float array of shape (n, k * channels)."""
+        owner = type(self).__name__
+        width = k * self._block
+        p = self.n_features_in_
+        arr = np.asarray(measurements) if isinstance(measurements, (list, tuple)) else measurements
+        if getattr(arr, "ndim", 2) == 1:
+            raise ValueError(f"{owner}.predict expects a 2-D array of readings (n_samples, {width}); got a 1-D array. "
+                             "Reshape your data: measurements.reshape(1, -1) for one sample.")
+        if isinstance(arr, np.ndarray) and arr.ndim >= 3:
+            arr, _ = self._flatten(arr, reset=False)
+        if getattr(arr, "ndim", 2) == 2 and arr.shape[1] == p:  # whole images: read the sensors' pixels
+            X = validate_data(self, arr, dtype=[np.float64, np.float32], reset=False)
+            return np.asarray(X, dtype=np.float64)[:, self._measured(k)]
+        X = check_array(arr, dtype=[np.float64, np.float32], ensure_all_finite=False)
+        if X.shape[1] != width:
+            more = f" or {p} (whole images)" if p != width else ""
+            raise ValueError(f"X has {X.shape[1]} features, but {owner} is expecting {width} features as input (the "
+                             f"readings at get_support_at({k}), in increasing feature order){more}.")
+        if not np.all(np.isfinite(X)):
+            bad = np.argwhere(~np.isfinite(X))[0]
+            raise ValueError(f"{owner}: the measurements hold NaN or infinite values (first at row {bad[0]}, reading "
+                             f"{bad[1]}): drop or repair those readings, or fit without the failed sensor.")
+        return np.asarray(X, dtype=np.float64)
+
+    def predict(self, measurements: ArrayLike, k: int | None = None) -> NDArray:
+        """Reconstruct whole images from the readings of the first ``k`` sensors.
+
+        Parameters
+        ----------
+        measurements : array-like of shape (n_samples, k * channels)
+            The readings at ``get_support_at(k)``, in increasing feature order (what
+            ``transform`` returns for the fitted ``k``; ``reshape(1, -1)`` for one sample).
+            Whole images (the training shape) are accepted too: their pixels at the sensors are
+            read.
+        k : int, default=None
+            Sensors of the path to use, in ``[1, n_features_to_select_]``; default all.
+
+        Returns
+        -------
+        images : ndarray of shape (n_samples, ...) in the training images' shape
+        """
+        k = self._check_k(k)
+        Y = self._readings(measurements, k)
+        meas, C, W = self._solve(k)
+        out = self.mean_ + ((Y - self.mean_[meas]) @ W) @ C.T
+        if self._stacked:
+            out = out.reshape((out.shape[0], *self.image_shape_))
+        return out
+
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
+        """``1 -`` the relative reconstruction error of held-out images from their sensor pixels.
+
+        The relative error is ``||X - X_hat||_F / ||X - mean_||_F``: 0 is exact, 1 is no better
+        than the training mean image.
+
+        Parameters
+        ----------
+        X : array-like of whole images, in the training shape
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "order_")
+        X2, _ = self._flatten(X, reset=False) if isinstance(X, np.ndarray) and X.ndim >= 3 else (X, False)
+        X2 = validate_data(self, X2, dtype=[np.float64, np.float32], reset=False)
+        X2 = np.asarray(X2, dtype=np.float64)
+        rec = self.predict(X2).reshape(X2.shape)
+        den = float(np.sum((X2 - self.mean_) ** 2))
+        err = float(np.sum((X2 - rec) ** 2))
+        return float(1.0 - (np.sqrt(err / den) if den > 0 else (0.0 if err == 0 else np.inf)))

@@ -1,0 +1,268 @@
+"""The n-form greedy placement against the p-form kernel, brute force and a brute-force constrained greedy."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from pixsel.scores._column_subset import greedy_column_subset
+from pixsel.scores._placement import greedy_placement, placement_constraints
+
+
+def _kept_mass(A, S, c=1):
+    """Textbook ``||P_S A||_F^2`` by least squares on the columns of the chosen pixels."""
+    cols = [j * c + ch for j in S for ch in range(c)]
+    if not cols:
+        return 0.0
+    C = A[:, cols]
+    coef, *_ = np.linalg.lstsq(C, A, rcond=None)
+    return float(np.sum((C @ coef) ** 2))
+
+
+def _data(seed, n, p, rank=None):
+    rng = np.random.default_rng(seed)
+    if rank is None:
+        A = rng.standard_normal((n, p)) @ np.diag(rng.uniform(0.2, 2.0, p))
+    else:
+        A = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, p)) + 0.05 * rng.standard_normal((n, p))
+    return A - A.mean(axis=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("shape", [(20, 60), (60, 15), (8, 30)])
+def test_same_supports_and_objective_as_the_p_form_kernel(seed, shape):
+    n, p = shape
+    A = _data(seed, n, p, rank=6 if seed % 2 else None)
+    k = min(p, n - 2, 12)  # with one residual dimension left, every column ties: no unique answer
+    o1, f1 = greedy_column_subset(A.T @ A, k)
+    o2, f2 = greedy_placement(A, k)
+    assert o2.tolist() == o1.tolist()
+    np.testing.assert_allclose(f2, f1, rtol=1e-9, atol=1e-9 * f1[-1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_greedy_takes_the_best_augmentation_and_brute_force_at_small_k(seed):
+    """p = 10: at every step the kernel's pixel is the brute-force argmax of the kept mass, the
+    objective is the textbook projection mass; the greedy never beats the best k-subset (k <= 3)
+    and equals it at k = 1."""
+    A = _data(seed, 7, 10)
+    for k in (1, 2, 3):
+        order, obj = greedy_placement(A, k)
+        chosen = []
+        for t, i in enumerate(order):
+            mass = {j: _kept_mass(A, chosen + [j]) for j in range(10) if j not in chosen}
+            assert mass[int(i)] == pytest.approx(max(mass.values()), rel=1e-9)
+            chosen.append(int(i))
+            assert obj[t] == pytest.approx(_kept_mass(A, chosen), rel=1e-9)
+        best = max(_kept_mass(A, S) for S in combinations(range(10), k))
+        assert obj[-1] <= best * (1 + 1e-9)
+        if k == 1:
+            assert obj[-1] == pytest.approx(best, rel=1e-12)
+
+
+def test_columns_in_the_span_are_taken_last_by_lowest_index():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((10, 4)) @ rng.standard_normal((4, 8))
+    A -= A.mean(axis=0)  # rank 4
+    order, obj = greedy_placement(A, 8)
+    o1, f1 = greedy_column_subset(A.T @ A, 8)
+    assert order[:3].tolist() == o1[:3].tolist()  # the 4th step is a tie (one residual direction left)
+    assert sorted(order.tolist()) == list(range(8))
+    assert order[4:].tolist() == sorted(order[4:].tolist())  # no gain: lowest index first
+    np.testing.assert_allclose(obj[3:], np.sum(A * A), rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_colour_pixels_gain_all_their_channels(seed):
+    """block = 3: each step takes the pixel whose three columns together keep the most (brute force)."""
+    A = _data(seed, 9, 18)  # 6 pixels x 3 channels
+    order, obj = greedy_placement(A, 4, block=3)
+    chosen = []
+    for t, i in enumerate(order):
+        mass = {j: _kept_mass(A, chosen + [j], 3) for j in range(6) if j not in chosen}
+        assert mass[int(i)] == pytest.approx(max(mass.values()), rel=1e-8)
+        chosen.append(int(i))
+        assert obj[t] == pytest.approx(_kept_mass(A, chosen, 3), rel=1e-8)
+
+
+def test_block_of_one_equals_the_scalar_path_and_input_is_untouched():
+    A = _data(0, 12, 30)
+    before = A.copy()
+    o, f = greedy_placement(A, 10, block=1)
+    assert np.array_equal(A, before)
+    assert o.tolist() == greedy_column_subset(A.T @ A, 10)[0].tolist()
+
+
+# --- constraints: a brute-force constrained greedy as the oracle
+
+def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, dmin=0.0, costs=None, budget=np.inf):
+    """Step by step: the admissible pixels by direct checks, the best by brute-force kept mass.
+
+    A pixel is admissible when the constraints allow it and, after it, a packing of the pixels
+    still to come (cheapest first with costs, else in raster order) places them all within budget.
+    """
+    h, w = shape
+    p = h * w
+    pos = np.array([(i // w, i % w) for i in range(p)], dtype=float)
+    pack_order = sorted(range(p), key=lambda i: (costs[i], i)) if costs is not None else list(range(p))
+
+    def free(j, chosen):
+        if j in chosen or j in never:
+            return False
+        if regions is not None and sum(regions[i] == regions[j] for i in chosen) >= caps.get(regions[j], np.inf):
+            return False
+        return all(np.linalg.norm(pos[j] - pos[i]) >= dmin for i in chosen)
+
+    def completes(chosen, rest):
+        chosen = list(chosen)
+        for _ in range(rest):
+            nxt = next((j for j in pack_order if free(j, chosen)), None)
+            if nxt is None:
+                return False
+            chosen.append(nxt)
+        return costs is None or sum(costs[i] for i in chosen) <= budget * (1 + 1e-12)
+
+    chosen = []
+    for t in range(k):
+        if t < len(always):
+            chosen.append(always[t])
+            continue
+        cand = [j for j in range(p) if free(j, chosen) and completes(chosen + [j], k - t - 1)]
+        mass = {j: _kept_mass(A, chosen + [j]) for j in cand}
+        best = max(mass.values())
+        chosen.append(min(j for j in cand if mass[j] >= best * (1 - 1e-9)))
+    return chosen
+
+
+def _check_constraints_hold(order, *, shape, always=(), never=(), regions=None, caps=None, dmin=0.0, costs=None,
+                            budget=np.inf):
+    h, w = shape
+    order = [int(i) for i in order]
+    assert len(set(order)) == len(order)
+    assert order[: len(always)] == list(always)
+    assert not set(order) & set(never)
+    if regions is not None:
+        for r in set(regions.tolist()):
+            assert sum(regions[i] == r for i in order) <= caps.get(r, np.inf)
+    for a, b in combinations(order, 2):
+        assert np.hypot(a // w - b // w, a % w - b % w) >= dmin
+    if costs is not None:
+        assert sum(costs[i] for i in order) <= budget * (1 + 1e-12)
+
+
+CASES = [
+    dict(always=(7, 2)),
+    dict(dmin=2.0),
+    dict(dmin=1.2, costs="ramp", budget=12.0),
+    dict(never=(0, 1, 5, 9)),
+    dict(regions="halves", caps={0: 1, 1: 3}),
+    dict(dmin=1.5),
+    dict(dmin=2.0, always=(0,)),
+    dict(costs="ramp", budget=10.0),
+    dict(costs="ramp", budget=14.0, regions="halves", caps={0: 2, 1: 2}, never=(3,)),
+    dict(always=(1,), never=(11,), dmin=1.2, regions="halves", caps={0: 2, 1: 3}),
+]
+
+
+def _resolve(case, p, shape, seed):
+    case = dict(case)
+    rng = np.random.default_rng(seed)
+    if case.get("regions") == "halves":
+        case["regions"] = (np.arange(p) % shape[1] >= shape[1] // 2).astype(int)
+    if case.get("costs") == "ramp":
+        case["costs"] = rng.uniform(0.5, 4.0, p)
+    return case
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed):
+    shape = (3, 4)
+    p = 12
+    A = _data(seed, 8, p)
+    kw = _resolve(CASES[case], p, shape, seed)
+    k = 4
+    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
+                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
+                                 max_per_region=kw.get("caps"), min_distance=kw.get("dmin"),
+                                 costs=kw.get("costs"), budget=kw.get("budget"))
+    order, obj = greedy_placement(A, k, constraints=cons)
+    assert order.tolist() == _oracle(A, k, shape=shape, **kw)
+    _check_constraints_hold(order, shape=shape, **kw)
+    assert obj[-1] == pytest.approx(_kept_mass(A, order.tolist()), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_constraints_hold_in_every_output(seed):
+    rng = np.random.default_rng(100 + seed)
+    shape = (6, 7)
+    p = 42
+    A = _data(seed, 15, p, rank=5)
+    k = int(rng.integers(3, 9))
+    regions = rng.integers(0, 3, p)
+    caps = {r: int(rng.integers(2, 5)) for r in range(3)}
+    costs = rng.uniform(0.1, 2.0, p)
+    budget = float(np.sort(costs)[:k].sum() * rng.uniform(1.1, 3.0))
+    dmin = float(rng.choice([0.0, 1.0, 1.5, 2.0]))
+    never = rng.choice(p, 5, replace=False).tolist()
+    always = [int(i) for i in rng.choice([j for j in range(p) if j not in never], 1)]
+    kw = dict(always=tuple(always), never=tuple(never), regions=regions, caps=caps, dmin=dmin, costs=costs,
+              budget=budget)
+    try:
+        cons = placement_constraints(p, k, image_shape=shape, always_select=always, never_select=never,
+                                     regions=regions, max_per_region=caps, min_distance=dmin, costs=costs,
+                                     budget=budget)
+    except ValueError as err:  # an infeasible draw is refused with the fix, before any work
+        assert "lower" in str(err) or "raise" in str(err)
+        return
+    order, _ = greedy_placement(A, k, constraints=cons)  # once feasible, the greedy always completes
+    assert len(order) == k
+    _check_constraints_hold(order, shape=shape, **kw)
+
+
+def test_budget_alone_always_completes_and_is_exact():
+    A = _data(1, 10, 20)
+    costs = np.r_[np.full(10, 5.0), np.full(10, 1.0)]
+    cons = placement_constraints(20, 6, costs=costs, budget=10.0)  # at most one expensive pixel
+    order, _ = greedy_placement(A, 6, constraints=cons)
+    assert costs[order].sum() <= 10.0 and (costs[order] == 5.0).sum() <= 1
+
+
+# --- errors before any work, naming the fix
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(always_select=[0, 1, 2, 3]), "more than k=3"),
+    (dict(regions=np.zeros(16, int), max_per_region=2), "allow 2 pixels in all, fewer than k=3"),
+    (dict(regions=np.arange(16).reshape(4, 4) % 2, max_per_region={0: 1, 1: 1}), "raise max_per_region"),
+    (dict(min_distance=4.0), "min_distance=4 leaves room for only 2 of the k=3"),
+    (dict(regions=np.zeros((3, 5), int), max_per_region=1), r"shape \(3, 5\); it must have shape \(4, 4\)"),
+    (dict(costs=np.ones(16), budget=2.5), "raise the budget to at least 3"),
+    (dict(always_select=[0, 1], min_distance=2.0), "closer than min_distance=2"),
+    (dict(always_select=[0], never_select=[0]), "both always_select and never_select"),
+    (dict(max_per_region=2), "without regions"),
+    (dict(budget=3.0), "without costs"),
+    (dict(never_select=np.arange(14)), "leaves 2 pixels"),
+    (dict(regions=np.zeros(16, int), max_per_region={5: 1}), "not in regions"),
+])
+def test_infeasible_constraints_raise_before_work(kw, match):
+    with pytest.raises(ValueError, match=match):
+        placement_constraints(16, 3, image_shape=(4, 4), **kw)
+
+
+def test_min_distance_needs_the_image_shape():
+    with pytest.raises(ValueError, match="needs the image shape"):
+        placement_constraints(16, 3, min_distance=2.0)
+
+
+def test_more_images_than_pixels_with_a_singular_gram_matrix():
+    """n > p, constant and duplicated pixels: the pivoted Cholesky factor has rank < p; same greedy."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((40, 20))
+    A[:, [3, 11, 17]] = 0.0  # constant pixels, centred
+    A[:, 5] = A[:, 2]  # a duplicate
+    A -= A.mean(axis=0)
+    o1, f1 = greedy_column_subset(A.T @ A, 12)
+    o2, f2 = greedy_placement(A, 12)
+    assert o2.tolist() == o1.tolist()
+    np.testing.assert_allclose(f2, f1, rtol=1e-9)
+    assert not {3, 11, 17} & set(o2.tolist())

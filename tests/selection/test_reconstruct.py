@@ -1,0 +1,180 @@
+"""PixelReconstructor against the textbook Gaussian conditional, the placement kernel and planted truth."""
+
+import numpy as np
+import pytest
+
+from pixsel import PixelReconstructor
+from pixsel.scores import greedy_placement, placement_constraints
+
+
+def _images(seed=0, n=80, shape=(6, 7), rank=4, noise=0.05):
+    rng = np.random.default_rng(seed)
+    p = int(np.prod(shape))
+    X = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, p)) + noise * rng.standard_normal((n, p)) + 3.0
+    return X.reshape((n, *shape))
+
+
+def _textbook(Xtr, S, alpha, Y):
+    """Conditional mean and std of every pixel given pixels ``S`` under N(mean, cov + noise on S)."""
+    A = Xtr - Xtr.mean(0)
+    cov = A.T @ A / (len(Xtr) - 1)
+    s2 = alpha * np.trace(cov) / cov.shape[0]
+    K = cov[np.ix_(S, S)] + s2 * np.eye(len(S))
+    mean = Xtr.mean(0) + np.linalg.solve(K, (Y - Xtr.mean(0)[S]).T).T @ cov[S]
+    var = np.diag(cov) - np.einsum("ij,ji->i", cov[:, S], np.linalg.solve(K, cov[S]))
+    return mean, np.sqrt(np.clip(var, 0, None))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.01, 0.5])
+def test_prediction_and_std_are_the_gaussian_conditional(alpha):
+    X = _images(1).reshape(80, -1)
+    Xtr, Xte = X[:60], X[60:]
+    rec = PixelReconstructor(5, alpha=alpha).fit(Xtr)
+    S = np.flatnonzero(rec.get_support())
+    mean, std = _textbook(Xtr, S, alpha, Xte[:, S])
+    np.testing.assert_allclose(rec.predict(Xte[:, S]), mean, rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(rec.predict(Xte), mean, rtol=1e-7, atol=1e-7)  # whole images: read at S
+    np.testing.assert_allclose(rec.std_, std, rtol=1e-6, atol=1e-8)
+    assert rec.predict(Xte[:1, S]).shape == (1, 42)
+    with pytest.raises(ValueError, match=r"Reshape your data: measurements.reshape\(1, -1\) for one sample"):
+        rec.predict(Xte[0, S])
+
+
+def test_support_is_the_placement_kernel_and_every_k_of_the_path():
+    X = _images(2).reshape(80, -1)
+    rec = PixelReconstructor(8, alpha=0.01).fit(X)
+    order, _ = greedy_placement(X - X.mean(0), 8)
+    assert rec.order_.tolist() == order.tolist()
+    for k in (1, 3, 8):
+        assert np.flatnonzero(rec.get_support_at(k)).tolist() == sorted(order[:k].tolist())
+        small = PixelReconstructor(k, alpha=0.01).fit(X)  # the path without refitting equals a refit at k
+        Y = X[:5, np.sort(order[:k])]
+        np.testing.assert_allclose(rec.predict(Y, k=k), small.predict(Y), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(rec.get_std_at(k), small.std_, rtol=1e-8, atol=1e-10)
+    assert np.all(np.diff(rec.objective_path_) >= -1e-12) and rec.objective_path_[-1] <= 1 + 1e-12
+
+
+def test_planted_low_rank_images_are_recovered_exactly():
+    X = _images(3, rank=3, noise=0.0)
+    rec = PixelReconstructor(3, alpha=0.0).fit(X[:60])
+    assert rec.score(X[60:]) == pytest.approx(1.0, abs=1e-8)
+    np.testing.assert_allclose(rec.predict(rec.transform(X[60:])), X[60:], atol=1e-8)
+    assert rec.std_.shape == (6, 7) and np.max(rec.std_) < 1e-5 * np.max(X.std(axis=0))  # sqrt of rounding
+
+
+def test_pca_basis_of_full_rank_equals_the_pixel_basis_and_truncation_differs():
+    X = _images(4).reshape(80, -1)
+    full = PixelReconstructor(6, basis="pca", alpha=0.01).fit(X[:60])
+    pix = PixelReconstructor(6, alpha=0.01).fit(X[:60])
+    np.testing.assert_allclose(full.predict(X[60:]), pix.predict(X[60:]), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(full.std_, pix.std_, rtol=1e-6, atol=1e-8)
+    low = PixelReconstructor(6, basis="pca", n_basis=2, alpha=0.01).fit(X[:60])
+    assert low.n_basis_ == 2 and not np.allclose(low.predict(X[60:]), pix.predict(X[60:]))
+
+
+@pytest.mark.parametrize("seed, noise", [(11, 0.05), (12, 2.0)])
+def test_auto_alpha_is_the_cross_validated_best_of_the_grid(seed, noise):
+    """Oracle: the textbook conditional mean on each interleaved fold, sensors fixed."""
+    from pixsel.selection._reconstruct import ALPHA_GRID
+
+    X = _images(seed, n=45, noise=noise).reshape(45, -1)
+    rec = PixelReconstructor(10).fit(X)
+    S = np.flatnonzero(rec.get_support())
+    folds = np.arange(45) % 3
+    errors = {}
+    for a in ALPHA_GRID:
+        num = den = 0.0
+        for f in range(3):
+            tr, te = X[folds != f], X[folds == f]
+            mean, _ = _textbook(tr, S, a, te[:, S])
+            num += np.sum((te - mean) ** 2)
+            den += np.sum((te - tr.mean(0)) ** 2)
+        errors[a] = np.sqrt(num / den)
+    assert rec.alpha_ == min(ALPHA_GRID, key=lambda a: errors[a])
+    for a in ALPHA_GRID:
+        assert rec.cv_errors_[a] == pytest.approx(errors[a], rel=1e-8)
+    assert rec.noise_variance_ == pytest.approx(rec.alpha_ * np.mean(X.var(axis=0, ddof=1)), rel=1e-10)
+    if noise > 1:  # noisy images, 10 readings from 30 training images: more than the smallest noise level
+        assert rec.alpha_ > ALPHA_GRID[0]
+
+
+def test_score_is_one_minus_the_relative_error_and_the_mean_scores_zero():
+    X = _images(5).reshape(80, -1)
+    rec = PixelReconstructor(4).fit(X[:60])
+    rel = np.linalg.norm(X[60:] - rec.predict(X[60:])) / np.linalg.norm(X[60:] - rec.mean_)
+    assert rec.score(X[60:]) == pytest.approx(1 - rel, rel=1e-12)
+    assert 0.5 < rec.score(X[60:]) < 1
+    huge = PixelReconstructor(4, alpha=1e12).fit(X[:60])  # readings ignored: the mean image
+    assert huge.score(X[60:]) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_image_stacks_in_and_out_grey_and_colour():
+    X = _images(6)
+    rec = PixelReconstructor(5, min_distance=2.0).fit(X)
+    assert rec.predict(rec.transform(X[:3])).shape == (3, 6, 7) and rec.get_support_image().shape == (6, 7)
+    Xc = np.stack([X, 0.5 * X + 1, -X], axis=-1)  # (n, 6, 7, 3)
+    colour = PixelReconstructor(4).fit(Xc)
+    assert colour.image_shape_ == (6, 7, 3) and colour.get_support().sum() == 12
+    assert colour.transform(Xc[:2]).shape == (2, 12)
+    assert colour.predict(colour.transform(Xc[:2])).shape == (2, 6, 7, 3)
+    assert colour.std_.shape == (6, 7, 3)
+    mask = colour.get_support().reshape(6, 7, 3)
+    assert np.array_equal(mask.any(-1), mask.all(-1))  # a pixel measures all its channels
+    assert np.array_equal(mask[..., 0], colour.get_support_image())
+
+
+def test_constraints_hold_through_the_estimator_and_input_is_untouched():
+    X = _images(7, n=60, shape=(8, 8))
+    before = X.copy()
+    regions = np.repeat(np.arange(4), 16).reshape(8, 8)
+    costs = np.linspace(1, 2, 64).reshape(8, 8)
+    rec = PixelReconstructor(6, always_select=[9], never_select=[0, 1, 2], regions=regions, max_per_region=2,
+                             min_distance=2.5, costs=costs, budget=10.0).fit(X)
+    assert np.array_equal(X, before)
+    o = rec.order_
+    assert o[0] == 9 and not set(o.tolist()) & {0, 1, 2}
+    assert np.bincount(regions.ravel()[o], minlength=4).max() <= 2
+    assert costs.ravel()[o].sum() <= 10.0
+    rc = np.column_stack(np.divmod(o, 8))
+    d = np.linalg.norm(rc[:, None] - rc[None], axis=-1) + np.eye(6) * 99
+    assert d.min() >= 2.5
+    cons = placement_constraints(64, 6, image_shape=(8, 8), always_select=[9], never_select=[0, 1, 2],
+                                 regions=regions, max_per_region=2, min_distance=2.5, costs=costs, budget=10.0)
+    assert o.tolist() == greedy_placement(X.reshape(60, -1) - X.reshape(60, -1).mean(0), 6,
+                                          constraints=cons)[0].tolist()
+
+
+def test_float32_and_uint8_images():
+    X = _images(8)
+    a = PixelReconstructor(4).fit(X.astype(np.float32))
+    b = PixelReconstructor(4).fit(np.clip(X * 20 + 60, 0, 255).astype(np.uint8))
+    assert a.order_.size == 4 and b.order_.size == 4
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(always_select=[0, 1, 2, 3, 4]), "more than k=4"),
+    (dict(regions=np.zeros((3, 3), int), max_per_region=1), r"regions has shape \(3, 3\)"),
+    (dict(regions=np.zeros((6, 7), int), max_per_region=2), "allow 2 pixels in all, fewer than k=4"),
+    (dict(min_distance=6.0), "min_distance=6 leaves room for only"),
+    (dict(alpha=-1.0), "'alpha' parameter of PixelReconstructor"),
+    (dict(basis="svd"), "'basis' parameter of PixelReconstructor"),
+])
+def test_bad_constraints_and_parameters_raise_before_work(kw, match):
+    with pytest.raises(ValueError, match=match):
+        PixelReconstructor(4, **kw).fit(_images(9))
+
+
+def test_bad_measurements_raise_with_the_fix():
+    X = _images(10).reshape(80, -1)
+    rec = PixelReconstructor(4).fit(X)
+    with pytest.raises(ValueError, match="X has 3 features, but PixelReconstructor is expecting 4 features"):
+        rec.predict(np.zeros((2, 3)))
+    bad = rec.transform(X[:2]).copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite.*row 1, reading 2"):
+        rec.predict(bad)
+    with pytest.raises(ValueError, match=r"k must be an int in \[1, 4\]"):
+        rec.predict(rec.transform(X[:2]), k=5)
+    with pytest.raises(ValueError, match="does not know the image shape"):
+        rec.get_support_image()
+    assert PixelReconstructor(4, image_shape=(6, 7)).fit(X).get_support_image().shape == (6, 7)
