@@ -7,10 +7,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import check_input, resolve_k
+from .._validation import Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
 from ..scores import greedy_placement, placement_constraints
 
 from typing import TYPE_CHECKING
@@ -141,7 +140,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")],
+        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
         "basis": [StrOptions({"pixels", "pca"})],
         "n_basis": [Interval(Integral, 1, None, closed="left"), None],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
@@ -205,8 +204,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
-        owner = type(self).__name__
+        owner = check_params(self)
         X, stacked = self._flatten(X, reset=True)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         if not stacked and self.image_shape is not None:
