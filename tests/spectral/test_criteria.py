@@ -293,3 +293,54 @@ def test_column_subset_exact_search(covariance):
     for k in range(1, 9):
         best = max(crit.objective(C, S) for S in combinations(range(8), k))
         assert every.objective[k - 1] == pytest.approx(best, rel=1e-9)
+
+
+class _TopTwo(Criterion):
+    """A criterion defined by its spectrum alone: the sum of the two largest eigenvalues."""
+
+    name = "test-top-two"
+
+    def of_eigenvalues(self, vals, xp=np):
+        return vals[-2:].sum(axis=0)
+
+
+def _greedy_by_values(crit, M, B, direction):
+    """Textbook greedy: every step evaluates every candidate support from scratch (ties: lowest)."""
+    p = len(B)
+    S = [] if direction == "forward" else list(range(p))
+    order, objective = [], []
+    if direction == "backward":
+        objective.append(crit.value(M, B, S))
+    for _ in range(p if direction == "forward" else p - 1):
+        cand = [j for j in range(p) if (j not in S) == (direction == "forward")]
+        vals = [crit.value(M, B, sorted([*S, j]) if direction == "forward" else [i for i in S if i != j])
+                for j in cand]
+        j = cand[int(np.argmax(vals))]
+        order.append(j)
+        objective.append(max(vals))
+        S = sorted([*S, j]) if direction == "forward" else [i for i in S if i != j]
+    if direction == "backward":
+        order.append(S[0])
+        return order, objective[::-1]
+    return order, objective
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_a_new_criterion_is_one_class_for_the_factor_form_greedy_path(problem, direction):
+    M, _, B, _, _ = problem
+    crit = _TopTwo()
+    S = [0, 2, 3]
+    assert crit.value(M, B, S) == pytest.approx(_gen_eigs((M @ M.T)[np.ix_(S, S)], B[np.ix_(S, S)])[-2:].sum())
+    path = greedy_path(M, B, direction=direction, criterion=crit, form="factor")
+    order, objective = _greedy_by_values(crit, M, B, direction)
+    assert path.order.tolist() == order
+    assert np.allclose(path.objective, objective, rtol=1e-9)
+    assert path.info["criterion"] == "test-top-two"
+
+
+def test_kernels_without_its_update_refuse_a_new_criterion(problem):
+    M, A, B, _, _ = problem
+    with pytest.raises(ValueError, match="fullrank_greedy_path computes additive criteria and the largest"):
+        greedy_path(M @ M.T, B, criterion=_TopTwo(), form="full")
+    with pytest.raises(ValueError, match="exact_support computes additive criteria"):
+        exact_support(M, B, 2, criterion=_TopTwo())

@@ -62,6 +62,7 @@ __all__ = [
     "TwoClassLDA",
     "as_criterion",
     "criterion_named",
+    "spectral_criterion",
 ]
 
 
@@ -372,3 +373,18 @@ def criterion_named(name: str | Criterion) -> Criterion:
     if isinstance(name, str) and name in _REGISTRY:
         return _REGISTRY[name]()
     return as_criterion(name)
+
+
+def spectral_criterion(criterion: str | Criterion, *, owner: str | None = None) -> Criterion:
+    """:func:`as_criterion` for the kernels that hold only two updates of the spectrum: the closed
+    form of an additive criterion and the secular equations of the largest eigenvalue (the
+    full-rank, device, implicit and compiled kernels, and the exact search). Any other criterion
+    runs the factor form's NumPy greedy path (:meth:`Criterion.gains` / :meth:`Criterion.losses`)."""
+    crit = as_criterion(criterion, owner=owner)
+    if not (crit.additive or crit.largest_eigenvalue):
+        where = f"{owner} " if owner else "This kernel "
+        raise ValueError(
+            f"{where}computes additive criteria and the largest eigenvalue only; {crit!r} is neither. "
+            "Run the factor-form greedy path (pass A as a factor M with A = M M^T) for it."
+        )
+    return crit

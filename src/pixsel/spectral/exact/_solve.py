@@ -11,7 +11,7 @@ import numpy as np
 from ..._array_api import to_host
 from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
-from .._criteria import MaxEig, as_criterion
+from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..greedy import refine_support
@@ -89,7 +89,7 @@ def _validate(A, B, k, criterion, owner):
             "example with pixsel.stats.regularize(B, 'auto'), or pass B=None for the identity."
         ) from None
     k = check_int(k, "k", low=1, high=p, owner=owner)
-    criterion = as_criterion(criterion, owner=owner)
+    criterion = spectral_criterion(criterion, owner=owner)
     if form == "vector":
         criterion = MaxEig()  # both criteria coincide for A = a a^T
     return A, B, form, k, criterion

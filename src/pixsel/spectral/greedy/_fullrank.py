@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import check_options
-from .._criteria import as_criterion
+from .._criteria import spectral_criterion
 from ._fullrank_dense import backward_secular, forward_partial, forward_secular
 from ._fullrank_krylov import backward_krylov, forward_krylov
 from .._operators import DenseOperator
@@ -77,7 +77,7 @@ def fullrank_greedy_path(A, B=None, *, direction="forward", criterion="max-eig",
     >>> path.order.tolist(), path.objective.round(4).tolist()
     ([0, 1, 2], [4.0, 4.618, 4.618])
     """
-    criterion = as_criterion(criterion)
+    criterion = spectral_criterion(criterion, owner="fullrank_greedy_path")
     check_options(method, "method", METHODS)
     check_options(direction, "direction", ("forward", "backward"))
     identity_max_eig = B is None and criterion.largest_eigenvalue

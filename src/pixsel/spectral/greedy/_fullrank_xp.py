@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._array_api import device_of, has_float64, to_numpy
-from .._criteria import as_criterion
+from .._criteria import spectral_criterion
 from .._linalg_xp import generalized_eigh
 
 __all__ = ["fullrank_path_xp"]
@@ -288,7 +288,7 @@ def fullrank_path_xp(xp, A, B, *, direction, criterion, max_k=None):
     ``A`` (symmetric ``p x p``) and ``B`` (``p x p`` or None, the identity) are arrays of
     ``xp``, already checked; computed in float64 where the device has it. ``order`` and
     ``objective`` are NumPy (host metadata)."""
-    criterion = as_criterion(criterion)
+    criterion = spectral_criterion(criterion, owner="fullrank_path_xp")
     dev = device_of(A)
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     A = xp.astype(A, hi)

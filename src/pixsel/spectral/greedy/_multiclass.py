@@ -93,7 +93,9 @@ def _backward(M, B, criterion, method="auto", progress=None):
     W = P @ M
     G = M.T @ W
     G = (G + G.T) / 2
-    if method == "auto" and r > 1 and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX) and compiled_enabled():
+    compiled = criterion.additive or criterion.largest_eigenvalue  # the two updates the loop holds
+    compiled = compiled and compiled_enabled()  # and the route did not choose NumPy (a small problem)
+    if method == "auto" and r > 1 and compiled and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX):
         from ._multiclass_jit import backward_path  # Numba: imported on first use
 
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._array_api import device_of, has_float64
-from .._criteria import as_criterion
+from .._criteria import spectral_criterion
 from ._fullrank_xp import _argmax, _history
 
 __all__ = ["multiclass_path_xp"]
@@ -146,7 +146,7 @@ def multiclass_path_xp(xp, M, B, *, direction, criterion, max_k=None):
     already checked; they are computed in float64 where the device has it. ``order`` and
     ``objective`` come back as NumPy (``p`` numbers: the path is host metadata).
     """
-    criterion = as_criterion(criterion)
+    criterion = spectral_criterion(criterion, owner="multiclass_path_xp")
     dev = device_of(M)
     hi = xp.float64 if has_float64(xp, dev) else xp.float32
     M = xp.astype(M, hi)

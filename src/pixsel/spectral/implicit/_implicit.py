@@ -40,7 +40,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..._validation import check_int, sign_flip
-from .._criteria import as_criterion
+from .._criteria import spectral_criterion
 from .._path import SparsePath
 from ..greedy import fullrank_greedy_path, left_looking_forward
 
@@ -134,7 +134,7 @@ def implicit_greedy_path(
     >>> int(implicit_greedy_path(B.class_means.between, B, max_k=3).order[0])
     7
     """
-    criterion = as_criterion(criterion, owner="implicit_greedy_path")
+    criterion = spectral_criterion(criterion, owner="implicit_greedy_path")
     if B is None:
         _check_operator(A, "A")
         max_k = check_int(max_k, "max_k", low=1, high=A.p, owner="implicit_greedy_path")
