@@ -222,3 +222,14 @@ def test_score_selector_takes_k_first_and_explains_the_old_order():
         ScoreSelector("fisher").fit(X)
     with pytest.raises(TypeError):
         ScoreSelector("fisher", 3)  # criterion is keyword-only
+
+
+def test_every_score_has_one_step_and_it_computes_that_score():
+    from pixsel.scores import SCORES, fisher_score, variance_score
+    from pixsel.selection._scores import _SCORE_STEPS
+
+    assert set(_SCORE_STEPS) == set(SCORES)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 6)), np.repeat([0, 1, 2], 10)
+    np.testing.assert_allclose(ScoreSelector(3, criterion="variance").fit(X).scores_, variance_score(X))
+    np.testing.assert_allclose(ScoreSelector(3, criterion="fisher").fit(X, y).scores_, fisher_score(X, y))

@@ -312,6 +312,9 @@ class SubspaceScoreSelector(_ScoreSelectorBase):
 
 
 _SCORE_NAMES = tuple(SCORES)
+#: the ScoreSelector method that computes each score
+_SCORE_STEPS = {"uniform": "_uniform", "variance": "_variance", "laplacian": "_laplacian",
+                "supervised_laplacian": "_supervised_laplacian", "fisher": "_fisher"}
 
 
 class ScoreSelector(_ScoreSelectorBase):
@@ -439,32 +442,7 @@ image_shape_
         if spec.supervised:
             if len(np.unique(to_numpy(y))) < 2:
                 raise ValueError(f"criterion={self.criterion!r} needs at least 2 classes in y; got 1.")
-        if self.criterion == "uniform":
-            check_chunks_finite(route, X)  # nothing else reads a lazy X: a NaN located at its row
-            s = uniform_score(X)
-        elif self.criterion == "variance":
-            s = variance_score(X)
-        elif self.criterion == "laplacian":
-            refuse(
-                route,
-                foreign=(
-                    "criterion='laplacian' builds a nearest-neighbour graph with scikit-learn and "
-                    f"runs on NumPy only; X is a {type(X).__module__.split('.')[0]} array. Pass "
-                    "NumPy data (or turn array_api_dispatch off), or use 'supervised_laplacian', "
-                    "'fisher' or 'variance', which run on any array library."
-                ),
-                dask=(
-                    "criterion='laplacian' needs the neighbour graph of all samples: pass a NumPy "
-                    "array (X.compute()), or use 'supervised_laplacian', which runs on Dask."
-                ),
-            )
-            nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=n - 1, owner=owner)  # at most n - 1
-            t = self.heat_width if isinstance(self.heat_width, str) else float(self.heat_width)
-            s = laplacian_score(X, nn, t=t)
-        elif self.criterion == "supervised_laplacian":
-            s = supervised_laplacian_score(X, y)
-        else:
-            s = fisher_score(X, y)
+        s = getattr(self, _SCORE_STEPS[self.criterion])(X, y, route, owner)
         imp = importance(self.criterion, s)
         self.scores_ = s
         self.importances_ = imp
@@ -472,3 +450,35 @@ image_shape_
         rng = check_random_state(self.random_state)
         self._select(imp, k, rng, route)
         return self
+
+    # one method per score: ``_SCORE_STEPS`` maps the public names to them (the one place that does)
+    def _uniform(self, X, y, route, owner):
+        check_chunks_finite(route, X)  # nothing else reads a lazy X: a NaN located at its row
+        return uniform_score(X)
+
+    def _variance(self, X, y, route, owner):
+        return variance_score(X)
+
+    def _laplacian(self, X, y, route, owner):
+        refuse(
+            route,
+            foreign=(
+                "criterion='laplacian' builds a nearest-neighbour graph with scikit-learn and "
+                f"runs on NumPy only; X is a {type(X).__module__.split('.')[0]} array. Pass "
+                "NumPy data (or turn array_api_dispatch off), or use 'supervised_laplacian', "
+                "'fisher' or 'variance', which run on any array library."
+            ),
+            dask=(
+                "criterion='laplacian' needs the neighbour graph of all samples: pass a NumPy "
+                "array (X.compute()), or use 'supervised_laplacian', which runs on Dask."
+            ),
+        )
+        nn = check_int(self.n_neighbors, "n_neighbors", low=1, high=X.shape[0] - 1, owner=owner)  # at most n - 1
+        t = self.heat_width if isinstance(self.heat_width, str) else float(self.heat_width)
+        return laplacian_score(X, nn, t=t)
+
+    def _supervised_laplacian(self, X, y, route, owner):
+        return supervised_laplacian_score(X, y)
+
+    def _fisher(self, X, y, route, owner):
+        return fisher_score(X, y)
