@@ -15,6 +15,9 @@ from .._array_api import to_numpy
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import check_int, check_options
 from ..spectral import DIRECTIONS, greedy_path
+from ..spectral._forced import check_forced
+from ..spectral.greedy._exclude import check_excluded
+from ..spectral.greedy._swap import MAX_SWEEPS, swap_refine
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
@@ -367,6 +370,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         random_state: int | np.random.RandomState | None = None,
         always_select: ArrayLike | None = None,
         cv: int | object = 3,
+        refine: bool | int = False,
+        never_select: ArrayLike | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -385,6 +390,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.random_state = random_state
         self.always_select = always_select
         self.cv = cv
+        self.refine = refine
+        self.never_select = never_select
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -425,6 +432,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
+        sweeps = self._check_search(owner, grouping, n_resamples, p, k)
         self.cv_results_ = None
         for name in ("best_params_", "direction_by_k_", "direction_scores_"):
             self.__dict__.pop(name, None)  # a refit without a choice keeps none from before
@@ -439,6 +447,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
+        E = self.never_select_ if len(self.never_select_) else None
         forward_only = bool(len(F)) and len(classes) > 2 and criterion == "max-eig"
         if forward_only and self.direction not in ("forward", "auto"):
             raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
@@ -446,6 +455,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
         by_cv = direction == "cv"
+        if route.implicit and (sweeps or len(self.never_select_)):
+            raise ValueError(f"{owner}: refine and never_select need algorithm='dense' (they read the p x p "
+                             "within-class covariance); pass algorithm='dense', or refine=False and "
+                             "never_select=None.")
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             if n_resamples:
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
@@ -478,7 +491,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             )
         # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
         # one inverse of B per direction (certify(path) or lda_paths give it on request)
-        max_k = forward_length(p if grouping is None else grouping.n_groups, k, len(classes), self.path)
+        max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, k, len(classes),
+                               self.path)
         fwd = bwd = None
         with path_progress(self) as progress:
             if grouping is not None:  # whole groups enter and leave (host statistics)
@@ -486,10 +500,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                                        progress=progress)
             elif direction in ("forward", "dual", "cv"):
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
-                                  callback=progress("forward path"), always_select=F)
+                                  callback=progress("forward path"), always_select=F, never_select=E)
             if grouping is None and direction in ("backward", "dual", "cv"):
                 bwd = greedy_path(a, B, direction="backward", criterion=criterion,
-                                  callback=progress("backward path"), always_select=F)
+                                  callback=progress("backward path"), always_select=F, never_select=E)
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()
@@ -500,6 +514,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             chosen = np.array(self.direction_by_k_) == "backward"
             K = len(chosen)
             self.objective_path_[:K] = np.where(chosen, bwd.objective[:K], fwd.objective[:K])
+        if sweeps:
+            self._refine_support(a, B, k, F, criterion, sweeps)
         self._stabilize(X, y, k, n_resamples, route)
         if self.solver == "exact" and grouping is not None:
             self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
@@ -510,6 +526,52 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         store_on_route(self, route)
         self.coef_ = support_weights(route, a, B, S)
         return self
+
+    def _check_search(self, owner, grouping, n_resamples, p, k):
+        """The swap sweeps ``refine`` allows (0: none) and ``never_select_``, refused before any
+        work where they cannot run."""
+        E = check_excluded(self.never_select, p, always_select=check_forced(self.always_select, p, owner=owner),
+                           k=k, owner=owner)
+        if len(E) and grouping is not None:
+            raise ValueError(f"{owner}: never_select excludes single features; use it without groups, patch_size "
+                             "or a colour image stack (flatten X to (n_samples, n_features)).")
+        if len(E) and self.solver == "exact":
+            raise ValueError(f"{owner}: never_select runs with solver='greedy' only (the exact search does not "
+                             "exclude features); use solver='greedy' or never_select=None.")
+        if len(E) and self.algorithm == "implicit":
+            raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
+        self.never_select_ = E
+        refine = self.refine
+        if isinstance(refine, bool) or refine is None:
+            sweeps = MAX_SWEEPS if refine else 0
+        else:
+            sweeps = check_int(refine, "refine", low=0, owner=owner)
+        if sweeps and self.solver == "exact":
+            raise ValueError(f"{owner}: refine improves a greedy support; solver='exact' already returns the "
+                             "certified optimum. Use refine=False with solver='exact'.")
+        if sweeps and grouping is not None:
+            raise ValueError(f"{owner}: refine swaps single features; use it without groups, patch_size or a "
+                             "colour image stack (flatten X to (n_samples, n_features)), or refine=False.")
+        if sweeps and n_resamples:
+            raise ValueError(f"{owner}: refine improves the support of one fit, and stability replaces it by the "
+                             "most frequent features; use refine=False with stability.")
+        if sweeps and self.algorithm == "implicit":
+            raise ValueError(f"{owner}: refine needs algorithm='dense' (the swaps are valued from the p x p "
+                             "within-class covariance); pass algorithm='dense' or refine=False.")
+        return sweeps
+
+    def _refine_support(self, a, B, k, F, criterion, sweeps):
+        """Swap refinement of ``support_`` at ``k`` (:func:`pixsel.spectral.greedy.swap_refine`);
+        ``objective_path_[k - 1]`` follows it, the paths stay as computed."""
+        a, B = to_numpy(a, np.float64), to_numpy(B, np.float64)
+        start = np.flatnonzero(to_numpy(self.support_))
+        res = swap_refine(a, B, start, criterion=criterion, max_sweeps=sweeps, always_select=F,
+                          never_select=self.never_select_)
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[res.support] = True
+        self.support_ = mask
+        self.objective_path_[k - 1] = res.objective
+        self.n_swaps_ = res.n_swaps
 
     def _candidates(self, owner):
         """The criteria and the regularizations to fit: one of each, or the lists to choose from."""

@@ -27,6 +27,7 @@ from ._forced import check_forced, forced_path
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
 from .bounds import certify
+from .greedy._exclude import check_excluded, excluded_path
 from .greedy import (
     check_form_pair_xp,
     fullrank_greedy_path,
@@ -64,6 +65,7 @@ def greedy_path(
     certificate: Literal["auto", "dual", "inclusion"] | None = None,
     callback: Callable[[int, int], None] | None = None,
     always_select: ArrayLike | None = None,
+    never_select: ArrayLike | None = None,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -116,6 +118,11 @@ def greedy_path(
         ``F`` evaluates every candidate exactly, ``O(p k^3)`` per step (forward only).
         ``objective[k - 1]`` is NaN for ``k < |F|``; ``max_k`` counts ``F``. Dense NumPy
         arrays only (device arrays are copied to the host), without ``certificate``.
+    never_select : array-like of int or None, default None
+        Excluded features (FastCan's ``indices_exclude``): no support contains them. The path is
+        that of the pair restricted to the other features, with ``p - |never_select|`` entries
+        (a backward pass starts from all the others). Dense arrays only (device arrays are
+        copied to the host); disjoint from ``always_select``.
 
     Returns
     -------
@@ -142,6 +149,10 @@ def greedy_path(
     check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    if never_select is not None and len(np.atleast_1d(never_select)):
+        return _excluded(A, B, never_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                         certificate=certificate, callback=callback, always_select=always_select,
+                         kernel_options=kernel_options)
     if always_select is not None and len(np.atleast_1d(always_select)):
         return _forced(A, B, always_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        certificate=certificate, callback=callback, kernel_options=kernel_options)
@@ -215,6 +226,19 @@ def _forced(A, B, always_select, *, direction, criterion, form, max_k, certifica
         max_k = check_int(max_k, "max_k", low=len(F), high=p, owner=owner)
     return forced_path(greedy_path, A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        callback=callback)
+
+
+def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options, **options):
+    """The path without the features of ``never_select`` (:mod:`pixsel.spectral.greedy._exclude`)."""
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError("greedy_path: never_select needs dense A and B (the pair restricted to the other "
+                         "features); pass the matrices, not a Gram operator.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    E = check_excluded(never_select, A.shape[0], always_select=always_select, k=max_k, owner="greedy_path")
+    return excluded_path(greedy_path, A, B, E, form=form, always_select=always_select, max_k=max_k,
+                         **options, **kernel_options)
 
 
 def _is_operator(M):

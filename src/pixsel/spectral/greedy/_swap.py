@@ -37,6 +37,7 @@ import scipy.linalg as sla
 
 from .._path import objective_on_support
 from ..exact._swap import _beats, _swap_values, _value
+from ._exclude import index_set
 
 from typing import TYPE_CHECKING
 
@@ -76,23 +77,6 @@ class SwapResult:
     start_objective: float
     n_swaps: int
     converged: bool
-
-
-def _index_set(values, p, name, owner):
-    if values is None:
-        return np.zeros(0, dtype=np.intp)
-    v = np.atleast_1d(np.asarray(values))
-    if v.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    if v.ndim != 1 or v.dtype.kind not in "iu":
-        raise ValueError(f"{owner}: {name} must be a 1-D array of integer feature indices; got {v.dtype} of "
-                         f"shape {v.shape}.")
-    if v.min() < 0 or v.max() >= p:
-        raise ValueError(f"{owner}: {name} has indices outside [0, {p - 1}]; pass indices of existing features.")
-    u = np.unique(v)
-    if len(u) != len(v):
-        raise ValueError(f"{owner}: {name} repeats indices; list each feature once.")
-    return u.astype(np.intp)
 
 
 def swap_refine(
@@ -145,11 +129,11 @@ def swap_refine(
     B = None if B is None else np.asarray(B, dtype=np.float64)
     if B is not None and B.shape != (p, p):
         raise ValueError(f"{owner}: B must be of shape ({p}, {p}) to match A; got {B.shape}.")
-    S = _index_set(support, p, "support", owner)
+    S = index_set(support, p, "support", owner=owner)
     if len(S) == 0:
         raise ValueError(f"{owner}: the support to refine is empty; pass at least one feature index.")
-    F = _index_set(always_select, p, "always_select", owner)
-    E = _index_set(never_select, p, "never_select", owner)
+    F = index_set(always_select, p, "always_select", owner=owner)
+    E = index_set(never_select, p, "never_select", owner=owner)
     if np.setdiff1d(F, S).size:
         raise ValueError(f"{owner}: the support misses always_select features {np.setdiff1d(F, S).tolist()}; "
                          "start from a support that contains them.")

@@ -1,0 +1,126 @@
+"""SparseLDASelector's searches beyond one greedy pass: swap refinement and excluded features.
+
+Oracles: the refined support's objective is recomputed from scratch on the fitted pair and never
+below the greedy support it starts from; without refinement the support is the greedy path's,
+unchanged; excluded features never enter, and the path with them excluded is the path of the pair
+restricted to the other features (the kernels run on the submatrices by hand); every conflict is
+refused before any statistics are computed."""
+
+import numpy as np
+import pytest
+
+from pixsel import SparseLDASelector
+from pixsel.spectral import greedy_path, objective_on_support
+
+
+def _data(seed=0, n_classes=4, n=120, p=24):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    means = rng.standard_normal((n_classes, p)) * 0.8
+    X = means[y] + rng.standard_normal((n, p)) @ (np.eye(p) + 0.5 * rng.standard_normal((p, p)) / np.sqrt(p))
+    return X, y
+
+
+def _objective(sel, S):
+    path = sel.forward_path_ if sel.forward_path_ is not None else sel.backward_path_
+    return objective_on_support(path.A, path.B, S, criterion=sel.criterion_)
+
+
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "trace"), (4, "trace"), (4, "max-eig")])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_refine_never_below_the_greedy_support(n_classes, criterion, seed):
+    X, y = _data(seed, n_classes)
+    k = 6
+    plain = SparseLDASelector(k, direction="forward", criterion=criterion).fit(X, y)
+    ref = SparseLDASelector(k, direction="forward", criterion=criterion, refine=True).fit(X, y)
+    S0, S = plain.get_support(indices=True), ref.get_support(indices=True)
+    assert len(S) == k
+    f0, f = _objective(plain, S0), _objective(ref, S)
+    assert f >= f0 * (1 - 1e-12)
+    assert ref.objective_path_[k - 1] == pytest.approx(f, rel=1e-9)
+    assert ref.n_swaps_ >= 0 and (ref.n_swaps_ > 0) == (set(S) != set(S0))
+    # the path itself is the greedy one: other sizes are read from it unchanged
+    np.testing.assert_array_equal(ref.forward_path_.order, plain.forward_path_.order)
+    np.testing.assert_array_equal(ref.get_support_at(k - 1), plain.get_support_at(k - 1))
+
+
+def test_refine_off_is_the_greedy_path_bit_for_bit():
+    X, y = _data(3)
+    sel = SparseLDASelector(5, direction="forward", refine=False).fit(X, y)
+    path = sel.forward_path_
+    direct = greedy_path(path.A, path.B, criterion="trace", max_k=len(path.order))
+    np.testing.assert_array_equal(path.order, direct.order)
+    np.testing.assert_array_equal(path.objective, direct.objective)
+    np.testing.assert_array_equal(sel.get_support(indices=True), np.sort(direct.order[:5]))
+    assert not hasattr(sel, "n_swaps_")
+
+
+def test_refine_with_forced_and_excluded_features():
+    X, y = _data(4)
+    sel = SparseLDASelector(6, direction="forward", refine=True, always_select=[0, 1], never_select=[2, 3, 4]).fit(X, y)
+    S = set(sel.get_support(indices=True).tolist())
+    assert {0, 1} <= S and not S & {2, 3, 4}
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "dual"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_never_select_is_the_path_of_the_restricted_pair(direction, n_classes):
+    X, y = _data(5, n_classes)
+    E = [1, 7, 8, 20]
+    sel = SparseLDASelector(5, direction=direction, never_select=E).fit(X, y)
+    assert not set(sel.get_support(indices=True).tolist()) & set(E)
+    np.testing.assert_array_equal(sel.never_select_, E)
+    R = np.setdiff1d(np.arange(X.shape[1]), E)
+    for path in (sel.forward_path_, sel.backward_path_):
+        if path is None:
+            continue
+        A, B = path.A, path.B
+        AR = A[R]
+        ref = greedy_path(AR, B[np.ix_(R, R)], direction=path.direction, criterion="trace",
+                          max_k=None if path.direction == "backward" or n_classes == 2 else len(path.order))
+        np.testing.assert_array_equal(path.order, R[ref.order])
+        np.testing.assert_allclose(path.objective, ref.objective)
+        for k in (1, 3, 5):
+            assert not set(path.support(k).tolist()) & set(E)
+
+
+def test_greedy_path_never_select_with_always_select():
+    X, y = _data(6)
+    sel = SparseLDASelector(4, direction="forward").fit(X, y)
+    A, B = sel.forward_path_.A, sel.forward_path_.B
+    path = greedy_path(A, B, criterion="trace", max_k=8, always_select=[3], never_select=[0, 5])
+    assert path.order[0] == 3 and not {0, 5} & set(path.order.tolist())
+    R = np.setdiff1d(np.arange(A.shape[0]), [0, 5])
+    ref = greedy_path(A[R], B[np.ix_(R, R)], criterion="trace", max_k=8, always_select=[int(np.searchsorted(R, 3))])
+    np.testing.assert_array_equal(path.order, R[ref.order])
+
+
+def _never_called():
+    calls = []
+    return calls, lambda done, total, what: calls.append(what)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"always_select": [1, 2], "never_select": [2, 3]}, "both always_select and never_select"),
+        ({"never_select": list(range(20))}, "leaves 4 of the 24 features, fewer than the 5"),
+        ({"refine": True, "solver": "exact"}, "Use refine=False with solver='exact'"),
+        ({"never_select": [0], "solver": "exact"}, "never_select runs with solver='greedy'"),
+        ({"refine": True, "stability": 3}, "stability"),
+        ({"refine": -1}, "refine"),
+        ({"never_select": [30]}, "outside"),
+    ],
+)
+def test_conflicts_are_refused_before_any_work(params, match):
+    X, y = _data(7)
+    calls, report = _never_called()
+    with pytest.raises(ValueError, match=match):
+        SparseLDASelector(5, progress=report, **params).fit(X, y)
+    assert calls == []
+
+
+def test_refine_with_groups_is_refused():
+    X, y = _data(8)
+    with pytest.raises(ValueError, match="refine swaps single features"):
+        SparseLDASelector(3, refine=True, groups=np.arange(24) // 2).fit(X, y)
