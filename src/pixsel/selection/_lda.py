@@ -17,7 +17,8 @@ from .._validation import check_int, check_options
 from ..spectral import DIRECTIONS, greedy_path
 from ..spectral._forced import check_forced
 from ..spectral.greedy._exclude import check_excluded
-from ..spectral.greedy._swap import MAX_SWEEPS, swap_refine
+from ..spectral import swap_refine
+from ..spectral.greedy._swap import MAX_SWEEPS
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
 from ._groups import ImageInputMixin, exact_group_fit, fit_groups, group_paths, store_groups
@@ -38,13 +39,6 @@ CRITERIA = ("trace", "max-eig")
 #: right exceed the forward pass's by more than this many standard deviations of the paired
 #: difference (the forward pass is the default; small folds make small differences noise)
 _DIRECTION_Z = 2.0
-#: ``direction='auto'`` cross-validates the direction up to this many features (32 x 32 pixels):
-#: beyond, every fold's backward pass costs ``O(p^3)`` (minutes at 64 x 64 pixels)
-_AUTO_CV_MAX_FEATURES = 1024
-#: ... and up to this many training samples per class on average: with more, the covariance is
-#: well estimated and the two passes agree (USPS 10 digits, 200 a class: the same accuracy in
-#: every cell of the quality benchmark), while the folds' statistics cost ``O(n p^2)`` each
-_AUTO_CV_MAX_PER_CLASS = 100
 #: ``criterion='cv'`` chooses among these
 CV_CRITERIA = ("trace", "max-eig")
 
@@ -98,27 +92,20 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         ``LinearDiscriminantAnalysis(solver='eigen')`` fit on all pixels, 10-30 times the
         forward pass alone.
 
-        ``'auto'`` is ``'cv'`` with more than two classes, at most 1024 features (32 x 32
-        pixels: beyond, each fold's backward pass costs ``O(p^3)``, minutes at 64 x 64) and at
-        most 100 training samples per class on average (with more, the two passes agree on the
-        benchmark), where the rows can be split into folds (single features, not a Dask array,
-        at least ``cv`` samples of every class, the dense algorithm), and ``'forward'``
-        elsewhere;
-        ``direction_`` says what ran. Where the implicit algorithm runs, every direction but
-        ``'backward'`` runs the forward pass only.
+        ``'auto'`` runs the forward pass, whose support at ``n_features_to_select`` ``refine``
+        then improves by swaps; ``direction_`` says what ran. Where the implicit algorithm runs,
+        every direction but ``'backward'`` runs the forward pass only.
 
-        Why ``'auto'``: on the held-out benchmark of the documentation's quality page the
-        forward pass is the better pass on most data sets and sizes, and neither objective
-        tells when it is not: on CMU PIE faces (68 people, 10 training images each) at
-        k = 10 the forward pass's pixels classify 49 % of new images and the backward pass's
-        85 %, while on Extended Yale B the forward pass is ahead at k = 10. The held-out folds
-        tell: ``'cv'`` takes the backward pass there and keeps the forward pass elsewhere. With
-        two classes it brought no cell of the four two-class data sets within a point of the
-        best peer that the forward pass was not, at several times the cost, so ``'auto'`` runs
-        forward there.
+        Why ``'auto'``: on the held-out benchmark of the documentation's quality page (Extended
+        Yale B and CMU PIE faces with 5 training images per person, USPS digits, 8 x 8 digits) the
+        forward pass followed by swaps was as accurate as cross-validating the passes
+        (``'cv'``) or running both (``'dual'``) in every cell measured and ahead of them on USPS
+        at k = 10, at the cost of one forward pass and a few swap sweeps, where ``'cv'`` costs
+        one fit with both passes per fold (10-60 times the forward pass on faces).
 
         .. versionchanged:: 0.1
-           The default was ``'dual'``, then ``'forward'``.
+           The default was ``'dual'``, then ``'forward'``, then ``'cv'`` with more than two
+           classes; pass ``direction='cv'`` for the cross-validated choice of pass.
     regularization : 'rda', 'auto', 'none', None, float, 'ledoit-wolf' or list, default='rda'
         How the within-class covariance ``B`` is regularized (see
         :func:`pixsel.stats.regularize`); what was done is recorded in ``regularization_``.
@@ -227,6 +214,22 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         evaluates every candidate exactly (``O(p k^3)`` per step, for modest ``p`` and ``k``),
         and ``direction`` must be ``'forward'``. ``objective_path_`` is NaN below ``|F|``.
         Dense algorithm and ``solver='greedy'`` only, without groups or ``stability``.
+    refine : 'auto', bool or int, default='auto'
+        Improve the support at ``n_features_to_select`` by swaps: exchange one selected feature
+        for one unselected while the objective rises, each exchange valued from the current
+        support's factorization (closed form for two classes and the trace criterion; a
+        Rayleigh-Ritz lower bound, then exact values of the most promising swaps, for
+        ``'max-eig'``); never below the greedy support (see
+        :func:`pixsel.spectral.swap_refine`). The supports read at other ``k``
+        with :meth:`get_support_at` stay greedy; ``n_swaps_`` counts the swaps taken. True:
+        up to 100 swaps; an int: at most that many (0 is False). ``'auto'``: True where it can
+        run (the dense algorithm, single features, ``solver='greedy'``, without ``stability``),
+        False elsewhere; True refuses the others.
+    never_select : array-like of int or None, default=None
+        Features no support contains (FastCan's ``indices_exclude``): the greedy passes and the
+        swaps run on the other features, so a backward path has ``n_features - len(never_select)``
+        entries. Disjoint from ``always_select``; at least ``n_features_to_select`` features
+        must be left. Dense algorithm and ``solver='greedy'`` only, without groups.
     cv : int or cross-validation splitter, default=3
         Used only with ``direction='cv'`` or when ``criterion`` or ``regularization`` lists
         several values (with two classes the criteria coincide and only the regularizations are
@@ -259,8 +262,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
     ranking_ : ndarray of shape (n_features,) of int
         The step at which each feature enters the greedy path that gives the support at
         ``n_features_to_select_`` (1 = first; a backward path read from its end); features a
-        forward pass did not reach share the last rank. Without ``stability`` or ``solver='exact'``
-        the support is the features of rank ``<= n_features_to_select_``.
+        forward pass did not reach share the last rank. Without ``stability``, ``solver='exact'`` or
+        swaps by ``refine`` the support is the features of rank ``<= n_features_to_select_``.
     selection_frequencies_ : ndarray of shape (n_features,)
         Only with ``stability``: the fraction of the resampled paths whose support contains
         each feature. Low frequencies mean that other draws of the same kind of data would
@@ -309,6 +312,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
     always_select_ : ndarray of int
         The forced features, sorted (empty without ``always_select``).
+    never_select_ : ndarray of int
+        The excluded features, sorted (empty without ``never_select``).
+    n_swaps_ : int
+        Only when ``refine`` ran: the swaps taken from the greedy support at ``n_features_to_select_``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -370,7 +377,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         random_state: int | np.random.RandomState | None = None,
         always_select: ArrayLike | None = None,
         cv: int | object = 3,
-        refine: bool | int = False,
+        refine: Literal["auto"] | bool | int = "auto",
         never_select: ArrayLike | None = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
@@ -455,6 +462,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
         by_cv = direction == "cv"
+        if route.implicit and isinstance(self.refine, str):
+            sweeps = 0  # refine='auto': the dense statistics are not formed
         if route.implicit and (sweeps or len(self.never_select_)):
             raise ValueError(f"{owner}: refine and never_select need algorithm='dense' (they read the p x p "
                              "within-class covariance); pass algorithm='dense', or refine=False and "
@@ -542,6 +551,11 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
         self.never_select_ = E
         refine = self.refine
+        if isinstance(refine, str):
+            check_options(refine, "refine", ("auto",), owner=owner)
+            # 'auto': swap where it can run (the implicit algorithm is excluded once the route is known)
+            plain = self.solver == "greedy" and grouping is None and not n_resamples and self.algorithm != "implicit"
+            return MAX_SWEEPS if plain else 0
         if isinstance(refine, bool) or refine is None:
             sweeps = MAX_SWEEPS if refine else 0
         else:
@@ -567,11 +581,13 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         start = np.flatnonzero(to_numpy(self.support_))
         res = swap_refine(a, B, start, criterion=criterion, max_sweeps=sweeps, always_select=F,
                           never_select=self.never_select_)
+        self.n_swaps_ = res.n_swaps
+        if not res.n_swaps:  # the greedy support is a local optimum: kept as it is, with its objective
+            return
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[res.support] = True
         self.support_ = mask
         self.objective_path_[k - 1] = res.objective
-        self.n_swaps_ = res.n_swaps
 
     def _candidates(self, owner):
         """The criteria and the regularizations to fit: one of each, or the lists to choose from."""
@@ -642,19 +658,14 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         return "forward" if self.direction in ("cv", "auto") else self.direction
 
     def _run_direction(self, X, y, grouping, route, forward_first, owner):
-        """The passes this fit runs: ``direction``, with ``'auto'`` resolved (``'cv'`` with more
-        than two classes where the rows can be resampled into folds, ``'forward'`` elsewhere) and
-        ``'cv'`` run forward only by the implicit algorithm. ``forward_first``: two classes, or a
-        forward pass forced by ``always_select`` (``'auto'`` then runs forward)."""
-        if self.direction not in ("cv", "auto"):
-            return self.direction
-        if route.implicit or (forward_first and self.direction == "auto"):
-            return "forward"
+        """The passes this fit runs: ``direction``, with ``'auto'`` resolved (the forward pass, which
+        ``refine`` then improves) and ``'cv'`` run forward only by the implicit algorithm."""
         if self.direction == "auto":
-            counts = np.unique(to_numpy(y), return_counts=True)[1]
-            few = isinstance(self.cv, numbers.Integral) and counts.min() < self.cv
-            large = X.shape[1] > _AUTO_CV_MAX_FEATURES or counts.mean() > _AUTO_CV_MAX_PER_CLASS
-            return "forward" if grouping is not None or route.backend == "dask" or few or large else "cv"
+            return "forward"
+        if self.direction != "cv":
+            return self.direction
+        if route.implicit:
+            return "forward"
         # an array-API array: the folds are drawn from a host copy
         self._check_resamplable(grouping is None and route.backend != "dask", owner, "the direction",
                                 "pass direction='forward' or 'dual'")
@@ -699,7 +710,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         scored = np.zeros((2, K), dtype=bool)
         sub = clone(self).set_params(direction="dual", criterion=criterion, regularization=regularization,
                                      n_features_to_select=k, stability=None, solver="greedy", progress=False,
-                                     algorithm="dense")
+                                     algorithm="dense", refine=False)
         with path_progress(self) as progress:
             report = progress("direction cross-validation, folds")
             for i, (train, test) in enumerate(splits):
@@ -753,6 +764,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             params["direction"] = str(chosen[k - 1]) if k <= len(chosen) else "dual"
         elif self.direction in ("cv", "auto"):
             params["direction"] = self.direction_
+        if isinstance(self.refine, str):  # 'auto': the resamples' greedy supports, as before refine
+            params["refine"] = False
         return params
 
     def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):

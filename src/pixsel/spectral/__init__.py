@@ -9,6 +9,7 @@ Greedy paths (one support per ``k``)
       form of ``A`` and the route (NumPy, compiled, array API on a device, implicit).
     * :class:`SparsePath` -- the result: order, objective, supports and weights per ``k``.
     * :func:`refine_support` -- improve one sparse PCA support by swaps (never worse).
+    * :func:`swap_refine` -- improve one LDA support (two classes, trace, max-eig) by swaps.
     * :func:`greedy_sparse_component` -- GSPCA's sparse component of exactly ``k`` loadings.
     * :func:`leading_component` -- the top eigenpair of a covariance on a support.
     * :func:`group_greedy_path` -- the greedy path over groups of features (patches, pixels).
@@ -48,6 +49,7 @@ from ._path import SparsePath, objective_on_support, weights_on_support
 from .bounds import certify, check_nesting_bound, nesting_ratios, sparsity_lower_bound
 from .exact import ExactPath, ExactResult, exact_path, exact_support
 from .greedy import refine_support
+from .greedy._swap import swap_refine  # after the door: the swap reuses the exact search's formulas
 from .thresholding import fisher_thresholding_path, renormalize, simple_thresholding, simple_thresholding_path
 
 # Internals, importable for the estimators, tests and benchmarks; not in __all__.
@@ -69,6 +71,7 @@ __all__ = [
     "greedy_path",
     "SparsePath",
     "refine_support",
+    "swap_refine",
     "greedy_sparse_component",
     "leading_component",
     "group_greedy_path",
