@@ -66,6 +66,8 @@ def greedy_path(
     callback: Callable[[int, int], None] | None = None,
     always_select: ArrayLike | None = None,
     never_select: ArrayLike | None = None,
+    beam_width: int = 1,
+    refine: bool | int = False,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -123,6 +125,16 @@ def greedy_path(
         that of the pair restricted to the other features, with ``p - |never_select|`` entries
         (a backward pass starts from all the others). Dense arrays only (device arrays are
         copied to the host); disjoint from ``always_select``.
+    beam_width : int, default 1
+        Forward only: keep the ``beam_width`` best distinct supports of every size and extend
+        each (:mod:`pixsel.spectral.greedy._beam`); every size's support is the better of the
+        beam's best and the forward pass's. 1 is the forward pass itself. A vector ``A`` or the
+        trace criterion, dense arrays; the path stops at ``max_k`` (every size without it).
+    refine : bool or int, default False
+        Swap refinement of the support of every size of the path (:func:`pixsel.spectral.swap_refine`,
+        never below the support it starts from): True allows up to 100 swaps per size, an int
+        that many. Dense arrays. With ``beam_width`` or ``refine`` the supports are no longer
+        nested: ``path.support(k)`` reads them from ``path.info['supports']``.
 
     Returns
     -------
@@ -149,6 +161,10 @@ def greedy_path(
     check_options(criterion, "criterion", ("max-eig", "trace"), owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    if beam_width != 1 or refine:
+        return _searched(A, B, beam_width, refine, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                         certificate=certificate, callback=callback, always_select=always_select,
+                         never_select=never_select, kernel_options=kernel_options)
     if never_select is not None and len(np.atleast_1d(never_select)):
         return _excluded(A, B, never_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
                          certificate=certificate, callback=callback, always_select=always_select,
@@ -239,6 +255,29 @@ def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options,
     E = check_excluded(never_select, A.shape[0], always_select=always_select, k=max_k, owner="greedy_path")
     return excluded_path(greedy_path, A, B, E, form=form, always_select=always_select, max_k=max_k,
                          **options, **kernel_options)
+
+
+def _searched(A, B, beam_width, refine, *, direction, criterion, form, certificate, kernel_options, **options):
+    """The beam search and the swaps (:mod:`pixsel.spectral.greedy._search`), on host arrays."""
+    from .greedy._search import check_search, searched_path  # the swaps import the exact search, which imports us
+
+    width, sweeps = check_search(beam_width, refine, owner="greedy_path")
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError("greedy_path: beam_width > 1 and refine need dense A and B; pass the matrices, not a "
+                         "Gram operator, or beam_width=1 and refine=False.")
+    if certificate is not None or kernel_options:
+        raise ValueError("greedy_path: beam_width > 1 and refine run without certificate and kernel options; drop "
+                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    if width > 1 and direction != "forward":
+        raise ValueError("greedy_path: the beam search grows supports; use direction='forward' with beam_width > 1.")
+    if width > 1 and not (form == "vector" or criterion == "trace"):
+        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
+                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
+    return searched_path(greedy_path, A, B, beam_width=width, sweeps=sweeps, direction=direction,
+                         criterion=criterion, form=form, **options)
 
 
 def _is_operator(M):

@@ -61,6 +61,7 @@ def beam_path(
     max_k: int,
     forward: SparsePath,
     always_select: np.ndarray | None = None,
+    never_select: np.ndarray | None = None,
 ) -> SparsePath:
     """Beam search of width ``width`` to ``max_k`` features (checked NumPy arrays, additive criterion).
 
@@ -74,6 +75,8 @@ def beam_path(
     B = np.eye(p) if B is None else B
     diag = np.diag(B).copy()
     allowed = np.ones(p, bool)
+    if never_select is not None:
+        allowed[np.asarray(never_select, dtype=np.intp)] = False
     F = [] if always_select is None else [int(i) for i in always_select]
     root = _Member([], 0.0, np.zeros((0, p)), np.zeros((0, M.shape[1])), diag.copy(), M.copy())
     for j in F:  # the forced features first, in index order (as the forward pass)
