@@ -124,3 +124,37 @@ def test_refine_with_groups_is_refused():
     X, y = _data(8)
     with pytest.raises(ValueError, match="refine swaps single features"):
         SparseLDASelector(3, refine=True, groups=np.arange(24) // 2).fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_beam_never_below_the_forward_pass(n_classes):
+    X, y = _data(9, n_classes)
+    k = 5
+    fwd = SparseLDASelector(k, direction="forward", refine=False).fit(X, y)
+    one = SparseLDASelector(k, direction="forward", refine=False, beam_width=1).fit(X, y)
+    np.testing.assert_array_equal(fwd.forward_path_.order, one.forward_path_.order)
+    np.testing.assert_array_equal(fwd.objective_path_, one.objective_path_)
+    beam = SparseLDASelector(k, direction="forward", refine=False, beam_width=5).fit(X, y)
+    assert beam.beam_width_ == 5
+    for j in range(1, k + 1):
+        S = beam.get_support_at(j, indices=True)
+        f = _objective(beam, S)
+        assert beam.objective_path_[j - 1] == pytest.approx(f, rel=1e-9)
+        assert f >= fwd.objective_path_[j - 1] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"beam_width": 0}, "'beam_width' parameter of SparseLDASelector must be an int >= 1"),
+        ({"beam_width": 3, "solver": "exact"}, "Use beam_width=1 with solver='exact'"),
+        ({"beam_width": 3, "criterion": "max-eig"}, "criterion='trace' or beam_width=1"),
+        ({"beam_width": 3, "direction": "backward"}, "widens the forward pass"),
+    ],
+)
+def test_bad_beams_are_refused_before_any_work(params, match):
+    X, y = _data(10)
+    calls, report = _never_called()
+    with pytest.raises(ValueError, match=match):
+        SparseLDASelector(5, progress=report, **params).fit(X, y)
+    assert calls == []

@@ -18,6 +18,7 @@ from ..spectral import DIRECTIONS, greedy_path
 from ..spectral._forced import check_forced
 from ..spectral.greedy._exclude import check_excluded
 from ..spectral import swap_refine
+from ..spectral.greedy._search import check_search
 from ..spectral.greedy._swap import MAX_SWEEPS
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATHS, _PathSelector, forward_length, path_progress
@@ -230,6 +231,15 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         swaps run on the other features, so a backward path has ``n_features - len(never_select)``
         entries. Disjoint from ``always_select``; at least ``n_features_to_select`` features
         must be left. Dense algorithm and ``solver='greedy'`` only, without groups.
+    beam_width : int, default=1
+        Beam search over the forward pass: the ``beam_width`` best distinct supports of every
+        size are kept and each is extended by every feature (one rank-one update per extension;
+        see :func:`pixsel.spectral.greedy_path`); every size reads the better of the beam's best
+        support and the forward pass's, so the objective is never below the forward pass's. 1
+        is the forward pass. With the trace criterion or two classes, the dense algorithm,
+        single features and ``solver='greedy'``; the forward pass then stops at
+        ``min(n_features, max(2 k, k + 10))`` features (unless ``path='full'``) whatever the
+        number of classes.
     cv : int or cross-validation splitter, default=3
         Used only with ``direction='cv'`` or when ``criterion`` or ``regularization`` lists
         several values (with two classes the criteria coincide and only the regularizations are
@@ -314,6 +324,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         The forced features, sorted (empty without ``always_select``).
     never_select_ : ndarray of int
         The excluded features, sorted (empty without ``never_select``).
+    beam_width_ : int
+        The beam width that ran (1: the forward pass).
     n_swaps_ : int
         Only when ``refine`` ran: the swaps taken from the greedy support at ``n_features_to_select_``.
     n_features_in_ : int
@@ -379,6 +391,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         cv: int | object = 3,
         refine: Literal["auto"] | bool | int = "auto",
         never_select: ArrayLike | None = None,
+        beam_width: int = 1,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -399,6 +412,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.cv = cv
         self.refine = refine
         self.never_select = never_select
+        self.beam_width = beam_width
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -439,7 +453,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
-        sweeps = self._check_search(owner, grouping, n_resamples, p, k)
+        sweeps = self._check_search(owner, grouping, n_resamples, p, k, len(classes))
         self.cv_results_ = None
         for name in ("best_params_", "direction_by_k_", "direction_scores_"):
             self.__dict__.pop(name, None)  # a refit without a choice keeps none from before
@@ -464,10 +478,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         by_cv = direction == "cv"
         if route.implicit and isinstance(self.refine, str):
             sweeps = 0  # refine='auto': the dense statistics are not formed
-        if route.implicit and (sweeps or len(self.never_select_)):
-            raise ValueError(f"{owner}: refine and never_select need algorithm='dense' (they read the p x p "
-                             "within-class covariance); pass algorithm='dense', or refine=False and "
-                             "never_select=None.")
+        if route.implicit and (sweeps or len(self.never_select_) or self.beam_width_ > 1):
+            raise ValueError(f"{owner}: refine, never_select and beam_width need algorithm='dense' (they read the "
+                             "p x p within-class covariance); pass algorithm='dense', or refine=False, "
+                             "never_select=None and beam_width=1.")
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             if n_resamples:
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
@@ -502,6 +516,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         # one inverse of B per direction (certify(path) or lda_paths give it on request)
         max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, k, len(classes),
                                self.path)
+        if self.beam_width_ > 1 and max_k is None and self.path != "full":  # the beam stops near k, any classes
+            max_k = forward_length(p - len(self.never_select_), k, 3, self.path)
         fwd = bwd = None
         with path_progress(self) as progress:
             if grouping is not None:  # whole groups enter and leave (host statistics)
@@ -509,7 +525,8 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
                                        progress=progress)
             elif direction in ("forward", "dual", "cv"):
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
-                                  callback=progress("forward path"), always_select=F, never_select=E)
+                                  callback=progress("forward path"), always_select=F, never_select=E,
+                                  beam_width=self.beam_width_)
             if grouping is None and direction in ("backward", "dual", "cv"):
                 bwd = greedy_path(a, B, direction="backward", criterion=criterion,
                                   callback=progress("backward path"), always_select=F, never_select=E)
@@ -536,7 +553,24 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         self.coef_ = support_weights(route, a, B, S)
         return self
 
-    def _check_search(self, owner, grouping, n_resamples, p, k):
+    def _check_beam(self, owner, grouping, n_classes):
+        """Refuse a beam search where it cannot run, before any work."""
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: beam_width widens the greedy search; solver='exact' already returns the "
+                             "certified optimum. Use beam_width=1 with solver='exact'.")
+        if grouping is not None:
+            raise ValueError(f"{owner}: beam_width searches single features; use it without groups, patch_size or a "
+                             "colour image stack, or beam_width=1.")
+        if self.algorithm == "implicit":
+            raise ValueError(f"{owner}: beam_width needs algorithm='dense'; pass algorithm='dense' or beam_width=1.")
+        if self.direction == "backward":
+            raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
+                             "or 'cv', or beam_width=1.")
+        if n_classes > 2 and self.criterion != "trace":
+            raise ValueError(f"{owner}: the beam search runs with criterion='trace' (or two classes): the gains of "
+                             "the largest eigenvalue are not additive. Use criterion='trace' or beam_width=1.")
+
+    def _check_search(self, owner, grouping, n_resamples, p, k, n_classes):
         """The swap sweeps ``refine`` allows (0: none) and ``never_select_``, refused before any
         work where they cannot run."""
         E = check_excluded(self.never_select, p, always_select=check_forced(self.always_select, p, owner=owner),
@@ -550,6 +584,10 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         if len(E) and self.algorithm == "implicit":
             raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
         self.never_select_ = E
+        width = check_search(self.beam_width, False, owner=owner)[0]
+        if width > 1:
+            self._check_beam(owner, grouping, n_classes)
+        self.beam_width_ = width
         refine = self.refine
         if isinstance(refine, str):
             check_options(refine, "refine", ("auto",), owner=owner)
