@@ -520,7 +520,7 @@ def _uptime():
 
 
 # -- summary and figures ----------------------------------------------------------------------
-PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR")
+PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR", "FastCan", "FastCan beam=5")
 
 
 def cell_gaps(res, sel):
