@@ -22,7 +22,8 @@ Goals (each measured against a reference in the same run, one BLAS thread):
   (``bench_quality.py``: Extended Yale B and CMU PIE with 5 training images per person, USPS
   digits half / half), k = 10 and 50, beside the forward pass alone and the previous default
   (``direction='cv'``: the pass of each k cross-validated) in the same run; one warm-up fit of
-  each, then the median and spread of ``--repeat`` fits.
+  each, then the median and spread of ``--repeat`` fits, every library on ``--threads``
+  threads (BLAS and OpenMP).
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
@@ -167,6 +168,7 @@ def fastcan_rows(args):
     """Default fit time / FastCan greedy fit time on the quality benchmark's splits (seed 0)."""
     from bench_quality import load_dataset, split
     from fastcan import FastCan
+    from threadpoolctl import threadpool_limits
 
     rows = []
     names = {"yaleb5": "Extended Yale B, 5 per person", "pie5": "CMU PIE, 5 per person",
@@ -189,8 +191,11 @@ def fastcan_rows(args):
             }
             row = {"data": label, "n_train": int(len(ytr)), "p": int(Xtr.shape[1]), "k": k}
             for name, fit in fits.items():
-                fit()  # warm-up
-                row[name], sel = timed(fit, args.repeat)
+                # every library on the same threads: FastCan's loops are OpenMP, which the BLAS pin
+                # leaves alone (on a busy 2-core machine its default threads cost it 4 x)
+                with threadpool_limits(limits=args.threads or None):
+                    fit()  # warm-up
+                    row[name], sel = timed(fit, args.repeat)
                 assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
             row["load_average"] = load_average()
             ref = row["FastCan"]["median"]
