@@ -95,3 +95,12 @@ def test_bad_searches_are_refused():
         greedy_path(A, B, criterion="trace", max_k=4, always_select=[1], never_select=[1, 2])
     with pytest.raises(ValueError, match="fewer than the 5 to select"):
         greedy_path(A, B, criterion="trace", max_k=5, never_select=list(range(6)))
+
+
+def test_beam_with_a_full_matrix_is_the_beam_with_its_factor():
+    M, B = _problem(8, 12, 3)
+    full = greedy_path(M @ M.T, B, criterion="trace", max_k=6, beam_width=4)
+    factor = greedy_path(M, B, criterion="trace", max_k=6, beam_width=4)
+    np.testing.assert_allclose(full.objective, factor.objective, rtol=1e-9)
+    for k in range(1, 7):
+        np.testing.assert_array_equal(full.support(k), factor.support(k))

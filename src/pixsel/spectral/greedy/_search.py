@@ -65,7 +65,15 @@ def searched_path(
     E = path.info.get("never_select", np.zeros(0, dtype=np.intp))
     if beam_width > 1:
         n = len(path.order) if max_k is None else max_k
-        path = beam_path(A, B, beam_width, max_k=n, forward=path, always_select=F, never_select=E)
+        M = A
+        if form == "full":  # the gains read a factor: A = M M^T (A positive semidefinite)
+            w, V = np.linalg.eigh((A + A.T) / 2)
+            if w.min() < -1e-10 * max(1.0, abs(w).max()):
+                raise ValueError("greedy_path: the beam search with a full A needs A positive semidefinite (the "
+                                 "trace criterion then splits over a factor); pass a factor M with A = M M^T.")
+            keep = w > 1e-14 * max(1.0, w.max())
+            M = V[:, keep] * np.sqrt(w[keep])
+        path = beam_path(M, B, beam_width, max_k=n, forward=path, always_select=F, never_select=E)
     if sweeps:
         supports = dict(path.info.get("supports", {}))
         objective = np.array(path.objective, dtype=np.float64)
