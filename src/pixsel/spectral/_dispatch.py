@@ -127,7 +127,7 @@ def greedy_path(
         copied to the host); disjoint from ``always_select``.
     beam_width : int, default 1
         Forward only: keep the ``beam_width`` best distinct supports of every size and extend
-        each (:mod:`pixsel.spectral.greedy._beam`); every size's support is the better of the
+        each by every feature (one rank-one update each); every size's support is the better of the
         beam's best and the forward pass's. 1 is the forward pass itself. A vector ``A`` or the
         trace criterion, dense arrays; the path stops at ``max_k`` (every size without it).
     refine : bool or int, default False
