@@ -132,3 +132,15 @@ def test_zero_sweeps_returns_the_start_and_bad_input_is_refused():
         swap_refine(A, B, [0, 1], max_sweeps=-1)
     with pytest.raises(ValueError, match="empty"):
         swap_refine(A, B, [])
+    with pytest.raises(ValueError, match="time_limit"):
+        swap_refine(A, B, [0, 1], time_limit=-1.0)
+
+
+@pytest.mark.parametrize(("r", "criterion"), CASES)
+def test_a_spent_time_limit_returns_the_start(r, criterion):
+    rng = np.random.default_rng(41 + r)
+    A, B = _problem(rng, 12, r)
+    start = [0, 1, 2, 3]
+    res = swap_refine(A, B, start, criterion=criterion, time_limit=0.0)
+    assert res.support.tolist() == start and res.n_swaps == 0 and not res.converged
+    assert res.objective == res.start_objective

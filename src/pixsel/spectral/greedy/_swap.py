@@ -4,7 +4,8 @@ A greedy path is nested, so its support of size ``k`` can miss supports that no 
 single additions reaches. From any support ``S`` of size ``k`` this search values every 1-swap
 ``S - i + j`` (``i`` in ``S``, ``j`` outside) from the factorization of the current support alone
 (no refit per candidate), moves to the best improving one and starts again; it stops when no swap
-improves (a 1-swap local optimum) or after ``max_sweeps`` moves, keeping the best support found.
+improves (a 1-swap local optimum), after ``max_sweeps`` moves or at ``time_limit``, keeping the best
+support found.
 Every move is checked on the objective recomputed from scratch on the new support before it is
 taken, so the value never falls (monotone by construction, whatever the rounding) and the search
 cannot cycle.
@@ -30,6 +31,7 @@ Forced features (``always_select``) never leave and excluded ones (``never_selec
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,7 +71,8 @@ class SwapResult:
     n_swaps : int
         Moves taken.
     converged : bool
-        True when the last sweep found no improving swap (False: stopped by ``max_sweeps``).
+        True when the last sweep found no improving swap (False: stopped by ``max_sweeps`` or
+        ``time_limit``).
     """
 
     support: np.ndarray
@@ -89,6 +92,7 @@ def swap_refine(
     always_select: ArrayLike | None = None,
     never_select: ArrayLike | None = None,
     n_exact: int = N_EXACT,
+    time_limit: float | None = None,
 ) -> SwapResult:
     """Raise the objective of ``support`` by exchanging one feature in for one out, while it rises.
 
@@ -110,6 +114,9 @@ def swap_refine(
         not be).
     n_exact : int
         With the largest eigenvalue: swaps evaluated exactly when no Ritz bound beats the value.
+    time_limit : float or None
+        Seconds after which no new sweep starts (the best support so far is returned; 0 returns
+        the start). None: only ``max_sweeps`` stops it.
 
     Returns
     -------
@@ -144,6 +151,9 @@ def swap_refine(
         raise ValueError(f"{owner}: criterion must be 'trace' or 'max-eig'; got {criterion!r}.")
     if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 0:
         raise ValueError(f"{owner}: max_sweeps must be an int >= 0; got {max_sweeps!r}.")
+    if time_limit is not None and not time_limit >= 0:
+        raise ValueError(f"{owner}: time_limit must be None or a number of seconds >= 0; got {time_limit!r}.")
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     can_leave = np.ones(p, bool)
     can_leave[F] = False
     can_enter = np.ones(p, bool)
@@ -159,18 +169,22 @@ def swap_refine(
         A, additive, full = V[:, keep] * np.sqrt(w[keep]), True, False
     if additive:
         M = A[:, None] if A.ndim == 1 else A
-        return _additive(M, np.eye(p) if B is None else B, S, can_leave, can_enter, int(max_sweeps))
-    return _max_eig(A, B, S, full, can_leave, can_enter, int(max_sweeps), int(n_exact))
+        return _additive(M, np.eye(p) if B is None else B, S, can_leave, can_enter, int(max_sweeps), deadline)
+    return _max_eig(A, B, S, full, can_leave, can_enter, int(max_sweeps), int(n_exact), deadline)
 
 
-def _additive(M, B, S, can_leave, can_enter, max_sweeps):
+def _out_of_time(deadline):
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
     """Best-improvement swaps valued in closed form (:mod:`pixsel.spectral.exact._swap`)."""
     f, P, W = _value(M, B, S)
     f0, n, converged = f, 0, False
     p = B.shape[0]
     if len(S) == p or not can_enter[np.setdiff1d(np.arange(p), S)].any() or not can_leave[S].any():
         return SwapResult(S, f, f0, 0, True)
-    while n < max_sweeps:
+    while n < max_sweeps and not _out_of_time(deadline):
         val, out = _swap_values(M, B, S, P, W, f)
         val[~can_leave[S], :] = -np.inf
         val[:, ~can_enter[out]] = -np.inf
@@ -188,7 +202,7 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps):
     return SwapResult(S, f, f0, n, converged)
 
 
-def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact):
+def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact, deadline):
     """Swaps screened by 2 x 2 Rayleigh-Ritz lower bounds, taken when they verify exactly."""
     p = A.shape[0]
 
@@ -197,7 +211,7 @@ def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact):
 
     f = value(S)
     f0, n, converged = f, 0, False
-    while n < max_sweeps:
+    while n < max_sweeps and not _out_of_time(deadline):
         out = np.setdiff1d(np.arange(p), S)
         if len(out) == 0:
             converged = True
