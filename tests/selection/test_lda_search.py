@@ -158,3 +158,11 @@ def test_bad_beams_are_refused_before_any_work(params, match):
     with pytest.raises(ValueError, match=match):
         SparseLDASelector(5, progress=report, **params).fit(X, y)
     assert calls == []
+
+
+def test_a_refit_without_swaps_keeps_no_swap_count():
+    X, y = _data(11)
+    sel = SparseLDASelector(5, refine=True).fit(X, y)
+    assert hasattr(sel, "n_swaps_")
+    sel.set_params(refine=False).fit(X, y)
+    assert not hasattr(sel, "n_swaps_")

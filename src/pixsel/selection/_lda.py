@@ -456,7 +456,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         k = self._resolve_k(p) if grouping is None else grouping.k
         sweeps = self._check_search(owner, grouping, n_resamples, p, k, len(classes))
         self.cv_results_ = None
-        for name in ("best_params_", "direction_by_k_", "direction_scores_"):
+        for name in ("best_params_", "direction_by_k_", "direction_scores_", "n_swaps_"):
             self.__dict__.pop(name, None)  # a refit without a choice keeps none from before
         if len(criteria) * len(regularizations) > 1:
             self._check_resamplable(grouping is None and isinstance(X, np.ndarray), owner,
@@ -614,7 +614,7 @@ class SparseLDASelector(ImageInputMixin, _PathSelector):
         return sweeps
 
     def _refine_support(self, a, B, k, F, criterion, sweeps):
-        """Swap refinement of ``support_`` at ``k`` (:func:`pixsel.spectral.greedy.swap_refine`);
+        """Swap refinement of ``support_`` at ``k`` (:func:`pixsel.spectral.swap_refine`);
         ``objective_path_[k - 1]`` follows it, the paths stay as computed."""
         a, B = to_numpy(a, np.float64), to_numpy(B, np.float64)
         start = np.flatnonzero(to_numpy(self.support_))
