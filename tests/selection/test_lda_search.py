@@ -110,6 +110,7 @@ def _never_called():
         ({"refine": True, "stability": 3}, "stability"),
         ({"refine": -1}, "refine"),
         ({"never_select": [30]}, "outside"),
+        ({"criterion": "correlation", "algorithm": "implicit"}, "criterion='correlation' needs algorithm='dense'"),
     ],
 )
 def test_conflicts_are_refused_before_any_work(params, match):
@@ -166,3 +167,44 @@ def test_a_refit_without_swaps_keeps_no_swap_count():
     assert hasattr(sel, "n_swaps_")
     sel.set_params(refine=False).fit(X, y)
     assert not hasattr(sel, "n_swaps_")
+
+
+def _fastcan_data(seed=0, n=200, p=30, C=5):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(C), n // C)
+    X = rng.standard_normal((C, p))[y] * 0.7 + rng.standard_normal((n, p)) @ (
+        np.eye(p) + 0.4 * rng.standard_normal((p, p)) / np.sqrt(p))
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_correlation_criterion_is_fastcans_greedy_search(seed):
+    """Oracle: FastCan (scikit-learn-contrib) on the one-hot labels: the same pixels in the same
+    order and the same sums of squared canonical correlations, unregularized."""
+    fastcan = pytest.importorskip("fastcan")
+    X, y = _fastcan_data(seed)
+    Y = (y[:, None] == np.unique(y)[None, :]).astype(float)
+    fc = fastcan.FastCan(10, verbose=0).fit(X, Y)
+    sel = SparseLDASelector(10, criterion="correlation", regularization="none", direction="forward",
+                            refine=False).fit(X, y)
+    np.testing.assert_array_equal(sel.forward_path_.order[:10], fc.indices_)
+    np.testing.assert_allclose(sel.objective_path_[:10], np.cumsum(fc.scores_), rtol=1e-8)
+
+
+def test_correlation_criterion_is_the_trace_with_the_total_covariance():
+    X, y = _fastcan_data(2)
+    sel = SparseLDASelector(6, criterion="correlation", direction="forward", refine=True).fit(X, y)
+    trace = SparseLDASelector(6, criterion="trace", direction="forward", refine=False).fit(X, y)
+    M, W = trace.forward_path_.A, trace.forward_path_.B  # the between factor and the regularized within
+    T = W + M @ M.T
+    np.testing.assert_allclose(sel.forward_path_.B, T, rtol=1e-12, atol=1e-12)
+    S = sel.get_support(indices=True)
+    f = objective_on_support(M, T, S, criterion="trace")
+    assert sel.objective_path_[5] == pytest.approx(f, rel=1e-9)
+    assert f <= min(6, len(np.unique(y)) - 1)  # squared canonical correlations: each at most 1
+    assert f >= sel.forward_path_.objective[5] * (1 - 1e-12)  # the swaps never lower it
+    # two classes: every criterion orders the supports alike
+    Xb, yb = X[y < 2], y[y < 2]
+    a = SparseLDASelector(4, criterion="correlation", refine=False).fit(Xb, yb)
+    b = SparseLDASelector(4, criterion="trace", refine=False).fit(Xb, yb)
+    np.testing.assert_array_equal(a.forward_path_.order, b.forward_path_.order)
