@@ -296,6 +296,11 @@ LDA_ROWS = {
     "pixsel LDA trace cv rda": {"criterion": "trace", "direction": "cv", "regularization": "rda", "refine": False},
     "pixsel LDA trace auto rda": {"criterion": "trace", "direction": "auto", "regularization": "rda",
                                   "refine": "auto"},
+    # FastCan's criterion (the trace with the total covariance) with the default search
+    "pixsel LDA correlation auto rda": {"criterion": "correlation", "direction": "auto", "regularization": "rda",
+                                        "refine": "auto"},
+    "pixsel LDA correlation auto auto": {"criterion": "correlation", "direction": "auto", "regularization": "auto",
+                                         "refine": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
