@@ -15,7 +15,15 @@ Goals (each measured against a reference in the same run, one BLAS thread):
   (:func:`_common.previous_path_cv`: every support scored on its own, the former grid of every k
   up to 256 then 64 log-spaced values);
 * ``pixsel select`` on a folder of 64 x 64 images of 40 classes in at most 10 s, with progress
-  lines.
+  lines;
+* ``--rows fastcan``: ``SparseLDASelector(k).fit`` at its defaults at most 2 x FastCan's greedy
+  fit (scikit-learn-contrib's ``FastCan(k)`` on the one-hot labels: the sum of squared canonical
+  correlations, the same trace criterion) on the splits of the quality benchmark
+  (``bench_quality.py``: Extended Yale B and CMU PIE with 5 training images per person, USPS
+  digits half / half), k = 10 and 50, beside the forward pass alone and the previous default
+  (``direction='cv'``: the pass of each k cross-validated) in the same run; one warm-up fit of
+  each, then the median and spread of ``--repeat`` fits, every library on ``--threads``
+  threads (BLAS and OpenMP).
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
@@ -153,6 +161,50 @@ def selector_rows(args, data):
                      f"{row['same_support_as_before']}")
         print(line, flush=True)
         rows.append(row)
+    return rows
+
+
+def fastcan_rows(args):
+    """Default fit time / FastCan greedy fit time on the quality benchmark's splits (seed 0)."""
+    from bench_quality import load_dataset, split
+    from fastcan import FastCan
+    from threadpoolctl import threadpool_limits
+
+    rows = []
+    names = {"yaleb5": "Extended Yale B, 5 per person", "pie5": "CMU PIE, 5 per person",
+             "usps10": "USPS 10 digits, half / half"}
+    for key, label in names.items():
+        X, y, spec, _ = load_dataset(key, args.quick)
+        X = np.asarray(X, dtype=np.float64)
+        tr, _ = split(X, y, spec, 0)
+        Xtr, ytr = X[tr], y[tr]
+        if args.quick:
+            Xtr, ytr = Xtr[:, ::4], ytr
+        live = np.flatnonzero(np.ptp(Xtr, axis=0) > 0)  # FastCan's scaling divides by a constant pixel's 0
+        Y = (ytr[:, None] == np.unique(ytr)[None, :]).astype(np.float64)
+        for k in ((5, 10) if args.quick else (10, 50)):
+            fits = {
+                "default": lambda: SparseLDASelector(k).fit(Xtr, ytr),
+                "forward": lambda: SparseLDASelector(k, direction="forward", refine=False).fit(Xtr, ytr),
+                "previous default (cv)": lambda: SparseLDASelector(k, direction="cv", refine=False).fit(Xtr, ytr),
+                "FastCan": lambda: FastCan(k, verbose=0).fit(Xtr[:, live], Y),
+            }
+            row = {"data": label, "n_train": int(len(ytr)), "p": int(Xtr.shape[1]), "k": k}
+            for name, fit in fits.items():
+                # every library on the same threads: FastCan's loops are OpenMP, which the BLAS pin
+                # leaves alone (on a busy 2-core machine its default threads cost it 4 x)
+                with threadpool_limits(limits=args.threads or None):
+                    fit()  # warm-up
+                    row[name], sel = timed(fit, args.repeat)
+                assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
+            row["load_average"] = load_average()
+            ref = row["FastCan"]["median"]
+            print(f"{label} ({len(ytr)} training images) k={k}: default {fmt(row['default'])} = "
+                  f"{row['default']['median'] / ref:.2f} x FastCan {fmt(row['FastCan'])} (goal <= 2); forward alone "
+                  f"{fmt(row['forward'])} = {row['forward']['median'] / ref:.2f} x; previous default (cv) "
+                  f"{fmt(row['previous default (cv)'])} = {row['previous default (cv)']['median'] / ref:.2f} x; "
+                  f"load {row['load_average']}", flush=True)
+            rows.append(row)
     return rows
 
 
@@ -331,7 +383,7 @@ def main(argv=None):
                     help="runs of the previous kernel (p <= 1024 only; 0 skips it)")
     ap.add_argument("--cv-before-repeat", type=int, default=1,
                     help="runs of PathSelectorCV's previous scoring (0 skips it)")
-    ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli")
+    ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli, fastcan")
     ap.add_argument("--data", default="extended,cmu,usps,brodatz",
                     help="selector rows: extended (Yale B), cmu (PIE), usps, brodatz")
     args = ap.parse_args(argv)
@@ -350,6 +402,8 @@ def main(argv=None):
             res["selector"] = selector_rows(args, datasets(args.quick, args.data.split(",")))
         if "cv" in which:
             res["cv"] = cv_rows(args)
+        if "fastcan" in which:
+            res["fastcan"] = fastcan_rows(args)
     if "cli" in which:
         res["cli"] = cli_row(args)
     res["load_average_after"] = load_average()

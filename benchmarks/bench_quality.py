@@ -15,7 +15,11 @@ and ``ScoreSelector(criterion='fisher')`` at their defaults; peers ``SelectKBest
 ``SelectKBest(mutual_info_classif)``, L1-logistic (``SelectFromModel(max_features=k,
 threshold=-inf)`` on standardized pixels, ``C`` chosen by 3-fold ``LogisticRegressionCV``),
 ExtraTrees importances (``SelectFromModel``, 100 trees), mRMR (``mrmr-selection``: F-statistic
-relevance, correlation redundancy), random pixels (mean over 5 draws) and all pixels.
+relevance, correlation redundancy), FastCan (scikit-learn-contrib's sum of squared canonical
+correlations with the one-hot labels, greedy and with ``beam_width=5``), random pixels (mean
+over 5 draws) and all pixels. ``yaleb5`` and ``pie5`` are the few-images-per-class protocol:
+Extended Yale B and CMU PIE with 5 training images per person drawn at random, the rest for
+testing.
 Unsupervised: highest-variance pixels, random pixels, PCA with ``k`` components,
 ``SparsePCASelector``, ``SubspaceScoreSelector`` (``mode='top'``, ``'sample'`` and ``'distinct'``) and
 ``ColumnSubsetSelector`` (greedy and pivoted QR). A peer that raises on a data set is reported
@@ -66,7 +70,10 @@ import pixsel
 from pixsel.datasets import load_shared
 from pixsel.io import save_figure
 
-ALL_DATASETS = ("usps10", "usps35", "yaleb", "pie", "brodatz", "digits", "sonar", "ionosphere", "colon")
+ALL_DATASETS = ("usps10", "usps35", "yaleb", "pie", "yaleb5", "pie5", "brodatz", "digits", "sonar", "ionosphere",
+                "colon")
+#: the few-images-per-class protocol: Extended Yale B and CMU PIE with 5 training images per person
+FEW_PER_PERSON = {"yaleb5": "yaleb", "pie5": "pie"}
 KS = (5, 10, 25, 50, 100)
 CLASSIFIERS = ("lda", "logistic", "1nn", "svm")
 RANDOM_DRAWS = 5
@@ -79,6 +86,9 @@ BRODATZ = ("D1", "D4", "D5", "D8", "D12", "D17", "D84", "D92")
 # -- data ----------------------------------------------------------------------------------------
 def load_dataset(name, quick):
     """``(X float64, y, train_spec, image_shape)``; ``train_spec`` an int per class or a fraction."""
+    if name in FEW_PER_PERSON:  # 5 training images per person drawn at random, the rest for testing
+        X, y, _, shape = load_dataset(FEW_PER_PERSON[name], quick)
+        return X, y, 5, shape
     if name == "usps10":
         d = load_shared("usps_full_16x16.npz")
         X, y = d["X"], d["y"]
@@ -234,21 +244,63 @@ def _variance(X, y, seed):
 
 def _lda(**kw):
     """A path row: one fit at the largest k, every k read from the path. With the criterion
-    chosen by cross-validation the choice depends on k, so the selector is fitted at every k
-    (what ``SparseLDASelector(k, criterion='cv')`` gives a user)."""
+    chosen by cross-validation, or with swaps at k (``refine``, on by default), the support
+    depends on k, so the selector is fitted at every k (what ``SparseLDASelector(k, ...)`` gives
+    a user)."""
     est = pixsel.SparseLDASelector(**kw)
-    return _per_k(est) if kw.get("criterion") == "cv" else _path(est, KS_RUN)
+    per_k = kw.get("criterion") == "cv" or est.get_params()["refine"] is not False
+    return _per_k(est) if per_k else _path(est, KS_RUN)
+
+
+def _fastcan(beam_width):
+    """FastCan (scikit-learn-contrib) on the one-hot labels: the sum of squared canonical
+    correlations, the multiclass LDA trace criterion. Its greedy search is nested (one fit at the
+    largest k, ``indices_`` read in order); a beam search is fitted at every k."""
+
+    def fit(X, y, seed):
+        from fastcan import FastCan
+
+        Y = (y[:, None] == np.unique(y)[None, :]).astype(np.float64)
+        # a constant pixel has no correlation with anything: FastCan's scaling divides by 0 on it
+        live = np.flatnonzero(np.ptp(X, axis=0) > 0)
+        out = {}
+        if beam_width == 1:
+            sel = FastCan(max(KS_RUN), verbose=0).fit(X[:, live], Y)
+            order = live[np.asarray(sel.indices_)]
+            out = {k: np.sort(order[:k]) for k in KS_RUN}
+        else:
+            for k in KS_RUN:
+                sel = FastCan(k, beam_width=beam_width, verbose=0).fit(X[:, live], Y)
+                out[k] = np.sort(live[sel.get_support(indices=True)])
+        for k in KS_RUN:
+            assert out[k].size == k, (out[k].size, k)  # the peer did the work asked of it
+        return out
+
+    return fit
 
 
 #: The SparseLDASelector options compared; the row whose options are the installed default is
 #: also reported as "pixsel LDA (default)" (same fit, not run twice).
 LDA_ROWS = {
-    "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual", "regularization": "auto"},
-    "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual", "regularization": "auto"},
-    "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward", "regularization": "auto"},
-    "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward", "regularization": "auto"},
-    "pixsel LDA trace auto": {"criterion": "trace", "direction": "auto", "regularization": "auto"},
-    "pixsel LDA trace auto rda": {"criterion": "trace", "direction": "auto", "regularization": "rda"},
+    "pixsel LDA max-eig dual (papers)": {"criterion": "max-eig", "direction": "dual", "regularization": "auto",
+                                         "refine": False},
+    "pixsel LDA trace dual": {"criterion": "trace", "direction": "dual", "regularization": "auto", "refine": False},
+    "pixsel LDA trace forward": {"criterion": "trace", "direction": "forward", "regularization": "auto",
+                                 "refine": False},
+    "pixsel LDA cv forward": {"criterion": "cv", "direction": "forward", "regularization": "auto", "refine": False},
+    "pixsel LDA trace auto": {"criterion": "trace", "direction": "auto", "regularization": "auto", "refine": "auto"},
+    # the searches the default was chosen among, at the default regularization
+    "pixsel LDA trace forward rda": {"criterion": "trace", "direction": "forward", "regularization": "rda",
+                                     "refine": False},
+    "pixsel LDA trace dual rda": {"criterion": "trace", "direction": "dual", "regularization": "rda", "refine": False},
+    "pixsel LDA trace cv rda": {"criterion": "trace", "direction": "cv", "regularization": "rda", "refine": False},
+    "pixsel LDA trace auto rda": {"criterion": "trace", "direction": "auto", "regularization": "rda",
+                                  "refine": "auto"},
+    # FastCan's criterion (the trace with the total covariance) with the default search
+    "pixsel LDA correlation auto rda": {"criterion": "correlation", "direction": "auto", "regularization": "rda",
+                                        "refine": "auto"},
+    "pixsel LDA correlation auto auto": {"criterion": "correlation", "direction": "auto", "regularization": "auto",
+                                         "refine": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
@@ -280,6 +332,8 @@ def supervised_selectors():
         "L1-logistic (CV)": _l1_logistic,
         "ExtraTrees": _extra_trees,
         "mRMR": _mrmr,
+        "FastCan": _fastcan(1),
+        "FastCan beam=5": _fastcan(5),
     }
 
 
@@ -472,7 +526,7 @@ def _uptime():
 
 
 # -- summary and figures ----------------------------------------------------------------------
-PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR")
+PEERS = ("f_classif", "mutual_info", "L1-logistic (CV)", "ExtraTrees", "mRMR", "FastCan", "FastCan beam=5")
 
 
 def cell_gaps(res, sel):

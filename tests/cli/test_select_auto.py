@@ -53,21 +53,22 @@ def test_select_auto_bad_input(digits_npz, tmp_path, capsys):
 
 
 def test_select_reports_the_direction_that_ran(tmp_path):
-    """With many classes the default cross-validates the pass of each k; selection.json says so,
-    and the pixels are the library's."""
+    """With --direction cv the pass of each k is cross-validated; selection.json says so, and the
+    pixels are the library's. The default runs the forward pass (then swaps at k)."""
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
-    X, y = X[:600], y[:600]  # about 60 images a class: 'auto' cross-validates the pass up to 100
+    X, y = X[:600], y[:600]
     data = tmp_path / "digits10.npz"
     np.savez(data, X=X, y=y, image_shape=np.array([8, 8]))
     out = tmp_path / "o"
-    assert main(["select", str(data), "-k", "6", "--out", str(out)]) == 0
+    assert main(["select", str(data), "-k", "6", "--direction", "cv", "--out", str(out)]) == 0
     report = json.loads((out / "selection.json").read_text())
-    ref = SparseLDASelector(6).fit(X, y)
+    ref = SparseLDASelector(6, direction="cv").fit(X, y)
     assert report["direction"] == "cv" == ref.direction_
     assert report["direction_by_k"] == list(ref.direction_by_k_) and len(report["direction_by_k"]) == 6
     assert report["indices"] == ref.get_support(indices=True).tolist()
-    assert main(["select", str(data), "-k", "6", "--direction", "forward", "--out", str(tmp_path / "f")]) == 0
+    assert main(["select", str(data), "-k", "6", "--out", str(tmp_path / "f")]) == 0
     report = json.loads((tmp_path / "f" / "selection.json").read_text())
     assert report["direction"] == "forward" and "direction_by_k" not in report
+    assert report["indices"] == SparseLDASelector(6).fit(X, y).get_support(indices=True).tolist()

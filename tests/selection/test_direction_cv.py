@@ -35,7 +35,7 @@ def _classes(seed, n_per=24, C=4, p=14):
 
 
 #: the planted pair is a contrast of tiny variance, which 'rda' (the default) shrinks away on purpose
-AUTO = {"regularization": "auto"}
+AUTO = {"regularization": "auto", "refine": False}  # the passes as computed, no swaps at k
 
 
 def _lda():
@@ -149,29 +149,22 @@ def test_bad_input():
     assert np.array_equal(X, Xc)  # the caller's array is not modified
 
 
-def test_auto_is_cv_where_folds_can_be_drawn_and_forward_elsewhere():
+def test_auto_runs_the_forward_pass_then_swaps():
     X, y = _classes(0)
     auto = SparseLDASelector(3).fit(X, y)
-    cv = SparseLDASelector(3, direction="cv").fit(X, y)
-    assert auto.direction_ == "cv" and auto.direction_by_k_ == cv.direction_by_k_
-    assert np.array_equal(auto.get_support(), cv.get_support())
-    forward = {"direction": "forward"}
-    few = _classes(0, n_per=2)  # two samples of a class: no three folds
-    grouped = ({"groups": np.arange(X.shape[1]) // 2}, X, y)
-    for extra, Xa, ya in (({}, *few), grouped):
-        a = SparseLDASelector(2, **extra).fit(Xa, ya)
-        f = SparseLDASelector(2, **extra, **forward).fit(Xa, ya)
-        assert a.direction_ == "forward" and not hasattr(a, "direction_by_k_")
-        assert np.array_equal(a.get_support(), f.get_support())
-    # the stability option's resamples run the direction chosen at k, not the cross-validation
+    forward = SparseLDASelector(3, direction="forward", refine=True).fit(X, y)
+    assert auto.direction_ == "forward" and not hasattr(auto, "direction_by_k_")
+    assert np.array_equal(auto.get_support(), forward.get_support())
+    assert auto.n_swaps_ == forward.n_swaps_
+    # the stability option's resamples run the greedy pass without swaps
     st = SparseLDASelector(3, stability=3, random_state=0).fit(X, y)
-    assert st._resample_params()["direction"] == st.direction_by_k_[2]
+    assert st._resample_params() == {"direction": "forward", "refine": False}
 
 
 def test_progress_reports_the_folds_then_the_passes():
     X, y = _classes(4)
     calls = []
-    SparseLDASelector(3, progress=lambda done, total, what: calls.append((done, total, what))).fit(X, y)
+    SparseLDASelector(3, direction="cv", progress=lambda done, total, what: calls.append((done, total, what))).fit(X, y)
     folds = [c for c in calls if c[2] == "direction cross-validation, folds"]
     assert folds == [(1, 3, folds[0][2]), (2, 3, folds[0][2]), (3, 3, folds[0][2])]
     whats = list(dict.fromkeys(c[2] for c in calls))
@@ -197,20 +190,3 @@ def test_path_selector_cv_runs_auto_forward_and_cv_nested():
     assert nested.selector_.direction_ == "cv"
 
 
-def test_auto_runs_forward_beyond_the_feature_cap(monkeypatch):
-    import pixsel.selection._lda as lda
-
-    X, y = _classes(6)
-    monkeypatch.setattr(lda, "_AUTO_CV_MAX_FEATURES", X.shape[1] - 1)
-    assert SparseLDASelector(3).fit(X, y).direction_ == "forward"
-    assert SparseLDASelector(3, direction="cv").fit(X, y).direction_ == "cv"  # asked for by name
-
-
-def test_auto_runs_forward_with_many_samples_per_class(monkeypatch):
-    import pixsel.selection._lda as lda
-
-    X, y = _classes(7)  # 24 samples a class
-    monkeypatch.setattr(lda, "_AUTO_CV_MAX_PER_CLASS", 23)
-    assert SparseLDASelector(3).fit(X, y).direction_ == "forward"
-    monkeypatch.setattr(lda, "_AUTO_CV_MAX_PER_CLASS", 24)
-    assert SparseLDASelector(3).fit(X, y).direction_ == "cv"

@@ -69,9 +69,9 @@ def add_parser(sub):
         help="selection method: " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()),
     )
     p.add_argument("--direction", choices=["forward", "backward", "dual", "cv"], default=None,
-                   help="greedy passes for path methods (default: the library's; for gslda 'auto': with more than two "
-                        "classes on small images the pass of each k chosen by cross-validated accuracy, as 'cv', "
-                        "forward otherwise; forward + refinement for gspca); 'cv': gslda only")
+                   help="greedy passes for path methods (default: the library's, the forward pass then swaps at K for "
+                        "gslda and forward + refinement for gspca); 'cv': gslda only, the pass of each k chosen "
+                        "by cross-validated accuracy")
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
                    help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import rankdata
@@ -16,6 +16,11 @@ from .._array_api import to_numpy
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import Interval, StrOptions, check_int, check_options, check_params
 from ..spectral import DIRECTIONS, greedy_path
+from ..spectral._forced import check_forced
+from ..spectral.greedy._exclude import check_excluded
+from ..spectral import swap_refine
+from ..spectral.greedy._search import check_search
+from ..spectral.greedy._swap import MAX_SWEEPS
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
@@ -31,18 +36,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SparseLDASelector", "cv_sizes"]
 
-CRITERIA = ("trace", "max-eig")
+CRITERIA = ("trace", "max-eig", "correlation")
 #: ``direction='cv'`` takes the backward pass at a size where its held-out samples classified
 #: right exceed the forward pass's by more than this many standard deviations of the paired
 #: difference (the forward pass is the default; small folds make small differences noise)
 _DIRECTION_Z = 2.0
-#: ``direction='auto'`` cross-validates the direction up to this many features (32 x 32 pixels):
-#: beyond, every fold's backward pass costs ``O(p^3)`` (minutes at 64 x 64 pixels)
-_AUTO_CV_MAX_FEATURES = 1024
-#: ... and up to this many training samples per class on average: with more, the covariance is
-#: well estimated and the two passes agree (USPS 10 digits, 200 a class: the same accuracy in
-#: every cell of the quality benchmark), while the folds' statistics cost ``O(n p^2)`` each
-_AUTO_CV_MAX_PER_CLASS = 100
 #: ``criterion='cv'`` chooses among these
 CV_CRITERIA = ("trace", "max-eig")
 
@@ -96,27 +94,21 @@ class SparseLDASelector(_PathSelector):
         ``LinearDiscriminantAnalysis(solver='eigen')`` fit on all pixels, 10-30 times the
         forward pass alone.
 
-        ``'auto'`` is ``'cv'`` with more than two classes, at most 1024 features (32 x 32
-        pixels: beyond, each fold's backward pass costs ``O(p^3)``, minutes at 64 x 64) and at
-        most 100 training samples per class on average (with more, the two passes agree on the
-        benchmark), where the rows can be split into folds (single features, not a Dask array,
-        at least ``cv`` samples of every class, the dense algorithm), and ``'forward'``
-        elsewhere;
-        ``direction_`` says what ran. Where the implicit algorithm runs, every direction but
-        ``'backward'`` runs the forward pass only.
+        ``'auto'`` runs the forward pass, whose support at ``n_features_to_select`` ``refine``
+        then improves by swaps; ``direction_`` says what ran. Where the implicit algorithm runs,
+        every direction but ``'backward'`` runs the forward pass only.
 
-        Why ``'auto'``: on the held-out benchmark of the documentation's quality page the
-        forward pass is the better pass on most data sets and sizes, and neither objective
-        tells when it is not: on CMU PIE faces (68 people, 10 training images each) at
-        k = 10 the forward pass's pixels classify 49 % of new images and the backward pass's
-        85 %, while on Extended Yale B the forward pass is ahead at k = 10. The held-out folds
-        tell: ``'cv'`` takes the backward pass there and keeps the forward pass elsewhere. With
-        two classes it brought no cell of the four two-class data sets within a point of the
-        best peer that the forward pass was not, at several times the cost, so ``'auto'`` runs
-        forward there.
+        Why ``'auto'``: on the held-out benchmark of the documentation's quality page (Extended
+        Yale B and CMU PIE faces with 5 training images per person, USPS digits, 8 x 8 digits) the
+        forward pass followed by swaps was at or above the forward pass and the
+        cross-validated pass (``'cv'``) in every (data set, k) averaged over four classifiers,
+        and ahead by 2 points on USPS at k = 10, at the cost of one forward pass and a few swap
+        sweeps, where ``'cv'`` costs one fit with both passes per fold (10-60 times the forward
+        pass on faces).
 
         .. versionchanged:: 0.1
-           The default was ``'dual'``, then ``'forward'``.
+           The default was ``'dual'``, then ``'forward'``, then ``'cv'`` with more than two
+           classes; pass ``direction='cv'`` for the cross-validated choice of pass.
     regularization : 'rda', 'auto', 'none', None, float, 'ledoit-wolf' or list, default='rda'
         How the within-class covariance ``B`` is regularized (see
         :func:`pixsel.stats.regularize`); what was done is recorded in ``regularization_``.
@@ -137,7 +129,7 @@ class SparseLDASelector(_PathSelector):
         .. versionchanged:: 0.1
            The default was ``'auto'``; pass ``regularization='auto'`` for the papers'
            objective.
-    criterion : {'trace', 'max-eig', 'cv'} or list of them, default='trace'
+    criterion : {'trace', 'max-eig', 'correlation', 'cv'} or list of them, default='trace'
         With more than two classes, ``A = M M^T`` is the between-class covariance (rank
         ``C - 1``) and the criterion of a support is the sum of the generalized eigenvalues of
         ``(A_SS, B_SS)`` (``'trace'``) or the largest one (``'max-eig'``, the objective of
@@ -145,7 +137,13 @@ class SparseLDASelector(_PathSelector):
         pixels that separate any pair of classes; on the held-out benchmark of the
         documentation's quality page it gives the higher accuracy on many-class digits and faces
         and fits tens of times faster with many classes, hence the default.
-        Irrelevant for two classes.
+        ``'correlation'``: the trace with ``B`` the (regularized) *total* covariance ``B + A``,
+        so each eigenvalue ``lambda`` counts as ``lambda / (1 + lambda)``, a squared canonical
+        correlation between the pixels and the class indicators (FastCan's criterion: Zhang and
+        Lang, "Orthogonal least squares based fast feature selection for linear
+        classification", Pattern Recognition 2022); one large eigenvalue then counts for at
+        most 1. Dense algorithm only. Irrelevant for two classes (every criterion orders the
+        supports alike).
 
         ``'cv'`` (the same as ``['trace', 'max-eig']``) or a list: the criterion is chosen by
         cross-validation (see ``cv``); ``criterion_`` says which was used.
@@ -225,6 +223,31 @@ class SparseLDASelector(_PathSelector):
         evaluates every candidate exactly (``O(p k^3)`` per step, for modest ``p`` and ``k``),
         and ``direction`` must be ``'forward'``. ``objective_path_`` is NaN below ``|F|``.
         Dense algorithm and ``solver='greedy'`` only, without groups or ``stability``.
+    refine : 'auto', bool or int, default='auto'
+        Improve the support at ``n_features_to_select`` by swaps: exchange one selected feature
+        for one unselected while the objective rises, each exchange valued from the current
+        support's factorization (closed form for two classes and the trace criterion; a
+        Rayleigh-Ritz lower bound, then exact values of the most promising swaps, for
+        ``'max-eig'``); never below the greedy support (see
+        :func:`pixsel.spectral.swap_refine`). The supports read at other ``k``
+        with :meth:`get_support_at` stay greedy; ``n_swaps_`` counts the swaps taken. True:
+        up to 100 swaps; an int: at most that many (0 is False). ``'auto'``: True where it can
+        run (the dense algorithm, single features, ``solver='greedy'``, without ``stability``),
+        False elsewhere; True refuses the others.
+    never_select : array-like of int or None, default=None
+        Features no support contains (FastCan's ``indices_exclude``): the greedy passes and the
+        swaps run on the other features, so a backward path has ``n_features - len(never_select)``
+        entries. Disjoint from ``always_select``; at least ``n_features_to_select`` features
+        must be left. Dense algorithm and ``solver='greedy'`` only, without groups.
+    beam_width : int, default=1
+        Beam search over the forward pass: the ``beam_width`` best distinct supports of every
+        size are kept and each is extended by every feature (one rank-one update per extension;
+        see :func:`pixsel.spectral.greedy_path`); every size reads the better of the beam's best
+        support and the forward pass's, so the objective is never below the forward pass's. 1
+        is the forward pass. With the trace criterion or two classes, the dense algorithm,
+        single features and ``solver='greedy'``; the forward pass then stops at
+        ``min(n_features, max(2 k, k + 10))`` features (unless ``path='full'``) whatever the
+        number of classes.
     cv : int or cross-validation splitter, default=3
         Used only with ``direction='cv'`` or when ``criterion`` or ``regularization`` lists
         several values (with two classes the criteria coincide and only the regularizations are
@@ -257,8 +280,8 @@ class SparseLDASelector(_PathSelector):
     ranking_ : ndarray of shape (n_features,) of int
         The step at which each feature enters the greedy path that gives the support at
         ``n_features_to_select_`` (1 = first; a backward path read from its end); features a
-        forward pass did not reach share the last rank. Without ``stability`` or ``solver='exact'``
-        the support is the features of rank ``<= n_features_to_select_``.
+        forward pass did not reach share the last rank. Without ``stability``, ``solver='exact'`` or
+        swaps by ``refine`` the support is the features of rank ``<= n_features_to_select_``.
     selection_frequencies_ : ndarray of shape (n_features,)
         Only with ``stability``: the fraction of the resampled paths whose support contains
         each feature. Low frequencies mean that other draws of the same kind of data would
@@ -307,6 +330,12 @@ class SparseLDASelector(_PathSelector):
         Only with ``solver='exact'``: ``upper_bound_ - objective``, in the objective's units.
     always_select_ : ndarray of int
         The forced features, sorted (empty without ``always_select``).
+    never_select_ : ndarray of int
+        The excluded features, sorted (empty without ``never_select``).
+    beam_width_ : int
+        The beam width that ran (1: the forward pass).
+    n_swaps_ : int
+        Only when ``refine`` ran: the swaps taken from the greedy support at ``n_features_to_select_``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string feature names.
@@ -361,6 +390,9 @@ class SparseLDASelector(_PathSelector):
         "criterion": [StrOptions((*CRITERIA, "cv")), list, tuple],
         "path": [StrOptions(PATHS)],
         "cv": ["cv_object"],
+        "refine": [StrOptions(("auto",)), "boolean", Interval(Integral, 0, None, closed="left")],
+        "never_select": ["array-like", None],
+        "beam_width": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -383,6 +415,9 @@ class SparseLDASelector(_PathSelector):
         random_state: int | np.random.RandomState | None = None,
         always_select: ArrayLike | None = None,
         cv: int | object = 3,
+        refine: Literal["auto"] | bool | int = "auto",
+        never_select: ArrayLike | None = None,
+        beam_width: int = 1,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.direction = direction
@@ -401,6 +436,9 @@ class SparseLDASelector(_PathSelector):
         self.random_state = random_state
         self.always_select = always_select
         self.cv = cv
+        self.refine = refine
+        self.never_select = never_select
+        self.beam_width = beam_width
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -440,8 +478,9 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
+        sweeps = self._check_search(owner, grouping, n_resamples, p, k, len(classes))
         self.cv_results_ = None
-        for name in ("best_params_", "direction_by_k_", "direction_scores_"):
+        for name in ("best_params_", "direction_by_k_", "direction_scores_", "n_swaps_"):
             self.__dict__.pop(name, None)  # a refit without a choice keeps none from before
         if len(criteria) * len(regularizations) > 1:
             self._check_resamplable(grouping is None and isinstance(X, np.ndarray), owner,
@@ -454,6 +493,7 @@ class SparseLDASelector(_PathSelector):
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
+        E = self.never_select_ if len(self.never_select_) else None
         forward_only = bool(len(F)) and len(classes) > 2 and criterion == "max-eig"
         if forward_only and self.direction not in ("forward", "auto"):
             raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
@@ -461,6 +501,12 @@ class SparseLDASelector(_PathSelector):
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
         by_cv = direction == "cv"
+        if route.implicit and isinstance(self.refine, str):
+            sweeps = 0  # refine='auto': the dense statistics are not formed
+        if route.implicit and (sweeps or len(self.never_select_) or self.beam_width_ > 1):
+            raise ValueError(f"{owner}: refine, never_select and beam_width need algorithm='dense' (they read the "
+                             "p x p within-class covariance); pass algorithm='dense', or refine=False, "
+                             "never_select=None and beam_width=1.")
         if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
             if n_resamples:
                 raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
@@ -491,20 +537,28 @@ class SparseLDASelector(_PathSelector):
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
+        kernel_criterion = criterion
+        if criterion == "correlation":  # FastCan's: B the total covariance, each eigenvalue lambda / (1 + lambda)
+            between = a[:, None] * a[None, :] if a.ndim == 1 else (a if a.shape[0] == a.shape[1] else a @ a.T)
+            B, kernel_criterion = B + between, "trace"
         # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
         # one inverse of B per direction (certify(path) or lda_paths give it on request)
-        max_k = forward_length(p if grouping is None else grouping.n_groups, k, len(classes), self.path)
+        max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, k, len(classes),
+                               self.path)
+        if self.beam_width_ > 1 and max_k is None and self.path != "full":  # the beam stops near k, any classes
+            max_k = forward_length(p - len(self.never_select_), k, 3, self.path)
         fwd = bwd = None
         with path_progress(self) as progress:
             if grouping is not None:  # whole groups enter and leave (host statistics)
-                fwd, bwd = group_paths(grouping, a, B, direction, criterion=criterion, max_k=max_k,
+                fwd, bwd = group_paths(grouping, a, B, direction, criterion=kernel_criterion, max_k=max_k,
                                        progress=progress)
             elif direction in ("forward", "dual", "cv"):
-                fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
-                                  callback=progress("forward path"), always_select=F)
+                fwd = greedy_path(a, B, direction="forward", criterion=kernel_criterion, max_k=max_k,
+                                  callback=progress("forward path"), always_select=F, never_select=E,
+                                  beam_width=self.beam_width_)
             if grouping is None and direction in ("backward", "dual", "cv"):
-                bwd = greedy_path(a, B, direction="backward", criterion=criterion,
-                                  callback=progress("backward path"), always_select=F)
+                bwd = greedy_path(a, B, direction="backward", criterion=kernel_criterion,
+                                  callback=progress("backward path"), always_select=F, never_select=E)
 
         self.classes_ = classes
         self.regularization_ = reg.to_dict()
@@ -515,11 +569,13 @@ class SparseLDASelector(_PathSelector):
             chosen = np.array(self.direction_by_k_) == "backward"
             K = len(chosen)
             self.objective_path_[:K] = np.where(chosen, bwd.objective[:K], fwd.objective[:K])
+        if sweeps:
+            self._refine_support(a, B, k, F, kernel_criterion, sweeps)
         self._stabilize(X, y, k, n_resamples, route)
         if self.solver == "exact" and grouping is not None:
-            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
+            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=kernel_criterion)
         elif self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=criterion)  # device statistics: one host copy
+            self._solve_exact(a, B, k, criterion=kernel_criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
         store_groups(self, grouping, image_shape)
         store_on_route(self, route)
@@ -554,6 +610,80 @@ class SparseLDASelector(_PathSelector):
                 f"{owner}: algorithm='implicit' supports regularization 'rda', 'auto', 'none' or a ridge >= 0; "
                 "got 'ledoit-wolf'. Use algorithm='dense' for 'ledoit-wolf'."
             )
+
+    def _check_beam(self, owner, grouping, n_classes):
+        """Refuse a beam search where it cannot run, before any work."""
+        if self.solver == "exact":
+            raise ValueError(f"{owner}: beam_width widens the greedy search; solver='exact' already returns the "
+                             "certified optimum. Use beam_width=1 with solver='exact'.")
+        if grouping is not None:
+            raise ValueError(f"{owner}: beam_width searches single features; use it without groups, patch_size or a "
+                             "colour image stack, or beam_width=1.")
+        if self.algorithm == "implicit":
+            raise ValueError(f"{owner}: beam_width needs algorithm='dense'; pass algorithm='dense' or beam_width=1.")
+        if self.direction == "backward":
+            raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
+                             "or 'cv', or beam_width=1.")
+        if n_classes > 2 and self.criterion not in ("trace", "correlation"):
+            raise ValueError(f"{owner}: the beam search runs with criterion='trace' (or two classes): the gains of "
+                             "the largest eigenvalue are not additive. Use criterion='trace' or beam_width=1.")
+
+    def _check_search(self, owner, grouping, n_resamples, p, k, n_classes):
+        """The swap sweeps ``refine`` allows (0: none) and ``never_select_``, refused before any
+        work where they cannot run."""
+        E = check_excluded(self.never_select, p, always_select=check_forced(self.always_select, p, owner=owner),
+                           k=k, owner=owner)
+        if len(E) and grouping is not None:
+            raise ValueError(f"{owner}: never_select excludes single features; use it without groups, patch_size "
+                             "or a colour image stack (flatten X to (n_samples, n_features)).")
+        if len(E) and self.solver == "exact":
+            raise ValueError(f"{owner}: never_select runs with solver='greedy' only (the exact search does not "
+                             "exclude features); use solver='greedy' or never_select=None.")
+        if len(E) and self.algorithm == "implicit":
+            raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
+        self.never_select_ = E
+        width = check_search(self.beam_width, False, owner=owner)[0]
+        if width > 1:
+            self._check_beam(owner, grouping, n_classes)
+        self.beam_width_ = width
+        refine = self.refine
+        if isinstance(refine, str):
+            check_options(refine, "refine", ("auto",), owner=owner)
+            # 'auto': swap where it can run (the implicit algorithm is excluded once the route is known)
+            plain = self.solver == "greedy" and grouping is None and not n_resamples and self.algorithm != "implicit"
+            return MAX_SWEEPS if plain else 0
+        if isinstance(refine, bool) or refine is None:
+            sweeps = MAX_SWEEPS if refine else 0
+        else:
+            sweeps = check_int(refine, "refine", low=0, owner=owner)
+        if sweeps and self.solver == "exact":
+            raise ValueError(f"{owner}: refine improves a greedy support; solver='exact' already returns the "
+                             "certified optimum. Use refine=False with solver='exact'.")
+        if sweeps and grouping is not None:
+            raise ValueError(f"{owner}: refine swaps single features; use it without groups, patch_size or a "
+                             "colour image stack (flatten X to (n_samples, n_features)), or refine=False.")
+        if sweeps and n_resamples:
+            raise ValueError(f"{owner}: refine improves the support of one fit, and stability replaces it by the "
+                             "most frequent features; use refine=False with stability.")
+        if sweeps and self.algorithm == "implicit":
+            raise ValueError(f"{owner}: refine needs algorithm='dense' (the swaps are valued from the p x p "
+                             "within-class covariance); pass algorithm='dense' or refine=False.")
+        return sweeps
+
+    def _refine_support(self, a, B, k, F, criterion, sweeps):
+        """Swap refinement of ``support_`` at ``k`` (:func:`pixsel.spectral.swap_refine`);
+        ``objective_path_[k - 1]`` follows it, the paths stay as computed."""
+        a, B = to_numpy(a, np.float64), to_numpy(B, np.float64)
+        start = np.flatnonzero(to_numpy(self.support_))
+        res = swap_refine(a, B, start, criterion=criterion, max_sweeps=sweeps, always_select=F,
+                          never_select=self.never_select_)
+        self.n_swaps_ = res.n_swaps
+        if not res.n_swaps:  # the greedy support is a local optimum: kept as it is, with its objective
+            return
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[res.support] = True
+        self.support_ = mask
+        self.objective_path_[k - 1] = res.objective
 
     def _candidates(self, owner):
         """The criteria and the regularizations to fit: one of each, or the lists to choose from."""
@@ -624,19 +754,14 @@ class SparseLDASelector(_PathSelector):
         return "forward" if self.direction in ("cv", "auto") else self.direction
 
     def _run_direction(self, X, y, grouping, route, forward_first, owner):
-        """The passes this fit runs: ``direction``, with ``'auto'`` resolved (``'cv'`` with more
-        than two classes where the rows can be resampled into folds, ``'forward'`` elsewhere) and
-        ``'cv'`` run forward only by the implicit algorithm. ``forward_first``: two classes, or a
-        forward pass forced by ``always_select`` (``'auto'`` then runs forward)."""
-        if self.direction not in ("cv", "auto"):
-            return self.direction
-        if route.implicit or (forward_first and self.direction == "auto"):
-            return "forward"
+        """The passes this fit runs: ``direction``, with ``'auto'`` resolved (the forward pass, which
+        ``refine`` then improves) and ``'cv'`` run forward only by the implicit algorithm."""
         if self.direction == "auto":
-            counts = np.unique(to_numpy(y), return_counts=True)[1]
-            few = isinstance(self.cv, numbers.Integral) and counts.min() < self.cv
-            large = X.shape[1] > _AUTO_CV_MAX_FEATURES or counts.mean() > _AUTO_CV_MAX_PER_CLASS
-            return "forward" if grouping is not None or route.backend == "dask" or few or large else "cv"
+            return "forward"
+        if self.direction != "cv":
+            return self.direction
+        if route.implicit:
+            return "forward"
         # an array-API array: the folds are drawn from a host copy
         self._check_resamplable(grouping is None and route.backend != "dask", owner, "the direction",
                                 "pass direction='forward' or 'dual'")
@@ -681,7 +806,7 @@ class SparseLDASelector(_PathSelector):
         scored = np.zeros((2, K), dtype=bool)
         sub = clone(self).set_params(direction="dual", criterion=criterion, regularization=regularization,
                                      n_features_to_select=k, stability=None, solver="greedy", progress=False,
-                                     algorithm="dense")
+                                     algorithm="dense", refine=False)
         with path_progress(self) as progress:
             report = progress("direction cross-validation, folds")
             for i, (train, test) in enumerate(splits):
@@ -735,11 +860,16 @@ class SparseLDASelector(_PathSelector):
             params["direction"] = str(chosen[k - 1]) if k <= len(chosen) else "dual"
         elif self.direction in ("cv", "auto"):
             params["direction"] = self.direction_
+        if isinstance(self.refine, str):  # 'auto': the resamples' greedy supports, as before refine
+            params["refine"] = False
         return params
 
     def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
         self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
+        if criterion == "correlation":
+            raise ValueError(f"{owner}: criterion='correlation' needs algorithm='dense' (the p x p total "
+                             "covariance); pass algorithm='dense' or criterion='trace'.")
         reg = regularization
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
         with B.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes

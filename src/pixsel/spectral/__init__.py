@@ -9,6 +9,7 @@ Greedy paths (one support per ``k``)
       form of ``A`` and the route (NumPy, compiled, array API on a device, implicit).
     * :class:`SparsePath` -- the result: order, objective, supports and weights per ``k``.
     * :func:`refine_support` -- improve one sparse PCA support by swaps (never worse).
+    * :func:`swap_refine` -- improve one LDA support (two classes, trace, max-eig) by swaps.
     * :func:`greedy_sparse_component` -- GSPCA's sparse component of exactly ``k`` loadings.
     * :func:`leading_component` -- the top eigenpair of a covariance on a support.
     * :func:`group_greedy_path` -- the greedy path over groups of features (patches, pixels).
@@ -64,6 +65,7 @@ from .greedy._refine import refine_support
 from .implicit._implicit import implicit_greedy_path
 from .thresholding._renormalize import renormalize, simple_thresholding
 from .thresholding._thresholding import fisher_thresholding_path, simple_thresholding_path
+from .greedy._swap import swap_refine  # after the door: the swap reuses the exact search's formulas
 
 # For the estimators of pixsel.selection and pixsel.decomposition (being folded into their
 # parameter validation); not public.
@@ -78,6 +80,7 @@ __all__ = [
     "rank_one_greedy_path",
     "implicit_greedy_path",
     "refine_support",
+    "swap_refine",
     "greedy_sparse_component",
     "leading_component",
     "group_greedy_path",

@@ -28,6 +28,7 @@ from ._forced import check_forced, forced_path
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
 from .bounds import certify
+from .greedy._exclude import check_excluded, excluded_path
 from .greedy import (
     check_form_pair_xp,
     fullrank_greedy_path,
@@ -66,6 +67,9 @@ def greedy_path(
     certificate: Literal["auto", "dual", "inclusion"] | None = None,
     callback: Callable[[int, int], None] | None = None,
     always_select: ArrayLike | None = None,
+    never_select: ArrayLike | None = None,
+    beam_width: int = 1,
+    refine: bool | int = False,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -118,6 +122,21 @@ def greedy_path(
         ``F`` evaluates every candidate exactly, ``O(p k^3)`` per step (forward only).
         ``objective[k - 1]`` is NaN for ``k < |F|``; ``max_k`` counts ``F``. Dense NumPy
         arrays only (device arrays are copied to the host), without ``certificate``.
+    never_select : array-like of int or None, default None
+        Excluded features (FastCan's ``indices_exclude``): no support contains them. The path is
+        that of the pair restricted to the other features, with ``p - |never_select|`` entries
+        (a backward pass starts from all the others). Dense arrays only (device arrays are
+        copied to the host); disjoint from ``always_select``.
+    beam_width : int, default 1
+        Forward only: keep the ``beam_width`` best distinct supports of every size and extend
+        each by every feature (one rank-one update each); every size's support is the better of the
+        beam's best and the forward pass's. 1 is the forward pass itself. A vector ``A`` or the
+        trace criterion, dense arrays; the path stops at ``max_k`` (every size without it).
+    refine : bool or int, default False
+        Swap refinement of the support of every size of the path (:func:`pixsel.spectral.swap_refine`,
+        never below the support it starts from): True allows up to 100 swaps per size, an int
+        that many. Dense arrays. With ``beam_width`` or ``refine`` the supports are no longer
+        nested: ``path.support(k)`` reads them from ``path.info['supports']``.
 
     Returns
     -------
@@ -153,6 +172,14 @@ def greedy_path(
     criterion = as_criterion(criterion, owner=owner)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
+    if beam_width != 1 or refine:
+        return _searched(A, B, beam_width, refine, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                         certificate=certificate, callback=callback, always_select=always_select,
+                         never_select=never_select, kernel_options=kernel_options)
+    if never_select is not None and len(np.atleast_1d(never_select)):
+        return _excluded(A, B, never_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                         certificate=certificate, callback=callback, always_select=always_select,
+                         kernel_options=kernel_options)
     if always_select is not None and len(np.atleast_1d(always_select)):
         return _forced(A, B, always_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        certificate=certificate, callback=callback, kernel_options=kernel_options)
@@ -226,6 +253,42 @@ def _forced(A, B, always_select, *, direction, criterion, form, max_k, certifica
         max_k = check_int(max_k, "max_k", low=len(F), high=p, owner=owner)
     return forced_path(greedy_path, A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        callback=callback)
+
+
+def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options, **options):
+    """The path without the features of ``never_select`` (:mod:`pixsel.spectral.greedy._exclude`)."""
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError("greedy_path: never_select needs dense A and B (the pair restricted to the other "
+                         "features); pass the matrices, not a Gram operator.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    E = check_excluded(never_select, A.shape[0], always_select=always_select, k=max_k, owner="greedy_path")
+    return excluded_path(greedy_path, A, B, E, form=form, always_select=always_select, max_k=max_k,
+                         **options, **kernel_options)
+
+
+def _searched(A, B, beam_width, refine, *, direction, criterion, form, certificate, kernel_options, **options):
+    """The beam search and the swaps (:mod:`pixsel.spectral.greedy._search`), on host arrays."""
+    from .greedy._search import check_search, searched_path  # the swaps import the exact search, which imports us
+
+    width, sweeps = check_search(beam_width, refine, owner="greedy_path")
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError("greedy_path: beam_width > 1 and refine need dense A and B; pass the matrices, not a "
+                         "Gram operator, or beam_width=1 and refine=False.")
+    if certificate is not None or kernel_options:
+        raise ValueError("greedy_path: beam_width > 1 and refine run without certificate and kernel options; drop "
+                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    if width > 1 and direction != "forward":
+        raise ValueError("greedy_path: the beam search grows supports; use direction='forward' with beam_width > 1.")
+    if width > 1 and not (form == "vector" or criterion == "trace"):
+        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
+                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
+    return searched_path(greedy_path, A, B, beam_width=width, sweeps=sweeps, direction=direction,
+                         criterion=criterion, form=form, **options)
 
 
 def _is_operator(M):

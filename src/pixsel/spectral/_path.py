@@ -132,6 +132,9 @@ class SparsePath:
     def support(self, k: int) -> NDArray:
         """Sorted indices of the size-``k`` support."""
         k = self._check_k(k)
+        searched = self.info.get("supports")  # beam search or swaps: a support per size, not nested
+        if searched is not None and k in searched:
+            return np.sort(searched[k])
         if self.direction == "backward":
             S = self.order[self.n_features - k :]
         else:

@@ -1,0 +1,281 @@
+"""Swap refinement of a support of size ``k``: one feature in for one out while the objective rises.
+
+A greedy path is nested, so its support of size ``k`` can miss supports that no sequence of
+single additions reaches. From any support ``S`` of size ``k`` this search values every 1-swap
+``S - i + j`` (``i`` in ``S``, ``j`` outside) from the factorization of the current support alone
+(no refit per candidate), moves to the best improving one and starts again; it stops when no swap
+improves (a 1-swap local optimum), after ``max_sweeps`` moves or at ``time_limit``, keeping the best
+support found.
+Every move is checked on the objective recomputed from scratch on the new support before it is
+taken, so the value never falls (monotone by construction, whatever the rounding) and the search
+cannot cycle.
+
+Two ways of valuing a swap, by criterion:
+
+* **additive** (a vector ``a``, two-class LDA; or ``criterion='trace'`` with a factor ``M``,
+  ``A = M M^T``): ``f(S) = tr(M_S^T B_SS^{-1} M_S)`` and every swap's value is exact in closed form
+  from ``P = B_SS^{-1}``: dropping ``i`` is a rank-one downdate of ``P``, adding ``j`` a Schur
+  complement (the formulas of :mod:`pixsel.spectral.exact._swap`, which this reuses); all
+  ``k (p - k)`` values cost ``O(k^2 p + k p r)``.
+* **largest eigenvalue** (``criterion='max-eig'`` with a factor or a full symmetric ``A``): with
+  ``(lambda, z)`` the top generalized eigenpair of ``(A_SS, B_SS)``, every swap gets the certified
+  lower bound of the Rayleigh-Ritz problem on ``span(z without entry i, e_j)`` (a 2 x 2 pencil whose
+  entries are rank-one corrections of ``z^T A z``, ``z^T B z`` and of the products ``A_out,S z``,
+  ``B_out,S z``): ``O(k p r)`` for all swaps. The swap of best bound is taken when its bound beats
+  ``lambda``; otherwise the ``n_exact`` swaps of best bound are evaluated exactly (``O(k^3)``
+  each) and the best improving one is taken. The search then ends at a support that no screened
+  swap improves (not a certified 1-swap local optimum).
+
+Forced features (``always_select``) never leave and excluded ones (``never_select``) never enter.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._path import objective_on_support
+from ..exact._swap import _beats, _swap_values, _value
+from ._exclude import index_set
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["SwapResult", "swap_refine"]
+
+#: Moves allowed by default (each takes the best swap of a sweep over all ``k (p - k)`` swaps)
+MAX_SWEEPS = 100
+#: With the largest eigenvalue, swaps evaluated exactly when no Ritz bound beats the current value
+N_EXACT = 8
+#: ``z`` without entry ``i`` counts as zero when its ``B``-norm squared is below this (``z^T B z = 1``)
+_VANISH = 1e-8
+
+
+@dataclass
+class SwapResult:
+    """The outcome of :func:`swap_refine`.
+
+    Attributes
+    ----------
+    support : ndarray of int
+        The refined support, sorted.
+    objective : float
+        Its objective (recomputed from scratch), never below ``start_objective``.
+    start_objective : float
+        The objective of the support the search started from.
+    n_swaps : int
+        Moves taken.
+    converged : bool
+        True when the last sweep found no improving swap (False: stopped by ``max_sweeps`` or
+        ``time_limit``).
+    """
+
+    support: np.ndarray
+    objective: float
+    start_objective: float
+    n_swaps: int
+    converged: bool
+
+
+def swap_refine(
+    A: ArrayLike,
+    B: ArrayLike | None,
+    support: ArrayLike,
+    *,
+    criterion: str = "trace",
+    max_sweeps: int = MAX_SWEEPS,
+    always_select: ArrayLike | None = None,
+    never_select: ArrayLike | None = None,
+    n_exact: int = N_EXACT,
+    time_limit: float | None = None,
+) -> SwapResult:
+    """Raise the objective of ``support`` by exchanging one feature in for one out, while it rises.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
+        A vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a symmetric matrix.
+    B : ndarray of shape (n_features, n_features) or None
+        Symmetric positive definite denominator; None is the identity.
+    support : array-like of int
+        The support to start from (its size ``k`` is kept).
+    criterion : {'trace', 'max-eig'}
+        The sum or the largest of the generalized eigenvalues of ``(A_SS, B_SS)`` (the same for a
+        vector ``A``).
+    max_sweeps : int
+        Moves allowed (each costs one sweep over all swaps); 0 returns the start.
+    always_select, never_select : array-like of int or None
+        Features that never leave (they must be in ``support``) and that never enter (they must
+        not be).
+    n_exact : int
+        With the largest eigenvalue: swaps evaluated exactly when no Ritz bound beats the value.
+    time_limit : float or None
+        Seconds after which no new sweep starts (the best support so far is returned; 0 returns
+        the start). None: only ``max_sweeps`` stops it.
+
+    Returns
+    -------
+    SwapResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 2.0, 0.1])
+    >>> r = swap_refine(a, np.eye(4), [0, 1])
+    >>> r.support.tolist(), round(r.objective, 6), round(r.start_objective, 6)
+    ([0, 2], 5.0, 1.04)
+    """
+    owner = "swap_refine"
+    A = np.asarray(A, dtype=np.float64)
+    p = A.shape[0]
+    B = None if B is None else np.asarray(B, dtype=np.float64)
+    if B is not None and B.shape != (p, p):
+        raise ValueError(f"{owner}: B must be of shape ({p}, {p}) to match A; got {B.shape}.")
+    S = index_set(support, p, "support", owner=owner)
+    if len(S) == 0:
+        raise ValueError(f"{owner}: the support to refine is empty; pass at least one feature index.")
+    F = index_set(always_select, p, "always_select", owner=owner)
+    E = index_set(never_select, p, "never_select", owner=owner)
+    if np.setdiff1d(F, S).size:
+        raise ValueError(f"{owner}: the support misses always_select features {np.setdiff1d(F, S).tolist()}; "
+                         "start from a support that contains them.")
+    if np.intersect1d(E, S).size:
+        raise ValueError(f"{owner}: the support contains never_select features {np.intersect1d(E, S).tolist()}; "
+                         "start from a support without them.")
+    if criterion not in ("trace", "max-eig"):
+        raise ValueError(f"{owner}: criterion must be 'trace' or 'max-eig'; got {criterion!r}.")
+    if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 0:
+        raise ValueError(f"{owner}: max_sweeps must be an int >= 0; got {max_sweeps!r}.")
+    if time_limit is not None and not time_limit >= 0:
+        raise ValueError(f"{owner}: time_limit must be None or a number of seconds >= 0; got {time_limit!r}.")
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    can_leave = np.ones(p, bool)
+    can_leave[F] = False
+    can_enter = np.ones(p, bool)
+    can_enter[E] = False
+    full = A.ndim == 2 and A.shape[1] == p and p > 1
+    additive = A.ndim == 1 or (criterion == "trace" and not full)
+    if criterion == "trace" and full:
+        w, V = np.linalg.eigh((A + A.T) / 2)
+        if w.min() < -1e-10 * max(1.0, abs(w).max()):
+            raise ValueError(f"{owner}: the trace criterion with a full A needs A positive semidefinite; pass "
+                             "criterion='max-eig' or a factor M with A = M M^T.")
+        keep = w > 1e-14 * max(1.0, w.max())
+        A, additive, full = V[:, keep] * np.sqrt(w[keep]), True, False
+    if additive:
+        M = A[:, None] if A.ndim == 1 else A
+        return _additive(M, np.eye(p) if B is None else B, S, can_leave, can_enter, int(max_sweeps), deadline)
+    return _max_eig(A, B, S, full, can_leave, can_enter, int(max_sweeps), int(n_exact), deadline)
+
+
+def _out_of_time(deadline):
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
+    """Best-improvement swaps valued in closed form (:mod:`pixsel.spectral.exact._swap`)."""
+    f, P, W = _value(M, B, S)
+    f0, n, converged = f, 0, False
+    p = B.shape[0]
+    if len(S) == p or not can_enter[np.setdiff1d(np.arange(p), S)].any() or not can_leave[S].any():
+        return SwapResult(S, f, f0, 0, True)
+    while n < max_sweeps and not _out_of_time(deadline):
+        val, out = _swap_values(M, B, S, P, W, f)
+        val[~can_leave[S], :] = -np.inf
+        val[:, ~can_enter[out]] = -np.inf
+        i, j = np.unravel_index(int(np.argmax(val)), val.shape)  # ties: the lowest (i, j)
+        if not _beats(val[i, j], f):
+            converged = True
+            break
+        T = np.sort(np.append(np.delete(S, i), out[j]))
+        g, Pt, Wt = _value(M, B, T)
+        if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
+            converged = True
+            break
+        S, f, P, W = T, g, Pt, Wt
+        n += 1
+    return SwapResult(S, f, f0, n, converged)
+
+
+def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact, deadline):
+    """Swaps screened by 2 x 2 Rayleigh-Ritz lower bounds, taken when they verify exactly."""
+    p = A.shape[0]
+
+    def value(T):
+        return objective_on_support(A, B, T, criterion="max-eig")
+
+    f = value(S)
+    f0, n, converged = f, 0, False
+    while n < max_sweeps and not _out_of_time(deadline):
+        out = np.setdiff1d(np.arange(p), S)
+        if len(out) == 0:
+            converged = True
+            break
+        bound = _ritz_bounds(A, B, S, out, full)
+        bound[~can_leave[S], :] = -np.inf
+        bound[:, ~can_enter[out]] = -np.inf
+        flat = np.argsort(-bound, axis=None, kind="stable")
+        flat = flat[np.isfinite(bound.ravel()[flat])]
+        if len(flat) == 0:
+            converged = True
+            break
+        best_T, best_g = None, f
+        i, j = np.unravel_index(int(flat[0]), bound.shape)
+        if _beats(bound[i, j], f):  # a certified improvement: take it
+            T = np.sort(np.append(np.delete(S, i), out[j]))
+            best_T, best_g = T, value(T)
+        else:  # no bound beats f: the most promising swaps, exactly
+            for c in flat[:n_exact]:
+                i, j = np.unravel_index(int(c), bound.shape)
+                T = np.sort(np.append(np.delete(S, i), out[j]))
+                g = value(T)
+                if _beats(g, best_g):
+                    best_T, best_g = T, g
+        if best_T is None or not _beats(best_g, f):
+            converged = True
+            break
+        S, f = best_T, best_g
+        n += 1
+    return SwapResult(S, f, f0, n, converged)
+
+
+def _ritz_bounds(A, B, S, out, full) -> NDArray:
+    """For every swap ``(i, j)``, ``i`` in ``S``, ``j`` in ``out``: the largest eigenvalue of the
+    pencil restricted to ``span(z - z_i e_i, e_j)``, a lower bound on ``lambda_max`` of
+    ``S - i + j`` (``z`` the top generalized eigenvector on ``S``, ``z^T B_SS z = 1``)."""
+    if full:
+        ASS, AoS = A[np.ix_(S, S)], A[np.ix_(out, S)]
+        Ajj = A[out, out]
+    else:
+        MS, Mo = A[S], A[out]
+        ASS, AoS = MS @ MS.T, Mo @ MS.T
+        Ajj = np.einsum("ij,ij->i", Mo, Mo)
+    if B is None:
+        BSS, BoS, Bjj = np.eye(len(S)), np.zeros((len(out), len(S))), np.ones(len(out))
+    else:
+        BSS, BoS, Bjj = B[np.ix_(S, S)], B[np.ix_(out, S)], B[out, out]
+    vals, vecs = sla.eigh(ASS, BSS)
+    lam, z = vals[-1], vecs[:, -1]
+    Az, Bz = ASS @ z, BSS @ z
+    zz = z * z
+    a11 = (lam - 2 * z * Az + zz * np.diag(ASS))[:, None]  # u = z without entry i
+    b11 = (1.0 - 2 * z * Bz + zz * np.diag(BSS))[:, None]
+    a12 = (AoS @ z)[None, :] - AoS.T * z[:, None]  # e_j^T A u
+    b12 = (BoS @ z)[None, :] - BoS.T * z[:, None]
+    a22, b22 = Ajj[None, :], Bjj[None, :]
+    # det(a - mu b) = qa mu^2 + qb mu + qc
+    qa = b11 * b22 - b12 * b12
+    qb = -(a11 * b22 + a22 * b11 - 2 * a12 * b12)
+    qc = a11 * a22 - a12 * a12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disc = np.sqrt(np.maximum(qb * qb - 4 * qa * qc, 0.0))
+        mu = (-qb + disc) / (2 * qa)
+        single = np.broadcast_to(a22 / b22, mu.shape)
+    # b11 = u^T B u in units of z^T B z = 1: below _VANISH, u is rounding (z = e_i): e_j alone
+    mu = np.where((b11 > _VANISH) & (qa > 0), mu, single)
+    return np.where(np.isfinite(mu), mu, -np.inf)

@@ -1,0 +1,210 @@
+"""SparseLDASelector's searches beyond one greedy pass: swap refinement and excluded features.
+
+Oracles: the refined support's objective is recomputed from scratch on the fitted pair and never
+below the greedy support it starts from; without refinement the support is the greedy path's,
+unchanged; excluded features never enter, and the path with them excluded is the path of the pair
+restricted to the other features (the kernels run on the submatrices by hand); every conflict is
+refused before any statistics are computed."""
+
+import numpy as np
+import pytest
+
+from pixsel import SparseLDASelector
+from pixsel.spectral import greedy_path, objective_on_support
+
+
+def _data(seed=0, n_classes=4, n=120, p=24):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    means = rng.standard_normal((n_classes, p)) * 0.8
+    X = means[y] + rng.standard_normal((n, p)) @ (np.eye(p) + 0.5 * rng.standard_normal((p, p)) / np.sqrt(p))
+    return X, y
+
+
+def _objective(sel, S):
+    path = sel.forward_path_ if sel.forward_path_ is not None else sel.backward_path_
+    return objective_on_support(path.A, path.B, S, criterion=sel.criterion_)
+
+
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "trace"), (4, "trace"), (4, "max-eig")])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_refine_never_below_the_greedy_support(n_classes, criterion, seed):
+    X, y = _data(seed, n_classes)
+    k = 6
+    plain = SparseLDASelector(k, direction="forward", criterion=criterion).fit(X, y)
+    ref = SparseLDASelector(k, direction="forward", criterion=criterion, refine=True).fit(X, y)
+    S0, S = plain.get_support(indices=True), ref.get_support(indices=True)
+    assert len(S) == k
+    f0, f = _objective(plain, S0), _objective(ref, S)
+    assert f >= f0 * (1 - 1e-12)
+    assert ref.objective_path_[k - 1] == pytest.approx(f, rel=1e-9)
+    assert ref.n_swaps_ >= 0 and (ref.n_swaps_ > 0) == (set(S) != set(S0))
+    # the path itself is the greedy one: other sizes are read from it unchanged
+    np.testing.assert_array_equal(ref.forward_path_.order, plain.forward_path_.order)
+    np.testing.assert_array_equal(ref.get_support_at(k - 1), plain.get_support_at(k - 1))
+
+
+def test_refine_off_is_the_greedy_path_bit_for_bit():
+    X, y = _data(3)
+    sel = SparseLDASelector(5, direction="forward", refine=False).fit(X, y)
+    path = sel.forward_path_
+    direct = greedy_path(path.A, path.B, criterion="trace", max_k=len(path.order))
+    np.testing.assert_array_equal(path.order, direct.order)
+    np.testing.assert_array_equal(path.objective, direct.objective)
+    np.testing.assert_array_equal(sel.get_support(indices=True), np.sort(direct.order[:5]))
+    assert not hasattr(sel, "n_swaps_")
+
+
+def test_refine_with_forced_and_excluded_features():
+    X, y = _data(4)
+    sel = SparseLDASelector(6, direction="forward", refine=True, always_select=[0, 1], never_select=[2, 3, 4]).fit(X, y)
+    S = set(sel.get_support(indices=True).tolist())
+    assert {0, 1} <= S and not S & {2, 3, 4}
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "dual"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_never_select_is_the_path_of_the_restricted_pair(direction, n_classes):
+    X, y = _data(5, n_classes)
+    E = [1, 7, 8, 20]
+    sel = SparseLDASelector(5, direction=direction, never_select=E).fit(X, y)
+    assert not set(sel.get_support(indices=True).tolist()) & set(E)
+    np.testing.assert_array_equal(sel.never_select_, E)
+    R = np.setdiff1d(np.arange(X.shape[1]), E)
+    for path in (sel.forward_path_, sel.backward_path_):
+        if path is None:
+            continue
+        A, B = path.A, path.B
+        AR = A[R]
+        ref = greedy_path(AR, B[np.ix_(R, R)], direction=path.direction, criterion="trace",
+                          max_k=None if path.direction == "backward" or n_classes == 2 else len(path.order))
+        np.testing.assert_array_equal(path.order, R[ref.order])
+        np.testing.assert_allclose(path.objective, ref.objective)
+        for k in (1, 3, 5):
+            assert not set(path.support(k).tolist()) & set(E)
+
+
+def test_greedy_path_never_select_with_always_select():
+    X, y = _data(6)
+    sel = SparseLDASelector(4, direction="forward").fit(X, y)
+    A, B = sel.forward_path_.A, sel.forward_path_.B
+    path = greedy_path(A, B, criterion="trace", max_k=8, always_select=[3], never_select=[0, 5])
+    assert path.order[0] == 3 and not {0, 5} & set(path.order.tolist())
+    R = np.setdiff1d(np.arange(A.shape[0]), [0, 5])
+    ref = greedy_path(A[R], B[np.ix_(R, R)], criterion="trace", max_k=8, always_select=[int(np.searchsorted(R, 3))])
+    np.testing.assert_array_equal(path.order, R[ref.order])
+
+
+def _never_called():
+    calls = []
+    return calls, lambda done, total, what: calls.append(what)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"always_select": [1, 2], "never_select": [2, 3]}, "both always_select and never_select"),
+        ({"never_select": list(range(20))}, "leaves 4 of the 24 features, fewer than the 5"),
+        ({"refine": True, "solver": "exact"}, "Use refine=False with solver='exact'"),
+        ({"never_select": [0], "solver": "exact"}, "never_select runs with solver='greedy'"),
+        ({"refine": True, "stability": 3}, "stability"),
+        ({"refine": -1}, "refine"),
+        ({"never_select": [30]}, "outside"),
+        ({"criterion": "correlation", "algorithm": "implicit"}, "criterion='correlation' needs algorithm='dense'"),
+    ],
+)
+def test_conflicts_are_refused_before_any_work(params, match):
+    X, y = _data(7)
+    calls, report = _never_called()
+    with pytest.raises(ValueError, match=match):
+        SparseLDASelector(5, progress=report, **params).fit(X, y)
+    assert calls == []
+
+
+def test_refine_with_groups_is_refused():
+    X, y = _data(8)
+    with pytest.raises(ValueError, match="refine swaps single features"):
+        SparseLDASelector(3, refine=True, groups=np.arange(24) // 2).fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_beam_never_below_the_forward_pass(n_classes):
+    X, y = _data(9, n_classes)
+    k = 5
+    fwd = SparseLDASelector(k, direction="forward", refine=False).fit(X, y)
+    one = SparseLDASelector(k, direction="forward", refine=False, beam_width=1).fit(X, y)
+    np.testing.assert_array_equal(fwd.forward_path_.order, one.forward_path_.order)
+    np.testing.assert_array_equal(fwd.objective_path_, one.objective_path_)
+    beam = SparseLDASelector(k, direction="forward", refine=False, beam_width=5).fit(X, y)
+    assert beam.beam_width_ == 5
+    for j in range(1, k + 1):
+        S = beam.get_support_at(j, indices=True)
+        f = _objective(beam, S)
+        assert beam.objective_path_[j - 1] == pytest.approx(f, rel=1e-9)
+        assert f >= fwd.objective_path_[j - 1] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"beam_width": 0}, "'beam_width' parameter of SparseLDASelector must be an int >= 1"),
+        ({"beam_width": 3, "solver": "exact"}, "Use beam_width=1 with solver='exact'"),
+        ({"beam_width": 3, "criterion": "max-eig"}, "criterion='trace' or beam_width=1"),
+        ({"beam_width": 3, "direction": "backward"}, "widens the forward pass"),
+    ],
+)
+def test_bad_beams_are_refused_before_any_work(params, match):
+    X, y = _data(10)
+    calls, report = _never_called()
+    with pytest.raises(ValueError, match=match):
+        SparseLDASelector(5, progress=report, **params).fit(X, y)
+    assert calls == []
+
+
+def test_a_refit_without_swaps_keeps_no_swap_count():
+    X, y = _data(11)
+    sel = SparseLDASelector(5, refine=True).fit(X, y)
+    assert hasattr(sel, "n_swaps_")
+    sel.set_params(refine=False).fit(X, y)
+    assert not hasattr(sel, "n_swaps_")
+
+
+def _fastcan_data(seed=0, n=200, p=30, C=5):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(C), n // C)
+    X = rng.standard_normal((C, p))[y] * 0.7 + rng.standard_normal((n, p)) @ (
+        np.eye(p) + 0.4 * rng.standard_normal((p, p)) / np.sqrt(p))
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_correlation_criterion_is_fastcans_greedy_search(seed):
+    """Oracle: FastCan (scikit-learn-contrib) on the one-hot labels: the same pixels in the same
+    order and the same sums of squared canonical correlations, unregularized."""
+    fastcan = pytest.importorskip("fastcan")
+    X, y = _fastcan_data(seed)
+    Y = (y[:, None] == np.unique(y)[None, :]).astype(float)
+    fc = fastcan.FastCan(10, verbose=0).fit(X, Y)
+    sel = SparseLDASelector(10, criterion="correlation", regularization="none", direction="forward",
+                            refine=False).fit(X, y)
+    np.testing.assert_array_equal(sel.forward_path_.order[:10], fc.indices_)
+    np.testing.assert_allclose(sel.objective_path_[:10], np.cumsum(fc.scores_), rtol=1e-8)
+
+
+def test_correlation_criterion_is_the_trace_with_the_total_covariance():
+    X, y = _fastcan_data(2)
+    sel = SparseLDASelector(6, criterion="correlation", direction="forward", refine=True).fit(X, y)
+    trace = SparseLDASelector(6, criterion="trace", direction="forward", refine=False).fit(X, y)
+    M, W = trace.forward_path_.A, trace.forward_path_.B  # the between factor and the regularized within
+    T = W + M @ M.T
+    np.testing.assert_allclose(sel.forward_path_.B, T, rtol=1e-12, atol=1e-12)
+    S = sel.get_support(indices=True)
+    f = objective_on_support(M, T, S, criterion="trace")
+    assert sel.objective_path_[5] == pytest.approx(f, rel=1e-9)
+    assert f <= min(6, len(np.unique(y)) - 1)  # squared canonical correlations: each at most 1
+    assert f >= sel.forward_path_.objective[5] * (1 - 1e-12)  # the swaps never lower it
+    # two classes: every criterion orders the supports alike
+    Xb, yb = X[y < 2], y[y < 2]
+    a = SparseLDASelector(4, criterion="correlation", refine=False).fit(Xb, yb)
+    b = SparseLDASelector(4, criterion="trace", refine=False).fit(Xb, yb)
+    np.testing.assert_array_equal(a.forward_path_.order, b.forward_path_.order)

@@ -1,0 +1,146 @@
+"""Swap refinement of a greedy support, against brute force and from-scratch objectives.
+
+Oracles: the value returned is the objective recomputed on the support returned and never below
+the start; an additive search that converged is a 1-swap local optimum by exhaustive check; the
+2 x 2 Rayleigh-Ritz values of the largest-eigenvalue screen never exceed the exact value of their
+swap; forced features stay and excluded ones stay out; on small problems (all supports
+enumerated) the search from the greedy support reaches the optimum in most draws."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from pixsel.spectral import greedy_path, objective_on_support
+from pixsel.spectral.greedy._swap import _ritz_bounds, swap_refine
+
+
+def _problem(rng, p, r, n=None):
+    n = p + 4 if n is None else n
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.7 * rng.standard_normal((p, p)) / np.sqrt(p))
+    B = X.T @ X / n + 0.05 * np.eye(p)
+    M = rng.standard_normal((p, r)) if r else rng.standard_normal(p)
+    return M, B
+
+
+def _brute(A, B, p, k, criterion):
+    return max(objective_on_support(A, B, list(S), criterion=criterion) for S in itertools.combinations(range(p), k))
+
+
+CASES = [(0, "trace"), (3, "trace"), (3, "max-eig")]  # binary LDA, multiclass trace, multiclass max-eig
+
+
+@pytest.mark.parametrize(("r", "criterion"), CASES)
+def test_never_below_the_start_and_value_of_its_support(r, criterion):
+    rng = np.random.default_rng(1 + r)
+    for _ in range(15):
+        p = int(rng.integers(6, 14))
+        A, B = _problem(rng, p, r)
+        k = int(rng.integers(1, p))
+        S0 = np.sort(rng.choice(p, k, replace=False))
+        res = swap_refine(A, B, S0, criterion=criterion)
+        assert len(res.support) == k and len(np.unique(res.support)) == k
+        assert res.objective == pytest.approx(objective_on_support(A, B, res.support, criterion=criterion), rel=1e-9)
+        assert res.start_objective == pytest.approx(objective_on_support(A, B, S0, criterion=criterion), rel=1e-9)
+        assert res.objective >= res.start_objective * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("r", [0, 2])
+def test_additive_search_ends_at_a_one_swap_local_optimum(r):
+    rng = np.random.default_rng(5 + r)
+    for _ in range(10):
+        p = int(rng.integers(6, 11))
+        A, B = _problem(rng, p, r)
+        k = int(rng.integers(2, p - 1))
+        res = swap_refine(A, B, rng.choice(p, k, replace=False), criterion="trace")
+        assert res.converged
+        out = np.setdiff1d(np.arange(p), res.support)
+        for i in res.support:
+            for j in out:
+                T = np.append(np.setdiff1d(res.support, [i]), j)
+                assert objective_on_support(A, B, T, criterion="trace") <= res.objective * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_ritz_values_are_lower_bounds_of_their_swaps(full):
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        p = int(rng.integers(5, 10))
+        M, B = _problem(rng, p, 3)
+        A = M @ M.T if full else M
+        k = int(rng.integers(1, p))
+        S = np.sort(rng.choice(p, k, replace=False))
+        out = np.setdiff1d(np.arange(p), S)
+        bound = _ritz_bounds(A, B, S, out, full)
+        for a, i in enumerate(S):
+            for b, j in enumerate(out):
+                T = np.append(np.setdiff1d(S, [i]), j)
+                exact = objective_on_support(A, B, T, criterion="max-eig")
+                assert bound[a, b] <= exact * (1 + 1e-9) + 1e-12
+
+
+@pytest.mark.parametrize(("r", "criterion"), CASES)
+def test_reaches_the_brute_force_optimum_in_most_draws(r, criterion):
+    rng = np.random.default_rng(21 + r)
+    hits = greedy_hits = total = 0
+    for _ in range(12):
+        p = int(rng.integers(8, 11))
+        A, B = _problem(rng, p, r)
+        for k in (2, 3, 4):
+            start = greedy_path(A, B, criterion=criterion).support(k)
+            res = swap_refine(A, B, start, criterion=criterion)
+            best = _brute(A, B, p, k, criterion)
+            assert res.objective <= best * (1 + 1e-9)
+            greedy = objective_on_support(A, B, start, criterion=criterion)
+            hits += res.objective >= best * (1 - 1e-9)
+            greedy_hits += greedy >= best * (1 - 1e-9)
+            total += 1
+    # these draws have strongly correlated features: the greedy support is optimal in 19-26 of 36,
+    # the swap search's in 27-30 (a 1-swap local optimum need not be global)
+    assert greedy_hits < total  # the greedy support misses the optimum somewhere: work to do
+    assert hits > greedy_hits and hits >= 0.7 * total
+
+
+@pytest.mark.parametrize(("r", "criterion"), CASES)
+def test_forced_features_stay_and_excluded_stay_out(r, criterion):
+    rng = np.random.default_rng(31 + r)
+    for _ in range(8):
+        p = 10
+        A, B = _problem(rng, p, r)
+        perm = rng.permutation(p)
+        F, E = np.sort(perm[:2]), np.sort(perm[2:5])
+        start = np.sort(np.concatenate([F, perm[5:7]]))
+        res = swap_refine(A, B, start, criterion=criterion, always_select=F, never_select=E)
+        assert set(F.tolist()) <= set(res.support.tolist())
+        assert not set(E.tolist()) & set(res.support.tolist())
+        allowed = [i for i in range(p) if i not in E and i not in F]
+        best = max(objective_on_support(A, B, np.concatenate([F, T]), criterion=criterion)
+                   for T in itertools.combinations(allowed, 2))
+        assert res.objective <= best * (1 + 1e-9)
+
+
+def test_zero_sweeps_returns_the_start_and_bad_input_is_refused():
+    rng = np.random.default_rng(0)
+    A, B = _problem(rng, 8, 0)
+    res = swap_refine(A, B, [3, 1], max_sweeps=0)
+    assert res.support.tolist() == [1, 3] and res.n_swaps == 0 and res.objective == res.start_objective
+    with pytest.raises(ValueError, match="always_select"):
+        swap_refine(A, B, [0, 1], always_select=[2])
+    with pytest.raises(ValueError, match="never_select"):
+        swap_refine(A, B, [0, 1], never_select=[1])
+    with pytest.raises(ValueError, match="max_sweeps"):
+        swap_refine(A, B, [0, 1], max_sweeps=-1)
+    with pytest.raises(ValueError, match="empty"):
+        swap_refine(A, B, [])
+    with pytest.raises(ValueError, match="time_limit"):
+        swap_refine(A, B, [0, 1], time_limit=-1.0)
+
+
+@pytest.mark.parametrize(("r", "criterion"), CASES)
+def test_a_spent_time_limit_returns_the_start(r, criterion):
+    rng = np.random.default_rng(41 + r)
+    A, B = _problem(rng, 12, r)
+    start = [0, 1, 2, 3]
+    res = swap_refine(A, B, start, criterion=criterion, time_limit=0.0)
+    assert res.support.tolist() == start and res.n_swaps == 0 and not res.converged
+    assert res.objective == res.start_objective
