@@ -147,7 +147,7 @@ def test_beam_never_below_the_forward_pass(n_classes):
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"beam_width": 0}, "'beam_width' parameter of SparseLDASelector must be an int >= 1"),
+        ({"beam_width": 0}, r"'beam_width' parameter of SparseLDASelector must be an int in the range \[1, inf\)"),
         ({"beam_width": 3, "solver": "exact"}, "Use beam_width=1 with solver='exact'"),
         ({"beam_width": 3, "criterion": "max-eig"}, "criterion='trace' or beam_width=1"),
         ({"beam_width": 3, "direction": "backward"}, "widens the forward pass"),

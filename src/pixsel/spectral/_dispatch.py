@@ -284,7 +284,7 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
     A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
     if width > 1 and direction != "forward":
         raise ValueError("greedy_path: the beam search grows supports; use direction='forward' with beam_width > 1.")
-    if width > 1 and not (form == "vector" or criterion == "trace"):
+    if width > 1 and not (form == "vector" or as_criterion(criterion).additive):
         raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
                          "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
     return searched_path(greedy_path, A, B, beam_width=width, sweeps=sweeps, direction=direction,

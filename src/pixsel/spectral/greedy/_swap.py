@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from .._criteria import spectral_criterion
 from .._path import objective_on_support
 from ..exact._swap import _beats, _swap_values, _value
 from ._exclude import index_set
@@ -147,8 +148,7 @@ def swap_refine(
     if np.intersect1d(E, S).size:
         raise ValueError(f"{owner}: the support contains never_select features {np.intersect1d(E, S).tolist()}; "
                          "start from a support without them.")
-    if criterion not in ("trace", "max-eig"):
-        raise ValueError(f"{owner}: criterion must be 'trace' or 'max-eig'; got {criterion!r}.")
+    crit = spectral_criterion(criterion, owner=owner)  # the closed-form swaps or the largest eigenvalue's
     if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 0:
         raise ValueError(f"{owner}: max_sweeps must be an int >= 0; got {max_sweeps!r}.")
     if time_limit is not None and not time_limit >= 0:
@@ -159,8 +159,8 @@ def swap_refine(
     can_enter = np.ones(p, bool)
     can_enter[E] = False
     full = A.ndim == 2 and A.shape[1] == p and p > 1
-    additive = A.ndim == 1 or (criterion == "trace" and not full)
-    if criterion == "trace" and full:
+    additive = A.ndim == 1 or (crit.additive and not full)
+    if crit.additive and full:
         w, V = np.linalg.eigh((A + A.T) / 2)
         if w.min() < -1e-10 * max(1.0, abs(w).max()):
             raise ValueError(f"{owner}: the trace criterion with a full A needs A positive semidefinite; pass "
