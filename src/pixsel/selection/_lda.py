@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from types import SimpleNamespace
 from numbers import Integral, Real
 
 import numpy as np
@@ -461,6 +462,21 @@ class SparseLDASelector(_PathSelector):
         self
         """
         owner = check_params(self)  # the parameters, then the options that cannot run together
+        X, y, plan = self._plan(X, y, owner)
+        if plan.route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
+            self._fit_implicit(X, y, plan.classes, plan.k, owner, plan.criterion, plan.regularization)
+            store_groups(self, None, plan.image_shape)
+            store_on_route(self, plan.route)
+            return self
+        a, B, kernel_criterion = self._statistics(X, y, plan)
+        fwd, bwd = self._search(a, B, kernel_criterion, plan)
+        self._store(X, y, a, B, kernel_criterion, fwd, bwd, plan, owner)
+        return self
+
+    def _plan(self, X, y, owner):
+        """Validate the data and every option against it, before any statistics: the classes, ``k``,
+        the groups, the search options, the criterion and regularization (cross-validated when
+        several are given), the route, the forced features and the direction."""
         X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, y)
         X, y = validate_fit(self, route, X, y)
@@ -493,35 +509,37 @@ class SparseLDASelector(_PathSelector):
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
-        E = self.never_select_ if len(self.never_select_) else None
         forward_only = bool(len(F)) and len(classes) > 2 and criterion == "max-eig"
         if forward_only and self.direction not in ("forward", "auto"):
             raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
                              "forward only (the largest eigenvalue does not split over the forced features); use "
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
-        by_cv = direction == "cv"
         if route.implicit and isinstance(self.refine, str):
             sweeps = 0  # refine='auto': the dense statistics are not formed
         if route.implicit and (sweeps or len(self.never_select_) or self.beam_width_ > 1):
             raise ValueError(f"{owner}: refine, never_select and beam_width need algorithm='dense' (they read the "
                              "p x p within-class covariance); pass algorithm='dense', or refine=False, "
                              "never_select=None and beam_width=1.")
-        if route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
-            if n_resamples:
-                raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
-                                 "dense fits); pass algorithm='dense' or stability=None.")
-            self._fit_implicit(X, y, classes, k, owner, criterion, regularization)
-            store_groups(self, None, image_shape)
-            store_on_route(self, route)
-            return self
+        if route.implicit and n_resamples:
+            raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
+                             "dense fits); pass algorithm='dense' or stability=None.")
+        plan = SimpleNamespace(image_shape=image_shape, route=route, classes=classes, p=p, grouping=grouping, k=k,
+                               sweeps=sweeps, n_resamples=n_resamples, criterion=criterion,
+                               regularization=regularization, F=F, direction=direction)
+        return X, y, plan
 
-        y, classes_fit = codes_on_route(route, y, classes)  # another library: codes on X's device
+    def _statistics(self, X, y, plan):
+        """The pair of the search: ``a`` (``m1 - m0``, or the factor of the between covariance) and
+        the regularized within-class covariance ``B``; ``regularization_`` kept. Returns ``a``,
+        ``B`` and the criterion the kernels run (``'correlation'`` runs the trace on ``B + A``)."""
+        p, classes = plan.p, plan.classes
+        y, classes_fit = codes_on_route(plan.route, y, classes)  # another library: codes on X's device
         stats = class_statistics(X, y, classes=classes_fit)
         B, reg = regularize(
-            stats.within, regularization, X=X, y=y, means=stats.means, classes=stats.classes
+            stats.within, plan.regularization, X=X, y=y, means=stats.means, classes=stats.classes
         )
-        if reg.method == "none" and not positive_definite(route, B):
+        if reg.method == "none" and not positive_definite(plan.route, B):
             raise ValueError(
                 "The within-class covariance B is singular (constant pixels, duplicated pixels or "
                 f"more features ({p}) than samples ({stats.n_samples})), so f(S) = a_S^T B_SS^-1 a_S "
@@ -532,55 +550,67 @@ class SparseLDASelector(_PathSelector):
         if a.ndim == 2 and a.shape[1] >= a.shape[0]:
             # a square (or wide) factor would read as a full symmetric A: pass A = M M^T itself
             a = a @ a.T
-        if not any_nonzero(route, a):
+        if not any_nonzero(plan.route, a):
             raise ValueError(
                 "The class means are identical on every feature, so no feature separates the "
                 "classes; check that y matches X."
             )
-        kernel_criterion = criterion
-        if criterion == "correlation":  # FastCan's: B the total covariance, each eigenvalue lambda / (1 + lambda)
+        self.regularization_ = reg.to_dict()
+        kernel_criterion = plan.criterion
+        if plan.criterion == "correlation":  # FastCan's: B the total covariance, each eigenvalue lambda / (1 + lambda)
             between = a[:, None] * a[None, :] if a.ndim == 1 else (a if a.shape[0] == a.shape[1] else a @ a.T)
             B, kernel_criterion = B + between, "trace"
-        # no per-k certificate here: nothing in the fit reads it, and its lambda_min(B) cost about
-        # one inverse of B per direction (certify(path) or lda_paths give it on request)
-        max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, k, len(classes),
-                               self.path)
+        return a, B, kernel_criterion
+
+    def _search(self, a, B, criterion, plan):
+        """The greedy path(s) the direction asks for: forward (or the beam), backward, or whole
+        groups. No per-k certificate here: nothing in the fit reads it, and its ``lambda_min(B)``
+        costs about one inverse of ``B`` per direction (``certify(path)`` or ``lda_paths`` give it)."""
+        grouping, direction, p = plan.grouping, plan.direction, plan.p
+        E = self.never_select_ if len(self.never_select_) else None
+        max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, plan.k,
+                               len(plan.classes), self.path)
         if self.beam_width_ > 1 and max_k is None and self.path != "full":  # the beam stops near k, any classes
-            max_k = forward_length(p - len(self.never_select_), k, 3, self.path)
+            max_k = forward_length(p - len(self.never_select_), plan.k, 3, self.path)
         fwd = bwd = None
         with path_progress(self) as progress:
             if grouping is not None:  # whole groups enter and leave (host statistics)
-                fwd, bwd = group_paths(grouping, a, B, direction, criterion=kernel_criterion, max_k=max_k,
+                fwd, bwd = group_paths(grouping, a, B, direction, criterion=criterion, max_k=max_k,
                                        progress=progress)
             elif direction in ("forward", "dual", "cv"):
-                fwd = greedy_path(a, B, direction="forward", criterion=kernel_criterion, max_k=max_k,
-                                  callback=progress("forward path"), always_select=F, never_select=E,
+                fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
+                                  callback=progress("forward path"), always_select=plan.F, never_select=E,
                                   beam_width=self.beam_width_)
             if grouping is None and direction in ("backward", "dual", "cv"):
-                bwd = greedy_path(a, B, direction="backward", criterion=kernel_criterion,
-                                  callback=progress("backward path"), always_select=F, never_select=E)
+                bwd = greedy_path(a, B, direction="backward", criterion=criterion,
+                                  callback=progress("backward path"), always_select=plan.F, never_select=E)
+        return fwd, bwd
 
-        self.classes_ = classes
-        self.regularization_ = reg.to_dict()
+    def _store(self, X, y, a, B, criterion, fwd, bwd, plan, owner):
+        """The support at ``k`` and the paths, then what improves or replaces it (the direction's
+        cross-validation, the swaps, stability, the exact search), and the fitted attributes."""
+        k, grouping, direction = plan.k, plan.grouping, plan.direction
+        self.classes_ = plan.classes
+        by_cv = direction == "cv"
         if by_cv:  # before the support at k is read: it follows the choice
-            self._cross_validate_direction(X, y, k, len(F), criterion, regularization, len(fwd.objective), owner)
+            self._cross_validate_direction(X, y, k, len(plan.F), plan.criterion, plan.regularization,
+                                           len(fwd.objective), owner)
         self._set_paths(fwd, bwd, k, direction)
         if by_cv:  # the objective of the support read at each k
             chosen = np.array(self.direction_by_k_) == "backward"
             K = len(chosen)
             self.objective_path_[:K] = np.where(chosen, bwd.objective[:K], fwd.objective[:K])
-        if sweeps:
-            self._refine_support(a, B, k, F, kernel_criterion, sweeps)
-        self._stabilize(X, y, k, n_resamples, route)
+        if plan.sweeps:
+            self._refine_support(a, B, k, plan.F, criterion, plan.sweeps)
+        self._stabilize(X, y, k, plan.n_resamples, plan.route)
         if self.solver == "exact" and grouping is not None:
-            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=kernel_criterion)
+            self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
         elif self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=kernel_criterion)  # device statistics: one host copy
+            self._solve_exact(a, B, k, criterion=criterion)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
-        store_groups(self, grouping, image_shape)
-        store_on_route(self, route)
-        self.coef_ = support_weights(route, a, B, S)
-        return self
+        store_groups(self, grouping, plan.image_shape)
+        store_on_route(self, plan.route)
+        self.coef_ = support_weights(plan.route, a, B, S)
 
     def _check_conflicts(self):
         super()._check_conflicts()
