@@ -17,6 +17,7 @@ from ._perspective import perspective_bound as perspective_bound
 from ._perspective import perspective_bounds_path as perspective_bounds_path
 from ._perspective import perspective_diagonal as perspective_diagonal
 from ._perspective import perspective_dual_value as perspective_dual_value
+from ._sdp_root import mixed_split_bound, pair_bound, sdp_decomposition, sdp_root_bound, strongest_pairs  # noqa: F401
 from ._spca_bounds import accelerated_dual as accelerated_dual
 from ._spca_bounds import generalize as generalize
 from ._spca_bounds import row_bound as row_bound
