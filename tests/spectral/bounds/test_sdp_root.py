@@ -149,6 +149,10 @@ def test_bad_k():
         pair_bound(a, B, 0, np.ones(4), np.zeros((0, 2), int), np.zeros((0, 2, 2)))
     with pytest.raises(ValueError, match="k must be between"):
         sdp_root_bound(a, B, 5)
+    with pytest.raises(ValueError, match="two different feature indices"):
+        pair_bound(a, B, 2, np.ones(4), np.array([[1, 1]]), np.zeros((1, 2, 2)))
+    with pytest.raises(ValueError, match="one block per pair"):
+        pair_bound(a, B, 2, np.ones(4), np.array([[0, 1]]), np.zeros((0, 2, 2)))
 
 
 def test_perspective_reference_unchanged():

@@ -93,6 +93,13 @@ def strongest_pairs(B, per_feature=4):
     return np.unique(pairs, axis=0)
 
 
+def _check_pairs(pairs, p):
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= p or np.any(pairs[:, 0] == pairs[:, 1])):
+        raise ValueError(f"pairs must hold two different feature indices in [0, {p}) per row.")
+    return pairs
+
+
 def _sdp_problem(a, B, k, pairs):
     """Clarabel's data ``(P, q, A, b, cones)`` and the row offsets of the small cones."""
     import scipy.sparse as sp
@@ -191,7 +198,7 @@ def sdp_decomposition(a, B, k, pairs=None, *, max_iter=100, tol=1e-7, time_limit
     clarabel = _need_clarabel()
     a = np.asarray(a, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
-    pairs = strongest_pairs(B) if pairs is None else np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    pairs = strongest_pairs(B) if pairs is None else _check_pairs(pairs, a.size)
     Pm, q, A, b, cones, small, pair_rows, zi = _sdp_problem(a, B, int(k), pairs)
     settings = clarabel.DefaultSettings()
     settings.verbose = False
@@ -314,7 +321,9 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None):
     k = int(k)
     if not 1 <= k <= p:
         raise ValueError(f"k must be between 1 and p = {p}; got k = {k}.")
-    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    pairs = _check_pairs(pairs, p)
+    if np.shape(d) != (p,) or np.size(P) != 4 * len(pairs):
+        raise ValueError(f"d must have shape ({p},) and P shape ({len(pairs)}, 2, 2), one block per pair.")
     d, P, C = _valid_split(B, d, pairs, P)
     # a little of the diagonal split keeps every d_i > 0 (a convex combination of valid splits)
     d0 = np.diag(B) * 1e-9
