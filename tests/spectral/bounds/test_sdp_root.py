@@ -129,7 +129,7 @@ def test_inexact_solve_still_a_bound(oracle):
     k = 3
     best = _best(a, B, k)
     d, pairs, P, info = sdp_decomposition(a, B, k, np.array(list(combinations(range(a.size), 2))), max_iter=3)
-    assert "Solved" not in info["status"] or info["status"] != "Solved"
+    assert info["status"] != "Solved"  # stopped early: the split is not the optimal one
     bound, _ = pair_bound(a, B, k, d, pairs, P, iters=10, z0=info["z"])
     assert bound >= best * (1 - 1e-12)
 
