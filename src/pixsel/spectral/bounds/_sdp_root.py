@@ -36,8 +36,8 @@ dependency (``pip install pixsel[conic]``). Its dual multipliers of the small co
 and ``P``; ``C = B - diag(d) - sum P`` is then scaled back into the PSD cone (checked by a
 Cholesky factorization) and the bound is evaluated by the formula above, so an inexact or early
 solve still yields a certified bound, only a looser one. Without the pair cones the relaxation is
-the perspective relaxation with the best diagonal (Dong, Chen and Linderoth, "A semidefinite
-program for the perspective reformulation", 2015).
+the perspective relaxation with the best diagonal (Dong, Chen and Linderoth, "Regularization vs.
+relaxation: a conic optimization perspective of statistical variable selection", 2015).
 """
 
 from __future__ import annotations
