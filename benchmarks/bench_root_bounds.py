@@ -5,7 +5,8 @@ Instance: the one of ``bench_exact_images`` (``usps100``): USPS 3 vs 5, the 767 
 100 pixels of highest variance, ``f(S) = a_S^T B_SS^{-1} a_S`` with ``B`` the pooled within-class
 covariance plus pixsel's ridge ``'auto'``. Root gap = bound / incumbent - 1, the incumbent the
 better of the forward and backward greedy paths (brute force in ``--quick``, where it is feasible),
-so the gaps are upper estimates of the true gaps.
+so the gaps are upper estimates of the true gaps; ``--exact-limit S`` takes them from ``exact_path``
+(certified optima where it finishes in ``S`` seconds).
 
 Bounds, at each size ``k``:
 
@@ -39,7 +40,7 @@ import numpy as np
 from _common import blas_threads, parser, write_results
 from bench_exact_images import image_data, lda_problem
 
-from pixsel.spectral import greedy_path, objective_on_support
+from pixsel.spectral import exact_path, greedy_path, objective_on_support
 from pixsel.spectral.bounds import perspective_bound
 from pixsel.spectral.bounds._sdp_root import mixed_split_bound, sdp_decomposition, strongest_pairs
 
@@ -53,7 +54,12 @@ def _timed(fn, repeat):
     return float(np.median(times)), float(min(times)), float(max(times)), out
 
 
-def incumbents(a, B, ks, brute):
+def incumbents(a, B, ks, brute, exact_limit=0.0):
+    if exact_limit > 0:
+        path = exact_path(a, B, max_k=max(ks), time_limit=exact_limit)
+        certified = [k for k in ks if path.certified[k - 1]]
+        print(f"incumbents from exact_path ({exact_limit:g} s): certified optimal at k = {certified}", flush=True)
+        return {k: float(path.objective[k - 1]) for k in ks}
     if brute:
         return {k: max(objective_on_support(a, B, list(S)) for S in combinations(range(a.size), k)) for k in ks}
     fw = greedy_path(a, B, direction="forward")
@@ -71,6 +77,8 @@ def main():
     ap.add_argument("--per-k", action="store_true",
                     help="also solve the relaxation at every size (minutes per size at 100 pixels)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--exact-limit", type=float, default=0.0,
+                    help="seconds of exact_path for the incumbents (certified optima where it finishes)")
     args = ap.parse_args()
     if args.quick:
         args.pixels, args.sizes, args.sdp_k, args.sdp_runs = 14, "3,5,7", 5, 3
@@ -78,10 +86,12 @@ def main():
     X, y, pixels = image_data("usps", args.pixels)
     a, B, _ = lda_problem(X, y)
     brute = args.pixels <= 16
-    print(f"USPS 3 vs 5, {a.size} pixels of highest variance, sizes {ks}; incumbent "
-          f"{'brute force' if brute else 'best greedy (forward / backward)'}; load {os.getloadavg()}", flush=True)
+    kind = ("exact_path" if args.exact_limit > 0 else "brute force" if brute
+            else "best greedy (forward / backward)")
+    print(f"USPS 3 vs 5, {a.size} pixels of highest variance, sizes {ks}; incumbent {kind}; "
+          f"load {os.getloadavg()}", flush=True)
     with blas_threads(args):
-        inc = incumbents(a, B, ks, brute)
+        inc = incumbents(a, B, ks, brute, args.exact_limit)
         pairs = strongest_pairs(B, args.pairs)
         med, lo, hi, (d, pairs, P, sdp) = _timed(lambda: sdp_decomposition(a, B, args.sdp_k, pairs, tol=1e-6),
                                                  args.sdp_runs)
@@ -119,7 +129,7 @@ def main():
         print(f"load {os.getloadavg()}")
     write_results(args, {"pixels": pixels.tolist(), "n_pairs": len(pairs), "sdp_k": args.sdp_k, "sdp": sdp_time,
                          "sdp_status": sdp["status"], "sdp_value": sdp["relaxation"], "rows": rows,
-                         "incumbent": "brute force" if brute else "greedy"})
+                         "incumbent": kind})
 
 
 if __name__ == "__main__":
