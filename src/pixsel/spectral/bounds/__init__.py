@@ -13,6 +13,8 @@ from ._spca_bounds import row_bound, sdp_dual_bound, spca_bounds_path
 # For the other spectral families only (the greedy door and the exact search); certify and the
 # nesting bounds are exported by pixsel.spectral, the rest is imported from its private module.
 from ._certificates import certify as certify
+from ._perspective import perspective_bound
+from ._sdp_root import mixed_split_bound, pair_bound, sdp_decomposition, sdp_root_bound, strongest_pairs
 from ._spca_bounds import accelerated_dual as accelerated_dual
 from ._spca_bounds import generalize as generalize
 from ._spca_bounds import top_eigenvalue_bound as top_eigenvalue_bound
@@ -24,4 +26,10 @@ __all__ = [
     "row_bound",
     "sdp_dual_bound",
     "spca_bounds_path",
+    "perspective_bound",
+    "pair_bound",
+    "sdp_root_bound",
+    "sdp_decomposition",
+    "mixed_split_bound",
+    "strongest_pairs",
 ]
