@@ -39,6 +39,11 @@ __all__ = [
     "is_dask_array",
     "resolve_k",
     "sign_flip",
+    "MAX_SWAP_SWEEPS",
+    "check_forced",
+    "index_set",
+    "check_excluded",
+    "check_search",
 ]
 
 
@@ -682,3 +687,84 @@ def check_pair(A, B=None, *, form="vector", owner=None, identity_ok=True):
             f"shape ({p}, {p}); got {B_arr.shape}."
         )
     return A_arr, B_arr
+
+
+# -- feature indices and the greedy searches' options (shared by the kernels and the estimators) --
+
+#: Swap sweeps allowed by default (each takes the best swap of a sweep over all ``k (p - k)`` swaps)
+MAX_SWAP_SWEEPS = 100
+
+
+def check_forced(always_select, n_features, *, owner):
+    """``always_select`` as sorted unique indices in ``[0, n_features)`` (empty for None).
+
+    Raises a ``ValueError`` naming the fix for a non-integer, out-of-range or duplicated index.
+    """
+    return index_set(always_select, n_features, "always_select", owner=owner)
+
+
+def index_set(values, n_features: int, name: str, *, owner: str) -> np.ndarray:
+    """``values`` as sorted unique indices in ``[0, n_features)`` (empty for None); a
+    ``ValueError`` naming the fix for a non-integer, out-of-range or repeated index."""
+    if values is None:
+        return np.zeros(0, dtype=np.intp)
+    v = np.atleast_1d(np.asarray(values))
+    if v.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if v.ndim != 1 or v.dtype.kind not in "iu":
+        raise ValueError(f"{owner}: {name} must be a 1-D array of integer feature indices; got {v.dtype} of "
+                         f"shape {v.shape}. Pass e.g. {name}=[0, 5].")
+    bad = v[(v < 0) | (v >= n_features)]
+    if bad.size:
+        raise ValueError(f"{owner}: {name} has indices {bad.tolist()} outside [0, {n_features - 1}] (X has "
+                         f"{n_features} features); pass indices of existing features.")
+    u, counts = np.unique(v, return_counts=True)
+    if (counts > 1).any():
+        raise ValueError(f"{owner}: {name} repeats indices {u[counts > 1].tolist()}; list each feature once.")
+    return u.astype(np.intp)
+
+
+def check_excluded(
+    never_select: object,
+    n_features: int,
+    *,
+    always_select: object = None,
+    k: int | None = None,
+    owner: str,
+) -> np.ndarray:
+    """``never_select`` as sorted indices, checked against the forced features and ``k``.
+
+    Raises a ``ValueError`` before any work when an index is invalid, when a feature is both
+    forced and excluded, or when fewer than ``k`` features are left.
+    """
+    E = index_set(never_select, n_features, "never_select", owner=owner)
+    if not len(E):
+        return E
+    F = index_set(always_select, n_features, "always_select", owner=owner)
+    both = np.intersect1d(E, F)
+    if both.size:
+        raise ValueError(f"{owner}: features {both.tolist()} are in both always_select and never_select; a feature "
+                         "cannot be forced and excluded at once. Remove them from one of the two.")
+    left = n_features - len(E)
+    if k is not None and left < k:
+        raise ValueError(f"{owner}: never_select leaves {left} of the {n_features} features, fewer than the {k} to "
+                         f"select; exclude fewer features or ask for at most {left}.")
+    if left == 0:
+        raise ValueError(f"{owner}: never_select excludes every feature; leave at least one.")
+    return E
+
+
+def check_search(beam_width, refine, *, owner: str) -> tuple[int, int]:
+    """``(beam_width, sweeps)`` checked: an int ``>= 1``, and ``refine`` as a number of swap
+    sweeps (False/0: none, True: :data:`MAX_SWAP_SWEEPS`, an int ``>= 0``)."""
+    if isinstance(beam_width, bool) or not isinstance(beam_width, numbers.Integral) or beam_width < 1:
+        raise ValueError(f"The 'beam_width' parameter of {owner} must be an int >= 1 (1: the greedy forward "
+                         f"pass). Got {beam_width!r} instead.")
+    if isinstance(refine, bool) or refine is None:
+        sweeps = MAX_SWAP_SWEEPS if refine else 0
+    elif isinstance(refine, numbers.Integral) and refine >= 0:
+        sweeps = int(refine)
+    else:
+        raise ValueError(f"The 'refine' parameter of {owner} must be a bool or an int >= 0 (the swap sweeps "
+                         f"allowed). Got {refine!r} instead.")
+    return int(beam_width), sweeps

@@ -50,10 +50,9 @@ from .._backend import ArrayAPISelectorMixin, resize
 from .._lazy import DaskSelectorMixin
 from .._progress import step_progress
 from .._validation import (
-    N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_int, get_support_image, image_stack, resolve_k,
+    N_FEATURES_TO_SELECT, check_forced, Interval, StrOptions, check_input, check_int, get_support_image, image_stack, resolve_k,
 )
 from ..spectral import best_objective, pick_path
-from ..spectral._forced import check_forced
 from ._exact_fit import SOLVERS, _exact_fit_attributes
 
 from typing import TYPE_CHECKING

@@ -15,13 +15,12 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._array_api import to_numpy
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
-from .._validation import Interval, StrOptions, check_int, check_options, check_params
+from .._validation import (
+    MAX_SWAP_SWEEPS, Interval, StrOptions, check_excluded, check_forced, check_int, check_options, check_params,
+    check_search,
+)
 from ..spectral import DIRECTIONS, greedy_path
-from ..spectral._forced import check_forced
-from ..spectral.greedy._exclude import check_excluded
 from ..spectral import swap_refine
-from ..spectral.greedy._search import check_search
-from ..spectral.greedy._swap import MAX_SWEEPS
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
@@ -681,9 +680,9 @@ class SparseLDASelector(_PathSelector):
             check_options(refine, "refine", ("auto",), owner=owner)
             # 'auto': swap where it can run (the implicit algorithm is excluded once the route is known)
             plain = self.solver == "greedy" and grouping is None and not n_resamples and self.algorithm != "implicit"
-            return MAX_SWEEPS if plain else 0
+            return MAX_SWAP_SWEEPS if plain else 0
         if isinstance(refine, bool) or refine is None:
-            sweeps = MAX_SWEEPS if refine else 0
+            sweeps = MAX_SWAP_SWEEPS if refine else 0
         else:
             sweeps = check_int(refine, "refine", low=0, owner=owner)
         if sweeps and self.solver == "exact":

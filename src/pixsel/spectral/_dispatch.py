@@ -22,13 +22,13 @@ import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
 from .._routes import choose, sized_kernels
-from .._validation import check_int, check_options
+from .._validation import check_excluded, check_forced, check_int, check_options, check_search
 from ._criteria import as_criterion
-from ._forced import check_forced, forced_path
+from ._forced import forced_path
 from ._forms import FORMS, check_form_pair
 from ._path import SparsePath
 from .bounds import certify
-from .greedy._exclude import check_excluded, excluded_path
+from .greedy._exclude import excluded_path
 from .greedy import (
     check_form_pair_xp,
     fullrank_greedy_path,
@@ -270,7 +270,7 @@ def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options,
 
 def _searched(A, B, beam_width, refine, *, direction, criterion, form, certificate, kernel_options, **options):
     """The beam search and the swaps (:mod:`pixsel.spectral.greedy._search`), on host arrays."""
-    from .greedy._search import check_search, searched_path  # the swaps import the exact search, which imports us
+    from .greedy._search import searched_path  # the swaps import the exact search, which imports us
 
     width, sweeps = check_search(beam_width, refine, owner="greedy_path")
     if _is_operator(A) or _is_operator(B):

@@ -26,30 +26,6 @@ from ._path import SparsePath
 __all__ = []
 
 
-def check_forced(always_select, n_features, *, owner):
-    """``always_select`` as sorted unique indices in ``[0, n_features)`` (empty for None).
-
-    Raises a ``ValueError`` naming the fix for a non-integer, out-of-range or duplicated index.
-    """
-    if always_select is None:
-        return np.zeros(0, dtype=np.intp)
-    F = np.asarray(always_select)
-    if F.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    if F.ndim != 1 or F.dtype.kind not in "iu":
-        raise ValueError(f"{owner}: always_select must be a 1-D array of integer feature indices; got "
-                         f"{np.asarray(always_select).dtype} of shape {F.shape}. Pass e.g. always_select=[0, 5].")
-    bad = F[(F < 0) | (F >= n_features)]
-    if bad.size:
-        raise ValueError(f"{owner}: always_select has indices {bad.tolist()} outside [0, {n_features - 1}] "
-                         f"(X has {n_features} features); pass indices of existing features.")
-    values, counts = np.unique(F, return_counts=True)
-    if (counts > 1).any():
-        raise ValueError(f"{owner}: always_select repeats indices {values[counts > 1].tolist()}; "
-                         "list each forced feature once.")
-    return values.astype(np.intp)
-
-
 def schur_pair(A, B, F, R):
     """The pair ``(A', B')`` over ``R`` conditioned on ``F`` (see the module docstring).
 

@@ -10,36 +10,18 @@ it), and ``objective`` is the objective of that support.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .._path import SparsePath
 from ._beam import beam_path
-from ._swap import MAX_SWEEPS, swap_refine
+from ._swap import swap_refine
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["check_search", "searched_path"]
-
-
-def check_search(beam_width, refine, *, owner: str) -> tuple[int, int]:
-    """``(beam_width, sweeps)`` checked: an int ``>= 1``, and ``refine`` as a number of swap
-    sweeps (False/0: none, True: :data:`MAX_SWEEPS`, an int ``>= 0``)."""
-    if isinstance(beam_width, bool) or not isinstance(beam_width, numbers.Integral) or beam_width < 1:
-        raise ValueError(f"The 'beam_width' parameter of {owner} must be an int >= 1 (1: the greedy forward "
-                         f"pass). Got {beam_width!r} instead.")
-    if isinstance(refine, bool) or refine is None:
-        sweeps = MAX_SWEEPS if refine else 0
-    elif isinstance(refine, numbers.Integral) and refine >= 0:
-        sweeps = int(refine)
-    else:
-        raise ValueError(f"The 'refine' parameter of {owner} must be a bool or an int >= 0 (the swap sweeps "
-                         f"allowed). Got {refine!r} instead.")
-    return int(beam_width), sweeps
+__all__ = ["searched_path"]
 
 
 def searched_path(

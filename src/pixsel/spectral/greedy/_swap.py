@@ -40,7 +40,7 @@ import scipy.linalg as sla
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
 from ..exact._swap import _beats, _swap_values, _value
-from ._exclude import index_set
+from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["SwapResult", "swap_refine"]
 
 #: Moves allowed by default (each takes the best swap of a sweep over all ``k (p - k)`` swaps)
-MAX_SWEEPS = 100
+MAX_SWEEPS = MAX_SWAP_SWEEPS
 #: With the largest eigenvalue, swaps evaluated exactly when no Ritz bound beats the current value
 N_EXACT = 8
 #: ``z`` without entry ``i`` counts as zero when its ``B``-norm squared is below this (``z^T B z = 1``)
