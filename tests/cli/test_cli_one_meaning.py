@@ -56,8 +56,14 @@ def test_path_and_select_agree_on_the_same_data_and_k(digits_npz, tmp_path):
     sel = json.loads((sel_out / "selection.json").read_text())
     assert path["regularization"]["method"] == sel["regularization"]["method"] == LDA_REGULARIZATION
     forward = path["paths"]["forward"]
-    assert sorted(forward["order"][:10]) == sel["indices"]
-    assert forward["objective"][9] == pytest.approx(sel["objective"], rel=1e-9)
+    # select reads the same forward pass at k, then swaps while the objective rises: the same
+    # pixels when no swap improves, else a support at least as good, with the swaps counted
+    if sel["n_swaps"] == 0:
+        assert sorted(forward["order"][:10]) == sel["indices"]
+        assert forward["objective"][9] == pytest.approx(sel["objective"], rel=1e-9)
+    else:
+        assert sel["objective"] > forward["objective"][9]
+        assert len(set(sel["indices"]) - set(forward["order"][:10])) <= sel["n_swaps"]
 
 
 def test_regularization_given_is_used_and_written(digits_npz, tmp_path):

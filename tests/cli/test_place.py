@@ -36,4 +36,4 @@ def test_place_user_errors_exit_2_and_write_nothing(tmp_path, capsys):
     assert main(["place", str(data), "-k", "5", "--min-distance", "8", "--out", str(out)]) == 2
     assert "min_distance=8 leaves room for only" in capsys.readouterr().err
     assert not (out / "place.json").exists()
-    assert main(["place", str(data), "-k", "5", "--test-size", "1.5", "--out", str(out)]) == 2
+    assert main(["place", str(data), "-k", "5", "--holdout", "1.5", "--out", str(out)]) == 2

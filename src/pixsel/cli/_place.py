@@ -29,7 +29,7 @@ def add_parser(sub):
         description=(
             "Choose K pixels of the images in DATA from which the whole images are best reconstructed "
             "(greedy column subset; reconstruction by ridge least squares under the training covariance), "
-            "holding out --test-size of the images to measure the error. Writes DIR/place.json and, when the "
+            "holding out --holdout of the images to measure the error. Writes DIR/place.json and, when the "
             "image shape is known, DIR/sensors.png, DIR/reconstructions.png, DIR/uncertainty.png and "
             "DIR/error_vs_k.png."
         ),
@@ -44,7 +44,7 @@ def add_parser(sub):
     p.add_argument("--always-select", default=None, metavar="I,J,...",
                    help="installed sensors (flattened pixel indices, row-major), chosen first")
     p.add_argument("--never-select", default=None, metavar="I,J,...", help="pixels never chosen")
-    p.add_argument("--test-size", type=float, default=0.2,
+    p.add_argument("--holdout", type=float, default=0.2,
                    help="fraction of the images held out to measure the reconstruction (default: 0.2)")
     add_seed_argument(p, "the held-out split")
     add_output_arguments(p, "pixsel-place")
@@ -58,17 +58,17 @@ def run(args):
     from ..io import save_figure, write_json
     from ..selection import PixelReconstructor
 
-    if not 0 < args.test_size < 1:
-        raise ValueError(f"--test-size must be in (0, 1); got {args.test_size}.")
+    if not 0 < args.holdout < 1:
+        raise ValueError(f"--holdout must be in (0, 1); got {args.holdout}.")
     data = load_labelled(args, need_labels=False)
     X = np.asarray(data.X)
     n, p = X.shape
     rng = np.random.default_rng(args.seed)
     perm = rng.permutation(n)
-    n_test = max(1, int(round(args.test_size * n)))
+    n_test = max(1, int(round(args.holdout * n)))
     if n - n_test < 2:
         raise ValueError(f"{args.data} has {n} images: too few to hold out {n_test} and fit on the rest; lower "
-                         "--test-size or add images.")
+                         "--holdout or add images.")
     test, train = perm[:n_test], perm[n_test:]
     shape = tuple(data.image_shape) if data.image_shape and int(np.prod(data.image_shape)) == p else None
     rec = PixelReconstructor(args.k, alpha=args.alpha, min_distance=args.min_distance,

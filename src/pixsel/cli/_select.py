@@ -34,7 +34,7 @@ _PATH_STEPS = ("gslda",)
 
 # fitted attributes copied into selection.json when the estimator has them
 _REPORTED = ("regularization_", "direction_", "direction_by_k_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_",
-             "status_", "gamma_", "rank_", "n_components_", "n_iter_")
+             "status_", "gamma_", "rank_", "n_components_", "n_iter_", "n_swaps_")
 
 
 def add_parser(sub):
