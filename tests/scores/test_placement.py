@@ -95,12 +95,17 @@ def test_block_of_one_equals_the_scalar_path_and_input_is_untouched():
 
 # --- constraints: a brute-force constrained greedy as the oracle
 
-def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, dmin=0.0, costs=None, budget=np.inf):
+def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, floors=None, dmin=0.0, costs=None,
+            budget=np.inf):
     """Step by step: the admissible pixels by direct checks, the best by brute-force kept mass.
 
     A pixel is admissible when the constraints allow it and, after it, a packing of the pixels
-    still to come (cheapest first with costs, else in raster order) places them all within budget.
+    still to come (first the pixels the regions lack below their minima, region by region in
+    label order, then the rest; cheapest first with costs, else in raster order) places them all
+    within budget and meets every minimum.
     """
+    caps = caps or {}
+    floors = floors or {}
     h, w = shape
     p = h * w
     pos = np.array([(i // w, i % w) for i in range(p)], dtype=float)
@@ -115,6 +120,15 @@ def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, dmin=0
 
     def completes(chosen, rest):
         chosen = list(chosen)
+        for r in sorted(floors):
+            while sum(regions[i] == r for i in chosen) < floors[r] and rest > 0:
+                nxt = next((j for j in pack_order if regions[j] == r and free(j, chosen)), None)
+                if nxt is None:
+                    return False
+                chosen.append(nxt)
+                rest -= 1
+        if any(sum(regions[i] == r for i in chosen) < m for r, m in floors.items()):
+            return False
         for _ in range(rest):
             nxt = next((j for j in pack_order if free(j, chosen)), None)
             if nxt is None:
@@ -134,8 +148,8 @@ def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, dmin=0
     return chosen
 
 
-def _check_constraints_hold(order, *, shape, always=(), never=(), regions=None, caps=None, dmin=0.0, costs=None,
-                            budget=np.inf):
+def _check_constraints_hold(order, *, shape, always=(), never=(), regions=None, caps=None, floors=None, dmin=0.0,
+                            costs=None, budget=np.inf):
     h, w = shape
     order = [int(i) for i in order]
     assert len(set(order)) == len(order)
@@ -143,7 +157,7 @@ def _check_constraints_hold(order, *, shape, always=(), never=(), regions=None, 
     assert not set(order) & set(never)
     if regions is not None:
         for r in set(regions.tolist()):
-            assert sum(regions[i] == r for i in order) <= caps.get(r, np.inf)
+            assert (floors or {}).get(r, 0) <= sum(regions[i] == r for i in order) <= (caps or {}).get(r, np.inf)
     for a, b in combinations(order, 2):
         assert np.hypot(a // w - b // w, a % w - b % w) >= dmin
     if costs is not None:
@@ -161,6 +175,12 @@ CASES = [
     dict(costs="ramp", budget=10.0),
     dict(costs="ramp", budget=14.0, regions="halves", caps={0: 2, 1: 2}, never=(3,)),
     dict(always=(1,), never=(11,), dmin=1.2, regions="halves", caps={0: 2, 1: 3}),
+    dict(regions="thirds", floors={0: 1, 1: 1, 2: 1}),
+    dict(regions="thirds", floors={2: 3}),
+    dict(regions="halves", floors={0: 2}, caps={0: 2, 1: 2}),  # exactly two per half
+    dict(regions="thirds", floors={1: 2}, dmin=1.5),
+    dict(regions="thirds", floors={0: 1, 2: 2}, costs="ramp", budget=11.0, always=(11,)),
+    dict(regions="halves", floors={1: 3}, caps={0: 1}, never=(3, 7), dmin=1.0, always=(0,)),
 ]
 
 
@@ -169,6 +189,8 @@ def _resolve(case, p, shape, seed):
     rng = np.random.default_rng(seed)
     if case.get("regions") == "halves":
         case["regions"] = (np.arange(p) % shape[1] >= shape[1] // 2).astype(int)
+    elif case.get("regions") == "thirds":
+        case["regions"] = np.arange(p) % shape[1] * 3 // shape[1]
     if case.get("costs") == "ramp":
         case["costs"] = rng.uniform(0.5, 4.0, p)
     return case
@@ -184,8 +206,8 @@ def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed
     k = 4
     cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
                                  never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
-                                 max_per_region=kw.get("caps"), min_distance=kw.get("dmin"),
-                                 costs=kw.get("costs"), budget=kw.get("budget"))
+                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
+                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
     order, obj = greedy_placement(A, k, constraints=cons)
     assert order.tolist() == _oracle(A, k, shape=shape, **kw)
     _check_constraints_hold(order, shape=shape, **kw)
@@ -266,3 +288,128 @@ def test_more_images_than_pixels_with_a_singular_gram_matrix():
     assert o2.tolist() == o1.tolist()
     np.testing.assert_allclose(f2, f1, rtol=1e-9)
     assert not {3, 11, 17} & set(o2.tolist())
+
+
+# --- region minima: exact oracles (no minimum distance: the completion check is exact)
+
+def _valid(S, *, p, regions, caps, floors, never=(), costs=None, budget=np.inf):
+    if set(S) & set(never):
+        return False
+    for r in set(regions.tolist()):
+        m = sum(regions[i] == r for i in S)
+        if m > caps.get(r, np.inf) or m < floors.get(r, 0):
+            return False
+    return costs is None or sum(costs[i] for i in S) <= budget * (1 + 1e-12)
+
+
+def _exact_oracle(A, k, *, p, always=(), **cons):
+    """The constrained greedy with admissibility by brute force: pixel ``j`` is admissible when some
+    set of the pixels still to come completes the placement (every constraint met)."""
+    chosen = list(always)
+    while len(chosen) < k:
+        rest = k - len(chosen) - 1
+        cand = []
+        for j in range(p):
+            if j in chosen:
+                continue
+            others = [i for i in range(p) if i not in chosen and i != j]
+            if any(_valid(chosen + [j, *T], p=p, **cons) for T in combinations(others, rest)):
+                cand.append(j)
+        mass = {j: _kept_mass(A, chosen + [j]) for j in cand}
+        best = max(mass.values())
+        chosen.append(min(j for j in cand if mass[j] >= best * (1 - 1e-9)))
+    return chosen
+
+
+def _draw_regions(seed, p):
+    rng = np.random.default_rng(500 + seed)
+    regions = rng.permutation(np.arange(p) % 3)
+    floors = {r: int(rng.integers(0, 3)) for r in range(3)}
+    caps = {r: int(rng.integers(floors[r], 4)) for r in range(3) if rng.random() < 0.6}
+    costs = rng.uniform(0.5, 3.0, p) if seed % 2 else None
+    budget = float(np.sort(costs)[:5].sum() * rng.uniform(1.0, 1.6)) if costs is not None else np.inf
+    never = tuple(int(i) for i in rng.choice(p, 2, replace=False))
+    always = tuple(int(i) for i in rng.choice([j for j in range(p) if j not in never], int(rng.integers(0, 2)),
+                                              replace=False))
+    return dict(regions=regions, caps=caps, floors=floors, costs=costs, budget=budget, never=never), always
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_region_minima_greedy_equals_the_brute_force_greedy(seed):
+    """Regions with minima (and maxima, never_select, installed sensors, costs and a budget): the
+    kernel's pixel at every step is the best pixel that some completion admits (brute force), and
+    the constraints are refused exactly when no k-subset meets them all."""
+    p, k = 10, 5
+    A = _data(seed, 9, p)
+    cons, always = _draw_regions(seed, p)
+    feasible = any(_valid(list(always) + list(T), p=p, **cons)
+                   for T in combinations([i for i in range(p) if i not in always], k - len(always)))
+    kw = dict(always_select=list(always) or None, never_select=list(cons["never"]), regions=cons["regions"],
+              max_per_region=cons["caps"] or None, min_per_region=cons["floors"], costs=cons["costs"],
+              budget=None if cons["costs"] is None else cons["budget"])
+    if not feasible:
+        with pytest.raises(ValueError, match="raise|lower"):
+            placement_constraints(p, k, **kw)
+        return
+    order, obj = greedy_placement(A, k, constraints=placement_constraints(p, k, **kw))
+    assert order.tolist() == _exact_oracle(A, k, p=p, always=always, **cons)
+    assert _valid(order.tolist(), p=p, **cons) and order[: len(always)].tolist() == list(always)
+    assert obj[-1] == pytest.approx(_kept_mass(A, order.tolist()), rel=1e-9)
+
+
+def test_the_minima_change_the_answer():
+    """Not a vacuous constraint: the unconstrained greedy leaves a region short; the constrained one fills
+    it exactly, at the last steps it can, and keeps the unconstrained prefix until then."""
+    A = _data(2, 12, 16)
+    A[:, 12:] *= 0.05  # the last four pixels carry little: the greedy avoids them
+    free, _ = greedy_placement(A, 5)
+    regions = (np.arange(16) >= 12).astype(int)
+    assert not set(free.tolist()) & set(range(12, 16))
+    order, _ = greedy_placement(A, 5, constraints=placement_constraints(16, 5, regions=regions,
+                                                                        min_per_region={1: 2}))
+    assert order[:3].tolist() == free[:3].tolist() and set(order[3:].tolist()) <= set(range(12, 16))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_exactly_n_per_region_holds_in_every_output(seed):
+    """min_per_region = max_per_region = n, with a minimum distance and a budget: every feasible draw
+    gives exactly n pixels in every region, the others are refused with the fix."""
+    rng = np.random.default_rng(900 + seed)
+    shape = (6, 6)
+    p = 36
+    A = _data(seed, 14, p, rank=4)
+    regions = (np.arange(p) // 6 >= 3) * 2 + (np.arange(p) % 6 >= 3)  # four quadrants
+    n = int(rng.integers(1, 3))
+    k = 4 * n
+    costs = rng.uniform(0.1, 2.0, p)
+    budget = float(np.sort(costs)[:k].sum() * rng.uniform(1.0, 2.5))
+    dmin = float(rng.choice([0.0, 1.0, 1.5, 2.0]))
+    try:
+        cons = placement_constraints(p, k, image_shape=shape, regions=regions, min_per_region=n, max_per_region=n,
+                                     min_distance=dmin, costs=costs, budget=budget)
+    except ValueError as err:
+        assert "lower" in str(err) or "raise" in str(err)
+        return
+    order, _ = greedy_placement(A, k, constraints=cons)
+    assert np.bincount(regions[order], minlength=4).tolist() == [n] * 4
+    _check_constraints_hold(order, shape=shape, regions=regions, caps={r: n for r in range(4)},
+                            floors={r: n for r in range(4)}, dmin=dmin, costs=costs, budget=budget)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(regions=np.arange(16) % 2, min_per_region=2), "need 4 pixels in all .* more than k=3: raise k to 4"),
+    (dict(regions=np.arange(16) % 2, min_per_region={0: 2}, always_select=[1, 3]),
+     r"need 4 pixels in all \(installed"),
+    (dict(regions=np.arange(16) % 2, min_per_region={0: 2}, max_per_region={0: 1}),
+     "allows at most 1 .*lower min_per_region"),
+    (dict(regions=(np.arange(16) < 2).astype(int), min_per_region={1: 2}, never_select=[0]), "has only 1"),
+    (dict(regions=np.arange(16) % 2, min_per_region={7: 1}), "min_per_region names region 7"),
+    (dict(min_per_region=1), "min_per_region is given without regions"),
+    (dict(regions=np.arange(16) % 2), "without max_per_region or min_per_region"),
+    (dict(regions=np.arange(16) % 2, min_per_region=-1), "min_per_region must be an int >= 0"),
+    (dict(regions=(np.arange(16) < 4).astype(int), min_per_region={1: 2}, min_distance=4.0),
+     "min_distance=4 leaves 1 of the pixels the regions' minima"),
+])
+def test_infeasible_region_minima_raise_before_work(kw, match):
+    with pytest.raises(ValueError, match=match):
+        placement_constraints(16, 3, image_shape=(4, 4), **kw)

@@ -144,6 +144,22 @@ def test_constraints_hold_through_the_estimator_and_input_is_untouched():
                                           constraints=cons)[0].tolist()
 
 
+def test_exactly_n_sensors_per_region_through_the_estimator():
+    """min_per_region = max_per_region = 2 on a colour stack: two sensors in each quadrant, the kernel's
+    answer, installed sensors counted toward their region's minimum."""
+    rng = np.random.default_rng(3)
+    X = _images(11, n=50, shape=(8, 8))
+    X = np.stack([X, 0.5 * X + rng.standard_normal(X.shape), X ** 2 / 10], axis=-1)  # (50, 8, 8, 3)
+    regions = np.add.outer(np.arange(8) >= 4, 2 * (np.arange(8) >= 4)).T.astype(int)  # four quadrants
+    rec = PixelReconstructor(8, alpha=0.01, regions=regions, min_per_region=2, max_per_region=2,
+                             always_select=[0]).fit(X)
+    assert np.bincount(regions.ravel()[rec.order_], minlength=4).tolist() == [2, 2, 2, 2]
+    cons = placement_constraints(64, 8, image_shape=(8, 8), regions=regions, min_per_region=2, max_per_region=2,
+                                 always_select=[0])
+    A = X.reshape(50, -1) - X.reshape(50, -1).mean(0)
+    assert rec.order_.tolist() == greedy_placement(A, 8, block=3, constraints=cons)[0].tolist()
+
+
 def test_float32_and_uint8_images():
     X = _images(8)
     a = PixelReconstructor(4).fit(X.astype(np.float32))
@@ -156,6 +172,8 @@ def test_float32_and_uint8_images():
     (dict(regions=np.zeros((3, 3), int), max_per_region=1), r"regions has shape \(3, 3\)"),
     (dict(regions=np.zeros((6, 7), int), max_per_region=2), "allow 2 pixels in all, fewer than k=4"),
     (dict(min_distance=6.0), "min_distance=6 leaves room for only"),
+    (dict(regions=np.arange(42).reshape(6, 7) % 3, min_per_region=2), "need 6 pixels in all.*raise k to 6"),
+    (dict(min_per_region=1), "min_per_region is given without regions"),
     (dict(alpha=-1.0), "'alpha' parameter of PixelReconstructor"),
     (dict(basis="svd"), "'basis' parameter of PixelReconstructor"),
 ])

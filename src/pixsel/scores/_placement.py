@@ -27,9 +27,10 @@ channels of a pixel adjacent): choosing the pixel adds all its channels, its gai
 
 Constraints (:class:`PlacementConstraints`, validated by :func:`placement_constraints` before any
 work) are honoured exactly at every step: a pixel is a candidate only while it is not excluded,
-not closer than ``min_distance`` to a chosen pixel, its region is below its maximum, and taking
-it still leaves the budget room for the cheapest pixels that must follow. Installed sensors
-(``always_select``) come first, in the order given.
+not closer than ``min_distance`` to a chosen pixel, its region is below its maximum, taking it
+still leaves enough steps for the regions below their minimum, and it still leaves the budget
+room for the cheapest pixels that must follow. Installed sensors (``always_select``) come
+first, in the order given.
 
 Ties go to the lowest index. Columns whose residual is below a relative tolerance of the
 largest squared column norm add nothing; they are taken (lowest admissible index first, no
@@ -76,6 +77,8 @@ class PlacementConstraints:
         Region codes ``0 .. n_regions - 1``.
     caps : ndarray of float of shape (n_regions,) or None
         At most ``caps[r]`` pixels of region ``r`` (``inf``: no limit).
+    floors : ndarray of int of shape (n_regions,) or None
+        At least ``floors[r]`` pixels of region ``r`` (None: no minimum anywhere).
     coords : ndarray of shape (n_pixels, 2) or None
         Pixel coordinates (row, column), for ``min_distance``.
     min_distance : float
@@ -90,6 +93,7 @@ class PlacementConstraints:
     never: np.ndarray
     labels: np.ndarray | None = None
     caps: np.ndarray | None = None
+    floors: np.ndarray | None = None
     coords: np.ndarray | None = None
     min_distance: float = 0.0
     costs: np.ndarray | None = None
@@ -116,7 +120,7 @@ def _indices(value, name, p, owner):
 def placement_constraints(n_pixels: int, k: int, *, image_shape: tuple[int, ...] | None = None,
                           always_select: ArrayLike | None = None, never_select: ArrayLike | None = None,
                           regions: ArrayLike | None = None, max_per_region: int | dict | None = None,
-                          min_distance: float | None = None, costs: ArrayLike | None = None,
+                          min_per_region: int | dict | None = None, min_distance: float | None = None, costs: ArrayLike | None = None,
                           budget: float | None = None, owner: str | None = None) -> PlacementConstraints:
     """Validate placement constraints and check that ``k`` pixels can satisfy them all.
 
@@ -140,6 +144,10 @@ def placement_constraints(n_pixels: int, k: int, *, image_shape: tuple[int, ...]
     max_per_region : int or dict, optional
         At most this many chosen pixels per region (an int for all regions, or ``{label: max}``;
         labels missing from the dict have no limit). Needs ``regions``.
+    min_per_region : int or dict, optional
+        At least this many chosen pixels per region (an int for all regions, or ``{label: min}``;
+        labels missing from the dict have no minimum), installed sensors counted. Needs
+        ``regions``. Exactly ``n`` per region: ``min_per_region=n, max_per_region=n``.
     min_distance : float, optional
         Every two chosen pixels are at least this far apart (Euclidean, in pixels).
     costs : array-like of shape (n_pixels,) or (height, width), optional
@@ -200,31 +208,43 @@ def placement_constraints(n_pixels: int, k: int, *, image_shape: tuple[int, ...]
             raise ValueError(f"{who}regions has shape {reg.shape}; it must have shape {want}.")
         uniq, labels = np.unique(reg.ravel(), return_inverse=True)
         labels = labels.astype(np.intp)
-        if max_per_region is None:
-            raise ValueError(f"{who}regions is given without max_per_region: pass max_per_region (an int or "
-                             "{label: max}).")
-        if isinstance(max_per_region, dict):
-            caps = np.full(uniq.size, np.inf)
-            pos = {v: i for i, v in enumerate(uniq.tolist())}
-            for lab, m in max_per_region.items():
-                if lab not in pos:
-                    raise ValueError(f"{who}max_per_region names region {lab!r}, which is not in regions "
-                                     f"(labels {uniq.tolist()[:10]}...).")
-                caps[pos[lab]] = _nonneg_int(m, f"max_per_region[{lab!r}]", who)
-        else:
-            caps = np.full(uniq.size, float(_nonneg_int(max_per_region, "max_per_region", who)))
+        if max_per_region is None and min_per_region is None:
+            raise ValueError(f"{who}regions is given without max_per_region or min_per_region: pass one of them (an "
+                             "int or {label: n}).")
+        caps = _per_region(max_per_region, "max_per_region", uniq, np.inf, who)
+        floors = None if min_per_region is None else _per_region(min_per_region, "min_per_region", uniq, 0, who)
         free = np.bincount(labels[~never], minlength=uniq.size)
+        counts = np.bincount(labels[always], minlength=uniq.size)
         room = float(np.minimum(caps, free).sum())
         if room < k:
             raise ValueError(f"{who}the regions' maxima (max_per_region) allow {int(room)} pixels in all, fewer than "
                              f"k={k}: raise max_per_region or lower k.")
-        counts = np.bincount(labels[always], minlength=uniq.size)
         if np.any(counts > caps):
             r = int(np.argmax(counts > caps))
             raise ValueError(f"{who}always_select puts {int(counts[r])} installed sensors in region {uniq[r]!r}, "
                              f"more than its maximum {int(caps[r])}: raise max_per_region.")
-    elif max_per_region is not None:
-        raise ValueError(f"{who}max_per_region is given without regions: pass regions (a label image).")
+        if floors is not None:
+            if np.any(floors > caps):
+                r = int(np.argmax(floors > caps))
+                raise ValueError(f"{who}region {uniq[r]!r} needs at least {int(floors[r])} pixels (min_per_region) but "
+                                 f"allows at most {int(caps[r])} (max_per_region): lower min_per_region or raise "
+                                 "max_per_region.")
+            if np.any(floors > free):
+                r = int(np.argmax(floors > free))
+                raise ValueError(f"{who}region {uniq[r]!r} needs at least {int(floors[r])} pixels (min_per_region) but "
+                                 f"has only {int(free[r])} that may be chosen: lower min_per_region or exclude fewer "
+                                 "pixels (never_select).")
+            need = always.size + int(np.maximum(floors - counts, 0).sum())
+            if need > k:
+                raise ValueError(f"{who}the regions' minima (min_per_region) need {need} pixels in all (installed "
+                                 f"sensors included), more than k={k}: raise k to {need} or lower min_per_region.")
+            if not floors.any():
+                floors = None
+    else:
+        floors = None
+        for name, value in (("max_per_region", max_per_region), ("min_per_region", min_per_region)):
+            if value is not None:
+                raise ValueError(f"{who}{name} is given without regions: pass regions (a label image).")
 
     coords = None
     dist = 0.0
@@ -271,22 +291,42 @@ def placement_constraints(n_pixels: int, k: int, *, image_shape: tuple[int, ...]
     elif budget is not None:
         raise ValueError(f"{who}budget is given without costs: pass costs (one per pixel).")
 
-    cons = PlacementConstraints(n_pixels=p, always=always, never=never, labels=labels, caps=caps,
+    cons = PlacementConstraints(n_pixels=p, always=always, never=never, labels=labels, caps=caps, floors=floors,
                                 coords=coords, min_distance=dist, costs=cost_arr, budget=budget_f)
     state = _State(cons)
     for i in always:
         state.take(int(i))
     if state.needs_packing:
-        placed, cost = state.pack(k - always.size)
+        placed, cost, short = state.pack(k - always.size)
         placed += always.size
+        if short:  # only a minimum distance can crowd a region out (the minima fit the free pixels)
+            raise ValueError(f"{who}min_distance={dist:g} leaves {short} of the pixels the regions' minima "
+                             "(min_per_region) ask for unplaced (a greedy packing): lower min_distance or "
+                             "min_per_region.")
         if placed < k and dist > 0:
             raise ValueError(f"{who}min_distance={dist:g} leaves room for only {placed} of the k={k} pixels (a greedy "
                              "packing): lower min_distance or k.")
         if placed < k or cost > budget_f * (1 + _BUDGET_RTOL):
             raise ValueError(f"{who}no placement of k={k} pixels within budget={budget_f:.6g} was found under the "
-                             "region maxima (the cheapest pixels first): raise the budget or max_per_region, or "
-                             "lower k.")
+                             "region maxima and minima (the cheapest pixels first): raise the budget or "
+                             "max_per_region, lower min_per_region, or lower k.")
     return cons
+
+
+def _per_region(value, name, uniq, default, who):
+    """One bound per region (float array): an int for every region or ``{label: n}`` (others ``default``)."""
+    if value is None:
+        return np.full(uniq.size, float(default))
+    if isinstance(value, dict):
+        out = np.full(uniq.size, float(default))
+        pos = {v: i for i, v in enumerate(uniq.tolist())}
+        for lab, m in value.items():
+            if lab not in pos:
+                raise ValueError(f"{who}{name} names region {lab!r}, which is not in regions "
+                                 f"(labels {uniq.tolist()[:10]}...).")
+            out[pos[lab]] = _nonneg_int(m, f"{name}[{lab!r}]", who)
+        return out
+    return np.full(uniq.size, float(_nonneg_int(value, name, who)))
 
 
 def _nonneg_int(value, name, who):
@@ -300,18 +340,22 @@ class _State:
 
     A greedy step may take pixel ``j`` only if the remaining pixels can still be placed after it.
     Region maxima alone form a partition matroid, on which every admissible pixel leaves a
-    completion; a budget alone is checked exactly by the sum of the cheapest remaining costs. A
-    minimum distance, or a budget with region maxima, is checked by packing the remaining pixels
-    (cheapest first when there are costs, else in raster order, ties to the lowest index): the
-    step takes the best pixel after which the packing still succeeds. The packing from the
-    current state always leaves its own first pixel such a candidate, so the greedy completes
-    whenever the initial packing did.
+    completion; region minima add one exact check (while the pixels the regions still lack
+    fill every remaining step, only pixels of those regions are candidates); a budget alone is
+    checked exactly by the sum of the cheapest remaining costs. A minimum distance, or a budget
+    with regions, is checked by packing the remaining pixels: first the pixels each region still
+    lacks (region by region, cheapest first within a region), then the rest (cheapest first when
+    there are costs, else in raster order, ties to the lowest index); the step takes the best
+    pixel after which the packing still succeeds. Without a minimum distance the packing is the
+    cheapest completion (per-region costs are convex in the number taken), so the check is
+    exact. The packing from the current state always leaves its own first pixel such a
+    candidate, so the greedy completes whenever the initial packing did.
     """
 
     def __init__(self, cons: PlacementConstraints):
         self.cons = cons
         self.free = ~cons.never
-        self.counts = None if cons.caps is None else np.zeros(cons.caps.size)
+        self.counts = None if cons.caps is None else np.zeros(cons.caps.size, dtype=np.intp)
         self.spent = 0.0
         self.has_budget = cons.costs is not None and bool(np.isfinite(cons.budget))
         self.needs_packing = cons.min_distance > 0 or (self.has_budget and cons.caps is not None)
@@ -339,28 +383,51 @@ class _State:
         if c.costs is not None:
             self.spent += float(c.costs[i])
 
-    def pack(self, rest: int) -> tuple[int, float]:
-        """Place up to ``rest`` more pixels in packing order; how many were placed and the total spent."""
+    def lacking(self) -> NDArray | None:
+        """Pixels each region still lacks to reach its minimum (None without minima)."""
+        if self.cons.floors is None:
+            return None
+        return np.maximum(self.cons.floors - self.counts, 0)
+
+    def pack(self, rest: int) -> tuple[int, float, int]:
+        """Place up to ``rest`` more pixels in packing order: how many were placed, the total spent,
+        and how many pixels the regions still lack below their minima afterwards."""
         st = self.copy()
         placed = 0
+        lack = st.lacking()
+        if lack is not None:
+            labels = self.cons.labels[st.pack_order]
+            for r in np.flatnonzero(lack):
+                while st.counts[r] < self.cons.floors[r] and placed < rest:
+                    free = st.free[st.pack_order] & (labels == r)
+                    if not free.any():
+                        break
+                    st.take(int(st.pack_order[int(np.argmax(free))]))
+                    placed += 1
+            short = int(st.lacking().sum())
+            if short:
+                return placed, st.spent, short
         while placed < rest:
             free = st.free[st.pack_order]
             if not free.any():
                 break
             st.take(int(st.pack_order[int(np.argmax(free))]))
             placed += 1
-        return placed, st.spent
+        return placed, st.spent, 0
 
     def completes_after(self, j: int, rest: int) -> bool:
         st = self.copy()
         st.take(j)
-        placed, spent = st.pack(rest)
-        return placed == rest and spent <= self.cons.budget * (1 + _BUDGET_RTOL)
+        placed, spent, short = st.pack(rest)
+        return placed == rest and short == 0 and spent <= self.cons.budget * (1 + _BUDGET_RTOL)
 
     def candidates(self, rest: int) -> NDArray:
         """Pixels that pass the cheap checks now, ``rest`` more to follow (exact without packing)."""
         ok = self.free.copy()
         c = self.cons
+        lack = self.lacking()
+        if lack is not None and int(lack.sum()) > rest:  # every step left must go to a region below its minimum
+            ok &= lack[c.labels] > 0
         if self.has_budget and ok.any():
             cost = c.costs[ok]
             if rest >= cost.size:

@@ -8,7 +8,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import N_FEATURES_TO_SELECT, StrOptions, check_input, check_params, resolve_k
-from ..scores import column_subset_objective, greedy_column_subset, pivoted_qr_columns
+from ..scores import greedy_placement, pivoted_qr_columns, placement_constraints
 from ._base import ImageSelectorMixin
 
 from typing import TYPE_CHECKING
@@ -39,8 +39,10 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         float in ``(0, 1]`` for a fraction of the features.
     method : {'greedy', 'qr'}, default='greedy'
         ``'greedy'``: at each step the pixel that increases the kept mass the most ("An efficient
-        greedy method for unsupervised feature selection", Farahat, Ghodsi and Kamel, ICDM 2011);
-        ``O(n p^2)`` for the Gram matrix, then ``O(p^2)`` per pixel. ``'qr'``: the pivots of
+        greedy method for unsupervised feature selection", Farahat, Ghodsi and Kamel, ICDM 2011),
+        run on the data itself (:func:`~pixsel.scores.greedy_placement`): ``O(n p)`` per pixel
+        when there are fewer images than pixels, else ``O(n p^2)`` for the Gram matrix and
+        ``O(p^2)`` per pixel. ``'qr'``: the pivots of
         the column-pivoted QR decomposition (Businger and Golub, 1965), each the pixel of largest
         residual after projecting out the previous ones: cheaper per step, blind to how much
         of the other pixels a candidate explains.
@@ -110,13 +112,13 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         p = X.shape[1]
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         A = np.asarray(X, dtype=np.float64) - X.mean(axis=0, dtype=np.float64)
-        G = A.T @ A
-        total = float(np.trace(G))
+        total = float(np.einsum("ij,ij->", A, A))
         if self.method == "greedy":
-            order, mass = greedy_column_subset(G, k)
+            order, mass = greedy_placement(A, k)
         else:
             order = pivoted_qr_columns(A, k)
-            mass = np.array([column_subset_objective(G, order[: t + 1]) for t in range(k)])
+            # the kept mass of each prefix of the pivots: the same kernel with the pivots imposed
+            _, mass = greedy_placement(A, k, constraints=placement_constraints(p, k, always_select=order))
         self.n_features_to_select_ = k
         self.order_ = order
         ranking = np.full(p, k + 1, dtype=np.intp)

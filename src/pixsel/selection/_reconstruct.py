@@ -71,9 +71,15 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     never_select : array-like of int, default=None
         Pixels never chosen.
     regions : array-like of int of shape (height, width) or (n_pixels,), default=None
-        A label image of regions, with ``max_per_region``.
+        A label image of regions, with ``max_per_region`` and/or ``min_per_region``.
     max_per_region : int or dict, default=None
         At most this many sensors per region (an int for every region, or ``{label: max}``).
+    min_per_region : int or dict, default=None
+        At least this many sensors per region (an int for every region, or ``{label: min}``),
+        installed sensors counted; exactly ``n`` per region: ``min_per_region=n,
+        max_per_region=n``. The minima hold for the ``k`` sensors placed; shorter prefixes of
+        the path (``get_support_at``) may not meet them, as the greedy takes the pixels a region
+        lacks only once the remaining steps are needed for them.
     min_distance : float, default=None
         Every two sensors at least this far apart (Euclidean, in pixels; needs the image shape).
     costs : array-like of shape (height, width) or (n_pixels,), default=None
@@ -148,6 +154,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         "never_select": ["array-like", None],
         "regions": ["array-like", None],
         "max_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
+        "min_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
         "min_distance": [Interval(Real, 0, None, closed="left"), None],
         "costs": ["array-like", None],
         "budget": [Interval(Real, 0, None, closed="left"), None],
@@ -157,8 +164,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     def __init__(self, n_features_to_select: int | float = 10, *, basis: Literal["pixels", "pca"] = "pixels",
                  n_basis: int | None = None, alpha: float | str = "auto", always_select: ArrayLike | None = None,
                  never_select: ArrayLike | None = None, regions: ArrayLike | None = None,
-                 max_per_region: int | dict | None = None, min_distance: float | None = None,
-                 costs: ArrayLike | None = None, budget: float | None = None,
+                 max_per_region: int | dict | None = None, min_per_region: int | dict | None = None,
+                 min_distance: float | None = None, costs: ArrayLike | None = None, budget: float | None = None,
                  image_shape: tuple[int, ...] | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.basis = basis
@@ -168,6 +175,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.never_select = never_select
         self.regions = regions
         self.max_per_region = max_per_region
+        self.min_per_region = min_per_region
         self.min_distance = min_distance
         self.costs = costs
         self.budget = budget
@@ -219,6 +227,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         cons = placement_constraints(L, k, image_shape=None if shape is None else shape[:2],
                                      always_select=self.always_select, never_select=self.never_select,
                                      regions=self.regions, max_per_region=self.max_per_region,
+                                     min_per_region=self.min_per_region,
                                      min_distance=self.min_distance, costs=self.costs, budget=self.budget, owner=owner)
         n = X.shape[0]
         self.mean_ = X.mean(axis=0, dtype=np.float64)

@@ -1,0 +1,39 @@
+"""Smoke run (--quick) of bench_sensors_classification: every row runs or says why, SSPOC placed the
+sensors asked, the accuracies are sane and the goal line is printed (no timing asserted)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sensors_classification_quick(tmp_path):
+    pytest.importorskip("pysensors")
+    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_sensors_classification.py"), "--quick"],
+                          cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads((tmp_path / "bench_sensors_classification" / "bench_sensors_classification.json").read_text())
+    cases = {(c["n_class"], c["k"]): c for c in res["cases"]}
+    assert set(cases) == {(10, 10), (2, 5)}
+    for (n_class, k), case in cases.items():
+        rows = case["rows"]
+        assert not case["failed"], case["failed"]
+        assert {"pixsel SparseLDASelector (default)", "SSPOC l1=0.1 (default), own classifier", "random pixels",
+                "all 64 pixels"} <= set(rows)
+        for row, v in rows.items():
+            assert 0.0 <= v["accuracy"]["median"] <= 1.0, row
+            if "sensors" in v:
+                assert len(set(v["sensors"])) == k, row  # every selector placed k distinct pixels
+        # well above chance with k pixels
+        chance = 1.0 / n_class
+        assert rows["pixsel SparseLDASelector (default)"]["accuracy"]["median"] > chance + 0.3
+    assert isinstance(res["goal_met"], bool)
+    assert "load average at start" in proc.stdout and "goal (>= 0.90 test accuracy" in proc.stdout
