@@ -50,7 +50,6 @@ KNOWN_UNLISTED = {
 #: switch that runs NumPy input through the array-API kernels. No entry may be added here.
 KNOWN_PRIVATE_IN_BENCHMARKS = {
     ("_common.py", "pixsel.selection._cv"),
-    ("bench_multiclass.py", "pixsel.selection._lda"),
     ("bench_multiclass.py", "pixsel.spectral._dispatch"),
     ("bench_array_api.py", "pixsel._array_api"),
     ("bench_gpu.py", "pixsel._array_api"),
