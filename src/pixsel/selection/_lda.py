@@ -532,8 +532,8 @@ class SparseLDASelector(_PathSelector):
     def _statistics(self, X, y, plan):
         """The pair of the search: ``a`` (``m1 - m0``, or the factor of the between covariance) and
         the regularized within-class covariance ``B``; ``regularization_`` kept. Returns the pair
-        the criterion searches (``Criterion.pair``: ``'correlation'``
-        searches the trace of ``(A, B + A)``) and the criterion object the kernels run."""
+        the criterion searches (``Criterion.pair``: ``'correlation'`` searches the trace of
+        ``(A, B + A)``) and the criterion object the kernels run."""
         p, classes = plan.p, plan.classes
         y, classes_fit = codes_on_route(plan.route, y, classes)  # another library: codes on X's device
         stats = class_statistics(X, y, classes=classes_fit)
