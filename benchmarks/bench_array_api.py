@@ -23,7 +23,7 @@ statistics in float64 (its documented policy), the device libraries in float32.
 Two columns per library: ``public`` is what a user gets (pixsel's CPU policy: on a CPU device the
 NumPy kernels run on zero-copy views of the arrays and the results come back in the library, so
 the goal is ``public <= 1.2 x numpy``); ``kernels`` forces the array-API kernels on the CPU
-(``pixsel._array_api._force_array_api``, the private switch the tests use), which is what runs
+(the public switch :func:`pixsel.config.array_api_kernels`), which is what runs
 on a GPU and shows what the policy saves. On a GPU (torch-cuda, CuPy) only ``public`` is timed:
 the policy runs the array-API kernels there.
 
@@ -43,7 +43,7 @@ import numpy as np
 import sklearn
 
 from _common import best_time, blas_threads, parser, write_results
-from pixsel._array_api import _force_array_api
+from pixsel.config import array_api_kernels
 from pixsel.selection import (
     CardinalSPLSSelector,
     SparseLDASelector,
@@ -183,7 +183,7 @@ def main(argv=None):
                 sync()
                 row["seconds"][name] = _timed(lambda: fn(Xl, yl), sync, repeat)
                 if name != "numpy" and _on_cpu(name) and not args.public_only and not task.startswith("raw"):
-                    with _force_array_api():  # the array-API kernels on the CPU (what a GPU runs)
+                    with array_api_kernels():  # the array-API kernels on the CPU (what a GPU runs)
                         row["seconds"][f"{name} kernels"] = _timed(lambda: fn(Xl, yl), sync, repeat)
                 Xl = yl = None  # free the converted copies before the next library
             rows.append(row)

@@ -52,7 +52,7 @@ import numpy as np
 import sklearn
 
 from _common import blas_threads, parser, write_results
-from pixsel._array_api import _force_array_api
+from pixsel.config import array_api_kernels
 from pixsel.selection import SparseLDASelector, SparsePCASelector, SubspaceScoreSelector
 from pixsel.spectral import greedy_path
 from pixsel.stats import class_statistics
@@ -186,7 +186,7 @@ def proxy_counts(ps=(256, 1024), block=32):
             f"full-rank forward to k = {k}": lambda: greedy_path(t(A), direction="forward", max_k=k),
         }
         t = torch.asarray
-        with _force_array_api():
+        with array_api_kernels():
             for name, fn in cases.items():
                 with count_round_trips() as trips:
                     fn()
@@ -236,7 +236,7 @@ def main(argv=None):
         return 0
     names = [d[0] for d in devices]
     print(f"libraries: numpy ({os.cpu_count()} host cores), " + ", ".join(names), flush=True)
-    forced = _force_array_api() if not have_gpu else contextlib.nullcontext()
+    forced = array_api_kernels() if not have_gpu else contextlib.nullcontext()
     rng = np.random.default_rng(0)
     start = time.perf_counter()
     rows = []

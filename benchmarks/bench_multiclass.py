@@ -77,20 +77,24 @@ def fmt(t):
 
 @contextlib.contextmanager
 def previous_kernel():
-    """The selector with the previous multiclass kernel: one batched ``eigvalsh`` per surviving
-    candidate and step, the NumPy backward loop, and the whole forward path whatever k."""
+    """The previous multiclass kernel: one batched ``eigvalsh`` per surviving candidate and step
+    and the NumPy backward loop (with :data:`PREVIOUS_PATH`, the selector's public ``path='full'``:
+    the whole forward path whatever k). The kernel's own option has no public door: the
+    before/after line replays it inside the current dispatch."""
     import functools
 
-    import pixsel.selection._lda as lda
     import pixsel.spectral._dispatch as dispatch
 
-    orig_mc, orig_len = dispatch.multiclass_greedy_path, lda.forward_length
+    orig_mc = dispatch.multiclass_greedy_path
     dispatch.multiclass_greedy_path = functools.partial(orig_mc, method="eigh")
-    lda.forward_length = lambda *a: None
     try:
         yield
     finally:
-        dispatch.multiclass_greedy_path, lda.forward_length = orig_mc, orig_len
+        dispatch.multiclass_greedy_path = orig_mc
+
+
+#: the previous selector computed the whole forward path whatever k: the public ``path='full'``
+PREVIOUS_PATH = {"path": "full"}
 
 
 def brodatz_patches(n_textures, per, size=64):
@@ -144,7 +148,7 @@ def selector_rows(args, data):
         row["same_support_papers_vs_full"] = bool(np.array_equal(full.get_support(), sel_p.get_support()))
         if args.before_repeat and p <= 1024 and row["classes"] <= 40:
             with previous_kernel():
-                row["before_papers"], old = timed(lambda: SparseLDASelector(k, **papers).fit(X, y),
+                row["before_papers"], old = timed(lambda: SparseLDASelector(k, **papers, **PREVIOUS_PATH).fit(X, y),
                                                   args.before_repeat)
             row["same_support_as_before"] = bool(np.array_equal(old.get_support(), sel_p.get_support()))
         for key in ("default", "max_eig", "papers", "full_path"):

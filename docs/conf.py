@@ -117,6 +117,7 @@ PUBLIC_PACKAGES = [
     "pixsel.viz",
     "pixsel.datasets",
     "pixsel.io",
+    "pixsel.config",
 ]
 
 

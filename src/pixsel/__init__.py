@@ -3,7 +3,8 @@
 The public API is listed in ``__all__``; everything else is private. The layers are public
 subpackages too: ``pixsel.stats``, ``pixsel.spectral``, ``pixsel.pls``, ``pixsel.scores``,
 ``pixsel.projection``, ``pixsel.gp``, ``pixsel.experiments``, ``pixsel.features``,
-``pixsel.datasets``, ``pixsel.viz``, ``pixsel.io``.
+``pixsel.datasets``, ``pixsel.viz``, ``pixsel.io``; ``pixsel.config`` holds a switch that
+runs the array-API kernels on CPU arrays.
 """
 
 __version__ = "0.1.0"

@@ -46,14 +46,11 @@ KNOWN_UNLISTED = {
 }
 
 #: Benchmarks that reach an internal on purpose: the before/after harnesses replay a former
-#: implementation inside the current one, and the array-API benchmarks use the tests' private
-#: switch that runs NumPy input through the array-API kernels. No entry may be added here.
+#: implementation inside the current one, and the GPU benchmark counts host round trips with the
+#: tests' private counter. No entry may be added here.
 KNOWN_PRIVATE_IN_BENCHMARKS = {
     ("_common.py", "pixsel.selection._cv"),
-    ("bench_multiclass.py", "pixsel.selection._lda"),
     ("bench_multiclass.py", "pixsel.spectral._dispatch"),
-    ("bench_array_api.py", "pixsel._array_api"),
-    ("bench_gpu.py", "pixsel._array_api"),
     ("bench_gpu.py", "pixsel._round_trips"),
 }
 

@@ -150,6 +150,8 @@ def test_beam_never_below_the_forward_pass(n_classes):
         ({"beam_width": 0}, r"'beam_width' parameter of SparseLDASelector must be an int in the range \[1, inf\)"),
         ({"beam_width": 3, "solver": "exact"}, "Use beam_width=1 with solver='exact'"),
         ({"beam_width": 3, "criterion": "max-eig"}, "criterion='trace' or beam_width=1"),
+        ({"beam_width": 3, "criterion": "cv"}, "criterion='trace' or beam_width=1"),
+        ({"beam_width": 3, "criterion": ["correlation", "max-eig"]}, "criterion='trace' or beam_width=1"),
         ({"beam_width": 3, "direction": "backward"}, "widens the forward pass"),
     ],
 )
@@ -158,6 +160,26 @@ def test_bad_beams_are_refused_before_any_work(params, match):
     calls, report = _never_called()
     with pytest.raises(ValueError, match=match):
         SparseLDASelector(5, progress=report, **params).fit(X, y)
+    assert calls == []
+
+
+def test_forced_features_split_over_additive_criteria_only():
+    """The searches read the criterion's properties: an additive criterion (the trace, FastCan's
+    correlation) conditions on the forced features and runs backward; the largest eigenvalue runs
+    forward only, refused before any work otherwise."""
+    X, y = _data(12)
+    for criterion in ("trace", "correlation"):
+        sel = SparseLDASelector(5, criterion=criterion, always_select=[3], direction="backward",
+                                refine=False).fit(X, y)
+        S = sel.get_support(indices=True)
+        path = sel.backward_path_
+        assert 3 in S and path is not None
+        # both trace criteria: the trace of the searched pair (B the total covariance for 'correlation')
+        assert sel.objective_path_[4] == pytest.approx(objective_on_support(path.A, path.B, S, criterion="trace"),
+                                                       rel=1e-9)
+    calls, report = _never_called()
+    with pytest.raises(ValueError, match="criterion='max-eig' and more than two classes run forward only"):
+        SparseLDASelector(5, criterion="max-eig", always_select=[3], direction="backward", progress=report).fit(X, y)
     assert calls == []
 
 

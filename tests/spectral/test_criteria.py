@@ -11,6 +11,7 @@ from pixsel.spectral import exact_path, exact_support, greedy_path
 from pixsel.spectral._criteria import (
     CRITERIA,
     ColumnSubset,
+    Correlation,
     Criterion,
     MaxEig,
     SparsePCA,
@@ -123,6 +124,72 @@ def test_column_subset_value_is_the_explained_variance(problem):
     assert crit.objective(C, []) == 0.0 and crit.value(A, B, []) == 0.0
 
 
+def _labelled(seed=0, n=60, p=6, C=4):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(C), n // C)
+    X = rng.standard_normal((C, p))[y] + rng.standard_normal((n, p)) @ rng.standard_normal((p, p))
+    return X, y
+
+
+@pytest.mark.parametrize("C", [2, 4])
+def test_correlation_value_is_the_sum_of_the_squared_canonical_correlations(C):
+    """Oracle: the canonical correlations between X_S and the one-hot labels, as the singular
+    values of Q_X^T Q_Y (orthonormal bases of the centered blocks, Bjorck and Golub 1973)."""
+    X, y = _labelled(C=C)
+    n = len(X)
+    Xc = X - X.mean(axis=0)
+    T = Xc.T @ Xc / n  # total covariance
+    classes, counts = np.unique(y, return_counts=True)
+    D = np.stack([X[y == c].mean(axis=0) - X.mean(axis=0) for c in classes], axis=1)
+    M = D * np.sqrt(counts / n)  # between covariance M M^T
+    W = T - M @ M.T  # within covariance
+    Y = (y[:, None] == classes[None, :]).astype(float)
+    Qy = np.linalg.qr(Y - Y.mean(axis=0))[0][:, : C - 1]
+    crit = Correlation()
+    forms = [M, M @ M.T]
+    if C == 2:  # a vector a with a a^T the between covariance
+        forms.append((X[y == 1].mean(axis=0) - X[y == 0].mean(axis=0)) * np.sqrt(counts.prod()) / n)
+    for A in forms:
+        Ap, Bp, form = crit.pair(A, W)
+        assert form is None and Ap is A  # the form stays the kernels' to read
+        np.testing.assert_allclose(Bp, T, rtol=1e-12, atol=1e-12)
+    for S in _supports(6):
+        S = list(S)
+        rho = np.linalg.svd(np.linalg.qr(Xc[:, S])[0].T @ Qy, compute_uv=False)
+        for A in forms:
+            assert crit.value(*crit.pair(A, W)[:2], S) == pytest.approx(np.sum(rho**2), rel=1e-9)
+            assert crit.objective(A, W, S) == pytest.approx(np.sum(rho**2), rel=1e-9)
+        # each eigenvalue lambda of (A_SS, W_SS) counts as lambda / (1 + lambda)
+        lam = _gen_eigs((M @ M.T)[np.ix_(S, S)], W[np.ix_(S, S)])
+        assert np.sum(lam / (1 + lam)) == pytest.approx(np.sum(rho**2), rel=1e-8)
+    assert crit.additive and crit.monotone and crit.needs_dense_pair and not crit.largest_eigenvalue
+    with pytest.raises(ValueError, match="pass B"):
+        crit.pair(M)
+
+
+def test_correlation_runs_the_searches_of_the_trace():
+    """The greedy path, the swaps and the exact search on the pair Correlation.pair gives; the
+    exact optimum is the brute-force one."""
+    X, y = _labelled(1, n=80, p=7, C=4)
+    Xc = X - X.mean(axis=0)
+    classes, counts = np.unique(y, return_counts=True)
+    M = np.stack([X[y == c].mean(axis=0) - X.mean(axis=0) for c in classes], axis=1) * np.sqrt(counts / len(X))
+    W = Xc.T @ Xc / len(X) - M @ M.T
+    crit = Correlation()
+    A, B, _ = crit.pair(M, W)
+    path = greedy_path(A, B, direction="forward", criterion=crit)
+    assert path.info["criterion"] == "correlation"
+    for k in range(1, 8):
+        S = path.order[:k]
+        assert path.objective[k - 1] == pytest.approx(crit.objective(M, W, S), rel=1e-9)
+        best = max(crit.objective(M, W, T) for T in _supports(7, [k]))
+        res = exact_support(A, B, k, criterion=crit)
+        assert res.status == "optimal" and res.criterion == "correlation"
+        assert res.objective == pytest.approx(best, rel=1e-9)
+        assert path.objective[k - 1] <= best * (1 + 1e-12)
+        assert certify(path).upper_bound[k - 1] >= best * (1 - 1e-9)  # a bound never below the optimum
+
+
 def test_reductions_agree(problem):
     M, A, B, _, _ = problem
     rng = np.random.default_rng(1)
@@ -203,6 +270,7 @@ def test_as_criterion_maps_names_objects_and_classes():
     assert as_criterion(obj) is obj
     assert as_criterion(SparsePCA) == SparsePCA()
     assert criterion_named("column-subset") == ColumnSubset() and criterion_named("trace") == Trace()
+    assert criterion_named("correlation") == Correlation() and "correlation" not in CRITERIA
     assert MaxEig() != SparsePCA() and len({MaxEig(), MaxEig(), Trace()}) == 2
 
 

@@ -102,6 +102,69 @@ def check_param_keys(params, estimator, *, extra=()):
         )
 
 
+#: the feature-set options of the selection commands and the estimator parameters they set
+FEATURE_SETS = {"always_select": "--always-select", "never_select": "--never-select"}
+
+
+def parse_indices(text):
+    """``'3,17,42'`` -> ``[3, 17, 42]``: the feature indices of ``--always-select`` and
+    ``--never-select`` (an argparse type: a bad value exits 2 with the usage line).
+
+    Examples
+    --------
+    >>> parse_indices("3, 17,42")
+    [3, 17, 42]
+    """
+    import argparse
+
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expects feature indices (0-based ints) separated by commas, e.g. 3,17,42; got {text!r}.") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expects at least one feature index, e.g. 3,17,42; got none.")
+    return values
+
+
+def add_feature_set_arguments(parser):
+    """``--always-select`` and ``--never-select``: features every selection contains, or never does."""
+    parser.add_argument("--always-select", type=parse_indices, default=None, metavar="I,J,...",
+                        help="features (0-based indices into the flattened images) that every selection "
+                             "contains; -k counts them (gslda; gspca, which then runs the forward pass without "
+                             "its certificate)")
+    parser.add_argument("--never-select", type=parse_indices, default=None, metavar="I,J,...",
+                        help="features (0-based indices into the flattened images) never selected (gslda)")
+
+
+def check_feature_sets(args, method_name, estimator, supporting):
+    """Refuse ``--always-select`` / ``--never-select`` for a method whose estimator (a class) has
+    no such parameter, before any data is read; ``supporting`` names the methods that do."""
+    from ._errors import UsageError
+
+    for name, option in FEATURE_SETS.items():
+        if getattr(args, name, None) is not None and name not in estimator._get_param_names():
+            raise UsageError(f"{option} applies to --method {', '.join(supporting(name))}; method {method_name!r} "
+                             f"cannot {'force' if name == 'always_select' else 'exclude'} features: drop {option} "
+                             "or change --method.")
+
+
+def feature_set_params(args, params):
+    """``{'always_select': [...], 'never_select': [...]}`` from the options given, to pass to the
+    estimator; refused when ``--param`` sets the same parameter."""
+    from ._errors import UsageError
+
+    out = {}
+    for name, option in FEATURE_SETS.items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if name in params:
+            raise UsageError(f"{option} and {name}=... set the same parameter; keep one of them.")
+        out[name] = value
+    return out
+
+
 def check_k(k, n_features, data):
     """``-k`` larger than the number of features is an error that names the fix (never clamped)."""
     from ._errors import UsageError

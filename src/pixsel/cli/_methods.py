@@ -127,6 +127,9 @@ def _build_gspca(args, k, params):
     kwargs = dict(certificate=True)  # the report shows the certified bound (about a second at p = 1024)
     if args.direction:
         kwargs.update(direction=args.direction)
+    if getattr(args, "always_select", None) is not None:
+        # the largest eigenvalue does not split over forced features: the forward pass, no certificate
+        kwargs.update(certificate=False, direction=args.direction or "forward")
     kwargs.update(_solver_kwargs(args))
     kwargs.update(params)
     return SparsePCASelector(k, **kwargs)

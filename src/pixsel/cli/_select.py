@@ -8,14 +8,18 @@ from pathlib import Path
 
 
 from ._common import (
+    FEATURE_SETS,
     add_data_argument,
+    add_feature_set_arguments,
     add_output_arguments,
     add_param_argument,
     add_regularization_argument,
     add_seed_argument,
+    check_feature_sets,
     check_k,
     check_param_keys,
     data_report,
+    feature_set_params,
     image_backgrounds,
     load_labelled,
     parse_params,
@@ -86,6 +90,7 @@ def add_parser(sub):
     p.add_argument("--patch-size", default=None, metavar="AxB",
                    help="gslda, gspca: select non-overlapping A x B patches of the images (whole parts; -k counts "
                         "patches); the sides must divide the image's")
+    add_feature_set_arguments(p)
     add_seed_argument(p, "randomized methods (subspace) and of the --k auto folds")
     add_param_argument(p, "--param n_components=3 (passed to the estimator)")
     add_cluster_arguments(p)
@@ -118,6 +123,9 @@ def _check_options(args, method):
     if args.direction == "cv" and method.name != "gslda":
         raise UsageError(f"--direction cv applies to --method gslda only; use forward, backward or dual for "
                          f"{method.name!r}.")
+    if any(getattr(args, name) is not None for name in FEATURE_SETS):
+        check_feature_sets(args, method.name, method.estimator_class(), lambda name: [
+            m.name for m in METHODS.values() if name in m.estimator_class()._get_param_names()])
 
 
 def _k_value(text):
@@ -259,7 +267,15 @@ def _run(args, method, stages):
     check_param_keys(params, method.estimator_class())
     if not auto and method.uses_k:
         check_k(args.k, int(data.X.shape[1]), args.data)
+    params.update(feature_set_params(args, params))
     unit = _groups_param(args, data, params)
+    given = [option for name, option in FEATURE_SETS.items() if getattr(args, name) is not None]
+    if given and unit != "features":
+        from ._errors import UsageError
+
+        raise UsageError(f"{' and '.join(given)} name single features, and {method.name} selects whole {unit} here: "
+                         + ("drop --patch-size" if unit == "patches" else "add --channels (single colour-channel "
+                            "values)") + f", or drop {' and '.join(given)}.")
     est = method.build(args, 1 if auto else args.k, params)
     shown_progress = est.get_params().get("progress")
     cvsel = None

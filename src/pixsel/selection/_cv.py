@@ -54,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
 from .._progress import StepProgress, step_progress
-from .._validation import HasMethods, StrOptions, check_input, check_int, check_params
+from .._validation import HasMethods, StrOptions, check_input, check_int, check_params, index_set
 from ._base import ImageSelectorMixin
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -480,7 +480,10 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
             # direction cross-validated inside every fold would multiply the cost by the folds)
             selector = clone(selector).set_params(direction="forward")
         route = _route(selector, owner)
-        grid = self._grid(p, route, owner)
+        # the 'auto' grid stops at the features the selector can reach (never_select excludes some)
+        excluded = index_set(selector.get_params(deep=False).get("never_select"), p, "never_select",
+                             owner=type(selector).__name__)
+        grid = self._grid(p - len(excluded) if isinstance(self.k_grid, str) else p, route, owner)
         estimator = _default_estimator(classification) if self.estimator is None else self.estimator
         is_clf = is_classifier(estimator)
         fast = bool(self.reuse_statistics) and route != "refit" and _is_default_lda(estimator)

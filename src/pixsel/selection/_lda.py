@@ -19,7 +19,7 @@ from .._validation import (
     MAX_SWAP_SWEEPS, Interval, StrOptions, check_excluded, check_forced, check_int, check_options, check_params,
     check_search,
 )
-from ..spectral import DIRECTIONS, greedy_path
+from ..spectral import DIRECTIONS, criterion_named, greedy_path
 from ..spectral import swap_refine
 from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
@@ -508,9 +508,10 @@ class SparseLDASelector(_PathSelector):
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
-        forward_only = bool(len(F)) and len(classes) > 2 and criterion == "max-eig"
+        # a criterion that does not split over the forced features (the largest eigenvalue) runs forward only
+        forward_only = bool(len(F)) and len(classes) > 2 and not criterion_named(criterion).additive
         if forward_only and self.direction not in ("forward", "auto"):
-            raise ValueError(f"{owner}: with always_select, criterion='max-eig' and more than two classes run "
+            raise ValueError(f"{owner}: with always_select, criterion={criterion!r} and more than two classes run "
                              "forward only (the largest eigenvalue does not split over the forced features); use "
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
@@ -530,8 +531,9 @@ class SparseLDASelector(_PathSelector):
 
     def _statistics(self, X, y, plan):
         """The pair of the search: ``a`` (``m1 - m0``, or the factor of the between covariance) and
-        the regularized within-class covariance ``B``; ``regularization_`` kept. Returns ``a``,
-        ``B`` and the criterion the kernels run (``'correlation'`` runs the trace on ``B + A``)."""
+        the regularized within-class covariance ``B``; ``regularization_`` kept. Returns the pair
+        the criterion searches (``Criterion.pair``: ``'correlation'`` searches the trace of
+        ``(A, B + A)``) and the criterion object the kernels run."""
         p, classes = plan.p, plan.classes
         y, classes_fit = codes_on_route(plan.route, y, classes)  # another library: codes on X's device
         stats = class_statistics(X, y, classes=classes_fit)
@@ -555,11 +557,9 @@ class SparseLDASelector(_PathSelector):
                 "classes; check that y matches X."
             )
         self.regularization_ = reg.to_dict()
-        kernel_criterion = plan.criterion
-        if plan.criterion == "correlation":  # FastCan's: B the total covariance, each eigenvalue lambda / (1 + lambda)
-            between = a[:, None] * a[None, :] if a.ndim == 1 else (a if a.shape[0] == a.shape[1] else a @ a.T)
-            B, kernel_criterion = B + between, "trace"
-        return a, B, kernel_criterion
+        crit = criterion_named(plan.criterion)
+        a, B, _ = crit.pair(a, B)  # the form stays the kernels' to read from a
+        return a, B, crit
 
     def _search(self, a, B, criterion, plan):
         """The greedy path(s) the direction asks for: forward (or the beam), backward, or whole
@@ -653,7 +653,7 @@ class SparseLDASelector(_PathSelector):
         if self.direction == "backward":
             raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
                              "or 'cv', or beam_width=1.")
-        if n_classes > 2 and self.criterion not in ("trace", "correlation"):
+        if n_classes > 2 and not all(criterion_named(c).additive for c in self._candidates(owner)[0]):
             raise ValueError(f"{owner}: the beam search runs with criterion='trace' (or two classes): the gains of "
                              "the largest eigenvalue are not additive. Use criterion='trace' or beam_width=1.")
 
@@ -896,9 +896,9 @@ class SparseLDASelector(_PathSelector):
     def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
         self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
-        if criterion == "correlation":
-            raise ValueError(f"{owner}: criterion='correlation' needs algorithm='dense' (the p x p total "
-                             "covariance); pass algorithm='dense' or criterion='trace'.")
+        if criterion_named(criterion).needs_dense_pair:
+            raise ValueError(f"{owner}: criterion={criterion!r} needs algorithm='dense' (it searches p x p matrices "
+                             "formed from the statistics); pass algorithm='dense' or criterion='trace'.")
         reg = regularization
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
         with B.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes

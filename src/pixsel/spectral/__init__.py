@@ -38,6 +38,10 @@ Thresholding baselines
       every prefix exactly.
     * :func:`renormalize`, :func:`simple_thresholding` -- renormalize a support's weights.
 
+Criteria
+    * :func:`criterion_named` -- the criterion object for a name (``'trace'``, ``'max-eig'``,
+      ``'correlation'``, ...): what a search maximizes, its properties and the pair it searches.
+
 On a support
     * :func:`objective_on_support`, :func:`weights_on_support` -- the criterion and the
       optimal weights of a pair on a given support.
@@ -51,6 +55,7 @@ internals are imported from the private modules where they live.
 """
 
 from ._components import greedy_sparse_component, leading_component
+from ._criteria import criterion_named
 from ._dispatch import greedy_path
 from ._groups import exact_group_support, group_greedy_path
 from ._path import SparsePath, objective_on_support, weights_on_support
@@ -103,4 +108,5 @@ __all__ = [
     "simple_thresholding",
     "objective_on_support",
     "weights_on_support",
+    "criterion_named",
 ]

@@ -23,21 +23,27 @@ what it needs:
 The public functions take the strings ``'max-eig'`` and ``'trace'`` and turn them into objects
 with :func:`as_criterion`, the one place where the allowed names are spelled out. The classes:
 
-==========================  ===========  ==============================================================
-class                       name         objective
-==========================  ===========  ==============================================================
-:class:`MaxEig`             'max-eig'    ``lambda_max(A_SS, B_SS)`` (multiclass LDA, generalized pairs)
-:class:`Trace`              'trace'      ``tr(B_SS^{-1} A_SS)`` (multiclass LDA, the sum of the
-                                         discriminant eigenvalues)
-:class:`TwoClassLDA`        'two-class'  ``a_S^T B_SS^{-1} a_S`` (``A = a a^T``: both of the above)
-:class:`SparsePCA`          'spca'       ``lambda_max(C_SS)`` for a covariance ``C`` (``B = I``)
-:class:`ColumnSubset`       'column-     ``tr(C_{:,S} C_SS^{-1} C_{S,:})``: the variance of all the
-                            subset'      features that the chosen ones explain (the trace of the pair
-                                         ``(C C^T, C)``, with ``C`` itself the factor)
-==========================  ===========  ==============================================================
+==========================  ===============  ==========================================================
+class                       name             objective
+==========================  ===============  ==========================================================
+:class:`MaxEig`             'max-eig'        ``lambda_max(A_SS, B_SS)`` (multiclass LDA, generalized
+                                             pairs)
+:class:`Trace`              'trace'          ``tr(B_SS^{-1} A_SS)`` (multiclass LDA, the sum of the
+                                             discriminant eigenvalues)
+:class:`TwoClassLDA`        'two-class'      ``a_S^T B_SS^{-1} a_S`` (``A = a a^T``: both of the above)
+:class:`SparsePCA`          'spca'           ``lambda_max(C_SS)`` for a covariance ``C`` (``B = I``)
+:class:`ColumnSubset`       'column-subset'  ``tr(C_{:,S} C_SS^{-1} C_{S,:})``: the variance of all the
+                                             features that the chosen ones explain (the trace of the
+                                             pair ``(C C^T, C)``, with ``C`` itself the factor)
+:class:`Correlation`        'correlation'    the trace with ``B`` the total covariance ``B + A``: the
+                                             sum of the squared canonical correlations between the
+                                             features and the class indicators (FastCan's criterion)
+==========================  ===============  ==========================================================
 
 :meth:`Criterion.pair` maps a criterion's own statistics to the ``(A, B, form)`` the kernels
-search, so :class:`ColumnSubset` runs through the greedy and exact machinery of the trace.
+search, so :class:`ColumnSubset` and :class:`Correlation` run through the greedy and exact
+machinery of the trace. The kernels search the pair they are given and never call :meth:`pair`:
+its caller (an estimator, a test) maps the statistics first.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CRITERIA",
     "ColumnSubset",
+    "Correlation",
     "Criterion",
     "MaxEig",
     "SparsePCA",
@@ -96,6 +103,10 @@ class Criterion:
     #: ``f(S) <= f(S + j)`` for every symmetric ``A`` (Cauchy interlacing); an additive objective
     #: needs a positive semi-definite ``A`` for that.
     monotone: bool = False
+    #: :meth:`pair` forms ``p x p`` matrices from the statistics (a total covariance, ``C C^T``),
+    #: so the pair exists only as dense matrices: the implicit route, which reaches ``B`` through
+    #: the data without forming it, cannot search this criterion.
+    needs_dense_pair: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -317,6 +328,7 @@ class ColumnSubset(Trace):
 
     name = "column-subset"
     monotone = True  # C C^T is positive semi-definite
+    needs_dense_pair = True
 
     def objective(self, C: ArrayLike, support: ArrayLike) -> float:
         """``tr(C_{:,S} C_SS^{-1} C_{S,:})`` from the covariance itself."""
@@ -332,6 +344,44 @@ class ColumnSubset(Trace):
             raise ValueError("ColumnSubset reads one matrix, the covariance C; pass B=None.")
         C = np.asarray(A, dtype=np.float64)
         return C @ C.T, C, "full"
+
+
+class Correlation(Trace):
+    """The trace criterion with ``B`` the total covariance: ``tr((B + A)_SS^{-1} A_SS)``.
+
+    With ``A`` the between-class covariance and ``B`` the within-class covariance of labelled
+    data, ``B + A`` is the total covariance and each generalized eigenvalue of the searched pair
+    is ``lambda / (1 + lambda)`` for an eigenvalue ``lambda`` of ``(A_SS, B_SS)``: a squared
+    canonical correlation between the features of ``S`` and the class indicators, at most 1. The
+    objective is their sum, the criterion of FastCan (Zhang and Lang, "Orthogonal least squares
+    based fast feature selection for linear classification", Pattern Recognition, 2022). :meth:`pair` returns the
+    searched pair ``(A, B + A)`` (``A`` kept in its form: a vector ``a``, a factor ``M`` or a
+    symmetric matrix), so every search of the trace runs it unchanged; :meth:`value` is the
+    trace of that pair, :meth:`objective` the same value from the statistics themselves.
+    """
+
+    name = "correlation"
+    monotone = True  # A is positive semi-definite
+    needs_dense_pair = True
+
+    @staticmethod
+    def _outer(A):
+        """``A`` as the symmetric ``p x p`` matrix it stands for (array-API arrays stay where they are)."""
+        if A.ndim == 1:
+            return A[:, None] * A[None, :]
+        return A if A.shape[0] == A.shape[1] else A @ A.T
+
+    def pair(self, A, B=None):
+        if B is None:
+            raise ValueError("Correlation reads the within-class covariance B (the total covariance is B + A); "
+                             "pass B.")
+        return A, B + self._outer(A), None
+
+    def objective(self, A: ArrayLike, B: ArrayLike, support: ArrayLike) -> float:
+        """``tr((B + A)_SS^{-1} A_SS)`` from the between-class ``A`` (vector, factor or matrix) and
+        the within-class ``B``: the sum of the squared canonical correlations on ``S``."""
+        A = np.asarray(A, dtype=np.float64)
+        return self.value(*self.pair(A, np.asarray(B, dtype=np.float64))[:2], support)
 
 
 #: The public names of the criteria and their classes: the allowed strings, written once.
@@ -360,15 +410,31 @@ def as_criterion(criterion: str | Criterion, *, owner: str | None = None) -> Cri
 
 
 def criterion_named(name: str | Criterion) -> Criterion:
-    """The criterion a result reports by name (``info['criterion']``), public or not.
+    """The criterion object of a name, public or not (a result's ``info['criterion']``, an
+    estimator's ``criterion`` parameter).
 
-    The public functions take only the names of :data:`CRITERIA` (:func:`as_criterion`); a search
-    run with another criterion object records that object's name, which this reads back.
+    The kernels' string parameters take only the names of :data:`CRITERIA` (:func:`as_criterion`);
+    this reads any registered name (a search run with another criterion object records that
+    object's name), so a caller asks the object -- its properties, the pair it searches
+    (:meth:`Criterion.pair`) -- instead of comparing names.
+
+    Parameters
+    ----------
+    name : str or Criterion
+        A registered name (``'max-eig'``, ``'trace'``, ``'two-class'``, ``'spca'``,
+        ``'column-subset'``, ``'correlation'``) or a criterion object (returned as it is).
+
+    Returns
+    -------
+    Criterion
 
     Examples
     --------
     >>> criterion_named("column-subset")
     ColumnSubset()
+    >>> crit = criterion_named("correlation")
+    >>> crit.additive, crit.needs_dense_pair
+    (True, True)
     """
     if isinstance(name, str) and name in _REGISTRY:
         return _REGISTRY[name]()

@@ -1,0 +1,52 @@
+"""Switches that override where pixsel's kernels run, to check or measure a path; none is needed to use pixsel.
+
+pixsel chooses the kernels of each call from its input and sizes: NumPy arrays take the NumPy (or
+compiled) kernels, arrays of another library on a GPU the array-API kernels on that device, and
+arrays of another library on the CPU are read as NumPy views without a copy (the faster kernels
+there), their results given back in the input's library. The switch below changes that choice
+inside a ``with`` block only.
+
+* :func:`array_api_kernels` -- arrays of another library on the CPU run through the array-API
+  kernels that a GPU runs, so that path can be checked, or the CPU policy measured, without a GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+__all__ = ["array_api_kernels"]
+
+
+@contextlib.contextmanager
+def array_api_kernels(enabled: bool = True):
+    """Within the block, arrays of another array library on the CPU take the array-API kernels.
+
+    Outside it, a PyTorch CPU tensor (or an array of another array-API library on the CPU) is read
+    as a NumPy view and runs pixsel's NumPy kernels; inside, it runs the array-API kernels, the
+    code that a GPU runs, on the CPU. The results are the same up to rounding; the block lets a
+    user without a GPU check that code path on their data, or time what the default saves. NumPy
+    input is unaffected. The switch holds for the thread (or asyncio task) that entered the
+    block, until it exits.
+
+    Parameters
+    ----------
+    enabled : bool, default=True
+        ``False`` restores the default choice inside an enclosing block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import array_api_strict as xps
+    >>> from pixsel.spectral import greedy_path
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.standard_normal((40, 6))
+    >>> B, a = Z.T @ Z / 40 + 0.1 * np.eye(6), rng.standard_normal(6)
+    >>> with array_api_kernels():
+    ...     path = greedy_path(xps.asarray(a), xps.asarray(B))
+    >>> bool(np.array_equal(np.asarray(path.order), greedy_path(a, B).order))
+    True
+    """
+    from ._array_api import _force_array_api
+
+    with _force_array_api(enabled):
+        yield
