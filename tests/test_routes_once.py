@@ -1,0 +1,96 @@
+"""The route is resolved once per fit: :func:`pixsel._routes.choose` is asked once by an estimator's
+``fit`` (once per fold fit, plus the refit, for the cross-validated options), and the kernels and
+``stats/`` functions it calls follow the route passed down (``route=``) instead of asking again."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from pixsel import _routes
+from pixsel.selection import ColumnSubsetSelector, PathSelectorCV, SparseLDASelector, SparsePCASelector
+
+
+@pytest.fixture
+def choose_calls(monkeypatch):
+    """Every ``choose`` call made, as the family asked: the table's own name and every pixsel module
+    that imported it by name are patched with one counting wrapper."""
+    calls = []
+    original = _routes.choose
+
+    def counting(family, **kwargs):
+        calls.append(family)
+        return original(family, **kwargs)
+
+    holders = [m for name, m in list(sys.modules.items())
+               if name.startswith("pixsel") and m is not None and getattr(m, "choose", None) is original]
+    assert _routes in holders
+    for module in holders:
+        monkeypatch.setattr(module, "choose", counting)
+    return calls
+
+
+def _data(n_classes, n=90, p=10):
+    rng = np.random.default_rng(0)
+    y = np.arange(n) % n_classes
+    X = rng.normal(size=(n, p)) + 0.5 * y[:, None] * (np.arange(p) < 3)
+    return X, y
+
+
+def test_two_class_lda_fit_asks_once(choose_calls):
+    X, y = _data(2)
+    SparseLDASelector(n_features_to_select=3).fit(X, y)
+    assert choose_calls == ["greedy"]
+
+
+def test_default_three_class_lda_fit_asks_once(choose_calls):
+    X, y = _data(3)
+    sel = SparseLDASelector().fit(X, y)
+    assert sel.support_.sum() == 10
+    assert choose_calls == ["greedy"]
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "dual"])
+def test_lda_fit_asks_once_in_every_direction(choose_calls, direction):
+    X, y = _data(3)
+    SparseLDASelector(n_features_to_select=3, direction=direction).fit(X, y)
+    assert choose_calls == ["greedy"]
+
+
+def test_sparse_pca_fit_asks_once(choose_calls):
+    X, _ = _data(2)
+    SparsePCASelector(n_features_to_select=3).fit(X)
+    assert choose_calls == ["greedy"]
+
+
+def test_column_subset_fit_asks_at_most_once(choose_calls):
+    # a NumPy-only fit (its statistics and search on host arrays): nothing for the table to decide
+    X, _ = _data(2)
+    ColumnSubsetSelector(n_features_to_select=3).fit(X)
+    assert len(choose_calls) <= 1
+
+
+def test_path_selector_cv_asks_once_per_fold_fit_and_the_refit(choose_calls):
+    X, y = _data(3)
+    PathSelectorCV(SparseLDASelector(), cv=3).fit(X, y)
+    assert choose_calls == ["greedy"] * (3 + 1)
+
+
+def test_a_kernel_called_alone_still_asks():
+    # route=None (a direct call of the public kernel) keeps asking the table itself
+    from pixsel.spectral import greedy_path
+
+    calls = []
+    original = _routes.choose
+    from pixsel.spectral import _dispatch
+
+    def counting(family, **kwargs):
+        calls.append(family)
+        return original(family, **kwargs)
+
+    _dispatch.choose, saved = counting, _dispatch.choose
+    try:
+        greedy_path(np.array([1.0, 2.0, 0.5]))
+    finally:
+        _dispatch.choose = saved
+    assert calls == ["greedy"]
