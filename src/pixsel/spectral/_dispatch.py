@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from .._routes import Route
     from ._path import SparsePath
 
 __all__ = ["greedy_path"]
@@ -70,6 +71,7 @@ def greedy_path(
     never_select: ArrayLike | None = None,
     beam_width: int = 1,
     refine: bool | int = False,
+    route: Route | None = None,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -137,6 +139,10 @@ def greedy_path(
         never below the support it starts from): True allows up to 100 swaps per size, an int
         that many. Dense arrays. With ``beam_width`` or ``refine`` the supports are no longer
         nested: ``path.support(k)`` reads them from ``path.info['supports']``.
+    route : Route or None, default None
+        Where the kernels run (:func:`pixsel._routes.choose`, ``'greedy'`` family): an estimator
+        passes the route its ``fit`` resolved; None asks the route table for the arrays given.
+        The form follows the arguments (a Gram operator runs the implicit kernel).
 
     Returns
     -------
@@ -183,19 +189,16 @@ def greedy_path(
     if always_select is not None and len(np.atleast_1d(always_select)):
         return _forced(A, B, always_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        certificate=certificate, callback=callback, kernel_options=kernel_options)
-    if _is_operator(A) or _is_operator(B):
-        route = choose("greedy", algorithm="implicit")
-    else:
-        xp, dev = get_namespace(A, B, names=["A", "B"])
-        route = choose("greedy", xp=xp, device=dev, algorithm="dense")
-    if route.implicit:
+    if _is_operator(A) or _is_operator(B):  # a Gram operator: the implicit form, wherever its data lives
         return _implicit_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k,
                               certificate=certificate, callback=callback, kernel_options=kernel_options)
-    if route.backend == "host":
+    xp, dev = get_namespace(A, B, names=["A", "B"])
+    backend = (choose("greedy", xp=xp, device=dev, algorithm="dense") if route is None else route).backend
+    if backend == "host":
         # the CPU policy (pixsel._array_api): NumPy's compiled kernels on views of A and B; the
         # path is host metadata either way
         A, B = host_view(A), host_view(B)
-    elif route.backend == "device":  # CUDA, CuPy, or forced: every form runs on the arrays' device
+    elif backend == "device":  # CUDA, CuPy, or forced: every form runs on the arrays' device
         path = _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
                                max_k=max_k, certificate=certificate, kernel_options=kernel_options)
         if callback is not None:
