@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from pixsel import _routes
-from pixsel.selection import ColumnSubsetSelector, PathSelectorCV, SparseLDASelector, SparsePCASelector
+from pixsel.selection import (
+    CardinalSPLSSelector,
+    ColumnSubsetSelector,
+    PathSelectorCV,
+    ScoreSelector,
+    SparseLDASelector,
+    SparsePCASelector,
+    SPLSSelector,
+    SubspaceScoreSelector,
+)
 
 
 @pytest.fixture
@@ -57,6 +66,31 @@ def test_lda_fit_asks_once_in_every_direction(choose_calls, direction):
     assert choose_calls == ["greedy"]
 
 
+@pytest.mark.parametrize("options, n_fits", [
+    ({"solver": "exact"}, 1),
+    ({"criterion": ["trace", "max-eig"]}, 2 * 3 + 1),  # every criterion on 3 folds, then the fit
+    ({"direction": "cv"}, 3 + 1),
+    ({"stability": 4, "random_state": 0}, 4 + 1),  # every resample, then the fit
+])
+def test_lda_options_ask_once_per_fit_they_run(choose_calls, options, n_fits):
+    X, y = _data(3)
+    SparseLDASelector(n_features_to_select=3, **options).fit(X, y)
+    assert choose_calls == ["greedy"] * n_fits
+
+
+@pytest.mark.parametrize("selector, family", [
+    (CardinalSPLSSelector(n_features_to_select=3), "pls"),
+    (SPLSSelector(), "pls"),
+    (SubspaceScoreSelector(n_features_to_select=3), "scores"),
+    (ScoreSelector(n_features_to_select=3), "scores"),
+    (SparsePCASelector(n_features_to_select=3, solver="exact"), "greedy"),
+])
+def test_other_selectors_ask_once(choose_calls, selector, family):
+    X, y = _data(3)
+    selector.fit(X, y)
+    assert choose_calls == [family]
+
+
 def test_sparse_pca_fit_asks_once(choose_calls):
     X, _ = _data(2)
     SparsePCASelector(n_features_to_select=3).fit(X)
@@ -76,21 +110,32 @@ def test_path_selector_cv_asks_once_per_fold_fit_and_the_refit(choose_calls):
     assert choose_calls == ["greedy"] * (3 + 1)
 
 
-def test_a_kernel_called_alone_still_asks():
-    # route=None (a direct call of the public kernel) keeps asking the table itself
+def test_a_kernel_called_alone_still_asks(choose_calls):
+    # route=None (a direct call of a public kernel) keeps asking the table itself
+    from pixsel.pls import cardinal_spls
     from pixsel.spectral import greedy_path
 
-    calls = []
-    original = _routes.choose
-    from pixsel.spectral import _dispatch
+    greedy_path(np.array([1.0, 2.0, 0.5]))
+    X, y = _data(2)
+    cardinal_spls(X, y[:, None].astype(float), 3, 1)
+    assert choose_calls == ["greedy", "pls"]
 
-    def counting(family, **kwargs):
-        calls.append(family)
-        return original(family, **kwargs)
 
-    _dispatch.choose, saved = counting, _dispatch.choose
-    try:
-        greedy_path(np.array([1.0, 2.0, 0.5]))
-    finally:
-        _dispatch.choose = saved
-    assert calls == ["greedy"]
+def test_resize_keeps_the_placement_and_decides_the_sizes():
+    r = _routes.choose("greedy", xp=np)
+    big = _routes.resize(r, n_samples=100, n_features=_routes.IMPLICIT_MIN_FEATURES + 1)
+    assert (big.backend, big.algorithm) == ("numpy", "implicit")
+    assert _routes.resize(r, n_samples=100, n_features=64) == _routes.choose("greedy", xp=np, n_samples=100,
+                                                                              n_features=64)
+    dask = _routes.resize(_routes.choose("greedy", dask=True), n_samples=100, n_features=64)
+    assert (dask.name, dask.backend) == ("dask", "dask")
+
+
+def test_placement_is_the_tables_rule():
+    xps = pytest.importorskip("array_api_strict")
+    cpu, dev1 = xps.Device("CPU_DEVICE"), xps.Device("device1")
+    assert _routes.placement(np) == "numpy"
+    assert _routes.placement(xps, cpu) == "host" == _routes.choose("statistics", xp=xps, device=cpu).backend
+    assert _routes.placement(xps, dev1) == "device" == _routes.choose("statistics", xp=xps, device=dev1).backend
+    # the fit's route decides when given
+    assert _routes.placement(xps, dev1, route=_routes.choose("greedy", xp=np)) == "numpy"
