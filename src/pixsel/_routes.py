@@ -49,6 +49,14 @@ does (an error for a family without an implicit kernel). Where the data lives is
 here: it follows the data (scikit-learn's ``array_api_dispatch`` rule for estimators, see
 :func:`pixsel._backend.fit_route`).
 
+A fit resolves its route once: the estimator asks :func:`choose` for the data's placement
+(:func:`pixsel._backend.fit_route`, before validation), completes that answer with the sizes
+(:func:`resize`: the implicit and compiled rows) and passes it down (``route=``) to the kernels'
+public entry points and the ``stats/`` functions it calls. Called on their own (``route=None``),
+these ask the table for the arrays given; the ``stats/`` functions (and the other kernels that
+run NumPy's code on host views of another library's CPU arrays) follow :func:`placement`, the one
+rule for where a kernel runs.
+
 Examples
 --------
 >>> import numpy as np
