@@ -71,6 +71,10 @@ def test_lda_fit_asks_once_in_every_direction(choose_calls, direction):
     ({"criterion": ["trace", "max-eig"]}, 2 * 3 + 1),  # every criterion on 3 folds, then the fit
     ({"direction": "cv"}, 3 + 1),
     ({"stability": 4, "random_state": 0}, 4 + 1),  # every resample, then the fit
+    ({"always_select": [0]}, 1),
+    ({"never_select": [1], "beam_width": 2}, 1),
+    ({"refine": 5}, 1),
+    ({"algorithm": "implicit", "refine": False}, 1),
 ])
 def test_lda_options_ask_once_per_fit_they_run(choose_calls, options, n_fits):
     X, y = _data(3)
@@ -89,6 +93,12 @@ def test_other_selectors_ask_once(choose_calls, selector, family):
     X, y = _data(3)
     selector.fit(X, y)
     assert choose_calls == [family]
+
+
+def test_grouped_lda_fit_asks_once(choose_calls):
+    X, y = _data(3, p=16)
+    SparseLDASelector(n_features_to_select=2, patch_size=(2, 2)).fit(X.reshape(-1, 4, 4), y)
+    assert choose_calls == ["greedy"]
 
 
 def test_sparse_pca_fit_asks_once(choose_calls):
