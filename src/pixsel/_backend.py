@@ -38,6 +38,7 @@ from ._array_api import (
     to_numpy,
 )
 from ._routes import choose
+from ._routes import resize as _resize
 from ._validation import as_float_array, check_finite, check_input, get_support_image, is_dask_array
 
 from typing import TYPE_CHECKING
@@ -151,10 +152,10 @@ def fit_route(family, X, y=None, *, chunked=True, **sizes):
 
 
 def resize(route, **sizes):
-    """The same data's route chosen again with the sizes known (``n_samples``, ``n_features``,
-    ``n_classes``, ``k``, ``algorithm``): the implicit row of the table needs them."""
-    return choose(route.family, xp=route.xp if route.foreign else None, device=route.device,
-                  dask=route.backend == "dask", **sizes)
+    """``route`` completed with the sizes known (``n_samples``, ``n_features``, ``n_classes``, ``k``,
+    ``algorithm``): the implicit and compiled rows of the table need them; the placement is the
+    one :func:`fit_route` found (:func:`pixsel._routes.resize`)."""
+    return _resize(route, **sizes)
 
 
 def transform_route(family, X, fitted):

@@ -49,6 +49,14 @@ does (an error for a family without an implicit kernel). Where the data lives is
 here: it follows the data (scikit-learn's ``array_api_dispatch`` rule for estimators, see
 :func:`pixsel._backend.fit_route`).
 
+A fit resolves its route once: the estimator asks :func:`choose` for the data's placement
+(:func:`pixsel._backend.fit_route`, before validation), completes that answer with the sizes
+(:func:`resize`: the implicit and compiled rows) and passes it down (``route=``) to the kernels'
+public entry points and the ``stats/`` functions it calls. Called on their own (``route=None``),
+these ask the table for the arrays given; the ``stats/`` functions (and the other kernels that
+run NumPy's code on host views of another library's CPU arrays) follow :func:`placement`, the one
+rule for where a kernel runs.
+
 Examples
 --------
 >>> import numpy as np
@@ -86,6 +94,8 @@ __all__ = [
     "ALGORITHMS",
     "Route",
     "choose",
+    "resize",
+    "placement",
     "implicit_pays",
     "path_costs",
     "COMPILED_MIN_FEATURES",
@@ -386,6 +396,25 @@ def _backend(family, xp, device, dask):
     return "device", f"arrays on device {device!r}: the array-API kernels there"
 
 
+def placement(xp, device=None, *, route=None, family="statistics"):
+    """Where a kernel of ``family`` runs on arrays of ``xp`` on ``device``: ``'numpy'``, ``'host'``
+    (another library on a CPU: NumPy's kernel on host views, no copy: the CPU policy of
+    :mod:`pixsel._array_api`) or ``'device'`` (the array-API kernel there).
+
+    The one rule the kernels and ``stats/`` functions follow: ``route`` (the :class:`Route` of the
+    fit that calls them) decides when given, the table's placement rows otherwise (a direct call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> placement(np), placement(np, route=choose("statistics", dask=True))
+    ('numpy', 'dask')
+    """
+    if route is not None:
+        return route.backend
+    return _backend(family, xp, device, False)[0]
+
+
 def choose(
     family,
     *,
@@ -436,6 +465,29 @@ def choose(
     'numpy'
     """
     _check(family, algorithm)
+    return _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm)
+
+
+def resize(route, *, n_samples=None, n_features=None, n_classes=None, k=None, algorithm="auto") -> Route:
+    """``route`` completed with the sizes a fit knows once its data is validated: the same
+    placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
+    decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
+    and completes that answer here; the kernels it calls receive the result (``route=``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = resize(choose("greedy", xp=np), n_samples=100, n_features=8192)
+    >>> r.name, r.backend
+    ('implicit', 'numpy')
+    """
+    _check(route.family, algorithm)
+    return _decide(route.family, route.xp if route.foreign else None, route.device, route.backend == "dask",
+                   n_samples, n_features, n_classes, k, algorithm)
+
+
+def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm):
+    """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
     results_dev = device if backend in ("host", "device") else None

@@ -57,6 +57,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
+    from .._routes import Route
+
 __all__ = ["SPLSResult", "cardinal_counts", "cardinal_spls", "spls_eta"]
 
 
@@ -139,11 +141,12 @@ def cardinal_counts(n: int, n_components: int) -> NDArray:
     return floors
 
 
-def _route(X, Y):
+def _route(X, Y, route=None):
     """The arrays' namespace (None for NumPy), their device and where the PLS family runs on them
-    (:func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or ``'device'``)."""
+    (``route``, the calling fit's, or :func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or
+    ``'device'``)."""
     xp, dev = get_namespace(X, Y, names=["X", "Y"])
-    backend = choose("pls", xp=xp, device=dev).backend
+    backend = (choose("pls", xp=xp, device=dev) if route is None else route).backend
     return (None if backend == "numpy" else xp), dev, backend
 
 
@@ -270,7 +273,7 @@ def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p,
     )
 
 
-def _run_spls(entry, X, Y, size, n_components, max_iter, tol, thresholds):
+def _run_spls(entry, X, Y, size, n_components, max_iter, tol, thresholds, route=None):
     """What both public entries do around their threshold rule.
 
     Route (the host policy calls ``entry`` back with NumPy views), centre, check ``n_components``,
@@ -278,7 +281,7 @@ def _run_spls(entry, X, Y, size, n_components, max_iter, tol, thresholds):
     sparsity parameter), run Algorithm 1's loop and pack the result.
     """
     owner = entry.__name__
-    xp, dev, backend = _route(X, Y)
+    xp, dev, backend = _route(X, Y, route)
     if backend == "host":  # the CPU policy: NumPy's code on views
         return call_on_host(entry, xp, dev, X, Y, size, n_components, max_iter=max_iter, tol=tol)
     Xc, Yc, x_mean, y_mean = _prepare(X, Y, owner, xp)
@@ -297,6 +300,7 @@ def spls_eta(
     *,
     max_iter: int | float = 100,
     tol: int | float = 1e-6,
+    route: Route | None = None,
 ) -> SPLSResult:
     """SPLS-eta (Chun and Keles, 2010; section 2.2 of Zhang et al.) with ``kappa = 1/2``.
 
@@ -312,6 +316,9 @@ def spls_eta(
         Number of latent components ``K`` (iterations), ``<= min(n_samples - 1, n_features)``.
     max_iter, tol : int, float
         Limits of the alternating ``c``/``w`` optimization (relative change of ``c``).
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where X lives); None asks
+        :func:`pixsel._routes.choose` for the arrays given.
 
     Returns
     -------
@@ -355,7 +362,7 @@ def spls_eta(
 
         return make_threshold
 
-    return _run_spls(spls_eta, X, Y, eta, n_components, max_iter, tol, thresholds)
+    return _run_spls(spls_eta, X, Y, eta, n_components, max_iter, tol, thresholds, route)
 
 
 def cardinal_spls(
@@ -366,6 +373,7 @@ def cardinal_spls(
     *,
     max_iter: int | float = 100,
     tol: int | float = 1e-6,
+    route: Route | None = None,
 ) -> SPLSResult:
     """Cardinal SPLS (Algorithm 1 of Zhang, Kiranyaz and Gabbouj, ICIP 2014): exactly ``n_features``.
 
@@ -380,6 +388,9 @@ def cardinal_spls(
         Number of latent components ``K``, ``<= min(n_samples - 1, n_features_in)``.
     max_iter, tol : int, float
         Limits of the alternating ``c``/``w`` optimization (relative change of ``c``).
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where X lives); None asks
+        :func:`pixsel._routes.choose` for the arrays given.
 
     Returns
     -------
@@ -434,4 +445,4 @@ def cardinal_spls(
 
         return make_threshold
 
-    return _run_spls(cardinal_spls, X, Y, n_features, n_components, max_iter, tol, thresholds)
+    return _run_spls(cardinal_spls, X, Y, n_features, n_components, max_iter, tol, thresholds, route)

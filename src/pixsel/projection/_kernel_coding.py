@@ -105,12 +105,10 @@ class LassoGramResult:
 
 
 def _compiled(name):
-    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit`, or ``None`` without Numba
-    (imported on first use: importing pixsel does not pay for Numba)."""
-    try:
-        from . import _kernel_coding_jit
-    except ImportError:  # pragma: no cover - numba is a core dependency; the NumPy loop remains
-        return None
+    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit` (Numba is a core dependency;
+    imported on first use: importing pixsel does not pay for Numba)."""
+    from . import _kernel_coding_jit
+
     return getattr(_kernel_coding_jit, name)
 
 
@@ -167,8 +165,8 @@ def lasso_gram_cd(
     C = np.asarray(cov, dtype=np.float64)
     n, K = C.shape
     A = np.zeros((n, K)) if init is None else np.array(init, dtype=np.float64, copy=True)
-    jit = _compiled("lasso_gram_cd_rows") if compiled else None
-    if jit is not None:
+    if compiled:
+        jit = _compiled("lasso_gram_cd_rows")
         A = np.ascontiguousarray(A)
         sweeps, done = jit(np.ascontiguousarray(G), np.ascontiguousarray(C), A, float(alpha), int(max_iter),
                            float(tol))

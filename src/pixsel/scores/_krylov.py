@@ -26,8 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from array_api_compat import array_namespace
 
+from .._routes import placement
 from .._array_api import (
-    call_on_host, from_numpy, get_namespace, has_float64, is_numpy, runs_on_host, sign_flip, to_numpy,
+    call_on_host, from_numpy, get_namespace, has_float64, is_numpy, sign_flip, to_numpy,
 )
 from .._threads import blas_limit
 from ..stats import centered_gram_matmat, centered_projected_gram, column_moments
@@ -186,7 +187,7 @@ def block_krylov_svd(
     """
     n, p = A.shape
     xp, dev = get_namespace(A, names=["A"])
-    if not is_numpy(xp) and runs_on_host(xp, dev):  # the CPU policy: NumPy's code on a view of A
+    if placement(xp, dev, family="scores") == "host":  # NumPy's code on a view of A
         return call_on_host(block_krylov_svd, xp, dev, A, rank, n_iter=n_iter, block_size=block_size,
                             center=center, random_state=random_state, moments=moments,
                             dtype=xp.float64 if has_float64(xp, dev) else xp.float32)

@@ -536,7 +536,7 @@ class SparseLDASelector(_PathSelector):
         ``(A, B + A)``) and the criterion object the kernels run."""
         p, classes = plan.p, plan.classes
         y, classes_fit = codes_on_route(plan.route, y, classes)  # another library: codes on X's device
-        stats = class_statistics(X, y, classes=classes_fit)
+        stats = class_statistics(X, y, classes=classes_fit, route=plan.route)
         B, reg = regularize(
             stats.within, plan.regularization, X=X, y=y, means=stats.means, classes=stats.classes
         )
@@ -579,10 +579,11 @@ class SparseLDASelector(_PathSelector):
             elif direction in ("forward", "dual", "cv"):
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
                                   callback=progress("forward path"), always_select=plan.F, never_select=E,
-                                  beam_width=self.beam_width_)
+                                  beam_width=self.beam_width_, route=plan.route)
             if grouping is None and direction in ("backward", "dual", "cv"):
                 bwd = greedy_path(a, B, direction="backward", criterion=criterion,
-                                  callback=progress("backward path"), always_select=plan.F, never_select=E)
+                                  callback=progress("backward path"), always_select=plan.F, never_select=E,
+                                  route=plan.route)
         return fwd, bwd
 
     def _store(self, X, y, a, B, criterion, fwd, bwd, plan, owner):

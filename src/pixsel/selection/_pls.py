@@ -131,11 +131,11 @@ class _BaseSPLS(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin, Se
         """
         owner = check_params(self)
         X, Y, K, route = self._validate(X, y)
-        res = self._select(X, Y, K, owner)
+        res = self._select(X, Y, K, owner, route)
         self.n_iterations_ = K
         return self._store(res, X.shape[1], route)
 
-    def _select(self, X, Y, K, owner):
+    def _select(self, X, Y, K, owner, route=None):
         """Check the subclass's own parameters, run its kernel on ``X, Y`` with ``K`` components."""
         raise NotImplementedError
 
@@ -327,7 +327,7 @@ class CardinalSPLSSelector(_BaseSPLS):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _select(self, X, Y, K, owner):
+    def _select(self, X, Y, K, owner, route=None):
         """Cardinal SPLS: exactly ``n_features_to_select`` features."""
         p = X.shape[1]
         n = resolve_k(self.n_features_to_select, p, owner, cap=True)
@@ -338,7 +338,7 @@ class CardinalSPLSSelector(_BaseSPLS):
                 f"and are never selected, which leaves {m}. Lower n_features_to_select to at most "
                 f"{m} or drop the constant columns (sklearn.feature_selection.VarianceThreshold)."
             )
-        res = cardinal_spls(X, Y, n, K, max_iter=self.max_iter, tol=self.tol)
+        res = cardinal_spls(X, Y, n, K, max_iter=self.max_iter, tol=self.tol, route=route)
         self.n_features_to_select_ = n
         return res
 
@@ -404,9 +404,9 @@ class SPLSSelector(_BaseSPLS):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _select(self, X, Y, K, owner):
+    def _select(self, X, Y, K, owner, route=None):
         """SPLS-eta: the features that survive the soft threshold ``eta``."""
         eta = float(self.eta)
         if not count_varying(X):
             raise ValueError(f"{owner}: every column of X is constant; there is nothing to select.")
-        return spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol)
+        return spls_eta(X, Y, eta, K, max_iter=self.max_iter, tol=self.tol, route=route)

@@ -312,12 +312,12 @@ class SparsePCASelector(_PathSelector):
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
         elif len(F):  # forward from the forced features, every candidate evaluated exactly
-            C = covariance(X)
+            C = covariance(X, route=route)
             fwd, bwd = greedy_path(to_numpy(C, np.float64), max_k=k, always_select=F), None
             comp = leading_component(to_numpy(C, np.float64), fwd.support(k))[1]
         else:
-            C = covariance(X)
-            fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction)
+            C = covariance(X, route=route)
+            fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction, route=route)
             comp = to_numpy(comp, np.float64)
             if self.certificate:
                 certify(best, dual=p <= 2048)

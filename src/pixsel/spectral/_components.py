@@ -41,7 +41,8 @@ def leading_component(C: Any, S: ArrayLike) -> tuple[float, Any]:
 
 
 def greedy_sparse_component(
-    C: Any, k: int, direction: Literal["forward", "backward", "dual"], *, certificate: str | None = None
+    C: Any, k: int, direction: Literal["forward", "backward", "dual"], *, certificate: str | None = None,
+    route: Any = None,
 ) -> tuple[SparsePath | None, SparsePath | None, SparsePath, float, Any]:
     """GSPCA's first sparse component of a covariance ``C`` with exactly ``k`` loadings.
 
@@ -58,6 +59,9 @@ def greedy_sparse_component(
         ``lambda_max(C_SS)`` of the chosen support ``S = best.support(k)``.
     component : ndarray of shape (p,)
 
+    ``route`` (a :class:`pixsel._routes.Route`, the fit's) is passed to
+    :func:`pixsel.spectral.greedy_path`; None lets it ask the route table.
+
     References
     ----------
     * B. Moghaddam, Y. Weiss and S. Avidan, "Spectral bounds for sparse PCA: exact and greedy
@@ -67,9 +71,9 @@ def greedy_sparse_component(
     """
     fwd = bwd = None
     if direction in ("forward", "dual"):
-        fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=certificate)
+        fwd = greedy_path(C, direction="forward", form="full", max_k=k, certificate=certificate, route=route)
     if direction in ("backward", "dual"):
-        bwd = greedy_path(C, direction="backward", form="full", certificate=certificate)
+        bwd = greedy_path(C, direction="backward", form="full", certificate=certificate, route=route)
     best = pick_path(fwd, bwd, k)
     variance, component = leading_component(C, best.support(k))
     return fwd, bwd, best, variance, component

@@ -18,6 +18,8 @@ route that :func:`pixsel._routes.choose` gives for the ``'greedy'`` family.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from .._routes import Route
     from ._path import SparsePath
 
 __all__ = ["greedy_path"]
@@ -70,6 +73,7 @@ def greedy_path(
     never_select: ArrayLike | None = None,
     beam_width: int = 1,
     refine: bool | int = False,
+    route: Route | None = None,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -137,6 +141,10 @@ def greedy_path(
         never below the support it starts from): True allows up to 100 swaps per size, an int
         that many. Dense arrays. With ``beam_width`` or ``refine`` the supports are no longer
         nested: ``path.support(k)`` reads them from ``path.info['supports']``.
+    route : Route or None, default None
+        Where the kernels run (:func:`pixsel._routes.choose`, ``'greedy'`` family): an estimator
+        passes the route its ``fit`` resolved; None asks the route table for the arrays given.
+        The form follows the arguments (a Gram operator runs the implicit kernel).
 
     Returns
     -------
@@ -175,27 +183,24 @@ def greedy_path(
     if beam_width != 1 or refine:
         return _searched(A, B, beam_width, refine, direction=direction, criterion=criterion, form=form, max_k=max_k,
                          certificate=certificate, callback=callback, always_select=always_select,
-                         never_select=never_select, kernel_options=kernel_options)
+                         never_select=never_select, kernel_options=kernel_options, route=route)
     if never_select is not None and len(np.atleast_1d(never_select)):
         return _excluded(A, B, never_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
                          certificate=certificate, callback=callback, always_select=always_select,
-                         kernel_options=kernel_options)
+                         kernel_options=kernel_options, route=route)
     if always_select is not None and len(np.atleast_1d(always_select)):
         return _forced(A, B, always_select, direction=direction, criterion=criterion, form=form, max_k=max_k,
-                       certificate=certificate, callback=callback, kernel_options=kernel_options)
-    if _is_operator(A) or _is_operator(B):
-        route = choose("greedy", algorithm="implicit")
-    else:
-        xp, dev = get_namespace(A, B, names=["A", "B"])
-        route = choose("greedy", xp=xp, device=dev, algorithm="dense")
-    if route.implicit:
+                       certificate=certificate, callback=callback, kernel_options=kernel_options, route=route)
+    if _is_operator(A) or _is_operator(B):  # a Gram operator: the implicit form, wherever its data lives
         return _implicit_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k,
                               certificate=certificate, callback=callback, kernel_options=kernel_options)
-    if route.backend == "host":
+    xp, dev = get_namespace(A, B, names=["A", "B"])
+    backend = (choose("greedy", xp=xp, device=dev, algorithm="dense") if route is None else route).backend
+    if backend == "host":
         # the CPU policy (pixsel._array_api): NumPy's compiled kernels on views of A and B; the
         # path is host metadata either way
         A, B = host_view(A), host_view(B)
-    elif route.backend == "device":  # CUDA, CuPy, or forced: every form runs on the arrays' device
+    elif backend == "device":  # CUDA, CuPy, or forced: every form runs on the arrays' device
         path = _greedy_path_xp(xp, dev, A, B, direction=direction, criterion=criterion, form=form,
                                max_k=max_k, certificate=certificate, kernel_options=kernel_options)
         if callback is not None:
@@ -233,7 +238,14 @@ def greedy_path(
     return path
 
 
-def _forced(A, B, always_select, *, direction, criterion, form, max_k, certificate, callback, kernel_options):
+def _host_paths(route):
+    """:func:`greedy_path` for the host arrays of the forced, excluded and searched paths: the
+    fit's route when its arrays are NumPy already (NumPy, Dask statistics), else asked anew."""
+    return greedy_path if route is None or route.foreign else functools.partial(greedy_path, route=route)
+
+
+def _forced(A, B, always_select, *, direction, criterion, form, max_k, certificate, callback, kernel_options,
+            route=None):
     """The path with forced features (:mod:`pixsel.spectral._forced`), on host arrays."""
     owner = "greedy_path"
     if _is_operator(A) or _is_operator(B):
@@ -251,11 +263,11 @@ def _forced(A, B, always_select, *, direction, criterion, form, max_k, certifica
         if direction == "backward":
             raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
         max_k = check_int(max_k, "max_k", low=len(F), high=p, owner=owner)
-    return forced_path(greedy_path, A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
+    return forced_path(_host_paths(route), A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        callback=callback)
 
 
-def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options, **options):
+def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options, route=None, **options):
     """The path without the features of ``never_select`` (:mod:`pixsel.spectral.greedy._exclude`)."""
     if _is_operator(A) or _is_operator(B):
         raise ValueError("greedy_path: never_select needs dense A and B (the pair restricted to the other "
@@ -264,11 +276,12 @@ def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options,
     B = None if B is None else to_numpy(B, np.float64)
     A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
     E = check_excluded(never_select, A.shape[0], always_select=always_select, k=max_k, owner="greedy_path")
-    return excluded_path(greedy_path, A, B, E, form=form, always_select=always_select, max_k=max_k,
+    return excluded_path(_host_paths(route), A, B, E, form=form, always_select=always_select, max_k=max_k,
                          **options, **kernel_options)
 
 
-def _searched(A, B, beam_width, refine, *, direction, criterion, form, certificate, kernel_options, **options):
+def _searched(A, B, beam_width, refine, *, direction, criterion, form, certificate, kernel_options, route=None,
+              **options):
     """The beam search and the swaps (:mod:`pixsel.spectral.greedy._search`), on host arrays."""
     from .greedy._search import searched_path  # the swaps import the exact search, which imports us
 
@@ -287,7 +300,7 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
     if width > 1 and not (form == "vector" or as_criterion(criterion).additive):
         raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
                          "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
-    return searched_path(greedy_path, A, B, beam_width=width, sweeps=sweeps, direction=direction,
+    return searched_path(_host_paths(route), A, B, beam_width=width, sweeps=sweeps, direction=direction,
                          criterion=criterion, form=form, **options)
 
 

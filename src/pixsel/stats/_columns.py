@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._routes import placement
 from .._array_api import (
-    call_on_host, float_dtype, get_namespace, is_numpy, one_hot, runs_on_host, to_numpy,
+    call_on_host, float_dtype, get_namespace, one_hot, to_numpy,
 )
 from .._validation import check_finite, is_dask_array
 from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
@@ -55,7 +56,7 @@ def _sum_sq_about(a, mean):
     return np.einsum("ij,ij->j", block, block)
 
 
-def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArray]:
+def column_moments(A: ArrayLike, *, center: bool = True, route: Any = None) -> tuple[NDArray, NDArray]:
     """Column means and squared norms of the centred columns, in two passes without a copy.
 
     Parameters
@@ -65,6 +66,10 @@ def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArr
     center : bool, default=True
         If False the mean is taken as zero.
 
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
+        host views of another library on a CPU, a device); None follows the arrays given
+        (:func:`pixsel._routes.placement`).
     Returns
     -------
     mean : array of shape (n_features,)
@@ -85,9 +90,10 @@ def column_moments(A: ArrayLike, *, center: bool = True) -> tuple[NDArray, NDArr
     ([2.0, 2.0], [2.0, 0.0])
     """
     xp, dev = get_namespace(A, names=["A"])
-    if not is_numpy(xp):
-        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
-            return call_on_host(column_moments, xp, dev, A, center=center)
+    where = placement(xp, dev, route=route)
+    if where == "host":  # NumPy's kernel on host views, no copy
+        return call_on_host(column_moments, xp, dev, A, center=center)
+    if where == "device":
         return _column_moments_xp(xp, dev, A, center)
     p = A.shape[1]
     mean = _column_mean(A) if center else np.zeros(p)
@@ -127,7 +133,7 @@ def _class_sums_partial(Xb, codes, mean, C):
         return (F.T @ H).T, ((F * F).T @ H).T
 
 
-def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
+def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None, route: Any = None) -> ClassSums:
     """Per-class counts, sums and sums of squares of the globally centred columns.
 
     Two passes (the column means, then the class sums about them); centring first keeps the
@@ -142,6 +148,10 @@ def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
 
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
+        host views of another library on a CPU, a device); None follows the arrays given
+        (:func:`pixsel._routes.placement`).
     Returns
     -------
     ClassSums
@@ -159,9 +169,10 @@ def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None) -> ClassSums:
     ([3.0], [[-4.0], [4.0]], [[10.0], [10.0]])
     """
     xp, dev = get_namespace(X, y)
-    if not is_numpy(xp):
-        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
-            return call_on_host(class_sums, xp, dev, X, y, classes=classes)
+    where = placement(xp, dev, route=route)
+    if where == "host":  # NumPy's kernel on host views, no copy
+        return call_on_host(class_sums, xp, dev, X, y, classes=classes)
+    if where == "device":
         return _class_sums_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)

@@ -31,11 +31,10 @@ from .._array_api import (
     get_namespace,
     has_float64,
     host_view,
-    is_numpy,
     one_hot,
-    runs_on_host,
     to_numpy,
 )
+from .._routes import placement
 from .._validation import check_real, is_dask_array
 from ._gram import GRAM_BLOCK_BYTES, CenteredGramOperator
 from ._moments import ClassMeans, _check_counts, class_codes
@@ -63,9 +62,10 @@ def gram_operator(
     if is_dask_array(X):
         return CenteredGramOperator(X, y, classes=classes, alpha=alpha)
     xp, dev = get_namespace(X, names=["X"])
-    if is_numpy(xp):
+    where = placement(xp, dev)
+    if where == "numpy":
         return CenteredGramOperator(X, y, classes=classes, alpha=alpha)
-    if runs_on_host(xp, dev):
+    if where == "host":
         return CenteredGramOperator(host_view(X), None if y is None else host_view(y), classes=classes,
                                     alpha=alpha)
     return DeviceGramOperator(X, y, classes=classes, alpha=alpha)

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.blas import dgemm, dsyrk, ssyrk
 
+from .._routes import placement
 from .._array_api import (
-    call_on_host, float_dtype, from_numpy, get_namespace, is_numpy, one_hot, runs_on_host, to_numpy,
+    call_on_host, float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy,
 )
 from .._validation import check_finite, check_options, is_dask_array
 from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
@@ -246,7 +247,8 @@ def _sums_partial(Xb, codes, C):
     return np.bincount(codes, minlength=C).astype(np.float64), sums
 
 
-def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None) -> ClassMeans:
+def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None,
+                route: Any = None) -> ClassMeans:
     """Class means and the overall mean of ``X`` in one pass, without any ``p x p`` matrix.
 
     Parameters
@@ -260,6 +262,10 @@ def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
 
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
+        host views of another library on a CPU, a device); None follows the arrays given
+        (:func:`pixsel._routes.placement`).
     Returns
     -------
     ClassMeans
@@ -273,9 +279,10 @@ def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None
     ([[1.0, 1.0], [5.0, 5.0]], [4.0, 4.0])
     """
     xp, dev = get_namespace(X, y)
-    if not is_numpy(xp):
-        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
-            return call_on_host(class_means, xp, dev, X, y, classes=classes)
+    where = placement(xp, dev, route=route)
+    if where == "host":  # NumPy's kernel on host views, no copy
+        return call_on_host(class_means, xp, dev, X, y, classes=classes)
+    if where == "device":
         return _class_means_xp(xp, dev, X, y, classes)
     if y is None:
         y = np.zeros(X.shape[0], dtype=np.intp)
@@ -505,7 +512,7 @@ def _finish(classes, counts, means, W):
 
 
 def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
-                     products: str = "float64") -> ClassStatistics:
+                     products: str = "float64", route: Any = None) -> ClassStatistics:
     """Class means and pooled within-class covariance of ``X`` in one pass.
 
     Parameters
@@ -530,6 +537,10 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
         always multiplied in float32, exactly (every product and tile sum is an integer below
         ``2^24``), whatever this says.
 
+    route : Route or None, default None
+        The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
+        host views of another library on a CPU, a device); None follows the arrays given
+        (:func:`pixsel._routes.placement`).
     Returns
     -------
     ClassStatistics
@@ -547,10 +558,11 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
     """
     check_options(products, "products", ("float64", "float32"), owner="class_statistics")
     xp, dev = get_namespace(X, y)
-    if not is_numpy(xp):
-        if runs_on_host(xp, dev):  # the CPU policy of pixsel._array_api: NumPy's kernel, no copy
-            yy = np.zeros(X.shape[0], dtype=np.intp) if y is None else y
-            return call_on_host(class_statistics, xp, dev, X, yy, classes=classes, products=products)
+    where = placement(xp, dev, route=route)
+    if where == "host":  # NumPy's kernel on host views, no copy
+        yy = np.zeros(X.shape[0], dtype=np.intp) if y is None else y
+        return call_on_host(class_statistics, xp, dev, X, yy, classes=classes, products=products)
+    if where == "device":
         return _class_statistics_xp(xp, dev, X, y, classes)
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)
@@ -697,12 +709,13 @@ def _class_statistics_xp(xp, dev, X, y, classes):
                            n_samples=int(n))
 
 
-def covariance(X: ArrayLike) -> Any:
+def covariance(X: ArrayLike, *, route: Any = None) -> Any:
     """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input;
-    in X's library, on its device and in its float dtype for another library."""
+    in X's library, on its device and in its float dtype for another library (``route``, the
+    calling fit's :class:`pixsel._routes.Route`, is passed to :func:`class_statistics`)."""
     xp, _ = get_namespace(X)
     p = X.shape[1]
     if is_numpy(xp):
         return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
-    st = class_statistics(X, None)  # one class: the within scatter is the covariance / n
+    st = class_statistics(X, None, route=route)  # one class: the within scatter is the covariance / n
     return st.within * (st.n_samples / (st.n_samples - 1))
