@@ -59,8 +59,9 @@ def add_parser(sub):
                    help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
-                        "of the best mean, so that a flat curve gives few pixels; 'best': the k of best mean "
-                        "accuracy; 'one-se': the smallest k within one standard error of it")
+                        "of the best mean, so that a flat curve gives few pixels (the k are scored by octave, and "
+                        "the scoring stops where doubling k gains less than --tol); 'best': the k of best mean "
+                        "accuracy (every k scored); 'one-se': the smallest k within one standard error of it")
     p.add_argument("--tol", type=float, default=None, metavar="ACCURACY",
                    help=f"with --k auto --rule within: how much mean CV accuracy may be given up for fewer pixels "
                         f"(default {K_AUTO_TOL}: one point of accuracy)")
