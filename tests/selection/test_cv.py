@@ -447,3 +447,19 @@ def test_bad_tol():
     X, y = _planted()
     with pytest.raises(ValueError, match=r"The 'tol' parameter of PathSelectorCV"):
         PathSelectorCV(rule="within", tol=-0.1).fit(X, y)
+
+
+def test_within_octaves_with_parallel_folds_and_progress():
+    # p = 70: octaves k <= 32, <= 64, <= 70; parallel folds give the same k scored and scores
+    X, y = _planted(seed=6, n=120, p=70)
+    a = PathSelectorCV(rule="within", n_jobs=1).fit(X, y)
+    b = PathSelectorCV(rule="within", n_jobs=2).fit(X, y)
+    for key in a.cv_results_:
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+    assert a.n_features_to_select_ == b.n_features_to_select_
+    records = []
+    c = PathSelectorCV(rule="within", progress=records.append).fit(X, y)
+    np.testing.assert_array_equal(c.cv_results_["mean_test_score"], a.cv_results_["mean_test_score"])
+    folds = [r for r in records if r.stage == "fold"]
+    assert [r.done for r in folds] == [1, 2, 3, 4, 5]  # each fold counted once, whatever the octaves
+    assert any(r.stage == "scores" for r in records) and records[-1].fold is None  # then the refit
