@@ -72,3 +72,18 @@ def test_select_reports_the_direction_that_ran(tmp_path):
     report = json.loads((tmp_path / "f" / "selection.json").read_text())
     assert report["direction"] == "forward" and "direction_by_k" not in report
     assert report["indices"] == SparseLDASelector(6).fit(X, y).get_support(indices=True).tolist()
+
+
+def test_select_auto_within_is_the_library_rule(digits_npz, tmp_path):
+    """--rule within (the default) is PathSelectorCV(rule='within', tol=0.01) on the shuffled
+    folds: the same k, the same pixels (one refit, at that k), the k scored and the best k."""
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "--k", "auto", "--cv", "3", "--seed", "2", "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    d = load_digits_pair(3, 5)
+    ref = PathSelectorCV(SparseLDASelector(), cv=3, random_state=2, rule="within", tol=0.01).fit(d.X, d.y)
+    assert report["k"] == ref.n_features_to_select_
+    assert report["indices"] == ref.get_support(indices=True).tolist()
+    auto = report["k_auto"]
+    assert auto["n_features"] == ref.cv_results_["n_features"].tolist()
+    assert auto["best_k"] == int(ref.cv_results_["n_features"][ref.best_index_]) >= report["k"]

@@ -372,3 +372,94 @@ def test_progress_lines_and_parallel_folds(capsys, monkeypatch):
     PathSelectorCV(SparseLDASelector(), k_grid=[1, 3], cv=3, n_jobs=2, progress=events.append).fit(X, y)
     assert [e.done for e in events if e.stage == "fold"] == [1, 2, 3]
     assert not [e for e in events if e.fold is not None and e.stage != "fold"]  # steps stay in the workers
+
+
+# -- rule='within', tol, random_state ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("tol", [0.0, 0.02, 0.2, 1.0])
+def test_within_rule_equals_brute_force(tol):
+    # an explicit grid that stops below p: the fold statistics are formed on the path's columns
+    X, y = _planted(seed=3, n=200)
+    grid = np.arange(1, 9)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    sel = SparseLDASelector(direction="forward", refine=False)
+    got = PathSelectorCV(sel, k_grid=grid, cv=cv, rule="within", tol=tol).fit(X, y)
+    mean = _brute_force(sel, X, y, grid, cv).mean(axis=1)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], mean, rtol=0, atol=1e-10)
+    want = grid[np.flatnonzero(mean >= mean.max() - tol)[0]]
+    assert got.n_features_to_select_ == want and got.best_index_ == int(np.argmax(mean))
+    if tol == 0.0:  # the best k
+        assert want == grid[int(np.argmax(mean))]
+    if tol == 1.0:  # accuracy given up entirely: one feature
+        assert want == 1
+    assert got.selector_.n_features_to_select == want  # refitted once, at the chosen k
+    np.testing.assert_array_equal(got.get_support(), clone(sel).set_params(n_features_to_select=want).fit(X, y).get_support())
+
+
+@pytest.mark.parametrize("tol", [0.01, 0.05, 0.0])
+def test_within_auto_grid_stops_where_the_curve_flattens(tol):
+    # p = 150: the 'auto' grid's octaves are k <= 32, <= 64, <= 128, <= 150
+    X, y = _planted(seed=5, n=240, p=150, informative=tuple(range(0, 150, 7)), shift=0.35)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    got = PathSelectorCV(cv=cv, rule="within", tol=tol).fit(X, y)
+    full = PathSelectorCV()._grid(150, "path", "PathSelectorCV")
+    ks, mean = got.cv_results_["n_features"], got.cv_results_["mean_test_score"]
+    assert np.array_equal(ks, full[: len(ks)])  # a prefix of the 'auto' grid, whole octaves
+    caps = [c for c in (32, 64, 128, 150) if c <= ks[-1]]
+    assert ks[-1] in caps or ks[-1] == full[full <= caps[-1]][-1]
+    # the octave scores are those of one pass over the same k (tested against brute force above)
+    ref = PathSelectorCV(cv=cv, k_grid=ks).fit(X, y)
+    np.testing.assert_allclose(mean, ref.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
+    # it stopped at the first octave whose best gained less than tol (or at the end of the grid)
+    lows = [0, 32, 64, 128]
+    gains = [mean[(ks > lo) & (ks <= hi)].max() - mean[ks <= lo].max()
+             for lo, hi in zip(lows[1:], (64, 128, 150)) if hi <= ks[-1] or lo < ks[-1]]
+    assert all(g >= tol for g in gains[:-1])
+    assert ks[-1] == 150 or gains[-1] < tol
+    assert got.n_features_to_select_ == ks[np.flatnonzero(mean >= mean.max() - tol)[0]]
+    # the other rules score the whole grid
+    assert np.array_equal(PathSelectorCV(cv=cv, rule="one-se").fit(X, y).cv_results_["n_features"], full)
+
+
+def test_random_state_shuffles_an_int_cv():
+    X, y = _planted(seed=2)
+    grid = [1, 2, 3, 5, 8]
+    got = PathSelectorCV(k_grid=grid, cv=3, random_state=4).fit(X, y)
+    ref = PathSelectorCV(k_grid=grid, cv=StratifiedKFold(3, shuffle=True, random_state=4)).fit(X, y)
+    plain = PathSelectorCV(k_grid=grid, cv=StratifiedKFold(3)).fit(X, y)
+    for i in range(3):
+        key = f"split{i}_test_score"
+        np.testing.assert_array_equal(got.cv_results_[key], ref.cv_results_[key])
+        np.testing.assert_array_equal(PathSelectorCV(k_grid=grid, cv=3).fit(X, y).cv_results_[key],
+                                      plain.cv_results_[key])  # the default: not shuffled
+    # a splitter keeps its own shuffling
+    other = PathSelectorCV(k_grid=grid, cv=StratifiedKFold(3), random_state=4).fit(X, y)
+    np.testing.assert_array_equal(other.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+    # regression: KFold, shuffled the same way
+    yr = X[:, 2] + 0.1 * np.arange(len(y))
+    got = PathSelectorCV(SparsePCASelector(), k_grid=grid, cv=3, random_state=1).fit(X, yr)
+    ref = PathSelectorCV(SparsePCASelector(), k_grid=grid, cv=KFold(3, shuffle=True, random_state=1)).fit(X, yr)
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], rtol=0, atol=0)
+
+
+def test_bad_tol():
+    X, y = _planted()
+    with pytest.raises(ValueError, match=r"The 'tol' parameter of PathSelectorCV"):
+        PathSelectorCV(rule="within", tol=-0.1).fit(X, y)
+
+
+def test_within_octaves_with_parallel_folds_and_progress():
+    # p = 70: octaves k <= 32, <= 64, <= 70; parallel folds give the same k scored and scores
+    X, y = _planted(seed=6, n=120, p=70)
+    a = PathSelectorCV(rule="within", n_jobs=1).fit(X, y)
+    b = PathSelectorCV(rule="within", n_jobs=2).fit(X, y)
+    for key in a.cv_results_:
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+    assert a.n_features_to_select_ == b.n_features_to_select_
+    records = []
+    c = PathSelectorCV(rule="within", progress=records.append).fit(X, y)
+    np.testing.assert_array_equal(c.cv_results_["mean_test_score"], a.cv_results_["mean_test_score"])
+    folds = [r for r in records if r.stage == "fold"]
+    assert [r.done for r in folds] == [1, 2, 3, 4, 5]  # each fold counted once, whatever the octaves
+    assert any(r.stage == "scores" for r in records) and records[-1].fold is None  # then the refit

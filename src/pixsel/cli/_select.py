@@ -63,8 +63,9 @@ def add_parser(sub):
                    help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
-                        "of the best mean, so that a flat curve gives few pixels; 'best': the k of best mean "
-                        "accuracy; 'one-se': the smallest k within one standard error of it")
+                        "of the best mean, so that a flat curve gives few pixels (the k are scored by octave, and "
+                        "the scoring stops where doubling k gains less than --tol); 'best': the k of best mean "
+                        "accuracy (every k scored); 'one-se': the smallest k within one standard error of it")
     p.add_argument("--tol", type=float, default=None, metavar="ACCURACY",
                    help=f"with --k auto --rule within: how much mean CV accuracy may be given up for fewer pixels "
                         f"(default {K_AUTO_TOL}: one point of accuracy)")
@@ -194,23 +195,17 @@ def within_tolerance(cv_results, tol):
 
 
 def _choose_k(args, est, data):
-    """``--k auto``: PathSelectorCV around the method's selector. Returns it fitted, and the
-    selector fitted at the k of ``--rule`` (for 'within': the smallest k within ``--tol`` of the
-    best mean accuracy, refitted from PathSelectorCV's selector when it is not the best k)."""
-    from sklearn.base import clone
-
+    """``--k auto``: PathSelectorCV around the method's selector, with the rule of ``--rule``
+    (for 'within': the smallest k within ``--tol`` of the best mean accuracy, on the 'auto' grid
+    scored octave by octave until the curve has flattened). Returns it fitted, its selector
+    fitted at the chosen k, that k and the tolerance."""
     from ..selection import PathSelectorCV
 
     tol = K_AUTO_TOL if args.tol is None else args.tol
-    rule = "best" if args.rule == "within" else args.rule
-    cvsel = PathSelectorCV(est, cv=_folds(args), rule=rule, k_grid=_k_grid(args, data), progress=show_progress(args))
+    cvsel = PathSelectorCV(est, cv=_folds(args), rule=args.rule, tol=tol, k_grid=_k_grid(args, data),
+                           progress=show_progress(args))
     cvsel.fit(data.X, data.y)
-    sel, k = cvsel.selector_, int(cvsel.n_features_to_select_)
-    if args.rule == "within":
-        k_within = within_tolerance(cvsel.cv_results_, tol)
-        if k_within != k:
-            sel, k = clone(cvsel.selector_).set_params(n_features_to_select=k_within).fit(data.X, data.y), k_within
-    return cvsel, sel, k, tol
+    return cvsel, cvsel.selector_, int(cvsel.n_features_to_select_), tol
 
 
 def _groups_param(args, data, params):
@@ -327,7 +322,7 @@ def _run(args, method, stages):
         report["k_auto"] = {
             "cv": args.cv, "folds": f"StratifiedKFold({args.cv}, shuffle=True, random_state={args.seed})",
             "rule": args.rule, "n_splits": cvsel.n_splits_,
-            **({"tol": tol, "best_k": cvsel.n_features_to_select_} if args.rule == "within" else {}),
+            **({"tol": tol, "best_k": int(cvsel.cv_results_["n_features"][cvsel.best_index_])} if args.rule == "within" else {}),
             "scoring": "accuracy of LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')",
             "n_features": res["n_features"], "mean_test_score": res["mean_test_score"],
             "std_test_score": res["std_test_score"],
@@ -357,7 +352,7 @@ def _run(args, method, stages):
         if cvsel is not None:
             score = cvsel.cv_results_["mean_test_score"][list(cvsel.cv_results_["n_features"]).index(args.k)]
             rule = (f"the smallest k within {tol:g} of the best mean accuracy, "
-                    f"{max(cvsel.cv_results_['mean_test_score']):.4f} at k = {cvsel.n_features_to_select_}"
+                    f"{max(cvsel.cv_results_['mean_test_score']):.4f} at k = {cvsel.cv_results_['n_features'][cvsel.best_index_]}"
                     if args.rule == "within" else f"rule {args.rule}")
             print(f"k = {args.k} chosen by {cvsel.n_splits_}-fold CV ({rule}; mean accuracy {score:.4f})")
         if unit != "features":

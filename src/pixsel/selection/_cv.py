@@ -14,7 +14,9 @@ scores are those of a direct scikit-learn fit on the same columns (tested).
 What a fit costs: one selector fit per fold (whose forward path reaches the largest ``k`` of
 the grid, no further), the scoring of every ``k`` of the grid (about ``k^3 / 3 + C k^2`` or,
 with ``k > n``, ``n^2 k`` per ``k``), and the final refit at the chosen ``k``. The large ``k`` set
-the price of scoring, so the default grid samples them by ratio (see ``k_grid``).
+the price of scoring, so the default grid samples them by ratio (see ``k_grid``); with
+``rule='within'`` it stops where the curve has flattened. The class statistics of a fold are
+formed for the features of its path only (the grid's largest ``k`` columns, not all ``p``).
 
 How the supports of a fold are read, by selector (``route_``):
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from numbers import Integral
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -54,7 +56,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._lazy import dask_rows
 from .._progress import StepProgress, step_progress
-from .._validation import HasMethods, StrOptions, check_input, check_int, check_params, index_set
+from .._validation import HasMethods, Interval, StrOptions, check_input, check_int, check_params, index_set
 from ._base import ImageSelectorMixin
 from ._lda import SparseLDASelector
 from ._scores import ScoreSelector, SubspaceScoreSelector
@@ -70,12 +72,15 @@ if TYPE_CHECKING:
 
 __all__ = ["FoldProgress", "PathSelectorCV"]
 
-_RULES = ("best", "one-se")
+_RULES = ("best", "one-se", "within")
 #: The 'auto' grid: every k up to _DENSE_AUTO, then _LOG_AUTO log-spaced values up to p (steps
 #: of about 7 % at p = 1024). Scoring a k costs about k^2 n or k^3, so the large k, not the
 #: small ones, set the price of a grid: they are sampled by ratio.
 _DENSE_AUTO = 32
 _LOG_AUTO = 48
+#: rule='within' on the 'auto' grid: the folds' paths are computed to this k first (and to p only
+#: when the octaves scored reach further)
+_PATH_REACH = 256
 _CLASSIFICATION = ("binary", "multiclass")
 
 
@@ -235,7 +240,6 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
     t0 = time.perf_counter()
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     scores = np.empty(len(grid))
-    scored = None if report is None else (lambda done, total: report("scores", done, total))
     if route == "refit":
         for i, k in enumerate(grid):
             sel = clone(selector).set_params(n_features_to_select=int(k)).fit(Xtr, ytr)
@@ -244,7 +248,14 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
             if report is not None:
                 report("refit", i + 1, len(grid))
         return scores, time.perf_counter() - t0
-    fit = (_path_fit_params(selector, int(grid[-1]), X.shape[1]) if route == "path"
+    supports = _fold_supports(selector, route, grid, Xtr, ytr, report)
+    return _score_supports(supports, estimator, scorer, fast, grid, Xtr, ytr, Xte, yte, report), time.perf_counter() - t0
+
+
+def _fold_supports(selector, route, grid, Xtr, ytr, report=None):
+    """The supports of every k of the grid on one training split: one fit of the selector (its
+    path or its ranking), whose path reaches the grid's largest k."""
+    fit = (_path_fit_params(selector, int(grid[-1]), Xtr.shape[1]) if route == "path"
            else {"n_features_to_select": int(grid[-1])})
     sel = _with_progress(clone(selector).set_params(**fit), report).fit(Xtr, ytr)
     k_max = int(grid[-1])
@@ -253,15 +264,32 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
         # n_features_to_select): fit again to the grid's largest k
         sel = _with_progress(clone(selector).set_params(n_features_to_select=k_max), report).fit(Xtr, ytr)
     if route == "path":
-        supports = [sel.get_support_at(int(k), indices=True) for k in grid]
-    else:
-        supports = _ranking_supports(sel, grid)
+        return [sel.get_support_at(int(k), indices=True) for k in grid]
+    return _ranking_supports(sel, grid)
+
+
+def _score_part(supports, estimator, scorer, fast, grid, X, y, train, test, report=None):
+    """``_score_supports`` on one split, with the seconds it took."""
+    t0 = time.perf_counter()
+    scores = _score_supports(supports, estimator, scorer, fast, grid, X[train], y[train], X[test], y[test], report)
+    return scores, time.perf_counter() - t0
+
+
+def _score_supports(supports, estimator, scorer, fast, grid, Xtr, ytr, Xte, yte, report=None):
+    """The downstream model's test scores on the supports of the k of ``grid`` (one split)."""
+    scores = np.empty(len(grid))
+    scored = None if report is None else (lambda done, total: report("scores", done, total))
     if fast:
-        stats = _ShrinkageLDAStatistics(Xtr, ytr)
-        Xte = np.asarray(Xte, dtype=np.float64)
         order = _nested_order(supports) if scorer is None else None
         if order is not None:  # a forward path or a ranking: every k from running sums
-            return stats.path_accuracies(order, grid, Xte, yte, callback=scored), time.perf_counter() - t0
+            # the class statistics of the path's features only (column by column, as those of
+            # all features): a p x p matrix per class would cost more than every k scored
+            o = np.asarray(order[: int(grid[-1])], dtype=np.intp)
+            stats = _ShrinkageLDAStatistics(Xtr[:, o], ytr)
+            Xo = np.asarray(Xte[:, o], dtype=np.float64)
+            return stats.path_accuracies(np.arange(len(o)), grid, Xo, yte, callback=scored)
+        stats = _ShrinkageLDAStatistics(Xtr, ytr)
+        Xte = np.asarray(Xte, dtype=np.float64)
     for i, S in enumerate(supports):
         if fast and scorer is None:
             scores[i] = stats.accuracy(S, Xte, yte)
@@ -270,7 +298,7 @@ def _fit_fold(selector, route, estimator, scorer, fast, grid, X, y, train, test,
             scores[i] = scorer(est, Xte[:, S], yte)
         if scored is not None:
             scored(i + 1, len(grid))
-    return scores, time.perf_counter() - t0
+    return scores
 
 
 class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, BaseEstimator):
@@ -279,7 +307,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
     On every training fold the selector is fitted once (its path gives the selection for every
     k), the downstream ``estimator`` is fitted on the selected columns and scored on the test
     fold at every k of ``k_grid``; ``n_features_to_select_`` is the k of best mean score (or the smallest k
-    within one standard error of it), and the selector is refitted at that k on all the data.
+    within one standard error, or within ``tol``, of it), and the selector is refitted once, at that k, on
+    all the data.
     See the module docstring for which selectors have a path (``route_``).
 
     Parameters
@@ -295,7 +324,15 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         The values of k scored. ``'auto'``: every k from 1 to ``min(p, 32)`` and 48
         log-spaced values above up to ``p`` (at most 80 values; steps of about 7 % at ``p =
         1024``), when the supports come from a path or a ranking; 20 log-spaced values
-        from 1 to ``p`` when the selector must be refitted for every k.
+        from 1 to ``p`` when the selector must be refitted for every k. With ``rule='within'``
+        (and a path or a ranking) the 'auto' grid is scored octave by octave (k up to 32, then
+        up to 64, 128, ...) and stops after the first octave whose best mean score exceeds the
+        best before it by less than ``tol``: once doubling k no longer buys ``tol``, the large k
+        (which set the price of scoring) are not scored, and the rule picks among the k
+        scored. This is a stopping heuristic: a curve that rises again by more than ``tol``
+        after a flat octave is not seen (pass an explicit grid to score every k you list).
+        The folds' paths then reach ``k = 256`` first, and ``p`` only when the octaves go
+        further.
         Explicit values must lie in ``[1, n_features]``; they are sorted and duplicates dropped.
     estimator : estimator, default=None
         The downstream model scored at each k. ``None``: shrinkage LDA
@@ -308,10 +345,21 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (an int means ``StratifiedKFold`` for class labels, ``KFold``
         otherwise). With an int, every class needs at least ``cv`` samples.
-    rule : {'best', 'one-se'}, default='best'
+    rule : {'best', 'one-se', 'within'}, default='best'
         ``'best'``: the k of largest mean score (the smallest such k on ties). ``'one-se'``:
         the smallest k whose mean score is within one standard error
         (``std / sqrt(n_splits)`` of the best k's split scores) of the best mean.
+        ``'within'``: the smallest k whose mean score is at least the best mean minus ``tol``
+        (few features when the curve is flat; see ``k_grid`` for where its 'auto' grid stops).
+    tol : float, default=0.01
+        With ``rule='within'``: the mean score given up, at most, for fewer features (in the
+        scorer's units: 0.01 is one point of accuracy). Ignored by the other rules.
+    random_state : int, RandomState instance or None, default=None
+        With an int ``cv``: ``None`` keeps the folds in the order of the samples (as
+        scikit-learn's ``StratifiedKFold`` / ``KFold``); otherwise the samples are shuffled
+        before they are split, with this seed. Images read from a folder come sorted (by
+        person, pose or lighting), and unshuffled folds may each miss some of them. Ignored
+        when ``cv`` is a splitter or an iterable (shuffle there).
     reuse_statistics : bool, default=True
         With the default downstream model (or an identical ``LinearDiscriminantAnalysis``), score
         every k from per-fold class statistics formed once, instead of refitting the LDA at
@@ -349,11 +397,12 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         ``transform`` takes the stack or the rows, ``get_support_image()`` gives the mask in
         this shape); None after a fit on 2-D rows.
     cv_results_ : dict of ndarrays
-        In scikit-learn's format (as ``RFECV``): ``n_features`` (the grid), ``mean_test_score``,
+        In scikit-learn's format (as ``RFECV``): ``n_features`` (the k scored: the grid, or its
+        octaves up to where the curve flattened with ``rule='within'``), ``mean_test_score``,
         ``std_test_score``, ``rank_test_score`` and ``split{i}_test_score``, one entry per k.
     best_index_ : int
         Index of the best mean score in ``cv_results_`` (the chosen k is at this index with
-        ``rule='best'``).
+        ``rule='best'``, or ``'within'`` and ``tol=0``).
     route_ : {'path', 'ranking', 'refit'}
         How each fold's supports were obtained.
     n_splits_ : int
@@ -391,6 +440,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         "scoring": [str, callable, None],
         "cv": ["cv_object"],
         "rule": [StrOptions(_RULES)],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
         "reuse_statistics": ["boolean"],
         "n_jobs": [Integral, None],
         "progress": ["boolean", callable],
@@ -404,7 +455,9 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         estimator: Any | None = None,
         scoring: str | Callable[..., Any] | None = None,
         cv: int = 5,
-        rule: Literal["best", "one-se"] = "best",
+        rule: Literal["best", "one-se", "within"] = "best",
+        tol: float = 0.01,
+        random_state: int | np.random.RandomState | None = None,
         reuse_statistics: bool = True,
         n_jobs: int | None = None,
         progress: bool | Callable[[FoldProgress], Any] = False,
@@ -415,6 +468,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         self.scoring = scoring
         self.cv = cv
         self.rule = rule
+        self.tol = tol
+        self.random_state = random_state
         self.reuse_statistics = reuse_statistics
         self.n_jobs = n_jobs
         self.progress = progress
@@ -491,6 +546,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         if is_clf:
             self.classes_ = np.unique(y)
         cv = check_cv(self.cv, y, classifier=is_clf)
+        if isinstance(self.cv, numbers.Integral) and self.random_state is not None:
+            cv.shuffle, cv.random_state = True, self.random_state  # StratifiedKFold / KFold of check_cv
         if is_clf and isinstance(self.cv, numbers.Integral):
             _, counts = np.unique(y, return_counts=True)
             if counts.min() < cv.get_n_splits():
@@ -513,15 +570,20 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         fold_scorer = None if (fast and self.scoring is None) else scorer
         inner = bool(self.progress) and effective_n_jobs(self.n_jobs) == 1  # steps: only from this process
         reporter = _FoldReporter(owner, len(splits), self.progress, steps=inner) if self.progress else None
-        jobs = (delayed(_fit_fold)(selector, route, estimator, fold_scorer, fast, grid, X, y, train, test,
-                                   report=reporter.for_fold(i + 1) if inner else None)
-                for i, (train, test) in enumerate(splits))
-        results = []
+        parts = self._octaves(grid, route)
         try:
-            for i, result in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)):
-                results.append(result)
-                if reporter is not None:
-                    reporter.fold_done(i + 1)
+            if len(parts) == 1:
+                jobs = (delayed(_fit_fold)(selector, route, estimator, fold_scorer, fast, grid, X, y, train, test,
+                                           report=reporter.for_fold(i + 1) if inner else None)
+                        for i, (train, test) in enumerate(splits))
+                results = []
+                for i, result in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)):
+                    results.append(result)
+                    if reporter is not None:
+                        reporter.fold_done(i + 1)
+            else:
+                results, grid = self._by_octave(parts, selector, route, estimator, fold_scorer, fast, X, y,
+                                                splits, reporter, inner)
             self._choose(results, grid, splits, route)
             refit = clone(selector).set_params(n_features_to_select=self.n_features_to_select_)
             self.selector_ = _with_progress(refit, None if reporter is None else reporter.for_fold(None)).fit(X, y)
@@ -543,6 +605,60 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
             self.estimator_ = clone(estimator).fit(Xs, y)
         return self
 
+    def _octaves(self, grid, route):
+        """The parts of the grid scored in turn: the whole grid, or with ``rule='within'`` and the
+        'auto' grid of a path or a ranking, its octaves (k up to 32, then up to 64, 128...)."""
+        if not (self.rule == "within" and isinstance(self.k_grid, str) and route != "refit"):
+            return [grid]
+        caps = [_DENSE_AUTO]
+        while caps[-1] < grid[-1]:
+            caps.append(2 * caps[-1])
+        parts = [grid[(grid > lo) & (grid <= hi)] for lo, hi in zip([0] + caps[:-1], caps)]
+        return [part for part in parts if len(part)]
+
+    def _by_octave(self, parts, selector, route, estimator, scorer, fast, X, y, splits, reporter, inner):
+        """The folds' scores octave by octave, until the curve has flattened (``rule='within'``).
+
+        Each training split's path is computed once up to ``k = 256`` (a forward path's steps
+        grow with k: the path to ``p`` is computed, once more, only when the octaves reach past
+        256); the octaves are then scored in turn on every split. Returns the ``(scores,
+        seconds)`` of every split and the k scored."""
+        grid = np.concatenate(parts)
+        results = [(np.zeros(0), 0.0) for _ in splits]
+        supports, reach, start = None, 0, 0
+        for j, part in enumerate(parts):
+            if part[-1] > reach:  # the splits' paths (again, further) to the next reach
+                reach = int(grid[-1]) if reach else int(min(grid[-1], max(part[-1], _PATH_REACH)))
+                upto = grid[grid <= reach]
+                t0 = time.perf_counter()
+                jobs = (delayed(_fold_supports)(selector, route, upto, X[train], y[train],
+                                                report=reporter.for_fold(i + 1) if inner else None)
+                        for i, (train, _) in enumerate(splits))
+                supports = list(Parallel(n_jobs=self.n_jobs)(jobs))
+                paths = (time.perf_counter() - t0) / len(splits)
+                results = [(sc, sec + paths) for sc, sec in results]
+            at = slice(start, start + len(part))
+            start += len(part)
+            jobs = (delayed(_score_part)(supports[i][at], estimator, scorer, fast, part, X, y, train, test,
+                                         report=reporter.for_fold(i + 1) if inner else None)
+                    for i, (train, test) in enumerate(splits))
+            for i, (sc, sec) in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)):
+                results[i] = (np.concatenate([results[i][0], sc]), results[i][1] + sec)
+                if reporter is not None and j == 0:
+                    reporter.fold_done(i + 1)
+            if self._flattened(results, len(part)):
+                break
+        return results, grid[:start]
+
+    def _flattened(self, results, n_last):
+        """True when the last octave scored raised the best mean score by less than ``tol``."""
+        if self.rule != "within" or not isinstance(self.k_grid, str):
+            return False
+        mean = np.mean([r[0] for r in results], axis=0)
+        if len(mean) == n_last:  # the first octave: nothing to compare with
+            return False
+        return bool(mean[-n_last:].max() - mean[:-n_last].max() < self.tol)
+
     def _choose(self, results, grid, splits, route):
         """``cv_results_``, ``best_index_``, ``n_features_to_select_``... from the folds' scores."""
         scores = np.array([r[0] for r in results]).reshape(len(splits), len(grid))
@@ -558,6 +674,8 @@ class PathSelectorCV(ImageSelectorMixin, MetaEstimatorMixin, SelectorMixin, Base
         best = int(np.argmax(mean))
         if self.rule == "best":
             chosen = best
+        elif self.rule == "within":
+            chosen = int(np.flatnonzero(mean >= mean[best] - self.tol)[0])
         else:
             se = std[best] / np.sqrt(len(splits))
             chosen = int(np.flatnonzero(mean >= mean[best] - se)[0])
