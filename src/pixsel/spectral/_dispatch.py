@@ -244,19 +244,27 @@ def _host_paths(route):
     return greedy_path if route is None or route.foreign else functools.partial(greedy_path, route=route)
 
 
+def _dense_on_host(A, B, form, operator_message, *, plain=None, certificate=None, kernel_options=None):
+    """``(A, B, form)`` as checked float64 host arrays, for the paths that need the matrices
+    themselves (forced or excluded features, the beam and the swaps): a Gram operator is refused
+    with ``operator_message``, and where ``plain`` names the option, a certificate or kernel options."""
+    if _is_operator(A) or _is_operator(B):
+        raise ValueError(f"greedy_path: {operator_message}")
+    if plain is not None and (certificate is not None or kernel_options):
+        raise ValueError(f"greedy_path: {plain} without certificate and kernel options; drop "
+                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    return check_form_pair(A, B, form=form, owner="greedy_path")
+
+
 def _forced(A, B, always_select, *, direction, criterion, form, max_k, certificate, callback, kernel_options,
             route=None):
     """The path with forced features (:mod:`pixsel.spectral._forced`), on host arrays."""
     owner = "greedy_path"
-    if _is_operator(A) or _is_operator(B):
-        raise ValueError("greedy_path: always_select needs dense A and B (the Schur complement on the forced "
-                         "features); pass the matrices, not a Gram operator.")
-    if certificate is not None or kernel_options:
-        raise ValueError("greedy_path: always_select runs without certificate and kernel options; drop "
-                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
-    A = to_numpy(A, np.float64)
-    B = None if B is None else to_numpy(B, np.float64)
-    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    A, B, form = _dense_on_host(A, B, form, "always_select needs dense A and B (the Schur complement on the forced "
+                                "features); pass the matrices, not a Gram operator.",
+                                plain="always_select runs", certificate=certificate, kernel_options=kernel_options)
     p = A.shape[0]
     F = check_forced(always_select, p, owner=owner)
     if max_k is not None:
@@ -269,12 +277,8 @@ def _forced(A, B, always_select, *, direction, criterion, form, max_k, certifica
 
 def _excluded(A, B, never_select, *, always_select, max_k, form, kernel_options, route=None, **options):
     """The path without the features of ``never_select`` (:mod:`pixsel.spectral.greedy._exclude`)."""
-    if _is_operator(A) or _is_operator(B):
-        raise ValueError("greedy_path: never_select needs dense A and B (the pair restricted to the other "
-                         "features); pass the matrices, not a Gram operator.")
-    A = to_numpy(A, np.float64)
-    B = None if B is None else to_numpy(B, np.float64)
-    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    A, B, form = _dense_on_host(A, B, form, "never_select needs dense A and B (the pair restricted to the other "
+                                "features); pass the matrices, not a Gram operator.")
     E = check_excluded(never_select, A.shape[0], always_select=always_select, k=max_k, owner="greedy_path")
     return excluded_path(_host_paths(route), A, B, E, form=form, always_select=always_select, max_k=max_k,
                          **options, **kernel_options)
@@ -286,15 +290,10 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
     from .greedy._search import searched_path  # the swaps import the exact search, which imports us
 
     width, sweeps = check_search(beam_width, refine, owner="greedy_path")
-    if _is_operator(A) or _is_operator(B):
-        raise ValueError("greedy_path: beam_width > 1 and refine need dense A and B; pass the matrices, not a "
-                         "Gram operator, or beam_width=1 and refine=False.")
-    if certificate is not None or kernel_options:
-        raise ValueError("greedy_path: beam_width > 1 and refine run without certificate and kernel options; drop "
-                         f"{'certificate' if certificate is not None else sorted(kernel_options)}.")
-    A = to_numpy(A, np.float64)
-    B = None if B is None else to_numpy(B, np.float64)
-    A, B, form = check_form_pair(A, B, form=form, owner="greedy_path")
+    A, B, form = _dense_on_host(A, B, form, "beam_width > 1 and refine need dense A and B; pass the matrices, not "
+                                "a Gram operator, or beam_width=1 and refine=False.",
+                                plain="beam_width > 1 and refine run", certificate=certificate,
+                                kernel_options=kernel_options)
     if width > 1 and direction != "forward":
         raise ValueError("greedy_path: the beam search grows supports; use direction='forward' with beam_width > 1.")
     if width > 1 and not (form == "vector" or as_criterion(criterion).additive):
