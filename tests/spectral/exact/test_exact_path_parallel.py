@@ -31,7 +31,7 @@ def _kinds(res):
 def test_windows_on_workers_match_brute_force(form, criterion):
     """Below 24 features only the tree runs: its windows on two workers, every size optimal."""
     rng = np.random.default_rng([len(form), len(criterion)])
-    for p, A, B, Bf, opt in random_problems(rng, 2, 9, 12, form, criterion):
+    for p, A, B, Bf, opt in random_problems(rng, 1, 9, 12, form, criterion):
         res = exact_path(A, B, criterion=criterion, n_jobs=2)
         assert res.info["parallel"]["n_jobs"] == 2
         assert res.search_status == "optimal" and np.all(res.status == "optimal")
@@ -49,7 +49,7 @@ def test_one_size_enumerations_and_second_routes_match_brute_force(monkeypatch):
     monkeypatch.setattr(_allk_parallel, "_BLOCK_MAX", 3)
     rng = np.random.default_rng(40)
     seen = set()
-    for _ in range(4):
+    for _ in range(2):
         p = 12
         a, B = banded_lda(rng, p, 16, 0.02)
         a0, B0 = a.copy(), B.copy()
@@ -76,7 +76,7 @@ def test_probes_from_the_top_on_workers_match_brute_force(monkeypatch):
     monkeypatch.setattr(_allk_parallel._Coordinator, "_pick", lambda self, e, window, primary: "tree")
     monkeypatch.setattr(_allk_parallel._Coordinator, "_tree_cost", lambda self, window: 10.0)
     rng = np.random.default_rng(41)
-    for _ in range(3):
+    for _ in range(1):
         p = 13
         a, B = banded_lda(rng, p, 16, 0.02)
         opt = enumerate_all(a, B, "max-eig")

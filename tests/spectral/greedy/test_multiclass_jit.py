@@ -101,7 +101,7 @@ def test_same_path_on_faces(shared_data):
     from pixsel.stats import class_statistics, regularize
 
     d = shared_data("extyaleb_32x32.npz")  # PIXSEL_DATA, or the shared folder beside the checkout
-    X = d["X"].reshape(-1, 32, 32)[:, ::2, ::2].reshape(len(d["X"]), -1)[:, :200].astype(np.float64)
+    X = d["X"].reshape(-1, 32, 32)[:, ::2, ::2].reshape(len(d["X"]), -1)[:, :120].astype(np.float64)
     st = class_statistics(X, d["y"])
     B, _ = regularize(st.within, "auto", X=X, y=d["y"], means=st.means, classes=st.classes)
     for direction in ("forward", "backward"):

@@ -258,8 +258,8 @@ def test_certified_route_equals_the_exact_route_on_faces(monkeypatch, shared_dat
     d = shared_data("extyaleb_32x32.npz")
     X = d["X"].astype(np.float64).reshape(-1, 32, 32)[:600, ::2, ::2].reshape(600, -1)
     A = np.cov(X, rowvar=False)
-    path = greedy_path(A, form="full", max_k=60, certificate=None)
-    got = {k: refine_support(A, path.support(k)) for k in (10, 30, 60)}
+    path = greedy_path(A, form="full", max_k=30, certificate=None)
+    got = {k: refine_support(A, path.support(k)) for k in (10, 30)}
     with monkeypatch.context() as mp:
         _exact_route(mp)
         for k, (S, v, info) in got.items():
