@@ -134,7 +134,8 @@ def add_feature_set_arguments(parser):
                              "contains; -k counts them (gslda; gspca, which then runs the forward pass without "
                              "its certificate)")
     parser.add_argument("--never-select", type=parse_indices, default=None, metavar="I,J,...",
-                        help="features (0-based indices into the flattened images) never selected (gslda)")
+                        help="features (0-based indices into the flattened images) never selected (gslda, also "
+                             "with --solver exact, whose certificate then covers the other features)")
 
 
 def check_feature_sets(args, method_name, estimator, supporting):

@@ -60,9 +60,15 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
         res = exact_support(
             A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
             node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
-            initial=initial, callback=callback,
+            initial=initial, callback=callback, never_select=_excluded(est),
         )
     return store_exact_result(est, res, k, len(res.weights))
+
+
+def _excluded(est):
+    """The estimator's fitted ``never_select_`` where it excludes features, else None."""
+    E = getattr(est, "never_select_", None)
+    return None if E is None or not len(E) else np.asarray(E, dtype=np.intp)
 
 
 def store_exact_result(est, res, k, n_features, *, search="exact search", rival=None):

@@ -235,10 +235,11 @@ class SparseLDASelector(_PathSelector):
         run (the dense algorithm, single features, ``solver='greedy'``, without ``stability``),
         False elsewhere; True refuses the others.
     never_select : array-like of int or None, default=None
-        Features no support contains (FastCan's ``indices_exclude``): the greedy passes and the
-        swaps run on the other features, so a backward path has ``n_features - len(never_select)``
-        entries. Disjoint from ``always_select``; at least ``n_features_to_select`` features
-        must be left. Dense algorithm and ``solver='greedy'`` only, without groups.
+        Features no support contains (FastCan's ``indices_exclude``): the greedy passes, the
+        swaps and the exact search (``solver='exact'``: its certificate bounds every support
+        without them) run on the other features, so a backward path has
+        ``n_features - len(never_select)`` entries. Disjoint from ``always_select``; at least
+        ``n_features_to_select`` features must be left. Dense algorithm only, without groups.
     beam_width : int, default=1
         Beam search over the forward pass: the ``beam_width`` best distinct supports of every
         size are kept and each is extended by every feature (one rank-one update per extension;
@@ -666,9 +667,6 @@ class SparseLDASelector(_PathSelector):
         if len(E) and grouping is not None:
             raise ValueError(f"{owner}: never_select excludes single features; use it without groups, patch_size "
                              "or a colour image stack (flatten X to (n_samples, n_features)).")
-        if len(E) and self.solver == "exact":
-            raise ValueError(f"{owner}: never_select runs with solver='greedy' only (the exact search does not "
-                             "exclude features); use solver='greedy' or never_select=None.")
         if len(E) and self.algorithm == "implicit":
             raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
         self.never_select_ = E

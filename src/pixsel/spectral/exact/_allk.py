@@ -78,11 +78,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..._threads import blas_limit
-from ..._validation import check_int
+from ..._validation import check_excluded, check_int
 from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
+from ._exclude import lift_path, restrict, restrict_initial
 from ._search import Stop, run_until_stopped
 from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
@@ -910,6 +911,24 @@ def _perspective_caps(M2, B, form, inc, ub, max_k, time_limit):
     return info
 
 
+def _excluded_path(A, B, never_select, criterion, max_k, initial, options):
+    """:func:`exact_path` without the features of ``never_select``, or None where it excludes none:
+    the search on the other features, mapped back (:mod:`._exclude`)."""
+    owner = "exact_path"
+    A, B, form, _, _ = _validate(A, B, 1, criterion, owner)
+    p = A.shape[0]
+    if max_k is not None:
+        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
+    E = check_excluded(never_select, p, k=max_k, owner=owner)
+    if not len(E):
+        return None
+    R = np.setdiff1d(np.arange(p), E)
+    AR, BR = restrict(A, B, form, R)
+    if initial is not None:
+        initial = [restrict_initial(S, E, R, p, owner) for S in initial]
+    return lift_path(exact_path(AR, BR, criterion=criterion, max_k=max_k, initial=initial, **options), R, E)
+
+
 def exact_path(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -922,6 +941,7 @@ def exact_path(
     callback: Callable[[SearchState], None] | None = None,
     initial: Sequence[ArrayLike] | None = None,
     n_jobs: int | None = None,
+    never_select: ArrayLike | None = None,
 ) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
@@ -970,6 +990,13 @@ def exact_path(
         search (``gap_tol == 0``); a ``node_limit`` keeps the search on one process, so that it
         stays reproducible, and so do fewer than 24 features (one process finishes before the
         workers would have started).
+    never_select : array-like of int or None, default None
+        Features no support may contain (FastCan's ``indices_exclude``). The search runs on the
+        pair restricted to the other features, so each size's certificate bounds every support
+        of that size without them; the path has at most ``p - len(never_select)`` sizes
+        (``max_k``, at most that, defaults to it), its supports are in the original indices and
+        ``info['never_select']`` holds the sorted excluded indices. ``initial`` may not contain
+        excluded features; the 256-feature limit applies to the features left.
 
     Returns
     -------
@@ -999,6 +1026,12 @@ def exact_path(
     >>> path.support(2).tolist()
     [0, 2]
     """
+    if never_select is not None:
+        options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
+                       n_jobs=n_jobs)
+        path = _excluded_path(A, B, never_select, criterion, max_k, initial, options)
+        if path is not None:
+            return path
     owner = "exact_path"
     t0 = time.perf_counter()
     A, B, form, _, criterion = _validate(A, B, 1, criterion, owner)

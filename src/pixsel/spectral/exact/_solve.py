@@ -10,11 +10,12 @@ import numpy as np
 
 from ..._array_api import to_host
 from ..._threads import blas_limit
-from ..._validation import check_int, check_options, check_pair, check_real
+from ..._validation import check_excluded, check_int, check_options, check_pair, check_real
 from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..greedy import refine_support
+from ._exclude import lift_result, restrict, restrict_initial
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -385,6 +386,22 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
         return _result(A, B, form, k, criterion, search, status, t0)
 
 
+def _excluded_support(A, B, k, never_select, criterion, initial, options):
+    """:func:`exact_support` without the features of ``never_select``, or None where it excludes
+    none: the search on the other features, mapped back (:mod:`._exclude`)."""
+    owner = "exact_support"
+    A, B, form, k, _ = _validate(A, B, k, criterion, owner)
+    p = A.shape[0]
+    E = check_excluded(never_select, p, k=k, owner=owner)
+    if not len(E):
+        return None
+    R = np.setdiff1d(np.arange(p), E)
+    AR, BR = restrict(A, B, form, R)
+    if initial is not None:
+        initial = restrict_initial(initial, E, R, p, owner)
+    return lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, **options), R, E, p)
+
+
 def exact_support(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -399,6 +416,7 @@ def exact_support(
     branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
     bounds: Literal["cardinality", "inclusion", "sdp", "sdp-node"] = "cardinality",
     fixing: bool | None = None,
+    never_select: ArrayLike | None = None,
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -467,6 +485,13 @@ def exact_support(
         ``U - j``) is computed, and a variable whose exclusion cannot beat the incumbent is
         fixed in without branching. ``None``: on with every bound set but ``'inclusion'``.
         (Vector and factor problems always fix with their cardinality bounds.)
+    never_select : array-like of int or None, default None
+        Features no support may contain (FastCan's ``indices_exclude``). The search runs on the
+        pair restricted to the other features (a support outside ``never_select`` reads only
+        those rows and columns), so the certificate bounds every support of size ``k`` without
+        them; ``support`` and ``weights`` are in the original indices and
+        ``info['never_select']`` holds the sorted excluded indices. At least ``k`` features must
+        be left, and ``initial`` may not contain excluded features.
 
     Returns
     -------
@@ -493,6 +518,12 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
+    if never_select is not None:
+        options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
+                       branch_rule=branch_rule, bounds=bounds, fixing=fixing)
+        res = _excluded_support(A, B, k, never_select, criterion, initial, options)
+        if res is not None:
+            return res
     use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
