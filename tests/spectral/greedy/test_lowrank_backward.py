@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pixsel.spectral import objective_on_support
+from pixsel.spectral._criteria import Criterion
 from pixsel.spectral.greedy import multiclass_greedy_path
 from pixsel.spectral.greedy._lowrank import lowrank_backward, lowrank_backward_path
 from pixsel.stats import class_statistics
@@ -35,12 +36,10 @@ def test_same_order_as_the_dense_kernel_on_random_pairs(criterion, p, n, r, refr
         for k in (1, p // 3, p):
             assert path.objective[k - 1] == pytest.approx(
                 objective_on_support(M, B, path.support(k), criterion=criterion), rel=1e-9)
-        if criterion == "trace":  # the NumPy loop and the compiled one, whichever the route chose above
-            for compiled in (False, True):
-                order, objective, _ = lowrank_backward(M, U, lam, criterion, refresh=refresh, compiled=compiled)
-                np.testing.assert_array_equal(order, dense.order)
-                np.testing.assert_allclose(objective, dense.objective, rtol=1e-9,
-                                           atol=1e-12 * dense.objective.max())
+        for compiled in (False, True):  # the NumPy loop and the compiled one, whichever the route chose above
+            order, objective, _ = lowrank_backward(M, U, lam, criterion, refresh=refresh, compiled=compiled)
+            np.testing.assert_array_equal(order, dense.order)
+            np.testing.assert_allclose(objective, dense.objective, rtol=1e-9, atol=1e-12 * dense.objective.max())
 
 
 def test_the_compiled_dense_kernel_gives_the_same_order():
@@ -81,8 +80,11 @@ def test_bad_input_is_refused():
         lowrank_backward_path(M, np.ones((4, 3)), 1.0)
     with pytest.raises(ValueError, match="finite"):
         lowrank_backward_path(M, np.full((5, 3), np.nan), 1.0)
-    with pytest.raises(ValueError, match="compiled n-form loop runs additive criteria"):
-        lowrank_backward(M, U, 1.0, "max-eig", compiled=True)
+    class Other(Criterion):  # neither additive nor the largest eigenvalue: the NumPy loop only
+        name = "other"
+
+    with pytest.raises(ValueError, match="compiled n-form loop runs the trace and the largest eigenvalue"):
+        lowrank_backward(M, U, 1.0, Other(), compiled=True)
 
 
 def test_progress_reaches_the_last_step():

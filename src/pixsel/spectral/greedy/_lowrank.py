@@ -20,6 +20,9 @@ a ``p x p`` factorization, and the memory is ``O(p (n + r))`` instead of ``p^2``
 which resets rounding. The order is the dense kernel's (same criterion, ties to the lowest index).
 
 The live features are kept in a leading block; a removed row is replaced by the last live one.
+The loop is compiled (:mod:`._lowrank_jit`, the trace and the largest eigenvalue with the dense
+loop's screening by two-pole bounds) where the route allows compiled kernels; the NumPy loop runs
+any criterion with ``losses`` (the reference).
 """
 
 from __future__ import annotations
@@ -72,8 +75,8 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
     refresh : int or None
         Steps between recomputations from scratch; default ``max(64, 2 n)``.
     compiled : bool or None
-        Run the compiled loop of :mod:`._lowrank_jit` (additive criteria only). None: for an
-        additive criterion where the route allows compiled kernels; else the NumPy loop.
+        Run the compiled loop of :mod:`._lowrank_jit` (the trace and the largest eigenvalue).
+        None: where the route allows compiled kernels; else the NumPy loop.
     progress : callable or None
         Called as ``progress(steps_done, p)`` after every step (every ``refresh`` steps in the
         compiled loop).
@@ -85,7 +88,8 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
     objective : ndarray of shape (p,)
         ``objective[k - 1]``: the objective of the ``k`` features left.
     info : dict
-        ``'n_refresh'``: recomputations from scratch.
+        ``'n_refresh'``: recomputations from scratch; ``'n_secular'`` (compiled loop): the
+        candidates whose secular equation was solved (the others ruled out by their bounds).
     """
     criterion = as_criterion(criterion)
     M = np.asarray(M, dtype=np.float64)
@@ -103,23 +107,28 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
     order = np.empty(p, dtype=np.intp)
     objective = np.empty(p)
     n_refresh = 0
+    holds = criterion.additive or criterion.largest_eigenvalue  # the two updates the compiled loop holds
     if compiled is None:
-        compiled = criterion.additive and compiled_enabled()
+        compiled = holds and compiled_enabled()
     if compiled:
-        if not criterion.additive:
-            raise ValueError(f"The compiled n-form loop runs additive criteria (the trace); got {criterion.name!r}.")
-        from ._lowrank_jit import lowrank_backward_trace  # Numba: imported on first use
+        if not holds:
+            raise ValueError("The compiled n-form loop runs the trace and the largest eigenvalue; got "
+                             f"{criterion.name!r}. Pass compiled=False.")
+        from ._lowrank_jit import lowrank_backward_steps  # Numba: imported on first use
 
+        trace = bool(criterion.additive or M.shape[1] == 1)  # one column: both criteria are the trace
         idx = idx.astype(np.int64)
-        m = p
+        m, n_solved = p, 0
         while m > 0:
-            m = lowrank_backward_trace(Ul, Ml, W, d, Kinv, G, idx, float(lam), m, order, objective, p - m, refresh)
+            m, solved = lowrank_backward_steps(Ul, Ml, W, d, Kinv, G, trace, idx, float(lam), m, order, objective,
+                                               p - m, refresh)
+            n_solved += int(solved)
             if m > 1:
                 Kinv, G = _refreshed(Ul, Ml, lam, m, W, d)
                 n_refresh += 1
             if progress is not None:
                 progress(p - m, p)
-        return order, objective, {"n_refresh": n_refresh}
+        return order, objective, {"n_refresh": n_refresh, "n_secular": n_solved}
     for step in range(p):
         m = p - step
         objective[m - 1] = criterion.of_matrix(G)
