@@ -8,8 +8,8 @@ Data: Extended Yale B at 32x32 (1024 pixels), 5 images per person (190 images, 3
 statistics with the default ``'rda'`` ridge (``lam = trace(S_w) / p``), both criteria (the trace
 and the largest eigenvalue). Side by side in one run, 3 repetitions each, alternating (median and
 spread): the current backward pass
-(``multiclass_greedy_path(M, B, direction='backward')`` on the formed ``B``, as the dense
-estimator calls it) and the n-form (``lowrank_backward_path(M, U, lam)``); the order of removal
+(``greedy_path(M, B, direction='backward')`` on the formed ``B``, as the dense estimator calls
+it) and the n-form (``lowrank_backward_path(M, U, lam)``); the order of removal
 is checked equal. ``--quick``: 10 people (50 images) at 16x16 (2 x 2 means, 256 pixels).
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 from _common import blas_threads, parser, write_results
 
 from pixsel.datasets import load_shared
-from pixsel.spectral.greedy import multiclass_greedy_path
+from pixsel.spectral import greedy_path
 from pixsel.spectral.greedy._lowrank import lowrank_backward_path
 from pixsel.stats import class_statistics
 
@@ -57,7 +57,7 @@ def _times(fn, repeat):
 def _compare(M, U, lam, B, criterion, repeat):
     """Both passes ``repeat`` times each, alternating; the same order asserted."""
     rows = {"dense": [], "nform": []}
-    fns = {"dense": lambda: multiclass_greedy_path(M, B, direction="backward", criterion=criterion),
+    fns = {"dense": lambda: greedy_path(M, B, direction="backward", criterion=criterion),
            "nform": lambda: lowrank_backward_path(M, U, lam, criterion=criterion)}
     orders = {}
     for _ in range(repeat):
@@ -83,9 +83,9 @@ def main():
     load = os.getloadavg()
     results = {}
     with blas_threads(args):
-        for criterion in ("trace", "max-eig"):  # warm both kernels (compiled, loaded from the cache)
-            multiclass_greedy_path(M[:40], B[:40, :40], direction="backward", criterion=criterion)
-            lowrank_backward_path(M[:40], U[:40], lam, criterion=criterion)
+        for criterion in ("trace", "max-eig"):  # one untimed run each: the compiled kernels loaded (or compiled)
+            greedy_path(M, B, direction="backward", criterion=criterion)
+            lowrank_backward_path(M, U, lam, criterion=criterion)
         for criterion in ("trace", "max-eig"):
             results[criterion] = _compare(M, U, lam, B, criterion, repeat)
     load_after = os.getloadavg()
