@@ -166,6 +166,8 @@ def test_exact_path_stopped_bounds_never_below_the_optimum():
          "initial contains the never_select features"),
         (lambda A, B, cb: exact_support(A, B, 2, never_select=[3], initial=[4, 9], callback=cb),
          r"initial must hold distinct indices in \[0, 7\]"),
+        (lambda A, B, cb: exact_support(A, B, 2, never_select=[3], initial=[4, 5, 6], callback=cb),
+         r"initial must hold 2 distinct indices in \[0, 7\]; got \[4, 5, 6\]"),
         (lambda A, B, cb: exact_path(A, B, max_k=6, never_select=[0, 1, 2], callback=cb),
          "leaves 5 of the 8 features, fewer than the 6"),
         (lambda A, B, cb: exact_path(A, B, never_select=[0], initial=[[0, 1]], callback=cb),

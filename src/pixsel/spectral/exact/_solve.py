@@ -398,7 +398,10 @@ def _excluded_support(A, B, k, never_select, criterion, initial, options):
     R = np.setdiff1d(np.arange(p), E)
     AR, BR = restrict(A, B, form, R)
     if initial is not None:
+        given = initial
         initial = restrict_initial(initial, E, R, p, owner)
+        if len(initial) != k:
+            raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}]; got {np.asarray(given).tolist()}.")
     return lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, **options), R, E, p)
 
 
