@@ -36,10 +36,15 @@ def test_same_order_as_the_dense_kernel_on_random_pairs(criterion, p, n, r, refr
         for k in (1, p // 3, p):
             assert path.objective[k - 1] == pytest.approx(
                 objective_on_support(M, B, path.support(k), criterion=criterion), rel=1e-9)
-        for compiled in (False, True):  # the NumPy loop and the compiled one, whichever the route chose above
-            order, objective, _ = lowrank_backward(M, U, lam, criterion, refresh=refresh, compiled=compiled)
-            np.testing.assert_array_equal(order, dense.order)
-            np.testing.assert_allclose(objective, dense.objective, rtol=1e-9, atol=1e-12 * dense.objective.max())
+        # the NumPy loop and the compiled one (whichever the route chose above), the dense kernel taking the
+        # last n features (the default) or the n-form down to the last one
+        for compiled in (False, True):
+            for dense_below in (None, 1, 3 * n // 2):
+                order, objective, _ = lowrank_backward(M, U, lam, criterion, refresh=refresh, compiled=compiled,
+                                                       dense_below=dense_below)
+                np.testing.assert_array_equal(order, dense.order)
+                np.testing.assert_allclose(objective, dense.objective, rtol=1e-9,
+                                           atol=1e-12 * dense.objective.max())
 
 
 def test_the_compiled_dense_kernel_gives_the_same_order():
@@ -68,6 +73,10 @@ def test_same_order_as_the_dense_kernel_on_digits(criterion):
     B, dense = _dense(M, U, lam, criterion)
     np.testing.assert_array_equal(path.order, dense.order)
     np.testing.assert_allclose(path.objective, dense.objective, rtol=1e-9)
+    # 60 images: the dense kernel takes the last 60 of the 64 pixels by default; the n-form to the last one too
+    order, objective, _ = lowrank_backward(M, U, lam, criterion, dense_below=1)
+    np.testing.assert_array_equal(order, dense.order)
+    np.testing.assert_allclose(objective, dense.objective, rtol=1e-9)
     # the weights are those of the formed pair
     np.testing.assert_allclose(np.abs(path.weights(10)), np.abs(dense.weights(10)), atol=1e-9)
 
@@ -91,6 +100,24 @@ def test_progress_reaches_the_last_step():
     rng = np.random.default_rng(4)
     M, U = rng.standard_normal((30, 2)), rng.standard_normal((30, 6))
     for compiled in (False, True):
-        calls = []
-        lowrank_backward(M, U, 1.0, "trace", refresh=8, compiled=compiled, progress=lambda i, n: calls.append((i, n)))
-        assert calls[-1] == (30, 30) and all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
+        for dense_below in (None, 1):
+            calls = []
+            lowrank_backward(M, U, 1.0, "trace", refresh=8, compiled=compiled, dense_below=dense_below,
+                             progress=lambda i, n: calls.append((i, n)))
+            assert calls[-1] == (30, 30) and all(a[0] < b[0] for a, b in zip(calls, calls[1:])), calls
+
+
+def test_the_dense_tail_is_as_accurate_as_the_dense_kernel_with_a_small_ridge():
+    """A ridge of 1e-4 of the mean variance: with the last n features removed by the dense kernel the
+    objectives of small supports match those recomputed from scratch to the dense kernel's accuracy."""
+    rng = np.random.default_rng(6)
+    p, n, r = 80, 20, 4
+    M, U = rng.standard_normal((p, r)), rng.standard_normal((p, n)) * 3.0
+    lam = 1e-4 * np.mean(np.sum(U**2, axis=1))
+    B, dense = _dense(M, U, lam, "trace")
+    order, objective, _ = lowrank_backward(M, U, lam, "trace")
+    np.testing.assert_array_equal(order, dense.order)
+    for k in (1, 2, 5, n):
+        S = np.sort(order[p - k:])
+        truth = objective_on_support(M, B, S, criterion="trace")
+        assert objective[k - 1] == pytest.approx(truth, rel=1e-9)  # the n-form to the end: 4e-9 at k = 2

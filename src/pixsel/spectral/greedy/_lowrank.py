@@ -17,7 +17,10 @@ updates of ``W``, ``diag P`` and ``G`` follow from it, and ``K^{-1}`` changes by
 ``O(p n + n^2 + p r)`` instead of the ``O(p^2)`` update of ``P``, the start ``O(p n^2)`` instead of
 a ``p x p`` factorization, and the memory is ``O(p (n + r))`` instead of ``p^2``. Every
 ``refresh`` steps ``K^{-1}``, ``W`` and ``diag P`` are recomputed from scratch (``O(p n^2)``),
-which resets rounding. The order is the dense kernel's (same criterion, ties to the lowest index).
+which resets rounding. The last ``n`` features (``m <= n``) are removed by the dense kernel on
+their ``m x m`` pair: there ``P_ii = (1 - u_i^T K^{-1} u_i) / lam`` would be computed by
+cancellation, and a direct inverse costs at most ``n^3 / 3``. The order is the dense kernel's
+(same criterion, ties to the lowest index).
 
 The live features are kept in a leading block; a removed row is replaced by the last live one.
 The loop is compiled (:mod:`._lowrank_jit`, the trace and the largest eigenvalue with the dense
@@ -59,7 +62,23 @@ def _refreshed(Ul, Ml, lam, m, W, d):
     return np.ascontiguousarray(Kinv), np.ascontiguousarray((G + G.T) / 2)
 
 
-def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=None, progress=None):
+def _dense_tail(Ul, Ml, idx, m, lam, criterion, method, order, objective, progress, p):
+    """The last ``m`` features by the dense kernel on ``B_SS = lam I + U_S U_S^T`` (``m x m``)."""
+    from ._multiclass import _backward
+
+    perm = np.argsort(idx[:m], kind="stable")  # increasing feature indices: the same tie rule
+    Us, Ms = Ul[:m][perm], Ml[:m][perm]
+    B = Us @ Us.T
+    B[np.diag_indices(m)] += lam
+    done = p - m
+    tail_progress = None if progress is None else (lambda i, total: progress(done + i, p))
+    local, obj, info = _backward(Ms, B, criterion, method=method, progress=tail_progress)
+    order[done:] = idx[:m][perm][local]
+    objective[:m] = obj
+    return info.get("n_secular", 0)
+
+
+def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, dense_below=None, compiled=None, progress=None):
     """The backward greedy order of ``(M M^T, lam I + U U^T)`` in the ``n``-dimensional form.
 
     Parameters
@@ -74,11 +93,18 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
         Any criterion with ``losses(W, diag P, G)`` and ``of_matrix(G)`` (``'trace'``, ``'max-eig'``).
     refresh : int or None
         Steps between recomputations from scratch; default ``max(64, 2 n)``.
+    dense_below : int or None
+        The last ``dense_below`` features (default ``n``) are removed by the dense kernel of
+        :mod:`._multiclass` on their ``m x m`` pair (at most ``n^3 / 3`` to factorize): there the
+        n-form computes ``P_ii = (1 - u_i^T K^{-1} u_i) / lam`` by cancellation (relative errors
+        up to ``1e-7`` on face pixels with a ridge of 1e-3 of the mean variance), the direct
+        inverse does not.
     compiled : bool or None
         Run the compiled loop of :mod:`._lowrank_jit` (the trace and the largest eigenvalue).
-        None: where the route allows compiled kernels; else the NumPy loop.
+        None: where the route allows compiled kernels; else the NumPy loop (and the NumPy loop of
+        the dense kernel for the last features).
     progress : callable or None
-        Called as ``progress(steps_done, p)`` after every step (every ``refresh`` steps in the
+        Called as ``progress(steps_done, p)`` as the pass goes (every ``refresh`` steps in the
         compiled loop).
 
     Returns
@@ -88,8 +114,8 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
     objective : ndarray of shape (p,)
         ``objective[k - 1]``: the objective of the ``k`` features left.
     info : dict
-        ``'n_refresh'``: recomputations from scratch; ``'n_secular'`` (compiled loop): the
-        candidates whose secular equation was solved (the others ruled out by their bounds).
+        ``'n_refresh'``: recomputations from scratch; ``'n_secular'``: the candidates whose
+        secular equation was solved by a compiled loop (the others ruled out by their bounds).
     """
     criterion = as_criterion(criterion)
     M = np.asarray(M, dtype=np.float64)
@@ -98,43 +124,40 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
     p = M.shape[0]
     n = U.shape[1]
     refresh = max(64, 2 * n) if refresh is None else int(refresh)
+    switch = max(1, min(p, n if dense_below is None else int(dense_below)))
     Ul = np.array(U, dtype=np.float64, order="C")  # copies: the live block is reordered in place
     Ml = np.array(M, order="C")
-    idx = np.arange(p)
-    W = np.empty_like(Ml)
-    d = np.empty(p)
-    Kinv, G = _refreshed(Ul, Ml, lam, p, W, d)
+    idx = np.arange(p, dtype=np.int64)
     order = np.empty(p, dtype=np.intp)
     objective = np.empty(p)
-    n_refresh = 0
+    n_refresh = n_solved = 0
     holds = criterion.additive or criterion.largest_eigenvalue  # the two updates the compiled loop holds
     if compiled is None:
         compiled = holds and compiled_enabled()
-    if compiled:
-        if not holds:
-            raise ValueError("The compiled n-form loop runs the trace and the largest eigenvalue; got "
-                             f"{criterion.name!r}. Pass compiled=False.")
+    if compiled and not holds:
+        raise ValueError("The compiled n-form loop runs the trace and the largest eigenvalue; got "
+                         f"{criterion.name!r}. Pass compiled=False.")
+    m = p
+    if m > switch:
+        W = np.empty_like(Ml)
+        d = np.empty(p)
+        Kinv, G = _refreshed(Ul, Ml, lam, p, W, d)
+    if compiled and m > switch:
         from ._lowrank_jit import lowrank_backward_steps  # Numba: imported on first use
 
         trace = bool(criterion.additive or M.shape[1] == 1)  # one column: both criteria are the trace
-        idx = idx.astype(np.int64)
-        m, n_solved = p, 0
-        while m > 0:
+        while m > switch:
             m, solved = lowrank_backward_steps(Ul, Ml, W, d, Kinv, G, trace, idx, float(lam), m, order, objective,
-                                               p - m, refresh)
+                                               p - m, min(refresh, m - switch))
             n_solved += int(solved)
-            if m > 1:
+            if m > switch:
                 Kinv, G = _refreshed(Ul, Ml, lam, m, W, d)
                 n_refresh += 1
             if progress is not None:
                 progress(p - m, p)
-        return order, objective, {"n_refresh": n_refresh, "n_secular": n_solved}
-    for step in range(p):
+    for step in range(p - m if compiled else 0, p - switch):
         m = p - step
         objective[m - 1] = criterion.of_matrix(G)
-        if m == 1:
-            order[step] = idx[0]
-            break
         losses = criterion.losses(W[:m], d[:m], G)
         best = losses.max()
         ties = np.flatnonzero(losses == best)
@@ -155,14 +178,15 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, compiled=Non
         last = m - 1  # the last live row takes the removed one's place
         if j != last:
             Ul[j], Ml[j], W[j], d[j], idx[j] = Ul[last], Ml[last], W[last], d[last], idx[last]
-        if (step + 1) % refresh == 0 and last > 1:
+        if (step + 1) % refresh == 0 and last > switch:
             Kinv, G = _refreshed(Ul, Ml, lam, last, W, d)
             n_refresh += 1
         if progress is not None:
             progress(step + 1, p)
-    if progress is not None:  # the last survivor's step, as the compiled loop reports it
-        progress(p, p)
-    return order, objective, {"n_refresh": n_refresh}
+    m = switch
+    n_solved += _dense_tail(Ul, Ml, idx, m, lam, criterion, "auto" if compiled else "eigh", order, objective,
+                            progress, p)
+    return order, objective, {"n_refresh": n_refresh, "n_secular": n_solved}
 
 
 @dataclass
