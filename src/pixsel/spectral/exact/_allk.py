@@ -1041,11 +1041,12 @@ def exact_path(
     additive = M2.shape[1] == 1 or criterion.additive
     if gap_tol == 0 and _USE_NUMBA:
         _compile_kernels(additive, route)  # the search plans from its timings: none may include compilation
-    with blas_limit(1), follow(route):
+    with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
-        greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search, route)
+        with follow(route):  # the greedy starts on the route
+            greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search, route)
         greedy = greedy - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)

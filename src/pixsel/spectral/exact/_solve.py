@@ -407,9 +407,9 @@ def _result(A, B, form, k, criterion, search, status, t0):
 
 
 def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None):
-    """Validate, resolve the route once (:func:`exact_route`), offer the incumbents, then
-    ``run(A, B, form, k, criterion, search)`` (unless a closed form applies) with BLAS on one
-    thread and the greedy kernels on the route, and build the result."""
+    """Validate, resolve the route once (:func:`exact_route`), offer the incumbents (the greedy
+    kernels on the route), then ``run(A, B, form, k, criterion, search)`` (unless a closed form
+    applies) with BLAS on one thread, and build the result."""
     t0 = time.perf_counter()
     route = exact_route(route, A, B)
     A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
@@ -417,10 +417,11 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, r
     for name, (value, choices) in options.items():
         check_options(value, name, choices, owner=owner)
     route = _on_host(route, A)
-    with blas_limit(1), follow(route):
+    with blas_limit(1):
         search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
         search.t0, search.route = t0, route
-        _start(A, B, form, k, criterion, initial, search, route)
+        with follow(route):  # the greedy starts (and the swaps of sparse PCA) on the route
+            _start(A, B, form, k, criterion, initial, search, route)
         if k == 1 or k == A.shape[0]:
             status = _closed_form(A, B, form, k, criterion, search)
         else:
