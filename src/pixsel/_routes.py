@@ -38,7 +38,9 @@ the route passed to them, else the size of their first argument) and :func:`comp
 (asked before a Numba module is imported). The exact searches (:func:`pixsel.spectral.exact_support`,
 :func:`pixsel.spectral.exact_path`) resolve their route once and run their greedy starts under it
 (:func:`follow`); their own compiled engines (``exact_path``'s tree, ``exact_support``'s partner
-search) load when they run, at every size.
+search) load when they run, at every size. A fitted :class:`~pixsel.SparseLDASelector` or
+:class:`~pixsel.SparsePCASelector` keeps the name and the reason of its route (``route_``,
+``route_reason_``).
 
 The rows are tried in that order. Besides the greedy family's ``'compiled'`` size rule, the
 size-dependent row is ``'implicit'``, and only for
@@ -235,8 +237,10 @@ def compiled_pays(n_features, rank=1, form=None):
     p, r = int(n_features), int(rank)
     if form is None and r > 1:
         form = "factor"
-    if p >= COMPILED_MIN_FEATURES or r > COMPILED_MAX_NUMPY_RANK:
+    if p >= COMPILED_MIN_FEATURES:
         return True, f"p = {p} features: the Numba-compiled kernels"
+    if r > COMPILED_MAX_NUMPY_RANK:
+        return True, f"a numerator of rank {r} > {COMPILED_MAX_NUMPY_RANK}: the Numba-compiled kernels"
     if compiled_loaded(form):
         return True, (f"p = {p} features, and this process has loaded the compiled kernels already: the "
                       "Numba-compiled kernels, faster than the NumPy ones once loaded")
