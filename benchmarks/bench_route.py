@@ -23,18 +23,21 @@ The rules (:mod:`pixsel._routes`):
 * ``loaded``: the default now: the NumPy kernels for a small problem, unless this process has
   loaded the compiled kernels of its form, then those.
 
-Each rule runs in a fresh process, once as it starts ("fresh": nothing compiled loaded yet) and
-once after an untimed large problem of the same form (``p = 512``: the compiled kernels loaded
-by size; the dual pass of a vector or a factor, the forward pass of a full matrix). Per process,
-the data are read and the statistics computed untimed, then the call is timed once ("first":
-the compiled route includes importing Numba and loading the kernels from its cache) and
-``--calls`` more times ("again": the median). ``--repeat`` processes per measurement: median
+Four variants, each in fresh processes: the compiled rule and the loaded rule as the process
+starts ("fresh": nothing compiled loaded yet; the size rule runs the same NumPy kernels there),
+and the size rule and the loaded rule after an untimed large problem of the same form
+(``p = 512``: the compiled kernels loaded by size; the dual pass of a vector or a factor, the
+forward pass of a full matrix). The statistics are computed once; per process they are read
+(untimed), then the call is timed once ("first": the compiled rule's includes importing Numba
+and loading the kernels from its cache) and ``--calls`` more times ("again": the median; the
+compiled rule's are those of a process that has loaded the kernels, the speed before the size
+rule). ``--repeat`` processes per measurement: median
 and spread (min-max). Every rule must do the same work (the path's length, or the exact
 search's status). Numba's cache must be filled (``python -m pixsel._jit``); the load average
 is printed.
 
     python benchmarks/bench_route.py            # every case, 3 processes each
-    python benchmarks/bench_route.py --quick    # two cases, smaller exact problems, 1 process each
+    python benchmarks/bench_route.py --quick    # three cases, a smaller exact problem, 1 process each
 """
 
 from __future__ import annotations
@@ -44,9 +47,11 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from _common import parser, write_results
 
 #: name -> (kind, form, options)
@@ -60,15 +65,16 @@ CASES = {
     "exact_support, full max-eig n=30 k=15": ("exact", "full", {"n": 30}),
 }
 QUICK = ("USPS 10 classes, max-eig, backward", "USPS 3 vs 5, backward", "exact_support, LDA Brownian n=40 k=20")
-RULES = ("compiled", "size", "loaded")
 STATES = ("fresh", "after a large fit")
+#: (state, rule) measured: in a fresh process the size and the loaded rules run the same NumPy
+#: kernels (the loaded rule's first call is that of the size rule), and the compiled rule's later
+#: calls are those of a process that has loaded the kernels
+VARIANTS = (("fresh", "compiled"), ("fresh", "loaded"), ("after a large fit", "size"), ("after a large fit", "loaded"))
 
 
-def _problem(kind, form, options, quick):
-    """``(A, B, run)``: the case's statistics and the call to time (``run()`` returns a check value)."""
+def _statistics(kind, form, options, quick):
+    """``(A, B)``: the case's statistics (computed once, by the parent process)."""
     import numpy as np
-
-    from pixsel.spectral import exact_support, greedy_path
 
     if kind == "greedy":
         from pixsel.datasets import load_shared
@@ -81,16 +87,22 @@ def _problem(kind, form, options, quick):
             X, y = X[keep], y[keep]
         st = class_statistics(X, y)
         B, _ = regularize(st.within, "auto")
-        A = np.asarray(st.between).ravel() if form == "vector" else st.between_factor
-        return A, B, lambda: len(greedy_path(A, B, **options).order)
+        return (np.asarray(st.between).ravel() if form == "vector" else st.between_factor), B
     from bench_exact_speed import lda_instance
     from _exact_common import random_pair
 
     rng = np.random.default_rng(0)
     n = 16 if quick else options["n"]
-    A, B = lda_instance(n, rng) if form == "vector" else random_pair(12 if quick else n, rng)
-    k = len(B) // 2
-    return A, B, lambda: exact_support(A, B, k, time_limit=60).status
+    return lda_instance(n, rng) if form == "vector" else random_pair(12 if quick else n, rng)
+
+
+def _call(kind, options, A, B):
+    """The call to time; it returns what every rule must agree on (the path's length, the status)."""
+    from pixsel.spectral import exact_support, greedy_path
+
+    if kind == "greedy":
+        return lambda: len(greedy_path(A, B, **options).order)
+    return lambda: exact_support(A, B, len(B) // 2, time_limit=60).status
 
 
 def _load_form(form):
@@ -113,14 +125,18 @@ def _load_form(form):
         greedy_path(A, B, direction=direction)
 
 
-def child(name, rule, state, calls, quick):
-    """One process: the case under one rule and state; prints one JSON line."""
+def child(name, rule, state, calls, data):
+    """One process: the case under one rule and state, on the statistics in ``data``; prints one JSON line."""
     import contextlib
+
+    import numpy as np
 
     from pixsel._routes import compiled_kernels
 
     kind, form, options = CASES[name]
-    A, B, run = _problem(kind, form, options, quick)
+    with np.load(data) as z:
+        A, B = z["A"], z["B"]
+    run = _call(kind, options, A, B)
     if state != "fresh":
         _load_form(form)
     numba_before = "numba" in sys.modules
@@ -148,13 +164,13 @@ def main(argv=None):
     ap = parser("route", __doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="processes per measurement (median and spread)")
     ap.add_argument("--calls", type=int, default=3, help="timed calls after the first, per process")
-    ap.add_argument("--cases", default=None, help="comma-separated case names (default: all, or the quick ones)")
-    ap.add_argument("--child", nargs=3, metavar=("CASE", "RULE", "STATE"), help=argparse_hidden())
+    ap.add_argument("--cases", default=None, help="case names separated by ';' (default: all, or the quick ones)")
+    ap.add_argument("--child", nargs=4, metavar=("CASE", "RULE", "STATE", "DATA"), help=argparse_hidden())
     args = ap.parse_args(argv)
     if args.child:
-        child(*args.child, args.calls, args.quick)
+        child(*args.child[:3], args.calls, args.child[3])
         return 0
-    names = args.cases.split(",") if args.cases else (QUICK if args.quick else tuple(CASES))
+    names = args.cases.split(";") if args.cases else (QUICK if args.quick else tuple(CASES))
     repeat = 1 if args.quick else args.repeat
     here = Path(__file__).resolve().parent
     env = dict(os.environ)
@@ -164,44 +180,47 @@ def main(argv=None):
           f"BLAS threads {args.threads or 'unlimited'}", flush=True)
     print(f"{'case':40s} {'state':18s} {'rule':9s} {'first call s':22s} {'again s':22s} numba", flush=True)
     rows = []
-    for name in names:
-        for state in STATES:
-            for rule in RULES:
-                runs = []
-                for _ in range(repeat):
-                    cmd = [sys.executable, str(here / "bench_route.py"), "--child", name, rule, state,
-                           "--calls", str(args.calls)] + (["--quick"] if args.quick else [])
-                    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=here, timeout=900)
-                    if out.returncode != 0:
-                        raise RuntimeError(f"{name} / {rule} / {state} failed:\n{out.stderr[-3000:]}")
-                    runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-                checks = {r["check"] for r in runs}
-                assert len(checks) == 1, (name, rule, state, checks)
-                row = {"case": name, "state": state, "rule": rule, "check": runs[0]["check"],
-                       "first_s": _spread([r["first"] for r in runs]), "again_s": _spread([r["again"] for r in runs]),
-                       "numba_imported": any(r["numba_after"] for r in runs)}
-                rows.append(row)
-                print(f"{name:40s} {state:18s} {rule:9s} {_fmt(row['first_s']):22s} {_fmt(row['again_s']):22s} "
-                      f"{'yes' if row['numba_imported'] else 'no'}", flush=True)
+    tmp = tempfile.TemporaryDirectory()
+    for i, name in enumerate(names):
+        data = Path(tmp.name) / f"case{i}.npz"
+        A, B = _statistics(*CASES[name], args.quick)
+        np.savez(data, A=A, B=B)
+        for state, rule in VARIANTS:
+            runs = []
+            for _ in range(repeat):
+                cmd = [sys.executable, str(here / "bench_route.py"), "--child", name, rule, state, str(data),
+                       "--calls", str(args.calls)]
+                out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=here, timeout=900)
+                if out.returncode != 0:
+                    raise RuntimeError(f"{name} / {rule} / {state} failed:\n{out.stderr[-3000:]}")
+                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            checks = {r["check"] for r in runs}
+            assert len(checks) == 1, (name, rule, state, checks)
+            row = {"case": name, "state": state, "rule": rule, "check": runs[0]["check"],
+                   "first_s": _spread([r["first"] for r in runs]), "again_s": _spread([r["again"] for r in runs]),
+                   "numba_imported": any(r["numba_after"] for r in runs)}
+            rows.append(row)
+            print(f"{name:40s} {state:18s} {rule:9s} {_fmt(row['first_s']):22s} {_fmt(row['again_s']):22s} "
+                  f"{'yes' if row['numba_imported'] else 'no'}", flush=True)
         same = {r["check"] for r in rows if r["case"] == name}
         assert len(same) == 1, (name, same)  # every rule did the same work
     summary = {}
     for name in names:
         by = {(r["state"], r["rule"]): r for r in rows if r["case"] == name}
-        loaded, before = by[(STATES[1], "loaded")], by[(STATES[1], "compiled")]
-        size = by[(STATES[1], "size")]
+        fresh, compiled = by[("fresh", "loaded")], by[("fresh", "compiled")]
+        size, loaded = by[(STATES[1], "size")], by[(STATES[1], "loaded")]
         summary[name] = {
             "again_size_over_loaded": size["again_s"]["median"] / loaded["again_s"]["median"],
-            "again_loaded_over_compiled": loaded["again_s"]["median"] / before["again_s"]["median"],
-            "fresh_first_compiled_over_loaded": (by[("fresh", "compiled")]["first_s"]["median"]
-                                                 / by[("fresh", "loaded")]["first_s"]["median"]),
-            "fresh_loaded_imports_numba": by[("fresh", "loaded")]["numba_imported"],
+            "again_loaded_over_compiled": loaded["again_s"]["median"] / compiled["again_s"]["median"],
+            "fresh_first_compiled_over_loaded": compiled["first_s"]["median"] / fresh["first_s"]["median"],
+            "fresh_loaded_imports_numba": fresh["numba_imported"],
         }
         s = summary[name]
         print(f"{name}: after a large fit, size rule / loaded rule {s['again_size_over_loaded']:.1f}x, loaded "
-              f"rule / compiled {s['again_loaded_over_compiled']:.2f}x; fresh process first call, compiled / "
+              f"rule / compiled (again) {s['again_loaded_over_compiled']:.2f}x; fresh process first call, compiled / "
               f"loaded rule {s['fresh_first_compiled_over_loaded']:.1f}x (loaded rule imports Numba: "
               f"{s['fresh_loaded_imports_numba']})", flush=True)
+    tmp.cleanup()
     print(f"load average {os.getloadavg()}", flush=True)
     path = write_results(args, {"rows": rows, "summary": summary, "repeat": repeat, "calls": args.calls,
                                 "load_average": os.getloadavg()})
