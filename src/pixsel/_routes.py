@@ -108,6 +108,7 @@ __all__ = [
     "path_costs",
     "COMPILED_MIN_FEATURES",
     "COMPILED_MAX_NUMPY_RANK",
+    "COMPILED_MODULES",
     "compiled_pays",
     "compiled_loaded",
     "compiled_enabled",
