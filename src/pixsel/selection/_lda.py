@@ -317,6 +317,13 @@ class SparseLDASelector(_PathSelector):
     algorithm_, direction_ : str
         The algorithm ('dense' or 'implicit') and the direction(s) actually run (``'cv'``:
         both passes, the pass of each k cross-validated).
+    route_, route_reason_ : str
+        Which kernels ran the greedy path and why, in one sentence: ``'compiled'`` (Numba, on
+        a large problem or once this process has loaded them), ``'numpy'`` (a small problem:
+        the NumPy kernels answer before the compiled ones would load), ``'implicit'`` (no
+        ``p x p`` matrix), ``'array_api'`` (another library's arrays on their device),
+        ``'host'`` (another library's arrays on a CPU) or ``'dask'``. The selection is the same
+        on every route (up to rounding).
     status_, upper_bound_, n_nodes_ : str, float, int
         Only with ``solver='exact'``: the search status (``'optimal'``, ``'gap_reached'``,
         ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``: the words of
@@ -508,6 +515,7 @@ class SparseLDASelector(_PathSelector):
         route = self._sized_route(route, X, n_classes=len(classes), k=k,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
+        self.route_, self.route_reason_ = route.name, route.reason
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         # a criterion that does not split over the forced features (the largest eigenvalue) runs forward only
         forward_only = bool(len(F)) and len(classes) > 2 and not criterion_named(criterion).additive
@@ -607,7 +615,7 @@ class SparseLDASelector(_PathSelector):
         if self.solver == "exact" and grouping is not None:
             self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
         elif self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=criterion)  # device statistics: one host copy
+            self._solve_exact(a, B, k, criterion=criterion, route=plan.route)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
         store_groups(self, grouping, plan.image_shape)
         store_on_route(self, plan.route)

@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..._routes import follow
 from ..._threads import blas_limit
 from ..._validation import check_excluded, check_int
 from .._dispatch import greedy_path
@@ -85,7 +86,7 @@ from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
 from ._exclude import lift_path, restrict, restrict_initial
 from ._search import Stop, run_until_stopped
-from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
+from ._solve import _check_limits, _factor_of_psd, _on_host, _validate, exact_route, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from numpy.typing import ArrayLike
+
+    from ..._routes import Route
 
 __all__ = ["ExactPath", "exact_path"]
 
@@ -128,7 +131,7 @@ _PARALLEL_MIN_FEATURES = 24
 _KERNELS_READY = set()
 
 
-def _compile_kernels(additive):
+def _compile_kernels(additive, route=None):
     """Run the compiled route once, on small problems of the same kind (``additive`` or not),
     before the first search of the process times anything.
 
@@ -136,7 +139,8 @@ def _compile_kernels(additive):
     window is probed from the top, when the tree hands over): a first window or enumeration
     that includes Numba's compilation (seconds with an empty cache) looks slow and the plan goes
     wrong: on UCI Sonar every size took several times longer in a process whose cache was empty.
-    With a filled cache this only loads the kernels.
+    With a filled cache this only loads the kernels. ``route``: the calling search's (its greedy
+    starts' route), passed on so that the table is not asked again.
     """
     if additive in _KERNELS_READY:
         return
@@ -148,10 +152,10 @@ def _compile_kernels(additive):
         G = rng.standard_normal((2 * p, p))
         B = G.T @ G / (2 * p) + 0.1 * np.eye(p)
         if additive:
-            exact_path(rng.standard_normal(p), B)
+            exact_path(rng.standard_normal(p), B, route=route)
         else:
             F = rng.standard_normal((p, 2))
-            exact_path(F @ F.T, B, criterion="max-eig")
+            exact_path(F @ F.T, B, criterion="max-eig", route=route)
 
 
 @dataclass
@@ -845,12 +849,12 @@ def _report_enum(search, kern, root):
                                 gap=float(gaps[j]), elapsed=time.perf_counter() - search.t0))
 
 
-def _greedy_start(M, B, form, criterion, max_k, search):
+def _greedy_start(M, B, form, criterion, max_k, search, route=None):
     """Offer the forward and backward greedy supports of every size (the dual pass); returns
     their objectives per size in the search's (possibly shifted) scale, the features ordered
     by the backward path (the one it keeps longest first) and the two paths."""
-    fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
-    bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
+    fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k, route=route)
+    bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form, route=route)
     vals = np.empty((2, max_k))
     for k in range(max_k, 0, -1):  # from the top: few non-decreasing fix-ups in offer
         for i, path in enumerate((fw, bw)):
@@ -942,6 +946,7 @@ def exact_path(
     initial: Sequence[ArrayLike] | None = None,
     n_jobs: int | None = None,
     never_select: ArrayLike | None = None,
+    route: Route | None = None,
 ) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
@@ -997,6 +1002,11 @@ def exact_path(
         (``max_k``, at most that, defaults to it), its supports are in the original indices and
         ``info['never_select']`` holds the sorted excluded indices. ``initial`` may not contain
         excluded features; the 256-feature limit applies to the features left.
+    route : Route or None, default None
+        Where the greedy starts run (:func:`pixsel._routes.choose`, ``'exact'`` family: the
+        compiled greedy kernels or the NumPy ones, by the size; the search's own tree is compiled
+        at every size); an estimator passes the route its ``fit`` resolved, None asks the route
+        table once for the arrays given.
 
     Returns
     -------
@@ -1028,13 +1038,15 @@ def exact_path(
     """
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
-                       n_jobs=n_jobs)
+                       n_jobs=n_jobs, route=route)
         path = _excluded_path(A, B, never_select, criterion, max_k, initial, options)
         if path is not None:
             return path
     owner = "exact_path"
     t0 = time.perf_counter()
+    route = exact_route(route, A, B)
     A, B, form, _, criterion = _validate(A, B, 1, criterion, owner)
+    route = _on_host(route, A)
     p = A.shape[0]
     if p > MAX_FEATURES:
         raise ValueError(
@@ -1061,12 +1073,13 @@ def exact_path(
     M2 = M[:, None] if M.ndim == 1 else M
     additive = M2.shape[1] == 1 or criterion.additive
     if gap_tol == 0 and _USE_NUMBA:
-        _compile_kernels(additive)  # the search plans from its timings: none may include compilation
+        _compile_kernels(additive, route)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
-        greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search)
+        with follow(route):  # the greedy starts on the route
+            greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search, route)
         greedy = greedy - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)
