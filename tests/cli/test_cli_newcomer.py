@@ -130,6 +130,33 @@ def test_one_image_per_class_is_warned(tmp_path, capsys):
     assert any("within-class scatter is zero" in n for n in report["notes"])
 
 
+def test_evaluate_warns_of_one_sample_classes_as_select_does(tmp_path, capsys):
+    """A training part with a class of one sample: the same warning as select's, in the JSON's notes;
+    a random split that cannot be stratified says which class and how to fix it."""
+    rng = np.random.default_rng(0)
+    split = tmp_path / "split.npz"
+    np.savez(split, X_train=rng.normal(size=(7, 6)), y_train=np.array([0] * 6 + [1]),
+             X_test=rng.normal(size=(6, 6)), y_test=np.array([0, 0, 0, 1, 1, 1]))
+    out = tmp_path / "e"
+    assert main(["evaluate", str(split), "-c", "lda", "-k", "1,2", "--out", str(out), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "pixsel evaluate: warning: 1 of the 2 classes of the training part of" in err
+    assert "hold one sample" in err and "give at least 2 samples per class" in err
+    report = json.loads((out / "evaluate.json").read_text())
+    assert any("hold one sample" in n for n in report["notes"])
+    whole = tmp_path / "whole.npz"
+    np.savez(whole, X=rng.normal(size=(13, 6)), y=np.array([0] * 6 + [1] * 6 + [2]))
+    assert main(["evaluate", str(whole), "--classes", "0,1", "-c", "lda", "--out", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert "1 class(es) hold one sample (2)" in err and "--test FILE" in err
+    assert not (tmp_path / "w").exists()
+    # two samples in every class: no warning
+    np.savez(split, X_train=rng.normal(size=(8, 6)), y_train=np.array([0] * 6 + [1] * 2),
+             X_test=rng.normal(size=(6, 6)), y_test=np.array([0, 0, 0, 1, 1, 1]))
+    assert main(["evaluate", str(split), "-c", "lda", "-k", "1", "--out", str(tmp_path / "e2"), "-q"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_empty_class_folders_nested_images_and_mixed_bit_depths_are_warned(tmp_path, capsys):
     folder = _folder(tmp_path / "f", classes=2, n=4)
     (folder / "empty").mkdir()

@@ -715,6 +715,13 @@ def load_train_test(
         if train.class_names and len(train.class_names) == len(names):
             names = train.class_names
         return TrainTest(train.X, train.y, held.X, held.y, train.image_shape, f"--test {test}", names)
+    values, counts = np.unique(train.y, return_counts=True)
+    if (counts < 2).any():
+        lone = [str(v) for v in values[counts < 2]]
+        raise ValueError(
+            f"{path}: {len(lone)} class(es) hold one sample ({', '.join(lone[:5])}{', ...' if len(lone) > 5 else ''}), "
+            "too few for a stratified train/test split: give at least 2 samples per class, or the test part "
+            "as a file of its own (test=FILE; --test FILE in pixsel evaluate).")
     from sklearn.model_selection import train_test_split
 
     Xa, Xb, ya, yb = train_test_split(train.X, train.y, test_size=test_size, random_state=random_state,
