@@ -312,3 +312,40 @@ def test_the_hdf5_dataset_read_is_said(tmp_path, capsys):
         f.create_dataset("y", data=np.arange(12) % 2)
     assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
     assert "read X from the HDF5 dataset 'images' of d.h5 and y from its labels" in capsys.readouterr().out
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["gslda", "gspca"])
+def test_path_shows_its_stages_as_select_does(tmp_path, digits_npz, capsys, method):
+    """--progress in a log: the stages of path as plain lines (reading, loading, the paths with
+    one line per path counted, writing), no cursor codes; -q: nothing."""
+    out = tmp_path / "p"
+    assert main(["path", str(digits_npz), "-m", method, "--progress", "--out", str(out)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"pixsel path: reading {digits_npz}"
+    assert "pixsel path: loading the paths (scikit-learn, SciPy)" in lines
+    n = 5 if method == "gslda" else 3  # two classes: the statistics, forward, backward, Fisher, simple
+    assert any(ln.startswith(f"pixsel path: {method} paths (365 samples, 64 features") for ln in lines), lines
+    assert any(ln.startswith(f"pixsel path: {method}, paths: path {n} of {n} (") for ln in lines), lines
+    assert any(ln.startswith(f"pixsel path: {method} paths done (") for ln in lines), lines
+    assert lines[-1] == "pixsel path: writing path.json, path.png"
+    assert not any("\r" in ln or "\x1b" in ln for ln in lines)
+    assert (out / "path.json").is_file() and (out / "path.png").is_file()
+    assert main(["path", str(digits_npz), "-m", method, "-q", "--progress", "--out", str(tmp_path / "q")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_paths_report_to_a_callable():
+    from pixsel.datasets import load_digits_pair
+    from pixsel.selection import lda_paths, pca_paths
+
+    d = load_digits_pair(3, 5)
+    calls = []
+    ps = lda_paths(d.X, d.y, progress=lambda *a: calls.append(a))
+    assert calls[-1] == (5, 5, "paths") and [c[0] for c in calls] == [1, 2, 3, 4, 5]
+    assert sorted(ps.paths) == ["backward", "fisher", "forward", "simple"]
+    calls.clear()
+    pca_paths(d.X, progress=lambda *a: calls.append(a))
+    assert calls[-1] == (3, 3, "paths")
