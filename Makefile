@@ -6,8 +6,7 @@ BIN     = $(VENV)/bin
 STAMP      = $(VENV)/.pixsel-installed
 TEST_STAMP = $(VENV)/.pixsel-test-installed
 # --no-compile: Python writes the bytecode of the modules a run imports, not of every installed file
-# (nor of pip itself: PYTHONDONTWRITEBYTECODE)
-PIP = PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile
+PIP = $(BIN)/python -m pip install --quiet --no-compile
 
 .PHONY: demo test install docs docs-clean bench bench-quick clean
 
@@ -33,7 +32,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) -e .
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip uninstall --quiet --yes setuptools 2>/dev/null || true
+	$(BIN)/python -m pip uninstall --quiet --yes setuptools 2>/dev/null || true
 	touch $(STAMP)
 
 # what the suite needs besides: pytest and the docs packages, pandas, scikit-image, PyTorch's CPU
