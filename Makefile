@@ -22,16 +22,21 @@ test: $(TEST_STAMP)
 
 install: $(STAMP)
 
-# the library and what it needs at run time, nothing else. Small problems (the demo's 8x8 digits)
+# the library and what it needs at run time, nothing else (scikit-image, for the LGBP features and
+# image files Pillow does not read, is the extra `images`). Small problems (the demo's 8x8 digits)
 # run NumPy's kernels, so nothing is compiled here; larger ones compile their Numba kernels on
-# first use, into Numba's cache (`python -m pixsel._jit` compiles them all ahead, about a minute)
+# first use, into Numba's cache (`python -m pixsel._jit` compiles them all ahead, about a minute).
+# The setuptools that Python 3.11's venv puts in the environment (3.12's does not) is removed:
+# nothing runs it, pip builds pixsel in an isolated environment with the setuptools pyproject.toml
+# names, and it is 10 MB of the environment.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) -e .
+	$(BIN)/python -m pip uninstall --quiet --yes setuptools 2>/dev/null || true
 	touch $(STAMP)
 
-# what the suite needs besides: pytest and the docs packages, pandas, PyTorch's CPU build and
-# array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled ahead
+# what the suite needs besides: pytest and the docs packages, pandas, scikit-image, PyTorch's CPU
+# build and array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled ahead
 $(TEST_STAMP): $(STAMP)
 	$(PIP) -e ".[test,distributed,cluster,arrayapi]"
 	$(BIN)/python -m pixsel._jit

@@ -1,7 +1,9 @@
 """The compiled/NumPy rule of the route table: small NumPy problems run the NumPy kernels (the
-oracles of the compiled ones), so a first fit on 8x8 digits neither compiles nor loads a Numba
-kernel; the results are those of the compiled kernels."""
+oracles of the compiled ones) until this process has loaded the compiled kernels of their form, so
+a first fit on 8x8 digits neither compiles nor loads a Numba kernel, and a process that has loaded
+them runs small problems compiled too; the results are those of the compiled kernels."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -16,6 +18,15 @@ from pixsel import _routes
 from pixsel._routes import compiled_enabled, compiled_kernels, compiled_pays, sized_kernels
 from pixsel.spectral import greedy_path
 from pixsel.spectral.greedy import _rank_one
+
+
+@pytest.fixture
+def nothing_loaded(monkeypatch):
+    """The route table sees no compiled greedy kernel loaded (other tests of this process may have
+    loaded them): the size rule alone, as in a fresh process."""
+    monkeypatch.setattr(_routes, "COMPILED_MODULES",
+                        {form: (f"pixsel._no_such_module_{form}",) for form in _routes.COMPILED_MODULES})
+
 
 _FRESH = r"""
 import json, sys
@@ -49,20 +60,21 @@ def test_first_fits_on_digits_import_no_numba(tmp_path):
     (lambda: SparsePCASelector(8), None),
     (lambda: SparsePCASelector(8, direction="dual"), None),
 ])
-def test_numpy_route_gives_the_compiled_results(make, which):
+def test_numpy_route_gives_the_compiled_results(nothing_loaded, make, which):
     """On digits (p = 64) the route takes the NumPy kernels; forced compiled, the same supports
     and objectives (to rounding)."""
     X, y = load_digits(return_X_y=True)
     target = None if which is None else (y % 2 if which == "binary" else y)
     fit = (lambda est: est.fit(X)) if target is None else (lambda est: est.fit(X, target))
     numpy_est = fit(make())
+    assert numpy_est.route_ == "numpy"
     with compiled_kernels(True):
         compiled_est = fit(make())
     np.testing.assert_array_equal(numpy_est.get_support(), compiled_est.get_support())
     np.testing.assert_allclose(numpy_est.objective_path_, compiled_est.objective_path_, rtol=1e-9, atol=1e-12)
 
 
-def test_rule():
+def test_rule(nothing_loaded):
     assert compiled_pays(_routes.COMPILED_MIN_FEATURES - 1)[0] is False
     assert compiled_pays(_routes.COMPILED_MIN_FEATURES)[0] is True
     assert compiled_pays(None)[0] is True  # sizes unknown: the kernels' own default
@@ -96,7 +108,7 @@ def _pair(p, seed=0):
     return rng.standard_normal(p), G.T @ G / (2 * p) + 0.1 * np.eye(p)
 
 
-def test_entry_point_follows_the_size(monkeypatch):
+def test_entry_point_follows_the_size(nothing_loaded, monkeypatch):
     got = _record_panel_kernel(monkeypatch)
     a, B = _pair(40)
     small = greedy_path(a, B)
@@ -117,7 +129,7 @@ def test_entry_point_follows_the_size(monkeypatch):
     assert got and not any(got)
 
 
-def test_sized_kernels_outermost_decision_wins():
+def test_sized_kernels_outermost_decision_wins(nothing_loaded):
     seen = []
 
     @sized_kernels
@@ -132,3 +144,55 @@ def test_sized_kernels_outermost_decision_wins():
     outer(np.zeros(8))
     assert seen == [False, False]
     assert compiled_enabled() == _routes.HAVE_NUMBA  # restored after the call
+
+
+@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled kernels need Numba")
+def test_loaded_kernels_take_small_problems(monkeypatch):
+    """Once this process has imported a form's compiled kernels, small problems of that form run
+    them (they cost nothing more to use); the other forms keep the NumPy kernels until theirs are."""
+    from pixsel.spectral.greedy import _rank_one_jit  # noqa: F401 - what a large two-class fit imports
+
+    monkeypatch.setitem(_routes.COMPILED_MODULES, "factor", ("pixsel._no_such_module_factor",))
+    assert _routes.compiled_loaded("vector") and not _routes.compiled_loaded("factor")
+    pays, why = compiled_pays(64, form="vector")
+    assert pays and "loaded" in why
+    assert compiled_pays(64, rank=9)[0] is False  # a factor: its kernels are not loaded
+    r = _routes.choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=2)
+    assert r.name == "compiled" and "loaded" in r.reason
+    assert _routes.choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=10).name == "numpy"
+    got = _record_panel_kernel(monkeypatch)
+    a, B = _pair(40)
+    path = greedy_path(a, B)
+    assert got and all(got)  # the compiled panel loop, on a small problem
+    with compiled_kernels(False):
+        reference = greedy_path(a, B)
+    np.testing.assert_array_equal(path.order, reference.order)
+    np.testing.assert_allclose(path.objective, reference.objective, rtol=1e-10)
+
+
+def test_a_routes_decision_is_followed(nothing_loaded, monkeypatch):
+    """The route passed to an entry point decides (the fit's, resolved once), not the size again."""
+    got = _record_panel_kernel(monkeypatch)
+    a, B = _pair(40)
+    numpy_route = _routes.choose("greedy", xp=np, n_samples=80, n_features=40, n_classes=2)
+    assert numpy_route.name == "numpy"
+    greedy_path(a, B, route=numpy_route)
+    assert got and not any(got)
+    if _routes.HAVE_NUMBA:
+        got.clear()
+        greedy_path(a, B, route=dataclasses.replace(numpy_route, name="compiled"))
+        assert got and all(got)
+
+
+@pytest.mark.parametrize("make, target", [
+    (lambda: SparseLDASelector(3), "binary"),
+    (lambda: SparseLDASelector(3, solver="exact"), "binary"),
+    (lambda: SparsePCASelector(3), None),
+])
+def test_fitted_route(nothing_loaded, make, target):
+    """``route_`` and ``route_reason_`` say which kernels the fit ran, and why."""
+    X, y = load_digits(return_X_y=True)
+    X = X[:200, 20:44]
+    est = make().fit(X, y[:200] % 2) if target else make().fit(X)
+    assert est.route_ == "numpy"
+    assert "NumPy kernels" in est.route_reason_ and "p = 24" in est.route_reason_

@@ -87,10 +87,15 @@ def test_host_row_for_families_without_an_array_api_kernel_even_on_a_device():
 
 def test_compiled_row_when_numba_imports(monkeypatch):
     monkeypatch.setattr(_routes, "HAVE_NUMBA", True)
+    # as in a fresh process: no compiled kernel loaded yet (other tests may have loaded them)
+    monkeypatch.setattr(_routes, "COMPILED_MODULES", {form: () for form in _routes.COMPILED_MODULES})
     assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "compiled"
     assert choose("greedy", xp=np, n_samples=10, n_features=5).name == "numpy"  # small: the NumPy kernels
     assert choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=40).name == "compiled"  # rank 39
     assert choose("exact", xp=np).name == "compiled"
+    # the exact search's greedy starts follow the same size rule (its own engine compiles when it runs)
+    assert choose("exact", xp=np, n_features=12, n_classes=2).name == "numpy"
+    assert choose("exact", xp=np, n_features=1024, n_classes=2).name == "compiled"
     assert choose("statistics", xp=np).name == "numpy"  # no compiled kernel in that family
 
 

@@ -149,3 +149,40 @@ def test_placement_is_the_tables_rule():
     assert _routes.placement(xps, dev1) == "device" == _routes.choose("statistics", xp=xps, device=dev1).backend
     # the fit's route decides when given
     assert _routes.placement(xps, dev1, route=_routes.choose("greedy", xp=np)) == "numpy"
+
+
+@pytest.mark.parametrize("search", ["exact_support", "exact_path", "plain_search"])
+@pytest.mark.parametrize("form", ["vector", "factor", "full"])
+def test_an_exact_search_asks_once(choose_calls, search, form):
+    # its greedy starts (forward and backward paths) follow the search's route instead of asking
+    from pixsel import spectral
+
+    X, y = _data(3, p=8)
+    M = np.stack([X[y == c].mean(0) - X.mean(0) for c in (1, 2)], axis=1)
+    A = {"vector": M[:, 0], "factor": M, "full": np.cov(X.T)}[form]
+    B = None if form == "full" else np.cov(X.T) + 0.1 * np.eye(8)
+    if search == "exact_path":
+        assert spectral.exact_path(A, B).search_status == "optimal"
+    else:
+        assert getattr(spectral, search)(A, B, 3).status == "optimal"
+    assert choose_calls == ["exact"]
+
+
+def test_exact_fit_passes_its_route_to_the_search(choose_calls, monkeypatch):
+    # the search gets the fit's route (completed for the exact family), so the fit asks once
+    from pixsel.selection import _exact_fit
+
+    seen = []
+    original = _exact_fit.exact_support
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("route"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_exact_fit, "exact_support", recording)
+    X, y = _data(2)
+    SparseLDASelector(n_features_to_select=3, solver="exact").fit(X, y)
+    assert choose_calls == ["greedy"]
+    assert len(seen) == 1 and seen[0].family == "greedy" and seen[0].backend == "numpy"
+    exact = _routes.resize(seen[0], family="exact", n_features=10, n_classes=2)
+    assert (exact.family, exact.name) == ("exact", seen[0].name)

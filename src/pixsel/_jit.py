@@ -8,7 +8,8 @@ loads it in a fraction of a second. Without a cache the first fit pays the compi
 for the two-class path, more for the full-rank and multiclass kernels. Small problems (fewer than
 ``pixsel._routes.COMPILED_MIN_FEATURES`` features, such as 8x8 digits) take the NumPy kernels
 instead and pay neither (``benchmarks/bench_first_fit.py`` measures first fits with an empty and
-a filled cache; ``benchmarks/bench_first_call.py`` every public estimator).
+a filled cache; ``benchmarks/bench_first_call.py`` every public estimator), until the process
+has loaded the compiled kernels of their form for a larger problem: then they run those too.
 
 :func:`warm_up` pays that cost once, ahead (``make test`` runs it after installing;
 ``python -m pixsel._jit`` runs it by hand): it fits each estimator that has compiled kernels on

@@ -21,9 +21,11 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
                 copy), the results back in X's library (the CPU policy of
                 :mod:`pixsel._array_api`).
 ``'compiled'``  NumPy input to a family that has Numba kernels (greedy paths, exact search) and
-                Numba installed; for the greedy paths, a problem large enough to pay for loading
-                them (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
-                numerator of rank above ``COMPILED_MAX_NUMPY_RANK``).
+                Numba installed, for a problem large enough to pay for loading them
+                (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
+                numerator of rank above ``COMPILED_MAX_NUMPY_RANK``), or of any size once this
+                process has loaded the compiled kernels of its form (:func:`compiled_loaded`:
+                an earlier fit ran them, so they cost nothing more to use).
 ``'numpy'``     NumPy input otherwise: the NumPy kernels (the oracles of the compiled ones), which
                 answer a small problem before Numba would have loaded, so a first fit on 8x8 digits
                 neither compiles nor loads a compiled kernel.
@@ -31,9 +33,14 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
 
 The greedy kernels follow the compiled/NumPy decision through :func:`sized_kernels` (on the
 entry points :func:`pixsel.spectral.greedy_path`, :func:`pixsel.spectral.refine_support`,
-:func:`pixsel.spectral.rank_one_greedy_path` and the thresholding paths' prefix objectives)
-and :func:`compiled_enabled` (asked before a Numba module is imported); the exact search keeps
-its compiled engine at every size.
+:func:`pixsel.spectral.rank_one_greedy_path` and the thresholding paths' prefix objectives:
+the route passed to them, else the size of their first argument) and :func:`compiled_enabled`
+(asked before a Numba module is imported). The exact searches (:func:`pixsel.spectral.exact_support`,
+:func:`pixsel.spectral.exact_path`) resolve their route once and run their greedy starts under it
+(:func:`follow`); their own compiled engines (``exact_path``'s tree, ``exact_support``'s partner
+search) load when they run, at every size. A fitted :class:`~pixsel.SparseLDASelector` or
+:class:`~pixsel.SparsePCASelector` keeps the name and the reason of its route (``route_``,
+``route_reason_``).
 
 The rows are tried in that order. Besides the greedy family's ``'compiled'`` size rule, the
 size-dependent row is ``'implicit'``, and only for
@@ -78,6 +85,7 @@ import contextvars
 import dataclasses
 import functools
 import importlib.util
+import sys
 
 import numpy as np
 
@@ -100,8 +108,11 @@ __all__ = [
     "path_costs",
     "COMPILED_MIN_FEATURES",
     "COMPILED_MAX_NUMPY_RANK",
+    "COMPILED_MODULES",
     "compiled_pays",
+    "compiled_loaded",
     "compiled_enabled",
+    "follow",
     "compiled_kernels",
     "sized_kernels",
 ]
@@ -124,8 +135,8 @@ IMPLICIT_FAMILIES = frozenset({"greedy"})
 COMPILED_FAMILIES = frozenset({"greedy", "exact"})
 
 #: Compiled families whose kernels follow the size rule of :func:`compiled_pays` (their entry
-#: points carry :func:`sized_kernels`).
-SIZED_FAMILIES = frozenset({"greedy"})
+#: points carry :func:`sized_kernels`; the exact searches' greedy starts follow their route).
+SIZED_FAMILIES = frozenset({"greedy", "exact"})
 
 #: Families whose kernels are branchy host work: arrays of another library are copied to the
 #: host once and NumPy's kernels run (there is no array-API kernel).
@@ -157,14 +168,46 @@ COMPILED_MIN_FEATURES = 512
 #: grows as ``r^3``, where the compiled ones solve a secular equation per candidate.
 COMPILED_MAX_NUMPY_RANK = 16
 
+#: The Numba modules of the greedy kernels, by the form of the numerator (a vector for two-class
+#: LDA, a factor for more classes, a full matrix for sparse PCA): once one is imported, this process
+#: has run (compiled or loaded from Numba's cache) the kernels of that form. Each kernel's helper
+#: imports its module right before its first compiled call, never ahead.
+COMPILED_MODULES = {
+    "vector": ("pixsel.spectral.greedy._rank_one_jit",),
+    "factor": ("pixsel.spectral.greedy._multiclass_jit",),
+    "full": ("pixsel.spectral.greedy._fullrank_jit",),
+}
+
 #: The route's decision in force for the kernels called now: None (no sized entry point above:
 #: the kernels' own default, compiled), True (compiled) or False (NumPy). The outermost decision
 #: wins, so every kernel of one fit follows the route its entry point chose.
 _COMPILED = contextvars.ContextVar("pixsel_compiled_kernels", default=None)
 
 
-def compiled_pays(n_features, rank=1):
+def compiled_loaded(form=None) -> bool:
+    """Whether this process has loaded the compiled greedy kernels of ``form`` already.
+
+    True once the Numba module of that form (:data:`COMPILED_MODULES`) is imported: an earlier call
+    ran its kernels, so Numba is imported and they are compiled or loaded; a later call pays
+    nothing to use them. ``None``: the module of any form. A look-up in ``sys.modules``, nothing
+    is imported.
+
+    Examples
+    --------
+    >>> isinstance(compiled_loaded("vector"), bool)
+    True
+    """
+    names = COMPILED_MODULES[form] if form is not None else [n for ns in COMPILED_MODULES.values() for n in ns]
+    return "numba" in sys.modules and any(sys.modules.get(name) is not None for name in names)
+
+
+def compiled_pays(n_features, rank=1, form=None):
     """Whether a compiled family's kernels should run compiled on a NumPy problem of this size, and why.
+
+    The compiled kernels run on large problems (``p >= COMPILED_MIN_FEATURES``, or a numerator of
+    rank above :data:`COMPILED_MAX_NUMPY_RANK`), and on small ones once this process has loaded
+    them (:func:`compiled_loaded`); the NumPy kernels on a small problem otherwise, where they
+    answer sooner than Numba would load (or compile) the compiled ones.
 
     Parameters
     ----------
@@ -172,6 +215,9 @@ def compiled_pays(n_features, rank=1):
         ``p``; None (unknown) keeps the compiled kernels.
     rank : int
         The numerator's rank (1 for a vector or a full matrix's rank-one steps, ``r`` for a factor).
+    form : {'vector', 'factor', 'full'} or None
+        The numerator's form, whose compiled kernels :func:`compiled_loaded` looks for; None: a
+        factor when ``rank > 1``, else any form.
 
     Returns
     -------
@@ -180,18 +226,27 @@ def compiled_pays(n_features, rank=1):
 
     Examples
     --------
-    >>> compiled_pays(64)[0], compiled_pays(1024)[0], compiled_pays(64, rank=40)[0]
-    (False, True, True)
+    >>> compiled_pays(1024)[0], compiled_pays(64, rank=40)[0]
+    (True, True)
+    >>> compiled_pays(64, form="vector")[0] == compiled_loaded("vector")
+    True
     """
     if not HAVE_NUMBA:
         return False, "Numba is not installed: the NumPy kernels"
     if n_features is None:
         return True, "the Numba-compiled kernels"
     p, r = int(n_features), int(rank)
-    if p < COMPILED_MIN_FEATURES and r <= COMPILED_MAX_NUMPY_RANK:
-        return False, (f"p = {p} < {COMPILED_MIN_FEATURES} features: the NumPy kernels, faster here than "
-                       "loading (or compiling) the compiled ones")
-    return True, f"p = {p} features: the Numba-compiled kernels"
+    if form is None and r > 1:
+        form = "factor"
+    if p >= COMPILED_MIN_FEATURES:
+        return True, f"p = {p} features: the Numba-compiled kernels"
+    if r > COMPILED_MAX_NUMPY_RANK:
+        return True, f"a numerator of rank {r} > {COMPILED_MAX_NUMPY_RANK}: the Numba-compiled kernels"
+    if compiled_loaded(form):
+        return True, (f"p = {p} features, and this process has loaded the compiled kernels already: the "
+                      "Numba-compiled kernels, faster than the NumPy ones once loaded")
+    return False, (f"p = {p} < {COMPILED_MIN_FEATURES} features: the NumPy kernels, faster here than "
+                   "loading (or compiling) the compiled ones")
 
 
 def compiled_enabled() -> bool:
@@ -217,32 +272,52 @@ def compiled_kernels(enabled):
 
 
 def _size_of(A):
-    """``(p, rank)`` of a kernel's first argument: a vector, a factor, a square matrix or an operator."""
+    """``(p, rank, form)`` of a kernel's first argument: a vector, a factor, a square matrix or an operator."""
     if hasattr(A, "p") and not hasattr(A, "shape"):
-        return int(A.p), 1
+        return int(A.p), 1, None
     shape = getattr(A, "shape", None)
     if shape is None:
-        return None, 1
+        return None, 1, None
     if len(shape) == 2 and shape[0] != shape[1]:
-        return int(shape[0]), int(shape[1])
-    return (int(shape[0]) if len(shape) else None), 1
+        return int(shape[0]), int(shape[1]), "factor"
+    if len(shape) == 1:
+        return int(shape[0]), 1, "vector"
+    return (int(shape[0]) if len(shape) else None), 1, ("full" if len(shape) == 2 else None)
+
+
+def _decided(route, A):
+    """The compiled/NumPy decision for a call: its route's, when it is one of those two rows;
+    :func:`compiled_pays` for the size of ``A`` otherwise (a direct call, or a route that
+    placed the data elsewhere, such as Dask statistics handed to the NumPy kernels)."""
+    if route is not None and route.name in ("compiled", "numpy"):
+        return route.name == "compiled"
+    return compiled_pays(*_size_of(A))[0]
+
+
+@contextlib.contextmanager
+def follow(route, A=None):
+    """Within: the compiled families' kernels follow ``route`` (compiled or NumPy; for another row,
+    the size of ``A``), unless an outer entry point or :func:`compiled_kernels` decided already.
+    The exact searches run their greedy starts under it."""
+    if _COMPILED.get() is not None:
+        yield
+        return
+    token = _COMPILED.set(_decided(route, A))
+    try:
+        yield
+    finally:
+        _COMPILED.reset(token)
 
 
 def sized_kernels(fn):
-    """Decorate a kernel family's entry point: the route of :func:`compiled_pays` for the size of
-    its first argument holds for every kernel it calls (unless an outer entry point or
-    :func:`compiled_kernels` decided already)."""
+    """Decorate a kernel family's entry point: every kernel it calls follows the route passed to it
+    (``route=``), or :func:`compiled_pays` for the size of its first argument, unless an outer
+    entry point or :func:`compiled_kernels` decided already."""
 
     @functools.wraps(fn)
     def entry(A, *args, **kwargs):
-        if _COMPILED.get() is not None:
+        with follow(kwargs.get("route"), A):
             return fn(A, *args, **kwargs)
-        p, rank = _size_of(A)
-        token = _COMPILED.set(compiled_pays(p, rank)[0])
-        try:
-            return fn(A, *args, **kwargs)
-        finally:
-            _COMPILED.reset(token)
 
     return entry
 
@@ -468,11 +543,14 @@ def choose(
     return _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm)
 
 
-def resize(route, *, n_samples=None, n_features=None, n_classes=None, k=None, algorithm="auto") -> Route:
+def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
+           algorithm="auto") -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
     and completes that answer here; the kernels it calls receive the result (``route=``).
+    ``family`` (default: the route's) gives the same data's route for another family's kernels,
+    such as the exact search that a greedy fit runs with ``solver='exact'``.
 
     Examples
     --------
@@ -481,8 +559,9 @@ def resize(route, *, n_samples=None, n_features=None, n_classes=None, k=None, al
     >>> r.name, r.backend
     ('implicit', 'numpy')
     """
-    _check(route.family, algorithm)
-    return _decide(route.family, route.xp if route.foreign else None, route.device, route.backend == "dask",
+    family = route.family if family is None else family
+    _check(family, algorithm)
+    return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
                    n_samples, n_features, n_classes, k, algorithm)
 
 
@@ -508,9 +587,10 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
     if backend == "host":
         return Route("host", where, algorithm="dense", **route)
     if family in COMPILED_FAMILIES:
-        sized = family in SIZED_FAMILIES  # the exact search keeps its compiled engine at every size
+        sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
-        pays, why = compiled_pays(n_features if sized else None, rank)
+        form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
+        pays, why = compiled_pays(n_features if sized else None, rank, form)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)

@@ -130,6 +130,33 @@ def test_one_image_per_class_is_warned(tmp_path, capsys):
     assert any("within-class scatter is zero" in n for n in report["notes"])
 
 
+def test_evaluate_warns_of_one_sample_classes_as_select_does(tmp_path, capsys):
+    """A training part with a class of one sample: the same warning as select's, in the JSON's notes;
+    a random split that cannot be stratified says which class and how to fix it."""
+    rng = np.random.default_rng(0)
+    split = tmp_path / "split.npz"
+    np.savez(split, X_train=rng.normal(size=(7, 6)), y_train=np.array([0] * 6 + [1]),
+             X_test=rng.normal(size=(6, 6)), y_test=np.array([0, 0, 0, 1, 1, 1]))
+    out = tmp_path / "e"
+    assert main(["evaluate", str(split), "-c", "lda", "-k", "1,2", "--out", str(out), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "pixsel evaluate: warning: 1 of the 2 classes of the training part of" in err
+    assert "hold one sample" in err and "give at least 2 samples per class" in err
+    report = json.loads((out / "evaluate.json").read_text())
+    assert any("hold one sample" in n for n in report["notes"])
+    whole = tmp_path / "whole.npz"
+    np.savez(whole, X=rng.normal(size=(13, 6)), y=np.array([0] * 6 + [1] * 6 + [2]))
+    assert main(["evaluate", str(whole), "--classes", "0,1", "-c", "lda", "--out", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert "1 class(es) hold one sample (2)" in err and "--test FILE" in err
+    assert not (tmp_path / "w").exists()
+    # two samples in every class: no warning
+    np.savez(split, X_train=rng.normal(size=(8, 6)), y_train=np.array([0] * 6 + [1] * 2),
+             X_test=rng.normal(size=(6, 6)), y_test=np.array([0, 0, 0, 1, 1, 1]))
+    assert main(["evaluate", str(split), "-c", "lda", "-k", "1", "--out", str(tmp_path / "e2"), "-q"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_empty_class_folders_nested_images_and_mixed_bit_depths_are_warned(tmp_path, capsys):
     folder = _folder(tmp_path / "f", classes=2, n=4)
     (folder / "empty").mkdir()
@@ -285,3 +312,40 @@ def test_the_hdf5_dataset_read_is_said(tmp_path, capsys):
         f.create_dataset("y", data=np.arange(12) % 2)
     assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
     assert "read X from the HDF5 dataset 'images' of d.h5 and y from its labels" in capsys.readouterr().out
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["gslda", "gspca"])
+def test_path_shows_its_stages_as_select_does(tmp_path, digits_npz, capsys, method):
+    """--progress in a log: the stages of path as plain lines (reading, loading, the paths with
+    one line per path counted, writing), no cursor codes; -q: nothing."""
+    out = tmp_path / "p"
+    assert main(["path", str(digits_npz), "-m", method, "--progress", "--out", str(out)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"pixsel path: reading {digits_npz}"
+    assert "pixsel path: loading the paths (scikit-learn, SciPy)" in lines
+    n = 5 if method == "gslda" else 3  # two classes: the statistics, forward, backward, Fisher, simple
+    assert any(ln.startswith(f"pixsel path: {method} paths (365 samples, 64 features") for ln in lines), lines
+    assert any(ln.startswith(f"pixsel path: {method}, paths: path {n} of {n} (") for ln in lines), lines
+    assert any(ln.startswith(f"pixsel path: {method} paths done (") for ln in lines), lines
+    assert lines[-1] == "pixsel path: writing path.json, path.png"
+    assert not any("\r" in ln or "\x1b" in ln for ln in lines)
+    assert (out / "path.json").is_file() and (out / "path.png").is_file()
+    assert main(["path", str(digits_npz), "-m", method, "-q", "--progress", "--out", str(tmp_path / "q")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_paths_report_to_a_callable():
+    from pixsel.datasets import load_digits_pair
+    from pixsel.selection import lda_paths, pca_paths
+
+    d = load_digits_pair(3, 5)
+    calls = []
+    ps = lda_paths(d.X, d.y, progress=lambda *a: calls.append(a))
+    assert calls[-1] == (5, 5, "paths") and [c[0] for c in calls] == [1, 2, 3, 4, 5]
+    assert sorted(ps.paths) == ["backward", "fisher", "forward", "simple"]
+    calls.clear()
+    pca_paths(d.X, progress=lambda *a: calls.append(a))
+    assert calls[-1] == (3, 3, "paths")

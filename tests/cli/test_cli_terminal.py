@@ -65,6 +65,19 @@ def test_select_shows_a_bar_before_it_ends_on_a_terminal(tmp_path):
     assert (tmp_path / "o" / "selection.json").is_file()
 
 
+def test_path_shows_a_bar_before_it_ends_on_a_terminal(tmp_path):
+    rng = np.random.default_rng(0)
+    y = np.arange(200) % 2
+    data = tmp_path / "d.npz"
+    np.savez(data, X=rng.normal(size=(200, 16, 16)) + 0.5 * y[:, None, None], y=y)
+    during, everything, code = _run_on_a_terminal(["path", str(data), "--out", str(tmp_path / "o")])
+    assert code == 0, everything.decode(errors="replace")
+    text = during.decode(errors="replace")
+    assert "pixsel path: " in text and "\r" in text, everything  # its stage's bar, redrawn in place
+    assert "still working" not in everything.decode(errors="replace")
+    assert (tmp_path / "o" / "path.json").is_file()
+
+
 def test_select_in_a_pipe_is_quiet_without_progress(tmp_path):
     rng = np.random.default_rng(0)
     data = tmp_path / "d.npz"

@@ -40,6 +40,18 @@ def test_never_select_excludes_and_matches_the_library(data, tmp_path):
     assert report["parameters"]["never_select"] == "[2, 7]"
 
 
+def test_never_select_with_the_exact_solver(data, tmp_path):
+    """--solver exact --never-select: the certified optimum without the excluded features, as the library finds it."""
+    path, X, y = data
+    out = tmp_path / "exact"
+    assert main(["select", str(path), "-k", "2", "--solver", "exact", "--never-select", "2", "--out", str(out),
+                 "-q"]) == 0
+    report = _selected(out)
+    ref = SparseLDASelector(2, solver="exact", never_select=[2]).fit(X, y)
+    assert report["indices"] == ref.get_support(indices=True).tolist() and 2 not in report["indices"]
+    assert report["status"] == "optimal" and 5 in report["indices"]
+
+
 def test_always_select_forces_and_matches_the_library(data, tmp_path):
     path, X, y = data
     out = tmp_path / "lda"

@@ -151,3 +151,42 @@ def test_read_image_decodes_common_files_without_skimage(tmp_path, monkeypatch):
         arr = rng.integers(0, 256, (5, 4, 4), dtype=np.uint8)
         Image.fromarray(arr).convert(mode).save(tmp_path / f"a.{fmt}")
         assert read_image(tmp_path / f"a.{fmt}").shape[:2] == (5, 4)
+
+
+def test_read_image_without_scikit_image_names_the_extra(tmp_path, monkeypatch):
+    """A file only scikit-image decodes, without scikit-image: an error naming the extra (the
+    command line prints it as a user error); the files Pillow reads need no scikit-image."""
+    import sys
+
+    from PIL import Image
+
+    from pixsel._optional import MissingExtraError
+    from pixsel.cli._errors import user_message
+    from pixsel.datasets._loaders import read_image
+
+    monkeypatch.setitem(sys.modules, "skimage.io", None)  # `import skimage.io` raises ImportError
+    Image.fromarray(np.arange(12, dtype=np.uint8).reshape(3, 4)).convert("P").save(tmp_path / "p.png")
+    with pytest.raises(MissingExtraError, match=r"pip install 'pixsel\[images\]'.*scikit-image") as info:
+        read_image(tmp_path / "p.png")
+    assert "PNG image of mode P" in str(info.value)
+    assert "pixsel[images]" in user_message(info.value)
+    Image.fromarray(np.arange(12, dtype=np.uint8).reshape(3, 4)).save(tmp_path / "l.png")
+    np.testing.assert_array_equal(read_image(tmp_path / "l.png"), np.arange(12).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
+def test_rgb_to_grey_is_skimage_rgb2gray(dtype):
+    """pixsel's luminance equals scikit-image's rgb2gray value for value (and dtype) for the
+    dtypes image files give; --grey no longer needs scikit-image."""
+    from skimage.color import rgb2gray
+
+    from pixsel.datasets._loaders import rgb_to_grey
+
+    rng = np.random.default_rng(2)
+    if np.dtype(dtype).kind == "u":
+        img = rng.integers(0, np.iinfo(dtype).max, (6, 5, 3), endpoint=True).astype(dtype)
+    else:
+        img = rng.random((6, 5, 3)).astype(dtype)
+    expected, got = rgb2gray(img), rgb_to_grey(img)
+    assert got.dtype == expected.dtype and got.shape == (6, 5)
+    np.testing.assert_allclose(got, expected, rtol=1e-15 if dtype != np.float32 else 1e-7, atol=0)

@@ -37,7 +37,7 @@ def test_estimated_scales_follow_the_documented_estimator():
     # tau: Laplace ML scale of the codes; sigma: ML white-noise level of the residuals (CD vs LARS)
     assert est.sigma_ == pytest.approx(s, rel=1e-3) and est.tau_ == pytest.approx(t, rel=1e-3)
     assert 0.0 < est.sigma_ < 0.2 and 0.0 < est.tau_
-    default = SparseLinearModelProjection(2, dictionary=atoms, alpha=0.02).fit(X)  # 100 sweeps: within 1 %
+    default = SparseLinearModelProjection(2, dictionary=atoms, alpha=0.02).fit(X)  # codes of 100 sweeps: within 1 %
     assert default.tau_ == pytest.approx(t, rel=1e-2) and default.sigma_ == pytest.approx(s, rel=1e-2)
     prior = SparseLinearModelProjection(2, dictionary=atoms, alpha=0.02, sigma="prior").fit(X)
     assert prior.sigma_ == pytest.approx(np.sqrt(0.02 * prior.tau_))  # the lasso's sigma^2 / tau = alpha

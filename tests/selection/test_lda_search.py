@@ -84,6 +84,26 @@ def test_never_select_is_the_path_of_the_restricted_pair(direction, n_classes):
             assert not set(path.support(k).tolist()) & set(E)
 
 
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "trace"), (4, "trace"), (4, "max-eig")])
+def test_never_select_with_the_exact_solver_is_the_best_support_without_them(n_classes, criterion):
+    """Oracle: every support of size k of the features left, valued from scratch on the fitted pair."""
+    import itertools
+
+    X, y = _data(13, n_classes, n=80, p=12)
+    E, k = [0, 4, 9], 4
+    sel = SparseLDASelector(k, solver="exact", criterion=criterion, never_select=E).fit(X, y)
+    S = sel.get_support(indices=True)
+    assert sel.status_ == "optimal" and not set(S.tolist()) & set(E)
+    keep = np.setdiff1d(np.arange(12), E)
+    best = max(_objective(sel, T) for T in itertools.combinations(keep, k))
+    assert _objective(sel, S) == pytest.approx(best, rel=1e-9)
+    assert sel.objective_path_[k - 1] == pytest.approx(best, rel=1e-9)
+    assert sel.upper_bound_ >= best * (1 - 1e-9)
+    # the optimum without them is never above the optimum over every feature
+    free = SparseLDASelector(k, solver="exact", criterion=criterion).fit(X, y)
+    assert best <= _objective(free, free.get_support(indices=True)) * (1 + 1e-9)
+
+
 def test_greedy_path_never_select_with_always_select():
     X, y = _data(6)
     sel = SparseLDASelector(4, direction="forward").fit(X, y)
@@ -106,7 +126,8 @@ def _never_called():
         ({"always_select": [1, 2], "never_select": [2, 3]}, "both always_select and never_select"),
         ({"never_select": list(range(20))}, "leaves 4 of the 24 features, fewer than the 5"),
         ({"refine": True, "solver": "exact"}, "Use refine=False with solver='exact'"),
-        ({"never_select": [0], "solver": "exact"}, "never_select runs with solver='greedy'"),
+        ({"never_select": [0], "always_select": [1], "solver": "exact"}, "always_select runs with solver='greedy'"),
+        ({"never_select": list(range(20)), "solver": "exact"}, "leaves 4 of the 24 features, fewer than the 5"),
         ({"refine": True, "stability": 3}, "stability"),
         ({"refine": -1}, "refine"),
         ({"never_select": [30]}, "outside"),

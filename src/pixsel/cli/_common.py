@@ -134,7 +134,8 @@ def add_feature_set_arguments(parser):
                              "contains; -k counts them (gslda; gspca, which then runs the forward pass without "
                              "its certificate)")
     parser.add_argument("--never-select", type=parse_indices, default=None, metavar="I,J,...",
-                        help="features (0-based indices into the flattened images) never selected (gslda)")
+                        help="features (0-based indices into the flattened images) never selected (gslda, also "
+                             "with --solver exact, whose certificate then covers the other features)")
 
 
 def check_feature_sets(args, method_name, estimator, supporting):
@@ -286,24 +287,30 @@ def load_labelled(args, *, need_labels=True, lazy=False, stages=None):
     return data
 
 
+def one_sample_note(y, where):
+    """The note on classes of ``y`` that hold a single sample, or None when every class holds two or more."""
+    import numpy as np
+
+    _, counts = np.unique(np.asarray(y), return_counts=True)
+    single = int((counts == 1).sum())
+    if not single:
+        return None
+    if single == len(counts):
+        return (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
+                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
+                "give at least 2 samples per class")
+    return (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
+            "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
+
+
 def warn_degenerate_classes(data, where):
     """Warn (and note for the JSON) when classes hold a single sample: with one image per class
     the within-class scatter is zero and sparse LDA's objective is the regularization's alone."""
     import warnings
 
-    import numpy as np
-
-    _, counts = np.unique(np.asarray(data.y), return_counts=True)
-    single = int((counts == 1).sum())
-    if not single:
+    note = one_sample_note(data.y, where)
+    if note is None:
         return
-    if single == len(counts):
-        note = (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
-                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
-                "give at least 2 samples per class")
-    else:
-        note = (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
-                "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
     data.notes.append(note)
     data.extra.setdefault("warned", []).append(note)
     warnings.warn(note + ".", UserWarning, stacklevel=3)

@@ -13,8 +13,9 @@ code   meaning
 
 :func:`user_message` decides what is a user error: the exceptions pixsel raises for bad input
 and options (``ValueError``, ``TypeError``, ``KeyError``), files that cannot be read or written
-(``OSError`` and its kinds) and unreadable archives (``zipfile.BadZipFile``, ``EOFError`` of a
-truncated file). Anything else is a bug and keeps its traceback.
+(``OSError`` and its kinds), unreadable archives (``zipfile.BadZipFile``, ``EOFError`` of a
+truncated file) and a missing optional package (``pixsel._optional.MissingExtraError``, whose
+message names the extra to install). Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def _one_line(text: str) -> str:
 
 def user_message(exc: BaseException) -> str | None:
     """The one-line message of a user error, or None when ``exc`` is a bug (keep the traceback)."""
+    from .._optional import MissingExtraError
+
+    if isinstance(exc, MissingExtraError):
+        return _one_line(exc)
     if isinstance(exc, zipfile.BadZipFile):
         return _one_line(
             f"the .npz file is not a valid zip archive ({exc}): it is corrupt or truncated; "

@@ -10,6 +10,7 @@ from ._common import (
     add_param_argument,
     add_regularization_argument,
     add_seed_argument,
+    one_sample_note,
     parse_params,
     provenance,
     regularization,
@@ -111,6 +112,12 @@ def run(args):
                          f"({', '.join(names[:10])}{', ...' if len(names) > 10 else ''}); choose two with "
                          f"--classes {names[0]},{names[1]}.")
     X_train, y_train, X_test, y_test, shape = tt.X_train, tt.y_train, tt.X_test, tt.y_test, tt.image_shape
+    # as select, path and the other commands do: a class of one training sample is said, and noted in the JSON
+    notes = [n for n in [one_sample_note(y_train, f"the training part of {args.data}")] if n]
+    if notes:
+        import warnings
+
+        warnings.warn(notes[0] + ".", UserWarning, stacklevel=2)
     method = _METHOD_ALIASES.get(args.method, args.method)
     cparams = {} if args.restarts is None else {"n_restarts": args.restarts}
     res = evaluate_selection(X_train, y_train, X_test, y_test, method=method, classifier=args.classifier, ks=ks,
@@ -119,7 +126,8 @@ def run(args):
     res.method = args.method
     out = Path(args.out)
     report = provenance(args, split=tt.split, n_train=int(len(y_train)), n_test=int(len(y_test)),
-                        image_shape=list(shape) if shape else None, class_names=tt.class_names, **res.to_dict())
+                        image_shape=list(shape) if shape else None, class_names=tt.class_names,
+                        **({"notes": notes} if notes else {}), **res.to_dict())
     written = [write_json(out / "evaluate.json", report),
                save_figure(plot_evaluation([res], title=_title(args, tt)), out / "evaluate.png", dpi=120)]
     if not args.quiet:

@@ -18,6 +18,7 @@ from ._common import (
     provenance,
     regularization,
     show_progress,
+    stage_lines,
 )
 
 
@@ -51,23 +52,37 @@ def add_parser(sub):
 
 
 def run(args):
+    if args.method == "gspca" and args.regularization is not None:
+        from ._errors import UsageError
+
+        raise UsageError("--regularization applies to --method gslda (sparse LDA) only; drop it for gspca.")
+    # the stages as select shows them: a bar on a terminal, plain lines with --progress in a log
+    with stage_lines(args) as stages:
+        return _run(args, stages)
+
+
+def _run(args, stages):
     # imported here, not at the top: `pixsel --help` must not pay for NumPy
     from ..io import save_figure, write_json
+
+    data = load_labelled(args, need_labels=args.method != "gspca", stages=stages)
+    stages.stage("loading the paths (scikit-learn, SciPy)", "loading")
     from ..selection import lda_paths, pca_paths
     from ..viz import plot_exact_path, plot_paths
 
+    sizes = f"{data.X.shape[0]} samples, {data.X.shape[1]} features"
+    if data.y is not None and data.class_names is not None and args.method != "gspca":
+        sizes += f", {len(data.class_names)} classes"
+    stages.stage(f"{args.method} paths ({sizes}): statistics, then the greedy and thresholding paths",
+                 f"{args.method} paths")
+    steps = stages.steps(args.method, "path")  # None when the stages are not shown
     if args.method == "gspca":
-        if args.regularization is not None:
-            from ._errors import UsageError
-
-            raise UsageError("--regularization applies to --method gslda (sparse LDA) only; drop it for gspca.")
-        data = load_labelled(args, need_labels=False)
-        ps = pca_paths(data.X, progress=show_progress(args))
+        ps = pca_paths(data.X, progress=steps or False)
         what = "sparse PCA variance"
     else:
-        data = load_labelled(args)
-        ps = lda_paths(data.X, data.y, regularization=regularization(args), progress=show_progress(args))
+        ps = lda_paths(data.X, data.y, regularization=regularization(args), progress=steps or False)
         what = "sparse LDA objective"
+    stages.done()
     out = Path(args.out)
     report = provenance(
         args,
@@ -78,11 +93,14 @@ def run(args):
     )
     if ps.upper_bound is not None:
         report["upper_bound"] = ps.upper_bound
+    if args.solver == "exact":
+        stages.stage("exact path: leaps-and-bounds search of every k", "exact path")
     exact = _exact(args, ps) if args.solver == "exact" else None
     interrupted = exact is not None and exact.search_status == "interrupted"
     report["status"] = "interrupted" if interrupted else "completed"
     if exact is not None:
         report["exact"] = exact.to_dict()
+    stages.stage("writing path.json, path.png", "writing")
     write_json(out / "path.json", report)
     title = f"{Path(args.data).name}: {what} vs k"
     if exact is None:

@@ -393,7 +393,8 @@ def read_image(path) -> np.ndarray:
 
     Grey, RGB and RGBA PNG, JPEG, BMP and PGM files (the common image folders) are decoded by
     Pillow directly, several times faster than through ``skimage.io`` and imageio, and without
-    importing them; any other file goes through ``skimage.io.imread``.
+    importing them; any other file (TIFF, GIF, palette or 16-bit PNG, ...) goes through
+    ``skimage.io.imread``, which needs the optional scikit-image (``pip install 'pixsel[images]'``).
     """
     from PIL import Image
 
@@ -403,9 +404,42 @@ def read_image(path) -> np.ndarray:
             img = np.asarray(im)
             if img.ndim == _PIL_MODES[im.mode]:
                 return img
-    from skimage.io import imread
+        kind = f"{im.format} image of mode {im.mode}"
+    from .._optional import require
 
-    return imread(path)
+    io = require("skimage.io", extra="images", package="scikit-image",
+                 needed_for=f"Reading {path} (a {kind}; without it pixsel reads grey, RGB and RGBA PNG, JPEG, "
+                            "BMP and PGM files, so re-saving it as one of those works too)")
+    return io.imread(path)
+
+
+def rgb_to_grey(img: np.ndarray) -> np.ndarray:
+    """Luminance of an RGB image, as ``skimage.color.rgb2gray`` computes it.
+
+    ``0.2125 R + 0.7154 G + 0.0721 B`` (ITU-R BT.709) on the image scaled to [0, 1] the way
+    ``skimage.util.img_as_float`` scales it (unsigned integers divided by their largest value,
+    floats as they are), in float64 (float32 stays float32). Other dtypes go through scikit-image.
+
+    Parameters
+    ----------
+    img : ndarray of shape (h, w, 3)
+
+    Returns
+    -------
+    ndarray of shape (h, w)
+    """
+    img = np.asarray(img)
+    if img.dtype.kind == "u":
+        rgb = img.astype(np.float64) / np.iinfo(img.dtype).max
+    elif img.dtype in (np.float32, np.float64):
+        rgb = img
+    else:  # signed integers, booleans, other floats: scikit-image's own scaling
+        from .._optional import require
+
+        color = require("skimage.color", extra="images", package="scikit-image",
+                        needed_for=f"Converting a colour image of dtype {img.dtype} to grey")
+        return color.rgb2gray(img)
+    return rgb @ np.array([0.2125, 0.7154, 0.0721], dtype=rgb.dtype)
 
 
 def _image_files(path: Path) -> tuple[list[Path], list[tuple[int, Path]], list[Path]]:
@@ -473,9 +507,7 @@ def _load_folder(path: Path, grey: bool = False, progress=None) -> Dataset:
         if img.dtype.kind in "ui":
             depths[img.dtype] = depths.get(img.dtype, 0) + 1
         if img.ndim == 3 and grey:
-            from skimage.color import rgb2gray
-
-            img = rgb2gray(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
+            img = rgb_to_grey(img[..., :3]) * (255.0 if img.dtype == np.uint8 else 1.0)
         elif img.ndim == 3:
             img = img[..., :3]  # RGB; an alpha channel is dropped
         if shape is None:
@@ -683,6 +715,13 @@ def load_train_test(
         if train.class_names and len(train.class_names) == len(names):
             names = train.class_names
         return TrainTest(train.X, train.y, held.X, held.y, train.image_shape, f"--test {test}", names)
+    values, counts = np.unique(train.y, return_counts=True)
+    if (counts < 2).any():
+        lone = [str(v) for v in values[counts < 2]]
+        raise ValueError(
+            f"{path}: {len(lone)} class(es) hold one sample ({', '.join(lone[:5])}{', ...' if len(lone) > 5 else ''}), "
+            "too few for a stratified train/test split: give at least 2 samples per class, or the test part "
+            "as a file of its own (test=FILE; --test FILE in pixsel evaluate).")
     from sklearn.model_selection import train_test_split
 
     Xa, Xb, ya, yb = train_test_split(train.X, train.y, test_size=test_size, random_state=random_state,

@@ -17,6 +17,8 @@ Two implementation choices keep this fast for thousands of images and are exact:
   one row and column of zeros. LBP reads each neighbour by bilinear interpolation within one
   pixel and treats pixels outside the image as 0, so the zero gaps reproduce the per-image result
   exactly (tested).
+
+scikit-image is an optional dependency: ``pip install 'pixsel[images]'``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import warnings
 
 import numpy as np
 import scipy.fft
+
+from .._optional import require
 
 from typing import TYPE_CHECKING
 
@@ -55,7 +59,8 @@ def gabor_bank(
     list of ndarray of complex128
         ``n_scales * n_orientations`` kernels, scale-major.
     """
-    from skimage.filters import gabor_kernel
+    gabor_kernel = require("skimage.filters", extra="images", package="scikit-image",
+                           needed_for="The Gabor bank of the LGBP features").gabor_kernel
 
     return [
         gabor_kernel(max_frequency / ratio**v, theta=u * np.pi / n_orientations)
@@ -77,7 +82,8 @@ def lbp_codes(images: ArrayLike) -> NDArray:
     -------
     ndarray of uint8 of shape (n_images, h, w)
     """
-    from skimage.feature import local_binary_pattern
+    local_binary_pattern = require("skimage.feature", extra="images", package="scikit-image",
+                                   needed_for="The LBP codes of the LGBP features").local_binary_pattern
 
     images = np.asarray(images)
     n, h, w = images.shape

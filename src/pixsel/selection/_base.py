@@ -377,12 +377,13 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         mask[self._best_path(k).support(k)] = True
         return mask
 
-    def _solve_exact(self, A, B, k, *, criterion="max-eig"):
+    def _solve_exact(self, A, B, k, *, criterion="max-eig", route=None):
         """Replace ``support_`` by the certified optimum at ``k`` (``status_``, ``gap_``...).
 
-        The search is branchy host work: device statistics are brought to the host once."""
+        The search is branchy host work: device statistics are brought to the host once. ``route``
+        is the fit's (the search completes it instead of asking the route table again)."""
         self.support_ = _exact_fit_attributes(
-            self, A, B, k, criterion=criterion, initial=np.flatnonzero(to_numpy(self.support_))
+            self, A, B, k, criterion=criterion, initial=np.flatnonzero(to_numpy(self.support_)), route=route
         )
         return self.support_
 

@@ -39,7 +39,7 @@ def relative_gap(upper_bound, objective):
     return gap / abs(objective) if objective != 0 else float("inf")
 
 
-def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
+def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None, route=None):
     """Solve exactly at ``k`` and store the certificate on ``est``; return the support mask.
 
     Parameters
@@ -51,6 +51,9 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
     criterion : {'max-eig', 'trace'}
     initial : ndarray of int of shape (k,) or None
         The greedy support at ``k`` (the incumbent to start from).
+    route : Route or None
+        The fit's route (:func:`pixsel._routes.choose`), completed by the search for its family
+        instead of asking the route table again.
 
     Returns
     -------
@@ -60,9 +63,15 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None):
         res = exact_support(
             A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
             node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
-            initial=initial, callback=callback,
+            initial=initial, callback=callback, never_select=_excluded(est), route=route,
         )
     return store_exact_result(est, res, k, len(res.weights))
+
+
+def _excluded(est):
+    """The estimator's fitted ``never_select_`` where it excludes features, else None."""
+    E = getattr(est, "never_select_", None)
+    return None if E is None or not len(E) else np.asarray(E, dtype=np.intp)
 
 
 def store_exact_result(est, res, k, n_features, *, search="exact search", rival=None):

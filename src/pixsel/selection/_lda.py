@@ -235,10 +235,11 @@ class SparseLDASelector(_PathSelector):
         run (the dense algorithm, single features, ``solver='greedy'``, without ``stability``),
         False elsewhere; True refuses the others.
     never_select : array-like of int or None, default=None
-        Features no support contains (FastCan's ``indices_exclude``): the greedy passes and the
-        swaps run on the other features, so a backward path has ``n_features - len(never_select)``
-        entries. Disjoint from ``always_select``; at least ``n_features_to_select`` features
-        must be left. Dense algorithm and ``solver='greedy'`` only, without groups.
+        Features no support contains (FastCan's ``indices_exclude``): the greedy passes, the
+        swaps and the exact search (``solver='exact'``: its certificate bounds every support
+        without them) run on the other features, so a backward path has
+        ``n_features - len(never_select)`` entries. Disjoint from ``always_select``; at least
+        ``n_features_to_select`` features must be left. Dense algorithm only, without groups.
     beam_width : int, default=1
         Beam search over the forward pass: the ``beam_width`` best distinct supports of every
         size are kept and each is extended by every feature (one rank-one update per extension;
@@ -316,6 +317,13 @@ class SparseLDASelector(_PathSelector):
     algorithm_, direction_ : str
         The algorithm ('dense' or 'implicit') and the direction(s) actually run (``'cv'``:
         both passes, the pass of each k cross-validated).
+    route_, route_reason_ : str
+        Which kernels ran the greedy path and why, in one sentence: ``'compiled'`` (Numba, on
+        a large problem or once this process has loaded them), ``'numpy'`` (a small problem:
+        the NumPy kernels answer before the compiled ones would load), ``'implicit'`` (no
+        ``p x p`` matrix), ``'array_api'`` (another library's arrays on their device),
+        ``'host'`` (another library's arrays on a CPU) or ``'dask'``. The selection is the same
+        on every route (up to rounding).
     status_, upper_bound_, n_nodes_ : str, float, int
         Only with ``solver='exact'``: the search status (``'optimal'``, ``'gap_reached'``,
         ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``: the words of
@@ -507,6 +515,7 @@ class SparseLDASelector(_PathSelector):
         route = self._sized_route(route, X, n_classes=len(classes), k=k,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
+        self.route_, self.route_reason_ = route.name, route.reason
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         # a criterion that does not split over the forced features (the largest eigenvalue) runs forward only
         forward_only = bool(len(F)) and len(classes) > 2 and not criterion_named(criterion).additive
@@ -606,7 +615,7 @@ class SparseLDASelector(_PathSelector):
         if self.solver == "exact" and grouping is not None:
             self.support_ = exact_group_fit(self, grouping, a, B, k, criterion=criterion)
         elif self.solver == "exact":
-            self._solve_exact(a, B, k, criterion=criterion)  # device statistics: one host copy
+            self._solve_exact(a, B, k, criterion=criterion, route=plan.route)  # device statistics: one host copy
         S = np.flatnonzero(self.support_)
         store_groups(self, grouping, plan.image_shape)
         store_on_route(self, plan.route)
@@ -666,9 +675,6 @@ class SparseLDASelector(_PathSelector):
         if len(E) and grouping is not None:
             raise ValueError(f"{owner}: never_select excludes single features; use it without groups, patch_size "
                              "or a colour image stack (flatten X to (n_samples, n_features)).")
-        if len(E) and self.solver == "exact":
-            raise ValueError(f"{owner}: never_select runs with solver='greedy' only (the exact search does not "
-                             "exclude features); use solver='greedy' or never_select=None.")
         if len(E) and self.algorithm == "implicit":
             raise ValueError(f"{owner}: never_select needs algorithm='dense'; pass algorithm='dense'.")
         self.never_select_ = E

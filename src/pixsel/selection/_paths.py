@@ -31,6 +31,8 @@ from ..stats import Regularization, class_statistics, covariance, regularize
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from numpy.typing import ArrayLike
 
 __all__ = ["PathSet", "lda_paths", "pca_paths"]
@@ -61,10 +63,13 @@ class PathSet:
 
 def _bar(total, desc, progress):
     """Steps shown only when ``progress`` is true and the work lasts over two seconds
-    (:func:`pixsel._progress.step_progress`: a bar on a terminal, plain lines in a log)."""
-    from .._progress import step_progress
+    (:func:`pixsel._progress.step_progress`: a bar on a terminal, plain lines in a log), or
+    reported to ``progress`` when it is a callable (:class:`pixsel._progress.CallbackSteps`)."""
+    from .._progress import CallbackSteps, step_progress
 
-    return step_progress(total, desc, enabled=progress)
+    if callable(progress):
+        return CallbackSteps(progress, total, desc)
+    return step_progress(total, desc, enabled=bool(progress))
 
 
 def _min_upper(paths):
@@ -80,7 +85,7 @@ def _run(steps, bar):
     return out
 
 
-def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: bool = False) -> PathSet:
+def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: Any = False) -> PathSet:
     """All greedy and thresholding sparse LDA paths of a classification problem.
 
     Parameters
@@ -91,8 +96,9 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
         Two or more class labels.
     regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
         How the within-class covariance ``B`` is regularized (see :func:`pixsel.stats.regularize`).
-    progress : bool, default=False
-        Show a progress bar (for work longer than two seconds).
+    progress : bool or callable, default=False
+        Show a progress bar (for work longer than two seconds); a callable is called as
+        ``progress(done, total, desc)`` after each path instead.
 
     Returns
     -------
@@ -147,15 +153,16 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
     return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg)
 
 
-def pca_paths(X: ArrayLike, *, progress: bool = False) -> PathSet:
+def pca_paths(X: ArrayLike, *, progress: Any = False) -> PathSet:
     """Greedy forward, backward and simple-thresholding sparse PCA paths of the covariance of X.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         Samples (never modified).
-    progress : bool, default=False
-        Show a progress bar (for work longer than two seconds).
+    progress : bool or callable, default=False
+        Show a progress bar (for work longer than two seconds); a callable is called as
+        ``progress(done, total, desc)`` after each path instead.
 
     Returns
     -------

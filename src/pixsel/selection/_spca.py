@@ -120,6 +120,13 @@ class SparsePCASelector(_PathSelector):
         The direction(s) actually run.
     algorithm_ : str
         The algorithm actually run ('dense' or 'implicit').
+    route_, route_reason_ : str
+        Which kernels ran the greedy path and why, in one sentence: ``'compiled'`` (Numba, on
+        a large problem or once this process has loaded them), ``'numpy'`` (a small problem:
+        the NumPy kernels answer before the compiled ones would load), ``'implicit'`` (no
+        ``p x p`` matrix), ``'array_api'`` (another library's arrays on their device),
+        ``'host'`` (another library's arrays on a CPU) or ``'dask'``. The selection is the same
+        on every route (up to rounding).
     explained_variance_ : float
         ``lambda_max(C_SS)`` of the selected support (covariance normalized by ``n - 1``).
     components_ : ndarray of shape (1, n_features)
@@ -254,6 +261,7 @@ class SparsePCASelector(_PathSelector):
         route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         self.algorithm_ = route.algorithm
+        self.route_, self.route_reason_ = route.name, route.reason
         if grouping is not None:
             value, comp, ub = self._fit_groups(X, grouping, k)
         else:
@@ -341,7 +349,7 @@ class SparsePCASelector(_PathSelector):
             S = np.flatnonzero(self.support_)
             value, comp = leading_component(to_numpy(C, np.float64), S)
         if self.solver == "exact":
-            self._solve_exact(C, None, k)  # device statistics: one host copy
+            self._solve_exact(C, None, k, route=route)  # device statistics: one host copy
             value, ub = float(self.exact_result_.objective), float(self.upper_bound_)
             comp = self.exact_result_.weights.copy()
         return value, comp, ub

@@ -64,7 +64,8 @@ Modules: ``_search`` (incumbent, queue, limits, progress records through a callb
 ``_plain`` (ESLDA's depth-first search, :func:`plain_search`), ``_allk`` (the certified
 path of every size in one tree, :func:`exact_path`), ``_batch`` (the paths of a stack of small
 pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
-and progress types), ``_solve`` (the validated public functions).
+and progress types), ``_solve`` (the validated public functions), ``_exclude`` (``never_select``:
+the search on the pair restricted to the other features, mapped back).
 """
 
 from ._solve import BOUND_SETS

@@ -77,14 +77,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..._routes import follow
 from ..._threads import blas_limit
-from ..._validation import check_int
+from ..._validation import check_excluded, check_int
 from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
+from ._exclude import lift_path, restrict, restrict_initial
 from ._search import Stop, run_until_stopped
-from ._solve import _check_limits, _factor_of_psd, _validate, keep_order
+from ._solve import _check_limits, _factor_of_psd, _on_host, _validate, exact_route, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
 if TYPE_CHECKING:
@@ -92,6 +94,8 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from numpy.typing import ArrayLike
+
+    from ..._routes import Route
 
 __all__ = ["ExactPath", "exact_path"]
 
@@ -127,7 +131,7 @@ _PARALLEL_MIN_FEATURES = 24
 _KERNELS_READY = set()
 
 
-def _compile_kernels(additive):
+def _compile_kernels(additive, route=None):
     """Run the compiled route once, on small problems of the same kind (``additive`` or not),
     before the first search of the process times anything.
 
@@ -135,7 +139,8 @@ def _compile_kernels(additive):
     window is probed from the top, when the tree hands over): a first window or enumeration
     that includes Numba's compilation (seconds with an empty cache) looks slow and the plan goes
     wrong: on UCI Sonar every size took several times longer in a process whose cache was empty.
-    With a filled cache this only loads the kernels.
+    With a filled cache this only loads the kernels. ``route``: the calling search's (its greedy
+    starts' route), passed on so that the table is not asked again.
     """
     if additive in _KERNELS_READY:
         return
@@ -147,10 +152,10 @@ def _compile_kernels(additive):
         G = rng.standard_normal((2 * p, p))
         B = G.T @ G / (2 * p) + 0.1 * np.eye(p)
         if additive:
-            exact_path(rng.standard_normal(p), B)
+            exact_path(rng.standard_normal(p), B, route=route)
         else:
             F = rng.standard_normal((p, 2))
-            exact_path(F @ F.T, B, criterion="max-eig")
+            exact_path(F @ F.T, B, criterion="max-eig", route=route)
 
 
 @dataclass
@@ -844,12 +849,12 @@ def _report_enum(search, kern, root):
                                 gap=float(gaps[j]), elapsed=time.perf_counter() - search.t0))
 
 
-def _greedy_start(M, B, form, criterion, max_k, search):
+def _greedy_start(M, B, form, criterion, max_k, search, route=None):
     """Offer the forward and backward greedy supports of every size (the dual pass); returns
     their objectives per size in the search's (possibly shifted) scale, the features ordered
     by the backward path (the one it keeps longest first) and the two paths."""
-    fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k)
-    bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form)
+    fw = greedy_path(M, B, direction="forward", criterion=criterion, form=form, max_k=max_k, route=route)
+    bw = greedy_path(M, B, direction="backward", criterion=criterion, form=form, route=route)
     vals = np.empty((2, max_k))
     for k in range(max_k, 0, -1):  # from the top: few non-decreasing fix-ups in offer
         for i, path in enumerate((fw, bw)):
@@ -910,6 +915,24 @@ def _perspective_caps(M2, B, form, inc, ub, max_k, time_limit):
     return info
 
 
+def _excluded_path(A, B, never_select, criterion, max_k, initial, options):
+    """:func:`exact_path` without the features of ``never_select``, or None where it excludes none:
+    the search on the other features, mapped back (:mod:`._exclude`)."""
+    owner = "exact_path"
+    A, B, form, _, _ = _validate(A, B, 1, criterion, owner)
+    p = A.shape[0]
+    if max_k is not None:
+        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
+    E = check_excluded(never_select, p, k=max_k, owner=owner)
+    if not len(E):
+        return None
+    R = np.setdiff1d(np.arange(p), E)
+    AR, BR = restrict(A, B, form, R)
+    if initial is not None:
+        initial = [restrict_initial(S, E, R, p, owner) for S in initial]
+    return lift_path(exact_path(AR, BR, criterion=criterion, max_k=max_k, initial=initial, **options), R, E)
+
+
 def exact_path(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -922,6 +945,8 @@ def exact_path(
     callback: Callable[[SearchState], None] | None = None,
     initial: Sequence[ArrayLike] | None = None,
     n_jobs: int | None = None,
+    never_select: ArrayLike | None = None,
+    route: Route | None = None,
 ) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
@@ -970,6 +995,18 @@ def exact_path(
         search (``gap_tol == 0``); a ``node_limit`` keeps the search on one process, so that it
         stays reproducible, and so do fewer than 24 features (one process finishes before the
         workers would have started).
+    never_select : array-like of int or None, default None
+        Features no support may contain (FastCan's ``indices_exclude``). The search runs on the
+        pair restricted to the other features, so each size's certificate bounds every support
+        of that size without them; the path has at most ``p - len(never_select)`` sizes
+        (``max_k``, at most that, defaults to it), its supports are in the original indices and
+        ``info['never_select']`` holds the sorted excluded indices. ``initial`` may not contain
+        excluded features; the 256-feature limit applies to the features left.
+    route : Route or None, default None
+        Where the greedy starts run (:func:`pixsel._routes.choose`, ``'exact'`` family: the
+        compiled greedy kernels or the NumPy ones, by the size; the search's own tree is compiled
+        at every size); an estimator passes the route its ``fit`` resolved, None asks the route
+        table once for the arrays given.
 
     Returns
     -------
@@ -999,9 +1036,17 @@ def exact_path(
     >>> path.support(2).tolist()
     [0, 2]
     """
+    if never_select is not None:
+        options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
+                       n_jobs=n_jobs, route=route)
+        path = _excluded_path(A, B, never_select, criterion, max_k, initial, options)
+        if path is not None:
+            return path
     owner = "exact_path"
     t0 = time.perf_counter()
+    route = exact_route(route, A, B)
     A, B, form, _, criterion = _validate(A, B, 1, criterion, owner)
+    route = _on_host(route, A)
     p = A.shape[0]
     if p > MAX_FEATURES:
         raise ValueError(
@@ -1028,12 +1073,13 @@ def exact_path(
     M2 = M[:, None] if M.ndim == 1 else M
     additive = M2.shape[1] == 1 or criterion.additive
     if gap_tol == 0 and _USE_NUMBA:
-        _compile_kernels(additive)  # the search plans from its timings: none may include compilation
+        _compile_kernels(additive, route)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
         search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
-        greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search)
+        with follow(route):  # the greedy starts on the route
+            greedy, order, paths = _greedy_start(M, B, mform, criterion, max_k, search, route)
         greedy = greedy - shift
         if initial is not None:
             _start_initial(M, B, criterion, initial, search)

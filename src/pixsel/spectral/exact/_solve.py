@@ -3,18 +3,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
 import numpy as np
 
-from ..._array_api import to_host
+from ..._array_api import get_namespace, to_host
+from ..._routes import choose, follow, resize
 from ..._threads import blas_limit
-from ..._validation import check_int, check_options, check_pair, check_real
+from ..._validation import check_excluded, check_int, check_options, check_pair, check_real
 from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..greedy import refine_support
+from ._exclude import lift_result, restrict, restrict_initial
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     from numpy.typing import ArrayLike
+
+    from ..._routes import Route
 
 __all__ = ["exact_support", "plain_search"]
 
@@ -60,6 +65,39 @@ _USE_PARTNER = True
 _PARTNER_AFTER = 0.25
 _ENUM_MAX_FRACTION = 1.0
 _PARTNER_MAX_BYTES = 64 * 2**20
+
+
+def _table_sizes(A):
+    """The sizes the route table reads: ``p``, and the form of ``A`` told by the classes (two: a
+    vector; ``r + 1``: a ``p x r`` factor; none: a full matrix)."""
+    shape = tuple(getattr(A, "shape", np.shape(A)))
+    factor = len(shape) == 2 and shape[0] != shape[1]
+    return {"n_features": int(shape[0]) if shape else None,
+            "n_classes": 2 if len(shape) == 1 else (int(shape[1]) + 1 if factor else None)}
+
+
+def exact_route(route, A, B):
+    """The route of one exact search, asked of the route table once (``'exact'`` family): where the
+    arrays live (another library's are copied to the host: the search is branchy CPU work) and, by
+    the size and form of ``A``, whether its greedy starts run the compiled kernels or the NumPy
+    ones (:func:`pixsel._routes.compiled_pays`). A route given by a fit (of its own family, for
+    example the greedy route of a selector with ``solver='exact'``) is completed with the sizes
+    instead of asking again."""
+    if route is None:
+        xp, dev = get_namespace(A, B, names=["A", "B"])
+        return choose("exact", xp=xp, device=dev, **_table_sizes(A))
+    if route.family == "exact":
+        return route
+    return resize(route, family="exact", **_table_sizes(A))
+
+
+def _on_host(route, A):
+    """The route of the search's own greedy calls: its arrays are host NumPy arrays now (a copy of
+    another library's), so the NumPy placement, compiled or NumPy kernels by the sizes."""
+    if not route.foreign:
+        return route
+    host = dataclasses.replace(route, backend="numpy", xp=np, device=None)
+    return resize(host, family="exact", **_table_sizes(A))
 
 
 def _validate(A, B, k, criterion, owner):
@@ -125,7 +163,7 @@ def _factor_of_psd(A):
 _BACKWARD_MAX_P = 256
 
 
-def _start(A, B, form, k, criterion, initial, search):
+def _start(A, B, form, k, criterion, initial, search, route=None):
     """Offer the incumbents: the dual-pass greedy supports (Moghaddam, Weiss and Avidan 2006, section 2.3) or ``initial``.
 
     For sparse PCA (full ``A``, ``B = I``, ``'max-eig'``) the best greedy support is then
@@ -137,9 +175,11 @@ def _start(A, B, form, k, criterion, initial, search):
     p = A.shape[0]
     spca = form == "full" and criterion.largest_eigenvalue and np.array_equal(B, np.eye(p))
     if initial is None:
-        cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k).support(k)]
+        cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k,
+                             route=route).support(k)]
         if not (form == "full" and p > _BACKWARD_MAX_P):
-            search.backward_path = greedy_path(A, B, direction="backward", criterion=criterion, form=form)
+            search.backward_path = greedy_path(A, B, direction="backward", criterion=criterion, form=form,
+                                               route=route)
             cands.append(search.backward_path.support(k))
     else:
         init = np.unique(np.asarray(initial, dtype=np.intp))
@@ -241,7 +281,8 @@ class _Partner:
             # the start's backward path where it ran (any order is exact; this one prunes early)
             bw = self.search.backward_path
             if bw is None:
-                bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor")
+                bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor",
+                                 route=self.search.route)
             order = keep_order(bw, self.B.shape[0])
         self.kern = _partner_kernel(self.kind, self.M, self.B, self.k, order)
 
@@ -366,23 +407,46 @@ def _result(A, B, form, k, criterion, search, status, t0):
     )
 
 
-def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run):
-    """Validate, offer the incumbents, then ``run(A, B, form, k, criterion, search)`` (unless a
-    closed form applies) with BLAS on one thread, and build the result."""
+def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None):
+    """Validate, resolve the route once (:func:`exact_route`), offer the incumbents (the greedy
+    kernels on the route), then ``run(A, B, form, k, criterion, search)`` (unless a closed form
+    applies) with BLAS on one thread, and build the result."""
     t0 = time.perf_counter()
+    route = exact_route(route, A, B)
     A, B, form, k, criterion = _validate(A, B, k, criterion, owner)
     time_limit, node_limit, gap_tol = _check_limits(*limits, owner)
     for name, (value, choices) in options.items():
         check_options(value, name, choices, owner=owner)
+    route = _on_host(route, A)
     with blas_limit(1):
         search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
-        search.t0 = t0
-        _start(A, B, form, k, criterion, initial, search)
+        search.t0, search.route = t0, route
+        with follow(route):  # the greedy starts (and the swaps of sparse PCA) on the route
+            _start(A, B, form, k, criterion, initial, search, route)
         if k == 1 or k == A.shape[0]:
             status = _closed_form(A, B, form, k, criterion, search)
         else:
             status = run(A, B, form, k, criterion, search)
         return _result(A, B, form, k, criterion, search, status, t0)
+
+
+def _excluded_support(A, B, k, never_select, criterion, initial, options):
+    """:func:`exact_support` without the features of ``never_select``, or None where it excludes
+    none: the search on the other features, mapped back (:mod:`._exclude`)."""
+    owner = "exact_support"
+    A, B, form, k, _ = _validate(A, B, k, criterion, owner)
+    p = A.shape[0]
+    E = check_excluded(never_select, p, k=k, owner=owner)
+    if not len(E):
+        return None
+    R = np.setdiff1d(np.arange(p), E)
+    AR, BR = restrict(A, B, form, R)
+    if initial is not None:
+        given = initial
+        initial = restrict_initial(initial, E, R, p, owner)
+        if len(initial) != k:
+            raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}]; got {np.asarray(given).tolist()}.")
+    return lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, **options), R, E, p)
 
 
 def exact_support(
@@ -399,6 +463,8 @@ def exact_support(
     branch_rule: Literal["important-include", "gain-include", "backward-exclude"] = "important-include",
     bounds: Literal["cardinality", "inclusion", "sdp", "sdp-node"] = "cardinality",
     fixing: bool | None = None,
+    never_select: ArrayLike | None = None,
+    route: Route | None = None,
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -467,6 +533,17 @@ def exact_support(
         ``U - j``) is computed, and a variable whose exclusion cannot beat the incumbent is
         fixed in without branching. ``None``: on with every bound set but ``'inclusion'``.
         (Vector and factor problems always fix with their cardinality bounds.)
+    never_select : array-like of int or None, default None
+        Features no support may contain (FastCan's ``indices_exclude``). The search runs on the
+        pair restricted to the other features (a support outside ``never_select`` reads only
+        those rows and columns), so the certificate bounds every support of size ``k`` without
+        them; ``support`` and ``weights`` are in the original indices and
+        ``info['never_select']`` holds the sorted excluded indices. At least ``k`` features must
+        be left, and ``initial`` may not contain excluded features.
+    route : Route or None, default None
+        Where the search's greedy starts run (:func:`pixsel._routes.choose`, ``'exact'`` family:
+        the compiled greedy kernels or the NumPy ones, by the size); an estimator passes the
+        route its ``fit`` resolved, None asks the route table once for the arrays given.
 
     Returns
     -------
@@ -493,6 +570,12 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
+    if never_select is not None:
+        options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
+                       branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
+        res = _excluded_support(A, B, k, never_select, criterion, initial, options)
+        if res is not None:
+            return res
     use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
@@ -518,7 +601,8 @@ def exact_support(
         return search.run(solver.dive)
 
     options = {"branch_rule": (branch_rule, BRANCH_RULES), "bounds": (bounds, BOUNDS)}
-    return _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options, run)
+    return _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options, run,
+                  route)
 
 
 def plain_search(
@@ -532,6 +616,7 @@ def plain_search(
     initial: Any = None,
     callback: Any = None,
     branch_rule: Literal["lowest-index", "largest-ratio"] = "lowest-index",
+    route: Route | None = None,
 ) -> ExactResult:
     """The paper's exact search (ESLDA, Moghaddam, Weiss and Avidan 2006), kept as a named baseline.
 
@@ -543,7 +628,7 @@ def plain_search(
 
     Parameters
     ----------
-    A, B, k, criterion, time_limit, node_limit, initial, callback
+    A, B, k, criterion, time_limit, node_limit, initial, callback, route
         As in :func:`exact_support`.
     branch_rule : {'lowest-index', 'largest-ratio'}
         Which undecided feature to branch on (include child first): the lowest index (the
@@ -574,4 +659,5 @@ def plain_search(
         return plain_dfs(lambda S: objective_on_support(A, B, S, criterion=criterion), p, k, search, ranking=ranking)
 
     options = {"branch_rule": (branch_rule, PLAIN_BRANCH_RULES)}
-    return _solve(A, B, k, "plain_search", criterion, (time_limit, node_limit, 0.0), initial, callback, options, run)
+    return _solve(A, B, k, "plain_search", criterion, (time_limit, node_limit, 0.0), initial, callback, options, run,
+                  route)

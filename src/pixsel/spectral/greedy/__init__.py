@@ -4,6 +4,9 @@
   (``_rank_one``; its Numba panel loop ``_rank_one_jit``, its array-API twin ``_rank_one_xp``);
 * a factor ``M`` (``A = M M^T``, multiclass LDA): the left-looking multiclass path
   (``_multiclass``, ``_multiclass_jit``, ``_multiclass_xp``);
+  with fewer images than pixels, its backward pass in the n-dimensional form
+  ``B = lam I + U U^T`` (``_lowrank``, ``_lowrank_jit``: an ``n x n`` inverse, not yet called by
+  the door);
 * a full symmetric ``A`` (sparse PCA, general pairs): the full-rank paths by secular equations
   and certified Krylov updates (``_fullrank``, ``_fullrank_dense``, ``_fullrank_krylov``,
   ``_fullrank_jit``, ``_fullrank_xp``; the primitives in ``_secular`` and ``_secular_jit``);
