@@ -13,12 +13,13 @@ PIP = $(BIN)/python -m pip install --quiet --no-compile
 demo: $(STAMP)
 	$(BIN)/pixsel demo --out results/demo --overwrite
 
-# the linter first (configured in pyproject.toml), then the whole suite (pandas, in the test extra,
+# the linter first (configured in pyproject.toml), then the whole suite on every core (pytest-xdist;
+# the tests share no files and each starts its own pools and clusters; pandas, in the test extra,
 # runs the common checks' DataFrame cases; the array-API common checks run under dispatch in their
 # own process with SCIPY_ARRAY_API=1: tests/array_api/test_estimators.py)
 test: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks examples docs/conf.py
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 install: $(STAMP)
 

@@ -1,7 +1,7 @@
 """Claim: `pixsel select FOLDER --k auto` on the 2856 CMU PIE faces (68 people, 32x32 PNGs) takes
 at most 10 s and picks k <= 100; `-k 20` at most 2 s.
 
-Two measurements, each the median (and min-max spread) of 3 runs, with the load average printed:
+Two measurements, each the median (and min-max spread) of 3 runs (`--repeat`), with the load average printed:
 
 * the library, side by side in one run: the former `--k auto` procedure (PathSelectorCV with
   rule='best' scoring the whole 'auto' grid up to p, then the selector refitted at the smallest k
@@ -92,8 +92,10 @@ def _cli(args, threads):
 
 
 def main():
-    args = parser("k_auto", __doc__.splitlines()[0]).parse_args()
-    repeat = 3
+    ap = parser("k_auto", __doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median and spread; default 3)")
+    args = ap.parse_args()
+    repeat = args.repeat
     from sklearn.model_selection import StratifiedKFold
 
     X, y, shape = _faces(args.quick)
@@ -117,7 +119,7 @@ def main():
               "library": {name: {**_stats(t), "k": int(picks[name][0]), "mean_accuracy": float(picks[name][1]),
                                  "best_mean_accuracy": float(picks[name][2]), "largest_k_scored": picks[name][3]}
                           for name, t in lib.items()}}
-    print("library, PathSelectorCV with SparseLDASelector, 5 shuffled folds (median [min-max] of 3):")
+    print(f"library, PathSelectorCV with SparseLDASelector, 5 shuffled folds (median [min-max] of {repeat}):")
     for name, label in (("before", "rule='best' on the whole grid + refit at the 'within' k"),
                         ("after", "rule='within', tol=0.01, grid scored by octave until flat")):
         s, (k, acc, best, kmax) = _stats(lib[name]), picks[name]
@@ -141,7 +143,7 @@ def main():
         assert len(k20["indices"]) == 20
     load_after = os.getloadavg()
     result["cli"] = {"k20": _stats(cli["k20"]), "auto": {**_stats(cli["auto"]), "k": int(report["k"])}}
-    print("pixsel select on the PNG folder, fresh processes (median [min-max] of 3):")
+    print(f"pixsel select on the PNG folder, fresh processes (median [min-max] of {repeat}):")
     for name, goal, label in (("k20", GOAL_K20, "-k 20"), ("auto", GOAL_AUTO, "--k auto")):
         s = _stats(cli[name])
         extra = f", k = {report['k']} (goal <= {GOAL_K})" if name == "auto" else ""
