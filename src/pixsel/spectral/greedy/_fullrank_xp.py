@@ -4,7 +4,7 @@ The dense route of :mod:`pixsel.spectral.greedy._fullrank_dense`, written agains
 standard so that it runs on the data's device:
 
 * forward: per step one generalized ``eigh`` of the support, ``(A_SS, B_SS) X = B_SS X
-  diag(theta)`` (:func:`pixsel.spectral._linalg_xp.generalized_eigh`), then for every candidate
+  diag(theta)`` (:func:`pixsel.spectral._linalg.generalized_eigh`), then for every candidate
   ``i`` the bordered problem ``[[diag(theta), b_i], [b_i^T, c_i]]`` (``b_i``, ``c_i`` from the
   matrix products ``A_{:,S} X`` and ``B_{:,S} X``: the ``O(p t^2)`` work, on the device) and
   its largest root of the secular equation ``lam - c_i - sum_j b_ij^2 / (lam - theta_j) = 0``;
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..._array_api import device_of, has_float64, to_numpy
 from .._criteria import spectral_criterion
-from .._linalg_xp import generalized_eigh
+from .._linalg import generalized_eigh
 
 __all__ = ["fullrank_path_xp"]
 
