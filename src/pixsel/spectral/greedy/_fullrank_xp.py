@@ -27,6 +27,13 @@ block's end the host reads that one flag, and in the rare block where a root had
 the block is recomputed from its start (its state is the support chosen before it) with the
 adaptive solves, which check every ``_CHECK_EVERY`` iterations. One host read per block, the
 same roots to rounding (counted on a CPU by :func:`pixsel._round_trips.count_round_trips`).
+
+**Why NumPy input keeps its own kernels.** The NumPy full-rank kernels (secular screening and
+the Krylov route for ``B = I``) are the oracles of their Numba kernels, which serve every NumPy
+problem above the compiled size of :mod:`pixsel._routes`. ``benchmarks/bench_xp_twins.py``
+times the pair on NumPy input: forward, the two run at the same speed; backward, this kernel
+called with NumPy as its namespace is the faster of the two on the small problems that run the
+NumPy loop.
 """
 
 from __future__ import annotations
