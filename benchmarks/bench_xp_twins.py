@@ -16,7 +16,7 @@ benchmark.
 Usage::
 
     python benchmarks/bench_xp_twins.py            # p = 64 and 128, N = 2000 x p = 4096 images
-    python benchmarks/bench_xp_twins.py --quick    # p = 48, N = 300 x p = 1024 (seconds)
+    python benchmarks/bench_xp_twins.py --quick    # p = 32, N = 200 x p = 512 (seconds)
 """
 
 from __future__ import annotations
@@ -109,8 +109,8 @@ def fmt(t):
 
 def main():
     args = parser("bench_xp_twins", __doc__.splitlines()[0]).parse_args()
-    ps = (48,) if args.quick else (64, 128)
-    n, pg = (300, 1024) if args.quick else (2000, 4096)
+    ps = (32,) if args.quick else (64, 128)
+    n, pg = (200, 512) if args.quick else (2000, 4096)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; median of {REPEAT} runs [range]; "
           f"ratio = array API / NumPy on NumPy input (above 1: the NumPy kernel is faster)")

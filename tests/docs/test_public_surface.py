@@ -46,12 +46,11 @@ KNOWN_UNLISTED = {
 }
 
 #: Benchmarks that reach an internal on purpose: the before/after harnesses replay a former
-#: implementation inside the current one, and the GPU benchmark counts host round trips with the
-#: tests' private counter. No entry may be added here.
+#: implementation inside the current one. No entry may be added here (the array-API twins that
+#: ``bench_xp_twins.py`` times are its subject: :func:`_timed_twins`).
 KNOWN_PRIVATE_IN_BENCHMARKS = {
     ("_common.py", "pixsel.selection._cv"),
     ("bench_multiclass.py", "pixsel.spectral._dispatch"),
-    ("bench_gpu.py", "pixsel._round_trips"),
 }
 
 
