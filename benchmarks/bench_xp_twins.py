@@ -5,8 +5,9 @@ namespace). A kernel keeps a separate NumPy (or Numba) implementation beside its
 twin only where this benchmark measures the pair: the twin of :data:`TWINS` that runs on a
 device, called with NumPy as its namespace, against the NumPy kernel (for the greedy paths the
 public :func:`pixsel.spectral.greedy_path` on NumPy input below the compiled size, where it runs
-the NumPy loops that the compiled kernels are tested against), on the same NumPy input, side by
-side in one run. Printed: the median of 3
+the NumPy loops that the compiled kernels are tested against, or the array-API kernel itself where
+that is the faster: a backward full-rank path of the largest eigenvalue), on the same NumPy input,
+side by side in one run. Printed: the median of 3
 runs and their range for each, the ratio ``array API / NumPy`` (above 1: the NumPy kernel is
 faster), and that both gave the same answer (the same order and objectives for the paths, the
 same columns for the Gram operator). ``benchmarks/bench_structure.py`` counts a ``*_xp.py``
@@ -65,24 +66,30 @@ def _pair(p, seed):
 
 
 def path_cases(p, seed=0):
-    """``(kernel, direction, numpy_fn, xp_fn)``; each fn returns ``(order, objective)``. The NumPy
-    side is :func:`pixsel.spectral.greedy_path` on NumPy input, which runs the NumPy loops below
-    the compiled size (``p < 512`` features and a factor of at most 16 columns)."""
+    """``(kernel, direction, door, twin, numpy_fn, xp_fn)``; each fn returns ``(order, objective)``. The
+    NumPy side is :func:`pixsel.spectral.greedy_path` on NumPy input below the compiled size
+    (``p < 512`` features, a factor of at most 16 columns); ``door`` says what it runs there: the
+    NumPy loops, or, for a backward full-rank path of the largest eigenvalue, the array-API kernel
+    with NumPy as its namespace (the NumPy loops it replaced are timed by the trace row's kernel
+    and by ``tests``' oracles; the compiled kernels serve the sizes above)."""
     a, M, A, B = _pair(p, seed)
-    crit = criterion_named("max-eig")
+    loops, xp_kernel = "NumPy loops", "array-API kernel"
     cases = []
     for d in ("forward", "backward"):
         cases += [
-            ("rank-one (binary LDA)", d,
+            ("rank-one (binary LDA)", d, loops, "_rank_one_xp",
              lambda d=d: _path(greedy_path(a, B, direction=d)),
              lambda d=d: _path(rank_one_greedy_path_xp(np, None, a, B, d))),
-            ("multiclass (factor, r = 4)", d,
+            ("multiclass (factor, r = 4)", d, loops, "_multiclass_xp",
              lambda d=d: _path(greedy_path(M, B, direction=d, form="factor")),
-             lambda d=d: multiclass_path_xp(np, M, B, direction=d, criterion=crit)[:2]),
-            ("full-rank (sparse PCA, B = I)", d,
-             lambda d=d: _path(greedy_path(A, direction=d, form="full")),
-             lambda d=d: fullrank_path_xp(np, A, None, direction=d, criterion=crit)[:2]),
+             lambda d=d: multiclass_path_xp(np, M, B, direction=d, criterion=criterion_named("max-eig"))[:2]),
         ]
+        for crit in ("max-eig", "trace"):
+            door = xp_kernel if (d, crit) == ("backward", "max-eig") else loops
+            cases.append((f"full-rank (B = I, {crit})", d, door, "_fullrank_xp",
+                          lambda d=d, crit=crit: _path(greedy_path(A, direction=d, form="full", criterion=crit)),
+                          lambda d=d, crit=crit: fullrank_path_xp(np, A, None, direction=d,
+                                                                  criterion=criterion_named(crit))[:2]))
     return cases
 
 
@@ -116,18 +123,21 @@ def main():
           f"ratio = array API / NumPy on NumPy input (above 1: the NumPy kernel is faster)")
     rows = []
     with blas_threads(args):
-        print(f"\n{'greedy path':32s} {'dir':8s} {'p':>4s}  {'NumPy kernel':>26s}  {'array-API kernel':>26s}  ratio")
+        print(f"\n{'greedy path':28s} {'dir':8s} {'p':>4s}  {'greedy_path (NumPy input)':>26s}  "
+              f"{'array-API kernel':>26s}  ratio  greedy_path runs")
         for p in ps:
-            for kernel, direction, np_fn, xp_fn in path_cases(p):
+            for kernel, direction, door, twin, np_fn, xp_fn in path_cases(p):
                 t_np, (o_np, f_np) = timed(np_fn)
                 t_xp, (o_xp, f_xp) = timed(xp_fn)
                 same = bool(np.array_equal(o_np, o_xp) and np.allclose(f_np, f_xp, rtol=1e-8, atol=0))
                 assert same, f"{kernel} {direction} p={p}: the two kernels disagree"
                 ratio = t_xp["median"] / t_np["median"]
                 rows.append({"pair": kernel, "direction": direction, "p": p, "numpy": t_np, "array_api": t_xp,
-                             "ratio": ratio, "same_path": same})
-                print(f"{kernel:32s} {direction:8s} {p:4d}  {fmt(t_np)}  {fmt(t_xp)}  {ratio:5.2f}", flush=True)
-        print(f"\n{'Gram operator passes':32s} {'dtype':8s} {'N x p':>10s}  {'CenteredGramOperator':>26s}  "
+                             "ratio": ratio, "same_path": same, "door_runs": door,
+                             "twin": f"pixsel/spectral/greedy/{twin}.py"})
+                print(f"{kernel:28s} {direction:8s} {p:4d}  {fmt(t_np)}  {fmt(t_xp)}  {ratio:5.2f}  {door}",
+                      flush=True)
+        print(f"\n{'Gram operator passes':28s} {'dtype':8s} {'N x p':>10s}  {'CenteredGramOperator':>26s}  "
               f"{'DeviceGramOperator':>26s}  ratio")
         for dtype in (np.float64, np.float32, np.uint8):
             np_fn, xp_fn = gram_case(n, pg, dtype)
@@ -137,8 +147,8 @@ def main():
             assert same, f"Gram operator {np.dtype(dtype).name}: the two operators disagree"
             ratio = t_xp["median"] / t_np["median"]
             rows.append({"pair": "Gram operator", "dtype": np.dtype(dtype).name, "n": n, "p": pg, "numpy": t_np,
-                         "array_api": t_xp, "ratio": ratio, "same_columns": same})
-            print(f"{'diag + 32 columns':32s} {np.dtype(dtype).name:8s} {f'{n}x{pg}':>10s}  {fmt(t_np)}  "
+                         "array_api": t_xp, "ratio": ratio, "same_columns": same, "twin": "pixsel/stats/_gram_xp.py"})
+            print(f"{'diag + 32 columns':28s} {np.dtype(dtype).name:8s} {f'{n}x{pg}':>10s}  {fmt(t_np)}  "
                   f"{fmt(t_xp)}  {ratio:5.2f}", flush=True)
     write_results(args, {"load_average": list(load), "repeat": REPEAT, "rows": rows, "twins": TWINS})
 

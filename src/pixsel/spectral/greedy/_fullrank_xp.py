@@ -31,9 +31,9 @@ same roots to rounding (counted on a CPU by :func:`pixsel._round_trips.count_rou
 **Why NumPy input keeps its own kernels.** The NumPy full-rank kernels (secular screening and
 the Krylov route for ``B = I``) are the oracles of their Numba kernels, which serve every NumPy
 problem above the compiled size of :mod:`pixsel._routes`. ``benchmarks/bench_xp_twins.py``
-times the pair on NumPy input: forward, the two run at the same speed; backward, this kernel
-called with NumPy as its namespace is the faster of the two on the small problems that run the
-NumPy loop.
+times the pair on NumPy input below that size: forward the two run at about the same speed, and
+a backward path of the largest eigenvalue runs faster here than in the NumPy loops, so
+:func:`pixsel.spectral.greedy_path` runs this kernel, with NumPy as its namespace, for it.
 """
 
 from __future__ import annotations
