@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._routes import compiled_enabled, sized_kernels
 from .._validation import check_int, check_options
 from ._criteria import as_criterion
 from ._forms import check_form_pair
@@ -234,6 +235,7 @@ class GroupPath:
         return weights_on_support(self.A, self.B, self.support(k))
 
 
+@sized_kernels  # small NumPy problems run the NumPy loops (pixsel._routes.compiled_pays)
 def group_greedy_path(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -415,10 +417,13 @@ def _forward_factor(M, B, members, criterion, max_k, callback):
     G = len(members)
     pad = _padded(members, p)
     R = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)  # read only: flushes copy it
-    work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad,
-                    _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p))
-    K = np.zeros((r, r))
+    tol = _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p)
     steps = G if max_k is None else max_k
+    jit = _compiled("factor_steps") if r == 1 else None
+    if jit is not None:
+        return _factor_compiled(jit, R, M[:, 0], pad, members, tol, 0.0, steps, True, callback)
+    work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad, tol)
+    K = np.zeros((r, r))
     order = np.empty(steps, dtype=np.intp)
     objective = np.empty(steps)
     free = np.ones(G, dtype=bool)
@@ -438,16 +443,32 @@ def _forward_factor(M, B, members, criterion, max_k, callback):
     return order, objective
 
 
+def _spd_inverse(B):
+    """``B^{-1}`` of a symmetric positive definite ``B`` by ``dpotrf`` + ``dpotri`` (a third of the
+    flops of solving against the identity), symmetrized from its lower triangle."""
+    P = np.array(B, dtype=np.float64, order="F", copy=True)
+    P, info = sla.lapack.dpotrf(P, lower=1, clean=1, overwrite_a=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("B is not positive definite: its Cholesky factorization failed.")
+    P, info = sla.lapack.dpotri(P, lower=1, overwrite_c=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("B is singular: its inverse from the Cholesky factor failed.")
+    return np.ascontiguousarray(np.tril(P) + np.tril(P, -1).T)
+
+
 def _backward_factor(M, B, members, criterion, max_k, callback):
     p, r = M.shape
     G = len(members)
     pad = _padded(members, p)
-    P = np.eye(p) if B is None else sla.cho_solve(sla.cho_factor(B), np.eye(p))
-    P = np.ascontiguousarray((P + P.T) / 2)
+    P = np.eye(p) if B is None else _spd_inverse(B)
     W = P @ M
     K = M.T @ W
     K = (K + K.T) / 2
-    work = _Working(P, W, pad, _tolerances(np.append(np.diag(P), np.ones(pad.shape[1])), pad, p))
+    tol = _tolerances(np.append(np.diag(P), np.ones(pad.shape[1])), pad, p)
+    jit = _compiled("factor_steps") if r == 1 else None
+    if jit is not None:
+        return _factor_compiled(jit, P, W[:, 0], pad, members, tol, float(K[0, 0]), G, False, callback)
+    work = _Working(P, W, pad, tol)
     order = np.empty(G, dtype=np.intp)
     objective = np.empty(G)
     alive = np.ones(G, dtype=bool)
@@ -468,6 +489,92 @@ def _backward_factor(M, B, members, criterion, max_k, callback):
         work.remove(members[j], work.tol[j])
         if callback is not None:
             callback(step + 1, G)
+    return order, objective
+
+
+def _compiled(name):
+    """A Numba kernel of :mod:`pixsel.spectral._groups_jit`, or None where the route chose NumPy.
+
+    Imported on first use, so that importing pixsel does not pay for Numba."""
+    if not compiled_enabled():
+        return None
+    from . import _groups_jit
+    return getattr(_groups_jit, name)
+
+
+def _factor_compiled(jit, R, q, pad, members, tol, K, n_steps, forward, callback):
+    """The loops of :func:`_forward_factor` / :func:`_backward_factor` for a vector (``r = 1``):
+    panels of compiled group steps, the stored matrix updated by NumPy between two panels (the
+    same block elimination as :class:`_Working`; ``R`` is read, never written)."""
+    p = R.shape[0]
+    G, gmax = pad.shape
+    real = pad < p
+    padr = np.ascontiguousarray(np.where(real, pad, 0))
+    sizes = np.array([len(m) for m in members], dtype=np.intp)
+    both = real[:, :, None] & real[:, None, :]
+    D = np.ascontiguousarray(np.where(both, R[padr[:, :, None], padr[:, None, :]], 0.0))
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    q = np.array(q, dtype=np.float64)
+    pos = np.arange(p)
+    LT = np.empty((_PANEL + gmax, p))
+    free = np.ones(G, dtype=bool)
+    order = np.empty(n_steps, dtype=np.intp)
+    objective = np.empty(n_steps)
+    tol = np.ascontiguousarray(tol, dtype=np.float64)
+    t = step = since = 0
+    last_callback = n_steps if forward else G - 1  # the backward loop reports no step for its last group
+    while step < n_steps:
+        before = step
+        t, step, K = jit(R, LT, t, q, pos, padr, sizes, D, tol, free, K, order, objective, step, n_steps, forward,
+                         _PANEL, _TIE_RTOL)
+        if callback is not None:
+            for s in range(before + 1, min(step, last_callback) + 1):
+                callback(s, n_steps)
+        if t >= _PANEL and step < n_steps:  # the stored matrix receives the panel, the eliminated rows leave
+            dead = np.concatenate([members[j] for j in order[since:step]])
+            keep = np.ones(R.shape[0], dtype=bool)
+            keep[pos[dead]] = False
+            Lk = LT[:t][:, keep]
+            R = R[np.ix_(keep, keep)]
+            R -= Lk.T @ Lk
+            q = q[keep]
+            new = np.cumsum(keep) - 1
+            pos = np.where(pos >= 0, np.where(keep[np.maximum(pos, 0)], new[np.maximum(pos, 0)], -1), -1)
+            LT = np.empty((_PANEL + gmax, R.shape[0]))
+            t, since = 0, step
+    return order, objective
+
+
+def _full_forward_compiled(jit, A, members, pad, steps, callback):
+    """The forward loop of :func:`_full_path` for ``B = I`` and the largest eigenvalue: one
+    eigendecomposition of the support per step, then every group by its bordered secular root."""
+    p = A.shape[0]
+    G = len(members)
+    real = pad < p
+    padr = np.ascontiguousarray(np.where(real, pad, 0))
+    sizes = np.array([len(m) for m in members], dtype=np.intp)
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    order = np.empty(steps, dtype=np.intp)
+    objective = np.empty(steps)
+    free = np.ones(G, dtype=bool)
+    chosen = np.empty(0, dtype=np.intp)
+    scores = np.full(G, -np.inf)
+    for step in range(steps):
+        if len(chosen):
+            theta, U = np.linalg.eigh(A[np.ix_(chosen, chosen)])
+            theta, U = np.ascontiguousarray(theta[::-1]), U[:, ::-1]
+            CU = np.ascontiguousarray(U.T @ A[chosen])
+        else:
+            theta, CU = np.empty(0), np.empty((0, p))
+        jit(theta, CU, A, padr, sizes, free, scores, _TIE_RTOL)
+        cand = np.flatnonzero(free)
+        c = _first_within(scores[cand])
+        j = cand[c]
+        order[step], objective[step] = j, scores[j]
+        free[j] = False
+        chosen = np.concatenate([chosen, members[j]])
+        if callback is not None:
+            callback(step + 1, steps)
     return order, objective
 
 
@@ -501,6 +608,9 @@ def _full_path(A, B, members, direction, criterion, max_k, callback):
     Bx = None if B is None else _extended(B, p, gmax)
     if direction == "forward":
         steps = G if max_k is None else max_k
+        jit = _compiled("border_scores") if B is None and criterion.largest_eigenvalue else None
+        if jit is not None:
+            return _full_forward_compiled(jit, A, members, pad, steps, callback)
         order = np.empty(steps, dtype=np.intp)
         objective = np.empty(steps)
         free = np.ones(G, dtype=bool)
