@@ -505,7 +505,8 @@ def _compiled(name):
 def _factor_compiled(jit, R, q, pad, members, tol, K, n_steps, forward, callback):
     """The loops of :func:`_forward_factor` / :func:`_backward_factor` for a vector (``r = 1``):
     panels of compiled group steps, the stored matrix updated by NumPy between two panels (the
-    same block elimination as :class:`_Working`; ``R`` is read, never written)."""
+    same block elimination as :class:`_Working`; ``R`` is read, never written; the stored
+    matrices after it keep their upper triangle current)."""
     p = R.shape[0]
     G, gmax = pad.shape
     real = pad < p
@@ -534,9 +535,11 @@ def _factor_compiled(jit, R, q, pad, members, tol, K, n_steps, forward, callback
             dead = np.concatenate([members[j] for j in order[since:step]])
             keep = np.ones(R.shape[0], dtype=bool)
             keep[pos[dead]] = False
-            Lk = LT[:t][:, keep]
-            R = R[np.ix_(keep, keep)]
-            R -= Lk.T @ Lk
+            idx = np.flatnonzero(keep)
+            Lk = LT[:t].take(idx, axis=1)
+            R = R.take(idx, axis=0).take(idx, axis=1)
+            # R -= Lk^T Lk on the upper triangle (the lower one of the Fortran-ordered transpose)
+            R = sla.blas.dsyrk(-1.0, Lk, beta=1.0, c=R.T, trans=1, lower=1, overwrite_c=1).T
             q = q[keep]
             new = np.cumsum(keep) - 1
             pos = np.where(pos >= 0, np.where(keep[np.maximum(pos, 0)], new[np.maximum(pos, 0)], -1), -1)

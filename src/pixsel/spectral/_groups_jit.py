@@ -153,7 +153,7 @@ def factor_steps(R, LT, t, q, pos, pad, sizes, D, tol, free, K, order, objective
                  tie_rtol):
     """Run greedy group steps of a vector ``a`` until the panel ``LT`` holds ``panel`` rows or the path ends.
 
-    ``R`` (``m x m``) is the stored working matrix, ``LT`` the panel (transposed: ``R_true = R -
+    ``R`` (``m x m``, its upper triangle read) is the stored working matrix, ``LT`` the panel (transposed: ``R_true = R -
     LT[:t].T LT[:t]``), ``q`` the working right-hand side, ``pos`` the working position of each
     original feature, ``pad`` / ``sizes`` the members of each group, ``D`` the current diagonal
     block of each group, ``tol`` its pivot tolerance and ``free`` the groups still candidates.
@@ -218,7 +218,9 @@ def factor_steps(R, LT, t, q, pos, pad, sizes, D, tol, free, K, order, objective
         colsT = np.empty((s, m))
         for a in range(s):
             ga = gpos[a]
-            for r in range(m):
+            for r in range(ga):  # only the upper triangle of R is kept current
+                colsT[a, r] = R[r, ga]
+            for r in range(ga, m):
                 colsT[a, r] = R[ga, r]
             for u in range(t):
                 lu = LT[u, ga]
