@@ -562,6 +562,7 @@ def _full_forward_compiled(jit, A, members, pad, steps, callback):
     free = np.ones(G, dtype=bool)
     chosen = np.empty(0, dtype=np.intp)
     scores = np.full(G, -np.inf)
+    mu = np.empty(G)  # each group's own largest eigenvalue, from the first step
     for step in range(steps):
         if len(chosen):
             theta, U = np.linalg.eigh(A[np.ix_(chosen, chosen)])
@@ -569,7 +570,7 @@ def _full_forward_compiled(jit, A, members, pad, steps, callback):
             CU = np.ascontiguousarray(U.T @ A[chosen])
         else:
             theta, CU = np.empty(0), np.empty((0, p))
-        jit(theta, CU, A, padr, sizes, free, scores, _TIE_RTOL)
+        jit(theta, CU, A, padr, sizes, free, mu, scores, _TIE_RTOL)
         cand = np.flatnonzero(free)
         c = _first_within(scores[cand])
         j = cand[c]

@@ -276,13 +276,10 @@ def factor_steps(R, LT, t, q, pos, pad, sizes, D, tol, free, K, order, objective
 
 # ------------------------------------------------------------------------------------------ sparse PCA
 @njit(cache=True, nogil=True)
-def _border_root(theta, C, Dg, M, w, V, Z, wz, Vz):
-    """The largest eigenvalue of ``[[diag(theta), C], [C^T, Dg]]`` (``theta`` descending)."""
+def _border_root(theta, C, Dg, mu, M, w, V, Z, wz, Vz):
+    """The largest eigenvalue of ``[[diag(theta), C], [C^T, Dg]]`` (``theta`` descending, ``t >= 1``;
+    ``mu`` is the largest eigenvalue of ``Dg``)."""
     t, s = C.shape
-    _jacobi(Dg, w, V)
-    mu = w.max()
-    if t == 0:
-        return mu
     th1 = theta[0]
     cn = 0.0
     for i in range(t):
@@ -355,7 +352,7 @@ def _border_lower(theta, C, Dg, Z, wz, Vz):
 
 
 @njit(cache=True, nogil=True)
-def _border_upper(theta, C, Dg, cut, w, V, Y, wy, Vy, E, we, Ve):
+def _border_upper(theta, C, Dg, mu, cut, Y, wy, Vy, E, we, Ve):
     """An upper bound on the same largest eigenvalue, or a cheaper one already below ``cut``.
 
     ``theta_2, ..., theta_t`` all raised to ``theta_2`` can only raise the Schur complement
@@ -372,12 +369,11 @@ def _border_upper(theta, C, Dg, cut, w, V, Y, wy, Vy, E, we, Ve):
                 acc += C[i, a] * C[i, b]
             E[a, b] = E[b, a] = acc
     _jacobi(E, we, Ve)
-    _jacobi(Dg, w, V)
     c1 = 0.0
     for a in range(s):
         c1 += C[0, a] * C[0, a]
     A3 = np.zeros((3, 3))
-    A3[0, 0], A3[1, 1], A3[2, 2] = theta[0], th2, w.max()
+    A3[0, 0], A3[1, 1], A3[2, 2] = theta[0], th2, mu
     A3[0, 2] = A3[2, 0] = math.sqrt(c1)
     A3[1, 2] = A3[2, 1] = math.sqrt(max(we.max(), 0.0))
     w3 = np.empty(3)
@@ -407,12 +403,13 @@ def _border_upper(theta, C, Dg, cut, w, V, Y, wy, Vy, E, we, Ve):
 
 
 @njit(cache=True, nogil=True)
-def border_scores(theta, CU, A, pad, sizes, free, out, tie_rtol):
+def border_scores(theta, CU, A, pad, sizes, free, mu, out, tie_rtol):
     """``out[c]``: the largest eigenvalue of ``A`` on the support plus group ``c``, for every free
     group that can be within ``tie_rtol`` of the best (``-inf`` for the others).
 
     ``theta`` (descending) and ``CU = U^T A_{S,:}`` (``t x p``) come from the eigendecomposition
-    ``A_SS = U diag(theta) U^T`` of the current support; ``t = 0`` scores the groups alone. As in
+    ``A_SS = U diag(theta) U^T`` of the current support; ``t = 0`` scores the groups alone and
+    fills ``mu`` (each group's own largest eigenvalue, which later calls read). As in
     the single-feature path, cheap bounds screen the candidates: a group whose upper bound is
     below the best lower bound by more than the tie tolerance cannot be chosen, and its root is
     not solved.
@@ -447,22 +444,26 @@ def border_scores(theta, CU, A, pad, sizes, free, out, tie_rtol):
             for i in range(t):
                 Cs[c, i, a] = CU[i, fa]
         if t == 0:
+            _jacobi(Ds[c, :s, :s], w[:s], V[:s, :s])
+            mu[c] = out[c] = w[:s].max()
             continue
         lo = _border_lower(theta, Cs[c, :, :s], Ds[c, :s, :s], Z[:s + 1, :s + 1], wz[:s + 1], Vz[:s + 1, :s + 1])
         if lo > best_lower:
             best_lower, lead = lo, c
-    if t > 0:  # the root of the most promising group first: its value is the sharpest cut
-        s = sizes[lead]
-        out[lead] = _border_root(theta, Cs[lead, :, :s], Ds[lead, :s, :s], M[:s, :s], w[:s], V[:s, :s],
-                                 Z[:s + 1, :s + 1], wz[:s + 1], Vz[:s + 1, :s + 1])
-        best_lower = max(best_lower, out[lead])
+    if t == 0:
+        return
+    # the root of the most promising group first: its value is the sharpest cut
+    s = sizes[lead]
+    out[lead] = _border_root(theta, Cs[lead, :, :s], Ds[lead, :s, :s], mu[lead], M[:s, :s], w[:s], V[:s, :s],
+                             Z[:s + 1, :s + 1], wz[:s + 1], Vz[:s + 1, :s + 1])
+    best_lower = max(best_lower, out[lead])
     cut = best_lower - 4.0 * tie_rtol * abs(best_lower)
     for c in range(n_groups):
-        if not free[c] or (t > 0 and c == lead):
+        if not free[c] or c == lead:
             continue
         s = sizes[c]
-        if t > 0 and _border_upper(theta, Cs[c, :, :s], Ds[c, :s, :s], cut, w[:s], V[:s, :s], Y[:2 * s + 1, :2 * s + 1],
-                                   wy[:2 * s + 1], Vy[:2 * s + 1, :2 * s + 1], E[:s, :s], we[:s], Ve[:s, :s]) < cut:
+        if _border_upper(theta, Cs[c, :, :s], Ds[c, :s, :s], mu[c], cut, Y[:2 * s + 1, :2 * s + 1], wy[:2 * s + 1],
+                         Vy[:2 * s + 1, :2 * s + 1], E[:s, :s], we[:s], Ve[:s, :s]) < cut:
             continue
-        out[c] = _border_root(theta, Cs[c, :, :s], Ds[c, :s, :s], M[:s, :s], w[:s], V[:s, :s], Z[:s + 1, :s + 1],
+        out[c] = _border_root(theta, Cs[c, :, :s], Ds[c, :s, :s], mu[c], M[:s, :s], w[:s], V[:s, :s], Z[:s + 1, :s + 1],
                               wz[:s + 1], Vz[:s + 1, :s + 1])
