@@ -231,3 +231,65 @@ def test_compiled_group_steps_on_digit_patches(digits_stats, which):
         (ref, _), (got, _) = _both_routes(a, B, groups, direction=which.split()[-1])
     np.testing.assert_array_equal(got.order, ref.order)
     np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------- swap over groups
+def _all_swaps_best(A, B, groups, chosen, criterion="max-eig"):
+    """The best objective over every exchange of one chosen group for one outside (brute force)."""
+    labels = np.unique(groups)
+    out = [j for j in range(len(labels)) if j not in chosen]
+    best = -np.inf
+    for i in chosen:
+        for j in out:
+            js = [c for c in chosen if c != i] + [j]
+            best = max(best, objective_on_support(A, B, np.flatnonzero(np.isin(groups, labels[js])), criterion=criterion))
+    return best
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_group_swap_never_lowers_and_ends_at_a_swap_local_optimum(form, seed):
+    rng = np.random.default_rng(20 + seed)
+    A, B = _problem(form, 14, seed)
+    groups = rng.integers(0, 7, 14)
+    G = len(np.unique(groups))
+    k = 3
+    start = rng.choice(G, size=k, replace=False)  # a random start, usually not optimal
+    res = _groups.group_swap_refine(A, B, groups, start)
+    assert res.converged
+    assert res.objective >= res.start_objective
+    assert res.objective == pytest.approx(objective_on_support(A, B, res.support), rel=1e-12)
+    assert _all_swaps_best(A, B, groups, list(res.groups)) <= res.objective * (1 + 1e-9)
+    _, best = brute_force_groups(A, B, groups, k)
+    assert res.objective <= best * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_group_swap_reaches_the_optimum_where_one_swap_connects_every_union(form):
+    """k = 1 and k = n_groups - 1: every union is one exchange from every other, so the 1-swap
+    local optimum is the brute-force optimum, from any start."""
+    rng = np.random.default_rng(7)
+    A, B = _problem(form, 12, 7)
+    groups = rng.integers(0, 5, 12)
+    G = len(np.unique(groups))
+    for k in (1, G - 1):
+        codes, best = brute_force_groups(A, B, groups, k)
+        # a start that is not the optimum: another single group, or the union without an optimal group
+        start = np.setdiff1d(np.arange(G), codes)[:1] if k == 1 else np.delete(np.arange(G), codes[0])
+        res = _groups.group_swap_refine(A, B, groups, start)
+        assert res.n_swaps >= 1
+        assert res.objective == pytest.approx(best, rel=1e-10)
+        np.testing.assert_array_equal(res.groups, codes)
+
+
+def test_group_swap_refines_a_greedy_union_and_checks_its_start():
+    A, B = _problem("vector", 14, 3)
+    groups = np.arange(14) // 2
+    path = group_greedy_path(A, B, groups=groups)
+    res = _groups.group_swap_refine(A, B, groups, path.groups_at(3))
+    assert res.objective >= path.objective[2] * (1 - 1e-12)
+    assert _groups.group_swap_refine(A, B, groups, path.groups_at(3), max_sweeps=0).n_swaps == 0
+    with pytest.raises(ValueError, match="distinct group codes"):
+        _groups.group_swap_refine(A, B, groups, [0, 0])
+    with pytest.raises(ValueError, match="distinct group codes"):
+        _groups.group_swap_refine(A, B, groups, [9])
