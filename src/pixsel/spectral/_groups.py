@@ -28,6 +28,14 @@ dependent on the support), as in the single-feature kernels. Gains within ``_TIE
 best are ties, resolved to the lowest group. With groups of size one these are the
 single-feature paths of :func:`pixsel.spectral.greedy_path` (same orders, same objectives).
 
+On problems large enough for the compiled kernels (:func:`pixsel._routes.compiled_pays`), the
+steps of a vector ``A`` (both directions) and of sparse PCA forward (``B = I``, largest
+eigenvalue) run in Numba (:mod:`pixsel.spectral._groups_jit`): the vector's panel of block
+eliminations in one call, and sparse PCA's candidates by the block secular equation on one
+eigendecomposition of the support, screened by bounds. The NumPy loops here are their oracle
+(same orders, objectives to rounding). :func:`group_swap_refine` exchanges one group in for one
+out while the objective rises.
+
 The exact search (:func:`exact_group_support`) branches over groups (include the next group or
 exclude it) with the inclusion-principle bound: every completion of a node is a subset of the
 node's chosen groups plus the groups still free, and the objective cannot decrease when features
