@@ -293,3 +293,37 @@ def test_group_swap_refines_a_greedy_union_and_checks_its_start():
         _groups.group_swap_refine(A, B, groups, [0, 0])
     with pytest.raises(ValueError, match="distinct group codes"):
         _groups.group_swap_refine(A, B, groups, [9])
+
+
+# ---------------------------------------------------------------------------- beam over groups
+@pytest.mark.parametrize("form", FORMS)
+def test_group_beam_of_width_one_is_the_greedy_path(form):
+    rng = np.random.default_rng(30)
+    A, B = _problem(form, 14, 30)
+    groups = rng.integers(0, 7, 14)
+    path = group_greedy_path(A, B, groups=groups, max_k=4)
+    res = _groups.group_beam_search(A, B, groups, 4, width=1)
+    np.testing.assert_array_equal(res.groups, path.groups_at(4))
+    np.testing.assert_allclose(res.objective_path, path.objective, rtol=1e-10)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_group_beam_is_never_below_greedy_and_exhaustive_width_is_the_optimum(form, seed):
+    from math import comb
+
+    rng = np.random.default_rng(40 + seed)
+    A, B = _problem(form, 13, seed)
+    groups = rng.integers(0, 7, 13)
+    G = len(np.unique(groups))
+    k = 3
+    path = group_greedy_path(A, B, groups=groups, max_k=k)
+    narrow = _groups.group_beam_search(A, B, groups, k, width=2)
+    assert np.all(narrow.objective_path >= path.objective * (1 - 1e-12))
+    assert narrow.objective == pytest.approx(objective_on_support(A, B, narrow.support), rel=1e-12)
+    wide = _groups.group_beam_search(A, B, groups, k, width=max(comb(G, t) for t in range(1, k + 1)))  # all kept
+    codes, best = brute_force_groups(A, B, groups, k)
+    assert wide.objective == pytest.approx(best, rel=1e-10)
+    np.testing.assert_array_equal(wide.groups, codes)
+    with pytest.raises(ValueError, match="width"):
+        _groups.group_beam_search(A, B, groups, k, width=0)
