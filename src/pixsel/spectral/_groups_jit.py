@@ -338,17 +338,25 @@ def _border_root(theta, C, Dg, mu, M, w, V, Z, wz, Vz):
 
 
 @njit(cache=True, nogil=True)
-def _border_lower(theta, C, Dg, Z, wz, Vz):
-    """A lower bound on the largest eigenvalue of ``[[diag(theta), C], [C^T, Dg]]``: the largest
-    eigenvalue on ``span(u_1, G)`` (the ``1 + s`` border of ``theta_1``)."""
+def _border_lower(theta, C, Dg, mu):
+    """A lower bound on the largest eigenvalue of ``[[diag(theta), C], [C^T, Dg]]``: the larger of
+    ``theta_1``, ``mu = mu_max(Dg)`` and the Rayleigh-Ritz value on ``span(u_1, c_1)`` (``c_1`` the
+    first row of ``C`` placed on the group), a closed-form ``2 x 2`` problem."""
     s = C.shape[1]
-    Z[0, 0] = theta[0]
+    n2 = 0.0
+    quad = 0.0
     for a in range(s):
-        Z[0, a + 1] = Z[a + 1, 0] = C[0, a]
+        n2 += C[0, a] * C[0, a]
+        acc = 0.0
         for b in range(s):
-            Z[a + 1, b + 1] = Dg[a, b]
-    _jacobi(Z, wz, Vz)
-    return wz.max()
+            acc += Dg[a, b] * C[0, b]
+        quad += C[0, a] * acc
+    best = max(theta[0], mu)
+    if n2 > 0.0:
+        d = quad / n2
+        half = 0.5 * (theta[0] - d)
+        best = max(best, 0.5 * (theta[0] + d) + math.sqrt(half * half + n2))
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -447,7 +455,7 @@ def border_scores(theta, CU, A, pad, sizes, free, mu, out, tie_rtol):
             _jacobi(Ds[c, :s, :s], w[:s], V[:s, :s])
             mu[c] = out[c] = w[:s].max()
             continue
-        lo = _border_lower(theta, Cs[c, :, :s], Ds[c, :s, :s], Z[:s + 1, :s + 1], wz[:s + 1], Vz[:s + 1, :s + 1])
+        lo = _border_lower(theta, Cs[c, :, :s], Ds[c, :s, :s], mu[c])
         if lo > best_lower:
             best_lower, lead = lo, c
     if t == 0:
