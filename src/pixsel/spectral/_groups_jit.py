@@ -94,13 +94,12 @@ def _jacobi(S, w, V):
 
 
 @njit(cache=True, nogil=True)
-def _block_gain(S, q, tol, L, w, V):
+def _block_gain(S, q, tol, L, w, V, y):
     """``q^T S^+ q`` for one symmetric PSD block (directions below ``tol`` dropped), as
     :func:`pixsel.spectral._groups._block_gains` does for one group."""
     s = S.shape[0]
     if _chol(S, tol, L):
         gain = 0.0
-        y = np.empty(s)
         for i in range(s):
             acc = q[i]
             for k in range(i):
@@ -167,6 +166,7 @@ def factor_steps(R, LT, t, q, pos, pad, sizes, D, tol, free, K, order, objective
     w = np.empty(gmax)
     V = np.empty((gmax, gmax))
     qg = np.empty(gmax)
+    yb = np.empty(gmax)
     while step < n_steps:
         if not forward:
             size = n_groups - step
@@ -186,7 +186,7 @@ def factor_steps(R, LT, t, q, pos, pad, sizes, D, tol, free, K, order, objective
             s = sizes[c]
             for a in range(s):
                 qg[a] = q[pos[pad[c, a]]]
-            g = _block_gain(D[c, :s, :s], qg[:s], tol[c], Lw[:s, :s], w[:s], V[:s, :s])
+            g = _block_gain(D[c, :s, :s], qg[:s], tol[c], Lw[:s, :s], w[:s], V[:s, :s], yb)
             gains[c] = g
             scores[c] = K + g if forward else K - g
             if scores[c] > best:
