@@ -18,7 +18,6 @@ from ._exact_fit import SOLVERS, _exact_fit_attributes
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Literal, Self
 
     from numpy.typing import ArrayLike, NDArray
@@ -69,10 +68,10 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
     gap_tol : float, default=0.0
         Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
         returned is then within ``gap_tol`` (as a fraction) of the optimum.
-    progress : bool or callable, default=False
-        Report the exact search (nodes, best kept mass, certified bound, relative gap): a bar on
-        a terminal, plain lines elsewhere; a callable receives the search's states. Library code
-        is quiet by default.
+    progress : bool, default=False
+        Report the exact search (nodes, best kept mass, certified bound, relative gap) once it
+        has run a few seconds: a bar on a terminal, plain lines elsewhere. Library code is quiet
+        by default.
 
     Attributes
     ----------
@@ -138,13 +137,13 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
         "node_limit": [Interval(Integral, 0, None, closed="left"), None],
         "gap_tol": [Interval(Real, 0, None, closed="left")],
-        "progress": ["boolean", callable],
+        "progress": ["boolean"],
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy",
                  solver: Literal["greedy", "exact"] = "greedy", time_limit: float | None = None,
                  node_limit: int | None = None, gap_tol: float = 0.0,
-                 progress: bool | Callable[..., object] = False) -> None:
+                 progress: bool = False) -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
         self.solver = solver
