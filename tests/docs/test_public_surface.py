@@ -49,7 +49,6 @@ KNOWN_UNLISTED = {
 #: implementation inside the current one. No entry may be added here (the array-API twins that
 #: ``bench_xp_twins.py`` times are its subject: :func:`_timed_twins`).
 KNOWN_PRIVATE_IN_BENCHMARKS = {
-    ("_common.py", "pixsel.selection._cv"),
     ("bench_multiclass.py", "pixsel.spectral._dispatch"),
     # the n-dimensional backward pass is a kernel no public door calls yet
     ("bench_lowrank_backward.py", "pixsel.spectral.greedy._lowrank"),
