@@ -13,8 +13,10 @@ import argparse
 import os
 import threading
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
+
+import numpy as np
 
 import pixsel
 from pixsel.io import write_json
@@ -113,19 +115,17 @@ def results_dir(name):
     return path
 
 
-@contextmanager
-def previous_path_cv():
-    """``PathSelectorCV`` as it chose k before its scoring read nested supports from running sums,
-    for before/after lines in one run: every support's shrinkage LDA formed and solved on its
-    own (this release's per-support kernel), the fold's selector fitted at the grid's largest k,
-    and the former 'auto' grid (every k up to 256, then 64 log-spaced values up to p)."""
-    import pixsel.selection._cv as cv
-
-    saved = cv._nested_order, cv._path_fit_params, cv._DENSE_AUTO, cv._LOG_AUTO
-    cv._nested_order = lambda supports: None
-    cv._path_fit_params = lambda selector, k_max, n_features: {"n_features_to_select": k_max}
-    cv._DENSE_AUTO, cv._LOG_AUTO = 256, 63
-    try:
-        yield
-    finally:
-        cv._nested_order, cv._path_fit_params, cv._DENSE_AUTO, cv._LOG_AUTO = saved
+def previous_path_cv(n_features=None):
+    """The public options of ``PathSelectorCV`` that replay how it chose k before its scoring read
+    nested supports from running sums, for before/after lines in one run: every support's
+    shrinkage LDA scored on its own (an explicit scorer, ``scoring='accuracy'``, takes that route
+    and gives the same scores) and, given ``n_features``, the former 'auto' grid (every k up to
+    256, then 64 log-spaced values up to p) as an explicit ``k_grid``. The folds' selectors are
+    fitted as now (the former fit of each fold at the grid's largest k is not replayed)."""
+    options = {"scoring": "accuracy"}
+    if n_features is not None:
+        p = int(n_features)
+        dense = np.arange(1, min(p, 256) + 1)
+        tail = np.round(np.geomspace(256, p, 64)).astype(int) if p > 256 else np.zeros(0, dtype=int)
+        options["k_grid"] = np.unique(np.concatenate([dense, tail]))
+    return options

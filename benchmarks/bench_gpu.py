@@ -52,7 +52,7 @@ import numpy as np
 import sklearn
 
 from _common import blas_threads, parser, write_results
-from pixsel.config import array_api_kernels
+from pixsel.config import array_api_kernels, count_round_trips
 from pixsel.selection import SparseLDASelector, SparsePCASelector, SubspaceScoreSelector
 from pixsel.spectral import greedy_path
 from pixsel.stats import class_statistics
@@ -167,8 +167,6 @@ def _inverse(name, lib):
 def proxy_counts(ps=(256, 1024), block=32):
     """Host round trips per array-API greedy path on PyTorch's CPU build (the CPU proxy)."""
     import torch
-
-    from pixsel._round_trips import count_round_trips
 
     rows = []
     for p in ps:

@@ -242,9 +242,9 @@ def cv_rows(args):
                                            args.repeat)
         row["grid_size"] = len(cvs.cv_results_["n_features"])
         if args.cv_before_repeat:
-            with previous_path_cv():
-                row["pathselectorcv_before"], old = timed(
-                    lambda: PathSelectorCV(SparseLDASelector(), cv=folds).fit(Xtr, ytr), args.cv_before_repeat)
+            previous = previous_path_cv(Xtr.shape[1])
+            row["pathselectorcv_before"], old = timed(
+                lambda: PathSelectorCV(SparseLDASelector(), cv=folds, **previous).fit(Xtr, ytr), args.cv_before_repeat)
             row["grid_size_before"] = len(old.cv_results_["n_features"])
             row["k_before"] = int(old.n_features_to_select_)
             row["acc_before"] = float(np.mean(old.estimator_.predict(old.transform(Xte)) == yte))

@@ -2,7 +2,8 @@
 
 Goal: a criterion is one class behind one registration, so no code outside the criterion module
 branches on a criterion's name; no array-API twin of a NumPy kernel without a benchmark that
-justifies it; no private module imported across packages (in the library and the benchmarks);
+justifies it (``bench_xp_twins.py`` times the pair on NumPy input, and the twin's docstring says
+so); no private module imported across packages (in the library and the benchmarks);
 the two largest estimators' ``fit`` at most 40 lines; every public estimator declares
 ``_parameter_constraints`` and cites its papers in a ``References`` section.
 
@@ -31,6 +32,8 @@ BENCH = ROOT / "benchmarks"
 
 #: the module where criteria are defined and their public names are mapped to objects
 CRITERION_MODULE = SRC / "spectral" / "_criteria.py"
+#: the benchmark that times each kept array-API twin against its NumPy kernel on NumPy input
+TWIN_BENCH = BENCH / "bench_xp_twins.py"
 #: the two estimators whose ``fit`` the goal bounds, with the bound
 FIT_LIMITS = {"SparseLDASelector": 40, "SparsePCASelector": 40}
 
@@ -67,9 +70,42 @@ def criterion_branches():
     return sites
 
 
+def measured_twins():
+    """``TWINS`` of the twin benchmark, read from its source (nothing imported): the ``*_xp.py``
+    modules it times on NumPy input against their NumPy kernel, each with the callable timed."""
+    if not TWIN_BENCH.is_file():
+        return {}
+    for node in ast.parse(TWIN_BENCH.read_text(), str(TWIN_BENCH)).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TWINS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
 def xp_twins():
-    """Modules named ``*_xp.py`` (array-API copies of a NumPy kernel)."""
-    return [str(p.relative_to(ROOT)) for p in _modules(SRC) if p.stem.endswith("_xp")]
+    """Modules named ``*_xp.py`` (array-API twins of a NumPy kernel) that no benchmark justifies,
+    and those it does. A twin is justified when the twin benchmark lists it in ``TWINS``, calls the
+    callable listed there, which the module defines, and the module's docstring names the
+    benchmark (where a reader of the module learns why the NumPy kernel stays)."""
+    measured = measured_twins()
+    bench = TWIN_BENCH.read_text() if TWIN_BENCH.is_file() else ""
+    unjustified, justified = [], []
+    for path in _modules(SRC):
+        if not path.stem.endswith("_xp"):
+            continue
+        site = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(), str(path))
+        name = measured.get(str(path.relative_to(SRC.parent)))
+        if name is None:
+            unjustified.append(f"{site}: not timed by {TWIN_BENCH.name} (TWINS)")
+        elif not any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name for n in tree.body):
+            unjustified.append(f"{site}: does not define {name}, which {TWIN_BENCH.name} times")
+        elif not re.search(rf"\b{re.escape(name)}\(", bench):
+            unjustified.append(f"{site}: {TWIN_BENCH.name} lists {name} but never calls it")
+        elif TWIN_BENCH.name not in (ast.get_docstring(tree) or ""):
+            unjustified.append(f"{site}: its docstring does not name {TWIN_BENCH.name}")
+        else:
+            justified.append(site)
+    return unjustified, justified
 
 
 def _private(parts):
@@ -96,7 +132,9 @@ def _imported_modules(path):
 def private_imports():
     """Imports of another package's private module (``src/``), or of any private pixsel module
     (``benchmarks/``). The top-level private modules of ``pixsel`` (validation, routes, progress)
-    are the package's shared infrastructure and are not counted for ``src/``."""
+    are the package's shared infrastructure and are not counted for ``src/``; the twin benchmark's
+    imports of the ``*_xp.py`` modules it times (its ``TWINS``, see :func:`xp_twins`) are its
+    subject and are not counted either."""
     sites = []
     for path in _modules(SRC):
         own = path.relative_to(SRC).parts[0]
@@ -105,8 +143,11 @@ def private_imports():
                 continue
             if mod[1] != own.removesuffix(".py") and _private(mod[2:]):
                 sites.append(f"{path.relative_to(ROOT)}:{lineno} imports {'.'.join(mod)}")
+    timed_twins = {key.removesuffix(".py").replace("/", ".") for key in measured_twins()}
     for path in _modules(BENCH):
         for lineno, mod in _imported_modules(path):
+            if path == TWIN_BENCH and ".".join(mod) in timed_twins:
+                continue  # the twin benchmark imports the private twins it times (and nothing else)
             if mod[0] == "pixsel" and _private(mod[1:]):
                 sites.append(f"{path.relative_to(ROOT)}:{lineno} imports {'.'.join(mod)}")
     return sites
@@ -155,9 +196,10 @@ def without_references():
 def main():
     args = parser("bench_structure", __doc__.splitlines()[0]).parse_args()
     fits = fit_lengths()
+    twins, justified = xp_twins()
     goals = [
         ("criterion-name branches outside the criterion module", criterion_branches(), 0),
-        ("*_xp.py twins of NumPy kernels", xp_twins(), 0),
+        ("*_xp.py twins of NumPy kernels no benchmark justifies", twins, 0),
         ("private imports across packages (src/ and benchmarks/)", private_imports(), 0),
         ("public estimators without _parameter_constraints", without_constraints(), 0),
         ("public estimators without a References section", without_references(), 0),
@@ -175,7 +217,11 @@ def main():
             print(f"\n{label}:")
             for site in sites:
                 print(f"  {site}")
-    write_results(args, {"goals": rows, "criterion_module": str(CRITERION_MODULE.relative_to(ROOT))})
+    print(f"\n*_xp.py twins kept beside a NumPy kernel, timed by {TWIN_BENCH.name}: {len(justified)}")
+    for site in justified:
+        print(f"  {site}")
+    write_results(args, {"goals": rows, "criterion_module": str(CRITERION_MODULE.relative_to(ROOT)),
+                         "justified_twins": justified})
 
 
 if __name__ == "__main__":

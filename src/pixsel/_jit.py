@@ -56,6 +56,21 @@ def _problems():
     return out
 
 
+def _group_paths():
+    """The compiled group steps: a vector forward and backward, sparse PCA forward."""
+    import numpy as np
+
+    from .spectral import group_greedy_path
+
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((60, 24))
+    C = Y.T @ Y / 60
+    groups = np.arange(24) // 3
+    for direction in ("forward", "backward"):
+        group_greedy_path(rng.standard_normal(24), C + 0.1 * np.eye(24), groups, direction=direction)
+    group_greedy_path(C, None, groups, max_k=4)
+
+
 def warm_up(*, verbose: bool = False) -> dict[str, float]:
     """Fit each estimator with compiled kernels once on small synthetic data; returns the seconds per fit.
 
@@ -91,6 +106,7 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
 
     for label, est, X, y in _problems():
         timed(label, lambda: est.fit(X) if y is None else est.fit(X, y))
+    timed("group paths (whole pixels, image parts)", _group_paths)
     for additive in (True, False):  # exact_path's own first run, which no estimator above makes
         timed(f"exact_path, {'additive' if additive else 'largest eigenvalue'}",
               lambda: _allk._compile_kernels(additive))

@@ -14,8 +14,9 @@ conversions (``numpy.asarray`` calling ``__array__`` calling ``numpy``) count on
 conversions that succeed count. Moving a PyTorch tensor with ``.cpu()`` is not counted by
 itself (on the CPU it is no copy); pixsel always follows it by one of the counted reads.
 
-Private (tests and ``benchmarks/bench_gpu.py`` only): it patches classes of other libraries
-while it is active, so it is not thread-safe and not for library code.
+Public as :func:`pixsel.config.count_round_trips` (``benchmarks/bench_gpu.py`` counts with it):
+it patches classes of other libraries while it is active, so it is not thread-safe and not for
+library code.
 
 Examples
 --------

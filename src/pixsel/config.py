@@ -8,13 +8,16 @@ inside a ``with`` block only.
 
 * :func:`array_api_kernels` -- arrays of another library on the CPU run through the array-API
   kernels that a GPU runs, so that path can be checked, or the CPU policy measured, without a GPU.
+* :func:`count_round_trips` -- counts the host round trips (scalar reads, copies back) that those
+  kernels make on the CPU: each would make a GPU wait, so the count is the CPU's proxy for a
+  path's latency on a GPU.
 """
 
 from __future__ import annotations
 
 import contextlib
 
-__all__ = ["array_api_kernels"]
+__all__ = ["array_api_kernels", "count_round_trips"]
 
 
 @contextlib.contextmanager
@@ -50,3 +53,36 @@ def array_api_kernels(enabled: bool = True):
 
     with _force_array_api(enabled):
         yield
+
+
+@contextlib.contextmanager
+def count_round_trips():
+    """Within the block, count the host round trips of array-api-strict and PyTorch (CPU) arrays.
+
+    On a GPU a kernel launch is asynchronous and what stalls the device is a read on the host: a
+    scalar (``float(x)``, ``int(x)``, ``bool(x)``, ``x.item()``) or a copy back (``numpy.asarray(x)``,
+    ``x.tolist()``, a ``to_device`` to the CPU). Run a path on those libraries' CPU arrays inside
+    :func:`array_api_kernels` and this block, and the count is what a GPU would wait for. Nested
+    conversions count once, and only those that succeed. While the block is active the two
+    libraries' array classes are wrapped (restored on exit), so use it from one thread at a time.
+
+    Yields
+    ------
+    RoundTrips
+        ``total``, and the counts ``by_kind`` (``'scalar'``, ``'copy'``) and ``by_method``; they
+        grow while the block runs.
+
+    Examples
+    --------
+    >>> import array_api_strict as xps
+    >>> with count_round_trips() as trips:
+    ...     a = xps.asarray([1.0, 2.0])
+    ...     s = xps.sum(a)           # no round trip: the sum stays an array
+    ...     total = float(s)         # one scalar read
+    >>> trips.total, dict(trips.by_kind)
+    (1, {'scalar': 1})
+    """
+    from ._round_trips import count_round_trips as _count
+
+    with _count() as trips:
+        yield trips

@@ -37,3 +37,41 @@ def test_place_user_errors_exit_2_and_write_nothing(tmp_path, capsys):
     assert "min_distance=8 leaves room for only" in capsys.readouterr().err
     assert not (out / "place.json").exists()
     assert main(["place", str(data), "-k", "5", "--holdout", "1.5", "--out", str(out)]) == 2
+
+
+def _full_rank(tmp_path):
+    """100 images of 5 x 5 pixels (more images than pixels: a positive definite covariance)."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((100, 4)) @ rng.standard_normal((4, 25)) + 0.3 * rng.standard_normal((100, 25))
+    path = tmp_path / "full.npz"
+    np.savez(path, X=X.reshape(100, 5, 5))
+    return path, X
+
+
+def test_place_exact_is_the_brute_force_optimum(tmp_path):
+    from itertools import combinations
+
+    from pixsel.scores._column_subset import column_subset_objective
+
+    path, X = _full_rank(tmp_path)
+    out = tmp_path / "exact"
+    assert main(["place", str(path), "-k", "3", "--exact", "60", "--alpha", "0", "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    assert rec["exact"]["status"] == "optimal" and rec["exact"]["gap"] == 0.0
+    train = np.random.default_rng(rec["seed"]).permutation(100)[rec["n_test"]:]
+    A = X[train] - X[train].mean(axis=0)
+    G = A.T @ A
+    best = max(column_subset_objective(G, list(S)) for S in combinations(range(25), 3)) / np.trace(G)
+    assert abs(rec["exact"]["kept_mass_fraction"] - rec["kept_mass_fraction"][-1]) < 1e-12
+    assert abs(rec["kept_mass_fraction"][-1] - best) < 1e-9
+    assert column_subset_objective(G, rec["sensors"]) / np.trace(G) > best - 1e-9
+
+
+def test_place_exact_user_errors_exit_2(tmp_path, capsys):
+    path, _ = _full_rank(tmp_path)
+    out = tmp_path / "bad"
+    assert main(["place", str(path), "-k", "3", "--exact", "5", "--min-distance", "2", "--out", str(out)]) == 2
+    assert "--exact places K sensors without constraints" in capsys.readouterr().err
+    assert main(["place", str(_data(tmp_path)), "-k", "3", "--exact", "5", "--out", str(out)]) == 2  # 48 images of 100 pixels
+    assert "positive definite" in capsys.readouterr().err
+    assert not (out / "place.json").exists()

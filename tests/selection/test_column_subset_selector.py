@@ -1,5 +1,7 @@
 """ColumnSubsetSelector: the kernels' answer on centered data, planted duplicated pixels, bad input."""
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,71 @@ def test_qr_path_is_the_kept_mass_of_each_prefix(seed):
 def test_bad_method_says_what_is_allowed():
     with pytest.raises(ValueError, match="method"):
         ColumnSubsetSelector(2, method="svd").fit(np.ones((5, 3)))
+
+
+# -- solver='exact' --------------------------------------------------------------------------
+
+
+def _brute_kept_mass(X, k):
+    A = X - X.mean(axis=0)
+    G = A.T @ A
+    return max(column_subset_objective(G, list(S)) for S in combinations(range(X.shape[1]), k)) / np.trace(G)
+
+
+@pytest.fixture(scope="module")
+def small_images():
+    rng = np.random.default_rng(3)
+    return rng.standard_normal((120, 9)) @ rng.standard_normal((9, 9)) + 0.1 * rng.standard_normal((120, 9))
+
+
+@pytest.mark.parametrize("method", ["greedy", "qr"])
+def test_exact_solver_is_the_brute_force_optimum(small_images, method):
+    """Oracle: every k of a 9-pixel problem against all the supports of that size; the bound is
+    never below the optimum, the path's last entry is the support's kept mass."""
+    X = small_images
+    A = X - X.mean(axis=0)
+    G = A.T @ A
+    for k in range(1, 10):
+        best = _brute_kept_mass(X, k)
+        sel = ColumnSubsetSelector(k, method=method, solver="exact").fit(X)
+        assert sel.status_ == "optimal" and sel.gap_ == 0.0
+        assert sel.objective_path_[-1] == pytest.approx(best, rel=1e-10)
+        assert column_subset_objective(G, sel.order_) / np.trace(G) == pytest.approx(best, rel=1e-10)
+        assert sel.upper_bound_ >= best - 1e-12
+        assert sorted(sel.order_.tolist()) == sel.get_support(indices=True).tolist()
+        assert sorted(sel.ranking_[sel.order_].tolist()) == list(range(1, k + 1))
+        assert np.all(np.diff(sel.objective_path_) >= -1e-12)
+
+
+def test_exact_beats_greedy_where_greedy_is_not_optimal(small_images):
+    """A planted case where the greedy is suboptimal: the exact support is strictly better."""
+    X = small_images
+    gaps = []
+    for k in range(2, 8):
+        greedy = ColumnSubsetSelector(k).fit(X).objective_path_[-1]
+        exact = ColumnSubsetSelector(k, solver="exact").fit(X).objective_path_[-1]
+        assert exact >= greedy - 1e-12
+        gaps.append(exact - greedy)
+    assert max(gaps) > 1e-4
+
+
+def test_stopped_exact_search_keeps_a_valid_bound_and_warns(small_images):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = small_images
+    best = _brute_kept_mass(X, 4)
+    with pytest.warns(ConvergenceWarning, match="before proving optimality"):
+        sel = ColumnSubsetSelector(4, solver="exact", node_limit=0).fit(X)
+    assert sel.status_ == "node_limit"
+    assert sel.objective_path_[-1] <= best + 1e-12 <= sel.upper_bound_ + 2e-12
+    assert sel.gap_ == pytest.approx((sel.upper_bound_ - sel.objective_path_[-1]) / sel.objective_path_[-1])
+
+
+@pytest.mark.parametrize("make", [lambda X: X[:5], lambda X: np.column_stack([X, np.ones(len(X))])],
+                         ids=["fewer images than pixels", "constant pixel"])
+def test_exact_refuses_a_singular_covariance_before_the_search(small_images, make):
+    X = make(small_images)
+    with pytest.raises(ValueError, match=r"solver='exact'\) needs the pixel covariance to be positive definite.*"
+                                         r"solver='greedy'"):
+        ColumnSubsetSelector(3, solver="exact").fit(X)
+    ColumnSubsetSelector(3).fit(X)  # the greedy takes it

@@ -146,3 +146,184 @@ def test_bad_groups_say_how_to_fix_them():
         check_groups([0.0, np.nan, 1.0], 3)
     with pytest.raises(ValueError, match="max_k"):
         group_greedy_path(np.ones(4), None, groups=[0, 0, 1, 1], max_k=3)
+
+
+# ---------------------------------------------------------------------------- compiled group steps
+def _both_routes(A, B, groups, **kw):
+    """The group path by the NumPy loops and by the compiled steps, with the progress each reports."""
+    from pixsel._routes import compiled_kernels
+
+    out = []
+    for compiled in (False, True):
+        calls = []
+        with compiled_kernels(compiled):
+            path = group_greedy_path(A, B, groups=groups, callback=lambda i, n: calls.append((i, n)), **kw)
+        out.append((path, calls))
+    return out
+
+
+@pytest.mark.parametrize("form,direction", [("vector", "forward"), ("vector", "backward"), ("full", "forward")])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_group_steps_are_the_numpy_loops(form, direction, seed, panel):
+    """Same orders and objectives (to rounding) and the same progress, on unequal groups, with
+    the stored matrix updated between panels (panel of 4) or not."""
+    rng = np.random.default_rng(seed)
+    A, B = _problem(form, 40, seed)
+    groups = rng.integers(0, 16, 40)
+    max_k = 8 if form == "full" else None
+    (ref, ref_calls), (got, got_calls) = _both_routes(A, B, groups, direction=direction, max_k=max_k)
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+    assert got_calls == ref_calls
+
+
+@pytest.mark.parametrize("form,direction", [("vector", "forward"), ("vector", "backward"), ("full", "forward")])
+def test_compiled_group_steps_are_the_brute_force_greedy(form, direction):
+    from pixsel._routes import compiled_kernels
+
+    rng = np.random.default_rng(4)
+    A, B = _problem(form, 12, 4)
+    groups = rng.integers(0, 5, 12)
+    with compiled_kernels(True):
+        path = group_greedy_path(A, B, groups=groups, direction=direction)
+    order, objs = _brute_greedy(A, B, groups, direction, "max-eig")
+    np.testing.assert_array_equal(path.order, order)
+    np.testing.assert_allclose(path.objective, objs, rtol=1e-9)
+
+
+def test_compiled_dependent_group_gains_nothing():
+    """A group repeating chosen features: zero pivots, the eigendecomposition fallback, as in NumPy."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 6))
+    X = np.hstack([X, X[:, :3]])  # features 6, 7, 8 duplicate 0, 1, 2
+    B = X.T @ X / 40
+    a = rng.standard_normal(9)
+    a[6:] = a[:3]
+    groups = [0, 0, 1, 1, 2, 2, 3, 3, 3]  # group 3 is in the span of groups 0 and 1
+    (ref, _), (got, _) = _both_routes(a, B, groups)  # forward: B is singular, backward needs its inverse
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+    # the last group is in the span of the others (0 or 3 last, whichever came second): no gain
+    assert got.order[-1] in (0, 3) and got.objective[-1] == pytest.approx(got.objective[-2], rel=1e-9)
+    assert np.all(np.isfinite(got.objective))
+
+
+@pytest.fixture(scope="module")
+def digits_stats():
+    from sklearn.datasets import load_digits
+
+    from pixsel import SparseLDASelector, SparsePCASelector
+
+    X, y = load_digits(return_X_y=True)
+    two = y < 2
+    lda = SparseLDASelector(1, direction="forward").fit(X[two], y[two]).forward_path_
+    pca = SparsePCASelector(1, refine=False).fit(X).forward_path_
+    groups = (np.arange(64) // 8 // 2) * 4 + (np.arange(64) % 8) // 2  # 2 x 2 patches of the 8 x 8 digits
+    return lda.A, lda.B, pca.A, groups
+
+
+@pytest.mark.parametrize("which", ["binary LDA forward", "binary LDA backward", "sparse PCA forward"])
+def test_compiled_group_steps_on_digit_patches(digits_stats, which):
+    a, B, C, groups = digits_stats
+    if which.startswith("sparse PCA"):
+        (ref, _), (got, _) = _both_routes(C, None, groups, direction="forward", max_k=6)
+    else:
+        (ref, _), (got, _) = _both_routes(a, B, groups, direction=which.split()[-1])
+    np.testing.assert_array_equal(got.order, ref.order)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------- swap over groups
+def _all_swaps_best(A, B, groups, chosen, criterion="max-eig"):
+    """The best objective over every exchange of one chosen group for one outside (brute force)."""
+    labels = np.unique(groups)
+    out = [j for j in range(len(labels)) if j not in chosen]
+    best = -np.inf
+    for i in chosen:
+        for j in out:
+            js = [c for c in chosen if c != i] + [j]
+            best = max(best, objective_on_support(A, B, np.flatnonzero(np.isin(groups, labels[js])), criterion=criterion))
+    return best
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_group_swap_never_lowers_and_ends_at_a_swap_local_optimum(form, seed):
+    rng = np.random.default_rng(20 + seed)
+    A, B = _problem(form, 14, seed)
+    groups = rng.integers(0, 7, 14)
+    G = len(np.unique(groups))
+    k = 3
+    start = rng.choice(G, size=k, replace=False)  # a random start, usually not optimal
+    res = _groups.group_swap_refine(A, B, groups, start)
+    assert res.converged
+    assert res.objective >= res.start_objective
+    assert res.objective == pytest.approx(objective_on_support(A, B, res.support), rel=1e-12)
+    assert _all_swaps_best(A, B, groups, list(res.groups)) <= res.objective * (1 + 1e-9)
+    _, best = brute_force_groups(A, B, groups, k)
+    assert res.objective <= best * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_group_swap_reaches_the_optimum_where_one_swap_connects_every_union(form):
+    """k = 1 and k = n_groups - 1: every union is one exchange from every other, so the 1-swap
+    local optimum is the brute-force optimum, from any start."""
+    rng = np.random.default_rng(7)
+    A, B = _problem(form, 12, 7)
+    groups = rng.integers(0, 5, 12)
+    G = len(np.unique(groups))
+    for k in (1, G - 1):
+        codes, best = brute_force_groups(A, B, groups, k)
+        # a start that is not the optimum: another single group, or the union without an optimal group
+        start = np.setdiff1d(np.arange(G), codes)[:1] if k == 1 else np.delete(np.arange(G), codes[0])
+        res = _groups.group_swap_refine(A, B, groups, start)
+        assert res.n_swaps >= 1
+        assert res.objective == pytest.approx(best, rel=1e-10)
+        np.testing.assert_array_equal(res.groups, codes)
+
+
+def test_group_swap_refines_a_greedy_union_and_checks_its_start():
+    A, B = _problem("vector", 14, 3)
+    groups = np.arange(14) // 2
+    path = group_greedy_path(A, B, groups=groups)
+    res = _groups.group_swap_refine(A, B, groups, path.groups_at(3))
+    assert res.objective >= path.objective[2] * (1 - 1e-12)
+    assert _groups.group_swap_refine(A, B, groups, path.groups_at(3), max_sweeps=0).n_swaps == 0
+    with pytest.raises(ValueError, match="distinct group codes"):
+        _groups.group_swap_refine(A, B, groups, [0, 0])
+    with pytest.raises(ValueError, match="distinct group codes"):
+        _groups.group_swap_refine(A, B, groups, [9])
+
+
+# ---------------------------------------------------------------------------- beam over groups
+@pytest.mark.parametrize("form", FORMS)
+def test_group_beam_of_width_one_is_the_greedy_path(form):
+    rng = np.random.default_rng(30)
+    A, B = _problem(form, 14, 30)
+    groups = rng.integers(0, 7, 14)
+    path = group_greedy_path(A, B, groups=groups, max_k=4)
+    res = _groups.group_beam_search(A, B, groups, 4, width=1)
+    np.testing.assert_array_equal(res.groups, path.groups_at(4))
+    np.testing.assert_allclose(res.objective_path, path.objective, rtol=1e-10)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_group_beam_is_never_below_greedy_and_exhaustive_width_is_the_optimum(form, seed):
+    from math import comb
+
+    rng = np.random.default_rng(40 + seed)
+    A, B = _problem(form, 13, seed)
+    groups = rng.integers(0, 7, 13)
+    G = len(np.unique(groups))
+    k = 3
+    path = group_greedy_path(A, B, groups=groups, max_k=k)
+    narrow = _groups.group_beam_search(A, B, groups, k, width=2)
+    assert np.all(narrow.objective_path >= path.objective * (1 - 1e-12))
+    assert narrow.objective == pytest.approx(objective_on_support(A, B, narrow.support), rel=1e-12)
+    wide = _groups.group_beam_search(A, B, groups, k, width=max(comb(G, t) for t in range(1, k + 1)))  # all kept
+    codes, best = brute_force_groups(A, B, groups, k)
+    assert wide.objective == pytest.approx(best, rel=1e-10)
+    np.testing.assert_array_equal(wide.groups, codes)
+    with pytest.raises(ValueError, match="width"):
+        _groups.group_beam_search(A, B, groups, k, width=0)

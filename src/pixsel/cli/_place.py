@@ -4,7 +4,9 @@ Writes ``DIR/place.json`` (the sensors in the order chosen, the kept-mass path, 
 relative error at every k of the path, the parameters) and, for image data,
 ``DIR/sensors.png`` (the sensors over the mean training image), ``DIR/reconstructions.png``
 (a few held-out images above their reconstructions), ``DIR/uncertainty.png`` (the posterior
-standard deviation of every pixel given the sensors) and ``DIR/error_vs_k.png``.
+standard deviation of every pixel given the sensors) and ``DIR/error_vs_k.png``. With
+``--exact SECONDS`` the sensors are the certified best ``K`` pixels for the kept mass
+(``ColumnSubsetSelector(solver='exact')``), and ``place.json`` adds the search's status and gap.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ def add_parser(sub):
     p.add_argument("--always-select", default=None, metavar="I,J,...",
                    help="installed sensors (flattened pixel indices, row-major), chosen first")
     p.add_argument("--never-select", default=None, metavar="I,J,...", help="pixels never chosen")
+    p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
+                   help="certified placement: the best K pixels for the kept mass, searched for at most SECONDS "
+                        "(ColumnSubsetSelector(solver='exact')); place.json reports the status and the certified "
+                        "gap. Without constraints, grey images only")
     p.add_argument("--holdout", type=float, default=0.2,
                    help="fraction of the images held out to measure the reconstruction (default: 0.2)")
     add_seed_argument(p, "the held-out split")
@@ -56,10 +62,16 @@ def run(args):
     import numpy as np
 
     from ..io import save_figure, write_json
-    from ..selection import PixelReconstructor
+    from ..selection import ColumnSubsetSelector, PixelReconstructor
 
     if not 0 < args.holdout < 1:
         raise ValueError(f"--holdout must be in (0, 1); got {args.holdout}.")
+    if args.exact is not None:
+        if args.exact < 0:
+            raise ValueError(f"--exact must be a number of seconds >= 0; got {args.exact}.")
+        if args.min_distance is not None or args.always_select or args.never_select:
+            raise ValueError("--exact places K sensors without constraints: drop --min-distance, --always-select "
+                             "and --never-select, or drop --exact for the greedy placement that honours them.")
     data = load_labelled(args, need_labels=False)
     X = np.asarray(data.X)
     n, p = X.shape
@@ -71,8 +83,16 @@ def run(args):
                          "--holdout or add images.")
     test, train = perm[:n_test], perm[n_test:]
     shape = tuple(data.image_shape) if data.image_shape and int(np.prod(data.image_shape)) == p else None
+    always, exact = _indices(args.always_select), None
+    if args.exact is not None:
+        if shape is not None and len(shape) == 3:
+            raise ValueError("--exact places pixels of grey images; these images have colour channels. Drop --exact "
+                             "for the greedy placement, which measures every channel of a pixel.")
+        exact = ColumnSubsetSelector(args.k, solver="exact", time_limit=args.exact,
+                                     progress=not args.quiet).fit(X[train])
+        always = exact.order_.tolist()
     rec = PixelReconstructor(args.k, alpha=args.alpha, min_distance=args.min_distance,
-                             always_select=_indices(args.always_select), never_select=_indices(args.never_select),
+                             always_select=always, never_select=_indices(args.never_select),
                              image_shape=None if shape is None else shape[:2] if len(shape) == 2 else None)
     if shape is not None and len(shape) == 3:
         rec.fit(X[train].reshape((-1, *shape)))
@@ -93,6 +113,10 @@ def run(args):
                         n_train=int(train.size), n_test=int(test.size), seed=args.seed,
                         sensors=rec.order_.tolist(), kept_mass_fraction=rec.objective_path_.tolist(),
                         heldout_relative_error=errors)
+    if exact is not None:
+        report["exact"] = {"time_limit_s": args.exact, "status": exact.status_, "kept_mass_fraction":
+                           float(exact.objective_path_[-1]), "upper_bound": exact.upper_bound_, "gap": exact.gap_,
+                           "n_nodes": exact.n_nodes_}
     written = [write_json(out / "place.json", report)]
     if shape is not None:
         written += _pictures(rec, X[train], Xte, shape, errors, out, Path(args.data).name, save_figure)
@@ -100,6 +124,9 @@ def run(args):
         print(f"placed {k} sensors on {p // (shape[2] if shape and len(shape) == 3 else 1)} pixels "
               f"({train.size} training images); held-out relative error {errors[-1]:.4f} "
               f"(1 sensor: {errors[0]:.4f})")
+        if exact is not None:
+            print(f"exact placement: {exact.status_}, kept mass {exact.objective_path_[-1]:.4f}, certified gap "
+                  f"{100 * exact.gap_:.3g} % ({exact.n_nodes_} nodes)")
         print("wrote " + ", ".join(str(w) for w in written))
     return 0
 

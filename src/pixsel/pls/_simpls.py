@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array_api import device_of, get_namespace, is_numpy, sign_flip
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -76,67 +78,62 @@ def _check_selected_fit(A, R, want, n_components, owner):
         )
 
 
-def _dominant_left_vector(S):
-    """Dominant left singular vector of ``S`` (p x q), sign fixed: largest |entry| positive."""
-    if S.shape[1] == 1:
-        r = S[:, 0].copy()
-    else:
-        # eigenvector of the small q x q matrix S^T S, mapped back: cheap when p >> q
-        vals, vecs = np.linalg.eigh(S.T @ S)
-        r = S @ vecs[:, -1]
-    i = int(np.argmax(np.abs(r)))
-    if r[i] < 0:
-        r = -r
-    return r
+def _norm(xp, a):
+    """The Euclidean (Frobenius) norm, a float: NumPy's BLAS ``nrm2`` without a temporary (the
+    standard's ``vector_norm`` squares a copy there), ``vector_norm`` elsewhere."""
+    return float(np.linalg.norm(a)) if is_numpy(xp) else float(xp.linalg.vector_norm(a))
 
 
-def _simpls(Xc, Yc, n_components, *, strict=True):
-    """Unchecked SIMPLS on centred float64 ``Xc`` (N x p) and ``Yc`` (N x q).
+def _simpls(Xc, Yc, n_components, *, strict=True, xp=None):
+    """Unchecked SIMPLS on centred ``Xc`` (N x p) and ``Yc`` (N x q) of any array-API library.
 
-    Returns ``(R, T, P, Q)`` with ``a <= n_components`` columns. With ``strict`` a
-    ``ValueError`` is raised when fewer than ``n_components`` components exist.
+    One implementation for NumPy (float64, as :func:`simpls` gives it) and the arrays of another
+    library on their device (in their float dtype). Returns ``(R, T, P, Q)`` with
+    ``a <= n_components`` columns, arrays of ``Xc``'s library. With ``strict`` a ``ValueError``
+    is raised when fewer than ``n_components`` components exist.
     """
+    xp = get_namespace(Xc)[0] if xp is None else xp
     N, p = Xc.shape
     q = Yc.shape[1]
     S = Xc.T @ Yc
-    s0 = float(np.linalg.norm(S))
-    x0 = float(np.linalg.norm(Xc))
-    R = np.zeros((p, n_components))
-    T = np.zeros((N, n_components))
-    P = np.zeros((p, n_components))
-    Q = np.zeros((q, n_components))
-    V = np.zeros((p, n_components))
+    s0 = _norm(xp, S)
+    x0 = _norm(xp, Xc)
+    cols = {"R": [], "T": [], "P": [], "Q": [], "V": []}
     a = 0  # components extracted so far
     while a < n_components:
-        if s0 == 0.0 or np.linalg.norm(S) <= _RTOL_EXHAUSTED * s0:
+        if s0 == 0.0 or _norm(xp, S) <= _RTOL_EXHAUSTED * s0:
             break
-        r = _dominant_left_vector(S)
+        # the dominant left singular vector of S, largest |entry| positive: for several
+        # responses the eigenvector of the small q x q matrix S^T S, mapped back (cheap, p >> q)
+        r = S[:, 0] if q == 1 else S @ xp.linalg.eigh(S.T @ S)[1][:, -1]
+        r = sign_flip(xp, r)
         t = Xc @ r
-        tn = float(np.linalg.norm(t))
-        if tn <= _RTOL_EXHAUSTED * x0 * float(np.linalg.norm(r)):
+        tn = _norm(xp, t)
+        if tn <= _RTOL_EXHAUSTED * x0 * _norm(xp, r):
             break
-        t /= tn
-        r /= tn
+        t, r = t / tn, r / tn
         pa = Xc.T @ t
-        v = pa.copy()
+        v = pa
         if a:
             # twice-is-enough Gram-Schmidt against the previous loadings basis
-            v -= V[:, :a] @ (V[:, :a].T @ v)
-            v -= V[:, :a] @ (V[:, :a].T @ v)
-        v /= np.linalg.norm(v)
-        S -= np.outer(v, v @ S)
-        R[:, a], T[:, a], P[:, a], Q[:, a], V[:, a] = r, t, pa, Yc.T @ t, v
+            V = xp.stack(cols["V"], axis=1)
+            v = v - V @ (V.T @ v)
+            v = v - V @ (V.T @ v)
+        v = v / _norm(xp, v)
+        S = S - v[:, None] * (v @ S)[None, :]
+        for name, val in zip("RTPQV", (r, t, pa, Yc.T @ t, v)):
+            cols[name].append(val)
         a += 1
-    if a < n_components:
-        if strict:
-            raise ValueError(
-                f"n_components={n_components} exceeds the number of PLS components the data "
-                f"support ({a}: the cross-covariance X^T Y is exhausted after {a} component(s), "
-                "for example because X has low rank or Y is constant). Lower n_components to at "
-                f"most {max(a, 1)}."
-            )
-        R, T, P, Q = R[:, :a], T[:, :a], P[:, :a], Q[:, :a]
-    return R, T, P, Q
+    if a < n_components and strict:
+        raise ValueError(
+            f"n_components={n_components} exceeds the number of PLS components the data "
+            f"support ({a}: the cross-covariance X^T Y is exhausted after {a} component(s), "
+            "for example because X has low rank or Y is constant). Lower n_components to at "
+            f"most {max(a, 1)}."
+        )
+    shapes = {"R": p, "T": N, "P": p, "Q": q}
+    return tuple(xp.stack(cols[k], axis=1) if a else xp.zeros((shapes[k], 0), dtype=Xc.dtype, device=device_of(Xc))
+                 for k in "RTPQ")
 
 
 def _as_xy(X, Y, owner=None):

@@ -34,11 +34,16 @@ the boundary the lowest feature indices are taken, so exactly ``n^(k)`` features
 iteration ``k`` and exactly ``n`` overall. Constant columns (zero after centring) are never
 selected.
 
-**Array API.** ``X`` and ``Y`` of another library (PyTorch, CuPy, array-api-strict; both from the
-same one) are fitted on their device by :mod:`pixsel.pls._spls_xp`: the products and SIMPLS run
-there, in X's float dtype; only the ``p``-vector each threshold ranks visits the host. The
-result's ``coef``, means and model are then arrays of that library; ``support`` and
-``history`` are NumPy.
+**Array API.** The loop is written once against the array API standard (NumPy 2 is itself an
+array-API namespace): NumPy input is fitted in float64, and ``X`` and ``Y`` of another library
+(PyTorch, CuPy, array-api-strict; both from the same one) on their device: the centring, the
+cross-covariance ``Z = X^T Y`` (the one ``O(N p q)`` product), the ``M v = Z (Z^T v)`` products,
+SIMPLS on the selected columns and the deflation of ``Z`` by a QR of the loadings run there, in
+X's float dtype; only the ``p``-vector each threshold ranks visits the host, where the thresholds
+of Eq.(5) / Eq.(8) cut it (a partition and a stable sort with the lowest-index tie rule, which the
+standard lacks). The result's ``coef``, means and model are then arrays of that library;
+``support`` and ``history`` are NumPy. Arrays of another library on a CPU are fitted by NumPy on
+views of them (the CPU policy of :mod:`pixsel._array_api`).
 """
 
 from __future__ import annotations
@@ -47,10 +52,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._array_api import call_on_host, get_namespace, is_numpy, to_numpy
+from .._array_api import call_on_host, device_of, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
 from .._routes import choose
 from ._loop import selection_loop
-from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _simpls
+from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _norm, _simpls
 
 from typing import TYPE_CHECKING
 
@@ -142,28 +147,48 @@ def cardinal_counts(n: int, n_components: int) -> NDArray:
 
 
 def _route(X, Y, route=None):
-    """The arrays' namespace (None for NumPy), their device and where the PLS family runs on them
-    (``route``, the calling fit's, or :func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or
-    ``'device'``)."""
+    """The arrays' namespace (NumPy itself for NumPy), their device and where the PLS family runs
+    on them (``route``, the calling fit's, or :func:`pixsel._routes.choose`: ``'numpy'``,
+    ``'host'`` or ``'device'``)."""
     xp, dev = get_namespace(X, Y, names=["X", "Y"])
     backend = (choose("pls", xp=xp, device=dev) if route is None else route).backend
-    return (None if backend == "numpy" else xp), dev, backend
+    return (np if backend == "numpy" else xp), dev, backend
 
 
-def _prepare(X, Y, owner, xp=None):
-    if xp is not None:
-        from ._spls_xp import prepare_xp
+def _as_xy_xp(xp, X, Y, owner):
+    """``X`` (2-D) and ``Y`` (a column when 1-D) of another library in X's float dtype, checked
+    like :func:`pixsel.pls._simpls._as_xy` (which gives NumPy input as float64 copies)."""
+    wd = float_dtype(xp, X, device_of(X), name="X")
+    X = xp.astype(X, wd)
+    Y = xp.astype(Y, wd)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    who = f"{owner}: " if owner else ""
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"{who}X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
+            f"{tuple(X.shape)} and {tuple(Y.shape)}."
+        )
+    if not (bool(xp.all(xp.isfinite(X))) and bool(xp.all(xp.isfinite(Y)))):
+        raise ValueError(f"{who}X and Y must not contain NaN or infinite values; impute or drop them.")
+    return X, Y
 
-        return prepare_xp(xp, X, Y, owner)
-    X, Y = _as_xy(X, Y, owner)
+
+def _prepare(X, Y, owner, xp):
+    """``(Xc, Yc, x_mean, y_mean)``: the checked, centred data (float64 for NumPy input)."""
+    X, Y = _as_xy(X, Y, owner) if is_numpy(xp) else _as_xy_xp(xp, X, Y, owner)
     if X.shape[0] < 2:
         raise ValueError(f"{owner}: X has {X.shape[0]} sample(s); PLS needs at least 2 samples.")
-    x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
-    X -= x_mean
-    Y -= y_mean
-    if not np.any(Y):
+    x_mean, y_mean = xp.mean(X, axis=0), xp.mean(Y, axis=0)
+    if is_numpy(xp):  # centred in place: X and Y are the float64 copies made above
+        X -= x_mean
+        Y -= y_mean
+        Xc, Yc = X, Y
+    else:
+        Xc, Yc = X - x_mean, Y - y_mean
+    if not bool(xp.any(Yc != 0)):
         raise ValueError(f"{owner}: Y is constant (every response equals its mean); there is nothing to fit.")
-    return X, Y, x_mean, y_mean
+    return Xc, Yc, x_mean, y_mean
 
 
 def _check_components(n_components, N, p, owner):
@@ -198,78 +223,80 @@ def _top_n(a, n):
     return chosen, float(nxt)
 
 
-def _direction(Z, threshold, max_iter, tol):
-    """Alternating c/w optimization of Eq.(3) with kappa = 1/2; returns (c, added, n_iter, ok)."""
+def _scatter_rows(xp, rows, idx, n):
+    """An ``(n, q)`` array with ``rows`` at the rows ``idx`` (NumPy ints), zeros elsewhere: the
+    standard has ``take`` but no assignment through an index array."""
+    idx = np.asarray(idx, dtype=np.int64)
+    pos = np.full(n, len(idx), dtype=np.int64)
+    pos[idx] = np.arange(len(idx))
+    padded = xp.concat([rows, xp.zeros((1, rows.shape[1]), dtype=rows.dtype, device=device_of(rows))], axis=0)
+    return xp.take(padded, xp.asarray(pos, device=device_of(rows)), axis=0)
+
+
+def _direction(xp, Z, threshold, max_iter, tol):
+    """Alternating c/w optimization of Eq.(3) with kappa = 1/2; returns ``(added, n_iter, ok)``.
+    The products run where ``Z`` lives; the ``p``-vector each threshold ranks comes to the host."""
     if Z.shape[1] == 1:  # M w is proportional to Z: one thresholding step is exact
-        c, added = threshold(Z[:, 0])
-        return c, added, 1, True
+        c, added = threshold(to_numpy(Z[:, 0], np.float64))
+        return added, 1, True
+    dev = device_of(Z)
     c = np.ones(Z.shape[0])
     added = np.zeros(0, dtype=np.intp)
     for it in range(1, max_iter + 1):
-        m = Z @ (Z.T @ c)
-        nm = float(np.linalg.norm(m))
+        cd = from_numpy(xp, c, dev, dtype=Z.dtype)
+        m = Z @ (Z.T @ cd)
+        nm = _norm(xp, m)
         if nm == 0.0:  # c lies in the null space of M: restart from the dominant direction
-            m = Z @ np.linalg.svd(Z, full_matrices=False)[2][0]
-            nm = float(np.linalg.norm(m))
+            m = Z @ xp.linalg.svd(Z, full_matrices=False)[2][0, :]
+            nm = _norm(xp, m)
         w = m / nm
-        c_new, added = threshold(Z @ (Z.T @ w))
+        c_new, added = threshold(to_numpy(Z @ (Z.T @ w), np.float64))
         scale = float(np.max(np.abs(c_new))) if c_new.size else 0.0
         done = float(np.max(np.abs(c_new - c))) <= tol * max(scale, np.finfo(float).tiny)
         c = c_new
         if done:
-            return c, added, it, True
-    return c, added, max_iter, False
+            return added, it, True
+    return added, max_iter, False
 
 
-def _deflated_Z(Z0, A, P):
-    """``Z`` with the ``A`` rows projected off the loadings ``P`` (step 6), other rows unchanged."""
-    Z = Z0.copy()
-    if P.shape[1]:
-        Qp = np.linalg.qr(P)[0]
-        ZA = Z0[A]
-        Z[A] = ZA - Qp @ (Qp.T @ ZA)
-    return Z
-
-
-def _sparse_pls(Xc, Yc, n_components, make_threshold, max_iter, tol, xp=None):
+def _sparse_pls(xp, Xc, Yc, n_components, make_threshold, max_iter, tol):
     """The shared loop of Algorithm 1; ``make_threshold(k, selected)`` returns the threshold."""
-    if xp is not None:
-        from ._spls_xp import sparse_pls_xp
-
-        return sparse_pls_xp(xp, Xc, Yc, n_components, make_threshold, max_iter, tol)
+    p = Xc.shape[1]
+    dev = device_of(Xc)
     Z0 = Xc.T @ Yc
 
     def direction(Z, threshold):
-        return _direction(Z, threshold, max_iter, tol)[1:]
+        return _direction(xp, Z, threshold, max_iter, tol)
 
     def refit(A, k):
-        return _simpls(Xc[:, A], Yc, min(k, len(A)), strict=False)
+        XA = xp.take(Xc, xp.asarray(A, device=dev), axis=1)
+        return _simpls(XA, Yc, min(k, len(A)), strict=False, xp=xp)
 
     def deflate(Z, A, fit):
-        return _deflated_Z(Z0, A, fit[2])
+        """``Z`` with the ``A`` rows projected off the loadings ``P`` (step 6), other rows unchanged."""
+        P = fit[2]
+        if not P.shape[1]:
+            return Z
+        Qp = xp.linalg.qr(P)[0]
+        ZA = xp.take(Z0, xp.asarray(A, device=dev), axis=0)
+        return Z0 - _scatter_rows(xp, Qp @ (Qp.T @ ZA), A, p)
 
-    return selection_loop(Z0, Xc.shape[1], n_components, make_threshold, direction, refit, deflate)
+    return selection_loop(Z0, p, n_components, make_threshold, direction, refit, deflate)
 
 
-def _finish(A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner, xp=None):
-    if xp is not None:
-        from ._spls_xp import finish_xp
-
-        return finish_xp(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner,
-                         SPLSResult)
+def _finish(xp, A, history, fit, n_iter, converged, x_mean, y_mean, n_components, p, owner):
     R, T, P, Q = fit
     want = min(n_components, len(A))
     _check_selected_fit(A, R, want, n_components, owner)
     coef_A = R @ Q.T
-    coef = np.zeros((p, coef_A.shape[1]))
-    coef[A] = coef_A
     model = SIMPLSResult(
         x_rotations=R, x_scores=T, x_loadings=P, y_loadings=Q, coef=coef_A,
-        x_mean=x_mean[A], y_mean=y_mean, n_components=R.shape[1],
+        x_mean=xp.take(x_mean, xp.asarray(A, device=device_of(x_mean))), y_mean=y_mean,
+        n_components=R.shape[1],
     )
     return SPLSResult(
-        support=A, history=tuple(history), coef=coef, x_mean=x_mean, y_mean=y_mean,
-        model=model, n_iter=n_iter, converged=converged,
+        support=A, history=tuple(history), coef=_scatter_rows(xp, coef_A, A, p), x_mean=x_mean,
+        y_mean=y_mean, model=model, n_iter=n_iter, converged=converged,
     )
 
 
@@ -288,8 +315,8 @@ def _run_spls(entry, X, Y, size, n_components, max_iter, tol, thresholds, route=
     N, p = Xc.shape
     K = _check_components(n_components, N, p, owner)
     make_threshold = thresholds(Xc, K, owner, xp)
-    out = _sparse_pls(Xc, Yc, K, make_threshold, max_iter, tol, xp)
-    return _finish(*out, x_mean, y_mean, K, p, owner, xp)
+    out = _sparse_pls(xp, Xc, Yc, K, make_threshold, max_iter, tol)
+    return _finish(xp, *out, x_mean, y_mean, K, p, owner)
 
 
 def spls_eta(
@@ -417,7 +444,7 @@ def cardinal_spls(
     def thresholds(Xc, K, owner, xp):
         p = Xc.shape[1]
         # constant columns are never selected
-        eligible = np.any(Xc != 0.0, axis=0) if xp is None else to_numpy(xp.any(Xc != 0.0, axis=0))
+        eligible = to_numpy(xp.any(Xc != 0.0, axis=0))
         m = int(eligible.sum())
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or not 1 <= n_features <= m:
             extra = "" if m == p else f" ({p - m} of the {p} columns are constant and cannot be selected)"

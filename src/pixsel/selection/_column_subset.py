@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import N_FEATURES_TO_SELECT, StrOptions, check_input, check_params, resolve_k
+from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
 from ..scores import greedy_placement, pivoted_qr_columns, placement_constraints
+from ..spectral._criteria import ColumnSubset
 from ._base import ImageSelectorMixin
+from ._exact_fit import SOLVERS, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
 
@@ -46,6 +50,28 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         the column-pivoted QR decomposition (Businger and Golub, 1965), each the pixel of largest
         residual after projecting out the previous ones: cheaper per step, blind to how much
         of the other pixels a candidate explains.
+    solver : {'greedy', 'exact'}, default='greedy'
+        ``'exact'``: the support of ``method``'s path at ``n_features_to_select`` is replaced by
+        the certified best support of that size for the same objective, the kept mass
+        (:func:`pixsel.spectral.exact_support` on the column-subset criterion, the pair
+        ``(C C^T, C)`` of the pixel covariance ``C``, started from the forward and backward
+        greedy supports improved by single exchanges);
+        ``status_``, ``gap_``, ``upper_bound_`` and ``n_nodes_`` report it. Needs a positive
+        definite pixel covariance (more images than pixels, no constant or duplicated pixel).
+        The search is exponential in the worst case: give it a ``time_limit`` beyond a few
+        dozen pixels; a stopped search keeps the best support found with its certified gap.
+    time_limit : float or None, default=None
+        Seconds allowed to the exact search; when it stops before proving optimality, the best
+        support found is kept with its certified gap and a ``ConvergenceWarning`` is raised.
+    node_limit : int or None, default=None
+        Search-tree nodes allowed to the exact search (stops like ``time_limit``).
+    gap_tol : float, default=0.0
+        Relative gap at which the exact search may stop (status ``'gap_reached'``): the support
+        returned is then within ``gap_tol`` (as a fraction) of the optimum.
+    progress : bool, default=False
+        Report the exact search (nodes, best kept mass, certified bound, relative gap) once it
+        has run a few seconds: a bar on a terminal, plain lines elsewhere. Library code is quiet
+        by default.
 
     Attributes
     ----------
@@ -58,7 +84,19 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         pixels not chosen have rank ``n_features_to_select_ + 1``.
     objective_path_ : ndarray of shape (n_features_to_select_,)
         ``objective_path_[t]``: the kept mass of the first ``t + 1`` pixels, as a fraction of
-        the total ``||A||_F^2`` (1 means the chosen pixels reproduce every pixel exactly).
+        the total ``||A||_F^2`` (1 means the chosen pixels reproduce every pixel exactly). With
+        ``solver='exact'`` the pixels of the certified support are ordered by the greedy
+        restricted to them, so the last entry is the support's kept mass.
+    status_, upper_bound_, n_nodes_ : str, float, int
+        Only with ``solver='exact'``: the search status (``'optimal'``, ``'gap_reached'``,
+        ``'time_limit'``, ``'node_limit'`` or ``'interrupted'``, defined in the documentation's
+        exact-search page, "Status and certified gap"), the certified upper bound on the kept
+        mass fraction of every support of size ``n_features_to_select_``, and the nodes searched.
+    gap_ : float
+        Only with ``solver='exact'``: the relative gap ``(upper_bound_ - objective) /
+        objective`` of the returned support (0 when certified optimal).
+    absolute_gap_ : float
+        Only with ``solver='exact'``: ``upper_bound_`` less the support's kept mass fraction.
     n_features_in_ : int
     image_shape_ : tuple or None
         ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order;
@@ -73,6 +111,9 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
       selection", IEEE International Conference on Data Mining (ICDM), 2011.
     * P. Businger and G. H. Golub, "Linear least squares solutions by Householder transformations",
       Numerische Mathematik 7, 1965.
+    * B. Moghaddam, Y. Weiss and S. Avidan, "Generalized spectral bounds for sparse LDA",
+      International Conference on Machine Learning (ICML), 2006 (the branch and bound of
+      ``solver='exact'``).
 
     Examples
     --------
@@ -83,13 +124,33 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
     >>> sel = ColumnSubsetSelector(3).fit(X)
     >>> sel.transform(X).shape, round(float(sel.objective_path_[-1]), 6)
     ((50, 3), 1.0)
+    >>> X = rng.standard_normal((200, 8)) @ rng.standard_normal((8, 8))
+    >>> best = ColumnSubsetSelector(3, solver="exact").fit(X)
+    >>> best.status_, best.gap_, bool(best.objective_path_[-1] >= sel.fit(X).objective_path_[-1])
+    ('optimal', 0.0, True)
     """
 
-    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT, "method": [StrOptions(_METHODS)]}
+    _parameter_constraints: dict = {
+        "n_features_to_select": N_FEATURES_TO_SELECT,
+        "method": [StrOptions(_METHODS)],
+        "solver": [StrOptions(SOLVERS)],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "node_limit": [Interval(Integral, 0, None, closed="left"), None],
+        "gap_tol": [Interval(Real, 0, None, closed="left")],
+        "progress": ["boolean"],
+    }
 
-    def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy") -> None:
+    def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy",
+                 solver: Literal["greedy", "exact"] = "greedy", time_limit: float | None = None,
+                 node_limit: int | None = None, gap_tol: float = 0.0,
+                 progress: bool = False) -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
+        self.solver = solver
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.gap_tol = gap_tol
+        self.progress = progress
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Choose ``n_features_to_select`` pixels of ``X`` (``y`` is ignored).
@@ -113,12 +174,23 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)
         A = np.asarray(X, dtype=np.float64) - X.mean(axis=0, dtype=np.float64)
         total = float(np.einsum("ij,ij->", A, A))
+        C = self._exact_covariance(A, total, owner) if self.solver == "exact" else None  # refused before work
         if self.method == "greedy":
             order, mass = greedy_placement(A, k)
         else:
             order = pivoted_qr_columns(A, k)
             # the kept mass of each prefix of the pivots: the same kernel with the pivots imposed
             _, mass = greedy_placement(A, k, constraints=placement_constraints(p, k, always_select=order))
+        if C is not None:
+            crit = ColumnSubset()
+            pair_A, pair_B, _ = crit.pair(C)
+            self.objective_path_ = mass / total
+            # no initial support: the search starts from its own forward and backward greedy supports,
+            # each improved by exchanges (at least the greedy's kept mass)
+            best = np.flatnonzero(_exact_fit_attributes(self, pair_A, pair_B, k, criterion=crit))
+            # the certified pixels in the greedy's order among themselves: each prefix's kept mass
+            outside = np.setdiff1d(np.arange(p), best)
+            order, mass = greedy_placement(A, k, constraints=placement_constraints(p, k, never_select=outside))
         self.n_features_to_select_ = k
         self.order_ = order
         ranking = np.full(p, k + 1, dtype=np.intp)
@@ -129,6 +201,21 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         support[order] = True
         self.support_ = support
         return self
+
+    def _exact_covariance(self, A, total, owner):
+        """The pixel covariance scaled to unit trace (kept mass fractions), checked positive definite."""
+        n, p = A.shape
+        C = A.T @ A / total if total > 0 else np.zeros((p, p))
+        try:
+            np.linalg.cholesky(C)
+        except np.linalg.LinAlgError:
+            rank = int(np.linalg.matrix_rank(A))
+            raise ValueError(
+                f"{owner}(solver='exact') needs the pixel covariance to be positive definite (the search "
+                f"solves with it); X has {n} samples of {p} features, of rank {rank} after centering. Give "
+                "it more images than pixels and drop constant or duplicated pixels, or use solver='greedy'."
+            ) from None
+        return C
 
     def _get_support_mask(self) -> NDArray:
         check_is_fitted(self)

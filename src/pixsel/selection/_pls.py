@@ -6,7 +6,7 @@ features is kept, so the selector also predicts: :meth:`predict` takes all ``n_f
 columns and uses only the selected ones.
 
 Array API: under ``sklearn.set_config(array_api_dispatch=True)`` an ``X`` of PyTorch, CuPy or
-array-api-strict is fitted on its device (:mod:`pixsel.pls._spls_xp`, in X's float dtype); the
+array-api-strict is fitted on its device (:mod:`pixsel.pls._spls`, in X's float dtype); the
 target is encoded on the host and sent there once; every fitted array is on X's device
 (``classes_`` excepted); ``get_support`` returns NumPy booleans.
 """

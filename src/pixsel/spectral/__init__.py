@@ -13,6 +13,8 @@ Greedy paths (one support per ``k``)
     * :func:`greedy_sparse_component` -- GSPCA's sparse component of exactly ``k`` loadings.
     * :func:`leading_component` -- the top eigenpair of a covariance on a support.
     * :func:`group_greedy_path` -- the greedy path over groups of features (patches, pixels).
+    * :func:`group_swap_refine` -- improve a union of groups by exchanging one group for another.
+    * :func:`group_beam_search` -- the best few unions of groups of each size, grown side by side.
     * :func:`rank_one_greedy_path` -- the blocked two-class kernel itself (a vector ``a``).
     * :func:`implicit_greedy_path` -- the forward path through a Gram operator, with no
       ``p x p`` matrix (images at full resolution).
@@ -57,7 +59,7 @@ internals are imported from the private modules where they live.
 from ._components import greedy_sparse_component, leading_component
 from ._criteria import criterion_named
 from ._dispatch import greedy_path
-from ._groups import exact_group_support, group_greedy_path
+from ._groups import exact_group_support, group_beam_search, group_greedy_path, group_swap_refine
 from ._path import SparsePath, objective_on_support, weights_on_support
 from .bounds._certificates import certify
 from .bounds._nesting import check_nesting_bound, nesting_ratios, sparsity_lower_bound
@@ -92,6 +94,8 @@ __all__ = [
     "exact_support",
     "exact_path",
     "exact_group_support",
+    "group_swap_refine",
+    "group_beam_search",
     "exact_path_batch",
     "plain_search",
     "ExactResult",

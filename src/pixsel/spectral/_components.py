@@ -8,7 +8,7 @@ import numpy as np
 from .._array_api import get_namespace, is_numpy
 from .._validation import sign_flip
 from ._dispatch import greedy_path
-from ._linalg_xp import submatrix, top_eigh
+from ._linalg import submatrix, top_eigh
 from ._path import pick_path, weights_on_support
 
 from typing import TYPE_CHECKING

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
-from .._routes import choose, sized_kernels
+from .._routes import choose, compiled_enabled, sized_kernels
 from .._validation import check_excluded, check_forced, check_int, check_options, check_search
 from ._criteria import as_criterion
 from ._forced import forced_path
@@ -228,7 +228,7 @@ def greedy_path(
         path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k,
                                       callback=callback)
     else:
-        path = fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
+        path = _fullrank_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
     stepwise = form == "factor" or (form == "vector" and max_k is not None)  # the kernel reports
     if callback is not None and not stepwise:
         callback(len(path.order), len(path.order))
@@ -236,6 +236,18 @@ def greedy_path(
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)
     return path
+
+
+def _fullrank_path(A, B, *, direction, criterion, max_k):
+    """The full-rank path of checked NumPy ``A`` and ``B``: the NumPy (or compiled) kernels, but a
+    backward path of the largest eigenvalue on the NumPy route (below the compiled size, or without
+    Numba) runs the array-API kernel with NumPy as its namespace, the faster of the two there (the
+    same path; ``benchmarks/bench_xp_twins.py`` times both on NumPy input)."""
+    if direction == "backward" and criterion.largest_eigenvalue and not compiled_enabled():
+        order, objective, info = fullrank_path_xp(np, A, B, direction=direction, criterion=criterion)
+        info = {"secular_reruns": info["secular_reruns"], "criterion": criterion.name, "form": "full"}
+        return SparsePath(order=order, objective=objective, direction=direction, A=A, B=B, info=info)
+    return fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
 
 
 def _host_paths(route):

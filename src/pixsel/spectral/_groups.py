@@ -28,6 +28,14 @@ dependent on the support), as in the single-feature kernels. Gains within ``_TIE
 best are ties, resolved to the lowest group. With groups of size one these are the
 single-feature paths of :func:`pixsel.spectral.greedy_path` (same orders, same objectives).
 
+On problems large enough for the compiled kernels (:func:`pixsel._routes.compiled_pays`), the
+steps of a vector ``A`` (both directions) and of sparse PCA forward (``B = I``, largest
+eigenvalue) run in Numba (:mod:`pixsel.spectral._groups_jit`): the vector's panel of block
+eliminations in one call, and sparse PCA's candidates by the block secular equation on one
+eigendecomposition of the support, screened by bounds. The NumPy loops here are their oracle
+(same orders, objectives to rounding). :func:`group_swap_refine` exchanges one group in for one
+out while the objective rises; :func:`group_beam_search` grows the best few unions side by side.
+
 The exact search (:func:`exact_group_support`) branches over groups (include the next group or
 exclude it) with the inclusion-principle bound: every completion of a node is a subset of the
 node's chosen groups plus the groups still free, and the objective cannot decrease when features
@@ -45,6 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .._routes import compiled_enabled, sized_kernels
 from .._validation import check_int, check_options
 from ._criteria import as_criterion
 from ._forms import check_form_pair
@@ -58,7 +67,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["GroupPath", "GroupExactResult", "check_groups", "group_greedy_path", "exact_group_support"]
+__all__ = ["GroupPath", "GroupExactResult", "GroupSwapResult", "check_groups", "group_greedy_path", "exact_group_support",
+           "group_swap_refine", "GroupBeamResult", "group_beam_search"]
 
 #: Gains within this relative distance of the best one are ties, resolved to the lowest group.
 _TIE_RTOL = 1e-12
@@ -234,6 +244,7 @@ class GroupPath:
         return weights_on_support(self.A, self.B, self.support(k))
 
 
+@sized_kernels  # small NumPy problems run the NumPy loops (pixsel._routes.compiled_pays)
 def group_greedy_path(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -415,10 +426,13 @@ def _forward_factor(M, B, members, criterion, max_k, callback):
     G = len(members)
     pad = _padded(members, p)
     R = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)  # read only: flushes copy it
-    work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad,
-                    _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p))
-    K = np.zeros((r, r))
+    tol = _tolerances(np.append(np.diag(R), np.ones(pad.shape[1])), pad, p)
     steps = G if max_k is None else max_k
+    jit = _compiled("factor_steps") if r == 1 else None
+    if jit is not None:
+        return _factor_compiled(jit, R, M[:, 0], pad, members, tol, 0.0, steps, True, callback)
+    work = _Working(R, np.array(M, dtype=np.float64, copy=True), pad, tol)
+    K = np.zeros((r, r))
     order = np.empty(steps, dtype=np.intp)
     objective = np.empty(steps)
     free = np.ones(G, dtype=bool)
@@ -438,16 +452,32 @@ def _forward_factor(M, B, members, criterion, max_k, callback):
     return order, objective
 
 
+def _spd_inverse(B):
+    """``B^{-1}`` of a symmetric positive definite ``B`` by ``dpotrf`` + ``dpotri`` (a third of the
+    flops of solving against the identity), symmetrized from its lower triangle."""
+    P = np.array(B, dtype=np.float64, order="F", copy=True)
+    P, info = sla.lapack.dpotrf(P, lower=1, clean=1, overwrite_a=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("B is not positive definite: its Cholesky factorization failed.")
+    P, info = sla.lapack.dpotri(P, lower=1, overwrite_c=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("B is singular: its inverse from the Cholesky factor failed.")
+    return np.ascontiguousarray(np.tril(P) + np.tril(P, -1).T)
+
+
 def _backward_factor(M, B, members, criterion, max_k, callback):
     p, r = M.shape
     G = len(members)
     pad = _padded(members, p)
-    P = np.eye(p) if B is None else sla.cho_solve(sla.cho_factor(B), np.eye(p))
-    P = np.ascontiguousarray((P + P.T) / 2)
+    P = np.eye(p) if B is None else _spd_inverse(B)
     W = P @ M
     K = M.T @ W
     K = (K + K.T) / 2
-    work = _Working(P, W, pad, _tolerances(np.append(np.diag(P), np.ones(pad.shape[1])), pad, p))
+    tol = _tolerances(np.append(np.diag(P), np.ones(pad.shape[1])), pad, p)
+    jit = _compiled("factor_steps") if r == 1 else None
+    if jit is not None:
+        return _factor_compiled(jit, P, W[:, 0], pad, members, tol, float(K[0, 0]), G, False, callback)
+    work = _Working(P, W, pad, tol)
     order = np.empty(G, dtype=np.intp)
     objective = np.empty(G)
     alive = np.ones(G, dtype=bool)
@@ -468,6 +498,96 @@ def _backward_factor(M, B, members, criterion, max_k, callback):
         work.remove(members[j], work.tol[j])
         if callback is not None:
             callback(step + 1, G)
+    return order, objective
+
+
+def _compiled(name):
+    """A Numba kernel of :mod:`pixsel.spectral._groups_jit`, or None where the route chose NumPy.
+
+    Imported on first use, so that importing pixsel does not pay for Numba."""
+    if not compiled_enabled():
+        return None
+    from . import _groups_jit
+    return getattr(_groups_jit, name)
+
+
+def _factor_compiled(jit, R, q, pad, members, tol, K, n_steps, forward, callback):
+    """The loops of :func:`_forward_factor` / :func:`_backward_factor` for a vector (``r = 1``):
+    panels of compiled group steps, the stored matrix updated by NumPy between two panels (the
+    same block elimination as :class:`_Working`; ``R`` is read, never written; the stored
+    matrices after it keep their upper triangle current)."""
+    p = R.shape[0]
+    G, gmax = pad.shape
+    real = pad < p
+    padr = np.ascontiguousarray(np.where(real, pad, 0))
+    sizes = np.array([len(m) for m in members], dtype=np.intp)
+    both = real[:, :, None] & real[:, None, :]
+    D = np.ascontiguousarray(np.where(both, R[padr[:, :, None], padr[:, None, :]], 0.0))
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    q = np.array(q, dtype=np.float64)
+    pos = np.arange(p)
+    LT = np.empty((_PANEL + gmax, p))
+    free = np.ones(G, dtype=bool)
+    order = np.empty(n_steps, dtype=np.intp)
+    objective = np.empty(n_steps)
+    tol = np.ascontiguousarray(tol, dtype=np.float64)
+    t = step = since = 0
+    last_callback = n_steps if forward else G - 1  # the backward loop reports no step for its last group
+    while step < n_steps:
+        before = step
+        t, step, K = jit(R, LT, t, q, pos, padr, sizes, D, tol, free, K, order, objective, step, n_steps, forward,
+                         _PANEL, _TIE_RTOL)
+        if callback is not None:
+            for s in range(before + 1, min(step, last_callback) + 1):
+                callback(s, n_steps)
+        if t >= _PANEL and step < n_steps:  # the stored matrix receives the panel, the eliminated rows leave
+            dead = np.concatenate([members[j] for j in order[since:step]])
+            keep = np.ones(R.shape[0], dtype=bool)
+            keep[pos[dead]] = False
+            idx = np.flatnonzero(keep)
+            Lk = LT[:t].take(idx, axis=1)
+            R = R.take(idx, axis=0).take(idx, axis=1)
+            # R -= Lk^T Lk on the upper triangle (the lower one of the Fortran-ordered transpose)
+            R = sla.blas.dsyrk(-1.0, Lk, beta=1.0, c=R.T, trans=1, lower=1, overwrite_c=1).T
+            q = q[keep]
+            new = np.cumsum(keep) - 1
+            pos = np.where(pos >= 0, np.where(keep[np.maximum(pos, 0)], new[np.maximum(pos, 0)], -1), -1)
+            LT = np.empty((_PANEL + gmax, R.shape[0]))
+            t, since = 0, step
+    return order, objective
+
+
+def _full_forward_compiled(jit, A, members, pad, steps, callback):
+    """The forward loop of :func:`_full_path` for ``B = I`` and the largest eigenvalue: one
+    eigendecomposition of the support per step, then every group by its bordered secular root."""
+    p = A.shape[0]
+    G = len(members)
+    real = pad < p
+    padr = np.ascontiguousarray(np.where(real, pad, 0))
+    sizes = np.array([len(m) for m in members], dtype=np.intp)
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    order = np.empty(steps, dtype=np.intp)
+    objective = np.empty(steps)
+    free = np.ones(G, dtype=bool)
+    chosen = np.empty(0, dtype=np.intp)
+    scores = np.full(G, -np.inf)
+    mu = np.empty(G)  # each group's own largest eigenvalue, from the first step
+    for step in range(steps):
+        if len(chosen):
+            theta, U = np.linalg.eigh(A[np.ix_(chosen, chosen)])
+            theta, U = np.ascontiguousarray(theta[::-1]), U[:, ::-1]
+            CU = np.ascontiguousarray(U.T @ A[chosen])
+        else:
+            theta, CU = np.empty(0), np.empty((0, p))
+        jit(theta, CU, A, padr, sizes, free, mu, scores, _TIE_RTOL)
+        cand = np.flatnonzero(free)
+        c = _first_within(scores[cand])
+        j = cand[c]
+        order[step], objective[step] = j, scores[j]
+        free[j] = False
+        chosen = np.concatenate([chosen, members[j]])
+        if callback is not None:
+            callback(step + 1, steps)
     return order, objective
 
 
@@ -501,6 +621,9 @@ def _full_path(A, B, members, direction, criterion, max_k, callback):
     Bx = None if B is None else _extended(B, p, gmax)
     if direction == "forward":
         steps = G if max_k is None else max_k
+        jit = _compiled("border_scores") if B is None and criterion.largest_eigenvalue else None
+        if jit is not None:
+            return _full_forward_compiled(jit, A, members, pad, steps, callback)
         order = np.empty(steps, dtype=np.intp)
         objective = np.empty(steps)
         free = np.ones(G, dtype=bool)
@@ -722,3 +845,241 @@ def brute_force_groups(A, B, groups, k, *, criterion="max-eig"):
         if v > best:
             best, arg = v, np.array(comb)
     return arg, best
+
+
+# ------------------------------------------------------------------------------------------ swap
+@dataclass
+class GroupSwapResult:
+    """The outcome of :func:`group_swap_refine`.
+
+    Attributes
+    ----------
+    groups : ndarray of shape (k,)
+        Sorted codes of the refined groups.
+    support : ndarray
+        Sorted feature indices of their union.
+    objective : float
+        Its objective (recomputed from scratch), never below ``start_objective``.
+    start_objective : float
+    n_swaps : int
+        Moves taken.
+    converged : bool
+        True when the last sweep found no improving swap: no exchange of one group for another
+        raises the objective (a 1-swap local optimum over groups).
+    """
+
+    groups: np.ndarray
+    support: np.ndarray
+    objective: float
+    start_objective: float
+    n_swaps: int
+    converged: bool
+
+
+def group_swap_refine(
+    A: ArrayLike,
+    B: ArrayLike | None,
+    groups: ArrayLike,
+    start: ArrayLike,
+    *,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["auto", "vector", "factor", "full"] = "auto",
+    max_sweeps: int = 100,
+    time_limit: float | None = None,
+) -> GroupSwapResult:
+    """Raise the objective of a union of ``k`` groups by exchanging one group in for one out.
+
+    Every sweep values all ``k (n_groups - k)`` exchanges exactly (their unions' eigenproblems,
+    stacked) and takes the best one when it raises the objective recomputed from scratch, so the
+    value never falls and the search cannot cycle; it stops at a 1-swap local optimum over
+    groups, after ``max_sweeps`` moves or at ``time_limit``. A greedy path over groups is nested;
+    this can reach unions that no sequence of single additions reaches. Each sweep costs about
+    ``k n_groups`` eigenproblems of the union's size: meant for the supports the estimators
+    select (tens of groups), not for thousands of groups at large ``k``.
+
+    Parameters
+    ----------
+    A, B, criterion, form
+        As in :func:`group_greedy_path`.
+    groups : array-like of shape (n_features,)
+        One group id per feature.
+    start : array-like of int
+        Group codes (positions in the sorted distinct ids) of the union to start from, for
+        example ``path.groups_at(k)`` of a :class:`GroupPath`.
+    max_sweeps : int
+        Moves allowed; 0 returns the start.
+    time_limit : float or None
+        Seconds after which no new sweep starts.
+
+    Returns
+    -------
+    GroupSwapResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.1, 2.0, 1.5, 1.5])
+    >>> r = group_swap_refine(a, np.eye(6), [0, 0, 1, 1, 2, 2], [0])
+    >>> r.groups.tolist(), round(r.objective, 6), round(r.start_objective, 6)
+    ([2], 4.5, 1.04)
+    """
+    owner = "group_swap_refine"
+    criterion = as_criterion(criterion, owner=owner)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    codes, labels = check_groups(groups, p, owner=owner)
+    G = len(labels)
+    chosen = np.unique(np.asarray(start, dtype=np.intp).ravel())
+    if len(chosen) == 0 or chosen.min() < 0 or chosen.max() >= G or len(chosen) != np.size(start):
+        raise ValueError(f"{owner}: start must hold distinct group codes in [0, {G - 1}]; got {np.asarray(start).tolist()}.")
+    if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 0:
+        raise ValueError(f"{owner}: max_sweeps must be an int >= 0; got {max_sweeps!r}.")
+    if time_limit is not None and not time_limit >= 0:
+        raise ValueError(f"{owner}: time_limit must be None or a number of seconds >= 0; got {time_limit!r}.")
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    members = _members(codes, G)
+    sizes = np.bincount(codes, minlength=G)
+    full = A if form == "full" else (np.outer(A, A) if form == "vector" else A @ A.T)
+    width = int(np.sort(sizes)[::-1][: len(chosen)].sum())  # the largest union of k groups
+    Ax = np.zeros((p + width, p + width))
+    Ax[:p, :p] = full
+    Bx = None if B is None else _extended(B, p, width)
+
+    def union(js):
+        return np.sort(np.concatenate([members[j] for j in js]))
+
+    value = start_value = objective_on_support(A, B, union(chosen), criterion=criterion)
+    n_swaps, converged = 0, max_sweeps > 0 and len(chosen) == G
+    while n_swaps < max_sweeps and len(chosen) < G:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        outside = np.setdiff1d(np.arange(G), chosen)
+        pairs = [(i, j) for i in chosen for j in outside]
+        index = np.empty((len(pairs), width), dtype=np.intp)
+        for row, (i, j) in enumerate(pairs):
+            feats = union([c for c in chosen if c != i] + [j])
+            index[row, : len(feats)] = feats
+            index[row, len(feats):] = p + np.arange(width - len(feats))
+        scores = _stacked_objectives(Ax, Bx, index, criterion)
+        best = _first_within(scores)
+        if not scores[best] > value * (1.0 + 1e-12) + 1e-300:
+            converged = True
+            break
+        i, j = pairs[best]
+        trial = np.sort(np.append(chosen[chosen != i], j))
+        exact = objective_on_support(A, B, union(trial), criterion=criterion)
+        if not exact > value:  # the stacked value and the one from scratch disagree at rounding level
+            converged = True
+            break
+        chosen, value, n_swaps = trial, exact, n_swaps + 1
+    return GroupSwapResult(groups=chosen, support=union(chosen), objective=float(value),
+                           start_objective=float(start_value), n_swaps=n_swaps, converged=converged)
+
+
+# ------------------------------------------------------------------------------------------ beam
+@dataclass
+class GroupBeamResult:
+    """The outcome of :func:`group_beam_search`.
+
+    Attributes
+    ----------
+    groups : ndarray of shape (k,)
+        Sorted codes of the best union of ``k`` groups found.
+    support : ndarray
+        Sorted feature indices of that union.
+    objective : float
+        Its objective (recomputed from scratch), never below the greedy path's at ``k``.
+    objective_path : ndarray of shape (k,)
+        The best objective found at every number of groups ``1..k`` (never below the greedy path's).
+    width : int
+    """
+
+    groups: np.ndarray
+    support: np.ndarray
+    objective: float
+    objective_path: np.ndarray
+    width: int
+
+
+def group_beam_search(
+    A: ArrayLike,
+    B: ArrayLike | None,
+    groups: ArrayLike,
+    k: int,
+    *,
+    width: int = 4,
+    criterion: Literal["max-eig", "trace"] = "max-eig",
+    form: Literal["auto", "vector", "factor", "full"] = "auto",
+) -> GroupBeamResult:
+    """Beam search over groups: the ``width`` best distinct unions of each size, grown side by side.
+
+    The forward greedy path keeps one union and adds the group of best objective; the beam keeps
+    the ``width`` best distinct unions of every size and extends each by every free group (all
+    extensions valued exactly, their eigenproblems stacked), the ``width`` best distinct
+    extensions forming the next beam. The greedy union can leave the beam, so the result of every
+    size is the better of the beam's best and the greedy path's: never below the greedy path.
+    Width 1 is the greedy path; a width of at least ``binom(n_groups, k)`` keeps every union and
+    finds the best one. A step costs about ``width n_groups`` eigenproblems of the union's size.
+
+    Parameters
+    ----------
+    A, B, criterion, form
+        As in :func:`group_greedy_path`.
+    groups : array-like of shape (n_features,)
+    k : int
+        Number of groups, in ``[1, n_groups]``.
+    width : int
+        Unions kept per size (>= 1).
+
+    Returns
+    -------
+    GroupBeamResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([1.0, 0.2, 0.1, 2.0, 1.5, 1.5])
+    >>> group_beam_search(a, np.eye(6), [0, 0, 1, 1, 2, 2], 2, width=2).groups.tolist()
+    [1, 2]
+    """
+    owner = "group_beam_search"
+    criterion = as_criterion(criterion, owner=owner)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    codes, labels = check_groups(groups, p, owner=owner)
+    G = len(labels)
+    k = check_int(k, "k", low=1, high=G, owner=owner)
+    width = check_int(width, "width", low=1, owner=owner)
+    greedy = group_greedy_path(A, B, codes, criterion=criterion, form=form, max_k=k)
+    members = _members(codes, G)
+    sizes = np.bincount(codes, minlength=G)
+    full = A if form == "full" else (np.outer(A, A) if form == "vector" else A @ A.T)
+    span = int(np.sort(sizes)[::-1][:k].sum())
+    Ax = np.zeros((p + span, p + span))
+    Ax[:p, :p] = full
+    Bx = None if B is None else _extended(B, p, span)
+    beam = [()]
+    best_sets, best_values = [], np.empty(k)
+    for t in range(1, k + 1):
+        ext = sorted({tuple(sorted(m + (j,))) for m in beam for j in range(G) if j not in m})
+        index = np.empty((len(ext), span), dtype=np.intp)
+        for row, js in enumerate(ext):
+            feats = np.concatenate([members[j] for j in js])
+            index[row, : len(feats)] = feats
+            index[row, len(feats):] = p + np.arange(span - len(feats))
+        scores = _stacked_objectives(Ax, Bx, index, criterion)
+        if width == 1:
+            top = [_first_within(scores)]  # the greedy path's tie rule
+        else:
+            top = np.argsort(-scores, kind="stable")[:width]
+        beam = [ext[i] for i in top]
+        lead, value = np.array(beam[0], dtype=np.intp), float(scores[top[0]])
+        if greedy.objective[t - 1] > value:  # the greedy union left the beam: it is the floor
+            lead, value = greedy.groups_at(t), float(greedy.objective[t - 1])
+        best_sets.append(lead)
+        best_values[t - 1] = value
+    chosen = np.sort(best_sets[-1])
+    support = np.sort(np.concatenate([members[j] for j in chosen]))
+    return GroupBeamResult(groups=chosen, support=support,
+                           objective=float(objective_on_support(A, B, support, criterion=criterion)),
+                           objective_path=best_values, width=width)

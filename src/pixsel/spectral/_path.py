@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
 
 from .._array_api import get_namespace, is_numpy
 from .._validation import check_int
 from ._criteria import as_criterion
-from ._linalg_xp import weights_on_support_xp
+from ._linalg import support_weights
 
 from typing import TYPE_CHECKING
 
@@ -24,47 +23,28 @@ __all__ = ["SparsePath", "best_objective", "objective_on_support", "pick_path", 
 
 def _as_problem(A, B):
     A = np.asarray(A, dtype=np.float64)
-    p = A.shape[0]
-    B = np.eye(p) if B is None else np.asarray(B, dtype=np.float64)
-    return A, B
+    return A, None if B is None else np.asarray(B, dtype=np.float64)
 
 
 def weights_on_support(A: ArrayLike, B: ArrayLike, support: ArrayLike) -> NDArray:
     """Optimal weights (variational renormalization) of the pair ``(A, B)`` on ``support``.
 
-    For a vector ``A = a`` this is the discriminant ``z = B_SS^{-1} a_S``; for a matrix ``A`` it is
-    the principal generalized eigenvector of ``(A_SS, B_SS)`` normalized to ``z^T B_SS z = 1``.
+    For a vector ``A = a`` this is the discriminant ``z = B_SS^{-1} a_S`` (the minimum-norm least
+    squares solution when ``B_SS`` is singular); for a matrix ``A`` it is the principal generalized
+    eigenvector of ``(A_SS, B_SS)`` normalized to ``z^T B_SS z = 1``, its largest entry positive.
     The returned vector has length ``p`` and is zero off the support. Arrays of another library
     (a device array) give the same vector in that library, on that device.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights_on_support(np.array([1.0, 2.0, 3.0]), np.diag([1.0, 4.0, 1.0]), [0, 1]).tolist()
+    [1.0, 0.5, 0.0]
     """
     xp, _ = get_namespace(A, B, names=["A", "B"])
-    if not is_numpy(xp):
-        return weights_on_support_xp(xp, A, B, support)
-    A, B = _as_problem(A, B)
-    S = np.asarray(support, dtype=np.intp)
-    z = np.zeros(A.shape[0])
-    if len(S) == 0:
-        return z
-    BSS = B[np.ix_(S, S)]
-    if A.ndim == 1:
-        z[S] = sla.lstsq(BSS, A[S], cond=None, lapack_driver="gelsy")[0] if _singular(BSS) else sla.solve(
-            BSS, A[S], assume_a="pos"
-        )
-        return z
-    ASS = A[np.ix_(S, S)] if A.shape[1] == A.shape[0] else A[S] @ A[S].T
-    vals, vecs = sla.eigh(ASS, BSS)
-    v = vecs[:, -1]
-    v = v * np.sign(v[np.argmax(np.abs(v))])
-    z[S] = v
-    return z
-
-
-def _singular(BSS):
-    try:
-        np.linalg.cholesky(BSS)
-        return False
-    except np.linalg.LinAlgError:
-        return True
+    if is_numpy(xp):
+        A, B = _as_problem(A, B)
+    return support_weights(xp, A, B, support)
 
 
 def objective_on_support(

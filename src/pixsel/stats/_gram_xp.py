@@ -16,6 +16,12 @@ the device.
 :func:`gram_operator` picks the operator for an ``X``: NumPy and Dask arrays, and (the CPU
 policy of :mod:`pixsel._array_api`) arrays on a CPU through a zero-copy view, get
 :class:`pixsel.stats.CenteredGramOperator`; arrays on another device this one.
+
+**Why NumPy input keeps its own operator.** :class:`pixsel.stats.CenteredGramOperator` also
+serves Dask arrays (chunk by chunk, on a cluster's workers), and multiplies 8-bit images exactly
+at float32 speed; this operator, given NumPy arrays, computes the same columns in float64
+throughout, as fast for float64 data and slower for float32 and uint8 images:
+``benchmarks/bench_xp_twins.py`` times the pair on NumPy input.
 """
 
 from __future__ import annotations

@@ -82,6 +82,7 @@ from ..._threads import blas_limit
 from ..._validation import check_excluded, check_int
 from .._dispatch import greedy_path
 from .._path import objective_on_support
+from ..bounds._certificates import inclusion_bounds
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
 from ._exclude import lift_path, restrict, restrict_initial
@@ -888,6 +889,21 @@ def _start_initial(M, B, criterion, initial, search):
         search.offer(search.value_of(S), S)
 
 
+def _spectral_caps(M2, B, criterion, inc, ub, max_k):
+    """Cap the bound of every open size by the inclusion principle summed over the ``j`` largest
+    generalized eigenvalues of the whole pair (additive objectives with a factor; in place).
+
+    An open size is otherwise bounded by its stopped subtrees or by the whole set's value; for
+    the column subset this cap is the kept mass of the ``j`` leading principal components.
+    """
+    if not criterion.additive or M2.shape[1] == 1 or not any(ub[j] > inc[j] for j in range(1, max_k + 1)):
+        return
+    cap = inclusion_bounds(M2, B, criterion=criterion, form="factor")
+    for j in range(1, max_k + 1):
+        if ub[j] > inc[j]:
+            ub[j] = min(ub[j], max(float(cap[j - 1]), inc[j]))
+
+
 def _perspective_caps(M2, B, form, inc, ub, max_k, time_limit):
     """Cap the bound of every open size by the perspective relaxation (two-class LDA, in place).
 
@@ -1121,6 +1137,7 @@ def exact_path(
         # a certified bound of a larger size caps every smaller one
         ub = np.asarray(ub, dtype=np.float64).copy()
         relax_info = _perspective_caps(M2, B, form, inc, ub, max_k, time_limit)
+        _spectral_caps(M2, B, criterion, inc, ub, max_k)
         for j in range(max_k - 1, 0, -1):
             ub[j] = min(ub[j], max(ub[j + 1], inc[j + 1]))
     supports, obj, ubs, status = [], np.empty(max_k), np.empty(max_k), []

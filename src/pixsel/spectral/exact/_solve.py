@@ -16,6 +16,7 @@ from ..._validation import check_excluded, check_int, check_options, check_pair,
 from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
+from ..bounds._certificates import inclusion_bounds
 from ..greedy import refine_support
 from ._exclude import lift_result, restrict, restrict_initial
 from ._factor import BRANCH_RULES, FactorBnB
@@ -193,9 +194,10 @@ def _start(A, B, form, k, criterion, initial, search, route=None):
     if spca and initial is None and 1 < k < p:
         S, value, _ = refine_support(A, search.best_support)
         search.offer(value, S)
-    if (form == "vector" or (form == "factor" and criterion.additive)) and initial is None and 1 < k < p:
-        # additive objectives: every greedy support is improved by the 1-swap local search
-        M = A[:, None] if form == "vector" else A
+    if (form == "vector" or criterion.additive) and initial is None and 1 < k < p:
+        # additive objectives: every greedy support is improved by the 1-swap local search (a full
+        # positive semi-definite A on its factor, as the search itself runs it)
+        M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
         for S in cands:
             S, value, _ = _swap.swap_search(M, B, S)
             search.offer(value, S)
@@ -389,6 +391,10 @@ def _result(A, B, form, k, criterion, search, status, t0):
         if search.tol_max > max(obj, search.best):
             status = "gap_reached"
             ub = search.tol_max
+    if status != "optimal" and criterion.additive and form != "vector":
+        # the inclusion principle summed over the k largest generalized eigenvalues of the whole
+        # pair bounds every support of size k (for the column subset: principal components)
+        ub = min(ub, float(inclusion_bounds(A, B, criterion=criterion, form=form)[k - 1]))
     ub = max(ub, obj)
     if not math.isfinite(ub):
         ub = objective_on_support(A, B, np.arange(p), criterion=criterion)

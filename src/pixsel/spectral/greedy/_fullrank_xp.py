@@ -4,7 +4,7 @@ The dense route of :mod:`pixsel.spectral.greedy._fullrank_dense`, written agains
 standard so that it runs on the data's device:
 
 * forward: per step one generalized ``eigh`` of the support, ``(A_SS, B_SS) X = B_SS X
-  diag(theta)`` (:func:`pixsel.spectral._linalg_xp.generalized_eigh`), then for every candidate
+  diag(theta)`` (:func:`pixsel.spectral._linalg.generalized_eigh`), then for every candidate
   ``i`` the bordered problem ``[[diag(theta), b_i], [b_i^T, c_i]]`` (``b_i``, ``c_i`` from the
   matrix products ``A_{:,S} X`` and ``B_{:,S} X``: the ``O(p t^2)`` work, on the device) and
   its largest root of the secular equation ``lam - c_i - sum_j b_ij^2 / (lam - theta_j) = 0``;
@@ -27,6 +27,13 @@ block's end the host reads that one flag, and in the rare block where a root had
 the block is recomputed from its start (its state is the support chosen before it) with the
 adaptive solves, which check every ``_CHECK_EVERY`` iterations. One host read per block, the
 same roots to rounding (counted on a CPU by :func:`pixsel._round_trips.count_round_trips`).
+
+**Why NumPy input keeps its own kernels.** The NumPy full-rank kernels (secular screening and
+the Krylov route for ``B = I``) are the oracles of their Numba kernels, which serve every NumPy
+problem above the compiled size of :mod:`pixsel._routes`. ``benchmarks/bench_xp_twins.py``
+times the pair on NumPy input below that size: forward the two run at about the same speed, and
+a backward path of the largest eigenvalue runs faster here than in the NumPy loops, so
+:func:`pixsel.spectral.greedy_path` runs this kernel, with NumPy as its namespace, for it.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import numpy as np
 
 from ..._array_api import device_of, has_float64, to_numpy
 from .._criteria import spectral_criterion
-from .._linalg_xp import generalized_eigh
+from .._linalg import generalized_eigh
 
 __all__ = ["fullrank_path_xp"]
 

@@ -20,6 +20,11 @@ rank-one terms are zero) instead of a host branch; the objective is a device sca
 into a device history. The order and the objectives come back in one copy at the end, so a
 GPU never waits for the host inside the path (counted on a CPU by
 :func:`pixsel._round_trips.count_round_trips`).
+
+**Why NumPy input keeps its own kernel.** The NumPy kernel is the oracle of its Numba kernel
+and the kernel of small problems (below the compiled size of :mod:`pixsel._routes`); its
+screening by bounds makes it faster on NumPy input than this kernel called with NumPy as its
+namespace: ``benchmarks/bench_xp_twins.py`` times the pair on NumPy input.
 """
 
 from __future__ import annotations

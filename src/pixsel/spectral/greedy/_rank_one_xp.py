@@ -22,6 +22,11 @@ standard has no SYRK, so twice the flops of ``dsyrk``), there are no drift check
 NumPy kernel's refactors need a Cholesky per checkpoint; ``info['checkpoints']`` is empty), and
 the computation is in float64 where the device has it (float32 otherwise). Ties within a
 relative ``1e-12`` go to the lowest index, as in the NumPy kernel.
+
+**Why NumPy input keeps its own kernel.** The NumPy kernel is the oracle of its Numba panel
+loop and the kernel of small problems (below the compiled size of :mod:`pixsel._routes`);
+called with NumPy as its namespace this kernel gives the same path more slowly there (no SYRK,
+a device-style pivot per step): ``benchmarks/bench_xp_twins.py`` times the pair on NumPy input.
 """
 
 from __future__ import annotations

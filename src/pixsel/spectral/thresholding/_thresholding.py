@@ -8,24 +8,31 @@ prefix, not the truncated dense weights), so their paths are comparable with the
 * Simple thresholding (ST, Moghaddam, Weiss and Avidan, 2006, section 2) ranks ``|v|``, ``v`` the principal eigenvector of
   ``C = B^{-1/2} A B^{-1/2}`` (symmetric square root).
 
-Prefix objectives for a vector ``a`` come from the forward elimination of
-:mod:`pixsel.spectral.greedy._rank_one` run in the prescribed order: one incremental (blocked) Cholesky,
-``O(p^3)`` for all ``p`` prefixes instead of ``p`` separate solves.
+One implementation, written against the array API standard, serves NumPy arrays and the arrays
+of another library on their device (PyTorch, CuPy, array-api-strict; NumPy 2 is itself an
+array-API namespace): the dense direction (``B^{-1} a`` by a Cholesky-checked ``solve``; ``v``
+from ``B^{-1/2}`` by one ``eigh`` of ``B``) is computed where the arrays live, the ranking on the
+host (``p`` numbers, a stable sort, ties to the lowest index), the path itself is NumPy host
+metadata. Arrays of another library on a CPU run on NumPy views of them (the CPU policy of
+:mod:`pixsel._array_api`).
 
-Arrays of another library (PyTorch, CuPy, array-api-strict) run on their device
-(:mod:`pixsel.spectral.thresholding._thresholding_xp`); the path itself is NumPy host metadata.
+Prefix objectives for a vector ``a`` come from the forward elimination of the binary greedy
+kernel run in the prescribed order (:mod:`pixsel.spectral.greedy._rank_one`, compiled or NumPy
+by the greedy family's size rule, or its array-API kernel on a device): one incremental
+Cholesky, ``O(p^3)`` for all ``p`` prefixes instead of ``p`` separate solves. For a matrix or a
+factor, one generalized ``eigh`` per prefix (``O(p^4)``; the shim of :mod:`pixsel.spectral._linalg`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
-from ..._array_api import get_namespace, host_view
+from ..._array_api import device_of, get_namespace, has_float64, host_view, is_numpy, to_numpy
 from ..._routes import choose
 from ..._validation import check_pair
-from .._path import SparsePath, objective_on_support
-from ..greedy import prefix_objectives
+from .._linalg import spd_solve, support_objective
+from .._path import SparsePath
+from ..greedy import check_form_pair_xp, prefix_objectives, rank_one_path_xp
 
 from typing import TYPE_CHECKING
 
@@ -34,9 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["fisher_thresholding_path", "simple_thresholding_path"]
 
-#: Machine epsilon: ``B`` is numerically singular below ``p * _EPS`` of its largest eigenvalue.
-_EPS = np.finfo(np.float64).eps
-
 _SINGULAR = (
     "{name} needs B^{{-1}} but B is singular or numerically singular (smallest/largest eigenvalue "
     "{ratio:.3g}). Regularize B first: regularization='auto' in SparseLDASelector, or "
@@ -44,24 +48,33 @@ _SINGULAR = (
 )
 
 
-def _backend(A, B, names):
-    """The arrays' namespace and where the thresholding family runs on them
-    (:func:`pixsel._routes.choose`: ``'numpy'``, ``'host'`` or ``'device'``)."""
+def _form(A):
+    """The form of ``A`` here: a square matrix is the full symmetric ``A`` (never a square factor)."""
+    shape = A.shape if hasattr(A, "shape") else np.shape(A)
+    return "vector" if len(shape) == 1 else ("full" if len(shape) == 2 and shape[0] == shape[1] else "factor")
+
+
+def _checked(A, B, names, form, owner):
+    """``(xp, A, B)`` checked, where the thresholding family runs on them
+    (:func:`pixsel._routes.choose`): float64 NumPy arrays (NumPy input, or host views of another
+    library's CPU arrays), or the device arrays in the widest float the device has."""
     xp, dev = get_namespace(A, B, names=names)
-    return xp, choose("thresholding", xp=xp, device=dev).backend
-
-
-def _route(A, B, names, device_kernel):
-    """``(path, A, B)``: the path when the device kernel ``device_kernel`` of ``_thresholding_xp``
-    computed it, else None and the arrays NumPy's code runs on (host views under the CPU policy)."""
-    xp, backend = _backend(A, B, names)
-    if backend == "host":  # the CPU policy: NumPy's code on views
-        return None, host_view(A), host_view(B)
+    backend = choose("thresholding", xp=xp, device=dev).backend
     if backend == "device":  # CUDA, CuPy (or forced): on their device
-        from . import _thresholding_xp
+        if B is None:
+            raise ValueError(f"{owner} needs B; pass the identity for B = I.")
+        check_form_pair_xp(xp, A, B, owner, form=form)
+        hi = xp.float64 if has_float64(xp, dev) else xp.float32
+        return xp, xp.astype(A, hi), xp.astype(B, hi)
+    if backend == "host":  # the CPU policy: NumPy's arrays are views
+        A, B = host_view(A), host_view(B)
+    A, B = check_pair(A, B, form=form, owner=owner, identity_ok=False)
+    return np, A, B
 
-        return getattr(_thresholding_xp, device_kernel)(xp, A, B, _SINGULAR), A, B
-    return None, A, B
+
+def _ratio_floor(xp, M):
+    """``p`` machine epsilons of ``M``'s dtype: ``B`` is numerically singular below it."""
+    return M.shape[0] * float(np.finfo(np.float64 if M.dtype == xp.float64 else np.float32).eps)
 
 
 def _ranking(scores):
@@ -69,14 +82,18 @@ def _ranking(scores):
     return np.argsort(-np.abs(scores), kind="stable")
 
 
-def _prefix_objectives(A, B, order):
-    """``f`` of every prefix of ``order``: the fixed-order forward elimination for a vector,
-    a direct generalized eigenproblem per prefix for a matrix (``O(p^4)``)."""
-    p = B.shape[0]
-    if A.ndim == 1:
-        return prefix_objectives(A, B, order)
-    objective = np.array([objective_on_support(A, B, order[:k]) for k in range(1, p + 1)])
-    return objective, {}
+def _path(xp, A, B, order, direction, scores):
+    """The path of ``order``: ``f`` of every prefix, by the fixed-order forward elimination for a
+    vector, by a generalized eigenproblem per prefix for a matrix or a factor."""
+    if A.ndim == 1 and is_numpy(xp):
+        objective, info = prefix_objectives(A, B, order)
+    elif A.ndim == 1:
+        _, objective, info = rank_one_path_xp(xp, device_of(A), A, B, "forward", fixed_order=order)
+    else:
+        objective = np.array([support_objective(xp, A, B, order[:k]) for k in range(1, A.shape[0] + 1)])
+        info = {} if is_numpy(xp) else {"array_api": True}
+    return SparsePath(order=order, objective=objective, direction=direction, A=to_numpy(A, np.float64),
+                      B=to_numpy(B, np.float64), info=dict(info, scores=scores))
 
 
 def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
@@ -109,22 +126,17 @@ def fisher_thresholding_path(a: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.25, 1.75]
     """
-    done, a, B = _route(a, B, ["a", "B"], "fisher_thresholding_path_xp")
-    if done is not None:
-        return done
-    a, B = check_pair(a, B, form="vector", owner="fisher_thresholding_path", identity_ok=False)
+    name = "fisher_thresholding_path"
+    xp, a, B = _checked(a, B, ["a", "B"], "vector", name)
     try:
-        c = sla.cho_factor(B, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        raise ValueError(_SINGULAR.format(name="fisher_thresholding_path", ratio=0.0)) from None
-    ratio = float(np.min(np.diag(c[0])) ** 2 / np.max(np.abs(np.diag(B))))
-    if not ratio > a.shape[0] * _EPS:
-        raise ValueError(_SINGULAR.format(name="fisher_thresholding_path", ratio=ratio))
-    z = sla.cho_solve(c, a, check_finite=False)
-    order = _ranking(z)
-    objective, info = _prefix_objectives(a, B, order)
-    info = dict(info, scores=z)
-    return SparsePath(order=order, objective=objective, direction="fisher", A=a, B=B, info=info)
+        L = xp.linalg.cholesky(B)
+    except Exception:  # any library's Cholesky failure (NumPy's LinAlgError, PyTorch's, CuPy's)
+        raise ValueError(_SINGULAR.format(name=name, ratio=0.0)) from None
+    ratio = float(xp.min(xp.linalg.diagonal(L)) ** 2 / xp.max(xp.abs(xp.linalg.diagonal(B))))
+    if not ratio > _ratio_floor(xp, B):
+        raise ValueError(_SINGULAR.format(name=name, ratio=ratio))
+    z = to_numpy(spd_solve(xp, B, L, a), np.float64)
+    return _path(xp, a, B, _ranking(z), "fisher", z)
 
 
 def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
@@ -165,27 +177,21 @@ def simple_thresholding_path(A: ArrayLike, B: ArrayLike) -> SparsePath:
     >>> path.objective.tolist()
     [1.0, 1.5, 1.75]
     """
-    done, A, B = _route(A, B, ["A", "B"], "simple_thresholding_path_xp")
-    if done is not None:
-        return done
-    A0 = np.asarray(A)
-    # a square matrix is read as the full symmetric A here (never as a square factor)
-    form = "vector" if A0.ndim == 1 else ("full" if A0.ndim == 2 and A0.shape[0] == A0.shape[1] else "factor")
-    A, B = check_pair(A0, B, form=form, owner="simple_thresholding_path", identity_ok=False)
-    p = A.shape[0]
-    s, U = sla.eigh(B)
-    ratio = float(s[0] / s[-1]) if s[-1] > 0 else 0.0
-    if not ratio > p * _EPS:
-        raise ValueError(_SINGULAR.format(name="simple_thresholding_path", ratio=ratio))
-    B_isqrt = (U / np.sqrt(s)) @ U.T
-    if A.ndim == 1:
+    name = "simple_thresholding_path"
+    form = _form(A)
+    xp, A, B = _checked(A, B, ["A", "B"], form, name)
+    s, U = xp.linalg.eigh(B)
+    s_min, s_max = float(s[0]), float(s[-1])
+    ratio = s_min / s_max if s_max > 0 else 0.0
+    if not ratio > _ratio_floor(xp, B):
+        raise ValueError(_SINGULAR.format(name=name, ratio=ratio))
+    B_isqrt = (U / xp.sqrt(s)[None, :]) @ U.T
+    if form == "vector":
         v = B_isqrt @ A  # C = (B^{-1/2} a)(B^{-1/2} a)^T: its principal eigenvector
-    elif A.shape[1] == p:
+    elif form == "full":
         C = B_isqrt @ A @ B_isqrt
-        v = sla.eigh((C + C.T) / 2, subset_by_index=[p - 1, p - 1])[1][:, 0]
+        v = xp.linalg.eigh((C + C.T) / 2)[1][:, -1]  # the standard has no subset eigh: the full one
     else:
-        v = sla.svd(B_isqrt @ A, full_matrices=False)[0][:, 0]
-    order = _ranking(v)
-    objective, info = _prefix_objectives(A, B, order)
-    info = dict(info, scores=v)
-    return SparsePath(order=order, objective=objective, direction="simple", A=A, B=B, info=info)
+        v = xp.linalg.svd(B_isqrt @ A, full_matrices=False)[0][:, 0]
+    vh = to_numpy(v, np.float64)
+    return _path(xp, A, B, _ranking(vh), "simple", vh)

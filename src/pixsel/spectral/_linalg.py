@@ -1,4 +1,4 @@
-"""Small dense linear algebra on any array-API library: the shims the device kernels share.
+"""Small dense linear algebra on any array-API library, NumPy included: the shims the kernels share.
 
 The standard has ``cholesky``, ``eigh``, ``inv``, ``solve`` and ``matmul`` but no triangular
 solve, no generalized (``A x = lambda B x``) ``eigh`` and no ``eigh`` of a subset of the
@@ -8,22 +8,29 @@ standard has:
 * :func:`generalized_eigh` -- ``eigh`` of ``L^{-1} A L^{-T}`` with ``B = L L^T``; ``L^{-1}`` by
   ``inv`` of the (small, well-conditioned once regularized) triangular factor, in place of the
   missing triangular solve;
+* :func:`generalized_eigvalsh` -- the same eigenvalues without the eigenvectors;
+* :func:`spd_solve` -- ``B^{-1} b`` from the Cholesky factor (SciPy's triangular solves on NumPy);
 * :func:`top_eigh` -- the largest eigenpair from the full ``eigh`` (the standard has no subset
   selection; every caller's matrix is ``k x k`` with ``k`` the support size);
 * :func:`submatrix` -- ``M[S][:, S]`` by two ``take`` (the standard has no ``ix_`` indexing).
 
 Every function takes the namespace ``xp`` and arrays of it; indices are NumPy (host metadata)
-and are sent to the device once per call.
+and are sent to the device once per call. NumPy 2 is itself an array-API namespace, so
+:func:`support_weights` (:func:`pixsel.spectral.weights_on_support`) and
+:func:`support_objective` (the thresholding paths' prefix objectives) are one implementation
+for NumPy and device arrays; :func:`pixsel.spectral.objective_on_support` stays the criteria's own
+textbook evaluation, the oracle the incremental kernels (and this one) are tested against.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 
-from .._array_api import device_of, sign_flip
+from .._array_api import device_of, is_numpy, sign_flip
 from ._criteria import as_criterion
 
-__all__ = ["submatrix", "generalized_eigh", "top_eigh", "weights_on_support_xp", "objective_on_support_xp"]
+__all__ = ["submatrix", "generalized_eigh", "generalized_eigvalsh", "spd_solve", "top_eigh", "support_weights", "support_objective"]
 
 
 def _index(xp, S, like):
@@ -36,6 +43,18 @@ def submatrix(xp, M, S, T=None):
     return xp.take(rows, _index(xp, S if T is None else T, M), axis=1)
 
 
+def _whitener(xp, B):
+    """``L^{-1}`` with ``B = L L^T`` (``ValueError`` naming the fix when ``B`` is not positive definite)."""
+    try:
+        L = xp.linalg.cholesky((B + B.T) / 2)
+    except Exception as exc:
+        raise ValueError(
+            "B restricted to the support is not positive definite; regularize B first "
+            "(pixsel.stats.regularize(B, 'auto'))."
+        ) from exc
+    return xp.linalg.inv(L)  # the standard has no triangular solve: the inverse of the small factor
+
+
 def generalized_eigh(xp, A, B=None):
     """``(w, V)``: ascending eigenvalues and ``B``-orthonormal eigenvectors of ``A v = w B v``.
 
@@ -44,17 +63,28 @@ def generalized_eigh(xp, A, B=None):
     if B is None:
         w, V = xp.linalg.eigh((A + A.T) / 2)
         return w, V
-    try:
-        L = xp.linalg.cholesky((B + B.T) / 2)
-    except Exception as exc:
-        raise ValueError(
-            "B restricted to the support is not positive definite; regularize B first "
-            "(pixsel.stats.regularize(B, 'auto'))."
-        ) from exc
-    Li = xp.linalg.inv(L)  # the standard has no triangular solve: the inverse of the small factor
+    Li = _whitener(xp, B)
     C = Li @ A @ Li.T
     w, U = xp.linalg.eigh((C + C.T) / 2)
     return w, Li.T @ U
+
+
+def generalized_eigvalsh(xp, A, B=None):
+    """The ascending eigenvalues of ``A v = w B v`` (no eigenvectors: the objectives' need)."""
+    if B is None:
+        return xp.linalg.eigvalsh((A + A.T) / 2)
+    Li = _whitener(xp, B)
+    C = Li @ A @ Li.T
+    return xp.linalg.eigvalsh((C + C.T) / 2)
+
+
+def spd_solve(xp, B, L, b):
+    """``B^{-1} b`` for a vector ``b``, ``L`` the lower Cholesky factor of ``B``: two triangular
+    solves on NumPy (SciPy's ``cho_solve``); the standard has no triangular solve, so other
+    libraries solve with ``B`` itself."""
+    if is_numpy(xp):
+        return sla.cho_solve((L, True), b, check_finite=False)
+    return xp.linalg.solve(B, b[:, None])[:, 0]
 
 
 def top_eigh(xp, A, B=None):
@@ -74,8 +104,8 @@ def _small_matrix(xp, A, S):
     return MS @ MS.T
 
 
-def weights_on_support_xp(xp, A, B, S):
-    """:func:`pixsel.spectral.weights_on_support` on the device: length ``p``, zero off ``S``.
+def support_weights(xp, A, B, S):
+    """:func:`pixsel.spectral.weights_on_support` for arrays of ``xp``: length ``p``, zero off ``S``.
 
     A vector ``A = a``: ``z_S = B_SS^{-1} a_S`` (a pseudo-inverse when ``B_SS`` is singular, as
     the NumPy function's least squares). A matrix or a factor: the principal generalized
@@ -106,8 +136,8 @@ def weights_on_support_xp(xp, A, B, S):
     return xp.take(padded, xp.asarray(pos, device=dev))
 
 
-def objective_on_support_xp(xp, A, B, S, *, criterion="max-eig"):
-    """:func:`pixsel.spectral.objective_on_support` on the device (a float)."""
+def support_objective(xp, A, B, S, *, criterion="max-eig"):
+    """:func:`pixsel.spectral.objective_on_support` for arrays of ``xp`` (a float)."""
     S = np.asarray(S, dtype=np.int64)
     if len(S) == 0:
         return 0.0
@@ -116,5 +146,5 @@ def objective_on_support_xp(xp, A, B, S, *, criterion="max-eig"):
         aS = xp.take(A, _index(xp, S, A))
         z = aS if BSS is None else xp.linalg.solve(BSS, aS[:, None])[:, 0]
         return float(xp.sum(aS * z))
-    w, _ = generalized_eigh(xp, _small_matrix(xp, A, S), BSS)
+    w = generalized_eigvalsh(xp, _small_matrix(xp, A, S), BSS)
     return float(as_criterion(criterion).of_eigenvalues(w, xp))
