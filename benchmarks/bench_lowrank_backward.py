@@ -2,7 +2,7 @@
 
 Claim: with fewer images than pixels, ``B = lam I + U U^T`` (``U`` the ``n`` class-centred images)
 lets the backward pass keep an ``n x n`` inverse instead of the ``p x p`` one
-(:mod:`pixsel.spectral.greedy._lowrank`), in less time and memory, with the same order.
+(:func:`pixsel.spectral.lowrank_backward_path`), in less time and memory, with the same order.
 
 Data: Extended Yale B at 32x32 (1024 pixels), 5 images per person (190 images, 38 people),
 statistics with the default ``'rda'`` ridge (``lam = trace(S_w) / p``), both criteria (the trace
@@ -23,8 +23,7 @@ import numpy as np
 from _common import blas_threads, parser, write_results
 
 from pixsel.datasets import load_shared
-from pixsel.spectral import greedy_path
-from pixsel.spectral.greedy._lowrank import lowrank_backward_path
+from pixsel.spectral import greedy_path, lowrank_backward_path
 from pixsel.stats import class_statistics
 
 

@@ -27,11 +27,8 @@ Goals (each measured against a reference in the same run, one BLAS thread):
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
-texture, p = 4096). "before" of the selector rows is the previous kernel (one batched
-``eigvalsh`` per candidate, the whole forward path whatever k) at the papers' settings, run
-through the same selector in the same process (``--before-repeat`` times, on the data of at
-most 1024 pixels and 40 classes; 0 skips it). Times are the median of ``--repeat`` runs with their
-spread (min-max); the load average is printed.
+texture, p = 4096). Times are the median of ``--repeat`` runs with their spread (min-max); the
+load average is printed.
 
     python benchmarks/bench_multiclass.py            # all rows
     python benchmarks/bench_multiclass.py --quick    # small subsets, seconds
@@ -39,7 +36,6 @@ spread (min-max); the load average is printed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -51,7 +47,7 @@ import numpy as np
 from _common import blas_threads, out_dir, parser, previous_path_cv, write_results
 
 from pixsel import PathSelectorCV, SparseLDASelector
-from pixsel._routes import compiled_kernels
+from pixsel.config import compiled_kernels
 from pixsel.datasets import load_shared
 
 K = 50
@@ -74,28 +70,6 @@ def timed(fn, repeat):
 
 def fmt(t):
     return f"{t['median']:.3g} s [{t['min']:.3g}-{t['max']:.3g}]"
-
-
-@contextlib.contextmanager
-def previous_kernel():
-    """The previous multiclass kernel: one batched ``eigvalsh`` per surviving candidate and step
-    and the NumPy backward loop (with :data:`PREVIOUS_PATH`, the selector's public ``path='full'``:
-    the whole forward path whatever k). The kernel's own option has no public door: the
-    before/after line replays it inside the current dispatch."""
-    import functools
-
-    import pixsel.spectral._dispatch as dispatch
-
-    orig_mc = dispatch.multiclass_greedy_path
-    dispatch.multiclass_greedy_path = functools.partial(orig_mc, method="eigh")
-    try:
-        yield
-    finally:
-        dispatch.multiclass_greedy_path = orig_mc
-
-
-#: the previous selector computed the whole forward path whatever k: the public ``path='full'``
-PREVIOUS_PATH = {"path": "full"}
 
 
 def brodatz_patches(n_textures, per, size=64):
@@ -147,11 +121,6 @@ def selector_rows(args, data):
         row["full_path"], full = timed(lambda: SparseLDASelector(k, path="full", **papers).fit(X, y), args.repeat)
         assert len(full.objective_path_) == p
         row["same_support_papers_vs_full"] = bool(np.array_equal(full.get_support(), sel_p.get_support()))
-        if args.before_repeat and p <= 1024 and row["classes"] <= 40:
-            with previous_kernel():
-                row["before_papers"], old = timed(lambda: SparseLDASelector(k, **papers, **PREVIOUS_PATH).fit(X, y),
-                                                  args.before_repeat)
-            row["same_support_as_before"] = bool(np.array_equal(old.get_support(), sel_p.get_support()))
         for key in ("default", "max_eig", "papers", "full_path"):
             row[f"ratio_{key}"] = row[key]["median"] / ref
         line = (f"{name}: n={n} p={p} C={row['classes']} k={k}: LDA(eigen) {fmt(row['lda_eigen'])}; "
@@ -160,10 +129,6 @@ def selector_rows(args, data):
                 f"{fmt(row['max_eig'])} = {row['ratio_max_eig']:.2f} x; papers' settings (max-eig, dual) "
                 f"{fmt(row['papers'])} = {row['ratio_papers']:.2f} x; whole path (max-eig, dual) "
                 f"{fmt(row['full_path'])} = {row['ratio_full_path']:.2f} x (goal <= 10)")
-        if "before_papers" in row:
-            line += (f"; before (previous kernel, papers' settings) {fmt(row['before_papers'])} = "
-                     f"{row['before_papers']['median'] / row['papers']['median']:.0f} x slower, same support: "
-                     f"{row['same_support_as_before']}")
         print(line, flush=True)
         rows.append(row)
     return rows
@@ -385,7 +350,7 @@ def main(argv=None):
     ap = parser("multiclass", __doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median and spread)")
     ap.add_argument("--before-repeat", type=int, default=1,
-                    help="runs of the previous kernel (p <= 1024 only; 0 skips it)")
+                    help="0 skips the command line row's 'before' version")
     ap.add_argument("--cv-before-repeat", type=int, default=1,
                     help="runs of PathSelectorCV's previous scoring (0 skips it)")
     ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli, fastcan")
@@ -400,7 +365,7 @@ def main(argv=None):
     with blas_threads(args):
         # compile (or load from Numba's cache) the kernels once, outside the timings; forced, since
         # so small a problem takes the NumPy kernels otherwise. Then this process has loaded them,
-        # and every fit below runs them, whatever its size (the route of pixsel._routes)
+        # and every fit below runs them, whatever its size (pixsel.config.compiled_kernels)
         Xw = np.random.default_rng(0).standard_normal((60, 30))
         with compiled_kernels(True):
             for criterion in ("trace", "max-eig"):

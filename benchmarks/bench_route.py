@@ -13,10 +13,10 @@ of ``bench_exact_speed.py`` (a two-class LDA pair of a Brownian-type process, ``
 ``k = 20``; a random full pair with the largest eigenvalue, ``n = 30``, ``k = 15``): their
 greedy starts follow the route.
 
-The rules (:mod:`pixsel._routes`):
+The rules:
 
 * ``compiled``: the compiled kernels whatever the size (forced with
-  :func:`pixsel._routes.compiled_kernels`, the rule before small problems took the NumPy
+  :func:`pixsel.config.compiled_kernels`, the rule before small problems took the NumPy
   kernels);
 * ``size``: the NumPy kernels below ``COMPILED_MIN_FEATURES`` features (forced NumPy: the
   previous rule, whatever the process had loaded);
@@ -131,7 +131,7 @@ def child(name, rule, state, calls, data):
 
     import numpy as np
 
-    from pixsel._routes import compiled_kernels
+    from pixsel.config import compiled_kernels
 
     kind, form, options = CASES[name]
     with np.load(data) as z:

@@ -8,6 +8,9 @@ inside a ``with`` block only.
 
 * :func:`array_api_kernels` -- arrays of another library on the CPU run through the array-API
   kernels that a GPU runs, so that path can be checked, or the CPU policy measured, without a GPU.
+* :func:`compiled_kernels` -- NumPy input runs the Numba-compiled kernels (``True``) or the NumPy
+  ones (``False``) whatever its size, instead of the size rule (small problems take the NumPy
+  kernels until the process has loaded the compiled ones), to compare the two or to time a rule.
 * :func:`count_round_trips` -- counts the host round trips (scalar reads, copies back) that those
   kernels make on the CPU: each would make a GPU wait, so the count is the CPU's proxy for a
   path's latency on a GPU.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 
-__all__ = ["array_api_kernels", "count_round_trips"]
+__all__ = ["array_api_kernels", "compiled_kernels", "count_round_trips"]
 
 
 @contextlib.contextmanager
@@ -52,6 +55,40 @@ def array_api_kernels(enabled: bool = True):
     from ._array_api import _force_array_api
 
     with _force_array_api(enabled):
+        yield
+
+
+@contextlib.contextmanager
+def compiled_kernels(enabled: bool | None = True):
+    """Within the block, NumPy input runs the compiled kernels (or the NumPy ones) at every size.
+
+    By default each fit picks its kernels by size: problems of fewer than 512 features run the
+    NumPy kernels until this process has loaded the compiled ones (a first fit then neither
+    compiles nor loads Numba's code), larger ones run compiled. The two give the same supports;
+    the block lets a user compare them or time one route on their data. It holds for the thread
+    (or asyncio task) that entered it, until it exits.
+
+    Parameters
+    ----------
+    enabled : bool or None, default=True
+        ``True``: the Numba-compiled kernels; ``False``: the NumPy kernels; ``None`` restores the
+        size rule inside an enclosing block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.spectral import greedy_path
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.standard_normal((40, 6))
+    >>> B, a = Z.T @ Z / 40 + 0.1 * np.eye(6), rng.standard_normal(6)
+    >>> with compiled_kernels(False):
+    ...     numpy_path = greedy_path(a, B)
+    >>> bool(np.array_equal(numpy_path.order, greedy_path(a, B).order))
+    True
+    """
+    from ._routes import compiled_kernels as _compiled
+
+    with _compiled(enabled):
         yield
 
 

@@ -50,8 +50,6 @@ KNOWN_UNLISTED = {
 #: ``bench_xp_twins.py`` times are its subject: :func:`_timed_twins`).
 KNOWN_PRIVATE_IN_BENCHMARKS = {
     ("bench_multiclass.py", "pixsel.spectral._dispatch"),
-    # the n-dimensional backward pass is a kernel no public door calls yet
-    ("bench_lowrank_backward.py", "pixsel.spectral.greedy._lowrank"),
 }
 
 

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
 from ..scores import greedy_placement, pivoted_qr_columns, placement_constraints
-from ..spectral._criteria import ColumnSubset
+from ..spectral import criterion_named
 from ._base import ImageSelectorMixin
 from ._exact_fit import SOLVERS, _exact_fit_attributes
 
@@ -182,7 +182,7 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             # the kept mass of each prefix of the pivots: the same kernel with the pivots imposed
             _, mass = greedy_placement(A, k, constraints=placement_constraints(p, k, always_select=order))
         if C is not None:
-            crit = ColumnSubset()
+            crit = criterion_named("column-subset")
             pair_A, pair_B, _ = crit.pair(C)
             self.objective_path_ = mass / total
             # no initial support: the search starts from its own forward and backward greedy supports,

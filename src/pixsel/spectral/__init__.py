@@ -16,6 +16,8 @@ Greedy paths (one support per ``k``)
     * :func:`group_swap_refine` -- improve a union of groups by exchanging one group for another.
     * :func:`group_beam_search` -- the best few unions of groups of each size, grown side by side.
     * :func:`rank_one_greedy_path` -- the blocked two-class kernel itself (a vector ``a``).
+    * :func:`lowrank_backward_path` -- the backward path of ``(M M^T, lam I + U U^T)`` in the
+      ``n``-dimensional form, for ``n`` images of ``p > n`` pixels (no ``p x p`` matrix).
     * :func:`implicit_greedy_path` -- the forward path through a Gram operator, with no
       ``p x p`` matrix (images at full resolution).
 
@@ -67,6 +69,7 @@ from .exact._allk import ExactPath, exact_path
 from .exact._batch import ExactPathBatch, exact_path_batch
 from .exact._result import ExactResult, SearchState
 from .exact._solve import exact_support, plain_search
+from .greedy._lowrank import lowrank_backward_path
 from .greedy._rank_one import rank_one_greedy_path
 from .greedy._refine import refine_support
 from .implicit._implicit import implicit_greedy_path
@@ -85,6 +88,7 @@ __all__ = [
     "greedy_path",
     "SparsePath",
     "rank_one_greedy_path",
+    "lowrank_backward_path",
     "implicit_greedy_path",
     "refine_support",
     "swap_refine",

@@ -212,7 +212,8 @@ def lowrank_backward_path(M, U, lam, *, criterion="trace", refresh=None, callbac
     """Backward greedy path of ``(M M^T, lam I + U U^T)`` without any ``p x p`` matrix.
 
     The same order as ``multiclass_greedy_path(M, lam * I + U @ U.T, direction='backward')``
-    (see :mod:`pixsel.spectral.greedy._lowrank` for the method), in ``O(p^2 n)`` time and
+    (removing a pixel updates an ``n x n`` system by Woodbury's identity and
+    Sherman-Morrison), in ``O(p^2 n)`` time and
     ``O(p (n + r))`` memory where that kernel takes ``O(p^3)`` and ``p^2``: for ``n`` images
     of ``p`` pixels with ``n < p``, ``U`` the class-centred images (transposed, over
     ``sqrt(N)``) and ``lam`` the ridge.
