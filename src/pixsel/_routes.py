@@ -106,6 +106,7 @@ __all__ = [
     "placement",
     "implicit_pays",
     "path_costs",
+    "lowrank_backward_pays",
     "COMPILED_MIN_FEATURES",
     "COMPILED_MAX_NUMPY_RANK",
     "COMPILED_MODULES",
@@ -398,6 +399,60 @@ def path_costs(n_samples, n_features, n_classes, k):
     r = max(int(n_classes) - 1, 1) if n_classes is not None else 1
     forward = p * k * (k + r * r)
     return {"dense": float(n) * p * p + float(p) ** 3 + forward, "implicit": 2.0 * n * p * k + forward}
+
+
+def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_forced=0, n_excluded=0):
+    """Whether the backward pass of a sparse LDA fit runs in the ``n``-dimensional form, and why.
+
+    With fewer samples than features the regularized within-class covariance is
+    ``B = lam I + U U^T`` with ``U`` of shape ``(p, n)`` (:func:`pixsel.stats.regularized_factor`),
+    and :func:`pixsel.spectral.lowrank_backward_path` removes features by updates of an ``n x n``
+    system, ``~ p^2 n + n^3`` operations instead of the dense pass's ``~ p^3``. It gives the dense
+    pass's order; it runs when all of these hold:
+
+    * NumPy arrays in memory (not Dask, not another library's arrays) and the dense form;
+    * ``n < p``;
+    * a ridge ``lam > 0`` (any regularization but ``'none'``);
+    * the criterion ``'trace'`` or ``'max-eig'`` (``'correlation'`` searches ``(A, B + A)``);
+    * no forced and no excluded features.
+
+    Parameters
+    ----------
+    route : Route
+    n_samples, n_features : int
+    ridge : float
+        ``lam``, the multiple of the identity in the regularized ``B``.
+    criterion : str
+        The criterion's name.
+    n_forced, n_excluded : int
+        The numbers of ``always_select`` and ``never_select`` features.
+
+    Returns
+    -------
+    pays : bool
+    reason : str
+
+    Examples
+    --------
+    >>> r = choose("greedy", xp=np, algorithm="dense")
+    >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion="trace")[0]
+    True
+    >>> lowrank_backward_pays(r, 500, 400, ridge=1.0, criterion="trace")[0]
+    False
+    """
+    n, p = int(n_samples), int(n_features)
+    if route.backend != "numpy" or route.implicit:
+        return False, f"the {route.backend} route with algorithm={route.algorithm!r}: the dense backward pass"
+    if n >= p:
+        return False, f"n = {n} >= p = {p}: B has full rank, the dense backward pass"
+    if not ridge > 0:
+        return False, "no ridge (regularization='none'): B is not lam I + U U^T, the dense backward pass"
+    if criterion not in ("trace", "max-eig"):
+        return False, f"criterion={criterion!r} searches another pair: the dense backward pass"
+    if n_forced or n_excluded:
+        return False, "always_select or never_select: the dense backward pass"
+    return True, (f"n = {n} < p = {p}: B = lam I + U U^T, the backward pass by n x n updates "
+                  f"(~{float(p) * p * n + float(n) ** 3:.2g} flops against ~{float(p) ** 3:.2g})")
 
 
 def implicit_pays(n_samples, n_features, n_classes=None, k=None):

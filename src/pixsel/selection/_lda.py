@@ -14,14 +14,15 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._array_api import to_numpy
+from .._routes import lowrank_backward_pays
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import (
     MAX_SWAP_SWEEPS, Interval, StrOptions, check_excluded, check_forced, check_int, check_options, check_params,
     check_search,
 )
-from ..spectral import DIRECTIONS, criterion_named, greedy_path
+from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
 from ..spectral import swap_refine
-from ..stats import class_statistics, gram_operator, regularize, ridge_regularization
+from ..stats import class_statistics, gram_operator, regularize, regularized_factor, ridge_regularization
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
@@ -567,6 +568,13 @@ class SparseLDASelector(_PathSelector):
             )
         self.regularization_ = reg.to_dict()
         crit = criterion_named(plan.criterion)
+        plan.lowrank = None  # (U, lam): B = lam I + U U^T, for the backward pass in the n-dimensional form
+        if plan.grouping is None and plan.direction in ("backward", "dual", "cv") and (a.ndim == 1 or a.shape[1] < p):
+            pays, _ = lowrank_backward_pays(plan.route, stats.n_samples, p, ridge=reg.shrinkage * reg.mu + reg.alpha,
+                                            criterion=crit.name, n_forced=len(plan.F),
+                                            n_excluded=len(self.never_select_))
+            if pays:
+                plan.lowrank = regularized_factor(X, y, stats.means, stats.classes, reg)
         a, B, _ = crit.pair(a, B)  # the form stays the kernels' to read from a
         return a, B, crit
 
@@ -589,7 +597,12 @@ class SparseLDASelector(_PathSelector):
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
                                   callback=progress("forward path"), always_select=plan.F, never_select=E,
                                   beam_width=self.beam_width_, route=plan.route)
-            if grouping is None and direction in ("backward", "dual", "cv"):
+            if grouping is None and direction in ("backward", "dual", "cv") and getattr(plan, "lowrank", None) is not None:
+                U, lam = plan.lowrank  # n < p: removals update an n x n system, never a p x p inverse
+                bwd = lowrank_backward_path(a, U, lam, criterion=criterion, callback=progress("backward path"))
+                bwd.B = B
+                bwd.info["form"] = "vector" if a.ndim == 1 else "factor"
+            elif grouping is None and direction in ("backward", "dual", "cv"):
                 bwd = greedy_path(a, B, direction="backward", criterion=criterion,
                                   callback=progress("backward path"), always_select=plan.F, never_select=E,
                                   route=plan.route)

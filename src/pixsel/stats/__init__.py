@@ -32,7 +32,7 @@ from ._moments import (
     covariance,
 )
 from ._reduce import block_reduce
-from ._regularize import AUTO_RIDGE, Regularization, regularize, ridge_regularization
+from ._regularize import AUTO_RIDGE, Regularization, regularize, regularized_factor, ridge_regularization
 
 __all__ = [
     "ClassMeans",
@@ -56,6 +56,7 @@ __all__ = [
     "Regularization",
     "regularize",
     "ridge_regularization",
+    "regularized_factor",
     "AUTO_RIDGE",
     "block_reduce",
 ]

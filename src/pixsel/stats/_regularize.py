@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from .._array_api import get_namespace, is_numpy
 
-__all__ = ["Regularization", "regularize", "ridge_regularization", "AUTO_RIDGE"]
+__all__ = ["Regularization", "regularize", "ridge_regularization", "regularized_factor", "AUTO_RIDGE"]
 
 #: the relative ridge of ``regularization='auto'``: ``alpha = AUTO_RIDGE * trace(B) / p``.
 AUTO_RIDGE = 1e-3
@@ -151,6 +151,54 @@ def regularize(
     else:
         info = ridge_regularization(regularization, mu)
     return info.apply(B), info
+
+
+def regularized_factor(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes: Any,
+                       info: Regularization) -> tuple[np.ndarray, float] | None:
+    """The regularized within-class covariance as ``lam I + U U^T``, without the ``p x p`` matrix.
+
+    The pooled within-class covariance of ``class_statistics`` is ``R^T R / n`` with ``R`` the
+    class-centred rows of ``X``; every regularization of :func:`regularize` that adds a multiple
+    of the identity keeps that form: ``B_reg = (1 - shrinkage) R^T R / n + (shrinkage mu + alpha) I``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data the statistics came from (NumPy).
+    y : array-like of shape (n_samples,)
+    means : ndarray of shape (n_classes, n_features)
+        The class means of ``class_statistics``.
+    classes : ndarray of shape (n_classes,)
+        The sorted classes the means belong to.
+    info : Regularization
+        What :func:`regularize` did.
+
+    Returns
+    -------
+    (U, lam) or None
+        ``U`` of shape ``(n_features, n_samples)`` and ``lam > 0`` with
+        ``B_reg = lam I + U U^T``; None when ``B_reg`` has no ridge (``lam = 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel.stats import class_statistics
+    >>> X = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0], [2.0, 2.0, 2.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> st = class_statistics(X, y)
+    >>> B, info = regularize(st.within, "rda")
+    >>> U, lam = regularized_factor(X, y, st.means, st.classes, info)
+    >>> bool(np.allclose(B, lam * np.eye(3) + U @ U.T))
+    True
+    """
+    lam = float(info.shrinkage * info.mu + info.alpha)
+    if not lam > 0:
+        return None
+    X = np.asarray(X, dtype=np.float64)
+    idx = np.searchsorted(np.asarray(classes), np.asarray(y))
+    U = (X - np.asarray(means, dtype=np.float64)[idx]).T
+    U *= np.sqrt((1.0 - info.shrinkage) / X.shape[0])
+    return U, lam
 
 
 def _need_data(X, y, means, classes):
