@@ -6,6 +6,7 @@ from sklearn.datasets import load_digits
 
 import pixsel.selection._lda as lda_module
 from pixsel import SparseLDASelector
+from pixsel.config import compiled_kernels
 from pixsel.stats import class_statistics, regularize, regularized_factor
 
 
@@ -70,6 +71,20 @@ def test_nform_backward_equals_dense(request, monkeypatch, data, criterion, regu
     np.testing.assert_array_equal(nform.support_, dense.support_)
     np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(nform.coef_, dense.coef_, rtol=1e-6, atol=1e-10)
+
+
+@pytest.mark.parametrize("criterion", ["trace", "max-eig"])
+def test_nform_backward_equals_dense_compiled(digits_small, monkeypatch, criterion):
+    """The compiled loops of both forms (the size rule overridden): the same order."""
+    X, y = digits_small
+    params = dict(n_features_to_select=5, direction="backward", criterion=criterion, regularization="auto")
+    with compiled_kernels(True):
+        nform = SparseLDASelector(**params).fit(X, y)
+        _dense(monkeypatch)
+        dense = SparseLDASelector(**params).fit(X, y)
+    assert nform.backward_path_.info["B"] == "lowrank" and dense.backward_path_.info.get("B") != "lowrank"
+    np.testing.assert_array_equal(nform.backward_path_.order, dense.backward_path_.order)
+    np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
 
 
 def test_dual_uses_nform(digits_small, monkeypatch):
