@@ -107,6 +107,7 @@ __all__ = [
     "implicit_pays",
     "path_costs",
     "lowrank_backward_pays",
+    "lowrank_backward_kernels",
     "COMPILED_MIN_FEATURES",
     "COMPILED_MAX_NUMPY_RANK",
     "COMPILED_MODULES",
@@ -401,6 +402,21 @@ def path_costs(n_samples, n_features, n_classes, k):
     return {"dense": float(n) * p * p + float(p) ** 3 + forward, "implicit": 2.0 * n * p * k + forward}
 
 
+#: Whether the sparse LDA fits may take the backward pass in the ``n``-dimensional form (True, the
+#: default) or keep the dense pass (False: to compare the two or time the choice).
+_LOWRANK = contextvars.ContextVar("pixsel_lowrank_backward", default=True)
+
+
+@contextlib.contextmanager
+def lowrank_backward_kernels(enabled):
+    """Within: the sparse LDA fits may take the ``n``-form backward pass (``True``) or never (``False``)."""
+    token = _LOWRANK.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _LOWRANK.reset(token)
+
+
 def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_forced=0, n_excluded=0):
     """Whether the backward pass of a sparse LDA fit runs in the ``n``-dimensional form, and why.
 
@@ -414,7 +430,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     * ``n < p``;
     * a ridge ``lam > 0`` (any regularization but ``'none'``);
     * the criterion ``'trace'`` or ``'max-eig'`` (``'correlation'`` searches ``(A, B + A)``);
-    * no forced and no excluded features.
+    * no forced and no excluded features;
+    * not turned off by :func:`pixsel.config.lowrank_backward`.
 
     Parameters
     ----------
@@ -441,6 +458,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     False
     """
     n, p = int(n_samples), int(n_features)
+    if not _LOWRANK.get():
+        return False, "the n-form backward pass turned off (pixsel.config.lowrank_backward): the dense backward pass"
     if route.backend != "numpy" or route.implicit:
         return False, f"the {route.backend} route with algorithm={route.algorithm!r}: the dense backward pass"
     if n >= p:

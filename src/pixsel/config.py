@@ -11,6 +11,9 @@ inside a ``with`` block only.
 * :func:`compiled_kernels` -- NumPy input runs the Numba-compiled kernels (``True``) or the NumPy
   ones (``False``) whatever its size, instead of the size rule (small problems take the NumPy
   kernels until the process has loaded the compiled ones), to compare the two or to time a rule.
+* :func:`lowrank_backward` -- the backward pass of sparse LDA with fewer images than pixels runs
+  in the ``n``-dimensional form (``True``, the default) or the dense form (``False``), to
+  compare the two or to time the choice.
 * :func:`count_round_trips` -- counts the host round trips (scalar reads, copies back) that those
   kernels make on the CPU: each would make a GPU wait, so the count is the CPU's proxy for a
   path's latency on a GPU.
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 
-__all__ = ["array_api_kernels", "compiled_kernels", "count_round_trips"]
+__all__ = ["array_api_kernels", "compiled_kernels", "lowrank_backward", "count_round_trips"]
 
 
 @contextlib.contextmanager
@@ -89,6 +92,41 @@ def compiled_kernels(enabled: bool | None = True):
     from ._routes import compiled_kernels as _compiled
 
     with _compiled(enabled):
+        yield
+
+
+@contextlib.contextmanager
+def lowrank_backward(enabled: bool = True):
+    """Within the block, sparse LDA's backward pass may run in the ``n``-dimensional form (or never).
+
+    With fewer images ``n`` than pixels ``p``, a ridge or a shrinkage makes the within-class
+    covariance ``lam I + U U^T`` with ``U`` of shape ``(p, n)``, and the backward pass of
+    :class:`pixsel.SparseLDASelector` then removes pixels by updates of an ``n x n`` system
+    (:func:`pixsel.spectral.lowrank_backward_path`) instead of a ``p x p`` inverse, with the same
+    order. ``False`` keeps the dense pass inside the block, to compare the two or time the
+    choice. It holds for the thread (or asyncio task) that entered it, until it exits.
+
+    Parameters
+    ----------
+    enabled : bool, default=True
+        ``False``: the dense backward pass; ``True`` restores the default inside an enclosing block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pixsel import SparseLDASelector
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.arange(12) % 3
+    >>> X = rng.standard_normal((12, 30)) + rng.standard_normal((3, 30))[y]
+    >>> nform = SparseLDASelector(4, direction="backward").fit(X, y)
+    >>> with lowrank_backward(False):
+    ...     dense = SparseLDASelector(4, direction="backward").fit(X, y)
+    >>> bool(np.array_equal(nform.support_, dense.support_))
+    True
+    """
+    from ._routes import lowrank_backward_kernels
+
+    with lowrank_backward_kernels(enabled):
         yield
 
 

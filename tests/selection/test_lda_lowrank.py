@@ -6,7 +6,7 @@ from sklearn.datasets import load_digits
 
 import pixsel.selection._lda as lda_module
 from pixsel import SparseLDASelector
-from pixsel.config import compiled_kernels
+from pixsel.config import compiled_kernels, lowrank_backward
 from pixsel.stats import class_statistics, regularize, regularized_factor
 
 
@@ -24,10 +24,6 @@ def random_small():
     y = np.repeat(np.arange(3), 6)
     X = rng.standard_normal((18, 45)) + 0.8 * rng.standard_normal((3, 45))[y]
     return X, y
-
-
-def _dense(monkeypatch):
-    monkeypatch.setattr(lda_module, "lowrank_backward_pays", lambda *a, **kw: (False, "forced dense"))
 
 
 @pytest.mark.parametrize("regularization", ["rda", "auto", 0.3, "ledoit-wolf"])
@@ -64,8 +60,8 @@ def test_nform_backward_equals_dense(request, monkeypatch, data, criterion, regu
     monkeypatch.setattr(lda_module, "lowrank_backward_path", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     nform = SparseLDASelector(**params).fit(X, y)
     assert len(calls) == 1 and nform.backward_path_.info["B"] == "lowrank"
-    _dense(monkeypatch)
-    dense = SparseLDASelector(**params).fit(X, y)
+    with lowrank_backward(False):
+        dense = SparseLDASelector(**params).fit(X, y)
     assert len(calls) == 1 and dense.backward_path_.info.get("B") != "lowrank"
     np.testing.assert_array_equal(nform.backward_path_.order, dense.backward_path_.order)
     np.testing.assert_array_equal(nform.support_, dense.support_)
@@ -74,25 +70,25 @@ def test_nform_backward_equals_dense(request, monkeypatch, data, criterion, regu
 
 
 @pytest.mark.parametrize("criterion", ["trace", "max-eig"])
-def test_nform_backward_equals_dense_compiled(digits_small, monkeypatch, criterion):
+def test_nform_backward_equals_dense_compiled(digits_small, criterion):
     """The compiled loops of both forms (the size rule overridden): the same order."""
     X, y = digits_small
     params = dict(n_features_to_select=5, direction="backward", criterion=criterion, regularization="auto")
     with compiled_kernels(True):
         nform = SparseLDASelector(**params).fit(X, y)
-        _dense(monkeypatch)
-        dense = SparseLDASelector(**params).fit(X, y)
+        with lowrank_backward(False):
+            dense = SparseLDASelector(**params).fit(X, y)
     assert nform.backward_path_.info["B"] == "lowrank" and dense.backward_path_.info.get("B") != "lowrank"
     np.testing.assert_array_equal(nform.backward_path_.order, dense.backward_path_.order)
     np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
 
 
-def test_dual_uses_nform(digits_small, monkeypatch):
+def test_dual_uses_nform(digits_small):
     X, y = digits_small
     nform = SparseLDASelector(6, direction="dual", criterion="trace").fit(X, y)
     assert nform.backward_path_.info["B"] == "lowrank"
-    _dense(monkeypatch)
-    dense = SparseLDASelector(6, direction="dual", criterion="trace").fit(X, y)
+    with lowrank_backward(False):
+        dense = SparseLDASelector(6, direction="dual", criterion="trace").fit(X, y)
     np.testing.assert_array_equal(nform.support_, dense.support_)
     np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
 
