@@ -110,3 +110,22 @@ def test_dense_where_b_is_not_of_that_form(params):
     kw.update(params)
     sel = SparseLDASelector(4, **kw).fit(X, y)
     assert sel.backward_path_.info.get("B") != "lowrank"
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_nform_follows_the_route(digits_small, monkeypatch, compiled):
+    """The n-form's compiled loop runs exactly when the fit's route chose the compiled kernels."""
+    import pixsel.spectral.greedy._lowrank_jit as jit
+
+    X, y = digits_small
+    calls = []
+    real = jit.lowrank_backward_steps
+    monkeypatch.setattr(jit, "lowrank_backward_steps", lambda *a: calls.append(1) or real(*a))
+    with compiled_kernels(compiled):
+        sel = SparseLDASelector(5, direction="backward", criterion="trace", regularization="auto").fit(X, y)
+    assert sel.backward_path_.info["B"] == "lowrank"
+    assert bool(calls) == compiled
+    before = len(calls)  # no switch: the size rule's route
+    sel = SparseLDASelector(5, direction="backward", criterion="trace", regularization="auto").fit(X, y)
+    assert sel.route_ in ("compiled", "numpy")
+    assert (len(calls) > before) == (sel.route_ == "compiled")

@@ -14,7 +14,7 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._array_api import to_numpy
-from .._routes import lowrank_backward_pays
+from .._routes import follow, lowrank_backward_pays
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import (
     MAX_SWAP_SWEEPS, Interval, StrOptions, check_excluded, check_forced, check_int, check_options, check_params,
@@ -599,7 +599,8 @@ class SparseLDASelector(_PathSelector):
                                   beam_width=self.beam_width_, route=plan.route)
             if grouping is None and direction in ("backward", "dual", "cv") and getattr(plan, "lowrank", None) is not None:
                 U, lam = plan.lowrank  # n < p: removals update an n x n system, never a p x p inverse
-                bwd = lowrank_backward_path(a, U, lam, criterion=criterion, callback=progress("backward path"))
+                with follow(plan.route, a):  # compiled or NumPy loops, as the route chose for the dense kernels
+                    bwd = lowrank_backward_path(a, U, lam, criterion=criterion, callback=progress("backward path"))
                 bwd.B = B
                 bwd.info["form"] = "vector" if a.ndim == 1 else "factor"
             elif grouping is None and direction in ("backward", "dual", "cv"):
