@@ -83,12 +83,14 @@ def test_nform_backward_equals_dense_compiled(digits_small, criterion):
     np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
 
 
-def test_dual_uses_nform(digits_small):
+@pytest.mark.parametrize("direction", ["dual", "cv"])
+def test_dual_and_cv_use_nform(digits_small, direction):
     X, y = digits_small
-    nform = SparseLDASelector(6, direction="dual", criterion="trace").fit(X, y)
+    nform = SparseLDASelector(6, direction=direction, criterion="trace").fit(X, y)
     assert nform.backward_path_.info["B"] == "lowrank"
     with lowrank_backward(False):
-        dense = SparseLDASelector(6, direction="dual", criterion="trace").fit(X, y)
+        dense = SparseLDASelector(6, direction=direction, criterion="trace").fit(X, y)
+    assert dense.backward_path_.info.get("B") != "lowrank"
     np.testing.assert_array_equal(nform.support_, dense.support_)
     np.testing.assert_allclose(nform.objective_path_, dense.objective_path_, rtol=1e-7, atol=1e-12)
 
