@@ -55,6 +55,7 @@ __all__ = [
     "is_numpy",
     "float_dtype",
     "has_float64",
+    "in_working_precision",
     "to_numpy",
     "to_host",
     "from_numpy",
@@ -187,6 +188,12 @@ def has_float64(xp, device=None) -> bool:
         return "float64" in info.dtypes(device=device, kind="real floating")
     except (AttributeError, TypeError):  # pragma: no cover - namespaces without the info API
         return True
+
+
+def in_working_precision(xp, A, B=None):
+    """``(A, B)`` cast to float64 where ``A``'s device has it, else to float32 (``B=None`` stays None)."""
+    hi = xp.float64 if has_float64(xp, device_of(A)) else xp.float32
+    return xp.astype(A, hi), None if B is None else xp.astype(B, hi)
 
 
 def float_dtype(xp, X, device=None, *, name="X"):

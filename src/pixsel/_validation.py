@@ -616,6 +616,30 @@ def check_symmetric_blocked(M, name="B", *, rtol=1e-8):
     return M
 
 
+def check_form_shape(shape, form):
+    """Raise :func:`check_pair`'s message when ``A`` of ``shape`` cannot hold the ``form`` asked."""
+    shape = tuple(shape)
+    if form == "vector" and len(shape) != 1:
+        raise ValueError(
+            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
+            f"class means); got shape {shape}. Pass a.ravel() if it is a column."
+        )
+    if form == "factor" and len(shape) != 2:
+        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {shape}.")
+    if form == "full" and (len(shape) != 2 or shape[0] != shape[1]):
+        raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {shape}.")
+
+
+def check_same_features(B_shape, p, form):
+    """Raise :func:`check_pair`'s message when a square ``B`` of ``B_shape`` is not ``p x p``."""
+    if B_shape[0] != p:
+        name, what = ("a", "entries") if form == "vector" else ("A", "rows")
+        raise ValueError(
+            f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
+            f"shape ({p}, {p}); got {tuple(B_shape)}."
+        )
+
+
 def check_pair(A, B=None, *, form="vector", owner=None, identity_ok=True):
     """Validate a numerator ``A`` in a known form and a symmetric ``B`` (or None): one pass each.
 
@@ -656,16 +680,8 @@ def check_pair(A, B=None, *, form="vector", owner=None, identity_ok=True):
     name = "a" if form == "vector" else "A"
     if A_arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers; got dtype {A_arr.dtype}.")
-    if form == "vector" and A_arr.ndim != 1:
-        raise ValueError(
-            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
-            f"class means); got shape {A_arr.shape}. Pass a.ravel() if it is a column."
-        )
-    if form == "factor" and A_arr.ndim != 2:
-        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {A_arr.shape}.")
+    check_form_shape(A_arr.shape, form)
     if form == "full":
-        if A_arr.ndim != 2 or A_arr.shape[0] != A_arr.shape[1]:
-            raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {A_arr.shape}.")
         A_arr = check_symmetric_blocked(A_arr, "A")
     else:
         A_arr = check_finite(A_arr.astype(np.float64, copy=False), name)
@@ -680,12 +696,7 @@ def check_pair(A, B=None, *, form="vector", owner=None, identity_ok=True):
     if B_arr.dtype.kind not in "biuf":
         raise TypeError(f"B must hold real numbers; got dtype {B_arr.dtype}.")
     B_arr = check_symmetric_blocked(B_arr, "B")
-    if B_arr.shape[0] != p:
-        what = "entries" if form == "vector" else "rows"
-        raise ValueError(
-            f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
-            f"shape ({p}, {p}); got {B_arr.shape}."
-        )
+    check_same_features(B_arr.shape, p, form)
     return A_arr, B_arr
 
 

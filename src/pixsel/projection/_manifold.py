@@ -189,25 +189,29 @@ def _check_M(n_components, high):
     return check_int(n_components, "n_components", low=1, high=high)
 
 
-def _in_range(X, M, rtol):
-    """``(X @ basis, basis)`` with :func:`_range_basis` (``(X, None)`` at full column rank).
+def _in_range(X, n_components, rtol):
+    """``(X @ basis, M, basis)`` with :func:`_range_basis` (``(X, M, None)`` at full column rank).
 
-    Refuses ``M`` above the rank, since the range holds only that many directions.
+    ``X`` is taken as float64 and ``M``, the checked ``n_components``, refused above the rank,
+    since the range holds only that many directions.
     """
+    X = np.asarray(X, dtype=np.float64)
+    M = _check_M(n_components, X.shape[1])
     basis = _range_basis(X, rtol)
     if basis is None:
-        return X, None
+        return X, M, None
     if M > basis.shape[1]:
         raise ValueError(
             f"n_components={M} exceeds the rank {basis.shape[1]} of the centred data; ask for fewer "
             "components or pass more samples."
         )
-    return X @ basis, basis
+    return X @ basis, M, basis
 
 
 def _from_range(V, basis):
-    """The components (rows) in the pixel space from eigenvectors solved in :func:`_in_range`."""
-    return V.T if basis is None else V.T @ basis.T
+    """The components (rows, sign rule of :func:`sign_flip`) in the pixel space from eigenvectors
+    solved in :func:`_in_range`."""
+    return sign_flip(V.T if basis is None else V.T @ basis.T)
 
 
 def _laplacian_forms(X, W):
@@ -244,12 +248,10 @@ def lpp(
     * X. He and P. Niyogi, "Locality preserving projections", Advances in Neural Information
       Processing Systems 16 (NIPS), 2003.
     """
-    X = np.asarray(X, dtype=np.float64)
-    M = _check_M(n_components, X.shape[1])
-    X, basis = _in_range(X, M, rtol)
+    X, M, basis = _in_range(X, n_components, rtol)
     XtDX, XtLX = _laplacian_forms(X, W)
     w, V = _smallest_generalized(XtLX, XtDX, M, reg)
-    return sign_flip(_from_range(V, basis)), w
+    return _from_range(V, basis), w
 
 
 def npe(
@@ -270,13 +272,11 @@ def npe(
     * X. He, D. Cai, S. Yan and H.-J. Zhang, "Neighborhood preserving embedding", IEEE International
       Conference on Computer Vision (ICCV), 2005.
     """
-    X = np.asarray(X, dtype=np.float64)
-    M_ = _check_M(n_components, X.shape[1])
-    X, basis = _in_range(X, M_, rtol)
+    X, M, basis = _in_range(X, n_components, rtol)
     W = sp.csr_matrix(W)
     R = X - W @ X  # (I - W) X
-    w, V = _smallest_generalized(R.T @ R, X.T @ X, M_, reg)
-    return sign_flip(_from_range(V, basis)), w
+    w, V = _smallest_generalized(R.T @ R, X.T @ X, M, reg)
+    return _from_range(V, basis), w
 
 
 def spectral_regression_lpp(

@@ -77,6 +77,18 @@ def _check_scales(sigma, tau):
     return sigma, tau
 
 
+def _gain(eigenvalues, sigma, tau, *, root):
+    """``2 tau^2 l^(1/2 if root else 0) / (sigma^2 + 2 tau^2 l)`` for ``l > 0``, 0 elsewhere."""
+    sigma, tau = _check_scales(sigma, tau)
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    out = np.zeros_like(lam)
+    pos = lam > 0
+    t2 = 2.0 * tau * tau
+    numerator = t2 * np.sqrt(lam[pos]) if root else t2
+    out[pos] = numerator / (sigma * sigma + t2 * lam[pos])
+    return out
+
+
 def slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray:
     """The gain ``f(lambda)`` of Eq. (8), written without cancellation.
 
@@ -91,13 +103,7 @@ def slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray:
     >>> float(slm_gain([1.0], sigma=1.0, tau=1.0)[0])  # 2 / (1 + 2)
     0.6666666666666666
     """
-    sigma, tau = _check_scales(sigma, tau)
-    lam = np.asarray(eigenvalues, dtype=np.float64)
-    out = np.zeros_like(lam)
-    pos = lam > 0
-    t2 = 2.0 * tau * tau
-    out[pos] = t2 * np.sqrt(lam[pos]) / (sigma * sigma + t2 * lam[pos])
-    return out
+    return _gain(eigenvalues, sigma, tau, root=True)
 
 
 def kernel_slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray:
@@ -108,13 +114,7 @@ def kernel_slm_gain(eigenvalues: ArrayLike, sigma: float, tau: float) -> NDArray
     >>> kernel_slm_gain([4.0, 0.0], sigma=0.0, tau=1.0)
     array([0.25, 0.  ])
     """
-    sigma, tau = _check_scales(sigma, tau)
-    lam = np.asarray(eigenvalues, dtype=np.float64)
-    out = np.zeros_like(lam)
-    pos = lam > 0
-    t2 = 2.0 * tau * tau
-    out[pos] = t2 / (sigma * sigma + t2 * lam[pos])
-    return out
+    return _gain(eigenvalues, sigma, tau, root=False)
 
 
 def slm_objective(L: ArrayLike, atoms: ArrayLike, sigma: float, tau: float) -> float:

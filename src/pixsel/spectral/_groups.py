@@ -112,6 +112,20 @@ def check_groups(groups: ArrayLike, n_features: int, *, owner: str | None = None
     return codes.astype(np.intp).ravel(), labels
 
 
+def _check_group_problem(A, B, groups, criterion, form, owner, *, none_is_singletons=False):
+    """``(criterion, A, B, form, codes, labels)`` checked for a search over the groups of ``(A, B)``.
+
+    With ``none_is_singletons``, ``groups=None`` puts every feature in a group of its own.
+    """
+    criterion = as_criterion(criterion, owner=owner)
+    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    p = A.shape[0]
+    if none_is_singletons and groups is None:
+        groups = np.arange(p)
+    codes, labels = check_groups(groups, p, owner=owner)
+    return criterion, A, B, form, codes, labels
+
+
 def _members(codes, n_groups):
     order = np.argsort(codes, kind="stable")
     sizes = np.bincount(codes, minlength=n_groups)
@@ -294,10 +308,9 @@ def group_greedy_path(
     """
     owner = "group_greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
-    criterion = as_criterion(criterion, owner=owner)
-    A, B, form = check_form_pair(A, B, form=form, owner=owner)
-    p = A.shape[0]
-    codes, labels = check_groups(np.arange(p) if groups is None else groups, p, owner=owner)
+    criterion, A, B, form, codes, labels = _check_group_problem(
+        A, B, groups, criterion, form, owner, none_is_singletons=True
+    )
     n_groups = len(labels)
     if max_k is not None:
         if direction == "backward":
@@ -761,10 +774,7 @@ def exact_group_support(
     ([0, 1], 'optimal')
     """
     owner = "exact_group_support"
-    criterion = as_criterion(criterion, owner=owner)
-    A, B, form = check_form_pair(A, B, owner=owner)
-    p = A.shape[0]
-    codes, labels = check_groups(groups, p, owner=owner)
+    criterion, A, B, form, codes, labels = _check_group_problem(A, B, groups, criterion, "auto", owner)
     G = len(labels)
     k = check_int(k, "k", low=1, high=G, owner=owner)
     members = _members(codes, G)
@@ -924,10 +934,8 @@ def group_swap_refine(
     ([2], 4.5, 1.04)
     """
     owner = "group_swap_refine"
-    criterion = as_criterion(criterion, owner=owner)
-    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    criterion, A, B, form, codes, labels = _check_group_problem(A, B, groups, criterion, form, owner)
     p = A.shape[0]
-    codes, labels = check_groups(groups, p, owner=owner)
     G = len(labels)
     chosen = np.unique(np.asarray(start, dtype=np.intp).ravel())
     if len(chosen) == 0 or chosen.min() < 0 or chosen.max() >= G or len(chosen) != np.size(start):
@@ -1043,10 +1051,8 @@ def group_beam_search(
     [1, 2]
     """
     owner = "group_beam_search"
-    criterion = as_criterion(criterion, owner=owner)
-    A, B, form = check_form_pair(A, B, form=form, owner=owner)
+    criterion, A, B, form, codes, labels = _check_group_problem(A, B, groups, criterion, form, owner)
     p = A.shape[0]
-    codes, labels = check_groups(groups, p, owner=owner)
     G = len(labels)
     k = check_int(k, "k", low=1, high=G, owner=owner)
     width = check_int(width, "width", low=1, owner=owner)

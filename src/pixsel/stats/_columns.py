@@ -15,7 +15,7 @@ from .._array_api import (
     call_on_host, float_dtype, get_namespace, one_hot, to_numpy,
 )
 from .._validation import check_finite, is_dask_array
-from ._moments import _check_Xy, _onehot, _prepare_xp, class_codes
+from ._moments import _check_Xy, _off_numpy, _onehot, _prepare_xp, class_codes
 from ._reduce import block_reduce, sum_partials
 
 from typing import TYPE_CHECKING
@@ -168,12 +168,9 @@ def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None, route: Any = 
     >>> cs.mean.tolist(), cs.sums.tolist(), cs.squares.tolist()
     ([3.0], [[-4.0], [4.0]], [[10.0], [10.0]])
     """
-    xp, dev = get_namespace(X, y)
-    where = placement(xp, dev, route=route)
-    if where == "host":  # NumPy's kernel on host views, no copy
-        return call_on_host(class_sums, xp, dev, X, y, classes=classes)
-    if where == "device":
-        return _class_sums_xp(xp, dev, X, y, classes)
+    routed = _off_numpy(class_sums, _class_sums_xp, X, y, classes, route)
+    if routed is not None:
+        return routed
     y = _check_Xy(X, y)
     classes, codes = class_codes(y, classes)
     C = len(classes)

@@ -492,6 +492,19 @@ def _submatrix_part_int(xb, cb, *, idx, off):
     return out
 
 
+def _centred_product(A, V, mean):
+    """``a -> (a - 1 mean^T) V`` for row blocks ``a`` of the NumPy (or Dask) ``A``, in ``A``'s dtype."""
+    Vd = V.astype(A.dtype, copy=False)
+    shift = (mean @ V).astype(A.dtype)  # (b,)
+
+    def product(a):
+        y = a @ Vd
+        y -= shift
+        return y
+
+    return product
+
+
 def centered_gram_matmat(A: ArrayLike, V: ArrayLike, mean: ArrayLike) -> Any:
     """``A_c^T (A_c V)`` with ``A_c = A - 1 mean^T`` never formed: one pass over the rows.
 
@@ -520,12 +533,10 @@ def centered_gram_matmat(A: ArrayLike, V: ArrayLike, mean: ArrayLike) -> Any:
     xp, _ = get_namespace(A, V, mean, names=["A", "V", "mean"])
     if not is_numpy(xp):
         return _centered_gram_matmat_xp(xp, A, V, mean)
-    Vd = V.astype(A.dtype, copy=False)
-    shift = (mean @ V).astype(A.dtype)  # (b,)
+    centred_product = _centred_product(A, V, mean)
 
     def part(a):
-        y = a @ Vd
-        y -= shift
+        y = centred_product(a)
         return a.T @ y, y.sum(axis=0)
 
     Z, colsum = block_reduce(part, sum_partials, A)
@@ -557,12 +568,10 @@ def centered_projected_gram(A: ArrayLike, Q: ArrayLike, mean: ArrayLike) -> Any:
     xp, _ = get_namespace(A, Q, mean, names=["A", "Q", "mean"])
     if not is_numpy(xp):
         return _centered_projected_gram_xp(xp, A, Q, mean)
-    Qd = Q.astype(A.dtype, copy=False)
-    shift = (mean @ Q).astype(A.dtype)
+    centred_product = _centred_product(A, Q, mean)
 
     def part(a):
-        y = a @ Qd
-        y -= shift
+        y = centred_product(a)
         return y.T @ y
 
     return np.asarray(block_reduce(part, sum_partials, A), dtype=np.float64)

@@ -190,6 +190,19 @@ class ClassStatistics(ClassMeans):
         return self.within + self.between_covariance
 
 
+def _off_numpy(entry, on_device, X, y, classes, route):
+    """A class statistic ``entry`` of ``(X, y)`` placed by :func:`pixsel._routes.placement`: on the
+    host views of another library on a CPU (no copy) or ``on_device(xp, dev, X, y, classes)``; None
+    on NumPy, where the caller computes it itself."""
+    xp, dev = get_namespace(X, y)
+    where = placement(xp, dev, route=route)
+    if where == "host":  # NumPy's kernel on host views, no copy
+        return call_on_host(entry, xp, dev, X, y, classes=classes)
+    if where == "device":
+        return on_device(xp, dev, X, y, classes)
+    return None
+
+
 def _check_Xy(X, y):
     """Shapes and dtype of ``X`` (NumPy or Dask) against ``y``; returns ``y`` as NumPy."""
     y = np.asarray(y)
@@ -278,12 +291,9 @@ def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None
     >>> cm.means.tolist(), cm.between.tolist()
     ([[1.0, 1.0], [5.0, 5.0]], [4.0, 4.0])
     """
-    xp, dev = get_namespace(X, y)
-    where = placement(xp, dev, route=route)
-    if where == "host":  # NumPy's kernel on host views, no copy
-        return call_on_host(class_means, xp, dev, X, y, classes=classes)
-    if where == "device":
-        return _class_means_xp(xp, dev, X, y, classes)
+    routed = _off_numpy(class_means, _class_means_xp, X, y, classes, route)
+    if routed is not None:
+        return routed
     if y is None:
         y = np.zeros(X.shape[0], dtype=np.intp)
     y = _check_Xy(X, y)

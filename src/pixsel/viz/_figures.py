@@ -171,6 +171,14 @@ def _edge(ax, pixels):
         ax.add_collection(LineCollection(segments, colors="black", linewidths=0.7))
 
 
+def _finish_masks(fig, handles, cols, suptitle):
+    """The legend of :func:`plot_masks` (``handles``) below its ``cols`` columns, and its title."""
+    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
+    return fig
+
+
 def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles, color, suptitle, label, cols):
     """:func:`plot_masks` for colour images ``(h, w, c)``: a pixel counts as chosen when any of
     its channels is. The backgrounds (scaled together to [0, 1]) are faded towards white, so that
@@ -195,10 +203,7 @@ def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles,
     handles = [Patch(facecolor=color, edgecolor="black", label=label or "selected pixels (all channels)"),
                Patch(facecolor=(0.78, 0.76, 0.74), edgecolor="none",
                      label="faded colours: " + ("image named at left" if bg_titles is not None else "mean image"))]
-    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    return fig
+    return _finish_masks(fig, handles, cols, suptitle)
 
 
 def plot_masks(
@@ -282,10 +287,7 @@ def plot_masks(
     handles = [Patch(facecolor=color, edgecolor="none", label=label or "selected pixels"),
                Patch(facecolor="0.5", edgecolor="none", label="grey: " + (
                    "image named at left" if bg_titles is not None else "mean image"))]
-    fig.legend(handles=handles, loc="lower center", ncol=1 if cols == 1 else 2, fontsize=8, frameon=False)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    return fig
+    return _finish_masks(fig, handles, cols, suptitle)
 
 
 def plot_paths(

@@ -150,12 +150,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
         hi = min(s - 1, max_k)
         if lo > hi:
             continue
-        alive = False
-        for j in range(lo, hi + 1):
-            if fub[d, j] > inc[j]:
-                alive = True
-                break
-        if not alive:
+        if not _any_open(fub, d, inc, lo, hi):
             continue
         nf = s - m
         d2 = np.empty(nf)
@@ -268,12 +263,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
             counters[1] += 1
             if was and not now:
                 counters[2] += 1
-        alive = False
-        for j in range(lo, hi + 1):
-            if fub[d, j] > inc[j]:
-                alive = True
-                break
-        if not alive:
+        if not _any_open(fub, d, inc, lo, hi):
             continue
         # ---- children
         if additive:
@@ -416,6 +406,14 @@ def _card_gershgorin(P, m, nf, tmax):  # pragma: no cover - compiled
     return g
 
 
+def _any_open(fub, d, inc, lo, hi):  # pragma: no cover - compiled
+    """Whether frame ``d``'s bound ``fub[d, j]`` still beats the incumbent at some size ``j`` in ``[lo, hi]``."""
+    for j in range(lo, hi + 1):
+        if fub[d, j] > inc[j]:
+            return True
+    return False
+
+
 def _offer(fS, d, s, drop, value, inc, inc_sup, p):  # pragma: no cover - compiled
     """Offer the support ``fS[d, :s]`` without position ``drop`` (size ``s - 1``)."""
     n = 0
@@ -465,13 +463,14 @@ _compiled = []
 def _compiled_kernel():
     """The compiled kernel, built on the first call (the helpers it calls are compiled first and
     bound to their module names, which is where numba looks them up)."""
-    global _offer, _chol_pd, _card_gershgorin
+    global _offer, _chol_pd, _card_gershgorin, _any_open
     if not _compiled:
         import numba
 
         _offer = numba.njit(cache=True)(_offer)
         _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)
         _chol_pd = numba.njit(cache=True)(_chol_pd)
+        _any_open = numba.njit(cache=True)(_any_open)
         _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]
 

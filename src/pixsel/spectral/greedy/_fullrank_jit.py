@@ -354,6 +354,22 @@ def _eig2_max(a, b, c):
 
 
 @njit(cache=True, nogil=True)
+def _at_least(upper, n, floor):
+    """The rows ``r < n`` with ``upper[r] >= floor``, in increasing order."""
+    m = 0
+    for r in range(n):
+        if upper[r] >= floor:
+            m += 1
+    out = np.empty(m, dtype=np.intp)
+    k = 0
+    for r in range(n):
+        if upper[r] >= floor:
+            out[k] = r
+            k += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
 def screen_candidates(Acols, rows, t, UT, mu0, mu1, gamma, eps, c, bnorm2):
     """The candidate screening of one step of ``forward_krylov`` (``B = I``), compiled.
 
@@ -408,16 +424,8 @@ def screen_candidates(Acols, rows, t, UT, mu0, mu1, gamma, eps, c, bnorm2):
     lmax = -np.inf
     for r in range(n):
         lmax = max(lmax, lower[r])
-    nh = 0
-    for r in range(n):
-        if upper[r] >= lmax - tol_s:
-            nh += 1
-    hard = np.empty(nh, dtype=np.intp)
-    k = 0
-    for r in range(n):
-        if upper[r] >= lmax - tol_s:
-            hard[k] = r
-            k += 1
+    hard = _at_least(upper, n, lmax - tol_s)
+    nh = len(hard)
     if nh:
         d = np.array([mu0, mu1, gamma])
         o = np.empty(3, dtype=np.intp)  # stable argsort of three values
@@ -458,17 +466,7 @@ def screen_candidates(Acols, rows, t, UT, mu0, mu1, gamma, eps, c, bnorm2):
     for r in range(n):
         lower[r] = min(lower[r], upper[r])
         lmax = max(lmax, lower[r])
-    ns = 0
-    for r in range(n):
-        if upper[r] >= lmax - tol_s:
-            ns += 1
-    surv = np.empty(ns, dtype=np.intp)
-    k = 0
-    for r in range(n):
-        if upper[r] >= lmax - tol_s:
-            surv[k] = r
-            k += 1
-    return bT, lower, upper, tol_s, surv
+    return bT, lower, upper, tol_s, _at_least(upper, n, lmax - tol_s)
 
 
 @njit(cache=True, nogil=True)

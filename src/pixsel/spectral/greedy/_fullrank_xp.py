@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._array_api import device_of, has_float64, to_numpy
+from ..._array_api import device_of, in_working_precision, to_numpy
 from .._criteria import spectral_criterion
 from .._linalg import generalized_eigh
 
@@ -296,10 +296,7 @@ def fullrank_path_xp(xp, A, B, *, direction, criterion, max_k=None):
     ``xp``, already checked; computed in float64 where the device has it. ``order`` and
     ``objective`` are NumPy (host metadata)."""
     criterion = spectral_criterion(criterion, owner="fullrank_path_xp")
-    dev = device_of(A)
-    hi = xp.float64 if has_float64(xp, dev) else xp.float32
-    A = xp.astype(A, hi)
-    B = None if B is None else xp.astype(B, hi)
+    A, B = in_working_precision(xp, A, B)
     if direction == "forward":
         order, objective, reruns = _forward(xp, A, B, criterion, A.shape[0] if max_k is None else int(max_k))
     else:

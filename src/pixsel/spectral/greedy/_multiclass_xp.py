@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._array_api import device_of, has_float64
+from ..._array_api import device_of, in_working_precision
 from .._criteria import spectral_criterion
 from ._fullrank_xp import _argmax, _history
 
@@ -152,10 +152,7 @@ def multiclass_path_xp(xp, M, B, *, direction, criterion, max_k=None):
     ``objective`` come back as NumPy (``p`` numbers: the path is host metadata).
     """
     criterion = spectral_criterion(criterion, owner="multiclass_path_xp")
-    dev = device_of(M)
-    hi = xp.float64 if has_float64(xp, dev) else xp.float32
-    M = xp.astype(M, hi)
-    B = None if B is None else xp.astype(B, hi)
+    M, B = in_working_precision(xp, M, B)
     if direction == "forward":
         order, objective = _forward(xp, M, B, criterion, M.shape[0] if max_k is None else int(max_k))
     else:

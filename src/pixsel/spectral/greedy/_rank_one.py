@@ -235,14 +235,18 @@ class _State:
     """Everything the elimination carries besides the working matrix (local = compacted rows)."""
 
     def __init__(self, v, ids, d, tol):
+        self.restart(v, ids, d, tol, 0.0)
+        self.pivoted = np.zeros(len(ids), dtype=bool)  # ORIGINAL indices eliminated so far
+
+    def restart(self, v, ids, d, tol, f):
+        """Start again from fresh rows ``ids`` (every one live), as after a refactorization."""
         self.v = v  # residual r (forward) or weights w (backward), local
         self.ids = ids  # original index of each local row
         self.d = d  # current diagonal of the working matrix, local
         self.tol = tol  # forward pivot tolerance, local
         self.live = np.ones(len(ids), dtype=bool)
         self.pen = np.zeros(len(ids))  # backward: inf on dead rows
-        self.f = 0.0
-        self.pivoted = np.zeros(len(ids), dtype=bool)  # ORIGINAL indices eliminated so far
+        self.f = f
 
     def compact(self, work, keep, compiled=True):
         work.compact(keep, compiled)
@@ -415,13 +419,7 @@ def _greedy_forward(
             X = sla.solve_triangular(c, B[np.ix_(S, T_ids)], lower=True, check_finite=False)
             work.load(B[np.ix_(T_ids, T_ids)])
             work.syrk_update_t(X)
-            st_.v = a[T_ids] - X.T @ y
-            st_.ids = T_ids
-            st_.d = work.diag()
-            st_.tol = pivot_tol(diag[T_ids], p)
-            st_.live = np.ones(len(T_ids), dtype=bool)
-            st_.pen = np.zeros(len(T_ids))
-            st_.f = f_check
+            st_.restart(a[T_ids] - X.T @ y, T_ids, work.diag(), pivot_tol(diag[T_ids], p), f_check)
             info["refactors"].append(int(k))
             # a fresh factorization cannot beat the conditioning: refactor again only if worse
             ctl["threshold"] = max(ctl["threshold"], drift)
@@ -493,13 +491,8 @@ def _greedy_backward(a, B, *, block_size, check_every=None, drift_tol=1e-10, for
         if force or force_refactor or drift > ctl["threshold"]:
             S = st_.ids[st_.live]
             _invert_into(work, B[np.ix_(S, S)], p)
-            st_.v = work.symv(a[S])
-            st_.f = float(a[S] @ st_.v)
-            st_.ids = S
-            st_.d = work.diag()
-            st_.tol = np.zeros(len(S))
-            st_.live = np.ones(len(S), dtype=bool)
-            st_.pen = np.zeros(len(S))
+            v = work.symv(a[S])
+            st_.restart(v, S, work.diag(), np.zeros(len(S)), float(a[S] @ v))
             info["refactors"].append(int(k))
             ctl["threshold"] = max(ctl["threshold"], 10.0 * drift_now(st_))
         return True

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._array_api import has_float64, to_numpy
-from ..._validation import check_int
+from ..._validation import check_form_shape, check_int, check_same_features
 from .._path import SparsePath
 
 _TIE_RTOL = 1e-12
@@ -180,15 +180,7 @@ def check_form_pair_xp(xp, A, B, owner, form="vector"):
         else:
             form = "factor"
     name = "a" if form == "vector" else "A"
-    if form == "vector" and A.ndim != 1:
-        raise ValueError(
-            f"a must be a 1-D array of shape (n_features,) (for two classes, the difference of the "
-            f"class means); got shape {tuple(A.shape)}. Pass a.ravel() if it is a column."
-        )
-    if form == "factor" and A.ndim != 2:
-        raise ValueError(f"A in factor form must be a 2-D array of shape (n_features, r); got shape {tuple(A.shape)}.")
-    if form == "full" and (A.ndim != 2 or A.shape[0] != A.shape[1]):
-        raise ValueError(f"A in full form must be a symmetric p x p matrix; got shape {tuple(A.shape)}.")
+    check_form_shape(A.shape, form)
     p = A.shape[0]
     if p == 0:
         raise ValueError(f"{owner} needs at least one feature; got an empty {name}.")
@@ -197,12 +189,7 @@ def check_form_pair_xp(xp, A, B, owner, form="vector"):
     if B is not None:
         if B.ndim != 2 or B.shape[0] != B.shape[1]:
             raise ValueError(f"B must be a square matrix; got shape {tuple(B.shape)}.")
-        if B.shape[0] != p:
-            what = "entries" if form == "vector" else "rows"
-            raise ValueError(
-                f"{name} and B must describe the same features: {name} has {p} {what}, so B must have "
-                f"shape ({p}, {p}); got {tuple(B.shape)}."
-            )
+        check_same_features(B.shape, p, form)
     for nm, M in ((name, A), ("B", B)):
         if M is None:
             continue

@@ -51,6 +51,15 @@ def _compiled_rows(name, theta, rows, bounds, max_iter):
     return jit(np.ascontiguousarray(theta, dtype=np.float64), rows, *(_rows(x, n) for x in bounds), max_iter)
 
 
+def _sweeps(active, max_iter):
+    """The rows still ``active`` (indices), once a sweep, for at most ``max_iter`` sweeps: the
+    caller clears the rows that converged, and the sweeps stop when none is left."""
+    for _ in range(max_iter):
+        if not active.any():
+            return
+        yield np.flatnonzero(active)
+
+
 def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
     """Largest root of ``phi(lam) = lam - c - sum_j b_j^2 / (lam - theta_j)`` in ``[lo, hi]``.
 
@@ -66,10 +75,7 @@ def secular_border(theta, b, c, lo, hi, max_iter=100, compiled=True):
     lam = lo.copy()
     active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(max_iter):
-            if not active.any():
-                break
-            ia = np.flatnonzero(active)
+        for ia in _sweeps(active, max_iter):
             la = lam[ia]
             diff = la[:, None] - theta[None, :]
             q = np.where(b2[ia] == 0.0, 0.0, b2[ia] / diff)  # a decoupled pole adds nothing
@@ -97,10 +103,7 @@ def secular_deleted(theta, w2, lo, hi, max_iter=100, compiled=True):
     active = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
     lam[~active] = hi[~active]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(max_iter):
-            if not active.any():
-                break
-            ia = np.flatnonzero(active)
+        for ia in _sweeps(active, max_iter):
             la = lam[ia]
             diff = la[:, None] - theta[None, :]
             q = w2[ia] / diff
