@@ -30,7 +30,9 @@ any criterion with ``losses`` (the reference).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
@@ -38,6 +40,11 @@ import scipy.linalg as sla
 from ..._routes import compiled_enabled
 from .._criteria import as_criterion
 from .._path import SparsePath
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._criteria import Criterion
 
 __all__ = ["lowrank_backward", "lowrank_backward_path", "LowRankSparsePath"]
 
@@ -208,7 +215,15 @@ class LowRankSparsePath(SparsePath):
         return z
 
 
-def lowrank_backward_path(M, U, lam, *, criterion="trace", refresh=None, callback=None):
+def lowrank_backward_path(
+    M: ArrayLike,
+    U: ArrayLike,
+    lam: float,
+    *,
+    criterion: str | Criterion = "trace",
+    refresh: int | None = None,
+    callback: Callable[[int, int], None] | None = None,
+) -> LowRankSparsePath:
     """Backward greedy path of ``(M M^T, lam I + U U^T)`` without any ``p x p`` matrix.
 
     The same order as ``multiclass_greedy_path(M, lam * I + U @ U.T, direction='backward')``
