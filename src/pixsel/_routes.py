@@ -429,7 +429,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     * NumPy arrays in memory (not Dask, not another library's arrays) and the dense form;
     * ``n < p``;
     * a ridge ``lam > 0`` (any regularization but ``'none'``);
-    * the criterion ``'trace'`` or ``'max-eig'`` (``'correlation'`` searches ``(A, B + A)``);
+    * a criterion that searches the pair ``(A, B)`` itself (``'trace'``, ``'max-eig'``; not one
+      with ``needs_dense_pair``, such as ``'correlation'``, which searches ``(A, B + A)``);
     * no forced and no excluded features;
     * not turned off by :func:`pixsel.config.lowrank_backward`.
 
@@ -439,8 +440,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     n_samples, n_features : int
     ridge : float
         ``lam``, the multiple of the identity in the regularized ``B``.
-    criterion : str
-        The criterion's name.
+    criterion : Criterion
+        The fit's criterion object (:func:`pixsel.spectral.criterion_named`).
     n_forced, n_excluded : int
         The numbers of ``always_select`` and ``never_select`` features.
 
@@ -451,10 +452,13 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
 
     Examples
     --------
-    >>> r = choose("greedy", xp=np, algorithm="dense")
-    >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion="trace")[0]
+    >>> from pixsel.spectral import criterion_named
+    >>> r, trace = choose("greedy", xp=np, algorithm="dense"), criterion_named("trace")
+    >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion=trace)[0]
     True
-    >>> lowrank_backward_pays(r, 500, 400, ridge=1.0, criterion="trace")[0]
+    >>> lowrank_backward_pays(r, 500, 400, ridge=1.0, criterion=trace)[0]
+    False
+    >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion=criterion_named("correlation"))[0]
     False
     """
     n, p = int(n_samples), int(n_features)
@@ -466,8 +470,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
         return False, f"n = {n} >= p = {p}: B has full rank, the dense backward pass"
     if not ridge > 0:
         return False, "no ridge (regularization='none'): B is not lam I + U U^T, the dense backward pass"
-    if criterion not in ("trace", "max-eig"):
-        return False, f"criterion={criterion!r} searches another pair: the dense backward pass"
+    if criterion.needs_dense_pair:
+        return False, f"criterion={criterion.name!r} searches another pair: the dense backward pass"
     if n_forced or n_excluded:
         return False, "always_select or never_select: the dense backward pass"
     return True, (f"n = {n} < p = {p}: B = lam I + U U^T, the backward pass by n x n updates "

@@ -571,7 +571,7 @@ class SparseLDASelector(_PathSelector):
         plan.lowrank = None  # (U, lam): B = lam I + U U^T, for the backward pass in the n-dimensional form
         if plan.grouping is None and plan.direction in ("backward", "dual", "cv") and (a.ndim == 1 or a.shape[1] < p):
             pays, _ = lowrank_backward_pays(plan.route, stats.n_samples, p, ridge=reg.shrinkage * reg.mu + reg.alpha,
-                                            criterion=crit.name, n_forced=len(plan.F),
+                                            criterion=crit, n_forced=len(plan.F),
                                             n_excluded=len(self.never_select_))
             if pays:
                 plan.lowrank = regularized_factor(X, y, stats.means, stats.classes, reg)
