@@ -71,6 +71,32 @@ def _group_paths():
     group_greedy_path(C, None, groups, max_k=4)
 
 
+def _other_kernels():
+    """The compiled kernels no estimator fit above reaches on small data: the full-rank backward
+    path (Krylov and secular), the n-form backward pass, the batched exact paths and the Gram
+    lasso of the kernel dictionary."""
+    import numpy as np
+
+    from .projection import lasso_gram_cd
+    from .spectral import exact_path_batch, lowrank_backward_path
+    from .spectral.greedy._fullrank import fullrank_greedy_path
+    from .spectral.greedy._fullrank_krylov import backward_krylov
+
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((60, 40))
+    C = Y.T @ Y / 60
+    backward_krylov(C)
+    fullrank_greedy_path(C, direction="backward", method="secular")
+    M, U = rng.standard_normal((40, 3)), rng.standard_normal((40, 12))
+    for criterion in ("trace", "max-eig"):
+        lowrank_backward_path(M, U, 0.5, criterion=criterion)
+    Z = rng.standard_normal((4, 20, 6))
+    a = rng.standard_normal((4, 6))
+    exact_path_batch(np.einsum("ni,nj->nij", a, a), np.einsum("nij,nik->njk", Z, Z) / 20 + 0.1 * np.eye(6))
+    G = Y[:, :8].T @ Y[:, :8] / 60
+    lasso_gram_cd(G, rng.standard_normal((3, 8)), 0.1)
+
+
 def warm_up(*, verbose: bool = False) -> dict[str, float]:
     """Fit each estimator with compiled kernels once on small synthetic data; returns the seconds per fit.
 
@@ -107,6 +133,7 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
     for label, est, X, y in _problems():
         timed(label, lambda: est.fit(X) if y is None else est.fit(X, y))
     timed("group paths (whole pixels, image parts)", _group_paths)
+    timed("full-rank backward, n-form backward, batched exact paths, Gram lasso", _other_kernels)
     for additive in (True, False):  # exact_path's own first run, which no estimator above makes
         timed(f"exact_path, {'additive' if additive else 'largest eigenvalue'}",
               lambda: _allk._compile_kernels(additive))
