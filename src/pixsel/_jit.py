@@ -79,13 +79,12 @@ def _other_kernels():
 
     from .projection import lasso_gram_cd
     from .spectral import exact_path_batch, lowrank_backward_path
-    from .spectral.greedy._fullrank import fullrank_greedy_path
-    from .spectral.greedy._fullrank_krylov import backward_krylov
+    from .spectral.greedy import fullrank_greedy_path
 
     rng = np.random.default_rng(0)
     Y = rng.standard_normal((60, 40))
     C = Y.T @ Y / 60
-    backward_krylov(C)
+    fullrank_greedy_path(C, direction="backward")  # the Krylov backward pass
     fullrank_greedy_path(C, direction="backward", method="secular")
     M, U = rng.standard_normal((40, 3)), rng.standard_normal((40, 12))
     for criterion in ("trace", "max-eig"):
