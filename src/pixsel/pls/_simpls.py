@@ -153,6 +153,20 @@ def _as_xy(X, Y, owner=None):
     return X, Y
 
 
+def _check_components(n_components, N, p, owner):
+    """``n_components`` as an int, refused unless in ``[1, min(N - 1, p)]`` (the message names ``owner``):
+    the one check of SIMPLS and of the sparse PLS entries built on it."""
+    hi = min(N - 1, p)
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
+        1 <= n_components <= hi
+    ):
+        raise ValueError(
+            f"The 'n_components' parameter of {owner} must be an int in the range [1, {hi}] "
+            f"(at most min(n_samples - 1, n_features)). Got {n_components!r} instead."
+        )
+    return int(n_components)
+
+
 def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True) -> SIMPLSResult:
     """Fit SIMPLS (de Jong, 1993) to ``X`` and one or several responses ``Y``.
 
@@ -192,18 +206,11 @@ def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True
     N, p = X.shape
     if N < 2:
         raise ValueError(f"X has {N} sample(s); SIMPLS needs at least 2 samples.")
-    hi = min(N - 1, p)
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
-        1 <= n_components <= hi
-    ):
-        raise ValueError(
-            f"The 'n_components' parameter of simpls must be an int in the range [1, {hi}]. "
-            f"Got {n_components!r} instead."
-        )
+    K = _check_components(n_components, N, p, "simpls")
     x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
     X -= x_mean
     Y -= y_mean
-    R, T, P, Q = _simpls(X, Y, int(n_components), strict=strict)
+    R, T, P, Q = _simpls(X, Y, K, strict=strict)
     return SIMPLSResult(
         x_rotations=R,
         x_scores=T,

@@ -55,7 +55,7 @@ import numpy as np
 from .._array_api import call_on_host, device_of, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
 from .._routes import choose
 from ._loop import selection_loop
-from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _norm, _simpls
+from ._simpls import SIMPLSResult, _as_xy, _check_components, _check_selected_fit, _norm, _simpls
 
 from typing import TYPE_CHECKING
 
@@ -189,18 +189,6 @@ def _prepare(X, Y, owner, xp):
     if not bool(xp.any(Yc != 0)):
         raise ValueError(f"{owner}: Y is constant (every response equals its mean); there is nothing to fit.")
     return Xc, Yc, x_mean, y_mean
-
-
-def _check_components(n_components, N, p, owner):
-    hi = min(N - 1, p)
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
-        1 <= n_components <= hi
-    ):
-        raise ValueError(
-            f"The 'n_components' parameter of {owner} must be an int in the range [1, {hi}] "
-            f"(at most min(n_samples - 1, n_features)). Got {n_components!r} instead."
-        )
-    return int(n_components)
 
 
 def _top_n(a, n):
