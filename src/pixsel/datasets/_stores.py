@@ -143,6 +143,20 @@ def _choose_data(data, names, ndim_of, where, kind, listed, shape_hint):
     return data
 
 
+def _open(path, exists, opener, what, article, fix):
+    """``(Path(path), opener(str(path)))``; a path that fails ``exists`` or a store ``opener`` cannot
+    read is refused with a message that names ``what`` it should be and how to ``fix`` it."""
+    path = Path(path)
+    if not exists(path):
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist; check the path.")
+    try:
+        return path, opener(str(path))
+    except Exception as exc:
+        raise ValueError(
+            f"Cannot read {str(path)!r} as {article} {what} ({type(exc).__name__}: {exc}). {fix}"
+        ) from None
+
+
 def _row_layout(shape, attrs_shape, store_chunks, store_rows, chunk_rows, where):
     """``(n, n_features, image_shape, rows)`` of a stored array of ``shape`` (rows: Dask chunk rows)."""
     n = int(shape[0])
@@ -208,16 +222,8 @@ def open_zarr(
     zarr = _need("zarr")
     da = _need("dask.array", package="dask[array]")
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"Zarr store {str(path)!r} does not exist; check the path.")
-    try:
-        node = zarr.open(str(path), mode="r")
-    except Exception as exc:
-        raise ValueError(
-            f"Cannot read {str(path)!r} as a Zarr store ({type(exc).__name__}: {exc}). Point to the "
-            "folder that holds zarr.json (or .zarray / .zgroup for Zarr v2)."
-        ) from None
+    path, node = _open(path, Path.exists, lambda p: zarr.open(p, mode="r"), "Zarr store", "a",
+                       "Point to the folder that holds zarr.json (or .zarray / .zgroup for Zarr v2).")
     group_attrs = {}
     y = None
     if isinstance(node, zarr.Array):
@@ -389,16 +395,8 @@ def open_hdf5(
     h5py = _need("h5py")
     da = _need("dask.array", package="dask[array]")
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"HDF5 file {str(path)!r} does not exist; check the path.")
-    try:
-        f = h5py.File(str(path), "r")
-    except Exception as exc:
-        raise ValueError(
-            f"Cannot read {str(path)!r} as an HDF5 file ({type(exc).__name__}: {exc}). Check that "
-            "it is a complete HDF5 file (h5py.is_hdf5(path) should be True)."
-        ) from None
+    path, f = _open(path, Path.is_file, lambda p: h5py.File(p, "r"), "HDF5 file", "an",
+                    "Check that it is a complete HDF5 file (h5py.is_hdf5(path) should be True).")
     with f:
         names = []
         f.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)

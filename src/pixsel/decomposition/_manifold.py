@@ -88,13 +88,18 @@ class _GraphProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.components_, self.eigenvalues_ = self._solve(Xc, W, nb, M, owner)
         return self
 
+    def _new_data(self, X, fitted):
+        """``X`` for ``transform``: the model fitted (``fitted`` set), the input checked against the
+        fit, as float64."""
+        check_is_fitted(self, fitted)
+        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return np.asarray(X, dtype=np.float64)
+
     @dask_rows
     def transform(self, X: ArrayLike) -> NDArray:
         """Project: ``(X - mean_) @ components_.T``, shape ``(n_samples, n_components)``."""
-        check_is_fitted(self, "components_")
-        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        return (np.asarray(X, dtype=np.float64) - self.mean_) @ self.components_.T
+        return (self._new_data(X, "components_") - self.mean_) @ self.components_.T
 
     @property
     def _n_features_out(self):
@@ -426,10 +431,7 @@ class KernelLPP(_KernelMixin, _GraphProjection):
     @dask_rows
     def transform(self, X: ArrayLike) -> NDArray:
         """Project: centred ``k(X, X_fit_) @ dual_coef_``."""
-        check_is_fitted(self, "dual_coef_")
-        X = check_input(self, X, reset=False)  # text refused, (n, h, w) stacks flattened
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        K = self._pairwise(np.asarray(X, dtype=np.float64), self.X_fit_)
+        K = self._pairwise(self._new_data(X, "dual_coef_"), self.X_fit_)
         Kc = K - self._row_mean[None, :] - K.mean(axis=1, keepdims=True) + self._all_mean
         return Kc @ self.dual_coef_
 

@@ -136,21 +136,39 @@ def _simpls(Xc, Yc, n_components, *, strict=True, xp=None):
                  for k in "RTPQ")
 
 
-def _as_xy(X, Y, owner=None):
-    """Float64 copies of ``X`` (2-D) and ``Y`` (1-D made a column), checked for shape and finiteness."""
+def _check_xy(xp, X, Y, owner=None):
+    """``X`` (2-D) and ``Y`` (1-D made a column), arrays of the namespace ``xp``, checked for shape
+    and finiteness (the messages name ``owner``)."""
     who = f"{owner}: " if owner else ""
-    X = np.array(X, dtype=np.float64)
-    Y = np.array(Y, dtype=np.float64)
     if Y.ndim == 1:
         Y = Y[:, None]
     if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
         raise ValueError(
             f"{who}X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
-            f"{X.shape} and {Y.shape}."
+            f"{tuple(X.shape)} and {tuple(Y.shape)}."
         )
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
+    if not (bool(xp.all(xp.isfinite(X))) and bool(xp.all(xp.isfinite(Y)))):
         raise ValueError(f"{who}X and Y must not contain NaN or infinite values; impute or drop them.")
     return X, Y
+
+
+def _as_xy(X, Y, owner=None):
+    """Float64 copies of ``X`` (2-D) and ``Y`` (1-D made a column), checked by :func:`_check_xy`."""
+    return _check_xy(np, np.array(X, dtype=np.float64), np.array(Y, dtype=np.float64), owner)
+
+
+def _check_components(n_components, N, p, owner):
+    """``n_components`` as an int, refused unless in ``[1, min(N - 1, p)]`` (the message names ``owner``):
+    the one check of SIMPLS and of the sparse PLS entries built on it."""
+    hi = min(N - 1, p)
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
+        1 <= n_components <= hi
+    ):
+        raise ValueError(
+            f"The 'n_components' parameter of {owner} must be an int in the range [1, {hi}] "
+            f"(at most min(n_samples - 1, n_features)). Got {n_components!r} instead."
+        )
+    return int(n_components)
 
 
 def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True) -> SIMPLSResult:
@@ -192,18 +210,11 @@ def simpls(X: ArrayLike, Y: ArrayLike, n_components: int, *, strict: bool = True
     N, p = X.shape
     if N < 2:
         raise ValueError(f"X has {N} sample(s); SIMPLS needs at least 2 samples.")
-    hi = min(N - 1, p)
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
-        1 <= n_components <= hi
-    ):
-        raise ValueError(
-            f"The 'n_components' parameter of simpls must be an int in the range [1, {hi}]. "
-            f"Got {n_components!r} instead."
-        )
+    K = _check_components(n_components, N, p, "simpls")
     x_mean, y_mean = X.mean(axis=0), Y.mean(axis=0)
     X -= x_mean
     Y -= y_mean
-    R, T, P, Q = _simpls(X, Y, int(n_components), strict=strict)
+    R, T, P, Q = _simpls(X, Y, K, strict=strict)
     return SIMPLSResult(
         x_rotations=R,
         x_scores=T,

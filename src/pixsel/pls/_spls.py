@@ -55,7 +55,7 @@ import numpy as np
 from .._array_api import call_on_host, device_of, float_dtype, from_numpy, get_namespace, is_numpy, to_numpy
 from .._routes import choose
 from ._loop import selection_loop
-from ._simpls import SIMPLSResult, _as_xy, _check_selected_fit, _norm, _simpls
+from ._simpls import SIMPLSResult, _as_xy, _check_components, _check_selected_fit, _check_xy, _norm, _simpls
 
 from typing import TYPE_CHECKING
 
@@ -159,19 +159,7 @@ def _as_xy_xp(xp, X, Y, owner):
     """``X`` (2-D) and ``Y`` (a column when 1-D) of another library in X's float dtype, checked
     like :func:`pixsel.pls._simpls._as_xy` (which gives NumPy input as float64 copies)."""
     wd = float_dtype(xp, X, device_of(X), name="X")
-    X = xp.astype(X, wd)
-    Y = xp.astype(Y, wd)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    who = f"{owner}: " if owner else ""
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0]:
-        raise ValueError(
-            f"{who}X must be 2-D and Y 1-D or 2-D with the same number of rows; got shapes "
-            f"{tuple(X.shape)} and {tuple(Y.shape)}."
-        )
-    if not (bool(xp.all(xp.isfinite(X))) and bool(xp.all(xp.isfinite(Y)))):
-        raise ValueError(f"{who}X and Y must not contain NaN or infinite values; impute or drop them.")
-    return X, Y
+    return _check_xy(xp, xp.astype(X, wd), xp.astype(Y, wd), owner)
 
 
 def _prepare(X, Y, owner, xp):
@@ -189,18 +177,6 @@ def _prepare(X, Y, owner, xp):
     if not bool(xp.any(Yc != 0)):
         raise ValueError(f"{owner}: Y is constant (every response equals its mean); there is nothing to fit.")
     return Xc, Yc, x_mean, y_mean
-
-
-def _check_components(n_components, N, p, owner):
-    hi = min(N - 1, p)
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not (
-        1 <= n_components <= hi
-    ):
-        raise ValueError(
-            f"The 'n_components' parameter of {owner} must be an int in the range [1, {hi}] "
-            f"(at most min(n_samples - 1, n_features)). Got {n_components!r} instead."
-        )
-    return int(n_components)
 
 
 def _top_n(a, n):

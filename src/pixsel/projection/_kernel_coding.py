@@ -74,6 +74,7 @@ import scipy.linalg as sla
 from scipy import sparse
 
 from .._validation import check_finite
+from ._spectrum import descending_eigh
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -239,16 +240,8 @@ def kernel_lasso_factor(gram: ArrayLike, *, rtol: Any = None) -> tuple[NDArray, 
     G = check_finite(np.asarray(gram, dtype=np.float64), "gram")
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
         raise ValueError(f"gram must be a square matrix; got shape {G.shape}.")
-    w, V = sla.eigh(0.5 * (G + G.T))
-    w, V = w[::-1], V[:, ::-1]
-    lmax = max(float(w[0]), 0.0) if w.size else 0.0
-    if w.size and w[-1] < -1e-8 * max(lmax, 1e-300) and w[-1] < -1e-12:
-        raise ValueError(
-            f"gram is not positive semidefinite (smallest eigenvalue {w[-1]:.3g}); use a positive "
-            "semidefinite kernel or add a small ridge to the diagonal."
-        )
     rtol = G.shape[0] * np.finfo(np.float64).eps if rtol is None else rtol
-    keep = w > rtol * lmax if lmax > 0 else np.zeros_like(w, dtype=bool)
+    w, V, keep = descending_eigh(G, rtol, psd_tol=1e-8)
     w, V = w[keep], V[:, keep]
     r = np.sqrt(w)
     return r[:, None] * V.T, V.T / r[:, None]

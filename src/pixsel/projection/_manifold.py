@@ -19,6 +19,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._validation import check_int, check_options, check_real, sign_flip
+from ._spectrum import descending_eigh
 
 from typing import TYPE_CHECKING
 
@@ -434,10 +435,7 @@ def kernel_lpp(
     Kx = np.asarray(gram, dtype=np.float64)
     n = Kx.shape[0]
     M = _check_M(n_components, n)
-    mu, U = sla.eigh(0.5 * (Kx + Kx.T))
-    mu, U = mu[::-1], U[:, ::-1]
-    mmax = max(float(mu[0]), 0.0)
-    keep = mu > rtol * mmax if mmax > 0 else np.zeros_like(mu, dtype=bool)
+    mu, U, keep = descending_eigh(Kx, rtol)
     r = int(np.count_nonzero(keep))
     if M > r:
         raise ValueError(

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._validation import check_finite, check_int, check_real, sign_flip
+from ._spectrum import descending_eigh
 
 from typing import TYPE_CHECKING
 
@@ -282,18 +283,8 @@ def kernel_slm_projection(
             "gram must be symmetric; the largest asymmetry is "
             f"{float(np.max(np.abs(Kdd - Kdd.T))):.3g}. Pass (gram + gram.T) / 2 if that is intended."
         )
-    Kdd = 0.5 * (Kdd + Kdd.T)
-    w, V = sla.eigh(Kdd)
-    w, V = w[::-1], V[:, ::-1]
-    lmax = max(float(w[0]), 0.0)
-    if w[-1] < -psd_tol * max(lmax, 1e-300) and w[-1] < -1e-12:
-        raise ValueError(
-            f"gram is not positive semidefinite: its smallest eigenvalue is {w[-1]:.3g} (largest "
-            f"{w[0]:.3g}). Use a positive semidefinite kernel (e.g. 'rbf', 'linear', 'poly' with a "
-            "non-negative coef0) or add a small ridge to the diagonal."
-        )
     rtol = K * np.finfo(np.float64).eps if rtol is None else rtol
-    keep = w > rtol * lmax if lmax > 0 else np.zeros_like(w, dtype=bool)
+    w, V, keep = descending_eigh(Kdd, rtol, psd_tol=psd_tol)
     rank = int(np.count_nonzero(keep))
     vals = np.where(keep, w, 0.0)[:M]
     vecs = sign_flip(V[:, :M].T).T

@@ -44,6 +44,19 @@ def _standard_scale(X, mean):
     return scale
 
 
+def _ledoit_wolf(trace, delta_, beta_, k, nc):
+    """The Ledoit-Wolf intensity ``h`` and target ``mu`` of scikit-learn's ``ledoit_wolf`` on the
+    ``k`` standardized columns ``S`` of a class of ``nc`` samples ``z_i``, from ``trace`` (of
+    ``T_SS / nc``), ``delta_`` (``sum((T_SS / nc)^2)``) and ``beta_`` (``sum_i ||z_i,S||^4``);
+    elementwise over arrays (classes, sizes). ``h`` is 0 where the numerator is."""
+    mu = trace / k
+    beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
+    delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
+    beta = np.minimum(beta, delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(beta == 0, 0.0, beta / delta), mu
+
+
 class _ShrinkageLDAStatistics:
     """``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')`` on any column subset, from
     per-class ``p x p`` statistics formed once.
@@ -109,14 +122,9 @@ class _ShrinkageLDAStatistics:
         if k == 1:
             shrink, mu = 0.0, trace
         else:
-            mu = trace / k
             delta_ = float(np.einsum("ij,ij->", TS, TS))  # sum(T_SS^2) / nc^2
             row = Z2[:, S].sum(axis=1)
-            beta_ = float(row @ row)
-            beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
-            delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
-            beta = min(beta, delta)
-            shrink = 0.0 if beta == 0 else beta / delta
+            shrink, mu = _ledoit_wolf(trace, delta_, float(row @ row), k, nc)
         s = (1.0 - shrink) * TS
         s.flat[:: k + 1] += shrink * mu
         sc = scale[S]
@@ -134,16 +142,10 @@ class _ShrinkageLDAStatistics:
         if k == 1:
             shrink, mu = np.zeros_like(nc), trace
         else:
-            mu = trace / k
             ZpS = self.Zp[:, :, S]
             G = ZpS @ ZpS.transpose(0, 2, 1)  # each class's block of Z_S Z_S^T
             delta_ = np.einsum("cij,cij->c", G, G) / nc**2
-            beta_ = np.add.reduceat(sq * sq, st)
-            beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
-            delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
-            beta = np.minimum(beta, delta)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                shrink = np.where(beta == 0, 0.0, beta / delta)
+            shrink, mu = _ledoit_wolf(trace, delta_, np.add.reduceat(sq * sq, st), k, nc)
         w = np.repeat(self.priors * (1.0 - shrink) / nc, self.nc.astype(np.intp))
         DS = self.D[:, S]
         cov = DS.T @ (DS * w[:, None])
@@ -213,13 +215,7 @@ class _ShrinkageLDAStatistics:
                 beta_[c] = np.einsum("ig,ig->g", rows, rows)
         trace /= nc
         delta_ /= nc**2
-        k = ks[None, :].astype(np.float64)
-        mu = trace / k
-        beta = 1.0 / (k * nc) * (beta_ / nc - delta_)
-        delta = (delta_ - 2.0 * mu * trace + k * mu**2) / k
-        beta = np.minimum(beta, delta)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            shrink = np.where(beta == 0, 0.0, beta / delta)
+        shrink, mu = _ledoit_wolf(trace, delta_, beta_, ks[None, :].astype(np.float64), nc)
         one = ks == 1  # a single column: no shrinkage, the target is its variance
         shrink[:, one], mu[:, one] = 0.0, trace[:, one]
         return shrink, mu
