@@ -394,7 +394,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         """
         k = self._check_k(k)
         _, C, W = self._solve(k)
-        var = self._var - np.einsum("ij,jk,ik->i", C, W, C)
+        var = self._var - np.einsum("ij,ij->i", C @ W, C)  # one matrix product: the three-operand einsum loops in C
         std = np.sqrt(np.clip(var, 0.0, None))
         shape = getattr(self, "image_shape_", None)
         return std.reshape(shape) if shape is not None and int(np.prod(shape)) == std.size else std
