@@ -62,3 +62,19 @@ def test_the_picture_keeps_every_image_pixel_of_large_images_and_refuses_nothing
     assert picture.info["scale"] == 1 and picture.size[0] > 300 and picture.size[1] > 400
     with pytest.raises(ValueError, match="at least one background"):
         mask_picture([], [np.ones(4, dtype=bool)], (2, 2))
+
+
+def test_single_channel_stacks_and_long_row_labels_fit_in_the_picture():
+    rng = np.random.default_rng(3)
+    shape = (4, 3, 1)
+    mask = np.zeros(12, dtype=bool)
+    mask[[0, 7]] = True
+    label = "mean of a class whose folder name is much longer than the panel is high " * 3
+    picture = mask_picture([rng.random(12)], [mask], shape, bg_titles=[label])
+    panel, s = _blocks(picture, 0, 0, shape[:2])
+    np.testing.assert_array_equal((panel[:, s // 2, :, s // 2] == VERMILLION).all(axis=-1), mask.reshape(4, 3))
+    # the label, written upwards at the left, is wrapped and the picture is tall enough for it
+    rgb = np.asarray(picture)
+    x, _ = picture.info["panels"][0][0]
+    ink = np.argwhere((rgb[:, : x - 2] < 128).all(axis=2))
+    assert ink.size and ink[:, 0].min() > 0 and ink[:, 0].max() < rgb.shape[0] - 1

@@ -63,6 +63,11 @@ def _text_size(draw, text, font):
     return right - left, bottom - top
 
 
+def _wrap(text, width):
+    """``text`` with each of its lines wrapped at ``width`` characters."""
+    return "\n".join(textwrap.fill(line, width) or line for line in str(text).split("\n"))
+
+
 def _unit(img, lo, hi):
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
 
@@ -166,8 +171,10 @@ def mask_picture(
     rows, cols = len(backgrounds), len(masks)
     if rows == 0 or cols == 0:
         raise ValueError("mask_picture needs at least one background and one mask.")
-    if colour:  # the backgrounds scaled together to [0, 1]; RGB channels only
+    if colour:  # the backgrounds scaled together to [0, 1]; RGB channels only (fewer: their mean, as grey)
         imgs = [b.reshape(image_shape)[..., :3] for b in backgrounds]
+        if image_shape[2] < 3:
+            imgs = [np.repeat(i.mean(axis=2, keepdims=True), 3, axis=2) for i in imgs]
         lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
         backgrounds = [_unit(i, lo, hi) for i in imgs]
     scale = block_scale(image_shape) if scale is None else int(scale)
@@ -176,8 +183,9 @@ def mask_picture(
     font, small = _font(_TEXT), _font(_SMALL)
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     if titles is not None:
-        width = 46 if cols == 1 else 32
-        titles = ["\n".join(textwrap.fill(line, width) or line for line in str(t).split("\n")) for t in titles]
+        titles = [_wrap(t, 46 if cols == 1 else 32) for t in titles]
+    if bg_titles is not None:  # written upwards: wrapped to the panel's height (about 8 pixels a character)
+        bg_titles = [_wrap(t, max(12, h // 8)) for t in bg_titles]
     title_h = max((_text_size(measure, t, font)[1] for t in titles), default=0) + _PAD if titles else 0
     label_w = max((_text_size(measure, t, font)[1] for t in bg_titles), default=0) + _PAD if bg_titles else 0
     if label is None:
@@ -196,7 +204,9 @@ def mask_picture(
     title_w = max((_text_size(measure, t, font)[0] for t in titles), default=0) if titles else 0
     body_w = max(grid_w, title_w, legend_w)
     width = 2 * _PAD + label_w + body_w
-    height = _PAD + title_h + rows * (h + 2) + (rows - 1) * _PAD + 2 * _PAD + legend_h + _PAD
+    label_h = max((_text_size(measure, t, font)[0] for t in bg_titles), default=0) if bg_titles else 0
+    row_h = max(h + 2, label_h + 4)  # a row label longer than the panel is not cut off
+    height = _PAD + title_h + rows * row_h + (rows - 1) * _PAD + 2 * _PAD + legend_h + _PAD
     picture = Image.new("RGB", (width, height), _WHITE)
     draw = ImageDraw.Draw(picture)
     x0 = _PAD + label_w + (body_w - grid_w) // 2
@@ -204,7 +214,8 @@ def mask_picture(
     origins = []
     for r, bg in enumerate(backgrounds):
         origins.append([])
-        y = y0 + r * (h + 2 + _PAD)
+        row = y0 + r * (row_h + _PAD)
+        y = row + (row_h - h - 2) // 2  # the panels centred on their row
         for c, mask in enumerate(masks):
             x = x0 + c * (w + 2 + _PAD)
             rgb, chosen = _panel_rgb(bg, mask, image_shape, color)
@@ -221,8 +232,8 @@ def mask_picture(
             ImageDraw.Draw(text).multiline_text((2, 0), bg_titles[r], fill=255, font=font, spacing=3)
             text = text.rotate(90, expand=True)
             picture.paste(Image.new("RGB", text.size, _BLACK), (x0 - _PAD // 2 - text.size[0],
-                                                                 y + 1 + (h - text.size[1]) // 2), text)
-    y = y0 + rows * (h + 2) + (rows - 1) * _PAD + 2 * _PAD
+                                                                 row + (row_h - text.size[1]) // 2), text)
+    y = y0 + rows * row_h + (rows - 1) * _PAD + 2 * _PAD
     x = _PAD + label_w + (body_w - legend_w) // 2
     for i, (fill, edged, text) in enumerate(legend):
         ex = x if legend_cols == 1 or i == 0 else x + entries[0] + 3 * _PAD
