@@ -340,7 +340,7 @@ def _run(args, method, stages):
                            title=f"{METHOD_TITLES.get(args.method, args.method)}: k chosen by cross-validation")
         written.append(save_figure(fig, out / "cv_path.png", dpi=120))
     if backgrounds is not None:
-        # drawn with Pillow, not Matplotlib: importing Matplotlib alone took a third of `select -k 20`
+        # drawn with Pillow: importing Matplotlib would be a large part of a short `select -k K`
         from ..viz import mask_picture
 
         bgs, names = backgrounds
