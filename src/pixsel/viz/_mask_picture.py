@@ -2,8 +2,8 @@
 
 A picture of selected pixels needs no axes: each image pixel becomes a square block of
 picture pixels, the chosen ones filled with one colour, and the words (titles, row labels, the
-legend) are drawn with Pillow's own font. Importing Matplotlib and building a figure would cost
-a command that runs for a few seconds about a third of its time; this costs milliseconds.
+legend) are drawn with Pillow's own font. A command that only selects pixels and shows them
+then never imports Matplotlib, whose import is a large part of such a command's time.
 """
 
 from __future__ import annotations
