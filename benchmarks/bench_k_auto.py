@@ -13,13 +13,19 @@ Two measurements, each the median (and min-max spread) of 3 runs (`--repeat`), w
   folder of PNGs (one subfolder per person) written from the shared `cmupie_32x32.npz`
   (imports, reading the images, the fit, the figures), against the goals.
 
-`--quick`: 10 people (420 images), the same steps.
+`--quick`: 10 people (420 images), the same steps. `--cli-only`: the command alone (the library's
+comparison takes minutes). `--baseline SRC`: also time the command of another pixsel source tree (a
+folder holding the `pixsel` package, e.g. a checkout's `src` of the commit before a change), run by
+the same interpreter and alternated with this one, so that both see the same load; the ratio of
+the medians is printed. Each command's CPU time (user + system, all its threads) is printed
+beside its wall time: on a machine shared with other work, the wall time measures the load too.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -80,21 +86,40 @@ def _stats(times):
     return {"median": float(np.median(times)), "min": float(min(times)), "max": float(max(times)), "runs": times}
 
 
-def _cli(args, threads):
+def _cli(args, threads, src=None):
+    """Wall and CPU seconds (user + system, the child's threads included) of one fresh
+    `python -m pixsel select ARGS`; with ``src``, the pixsel package found first in that folder."""
     env = dict(os.environ)
     if threads:  # the same BLAS pinning as the library runs
         env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve()), *filter(None, [env.get("PYTHONPATH")])])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "pixsel", "select", *args], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         raise SystemExit(f"pixsel select {' '.join(args)} failed: {r.stderr}")
-    return time.perf_counter() - t
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _check_baseline(src):
+    """``--baseline`` names a folder that holds a pixsel package (else the current one would be timed twice)."""
+    if src is not None and not (Path(src) / "pixsel" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {src}: no pixsel package there; give the folder that holds pixsel/ "
+                         "(a checkout's src folder).")
 
 
 def main():
     ap = parser("k_auto", __doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median and spread; default 3)")
+    ap.add_argument("--cli-only", action="store_true", help="time the command only, not the library's comparison")
+    ap.add_argument("--baseline", metavar="SRC", default=None,
+                    help="also time the command of the pixsel package in SRC, alternated with this one")
+    ap.add_argument("--skip-auto", action="store_true", help="time -k 20 only, not --k auto")
     args = ap.parse_args()
+    _check_baseline(args.baseline)
     repeat = args.repeat
     from sklearn.model_selection import StratifiedKFold
 
@@ -104,6 +129,17 @@ def main():
     load = os.getloadavg()
     print(f"CMU PIE faces: {len(y)} images, {len(np.unique(y))} people, {shape[0]}x{shape[1]}; "
           f"BLAS threads {args.threads or 'unlimited'}; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    result = {"quick": args.quick, "n": int(len(y)), "classes": int(len(np.unique(y))), "repeat": repeat}
+    if not args.cli_only:
+        result["library"] = _library(Xf, y, folds, repeat, args)
+    result["cli"] = _command(X, y, shape, repeat, args)
+    load_after = os.getloadavg()
+    print(f"load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+    result["load"] = {"before": list(load), "after": list(load_after)}
+    write_results(args, result)
+
+
+def _library(Xf, y, folds, repeat, args):
     lib = {"before": [], "after": []}
     picks = {}
     with blas_threads(args):
@@ -115,42 +151,59 @@ def main():
     for name, (k, acc, best, _) in picks.items():
         assert acc >= best - TOL - 1e-12, (name, k, acc, best)  # the rule was applied
         assert 1 <= k <= Xf.shape[1]
-    result = {"quick": args.quick, "n": int(len(y)), "classes": int(len(np.unique(y))), "repeat": repeat,
-              "library": {name: {**_stats(t), "k": int(picks[name][0]), "mean_accuracy": float(picks[name][1]),
-                                 "best_mean_accuracy": float(picks[name][2]), "largest_k_scored": picks[name][3]}
-                          for name, t in lib.items()}}
+    result = {name: {**_stats(t), "k": int(picks[name][0]), "mean_accuracy": float(picks[name][1]),
+                     "best_mean_accuracy": float(picks[name][2]), "largest_k_scored": picks[name][3]}
+              for name, t in lib.items()}
     print(f"library, PathSelectorCV with SparseLDASelector, 5 shuffled folds (median [min-max] of {repeat}):")
     for name, label in (("before", "rule='best' on the whole grid + refit at the 'within' k"),
                         ("after", "rule='within', tol=0.01, grid scored by octave until flat")):
-        s, (k, acc, best, kmax) = _stats(lib[name]), picks[name]
-        print(f"  {label:58s} {s['median']:7.2f} s [{s['min']:.2f}-{s['max']:.2f}]  k = {k} "
+        st, (k, acc, best, kmax) = _stats(lib[name]), picks[name]
+        print(f"  {label:58s} {st['median']:7.2f} s [{st['min']:.2f}-{st['max']:.2f}]  k = {k} "
               f"(mean accuracy {acc:.4f}; best {best:.4f}; k scored up to {kmax})")
     ratio = np.median(lib["before"]) / np.median(lib["after"])
     print(f"  speed-up of the median: {ratio:.1f}x")
-    result["library"]["speedup"] = float(ratio)
+    result["speedup"] = float(ratio)
+    return result
 
+
+def _command(X, y, shape, repeat, args):
+    """`pixsel select` on the PNG folder in fresh processes: this pixsel, and with --baseline the
+    other, alternated run by run; wall and CPU seconds, median [min-max]."""
+    trees = {"this": None} if args.baseline is None else {"this": None, "baseline": args.baseline}
+    figures = {"k20": ["-k", "20"]} if args.skip_auto else {"k20": ["-k", "20"], "auto": ["--k", "auto"]}
+    runs = {(tree, name): {"wall": [], "cpu": []} for tree in trees for name in figures}
+    reports = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "faces"
         _write_folder(root, X, y, shape)
-        cli = {"k20": [], "auto": []}
         for r in range(repeat):
-            for name, opts in (("k20", ["-k", "20"]), ("auto", ["--k", "auto"])):
-                out = Path(tmp) / f"out-{name}-{r}"
-                cli[name].append(_cli([str(root), *opts, "--out", str(out), "-q"], args.threads))
-        report = json.loads((Path(tmp) / "out-auto-0" / "selection.json").read_text())
-        assert len(report["indices"]) == report["k"]
-        k20 = json.loads((Path(tmp) / "out-k20-0" / "selection.json").read_text())
-        assert len(k20["indices"]) == 20
-    load_after = os.getloadavg()
-    result["cli"] = {"k20": _stats(cli["k20"]), "auto": {**_stats(cli["auto"]), "k": int(report["k"])}}
-    print(f"pixsel select on the PNG folder, fresh processes (median [min-max] of {repeat}):")
-    for name, goal, label in (("k20", GOAL_K20, "-k 20"), ("auto", GOAL_AUTO, "--k auto")):
-        s = _stats(cli[name])
-        extra = f", k = {report['k']} (goal <= {GOAL_K})" if name == "auto" else ""
-        print(f"  {label:9s} {s['median']:6.2f} s [{s['min']:.2f}-{s['max']:.2f}] (goal <= {goal:g} s){extra}")
-    print(f"load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
-    result["load"] = {"before": list(load), "after": list(load_after)}
-    write_results(args, result)
+            for name, opts in figures.items():  # interleaved, so a busy moment hits every command alike
+                for tree, src in trees.items():
+                    out = Path(tmp) / f"out-{tree}-{name}-{r}"
+                    wall, cpu = _cli([str(root), *opts, "--out", str(out), "-q"], args.threads, src)
+                    runs[tree, name]["wall"].append(wall)
+                    runs[tree, name]["cpu"].append(cpu)
+                    reports[tree, name] = json.loads((out / "selection.json").read_text())
+    for (tree, name), report in reports.items():
+        assert len(report["indices"]) == report["k"] == (20 if name == "k20" else report["k"]), (tree, name)
+        assert report["indices"] == reports["this", name]["indices"], f"{tree} selected other pixels ({name})"
+    result = {}
+    print(f"pixsel select on the PNG folder, fresh processes (median [min-max] of {repeat}; CPU = user + system):")
+    for name in figures:
+        goal, label = (GOAL_K20, "-k 20") if name == "k20" else (GOAL_AUTO, "--k auto")
+        for tree in trees:
+            w, c = _stats(runs[tree, name]["wall"]), _stats(runs[tree, name]["cpu"])
+            result.setdefault(tree, {})[name] = {**w, "cpu": c, **({"k": int(reports[tree, name]["k"])}
+                                                                   if name == "auto" else {})}
+            extra = f", k = {reports[tree, name]['k']} (goal <= {GOAL_K})" if name == "auto" else ""
+            who = "" if args.baseline is None else f" [{tree}]"
+            print(f"  {label:9s}{who:11s} {w['median']:6.2f} s [{w['min']:.2f}-{w['max']:.2f}], CPU {c['median']:5.2f} s "
+                  f"[{c['min']:.2f}-{c['max']:.2f}] (goal <= {goal:g} s){extra}")
+        if args.baseline is not None:
+            ratio = {m: np.median(runs["baseline", name][m]) / np.median(runs["this", name][m]) for m in ("wall", "cpu")}
+            result.setdefault("ratio_baseline_to_this", {})[name] = ratio
+            print(f"  {label:9s} baseline / this: wall {ratio['wall']:.2f}x, CPU {ratio['cpu']:.2f}x")
+    return result
 
 
 if __name__ == "__main__":

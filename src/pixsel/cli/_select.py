@@ -250,7 +250,7 @@ def _run(args, method, stages):
     # imported here, not at the top: `pixsel --help` must not pay for NumPy
     import numpy as np
 
-    from ..io import save_figure, write_json
+    from ..io import atomic_path, save_figure, write_json
     from ._errors import EXIT_INTERRUPTED
 
     auto = args.k == "auto"
@@ -340,13 +340,16 @@ def _run(args, method, stages):
                            title=f"{METHOD_TITLES.get(args.method, args.method)}: k chosen by cross-validation")
         written.append(save_figure(fig, out / "cv_path.png", dpi=120))
     if backgrounds is not None:
-        from ..viz import plot_masks
+        # drawn with Pillow: importing Matplotlib would be a large part of a short `select -k K`
+        from ..viz import mask_picture
 
         bgs, names = backgrounds
-        fig = plot_masks(bgs, [est.get_support()], data.image_shape,
-                         titles=[mask_title(args.method, est, unit, data.image_shape)], bg_titles=names,
-                         label=mask_label(unit, data.image_shape))
-        written.append(save_figure(fig, out / "mask.png", dpi=120))
+        picture = mask_picture(bgs, [est.get_support()], data.image_shape,
+                               titles=[mask_title(args.method, est, unit, data.image_shape)], bg_titles=names,
+                               label=mask_label(unit, data.image_shape))
+        with atomic_path(out / "mask.png") as tmp:
+            picture.save(tmp, format="PNG", dpi=(120, 120))
+        written.append(out / "mask.png")
     if not args.quiet:
         obj = f", objective {report['objective']:.6g}" if "objective" in report else ""
         if cvsel is not None:
