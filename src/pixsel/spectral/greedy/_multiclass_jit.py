@@ -249,6 +249,76 @@ def top_eig_removed(theta, Z, dc):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b):
+    """One step of a backward elimination with ``m`` live features: the objective now and the
+    feature to remove (the rule shared by :func:`backward_path` and the ``n``-form loop of
+    :mod:`._lowrank_jit`).
+
+    Symmetrizes ``G`` against drift and writes ``objective[m - 1]`` (``tr G`` when ``trace``,
+    else ``lambda_max(G)``). For ``m > 1`` returns ``(q, n_solved)``: the live position ``q``
+    whose removal leaves the largest objective (ties to the lowest ``idx``) and the exact roots
+    solved; ``(-1, 0)`` for ``m == 1``. The candidates' values use ``W[:m]`` and ``d[:m]`` (the
+    diagonal of ``P`` at the live positions): ``tr G - |W_i|^2 / d_i`` for the trace; for the
+    largest eigenvalue, two-pole bounds for every candidate and the secular root for those,
+    by decreasing upper bound, whose bound still reaches the best value found. ``z2`` (``r``),
+    ``lo_b`` and ``hi_b`` (at least ``m``) are scratch.
+    """
+    r = G.shape[0]
+    for a in range(r):  # symmetrize against drift
+        for b in range(a):
+            v = 0.5 * (G[a, b] + G[b, a])
+            G[a, b] = v
+            G[b, a] = v
+    tr = 0.0
+    for a in range(r):
+        tr += G[a, a]
+    if trace:
+        objective[m - 1] = tr
+    else:
+        theta, V = np.linalg.eigh(G)
+        objective[m - 1] = theta[r - 1]
+    if m == 1:
+        return -1, 0
+    best = -np.inf
+    q = -1
+    n_solved = 0
+    if trace:
+        for i in range(m):
+            s = 0.0
+            for a in range(r):
+                s += W[i, a] * W[i, a]
+            val = tr - s / d[i]
+            if q < 0 or val > best or (val == best and idx[i] < idx[q]):
+                best = val
+                q = i
+        return q, n_solved
+    # screening: bounds for every live feature, exact roots by decreasing upper bound until no
+    # upper bound reaches the best value found
+    Z = np.ascontiguousarray(W[:m]) @ V
+    best_lower = -np.inf
+    for i in range(m):
+        for a in range(r):
+            z2[a] = Z[i, a] * Z[i, a] / d[i]
+        lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
+        best_lower = max(best_lower, lo_b[i])
+    slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
+    rank = np.argsort(-hi_b[:m])
+    for t in range(m):
+        i = rank[t]
+        if hi_b[i] < best_lower - slack:
+            break
+        for a in range(r):
+            z2[a] = Z[i, a] * Z[i, a] / d[i]
+        val = _root_removed(theta, z2, lo_b[i], hi_b[i])
+        n_solved += 1
+        best_lower = max(best_lower, val)
+        if q < 0 or val > best or (val == best and idx[i] < idx[q]):
+            best = val
+            q = i
+    return q, n_solved
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
     """Backward elimination on ``G_S = M_S^T P_S M_S`` (``P`` the inverse of ``B``, ``W = P M``,
     ``G = M^T W``); overwrites ``P``, ``W`` and ``G``. ``trace``: the criterion ``tr G`` (else
@@ -268,61 +338,17 @@ def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
     z2 = np.empty(r)
     lo_b = np.empty(p)
     hi_b = np.empty(p)
+    dg = np.empty(p)
     n_solved = 0
     for step in range(step0, min(step0 + n_steps, p)):
-        for a in range(r):  # symmetrize against drift
-            for b in range(a):
-                v = 0.5 * (G[a, b] + G[b, a])
-                G[a, b] = v
-                G[b, a] = v
-        tr = 0.0
-        for a in range(r):
-            tr += G[a, a]
-        if trace:
-            objective[m - 1] = tr
-        else:
-            theta, V = np.linalg.eigh(G)
-            objective[m - 1] = theta[r - 1]
+        for i in range(m):
+            dg[i] = P[i, i]
+        q, solved = _backward_choice(G, W, dg, idx, m, trace, objective, z2, lo_b, hi_b)
+        n_solved += solved
         if m == 1:
             order[step] = idx[0]
             m = 0
             break
-        if not trace:
-            Z = np.ascontiguousarray(W[:m]) @ V
-        best = -np.inf
-        q = -1
-        if trace:
-            for i in range(m):
-                s = 0.0
-                for a in range(r):
-                    s += W[i, a] * W[i, a]
-                val = tr - s / P[i, i]
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
-        else:
-            # screening: bounds for every live feature, exact roots by decreasing upper bound
-            # until no upper bound reaches the best value found
-            best_lower = -np.inf
-            for i in range(m):
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / P[i, i]
-                lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
-                best_lower = max(best_lower, lo_b[i])
-            slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
-            rank = np.argsort(-hi_b[:m])
-            for t in range(m):
-                i = rank[t]
-                if hi_b[i] < best_lower - slack:
-                    break
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / P[i, i]
-                val = _root_removed(theta, z2, lo_b[i], hi_b[i])
-                n_solved += 1
-                best_lower = max(best_lower, val)
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
         order[step] = idx[q]
         piv = P[q, q]
         u = P[:m, q].copy()
