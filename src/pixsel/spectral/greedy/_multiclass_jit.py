@@ -29,6 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._fullrank_jit import swap_delete
+
 __all__ = ["top_eig_added", "top_eig_removed", "backward_path"]
 
 _EPS = np.finfo(np.float64).eps
@@ -362,12 +364,9 @@ def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
                 P[i, c] -= ui * u[c]
             for a in range(r):
                 W[i, a] -= ui * wj[a]
+        swap_delete(P, m, q)  # the last live row and column take q's place
         last = m - 1
         if q != last:
-            for c in range(m):
-                P[q, c] = P[last, c]
-            for c in range(m):
-                P[c, q] = P[c, last]
             for a in range(r):
                 W[q, a] = W[last, a]
             idx[q] = idx[last]
