@@ -86,7 +86,7 @@ from ..bounds._certificates import inclusion_bounds
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
 from ._exclude import lift_path, restrict_initial, restricted
-from ._search import Stop, run_until_stopped
+from ._search import count_node, run_until_stopped
 from ._solve import _check_limits, _factor_of_psd, _on_host, _validate, exact_route, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
@@ -296,6 +296,7 @@ class _PathSearch:
         self.stack = []
         self.current = None
         self.n_nodes = 0
+        self.partner = None  # (count_node's turn for another search; the path search has none)
         self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
         self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
         self.enum = None  # a completed enumeration the tree may extend (see _extend_enumeration)
@@ -333,15 +334,7 @@ class _PathSearch:
 
     # ---- limits and progress
     def tick(self):
-        self.n_nodes += 1
-        if self.node_limit is not None and self.n_nodes > self.node_limit:
-            self.n_nodes -= 1
-            raise Stop("node_limit")
-        if self.time_limit is not None and (self.n_nodes & 31) == 0:
-            if time.perf_counter() - self.t0 > self.time_limit:
-                raise Stop("time_limit")
-        if self.callback is not None and (self.n_nodes & 1023) == 0:
-            self.report()
+        count_node(self, time_mask=31)  # the clock every 32 nodes
 
     def upper_bounds(self):
         """Certified bound per size (index = size): incumbents and every open subtree."""
