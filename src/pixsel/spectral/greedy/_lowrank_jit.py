@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._multiclass_jit import _backward_choice
+from ._multiclass_jit import _backward_choice, _gram_downdate
 
 __all__ = ["lowrank_backward_steps"]
 
@@ -48,9 +48,7 @@ def lowrank_backward_steps(Ul, Ml, W, d, Kinv, G, trace, idx, lam, m, order, obj
         pqq = col[q]
         for a in range(r):
             wq[a] = W[q, a]
-        for a in range(r):
-            for b in range(r):
-                G[a, b] -= wq[a] * wq[b] / pqq
+        _gram_downdate(G, wq, pqq)
         for i in range(m):
             f = col[i] / pqq
             for a in range(r):

@@ -251,6 +251,16 @@ def top_eig_removed(theta, Z, dc):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _gram_downdate(G, w, piv):
+    """``G -= w w^T / piv``: the removed feature's share of ``G = M_S^T P_S M_S`` (``w`` its row
+    of ``W``, ``piv`` its diagonal entry of ``P``)."""
+    r = w.shape[0]
+    for a in range(r):
+        for b in range(r):
+            G[a, b] -= w[a] * w[b] / piv
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b):
     """One step of a backward elimination with ``m`` live features: the objective now and the
     feature to remove (the rule shared by :func:`backward_path` and the ``n``-form loop of
@@ -355,9 +365,7 @@ def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
         piv = P[q, q]
         u = P[:m, q].copy()
         wj = W[q].copy()
-        for a in range(r):
-            for b in range(r):
-                G[a, b] -= wj[a] * wj[b] / piv
+        _gram_downdate(G, wj, piv)
         for i in range(m):
             ui = u[i] / piv
             for c in range(m):
