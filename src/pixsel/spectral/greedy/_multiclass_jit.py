@@ -37,6 +37,13 @@ _EPS = np.finfo(np.float64).eps
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _squared_row(Z, i, scale, z2):
+    """``z2 = Z[i]^2 / scale``: candidate ``i``'s squared eigen-coordinates (``w = Z[i] / sqrt(scale)``)."""
+    for j in range(z2.shape[0]):
+        z2[j] = Z[i, j] * Z[i, j] / scale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _root_added(theta, z2, lo, hi, floor):
     """Root ``lam >= theta[-1]`` of ``sum z2 / (lam - theta) = 1`` in ``[lo, hi]`` (Newton on
     ``psi = 1 / g``, increasing and concave there, from the lower bound ``lo``). Stops early at a
@@ -136,8 +143,7 @@ def top_eig_added(theta, Z, dc, floor0):
         i = orderi[t]
         if upper[i] < best_lower - slack:
             break
-        for j in range(r):
-            z2[j] = Z[i, j] * Z[i, j] / dc[i]
+        _squared_row(Z, i, dc[i], z2)
         v, ok = _root_added(theta, z2, lower[i], upper[i], best_lower - slack)
         n_solved += 1
         if ok:
@@ -243,8 +249,7 @@ def top_eig_removed(theta, Z, dc):
     vals = np.empty(n)
     z2 = np.empty(r)
     for i in range(n):
-        for j in range(r):
-            z2[j] = Z[i, j] * Z[i, j] / dc[i]
+        _squared_row(Z, i, dc[i], z2)
         lo, hi = _removed_bounds(theta, z2)
         vals[i] = _root_removed(theta, z2, lo, hi)
     return vals
@@ -309,8 +314,7 @@ def _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b):
     Z = np.ascontiguousarray(W[:m]) @ V
     best_lower = -np.inf
     for i in range(m):
-        for a in range(r):
-            z2[a] = Z[i, a] * Z[i, a] / d[i]
+        _squared_row(Z, i, d[i], z2)
         lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
         best_lower = max(best_lower, lo_b[i])
     slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
@@ -319,8 +323,7 @@ def _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b):
         i = rank[t]
         if hi_b[i] < best_lower - slack:
             break
-        for a in range(r):
-            z2[a] = Z[i, a] * Z[i, a] / d[i]
+        _squared_row(Z, i, d[i], z2)
         val = _root_removed(theta, z2, lo_b[i], hi_b[i])
         n_solved += 1
         best_lower = max(best_lower, val)
