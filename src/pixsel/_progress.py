@@ -297,7 +297,31 @@ def _seconds(t):
     return f"{t / 3600:.1f} h"
 
 
-class StepProgress:
+class _Drawing:
+    """The ending shared by :class:`StepProgress` and :class:`StageLines`: the heartbeat thread
+    stopped and joined, the bar closed (under the write lock), ``close`` on leaving a ``with``."""
+
+    def _stop_heartbeat(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _close_bar(self):
+        if self._bar is not None:
+            with _WRITE_LOCK:
+                self._bar.close()
+            self._bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class StepProgress(_Drawing):
     """Counts the steps of a longer piece of work and shows them, with the time left; a context manager.
 
     ``update(n, what=None)`` advances by ``n`` steps; ``what`` names the step just finished (it
@@ -421,21 +445,8 @@ class StepProgress:
             self.update(int(done) - self.n, what)
 
     def close(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._bar is not None:
-            with _WRITE_LOCK:
-                self._bar.close()
-            self._bar = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
+        self._stop_heartbeat()
+        self._close_bar()
 
 
 class CallbackSteps:
@@ -486,7 +497,7 @@ def step_progress(total, desc, *, enabled=True, delay=2.0, interval=None):
     return StepProgress(total, desc, enabled=enabled, delay=delay, interval=interval)
 
 
-class StageLines:
+class StageLines(_Drawing):
     """A command's progress, stage by stage: what ``pixsel CMD`` shows on a terminal, and what
     ``pixsel CMD --progress`` writes in a log.
 
@@ -641,12 +652,6 @@ class StageLines:
         if done > bar.n:
             bar.update(done - bar.n)
 
-    def _close_bar(self):
-        if self._bar is not None:
-            with _WRITE_LOCK:
-                self._bar.close()
-            self._bar = None
-
     def _beat(self):
         period = _REFRESH if self.terminal else min(self.interval, 0.25)
         while not self._stop.wait(period):
@@ -667,16 +672,6 @@ class StageLines:
                 self._beats, self._last = beats + 1, max(self._last, self._counted)
 
     def close(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._stop_heartbeat()
         with self._lock:
             self._close_bar()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False

@@ -304,11 +304,8 @@ def follow(route, A=None):
     if _COMPILED.get() is not None:
         yield
         return
-    token = _COMPILED.set(_decided(route, A))
-    try:
+    with compiled_kernels(_decided(route, A)):
         yield
-    finally:
-        _COMPILED.reset(token)
 
 
 def sized_kernels(fn):

@@ -208,10 +208,7 @@ def greedy_path(
         return path
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
-    if max_k is not None:
-        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
-        if direction == "backward":
-            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
+    max_k = _checked_max_k(max_k, direction, 1, p, owner)
     if kernel_options and not (form == "vector" and max_k is None):
         raise TypeError(
             f"greedy_path got options {sorted(kernel_options)} that only the binary kernel (a vector A "
@@ -250,6 +247,16 @@ def _fullrank_path(A, B, *, direction, criterion, max_k):
     return fullrank_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
 
 
+def _checked_max_k(max_k, direction, low, p, owner):
+    """``max_k`` checked in ``[low, p]``; None stays None. Refused for the backward direction,
+    which starts from all features."""
+    if max_k is None:
+        return None
+    if direction == "backward":
+        raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
+    return check_int(max_k, "max_k", low=low, high=p, owner=owner)
+
+
 def _host_paths(route):
     """:func:`greedy_path` for the host arrays of the forced, excluded and searched paths: the
     fit's route when its arrays are NumPy already (NumPy, Dask statistics), else asked anew."""
@@ -279,10 +286,7 @@ def _forced(A, B, always_select, *, direction, criterion, form, max_k, certifica
                                 plain="always_select runs", certificate=certificate, kernel_options=kernel_options)
     p = A.shape[0]
     F = check_forced(always_select, p, owner=owner)
-    if max_k is not None:
-        if direction == "backward":
-            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
-        max_k = check_int(max_k, "max_k", low=len(F), high=p, owner=owner)
+    max_k = _checked_max_k(max_k, direction, len(F), p, owner)
     return forced_path(_host_paths(route), A, B, F, direction=direction, criterion=criterion, form=form, max_k=max_k,
                        callback=callback)
 
@@ -357,10 +361,7 @@ def _greedy_path_xp(xp, dev, A, B, *, direction, criterion, form, max_k, certifi
     check_options(form, "form", FORMS, owner=owner)
     form = check_form_pair_xp(xp, A, B, owner, form=form)
     p = A.shape[0]
-    if max_k is not None:
-        max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
-        if direction == "backward":
-            raise ValueError("max_k only applies to the forward direction (backward starts from all features).")
+    max_k = _checked_max_k(max_k, direction, 1, p, owner)
     options = dict(kernel_options)
     if form == "vector" and max_k is None:
         if set(options) - {"block_size"}:

@@ -579,13 +579,10 @@ def _full_forward_compiled(jit, A, members, pad, steps, callback):
     padr = np.ascontiguousarray(np.where(real, pad, 0))
     sizes = np.array([len(m) for m in members], dtype=np.intp)
     A = np.ascontiguousarray(A, dtype=np.float64)
-    order = np.empty(steps, dtype=np.intp)
-    objective = np.empty(steps)
-    free = np.ones(G, dtype=bool)
-    chosen = np.empty(0, dtype=np.intp)
     scores = np.full(G, -np.inf)
     mu = np.empty(G)  # each group's own largest eigenvalue, from the first step
-    for step in range(steps):
+
+    def scores_of(chosen, free):
         if len(chosen):
             theta, U = np.linalg.eigh(A[np.ix_(chosen, chosen)])
             theta, U = np.ascontiguousarray(theta[::-1]), U[:, ::-1]
@@ -593,10 +590,26 @@ def _full_forward_compiled(jit, A, members, pad, steps, callback):
         else:
             theta, CU = np.empty(0), np.empty((0, p))
         jit(theta, CU, A, padr, sizes, free, mu, scores, _TIE_RTOL)
+        return scores[free]
+
+    return _grow(members, steps, scores_of, callback)
+
+
+def _grow(members, steps, scores_of, callback):
+    """The forward loop over groups of :func:`_full_path`: ``steps`` times, the objectives of the
+    free groups added to the chosen ones (``scores_of(chosen, free)``: ``chosen`` the features
+    taken so far, ``free`` the mask of the groups left, in their order), and the first group
+    within the tie tolerance of the best joins."""
+    order = np.empty(steps, dtype=np.intp)
+    objective = np.empty(steps)
+    free = np.ones(len(members), dtype=bool)
+    chosen = np.empty(0, dtype=np.intp)
+    for step in range(steps):
         cand = np.flatnonzero(free)
-        c = _first_within(scores[cand])
+        scores = scores_of(chosen, free)
+        c = _first_within(scores)
         j = cand[c]
-        order[step], objective[step] = j, scores[j]
+        order[step], objective[step] = j, scores[c]
         free[j] = False
         chosen = np.concatenate([chosen, members[j]])
         if callback is not None:
@@ -637,22 +650,13 @@ def _full_path(A, B, members, direction, criterion, max_k, callback):
         jit = _compiled("border_scores") if B is None and criterion.largest_eigenvalue else None
         if jit is not None:
             return _full_forward_compiled(jit, A, members, pad, steps, callback)
-        order = np.empty(steps, dtype=np.intp)
-        objective = np.empty(steps)
-        free = np.ones(G, dtype=bool)
-        chosen = np.empty(0, dtype=np.intp)
-        for step in range(steps):
+
+        def scores_of(chosen, free):
             cand = np.flatnonzero(free)
             index = np.hstack([np.broadcast_to(chosen, (len(cand), len(chosen))), pad[cand]])
-            scores = _stacked_objectives(Ax, Bx, index, criterion)
-            c = _first_within(scores)
-            j = cand[c]
-            order[step], objective[step] = j, scores[c]
-            free[j] = False
-            chosen = np.concatenate([chosen, members[j]])
-            if callback is not None:
-                callback(step + 1, steps)
-        return order, objective
+            return _stacked_objectives(Ax, Bx, index, criterion)
+
+        return _grow(members, steps, scores_of, callback)
     order = np.empty(G, dtype=np.intp)
     objective = np.empty(G)
     alive = np.ones(G, dtype=bool)

@@ -65,11 +65,11 @@ def column_moments(A: ArrayLike, *, center: bool = True, route: Any = None) -> t
         Another array library than NumPy/Dask computes on A's device in A's float dtype.
     center : bool, default=True
         If False the mean is taken as zero.
-
     route : Route or None, default None
         The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
         host views of another library on a CPU, a device); None follows the arrays given
         (:func:`pixsel._routes.placement`).
+
     Returns
     -------
     mean : array of shape (n_features,)
@@ -147,11 +147,11 @@ def class_sums(X: ArrayLike, y: ArrayLike, *, classes: Any = None, route: Any = 
     y : array-like of shape (n_samples,)
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
-
     route : Route or None, default None
         The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
         host views of another library on a CPU, a device); None follows the arrays given
         (:func:`pixsel._routes.placement`).
+
     Returns
     -------
     ClassSums

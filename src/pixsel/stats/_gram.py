@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, Self
 
     from numpy.typing import ArrayLike, NDArray
 
@@ -84,7 +84,30 @@ def _f64(a):
     return np.asarray(a, dtype=np.float64)
 
 
-class CenteredGramOperator:
+class _GramAccess:
+    """What :class:`CenteredGramOperator` and :class:`pixsel.stats.DeviceGramOperator` share above
+    their passes (``columns``, ``diag``): the pass count, the ridge, one column."""
+
+    @property
+    def n_passes(self) -> int:
+        return self._state["passes"]
+
+    def with_alpha(self, alpha: float) -> Self:
+        """The same operator (sharing ``X`` and the means, nothing recomputed) with ridge ``alpha``."""
+        out = copy.copy(self)
+        out.alpha = check_real(alpha, "alpha", low=0, owner=type(self).__name__)
+        return out
+
+    def mean_variance(self) -> float:
+        """``trace(Xc^T Xc / N) / p``, the mean of the diagonal without the ridge (one pass the first time)."""
+        return float(np.mean(self.diag() - self.alpha))
+
+    def column(self, j: int) -> NDArray:
+        """Column ``j`` (one pass); prefer :meth:`columns` for several."""
+        return self.columns([j])[:, 0]
+
+
+class CenteredGramOperator(_GramAccess):
     """``G = Xc^T Xc / N + alpha I`` with ``Xc = X - M[y]``, used through ``X`` only.
 
     The column-access protocol of the forward greedy kernels (``p``, ``diag()``, ``column(j)``,
@@ -204,16 +227,6 @@ class CenteredGramOperator:
         S = self._zsums
         return S.T @ (S[:, idx] / self._counts[:, None])
 
-    @property
-    def n_passes(self) -> int:
-        return self._state["passes"]
-
-    def with_alpha(self, alpha: float) -> CenteredGramOperator:
-        """The same operator (sharing ``X`` and the means, nothing recomputed) with ridge ``alpha``."""
-        out = copy.copy(self)
-        out.alpha = check_real(alpha, "alpha", low=0, owner="CenteredGramOperator")
-        return out
-
     @contextlib.contextmanager
     def cached(self) -> Iterator[CenteredGramOperator]:
         """Within this context, a Dask ``X`` on a ``dask.distributed`` cluster stays on the workers.
@@ -251,10 +264,6 @@ class CenteredGramOperator:
             self._state["chunks"] = None
             client.cancel(futures)
 
-    def mean_variance(self) -> float:
-        """``trace(Xc^T Xc / N) / p``, the mean of the diagonal without the ridge (one pass)."""
-        return float(np.mean(self.diag() - self.alpha))
-
     def _reduce(self, part, **kw):
         # one call of ``part`` per NumPy array or Dask chunk (it tiles the rows and columns itself,
         # so the working memory stays ``block_bytes`` and the partials are single p-panels); the
@@ -279,10 +288,6 @@ class CenteredGramOperator:
                 sq = self._reduce(_diag_part, means=self.means, block_bytes=self.block_bytes)
             self._state["diag"] = np.asarray(sq, dtype=np.float64) / self.n
         return self._state["diag"] + self.alpha
-
-    def column(self, j: int) -> NDArray:
-        """Column ``j`` (one pass); prefer :meth:`columns` for several."""
-        return self.columns([j])[:, 0]
 
     def columns(self, idx: ArrayLike) -> NDArray:
         """Columns ``idx`` as a ``(p, len(idx))`` float64 panel, all in one pass over ``X``."""

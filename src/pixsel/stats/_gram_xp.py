@@ -27,7 +27,6 @@ throughout, as fast for float64 data and slower for float32 and uint8 images:
 from __future__ import annotations
 
 import contextlib
-import copy
 
 import numpy as np
 
@@ -42,7 +41,7 @@ from .._array_api import (
 )
 from .._routes import placement
 from .._validation import check_real, is_dask_array
-from ._gram import GRAM_BLOCK_BYTES, CenteredGramOperator
+from ._gram import GRAM_BLOCK_BYTES, CenteredGramOperator, _GramAccess
 from ._moments import ClassMeans, _check_counts, class_codes
 
 from typing import TYPE_CHECKING
@@ -77,7 +76,7 @@ def gram_operator(
     return DeviceGramOperator(X, y, classes=classes, alpha=alpha)
 
 
-class DeviceGramOperator:
+class DeviceGramOperator(_GramAccess):
     """:class:`pixsel.stats.CenteredGramOperator` for an ``X`` of another array library.
 
     ``G = Xc^T Xc / N + alpha I`` with ``Xc = X - M[y]``: the passes over ``X`` run in X's
@@ -155,23 +154,9 @@ class DeviceGramOperator:
         return ClassMeans(classes=classes, counts=counts.astype(np.int64), means=means,
                           mean=(counts @ means) / self.n, n_samples=self.n)
 
-    @property
-    def n_passes(self):
-        return self._state["passes"]
-
-    def with_alpha(self, alpha: float) -> DeviceGramOperator:
-        """The same operator (sharing ``X`` and the means) with ridge ``alpha``."""
-        out = copy.copy(self)
-        out.alpha = check_real(alpha, "alpha", low=0, owner="DeviceGramOperator")
-        return out
-
     def cached(self) -> AbstractContextManager[DeviceGramOperator]:
         """The context of :meth:`CenteredGramOperator.cached`; ``X`` is already on its device."""
         return contextlib.nullcontext(self)
-
-    def mean_variance(self) -> float:
-        """``trace(Xc^T Xc / N) / p`` (one pass the first time)."""
-        return float(np.mean(self.diag() - self.alpha))
 
     def diag(self) -> NDArray:
         """The diagonal (one pass, the first time; then remembered), NumPy float64."""
@@ -185,10 +170,6 @@ class DeviceGramOperator:
                 sq = part if sq is None else sq + part
             self._state["diag"] = to_numpy(sq, np.float64) / self.n
         return self._state["diag"] + self.alpha
-
-    def column(self, j: int) -> NDArray:
-        """Column ``j`` (one pass); prefer :meth:`columns` for several."""
-        return self.columns([j])[:, 0]
 
     def columns(self, idx: ArrayLike) -> NDArray:
         """Columns ``idx`` as a ``(p, len(idx))`` NumPy float64 panel, in one pass over ``X``."""

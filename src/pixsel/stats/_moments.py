@@ -274,11 +274,11 @@ def class_means(X: ArrayLike, y: ArrayLike | None = None, *, classes: Any = None
         Class labels; ``None``: a single class holding every sample.
     classes : array-like, optional
         The labels to expect; default ``np.unique(y)``.
-
     route : Route or None, default None
         The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
         host views of another library on a CPU, a device); None follows the arrays given
         (:func:`pixsel._routes.placement`).
+
     Returns
     -------
     ClassMeans
@@ -546,11 +546,11 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
         certificate that compares objectives to ``1e-10``. uint8, int8 and bool images are
         always multiplied in float32, exactly (every product and tile sum is an integer below
         ``2^24``), whatever this says.
-
     route : Route or None, default None
         The :class:`pixsel._routes.Route` of the fit that calls (where its data lives: NumPy,
         host views of another library on a CPU, a device); None follows the arrays given
         (:func:`pixsel._routes.placement`).
+
     Returns
     -------
     ClassStatistics

@@ -132,13 +132,25 @@ def generalize(bound: float, lmin_B: float, lmax_B: float) -> float:
     return bound / lmin_B if bound >= 0 else bound / lmax_B
 
 
+def _as_indices(subset):
+    """The feature indices of ``subset``, an array of int or a boolean mask."""
+    subset = np.asarray(subset)
+    return np.flatnonzero(subset) if subset.dtype == bool else subset.astype(np.intp)
+
+
+def _path_sizes(A, max_k):
+    """``A`` as float64, its size ``p`` and the largest size of a path over it (``max_k``, default ``p``)."""
+    A = np.asarray(A, dtype=np.float64)
+    p = A.shape[0]
+    return A, p, p if max_k is None else int(max_k)
+
+
 def _node(p, k, candidates, fixed):
-    C = np.arange(p) if candidates is None else np.flatnonzero(candidates) if np.asarray(candidates).dtype == bool else np.asarray(candidates, dtype=np.intp)
+    C = np.arange(p) if candidates is None else _as_indices(candidates)
     if fixed is None:
         inF = np.zeros(len(C), bool)
     else:
-        fx = np.asarray(fixed)
-        Fidx = np.flatnonzero(fx) if fx.dtype == bool else fx.astype(np.intp)
+        Fidx = _as_indices(fixed)
         inF = np.isin(C, Fidx)
         if inF.sum() != len(Fidx):
             raise ValueError("fixed must be a subset of candidates; pass the node's (F, C) with F <= C.")
@@ -238,9 +250,7 @@ def row_bounds_path(A: ArrayLike, max_k: int | None = None, *, psd: bool | None 
     >>> row_bounds_path(A).round(6).tolist()
     [2.0, 3.0, 3.0]
     """
-    A = np.asarray(A, dtype=np.float64)
-    p = A.shape[0]
-    max_k = p if max_k is None else int(max_k)
+    A, p, max_k = _path_sizes(A, max_k)
     d = np.diag(A)
     off = np.abs(A)
     np.fill_diagonal(off, 0.0)
@@ -285,8 +295,7 @@ def sdp_dual_value(A: ArrayLike, Z: ArrayLike, k: int, *, candidates: ArrayLike 
     """
     A = np.asarray(A, dtype=np.float64)
     if candidates is not None:
-        C = np.asarray(candidates)
-        C = np.flatnonzero(C) if C.dtype == bool else C.astype(np.intp)
+        C = _as_indices(candidates)
         A = A[np.ix_(C, C)]
         Z = np.asarray(Z, dtype=np.float64)[np.ix_(C, C)]
     Zo = np.array(Z, dtype=np.float64)
@@ -395,8 +404,7 @@ def sdp_dual_bound(
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     A = np.asarray(A, dtype=np.float64)
     if candidates is not None:
-        C = np.asarray(candidates)
-        C = np.flatnonzero(C) if C.dtype == bool else C.astype(np.intp)
+        C = _as_indices(candidates)
         A = A[np.ix_(C, C)]
     n = A.shape[0]
     scale = float(np.abs(np.diag(A)).max()) if n else 0.0
@@ -496,9 +504,7 @@ def sdp_bounds_path(A: ArrayLike, max_k: int | None = None, *, n_rho: int = 48) 
     >>> sdp_bounds_path(A).round(6).tolist()
     [2.0, 3.0, 3.0]
     """
-    A = np.asarray(A, dtype=np.float64)
-    p = A.shape[0]
-    max_k = p if max_k is None else int(max_k)
+    A, _, max_k = _path_sizes(A, max_k)
     rhos = _rho_grid(A, n_rho)
     lam = _soft_family(A, rhos)
     ks = np.arange(1, max_k + 1)
@@ -541,10 +547,8 @@ def spca_bounds_path(
     >>> spca_bounds_path(A).round(6).tolist()
     [2.0, 3.0, 3.0]
     """
-    A = np.asarray(A, dtype=np.float64)
+    A, _, max_k = _path_sizes(A, max_k)
     A = (A + A.T) / 2
-    p = A.shape[0]
-    max_k = p if max_k is None else int(max_k)
     ub = row_bounds_path(A, max_k)
     if relaxation:
         ub = np.minimum(ub, sdp_bounds_path(A, max_k))

@@ -79,14 +79,14 @@ import numpy as np
 
 from ..._routes import follow
 from ..._threads import blas_limit
-from ..._validation import check_excluded, check_int
+from ..._validation import check_int
 from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ..bounds._certificates import inclusion_bounds
 from ..bounds._perspective import perspective_bounds_path
 from ._result import CERTIFIED, STATUSES, SearchState, status_of_stop
-from ._exclude import lift_path, restrict, restrict_initial
-from ._search import Stop, run_until_stopped
+from ._exclude import lift_path, restrict_initial, restricted
+from ._search import count_node, run_until_stopped
 from ._solve import _check_limits, _factor_of_psd, _on_host, _validate, exact_route, keep_order
 from . import _allk_enum, _allk_numba, _allk_parallel, _swap
 
@@ -296,6 +296,7 @@ class _PathSearch:
         self.stack = []
         self.current = None
         self.n_nodes = 0
+        self.partner = None  # (count_node's turn for another search; the path search has none)
         self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
         self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
         self.enum = None  # a completed enumeration the tree may extend (see _extend_enumeration)
@@ -333,15 +334,7 @@ class _PathSearch:
 
     # ---- limits and progress
     def tick(self):
-        self.n_nodes += 1
-        if self.node_limit is not None and self.n_nodes > self.node_limit:
-            self.n_nodes -= 1
-            raise Stop("node_limit")
-        if self.time_limit is not None and (self.n_nodes & 31) == 0:
-            if time.perf_counter() - self.t0 > self.time_limit:
-                raise Stop("time_limit")
-        if self.callback is not None and (self.n_nodes & 1023) == 0:
-            self.report()
+        count_node(self, time_mask=31)  # the clock every 32 nodes
 
     def upper_bounds(self):
         """Certified bound per size (index = size): incumbents and every open subtree."""
@@ -939,11 +932,10 @@ def _excluded_path(A, B, never_select, criterion, max_k, initial, options):
     p = A.shape[0]
     if max_k is not None:
         max_k = check_int(max_k, "max_k", low=1, high=p, owner=owner)
-    E = check_excluded(never_select, p, k=max_k, owner=owner)
-    if not len(E):
+    pair = restricted(A, B, form, never_select, max_k, owner)
+    if pair is None:
         return None
-    R = np.setdiff1d(np.arange(p), E)
-    AR, BR = restrict(A, B, form, R)
+    E, R, AR, BR = pair
     if initial is not None:
         initial = [restrict_initial(S, E, R, p, owner) for S in initial]
     return lift_path(exact_path(AR, BR, criterion=criterion, max_k=max_k, initial=initial, **options), R, E)

@@ -64,11 +64,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
                     for i in range(p):
                         acc += M[i, a] * fW[0, i, b]
                     fG[0, a, b] = acc
-            for a in range(r):
-                for b in range(a):
-                    v = 0.5 * (fG[0, a, b] + fG[0, b, a])
-                    fG[0, a, b] = v
-                    fG[0, b, a] = v
+            _symmetrize(fG[0], r)
             if additive:
                 v = 0.0
                 for a in range(r):
@@ -133,11 +129,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
                     wa = fW[f, t, a] / ptt
                     for b in range(r):
                         fG[d, a, b] = fG[f, a, b] - wa * fW[f, t, b]
-            for a in range(r):
-                for b in range(a):
-                    v = 0.5 * (fG[d, a, b] + fG[d, b, a])
-                    fG[d, a, b] = v
-                    fG[d, b, a] = v
+            _symmetrize(fG[d], r)
             v = fcval[f, c]
             fval[d] = v
             for j in range(p + 1):
@@ -208,11 +200,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
                         for i in range(nf):
                             acc -= fW[d, m + i, a] * Rm[i, b]
                         GI[a, b] = acc
-                for a in range(r):
-                    for b in range(a):
-                        v = 0.5 * (GI[a, b] + GI[b, a])
-                        GI[a, b] = v
-                        GI[b, a] = v
+                _symmetrize(GI, r)
                 if additive:
                     for a in range(r):
                         fI += GI[a, a]
@@ -318,11 +306,7 @@ def _kernel(B, M, additive, max_k, budget, forward,
                     wa = fW[d, tt, a] / ptt
                     for b in range(r):
                         Gc[a, b] = fG[d, a, b] - wa * fW[d, tt, b]
-                for a in range(r):
-                    for b in range(a):
-                        v = 0.5 * (Gc[a, b] + Gc[b, a])
-                        Gc[a, b] = v
-                        Gc[b, a] = v
+                _symmetrize(Gc, r)
                 thr = inc[s - 1]
                 if c2 <= top - m and suff[c2] < thr:
                     thr = suff[c2]
@@ -346,6 +330,15 @@ def _kernel(B, M, additive, max_k, budget, forward,
     stack_top[0] = sp
     counters[0] += done
     return done
+
+
+def _symmetrize(G, r):  # pragma: no cover - compiled
+    """``G[:r, :r]`` replaced by its symmetric part, in place (against the drift of the updates)."""
+    for a in range(r):
+        for b in range(a):
+            v = 0.5 * (G[a, b] + G[b, a])
+            G[a, b] = v
+            G[b, a] = v
 
 
 def _card_gershgorin(P, m, nf, tmax):  # pragma: no cover - compiled
@@ -463,7 +456,7 @@ _compiled = []
 def _compiled_kernel():
     """The compiled kernel, built on the first call (the helpers it calls are compiled first and
     bound to their module names, which is where numba looks them up)."""
-    global _offer, _chol_pd, _card_gershgorin, _any_open
+    global _offer, _chol_pd, _card_gershgorin, _any_open, _symmetrize
     if not _compiled:
         import numba
 
@@ -471,6 +464,7 @@ def _compiled_kernel():
         _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)
         _chol_pd = numba.njit(cache=True)(_chol_pd)
         _any_open = numba.njit(cache=True)(_any_open)
+        _symmetrize = numba.njit(cache=True)(_symmetrize)
         _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]
 

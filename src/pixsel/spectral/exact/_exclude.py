@@ -15,7 +15,20 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["restrict", "restrict_initial", "lift_result", "lift_path"]
+from ..._validation import check_excluded
+
+__all__ = ["restricted", "restrict", "restrict_initial", "lift_result", "lift_path"]
+
+
+def restricted(A: np.ndarray, B: np.ndarray, form: str, never_select, k: int | None, owner: str):
+    """``(E, R, A_R, B_RR)``: the checked excluded features ``E`` (``never_select``, room left for
+    ``k``), the kept ones ``R`` and the pair on them (:func:`restrict`); None where ``E`` is empty."""
+    p = A.shape[0]
+    E = check_excluded(never_select, p, k=k, owner=owner)
+    if not len(E):
+        return None
+    R = np.setdiff1d(np.arange(p), E)
+    return (E, R, *restrict(A, B, form, R))
 
 
 def restrict(A: np.ndarray, B: np.ndarray, form: str, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

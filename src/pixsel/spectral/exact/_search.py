@@ -10,7 +10,7 @@ import numpy as np
 
 from ._result import SearchState
 
-__all__ = ["Search", "Stop", "run_until_stopped"]
+__all__ = ["Search", "Stop", "count_node", "run_until_stopped"]
 
 
 class Stop(Exception):
@@ -30,6 +30,25 @@ def run_until_stopped(loop, report, status):
         status = "interrupted"
     report()
     return status
+
+
+def count_node(search, time_mask=0):
+    """One more node of ``search`` (the limits and progress of every search's tree): raises
+    :class:`Stop` past its ``node_limit`` (the count stays at the limit); lets its ``partner``
+    (where not None) take its turn; raises :class:`Stop` past its ``time_limit``, read at the
+    nodes whose count has ``count & time_mask == 0`` (0: every node); calls its ``report()``
+    every 1024 nodes when it has a callback."""
+    search.n_nodes += 1
+    if search.node_limit is not None and search.n_nodes > search.node_limit:
+        search.n_nodes -= 1
+        raise Stop("node_limit")
+    if search.partner is not None:
+        search.partner.turn()
+    if search.time_limit is not None and (search.n_nodes & time_mask) == 0:
+        if time.perf_counter() - search.t0 > search.time_limit:
+            raise Stop("time_limit")
+    if search.callback is not None and (search.n_nodes & 1023) == 0:
+        search.report()
 
 
 class Search:
@@ -96,17 +115,7 @@ class Search:
         return ub
 
     def tick(self):
-        self.n_nodes += 1
-        if self.node_limit is not None and self.n_nodes > self.node_limit:
-            self.n_nodes -= 1
-            raise Stop("node_limit")
-        if self.partner is not None:
-            self.partner.turn()
-        if self.time_limit is not None:  # every node: a full-matrix node can take a second
-            if time.perf_counter() - self.t0 > self.time_limit:
-                raise Stop("time_limit")
-        if self.callback is not None and (self.n_nodes & 1023) == 0:
-            self.report()
+        count_node(self)  # the clock at every node: a full-matrix node can take a second
 
     def state(self):
         """The read-only record passed to the callback."""

@@ -12,13 +12,13 @@ import numpy as np
 from ..._array_api import get_namespace, to_host
 from ..._routes import choose, follow, resize
 from ..._threads import blas_limit
-from ..._validation import check_excluded, check_int, check_options, check_pair, check_real
+from ..._validation import check_int, check_options, check_pair, check_real
 from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..bounds._certificates import inclusion_bounds
 from ..greedy import refine_support
-from ._exclude import lift_result, restrict, restrict_initial
+from ._exclude import lift_result, restrict_initial, restricted
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -442,11 +442,10 @@ def _excluded_support(A, B, k, never_select, criterion, initial, options):
     owner = "exact_support"
     A, B, form, k, _ = _validate(A, B, k, criterion, owner)
     p = A.shape[0]
-    E = check_excluded(never_select, p, k=k, owner=owner)
-    if not len(E):
+    pair = restricted(A, B, form, never_select, k, owner)
+    if pair is None:
         return None
-    R = np.setdiff1d(np.arange(p), E)
-    AR, BR = restrict(A, B, form, R)
+    E, R, AR, BR = pair
     if initial is not None:
         given = initial
         initial = restrict_initial(initial, E, R, p, owner)

@@ -3,7 +3,8 @@
 One step: the objective after removing each live feature (ties to the lowest index): for the
 trace ``tr G - |W_i|^2 / P_ii``; for the largest eigenvalue ``lambda_max(G - w_i w_i^T / P_ii)``,
 screened by two-pole bounds and solved by the secular equation for the few that can win (the
-functions and the rule of the dense loop, :func:`._multiclass_jit.backward_path`); ``c = K^{-1} u_q`` and the column ``P[:, q] = (e_q - U_S c) / lam`` of the removed feature
+dense loop's own choice, :func:`._multiclass_jit._backward_choice`, called with the n-form's
+``diag P``); ``c = K^{-1} u_q`` and the column ``P[:, q] = (e_q - U_S c) / lam`` of the removed feature
 ``q``, the rank-one downdates of ``G``, ``W`` and ``diag P`` by that column, Sherman-Morrison on
 ``K^{-1}``, and the last live row moved into ``q``'s place. ``O(m n + n^2 + m r)`` per step with
 ``m`` live features. Imported lazily by ``_lowrank``.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._multiclass_jit import _removed_bounds, _root_removed
+from ._multiclass_jit import _backward_choice, _gram_downdate
 
 __all__ = ["lowrank_backward_steps"]
 
@@ -35,55 +36,11 @@ def lowrank_backward_steps(Ul, Ml, W, d, Kinv, G, trace, idx, lam, m, order, obj
     hi_b = np.empty(p)
     n_solved = 0
     for step in range(step0, min(step0 + n_steps, p)):
-        for a in range(r):  # symmetrize against drift
-            for b in range(a):
-                v = 0.5 * (G[a, b] + G[b, a])
-                G[a, b] = v
-                G[b, a] = v
-        tr = 0.0
-        for a in range(r):
-            tr += G[a, a]
-        if trace:
-            objective[m - 1] = tr
-        else:
-            theta, V = np.linalg.eigh(G)
-            objective[m - 1] = theta[r - 1]
+        q, solved = _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b)
+        n_solved += solved
         if m == 1:
             order[step] = idx[0]
             return 0, n_solved
-        best = -np.inf
-        q = -1
-        if trace:
-            for i in range(m):
-                s = 0.0
-                for a in range(r):
-                    s += W[i, a] * W[i, a]
-                val = tr - s / d[i]
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
-        else:  # the dense loop's screening: bounds for all, exact roots by decreasing upper bound
-            Z = np.ascontiguousarray(W[:m]) @ V
-            best_lower = -np.inf
-            for i in range(m):
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / d[i]
-                lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
-                best_lower = max(best_lower, lo_b[i])
-            slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
-            rank = np.argsort(-hi_b[:m])
-            for t in range(m):
-                i = rank[t]
-                if hi_b[i] < best_lower - slack:
-                    break
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / d[i]
-                val = _root_removed(theta, z2, lo_b[i], hi_b[i])
-                n_solved += 1
-                best_lower = max(best_lower, val)
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
         order[step] = idx[q]
         c = np.dot(Kinv, Ul[q])  # K^{-1} u_q (BLAS)
         col[:m] = np.dot(Ul[:m], c) * (-1.0 / lam)  # P[:, q]
@@ -91,9 +48,7 @@ def lowrank_backward_steps(Ul, Ml, W, d, Kinv, G, trace, idx, lam, m, order, obj
         pqq = col[q]
         for a in range(r):
             wq[a] = W[q, a]
-        for a in range(r):
-            for b in range(r):
-                G[a, b] -= wq[a] * wq[b] / pqq
+        _gram_downdate(G, wq, pqq)
         for i in range(m):
             f = col[i] / pqq
             for a in range(r):

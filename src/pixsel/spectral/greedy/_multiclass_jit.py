@@ -29,9 +29,18 @@ import math
 import numpy as np
 from numba import njit
 
+from ._fullrank_jit import swap_delete
+
 __all__ = ["top_eig_added", "top_eig_removed", "backward_path"]
 
 _EPS = np.finfo(np.float64).eps
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _squared_row(Z, i, scale, z2):
+    """``z2 = Z[i]^2 / scale``: candidate ``i``'s squared eigen-coordinates (``w = Z[i] / sqrt(scale)``)."""
+    for j in range(z2.shape[0]):
+        z2[j] = Z[i, j] * Z[i, j] / scale
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -134,8 +143,7 @@ def top_eig_added(theta, Z, dc, floor0):
         i = orderi[t]
         if upper[i] < best_lower - slack:
             break
-        for j in range(r):
-            z2[j] = Z[i, j] * Z[i, j] / dc[i]
+        _squared_row(Z, i, dc[i], z2)
         v, ok = _root_added(theta, z2, lower[i], upper[i], best_lower - slack)
         n_solved += 1
         if ok:
@@ -241,11 +249,88 @@ def top_eig_removed(theta, Z, dc):
     vals = np.empty(n)
     z2 = np.empty(r)
     for i in range(n):
-        for j in range(r):
-            z2[j] = Z[i, j] * Z[i, j] / dc[i]
+        _squared_row(Z, i, dc[i], z2)
         lo, hi = _removed_bounds(theta, z2)
         vals[i] = _root_removed(theta, z2, lo, hi)
     return vals
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _gram_downdate(G, w, piv):
+    """``G -= w w^T / piv``: the removed feature's share of ``G = M_S^T P_S M_S`` (``w`` its row
+    of ``W``, ``piv`` its diagonal entry of ``P``)."""
+    r = w.shape[0]
+    for a in range(r):
+        for b in range(r):
+            G[a, b] -= w[a] * w[b] / piv
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _backward_choice(G, W, d, idx, m, trace, objective, z2, lo_b, hi_b):
+    """One step of a backward elimination with ``m`` live features: the objective now and the
+    feature to remove (the rule shared by :func:`backward_path` and the ``n``-form loop of
+    :mod:`._lowrank_jit`).
+
+    Symmetrizes ``G`` against drift and writes ``objective[m - 1]`` (``tr G`` when ``trace``,
+    else ``lambda_max(G)``). For ``m > 1`` returns ``(q, n_solved)``: the live position ``q``
+    whose removal leaves the largest objective (ties to the lowest ``idx``) and the exact roots
+    solved; ``(-1, 0)`` for ``m == 1``. The candidates' values use ``W[:m]`` and ``d[:m]`` (the
+    diagonal of ``P`` at the live positions): ``tr G - |W_i|^2 / d_i`` for the trace; for the
+    largest eigenvalue, two-pole bounds for every candidate and the secular root for those,
+    by decreasing upper bound, whose bound still reaches the best value found. ``z2`` (``r``),
+    ``lo_b`` and ``hi_b`` (at least ``m``) are scratch.
+    """
+    r = G.shape[0]
+    for a in range(r):  # symmetrize against drift
+        for b in range(a):
+            v = 0.5 * (G[a, b] + G[b, a])
+            G[a, b] = v
+            G[b, a] = v
+    tr = 0.0
+    for a in range(r):
+        tr += G[a, a]
+    if trace:
+        objective[m - 1] = tr
+    else:
+        theta, V = np.linalg.eigh(G)
+        objective[m - 1] = theta[r - 1]
+    if m == 1:
+        return -1, 0
+    best = -np.inf
+    q = -1
+    n_solved = 0
+    if trace:
+        for i in range(m):
+            s = 0.0
+            for a in range(r):
+                s += W[i, a] * W[i, a]
+            val = tr - s / d[i]
+            if q < 0 or val > best or (val == best and idx[i] < idx[q]):
+                best = val
+                q = i
+        return q, n_solved
+    # screening: bounds for every live feature, exact roots by decreasing upper bound until no
+    # upper bound reaches the best value found
+    Z = np.ascontiguousarray(W[:m]) @ V
+    best_lower = -np.inf
+    for i in range(m):
+        _squared_row(Z, i, d[i], z2)
+        lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
+        best_lower = max(best_lower, lo_b[i])
+    slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
+    rank = np.argsort(-hi_b[:m])
+    for t in range(m):
+        i = rank[t]
+        if hi_b[i] < best_lower - slack:
+            break
+        _squared_row(Z, i, d[i], z2)
+        val = _root_removed(theta, z2, lo_b[i], hi_b[i])
+        n_solved += 1
+        best_lower = max(best_lower, val)
+        if q < 0 or val > best or (val == best and idx[i] < idx[q]):
+            best = val
+            q = i
+    return q, n_solved
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -268,80 +353,31 @@ def backward_path(P, W, G, trace, idx, m, order, objective, step0, n_steps):
     z2 = np.empty(r)
     lo_b = np.empty(p)
     hi_b = np.empty(p)
+    dg = np.empty(p)
     n_solved = 0
     for step in range(step0, min(step0 + n_steps, p)):
-        for a in range(r):  # symmetrize against drift
-            for b in range(a):
-                v = 0.5 * (G[a, b] + G[b, a])
-                G[a, b] = v
-                G[b, a] = v
-        tr = 0.0
-        for a in range(r):
-            tr += G[a, a]
-        if trace:
-            objective[m - 1] = tr
-        else:
-            theta, V = np.linalg.eigh(G)
-            objective[m - 1] = theta[r - 1]
+        for i in range(m):
+            dg[i] = P[i, i]
+        q, solved = _backward_choice(G, W, dg, idx, m, trace, objective, z2, lo_b, hi_b)
+        n_solved += solved
         if m == 1:
             order[step] = idx[0]
             m = 0
             break
-        if not trace:
-            Z = np.ascontiguousarray(W[:m]) @ V
-        best = -np.inf
-        q = -1
-        if trace:
-            for i in range(m):
-                s = 0.0
-                for a in range(r):
-                    s += W[i, a] * W[i, a]
-                val = tr - s / P[i, i]
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
-        else:
-            # screening: bounds for every live feature, exact roots by decreasing upper bound
-            # until no upper bound reaches the best value found
-            best_lower = -np.inf
-            for i in range(m):
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / P[i, i]
-                lo_b[i], hi_b[i] = _removed_bounds(theta, z2)
-                best_lower = max(best_lower, lo_b[i])
-            slack = 1e-12 * max(abs(theta[r - 1]), 1e-300)
-            rank = np.argsort(-hi_b[:m])
-            for t in range(m):
-                i = rank[t]
-                if hi_b[i] < best_lower - slack:
-                    break
-                for a in range(r):
-                    z2[a] = Z[i, a] * Z[i, a] / P[i, i]
-                val = _root_removed(theta, z2, lo_b[i], hi_b[i])
-                n_solved += 1
-                best_lower = max(best_lower, val)
-                if q < 0 or val > best or (val == best and idx[i] < idx[q]):
-                    best = val
-                    q = i
         order[step] = idx[q]
         piv = P[q, q]
         u = P[:m, q].copy()
         wj = W[q].copy()
-        for a in range(r):
-            for b in range(r):
-                G[a, b] -= wj[a] * wj[b] / piv
+        _gram_downdate(G, wj, piv)
         for i in range(m):
             ui = u[i] / piv
             for c in range(m):
                 P[i, c] -= ui * u[c]
             for a in range(r):
                 W[i, a] -= ui * wj[a]
+        swap_delete(P, m, q)  # the last live row and column take q's place
         last = m - 1
         if q != last:
-            for c in range(m):
-                P[q, c] = P[last, c]
-            for c in range(m):
-                P[c, q] = P[c, last]
             for a in range(r):
                 W[q, a] = W[last, a]
             idx[q] = idx[last]
