@@ -589,6 +589,37 @@ def paired_lines(results, a, b):
     return lines
 
 
+def against_lines(results, selectors, ref="FastCan beam=5", base="FastCan", margin=0.5):
+    """Each selector against ``ref`` cell by cell (same splits, classifiers and k): the cells where
+    it is at least ``ref``'s accuracy minus ``margin`` points, the mean difference, the worst
+    cell, its fit time and the ratio to ``base``'s fit time in the same run; one line per data
+    set and selector, then one per selector over every data set."""
+    lines, total = [], {}
+    for name, res in results.items():
+        acc, t = res["accuracy"], res["fit_time_median_s"]
+        if ref not in acc:
+            continue
+        for sel in selectors:
+            if sel not in acc:
+                continue
+            cells = [(acc[sel][c][k]["mean"] - acc[ref][c][k]["mean"], c, k) for c in CLASSIFIERS
+                     for k in map(str, res["ks"]) if k in acc[sel][c] and k in acc[ref][c]]
+            d = np.array([x[0] for x in cells]) * 100
+            worst = cells[int(np.argmin(d))]
+            ok = int(np.sum(d >= -margin))
+            tot = total.setdefault(sel, [0, [], []])
+            tot[0] += ok
+            tot[1].append(d)
+            tot[2].append(t.get(sel, np.nan) / t.get(base, np.nan))
+            lines.append(f"| {name} | {sel} | {ok}/{d.size} | {d.mean():+.2f} | {d.min():+.1f} ({worst[1]}, k={worst[2]}) "
+                         f"| {_fmt(t.get(sel))} | {_fmt(t.get(sel, np.nan) / t.get(base, np.nan))} |")
+    for sel, (ok, ds, ratios) in total.items():
+        d = np.concatenate(ds)
+        span = "n/a" if np.all(np.isnan(ratios)) else f"{np.nanmin(ratios):.2f} to {np.nanmax(ratios):.2f}"
+        lines.append(f"| **all** | {sel} | **{ok}/{d.size}** | {d.mean():+.2f} | {d.min():+.1f} | | {span} |")
+    return lines
+
+
 def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
     for sel in selectors:
@@ -617,7 +648,7 @@ def unsup_lines(name, res, default):
 
 
 def _fmt(v):
-    return "n/a" if v is None else f"{v:.2f}"
+    return "n/a" if v is None or np.isnan(v) else f"{v:.2f}"
 
 
 def figure(name, res, path):
@@ -772,7 +803,19 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|---|---|")
         for line in default_summary(ok, sel):
             print(line)
-    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto"):
+    ref = "FastCan beam=5"
+    if any(ref in r["accuracy"] for r in ok.values()):
+        sels = [default] + [s for s in (*LDA_ROWS, "FastCan", ref, "f_classif", "random")
+                            if s != default_lda_row()]
+        print(f"\nAgainst {ref}, cell by cell (points of accuracy; {default} is {default_lda_row()}): cells at "
+              f"least {ref}'s accuracy minus 0.5 point, mean difference, worst cell, median fit time and its "
+              "ratio to FastCan's greedy search in the same run")
+        print(f"| data | selector | cells >= {ref} - 0.5 pt | mean difference | worst cell | fit s | fit / FastCan |")
+        print("|---|---|---|---|---|---|---|")
+        for line in against_lines(ok, sels, ref):
+            print(line)
+    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto",
+              "pixsel LDA correlation auto rda", "pixsel LDA correlation auto auto"):
         if a == default_lda_row():
             continue
         print(f"\n{a} against {default} ({default_lda_row()}), cell by cell (points of accuracy)")
