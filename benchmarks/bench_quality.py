@@ -710,7 +710,8 @@ def merge_runs(records):
 
     The first run that has a data set gives its result; a later run on the same splits (same
     count, same ks: the splits are seeded) adds the selectors the first lacks (supervised or
-    unsupervised rows, and the failures it reports). A bootstrap
+    unsupervised rows, and the failures it reports; a row that failed in the first run is taken
+    from a later one that fitted it, its failure still reported). A bootstrap
     Jaccard that a row of the first lacks is taken from any later run with the same ``jaccard_k``, whatever its
     splits (it is read on the first split's training part alone). Each selector's
     fit-time ratio stays against the L1-logistic of the run that fitted it (``l1_time``), and
@@ -745,9 +746,12 @@ def merge_runs(records):
             if res["ks"] != base["ks"]:  # k capped at another count of non-constant pixels
                 print(f"{name}: run {i} has ks {res['ks']}, the first {base['ks']}: its rows are scored on "
                       f"the cells of both ({common})")
-            known = set(base["accuracy"]) | set(base.get("clustering", {})) | set(base["failed"])
+            # a row that failed in the first run (e.g. a peer that cannot reach its largest k)
+            # is taken from a later run that fitted it, on that run's ks; its failure stays reported
+            known = set(base["accuracy"]) | set(base.get("clustering", {}))
             new = sorted(s for s in res["accuracy"] if s not in known)
             new_unsup = sorted(s for s in res.get("clustering", {}) if s not in known)
+            known |= set(base["failed"])
             for s in new_unsup:  # an unsupervised row: its k-means scores
                 base.setdefault("clustering", {})[s] = res["clustering"][s]
             new_failed = sorted(s for s in res["failed"] if s not in known and s not in new + new_unsup)
