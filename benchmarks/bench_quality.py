@@ -589,6 +589,37 @@ def paired_lines(results, a, b):
     return lines
 
 
+def against_lines(results, selectors, ref="FastCan beam=5", base="FastCan", margin=0.5):
+    """Each selector against ``ref`` cell by cell (same splits, classifiers and k): the cells where
+    it is at least ``ref``'s accuracy minus ``margin`` points, the mean difference, the worst
+    cell, its fit time and the ratio to ``base``'s fit time in the same run; one line per data
+    set and selector, then one per selector over every data set."""
+    lines, total = [], {}
+    for name, res in results.items():
+        acc, t = res["accuracy"], res["fit_time_median_s"]
+        if ref not in acc:
+            continue
+        for sel in selectors:
+            if sel not in acc:
+                continue
+            cells = [(acc[sel][c][k]["mean"] - acc[ref][c][k]["mean"], c, k) for c in CLASSIFIERS
+                     for k in map(str, res["ks"]) if k in acc[sel][c] and k in acc[ref][c]]
+            d = np.array([x[0] for x in cells]) * 100
+            worst = cells[int(np.argmin(d))]
+            ok = int(np.sum(d >= -margin))
+            tot = total.setdefault(sel, [0, [], []])
+            tot[0] += ok
+            tot[1].append(d)
+            tot[2].append(t.get(sel, np.nan) / t.get(base, np.nan))
+            lines.append(f"| {name} | {sel} | {ok}/{d.size} | {d.mean():+.2f} | {d.min():+.1f} ({worst[1]}, k={worst[2]}) "
+                         f"| {_fmt(t.get(sel))} | {_fmt(t.get(sel, np.nan) / t.get(base, np.nan))} |")
+    for sel, (ok, ds, ratios) in total.items():
+        d = np.concatenate(ds)
+        span = "n/a" if np.all(np.isnan(ratios)) else f"{np.nanmin(ratios):.2f} to {np.nanmax(ratios):.2f}"
+        lines.append(f"| **all** | {sel} | **{ok}/{d.size}** | {d.mean():+.2f} | {d.min():+.1f} | | {span} |")
+    return lines
+
+
 def summary_lines(name, res, *selectors):
     acc, lines = res["accuracy"], []
     for sel in selectors:
@@ -617,7 +648,7 @@ def unsup_lines(name, res, default):
 
 
 def _fmt(v):
-    return "n/a" if v is None else f"{v:.2f}"
+    return "n/a" if v is None or np.isnan(v) else f"{v:.2f}"
 
 
 def figure(name, res, path):
@@ -679,7 +710,8 @@ def merge_runs(records):
 
     The first run that has a data set gives its result; a later run on the same splits (same
     count, same ks: the splits are seeded) adds the selectors the first lacks (supervised or
-    unsupervised rows, and the failures it reports). A bootstrap
+    unsupervised rows, and the failures it reports; a row that failed in the first run is taken
+    from a later one that fitted it, its failure still reported). A bootstrap
     Jaccard that a row of the first lacks is taken from any later run with the same ``jaccard_k``, whatever its
     splits (it is read on the first split's training part alone). Each selector's
     fit-time ratio stays against the L1-logistic of the run that fitted it (``l1_time``), and
@@ -714,9 +746,12 @@ def merge_runs(records):
             if res["ks"] != base["ks"]:  # k capped at another count of non-constant pixels
                 print(f"{name}: run {i} has ks {res['ks']}, the first {base['ks']}: its rows are scored on "
                       f"the cells of both ({common})")
-            known = set(base["accuracy"]) | set(base.get("clustering", {})) | set(base["failed"])
+            # a row that failed in the first run (e.g. a peer that cannot reach its largest k)
+            # is taken from a later run that fitted it, on that run's ks; its failure stays reported
+            known = set(base["accuracy"]) | set(base.get("clustering", {}))
             new = sorted(s for s in res["accuracy"] if s not in known)
             new_unsup = sorted(s for s in res.get("clustering", {}) if s not in known)
+            known |= set(base["failed"])
             for s in new_unsup:  # an unsupervised row: its k-means scores
                 base.setdefault("clustering", {})[s] = res["clustering"][s]
             new_failed = sorted(s for s in res["failed"] if s not in known and s not in new + new_unsup)
@@ -772,7 +807,19 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|---|---|")
         for line in default_summary(ok, sel):
             print(line)
-    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto"):
+    ref = "FastCan beam=5"
+    if any(ref in r["accuracy"] for r in ok.values()):
+        sels = [default] + [s for s in (*LDA_ROWS, "FastCan", ref, "f_classif", "random")
+                            if s != default_lda_row()]
+        print(f"\nAgainst {ref}, cell by cell (points of accuracy; {default} is {default_lda_row()}): cells at "
+              f"least {ref}'s accuracy minus 0.5 point, mean difference, worst cell, median fit time and its "
+              "ratio to FastCan's greedy search in the same run")
+        print(f"| data | selector | cells >= {ref} - 0.5 pt | mean difference | worst cell | fit s | fit / FastCan |")
+        print("|---|---|---|---|---|---|---|")
+        for line in against_lines(ok, sels, ref):
+            print(line)
+    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto",
+              "pixsel LDA correlation auto rda", "pixsel LDA correlation auto auto"):
         if a == default_lda_row():
             continue
         print(f"\n{a} against {default} ({default_lda_row()}), cell by cell (points of accuracy)")

@@ -79,6 +79,22 @@ def test_quality_quick(shared_data, tmp_path):
     assert "mRMR" not in merged["accuracy"] and "mRMR" not in merged["jaccard"]
     assert merged["jaccard"]["variance"] == sonar["jaccard"]["variance"]  # the first run's stays
     assert "run 1 (Jaccard of f_classif)" in out
+    # a row that failed in the first run is taken from a later run that fitted it (its failure
+    # still reported), and every row is compared with FastCan beam=5 cell by cell when it ran
+    def failed_beam(r):
+        r["failed"]["FastCan beam=5"] = "ValueError: not enough candidates"
+
+    def with_beam(r):
+        r["accuracy"]["FastCan beam=5"] = acc["f_classif"]  # the beam read as f_classif's cells
+        r["fit_time_median_s"]["FastCan beam=5"] = 1.0
+
+    out, merged = _replot(tmp_path, "rp4", _edited(tmp_path, "failed.json", failed_beam),
+                          _edited(tmp_path, "beam.json", with_beam))
+    assert merged["accuracy"]["FastCan beam=5"] == acc["f_classif"]
+    assert "FastCan beam=5: ValueError: not enough candidates" in out and "run 1 (FastCan beam=5)" in out
+    assert "Against FastCan beam=5, cell by cell" in out
+    assert "| sonar | f_classif | 8/8 | +0.00 | +0.0 (lda, k=3) |" in out  # the same cells: no difference
+    assert "| **all** | FastCan beam=5 | **8/8** |" in out
 
 
 def test_quality_stability_figure(tmp_path):
