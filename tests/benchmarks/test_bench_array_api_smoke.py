@@ -3,8 +3,6 @@ side, and writes ratios to NumPy."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +12,11 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_array_api_bench_tiny(tmp_path):
+def test_array_api_bench_tiny(tmp_path, run_script):
     pytest.importorskip("torch")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_array_api.py"), "--quick", "--n", "300",
-         "--p", "64", "--out", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_array_api.py"), "--quick", "--n", "300",
+                      "--p", "64", "--out", str(tmp_path), cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "bench_array_api.json").read_text())
     assert {"numpy", "array-api-strict", "torch-cpu"} <= set(res["libraries"])

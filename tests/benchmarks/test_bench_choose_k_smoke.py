@@ -2,19 +2,16 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_choose_k_quick(shared_data, tmp_path):
+def test_choose_k_quick(shared_data, tmp_path, run_script):
     shared_data("usps_3v5_split.npz")  # skips when absent
     shared_data("extyaleb_32x32.npz")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path))
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_choose_k.py"), "--quick"],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=ROOT / "benchmarks")
+    r = run_script(str(ROOT / "benchmarks" / "bench_choose_k.py"), "--quick", env=env, cwd=ROOT / "benchmarks")
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "choose_k" / "choose_k.json").read_text())
     assert rec["quick"] and len(rec["tasks"]) == 2

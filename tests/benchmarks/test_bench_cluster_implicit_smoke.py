@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,15 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_bench_cluster_implicit_quick(shared_data, tmp_path):
+def test_bench_cluster_implicit_quick(shared_data, tmp_path, run_script):
     pytest.importorskip("zarr")
     pytest.importorskip("distributed")
     shared_data.path("brodatz_112_640x640.npz")  # skips when absent
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path))
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_cluster_implicit.py"), "--quick"],
-        capture_output=True, text=True, env=env, timeout=400,
-    )
+    r = run_script(str(ROOT / "benchmarks" / "bench_cluster_implicit.py"), "--quick", env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "fit / (passes x pass)" in r.stdout and "same order True" in r.stdout
     rec = json.loads((tmp_path / "bench_cluster_implicit" / "bench_cluster_implicit.json").read_text())

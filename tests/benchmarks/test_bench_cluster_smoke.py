@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,14 +9,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bench_cluster_stats_quick(tmp_path):
+def test_bench_cluster_stats_quick(tmp_path, run_script):
     pytest.importorskip("zarr")
     pytest.importorskip("psutil")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path))
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_cluster_stats.py"), "--quick"],
-        capture_output=True, text=True, env=env, timeout=300,
-    )
+    r = run_script(str(ROOT / "benchmarks" / "bench_cluster_stats.py"), "--quick", env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "cluster / threads time ratio:" in r.stdout
     rec = json.loads((tmp_path / "bench_cluster_stats" / "bench_cluster_stats.json").read_text())

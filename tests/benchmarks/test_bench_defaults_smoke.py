@@ -3,8 +3,6 @@ that do not depend on timing hold (no timing asserted; abess is not in the test 
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,16 +12,14 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_defaults_quick(shared_data, tmp_path):
+def test_defaults_quick(shared_data, tmp_path, run_script):
     shared_data.path("extyaleb_32x32.npz")
     shared_data.path("usps_3v5_split.npz")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     only = ["SparsePCASelector", "GreedySparsePCA", "ScoreSelector", "SubspaceScoreSelector", "SparseLDASelector",
             "CardinalSPLSSelector", "SPLSSelector"]
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_defaults.py"), "--quick", "--repeat", "1", "--only", *only],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_defaults.py"), "--quick", "--repeat", "1", "--only", *only,
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "defaults" / "defaults.json").read_text())
     assert [r["estimator"].split("(")[0] for r in res["rows"]] == only

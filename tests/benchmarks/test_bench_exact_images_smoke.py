@@ -5,7 +5,6 @@ import importlib.util
 import itertools
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -99,14 +98,12 @@ def test_each_peer_finds_the_brute_force_optimum(shared_data, small, peer):
     assert checked >= 1, f"{peer} certified none of its sizes in 60 s on 10 features"
 
 
-def test_quick_run(shared_data, tmp_path):
+def test_quick_run(shared_data, tmp_path, run_script):
     shared_data("usps_3v5_split.npz")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     out = tmp_path / "images"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_exact_images.py"), "--quick", "--out", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_exact_images.py"), "--quick", "--out", str(out),
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "load average" in proc.stdout and "SUMMARY" in proc.stdout
     rec = json.loads((out / "exact_images.json").read_text())
@@ -127,10 +124,8 @@ def test_quick_run(shared_data, tmp_path):
     assert (out / "exact_images.png").is_file()
     # --merge: the same numbers from the JSON, no solving
     merged = tmp_path / "merged"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_exact_images.py"), "--merge", str(out / "exact_images.json"),
-         "--out", str(merged)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_exact_images.py"), "--merge", str(out / "exact_images.json"),
+                      "--out", str(merged), cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     again = json.loads((merged / "exact_images.json").read_text())
     assert again["summary"] == rec["summary"] and (merged / "exact_images.png").is_file()

@@ -13,13 +13,17 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_bench(name, tmp_path):
+def run_bench(name, tmp_path, run_script=None):
+    """The --quick run of bench_``name``: in this process with ``run_script``, else in a fresh one
+    (the Monte Carlo script's process pool runs functions of its own ``__main__``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     out = tmp_path / name
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / f"bench_{name}.py"), "--quick", "--out", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    script, args = ROOT / "benchmarks" / f"bench_{name}.py", ["--quick", "--out", str(out)]
+    if run_script is not None:
+        proc = run_script(script, *args, cwd=tmp_path, env=env)
+    else:
+        proc = subprocess.run([sys.executable, str(script), *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout, out
 
@@ -34,8 +38,8 @@ def test_montecarlo_quick(tmp_path):
     assert (out / "montecarlo.png").is_file()
 
 
-def test_speed_quick(tmp_path):
-    stdout, out = run_bench("exact_speed", tmp_path)
+def test_speed_quick(tmp_path, run_script):
+    stdout, out = run_bench("exact_speed", tmp_path, run_script)
     res = json.loads((out / "speed.json").read_text())
     for row in res["rows"]:
         assert row["best-first"]["status"] == "optimal"
@@ -44,10 +48,10 @@ def test_speed_quick(tmp_path):
     assert "SUMMARY" in stdout
 
 
-def test_spca_quick(shared_data, tmp_path):
+def test_spca_quick(shared_data, tmp_path, run_script):
     """Face pixels certified, the large instance's bound below lambda_max, Pitprops' published optima."""
     shared_data.path("extyaleb_32x32.npz")  # skips when absent
-    stdout, out = run_bench("exact_spca", tmp_path)
+    stdout, out = run_bench("exact_spca", tmp_path, run_script)
     res = json.loads((out / "exact_spca.json").read_text())
     assert res["yale80"]["5/cardinality"]["status"] == "optimal"
     objs = {round(r["objective"], 6) for key, r in res["yale80"].items() if r["status"] == "optimal" and key.startswith("5/")}

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +12,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sonar_path_quick(shared_data, tmp_path):
+def test_sonar_path_quick(shared_data, tmp_path, run_script):
     shared_data("uci_sonar.npz")  # skips with a clear message where the data is absent
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     out = tmp_path / "sonar"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_exact_sonar_path.py"), "--quick", "--out", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_exact_sonar_path.py"), "--quick", "--out", str(out),
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rec = json.loads((out / "sonar_path.json").read_text())
     ex = rec["exact_path"]

@@ -1,18 +1,19 @@
-"""Smoke run (--quick --repeat 1) of bench_first_call: fresh processes, cold and warm caches, JSON and figure."""
+"""Smoke run (--quick --repeat 1) of bench_first_call: fresh processes, cold and warm caches, JSON and figure.
+
+The script runs in the test process; the imports and fits it measures run in the fresh processes
+it starts itself."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bench_first_call_quick(tmp_path):
+def test_bench_first_call_quick(tmp_path, run_script):
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), MPLBACKEND="Agg")
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_first_call.py"), "--quick", "--repeat", "1"],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=ROOT / "benchmarks")
+    r = run_script(str(ROOT / "benchmarks" / "bench_first_call.py"), "--quick", "--repeat", "1", env=env,
+                   cwd=ROOT / "benchmarks")
     assert r.returncode == 0, r.stderr
     assert "load average" in r.stdout and "goal (first fit <= 2.0 s)" in r.stdout and "import: pixsel" in r.stdout
     out = tmp_path / "bench_first_call"

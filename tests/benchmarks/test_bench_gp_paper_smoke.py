@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,14 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name,needed", [("usps35", "usps_3v5_split.npz"), ("faces_gender", "cmupie_32x32.npz")])
-def test_benchmark_quick(tmp_path, name, needed, shared_data):
+def test_benchmark_quick(tmp_path, name, needed, shared_data, run_script):
     from pixsel.datasets import data_dir
 
     shared_data.path(needed)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg", PIXSEL_DATA=str(data_dir()))
     out = tmp_path / name
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"bench_{name}.py"), "--quick", "--out", str(out)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = run_script(str(ROOT / "benchmarks" / f"bench_{name}.py"), "--quick", "--out", str(out),
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((out / f"{name}.json").read_text())
     assert res["benchmark"] == name and res["quick"] and res["threads"] == 1

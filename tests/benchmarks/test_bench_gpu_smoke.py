@@ -4,8 +4,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +13,10 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(tmp_path, *args):
+def _run(run_script, tmp_path, *args):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), *args, "--threads", "1",
-                           "--out", str(tmp_path)], cwd=ROOT / "benchmarks", env=env, capture_output=True,
-                          text=True, timeout=300)
+    return run_script(str(ROOT / "benchmarks" / "bench_gpu.py"), *args, "--threads", "1",
+                      "--out", str(tmp_path), cwd=ROOT / "benchmarks", env=env)
 
 
 def _has_gpu():
@@ -31,19 +28,19 @@ def _has_gpu():
         return False
 
 
-def test_without_gpu_skips_cleanly(tmp_path):
+def test_without_gpu_skips_cleanly(tmp_path, run_script):
     if _has_gpu():  # pragma: no cover - only on a machine with a GPU
         pytest.skip("a GPU is present: the full run would measure it")
-    proc = _run(tmp_path, "--no-tests")
+    proc = _run(run_script, tmp_path, "--no-tests")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "SKIPPED: no GPU found" in proc.stdout
     res = json.loads((tmp_path / "bench_gpu.json").read_text())
     assert res["skipped"] is True and "no GPU" in res["reason"]
 
 
-def test_quick_runs_every_row(tmp_path):
+def test_quick_runs_every_row(tmp_path, run_script):
     pytest.importorskip("torch")
-    proc = _run(tmp_path, "--quick", "--no-tests")
+    proc = _run(run_script, tmp_path, "--quick", "--no-tests")
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "bench_gpu.json").read_text())
     rows = [r for r in res["rows"] if not r.get("skipped")]

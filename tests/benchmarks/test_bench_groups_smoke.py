@@ -2,18 +2,15 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_groups_quick(shared_data, tmp_path):
+def test_groups_quick(shared_data, tmp_path, run_script):
     shared_data("extyaleb_32x32.npz")  # skips when absent
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path))
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_groups.py"), "--quick"],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=ROOT / "benchmarks")
+    r = run_script(str(ROOT / "benchmarks" / "bench_groups.py"), "--quick", env=env, cwd=ROOT / "benchmarks")
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "groups" / "groups.json").read_text())
     assert rec["quick"] and {row["task"] for row in rec["accuracy"]} == {"colour patches", "face parts (4 x 4)"}

@@ -3,18 +3,16 @@ of each: the figures' three runs are the benchmark's own)."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_k_auto_quick(shared_data, tmp_path):
+def test_k_auto_quick(shared_data, tmp_path, run_script):
     shared_data("cmupie_32x32.npz")  # skips when absent
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PIXSEL_DATA=str(shared_data.path("cmupie_32x32.npz").parent))
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_k_auto.py"), "--quick", "--repeat", "1"],
-                       capture_output=True, text=True, env=env, timeout=900, cwd=ROOT / "benchmarks")
+    r = run_script(str(ROOT / "benchmarks" / "bench_k_auto.py"), "--quick", "--repeat", "1",
+                   env=env, cwd=ROOT / "benchmarks")
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "k_auto" / "k_auto.json").read_text())
     assert rec["quick"] and rec["n"] == 420 and rec["classes"] == 10 and rec["repeat"] == 1

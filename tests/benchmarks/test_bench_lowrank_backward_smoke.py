@@ -2,18 +2,16 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_lowrank_backward_quick(shared_data, tmp_path):
+def test_lowrank_backward_quick(shared_data, tmp_path, run_script):
     shared_data("extyaleb_32x32.npz")  # skips when absent
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PIXSEL_DATA=str(shared_data.path("extyaleb_32x32.npz").parent))
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_lowrank_backward.py"), "--quick"],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=ROOT / "benchmarks")
+    r = run_script(str(ROOT / "benchmarks" / "bench_lowrank_backward.py"), "--quick",
+                   env=env, cwd=ROOT / "benchmarks")
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "lowrank_backward" / "lowrank_backward.json").read_text())
     assert rec["quick"] and rec["p"] == 256 and rec["n"] == 50

@@ -3,8 +3,6 @@ selects 20 pixels, and its progress lines arrive from the start (the 'before' co
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,15 +12,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_multiclass_cli_row_quick(tmp_path):
+def test_multiclass_cli_row_quick(tmp_path, run_script):
     if not (Path(os.environ.get("PIXSEL_DATA", ROOT.parent / "shared" / "data")) / "brodatz_112_640x640.npz").is_file():
         pytest.skip("the shared data sets are not available (PIXSEL_DATA)")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_multiclass.py"), "--quick", "--repeat", "1", "--rows", "cli",
-         "--before-repeat", "0"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_multiclass.py"), "--quick", "--repeat", "1", "--rows", "cli",
+                      "--before-repeat", "0", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     row = json.loads((tmp_path / "multiclass" / "multiclass.json").read_text())["cli"]
     now = row["versions"]["now"]

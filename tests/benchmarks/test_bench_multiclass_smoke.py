@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,15 +11,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_multiclass_quick(tmp_path):
+def test_multiclass_quick(tmp_path, run_script):
     if not (Path(os.environ.get("PIXSEL_DATA", ROOT.parent / "shared" / "data")) / "extyaleb_32x32.npz").is_file():
         pytest.skip("the shared data sets are not available (PIXSEL_DATA)")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_multiclass.py"), "--quick", "--repeat", "1",
-         "--rows", "selector,cv"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_multiclass.py"), "--quick", "--repeat", "1",
+                      "--rows", "selector,cv", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "multiclass" / "multiclass.json").read_text())
     assert len(res["selector"]) == 4 and len(res["cv"]) == 2

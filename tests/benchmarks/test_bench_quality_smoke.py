@@ -3,8 +3,6 @@ failure, the summary tables print, the JSON and the figure are written (no timin
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,18 +12,23 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(tmp_path, *args):
-    """Run bench_quality.py with ``args`` (results under ``tmp_path``); the finished process."""
-    env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_quality.py"), *map(str, args)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+@pytest.fixture
+def bench(run_script, tmp_path):
+    """``bench(*args)`` runs bench_quality.py with ``args`` (results under ``tmp_path``, in this
+    process: the test is about its output, not a process start); the finished run."""
+
+    def run(*args):
+        env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
+        proc = run_script(ROOT / "benchmarks" / "bench_quality.py", *args, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc
+
+    return run
 
 
-def _replot(tmp_path, out, *jsons):
+def _replot(bench, tmp_path, out, *jsons):
     """``--replot`` of ``jsons`` into ``tmp_path / out``: its printout and the merged Sonar result."""
-    proc = _bench(tmp_path, "--replot", *jsons, "--out", tmp_path / out)
+    proc = bench("--replot", *jsons, "--out", tmp_path / out)
     return proc.stdout, json.loads((tmp_path / out / "quality.json").read_text())["datasets"]["sonar"]
 
 
@@ -37,10 +40,10 @@ def _edited(tmp_path, name, edit):
     return tmp_path / name
 
 
-def test_quality_quick(shared_data, tmp_path):
+def test_quality_quick(shared_data, tmp_path, bench):
     shared_data.path("uci_sonar.npz")
     only = ["f_classif", "pixsel LDA trace dual", "pixsel ColumnSubset greedy", "variance", "no such selector"]
-    proc = _bench(tmp_path, "--quick", "--ks", "3", "5", "--only", *only)
+    proc = bench("--quick", "--ks", "3", "5", "--only", *only)
     res = json.loads((tmp_path / "quality" / "quality.json").read_text())
     sonar = res["datasets"]["sonar"]
     assert sonar["ks"] == [3, 5] and sonar["splits"] == 2 and sonar["failed"] == {}
@@ -57,13 +60,13 @@ def test_quality_quick(shared_data, tmp_path):
     # --replot redraws and reprints from the JSON without fitting; a second run of the same
     # splits adds only the rows the first lacks
     run = tmp_path / "quality" / "quality.json"
-    out, merged = _replot(tmp_path, "rp", run, run)
+    out, merged = _replot(bench, tmp_path, "rp", run, run)
     assert "| sonar | 2 | " in out and "load at start of run 0 (" in out
     assert merged["accuracy"]["f_classif"] == acc["f_classif"] and len(merged["runs"]) == 2
     assert (tmp_path / "rp" / "quality_sonar.png").is_file()
     # an unsupervised row of a later run on the same splits is merged with its k-means scores
     first = _edited(tmp_path, "first_unsup.json", lambda r: r["clustering"].pop("variance"))
-    out, merged = _replot(tmp_path, "rp3", first, run)
+    out, merged = _replot(bench, tmp_path, "rp3", first, run)
     assert merged["clustering"]["variance"] == sonar["clustering"]["variance"] and "run 1 (variance)" in out
     # a bootstrap Jaccard is read on the first split alone: a run with another split count
     # fills in the Jaccard a row of the first lacks (and says which run gave it); its
@@ -74,7 +77,7 @@ def test_quality_quick(shared_data, tmp_path):
         r.update(splits=1, jaccard={"f_classif": 0.42, "mRMR": 0.5, "variance": 0.0})
         r["accuracy"]["mRMR"] = acc["f_classif"]
 
-    out, merged = _replot(tmp_path, "rp2", first, _edited(tmp_path, "other.json", other_split_count))
+    out, merged = _replot(bench, tmp_path, "rp2", first, _edited(tmp_path, "other.json", other_split_count))
     assert merged["jaccard"]["f_classif"] == 0.42
     assert "mRMR" not in merged["accuracy"] and "mRMR" not in merged["jaccard"]
     assert merged["jaccard"]["variance"] == sonar["jaccard"]["variance"]  # the first run's stays
@@ -97,10 +100,10 @@ def test_quality_quick(shared_data, tmp_path):
     assert "| **all** | FastCan beam=5 | **8/8** |" in out
 
 
-def test_quality_stability_figure(tmp_path):
+def test_quality_stability_figure(tmp_path, bench):
     """--stability-figure fits the default with stability=50 on the first split and draws the
     frequencies (scikit-learn's digits: no shared file)."""
-    proc = _bench(tmp_path, "--stability-figure", "digits", "--out", tmp_path / "st")
+    proc = bench("--stability-figure", "digits", "--out", tmp_path / "st")
     assert "stability=50" in proc.stdout and "chosen at least once:" in proc.stdout
     counts = proc.stdout.split("chosen at least once: ")[1].split()
     assert 25 <= int(counts[0]) <= 64 and counts[2] == "64"  # at least the k selected, at most every pixel

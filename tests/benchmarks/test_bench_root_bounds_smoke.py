@@ -3,8 +3,6 @@ the tighter at the size its semidefinite relaxation was solved at."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,15 +12,13 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_quick_run(shared_data, tmp_path):
+def test_quick_run(shared_data, tmp_path, run_script):
     pytest.importorskip("clarabel")
     shared_data("usps_3v5_split.npz")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     out = tmp_path / "root"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_root_bounds.py"), "--quick", "--out", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_root_bounds.py"), "--quick", "--out", str(out),
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "load" in proc.stdout
     rec = json.loads((out / "bench_root_bounds.json").read_text())

@@ -3,8 +3,6 @@ sensors asked, the accuracies are sane and the goal line is printed (no timing a
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +12,11 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sensors_classification_quick(tmp_path):
+def test_sensors_classification_quick(tmp_path, run_script):
     pytest.importorskip("pysensors")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_sensors_classification.py"), "--quick"],
-                          cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True, timeout=300)
+    proc = run_script(str(ROOT / "benchmarks" / "bench_sensors_classification.py"), "--quick",
+                      cwd=ROOT / "benchmarks", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "bench_sensors_classification" / "bench_sensors_classification.json").read_text())
     cases = {(c["n_class"], c["k"]): c for c in res["cases"]}

@@ -4,8 +4,6 @@ exact search never below the greedy), the JSON and the figure are written (no ti
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,18 +13,17 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(script, tmp_path, *args):
+def _run(run_script, script, tmp_path, *args):
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), "--quick", *args],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = run_script(str(ROOT / "benchmarks" / script), "--quick", *args, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
 
-def test_sensors_exact_quick(shared_data, tmp_path):
+def test_sensors_exact_quick(shared_data, tmp_path, run_script):
     pytest.importorskip("pysensors")
     shared_data.path("brodatz_112_640x640.npz")
-    proc = _run("bench_sensors_exact.py", tmp_path, "--max-k", "4")
+    proc = _run(run_script, "bench_sensors_exact.py", tmp_path, "--max-k", "4")
     res = json.loads((tmp_path / "bench_sensors_exact" / "bench_sensors_exact.json").read_text())
     rows = res["rows"]
     assert [r["k"] for r in rows] == [1, 2, 3, 4]
@@ -41,9 +38,9 @@ def test_sensors_exact_quick(shared_data, tmp_path):
     assert (tmp_path / "bench_sensors_exact" / "bench_sensors_exact.png").stat().st_size > 10_000
 
 
-def test_kmeans_vs_random_quick(shared_data, tmp_path):
+def test_kmeans_vs_random_quick(shared_data, tmp_path, run_script):
     shared_data.path("uci_sonar.npz")
-    proc = _run("bench_kmeans_vs_random.py", tmp_path, "--ks", "5", "10", "--max-test", "300")
+    proc = _run(run_script, "bench_kmeans_vs_random.py", tmp_path, "--ks", "5", "10", "--max-test", "300")
     res = json.loads((tmp_path / "bench_kmeans_vs_random" / "bench_kmeans_vs_random.json").read_text())
     assert set(res["datasets"]) == {"sonar", "digits"}
     for d in res["datasets"].values():

@@ -3,8 +3,6 @@ and the figure are written (no timing asserted)."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,12 +12,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sensors_quick(shared_data, tmp_path):
+def test_sensors_quick(shared_data, tmp_path, run_script):
     pytest.importorskip("pysensors")
     shared_data.path("usps_full_16x16.npz")
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_sensors.py"), "--quick", "--k", "5", "10"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = run_script(str(ROOT / "benchmarks" / "bench_sensors.py"), "--quick", "--k", "5", "10",
+                      cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "bench_sensors" / "bench_sensors.json").read_text())
     usps = res["datasets"]["usps"]

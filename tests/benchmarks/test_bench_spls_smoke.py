@@ -3,8 +3,6 @@ are of the right kind (cardinal SPLS selects exactly k and recovers true feature
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,18 +12,15 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_bench(name, args, tmp_path):
+def run_bench(run_script, name, args, tmp_path):
     env = dict(os.environ, PIXSEL_RESULTS=str(tmp_path), PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / f"bench_{name}.py"), *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / f"bench_{name}.py"), *args, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
 
-def test_recall_one_rep(tmp_path):
-    out = run_bench("spls_recall", ["--reps", "1", "--readings", "std", "--sigmas", "0.5"], tmp_path)
+def test_recall_one_rep(tmp_path, run_script):
+    out = run_bench(run_script, "spls_recall", ["--reps", "1", "--readings", "std", "--sigmas", "0.5"], tmp_path)
     assert "cardinal SPLS" in out and "(0.869)" in out
     res = json.loads((tmp_path / "spls_recall" / "table1_std.json").read_text())
     cell = res["table"]["std"]["0.5"]["summary"]
@@ -35,8 +30,8 @@ def test_recall_one_rep(tmp_path):
     assert (tmp_path / "spls_recall" / "table1_std.png").is_file()
 
 
-def test_timing_tiny(tmp_path):
-    out = run_bench("spls_timing", ["--sizes", "600", "--k", "100"], tmp_path)
+def test_timing_tiny(tmp_path, run_script):
+    out = run_bench(run_script, "spls_timing", ["--sizes", "600", "--k", "100"], tmp_path)
     assert "goal: cardinal SPLS <= 3x" in out
     res = json.loads((tmp_path / "spls_timing" / "table2.json").read_text())
     row = res["rows"]["600"]

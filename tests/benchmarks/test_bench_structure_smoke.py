@@ -3,19 +3,15 @@ the sites it lists (so a goal cannot read as met while sites remain), and every 
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_structure_goals_are_counted_from_their_sites(tmp_path):
+def test_structure_goals_are_counted_from_their_sites(tmp_path, run_script):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_structure.py"), "--quick", "--out", str(tmp_path)],
-        cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_structure.py"), "--quick", "--out", str(tmp_path),
+                      cwd=ROOT / "benchmarks", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     goals = json.loads((tmp_path / "bench_structure.json").read_text())["goals"]
     assert "criterion-name branches outside the criterion module" in goals

@@ -3,8 +3,6 @@ kernel on the same NumPy input, and the two gave the same answer (the script ass
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,12 +12,10 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_xp_twins_quick(tmp_path):
+def test_xp_twins_quick(tmp_path, run_script):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_xp_twins.py"), "--quick", "--out", str(tmp_path)],
-        cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_script(str(ROOT / "benchmarks" / "bench_xp_twins.py"), "--quick", "--out", str(tmp_path),
+                      cwd=ROOT / "benchmarks", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "load average" in proc.stdout
     res = json.loads((tmp_path / "bench_xp_twins.json").read_text())
