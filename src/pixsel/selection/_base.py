@@ -68,7 +68,7 @@ ALGORITHMS = ("auto", "dense", "implicit")
 #: The values of the path selectors' ``path`` parameter.
 PATHS = ("auto", "full")
 
-#: The ``_parameter_constraints`` the path selectors share (see :func:`pixsel._validation.check_params`).
+#: The ``_parameter_constraints`` the path selectors share (see :func:`pixsel._constraints.check_params`).
 PATH_CONSTRAINTS = {
     "n_features_to_select": N_FEATURES_TO_SELECT,
     "algorithm": [StrOptions(ALGORITHMS)],
@@ -243,7 +243,7 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
     # -- parameters ---------------------------------------------------------------------------
     def _check_conflicts(self):
         """The options that cannot run together, refused before any data is read (called by
-        :func:`pixsel._validation.check_params` after the parameters' own constraints)."""
+        :func:`pixsel._constraints.check_params` after the parameters' own constraints)."""
         owner = type(self).__name__
         grouped = (self.groups is not None and not isinstance(self.groups, str)) or self.patch_size is not None
         if self.stability is not None:
