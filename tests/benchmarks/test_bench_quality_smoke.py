@@ -91,7 +91,7 @@ def test_quality_quick(shared_data, tmp_path, bench):
         r["accuracy"]["FastCan beam=5"] = acc["f_classif"]  # the beam read as f_classif's cells
         r["fit_time_median_s"]["FastCan beam=5"] = 1.0
 
-    out, merged = _replot(tmp_path, "rp4", _edited(tmp_path, "failed.json", failed_beam),
+    out, merged = _replot(bench, tmp_path, "rp4", _edited(tmp_path, "failed.json", failed_beam),
                           _edited(tmp_path, "beam.json", with_beam))
     assert merged["accuracy"]["FastCan beam=5"] == acc["f_classif"]
     assert "FastCan beam=5: ValueError: not enough candidates" in out and "run 1 (FastCan beam=5)" in out
