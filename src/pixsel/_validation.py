@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-# -- declarative parameter constraints --------------------------------------------------------------
+# -- declarative parameter constraints ------------------------------------------------------------
 #
 # ``InvalidParameterError``, ``Interval``, ``RealNotInt``, ``StrOptions``, ``HasMethods``,
 # ``N_FEATURES_TO_SELECT`` and ``check_params`` live in :mod:`pixsel._constraints`, which imports
