@@ -33,8 +33,8 @@ the exact group search (4 x 4 x 3 patches, 16 pixel-groups, k = 4).
 
 Writes results/groups/groups.json and fig_groups_accuracy.png.
 
-    PYTHONPATH=/work/abess_site python benchmarks/bench_groups.py   # with abess
-    python benchmarks/bench_groups.py --quick                     # smoke size (seconds)
+    python benchmarks/bench_groups.py           # with abess (installed by the bench extra)
+    python benchmarks/bench_groups.py --quick   # smoke size (seconds)
 """
 
 from __future__ import annotations

@@ -96,6 +96,9 @@ def in_cli_words(text: str, command: str, params=()) -> str:
     --------
     >>> in_cli_words("The 'n_components' parameter of PCA must be >= 1. Got 0 instead.", "project")
     '-n must be >= 1. Got 0 instead.'
+    >>> in_cli_words("The 'time_limit' parameter of SparseLDASelector must be a real number in the range "
+    ...              "[0, inf) or None. Got -1.0 instead.", "select")
+    '--time-limit must be a real number in the range [0, inf). Got -1.0 instead.'
     >>> in_cli_words("Lower n_features_to_select to at most 54.", "select")
     'Lower -k to at most 54.'
     >>> in_cli_words("Use cv=2 or fewer folds.", "select")
@@ -114,7 +117,19 @@ def in_cli_words(text: str, command: str, params=()) -> str:
     def flag(name, fallback):
         return flags.get(name, fallback)
 
-    text = re.sub(r"The '(\w+)' parameter of \w+", lambda m: flag(m.group(1), m.group(0)), text)
+    flagged = []
+
+    def parameter(m):
+        name = flag(m.group(1), None)
+        if name is None:
+            return m.group(0)
+        if not name.startswith("--param "):
+            flagged.append(name)
+        return name
+
+    text = re.sub(r"The '(\w+)' parameter of \w+", parameter, text)
+    if flagged:  # a flag left out is the estimator's None: on the command line there is no None to pass
+        text = re.sub(r"(must be [^.]*?),? or None(?=\. Got )", r"\1", text)
     def assignment(m):
         name, value = m.group(1), m.group(2)
         if name not in flags:
