@@ -60,6 +60,18 @@ def test_exact_path_draws_the_greedy_curves_above_the_markers():
     assert "interrupted" in ax.get_title()
 
 
+def test_exact_path_draws_rounding_sized_differences_as_zero():
+    """A greedy curve equal to the optimum up to a few ulps, and a bound equal to it likewise, draw
+    flat zeros in the lower panel, not 1e-14 % spikes; a real shortfall still shows."""
+    obj = np.array([1.0, 2.0, 3.0, 4.0])
+    greedy = obj * (1 - np.array([3e-16, 0.0, 4e-16, 0.02]))  # the last k: 2 % below the optimum
+    fig = plot_exact_path({"forward": greedy}, obj, obj * (1 + 2e-16), ["optimal"] * 4)
+    lower = fig.axes[1]
+    short = {ln.get_label(): ln for ln in lower.get_lines()}["better greedy curve below the best found (%)"]
+    np.testing.assert_allclose(short.get_ydata(), [0.0, 0.0, 0.0, 2.0])
+    assert [bar.get_height() for bar in lower.patches] == [0.0] * 4
+
+
 @pytest.mark.parametrize("word", ["time_limit", "node_limit", "interrupted", "stopped"])
 def test_exact_path_reads_every_unproved_word_as_open(word):
     """The status words of ExactPath, and the 'stopped' that earlier versions wrote (saved JSON),
