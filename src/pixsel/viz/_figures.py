@@ -129,6 +129,13 @@ def _to_unit(img, lo, hi):
     return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
 
 
+def _faded(unit):
+    """A colour image in [0, 1] mostly greyed and faded towards white: the context, while the
+    chosen pixels carry the colour."""
+    grey = unit.mean(axis=2, keepdims=True)
+    return 0.5 + 0.45 * (0.35 * unit + 0.65 * grey)
+
+
 def _wrap(text, width):
     """``text`` with each of its lines wrapped at ``width`` characters."""
     import textwrap
@@ -189,9 +196,7 @@ def _colour_masks(fig, axes, backgrounds, masks, image_shape, titles, bg_titles,
     lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
     for r, img in enumerate(imgs):
         unit = _to_unit(img, lo, hi)
-        grey = unit.mean(axis=2, keepdims=True)
-        # the image's colours mostly greyed and faded: context, while the chosen pixels carry the colour
-        pale = 0.5 + 0.45 * (0.35 * unit + 0.65 * grey)
+        pale = _faded(unit)
         for c, mask in enumerate(masks):
             ax = axes[r, c]
             pixels = np.asarray(mask, dtype=bool).reshape(image_shape).any(axis=2)

@@ -8,11 +8,10 @@ then never imports Matplotlib, whose import is a large part of such a command's 
 
 from __future__ import annotations
 
-import textwrap
 
 import numpy as np
 
-from ._figures import SELECTED
+from ._figures import SELECTED, _faded, _to_unit, _wrap
 
 from typing import TYPE_CHECKING
 
@@ -63,28 +62,17 @@ def _text_size(draw, text, font):
     return right - left, bottom - top
 
 
-def _wrap(text, width):
-    """``text`` with each of its lines wrapped at ``width`` characters."""
-    return "\n".join(textwrap.fill(line, width) or line for line in str(text).split("\n"))
-
-
-def _unit(img, lo, hi):
-    return (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
-
-
 def _panel_rgb(background, mask, image_shape, color):
     """One panel at one picture pixel per image pixel: float RGB in [0, 1] and the chosen pixels
     (bool, height x width). Grey images: the background scaled to [0, 1], chosen pixels in
     ``color``. Colour images (the backgrounds already scaled together): faded colours, a pixel
     chosen when any of its channels is."""
     if len(image_shape) == 3:
-        unit = background
-        grey = unit.mean(axis=2, keepdims=True)
-        rgb = 0.5 + 0.45 * (0.35 * unit + 0.65 * grey)  # mostly greyed and faded: the context
+        rgb = _faded(background)
         chosen = np.asarray(mask, dtype=bool).reshape(image_shape).any(axis=2)
     else:
         g = np.asarray(background, dtype=np.float64).reshape(image_shape)
-        g = _unit(g, float(g.min()), float(g.max()))
+        g = _to_unit(g, float(g.min()), float(g.max()))
         rgb = np.repeat(g[..., None], 3, axis=2)
         chosen = np.asarray(mask, dtype=bool).reshape(image_shape)
     rgb = np.array(rgb, dtype=np.float64)
@@ -176,7 +164,7 @@ def mask_picture(
         if image_shape[2] < 3:
             imgs = [np.repeat(i.mean(axis=2, keepdims=True), 3, axis=2) for i in imgs]
         lo, hi = min(float(i.min()) for i in imgs), max(float(i.max()) for i in imgs)
-        backgrounds = [_unit(i, lo, hi) for i in imgs]
+        backgrounds = [_to_unit(i, lo, hi) for i in imgs]
     scale = block_scale(image_shape) if scale is None else int(scale)
     h, w = image_shape[0] * scale, image_shape[1] * scale
 
