@@ -301,6 +301,8 @@ LDA_ROWS = {
                                         "refine": "auto"},
     "pixsel LDA correlation auto auto": {"criterion": "correlation", "direction": "auto", "regularization": "auto",
                                          "refine": "auto"},
+    # criterion='auto': 'correlation' with more than two classes, 'trace' with two (the same supports)
+    "pixsel LDA auto auto rda": {"criterion": "auto", "direction": "auto", "regularization": "rda", "refine": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
@@ -818,7 +820,7 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|")
         for line in against_lines(ok, sels, ref):
             print(line)
-    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto",
+    for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto", "pixsel LDA trace auto rda",
               "pixsel LDA correlation auto rda", "pixsel LDA correlation auto auto"):
         if a == default_lda_row():
             continue

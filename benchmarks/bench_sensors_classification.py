@@ -7,7 +7,7 @@ Protocol (the splits of PySensors' classification examples): scikit-learn's 8x8 
 ``train_test_split(test_size=0.25)``; 10 classes with ``random_state=99`` at 10 and 37 sensors,
 0 vs 1 with ``random_state=0`` at 5 sensors. Rows:
 
-* ``SparseLDASelector`` (the default) and ``SparseLDASelector(criterion='correlation')``, each
+* ``SparseLDASelector`` (the default) and ``SparseLDASelector(criterion='trace')`` (the previous default), each
   followed by the same classifier, scikit-learn's ``LinearDiscriminantAnalysis()`` at its
   defaults, fitted on the training images' chosen pixels;
 * ``SSPOC`` (Brunton et al., "Sparse sensor placement optimization for classification", SIAM
@@ -80,7 +80,7 @@ def sspoc(Xtr, ytr, k, l1, seed):
 def one_run(Xtr, Xte, ytr, yte, k, seed, rep):
     res, failed = {}, {}
     for name, kw in (("pixsel SparseLDASelector (default)", {}),
-                     ("pixsel SparseLDASelector (correlation)", {"criterion": "correlation"})):
+                     ("pixsel SparseLDASelector (trace)", {"criterion": "trace"})):
         t, sel = timed(lambda kw=kw: SparseLDASelector(k, **kw).fit(Xtr, ytr))
         S = sel.get_support(indices=True)
         assert S.size == k

@@ -190,16 +190,19 @@ def test_multiclass_path_is_the_low_rank_greedy(criterion):
     assert sel.objective_path_[1] <= best2 + 1e-12
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_implicit_algorithm_matches_dense_forward(n_classes):
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "auto"), (3, "auto"), (3, "trace")])
+def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
     rng = np.random.default_rng(n_classes)
-    n, p = 40, 120  # N < p: B is rank-deficient, the 'auto' ridge keeps it invertible
+    n, p = 40, 120  # N < p: B is rank-deficient, the ridge keeps it invertible
     y = np.arange(n) % n_classes
     X = rng.standard_normal((n, p)).astype(np.float32)
     X[:, [5, 50, 99]] += 1.2 * y[:, None]
     X0 = X.copy()
-    dense = SparseLDASelector(6, direction="forward", algorithm="dense").fit(X, y)
-    imp = SparseLDASelector(6, direction="forward", algorithm="implicit").fit(X, y)
+    # the implicit pass does not swap (refine needs B): the dense forward pass without swaps is its twin
+    dense = SparseLDASelector(6, direction="forward", algorithm="dense", refine=False, criterion=criterion).fit(X, y)
+    imp = SparseLDASelector(6, direction="forward", algorithm="implicit", criterion=criterion).fit(X, y)
+    # 'auto': with 3 classes the correlation criterion, searched implicitly on X's covariance about its mean
+    assert imp.criterion_ == dense.criterion_ == ("correlation" if (n_classes, criterion) == (3, "auto") else "trace")
     assert imp.algorithm_ == "implicit" and dense.algorithm_ == "dense"
     assert np.array_equal(imp.forward_path_.order[:6], dense.forward_path_.order[:6])
     assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-6)

@@ -167,6 +167,30 @@ def test_correlation_value_is_the_sum_of_the_squared_canonical_correlations(C):
         crit.pair(M)
 
 
+def test_correlation_on_the_total_gram_operator_is_the_trace():
+    """implicit_on_total: the trace searched on the Gram operator of X about its overall mean (what
+    the implicit route reaches through X) is the correlation criterion of the labelled pair; with
+    a ridge, (B + lam I) + A on both sides."""
+    from pixsel.stats import CenteredGramOperator
+
+    X, y = _labelled(2, n=80, p=7, C=4)
+    within = CenteredGramOperator(X, y)
+    M = within.class_means.between_factor
+    W = within.submatrix(np.arange(7))
+    crit = Correlation()
+    assert crit.implicit_on_total == "trace"
+    lam = 0.3
+    T = CenteredGramOperator(X).with_alpha(lam)  # y=None: centred at the overall mean
+    np.testing.assert_allclose(T.submatrix(np.arange(7)), crit.pair(M, W + lam * np.eye(7))[1], rtol=1e-12,
+                               atol=1e-12)
+    trace = criterion_named(crit.implicit_on_total)
+    for S in _supports(7, [1, 3, 5]):
+        S = list(S)
+        assert trace.value(M, T.submatrix(np.arange(7)), S) == pytest.approx(
+            crit.objective(M, W + lam * np.eye(7), S), rel=1e-10)
+    assert criterion_named("trace").implicit_on_total is None
+
+
 def test_correlation_runs_the_searches_of_the_trace():
     """The greedy path, the swaps and the exact search on the pair Correlation.pair gives; the
     exact optimum is the brute-force one."""

@@ -64,7 +64,7 @@ def _build_gslda(args, k, params):
     return SparseLDASelector(k, **kwargs)
 
 
-register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the eigenvalue sum): best separability for exactly k pixels", _build_gslda, exact=True,
+register(Method("gslda", "greedy sparse LDA (two or more classes; --param criterion=trace for the papers' eigenvalue sum): best separability for exactly k pixels", _build_gslda, exact=True,
                 estimator="SparseLDASelector"))
 
 

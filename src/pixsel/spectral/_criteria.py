@@ -105,8 +105,13 @@ class Criterion:
     monotone: bool = False
     #: :meth:`pair` forms ``p x p`` matrices from the statistics (a total covariance, ``C C^T``),
     #: so the pair exists only as dense matrices: the implicit route, which reaches ``B`` through
-    #: the data without forming it, cannot search this criterion.
+    #: the data without forming it, cannot search this criterion (unless
+    #: :attr:`implicit_on_total` says how).
     needs_dense_pair: bool = False
+    #: For labelled data: the name of the criterion that, searched on the pair ``(A, T)`` with
+    #: ``T = B + A`` the covariance of the data about its overall mean, is this one. The implicit
+    #: route then reaches ``T`` through the data as it reaches ``B``. None: no such criterion.
+    implicit_on_total: str | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -363,6 +368,7 @@ class Correlation(Trace):
     name = "correlation"
     monotone = True  # A is positive semi-definite
     needs_dense_pair = True
+    implicit_on_total = "trace"  # B + A is the total covariance
 
     @staticmethod
     def _outer(A):
