@@ -36,6 +36,7 @@ def test_select_writes_json_and_mask(digits_npz, tmp_path, capsys):
     report = json.loads((out / "selection.json").read_text())
     assert len(report["indices"]) == 5 and report["method"] == "gslda"
     assert report["regularization"]["method"] == "rda"  # the library's default
+    assert report["parameters"]["criterion"] == "auto" and report["criterion"] == "trace"  # what 'auto' ran
     assert report["objective"] > 0 and report["pixsel_version"]
     assert (out / "mask.png").stat().st_size > 0
     # the same selection as the Python API
@@ -44,6 +45,19 @@ def test_select_writes_json_and_mask(digits_npz, tmp_path, capsys):
     z = np.load(digits_npz)
     assert report["indices"] == SparseLDASelector(5).fit(z["X"], z["y"]).get_support(indices=True).tolist()
     assert "selected 5 of 64" in capsys.readouterr().out
+
+
+def test_select_reports_the_criterion_auto_ran(tmp_path):
+    """With more than two classes criterion='auto' runs 'correlation', and selection.json says so."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(n_class=3, return_X_y=True)
+    path = tmp_path / "three.npz"
+    np.savez(path, X=X, y=y, image_shape=np.array([8, 8]))
+    out = tmp_path / "sel"
+    assert main(["select", str(path), "-k", "4", "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    assert report["parameters"]["criterion"] == "auto" and report["criterion"] == "correlation"
 
 
 def test_select_csv_and_params(tmp_path):

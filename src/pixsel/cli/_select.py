@@ -37,7 +37,7 @@ K_AUTO_TOL = 0.01
 _PATH_STEPS = ("gslda",)
 
 # fitted attributes copied into selection.json when the estimator has them
-_REPORTED = ("regularization_", "direction_", "direction_by_k_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_",
+_REPORTED = ("criterion_", "regularization_", "direction_", "direction_by_k_", "upper_bound_", "gap_", "absolute_gap_", "n_nodes_",
              "status_", "gamma_", "rank_", "n_components_", "n_iter_", "n_swaps_")
 
 
