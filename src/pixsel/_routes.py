@@ -426,8 +426,10 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     * NumPy arrays in memory (not Dask, not another library's arrays) and the dense form;
     * ``n < p``;
     * a ridge ``lam > 0`` (any regularization but ``'none'``);
-    * a criterion that searches the pair ``(A, B)`` itself (``'trace'``, ``'max-eig'``; not one
-      with ``needs_dense_pair``, such as ``'correlation'``, which searches ``(A, B + A)``);
+    * a criterion that searches the pair ``(A, B)`` itself (``'trace'``, ``'max-eig'``), or
+      ``(A, B + A)`` with ``A = M M^T`` of low rank (``'correlation'``, whose ``B + A`` is
+      ``lam I + [U M] [U M]^T``: pass ``n_samples`` plus the columns of ``M``); not another
+      criterion with ``needs_dense_pair``;
     * no forced and no excluded features;
     * not turned off by :func:`pixsel.config.lowrank_backward`.
 
@@ -456,6 +458,8 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
     >>> lowrank_backward_pays(r, 500, 400, ridge=1.0, criterion=trace)[0]
     False
     >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion=criterion_named("correlation"))[0]
+    True
+    >>> lowrank_backward_pays(r, 50, 400, ridge=1.0, criterion=criterion_named("column-subset"))[0]
     False
     """
     n, p = int(n_samples), int(n_features)
@@ -467,7 +471,7 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
         return False, f"n = {n} >= p = {p}: B has full rank, the dense backward pass"
     if not ridge > 0:
         return False, "no ridge (regularization='none'): B is not lam I + U U^T, the dense backward pass"
-    if criterion.needs_dense_pair:
+    if criterion.needs_dense_pair and criterion.implicit_on_total is None:
         return False, f"criterion={criterion.name!r} searches another pair: the dense backward pass"
     if n_forced or n_excluded:
         return False, "always_select or never_select: the dense backward pass"

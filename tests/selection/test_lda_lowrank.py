@@ -47,6 +47,8 @@ def test_regularized_factor_none_without_ridge(digits_small):
 @pytest.mark.parametrize("criterion,regularization,two", [
     ("trace", "rda", False), ("max-eig", "auto", False), ("trace", "ledoit-wolf", False),
     ("max-eig", 0.3, False), ("trace", "rda", True), ("trace", "auto", True),
+    # B + A = lam I + [U M] [U M]^T: the correlation criterion (the default with more than two classes)
+    ("correlation", "rda", False), ("auto", "auto", False), ("correlation", "rda", True),
 ])
 def test_nform_backward_equals_dense(request, monkeypatch, data, criterion, regularization, two):
     X, y = request.getfixturevalue(data)
@@ -97,7 +99,7 @@ def test_dual_and_cv_use_nform(digits_small, direction):
 
 @pytest.mark.parametrize("params", [
     dict(regularization="none", n_samples=80),  # no ridge (n > p so B is invertible)
-    dict(criterion="correlation"),
+    dict(criterion="correlation", n_samples=38),  # n + 3 columns of M >= p: B + A has full rank
     dict(always_select=[20]),
     dict(never_select=[20]),
     dict(n_samples=80),  # n >= p

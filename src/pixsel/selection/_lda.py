@@ -595,11 +595,14 @@ class SparseLDASelector(_PathSelector):
         crit = criterion_named(plan.criterion)
         plan.lowrank = None  # (U, lam): B = lam I + U U^T, for the backward pass in the n-dimensional form
         if plan.grouping is None and plan.direction in ("backward", "dual", "cv") and (a.ndim == 1 or a.shape[1] < p):
-            pays, _ = lowrank_backward_pays(plan.route, stats.n_samples, p, ridge=reg.shrinkage * reg.mu + reg.alpha,
-                                            criterion=crit, n_forced=len(plan.F),
-                                            n_excluded=len(self.never_select_))
+            # a criterion searched on B + A: B + A = lam I + [U M] [U M]^T, M the factor (or vector) of A
+            extra = 0 if crit.implicit_on_total is None else (1 if a.ndim == 1 else a.shape[1])
+            pays, _ = lowrank_backward_pays(plan.route, stats.n_samples + extra, p,
+                                            ridge=reg.shrinkage * reg.mu + reg.alpha, criterion=crit,
+                                            n_forced=len(plan.F), n_excluded=len(self.never_select_))
             if pays:
-                plan.lowrank = regularized_factor(X, y, stats.means, stats.classes, reg)
+                U, lam = regularized_factor(X, y, stats.means, stats.classes, reg)
+                plan.lowrank = (U if not extra else np.hstack([U, a.reshape(p, -1)]), lam)
         a, B, _ = crit.pair(a, B)  # the form stays the kernels' to read from a
         return a, B, crit
 
