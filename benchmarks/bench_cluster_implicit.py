@@ -1,7 +1,7 @@
 """Forward greedy sparse LDA at p = 65,536 through a Zarr store on a 2-process dask.distributed cluster.
 
 Claim: the image-scale forward path (``SparseLDASelector(k, direction='forward',
-algorithm='implicit')``) runs unchanged on a row-chunked Dask array on a cluster: the products
+algorithm='implicit', refine=False)``: the path alone, without the swaps at ``k``) runs unchanged on a row-chunked Dask array on a cluster: the products
 ``X^T (X_S - M_S)`` for a block of candidate columns run on the workers, one task per chunk, and
 only p-vectors and p x b panels come back (no p x p matrix anywhere: at p = 65,536 one would be
 32 GiB). Goals: per-worker peak memory <= 2 GB; time <= 1.5 x (passes over X) x (one distributed
@@ -118,7 +118,7 @@ def main(argv=None):
         ) as cluster, Client(cluster) as client:
             client.run(__import__, "pixsel.selection")
             t = time.perf_counter()
-            sel = SparseLDASelector(k, direction="forward", algorithm="implicit").fit(X, y)
+            sel = SparseLDASelector(k, direction="forward", algorithm="implicit", refine=False).fit(X, y)
             t_fit = time.perf_counter() - t
             path = sel.forward_path_
             B = path.operator
@@ -138,7 +138,7 @@ def main(argv=None):
         if check:
             with blas_threads(args):  # the float64 NumPy path, in memory
                 Xf = X.compute().astype(np.float64)
-                ref = SparseLDASelector(k, direction="forward", algorithm="implicit").fit(Xf, y)
+                ref = SparseLDASelector(k, direction="forward", algorithm="implicit", refine=False).fit(Xf, y)
                 del Xf
             same_order = bool(np.array_equal(ref.forward_path_.order, path.order))
             err = float(np.max(np.abs(ref.objective_path_ - sel.objective_path_) / np.abs(ref.objective_path_)))

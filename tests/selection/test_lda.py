@@ -190,6 +190,32 @@ def test_multiclass_path_is_the_low_rank_greedy(criterion):
     assert sel.objective_path_[1] <= best2 + 1e-12
 
 
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "auto"), (5, "auto"), (5, "trace")])
+def test_implicit_swaps_match_the_dense_swaps(n_classes, criterion):
+    """refine on the implicit route reads the Gram operator's columns: the same moves, support,
+    objective and discriminant as the swaps on the formed matrix."""
+    rng = np.random.default_rng(5)
+    n, p = 60, 90
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, p)) + 0.6 * rng.standard_normal((n_classes, p))[y]
+    X[:, :30] += 2.5 * rng.standard_normal((n, 1))  # a correlated block: the greedy support is not a local optimum
+    moved = 0
+    for k in (4, 7, 10):
+        dense = SparseLDASelector(k, algorithm="dense", criterion=criterion).fit(X, y)
+        imp = SparseLDASelector(k, algorithm="implicit", criterion=criterion).fit(X, y)
+        assert imp.n_swaps_ == dense.n_swaps_
+        np.testing.assert_array_equal(imp.support_, dense.support_)
+        assert imp.objective_path_[k - 1] == pytest.approx(dense.objective_path_[k - 1], rel=1e-9)
+        plain = SparseLDASelector(k, algorithm="implicit", criterion=criterion, refine=False).fit(X, y)
+        assert imp.objective_path_[k - 1] >= plain.objective_path_[k - 1] * (1 - 1e-12)  # never below the path
+        if n_classes > 2:  # two classes: the discriminant's scale differs between the routes
+            np.testing.assert_allclose(np.abs(imp.coef_), np.abs(dense.coef_), rtol=1e-6, atol=1e-12)
+        moved += imp.n_swaps_
+    assert moved > 0  # the check above compared real moves
+    with pytest.raises(ValueError, match="needs an additive criterion"):  # the largest eigenvalue of 3 classes
+        SparseLDASelector(4, algorithm="implicit", criterion="max-eig", refine=True).fit(X, np.arange(n) % 3)
+
+
 @pytest.mark.parametrize(("n_classes", "criterion"), [(2, "auto"), (3, "auto"), (3, "trace")])
 def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
     rng = np.random.default_rng(n_classes)
@@ -198,9 +224,9 @@ def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
     X = rng.standard_normal((n, p)).astype(np.float32)
     X[:, [5, 50, 99]] += 1.2 * y[:, None]
     X0 = X.copy()
-    # the implicit pass does not swap (refine needs B): the dense forward pass without swaps is its twin
+    # the forward passes alone (refine=False); the swaps of both routes are compared below
     dense = SparseLDASelector(6, direction="forward", algorithm="dense", refine=False, criterion=criterion).fit(X, y)
-    imp = SparseLDASelector(6, direction="forward", algorithm="implicit", criterion=criterion).fit(X, y)
+    imp = SparseLDASelector(6, direction="forward", algorithm="implicit", refine=False, criterion=criterion).fit(X, y)
     # 'auto': with 3 classes the correlation criterion, searched implicitly on X's covariance about its mean
     assert imp.criterion_ == dense.criterion_ == ("correlation" if (n_classes, criterion) == (3, "auto") else "trace")
     assert imp.algorithm_ == "implicit" and dense.algorithm_ == "dense"

@@ -21,7 +21,7 @@ from .._validation import (
     check_search,
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
-from ..spectral import swap_refine
+from ..spectral import swap_refine, weights_on_support
 from ..stats import class_statistics, gram_operator, regularize, regularized_factor, ridge_regularization
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
@@ -255,9 +255,12 @@ class SparseLDASelector(_PathSelector):
         ``'max-eig'``); never below the greedy support (see
         :func:`pixsel.spectral.swap_refine`). The supports read at other ``k``
         with :meth:`get_support_at` stay greedy; ``n_swaps_`` counts the swaps taken. True:
-        up to 100 swaps; an int: at most that many (0 is False). ``'auto'``: True where it can
-        run (the dense algorithm, single features, ``solver='greedy'``, without ``stability``),
-        False elsewhere; True refuses the others.
+        up to 100 swaps; an int: at most that many (0 is False). With the implicit algorithm the
+        closed-form swaps (two classes, ``'trace'``, ``'correlation'``) read the columns of the
+        covariance on the support through ``X`` (one pass over ``X`` for each new column, no
+        ``p x p`` matrix). ``'auto'``: True where it can run (single features,
+        ``solver='greedy'``, without ``stability``; with the implicit algorithm, not with
+        ``'max-eig'`` and more than two classes), False elsewhere; True refuses the others.
     never_select : array-like of int or None, default=None
         Features no support contains (FastCan's ``indices_exclude``): the greedy passes, the
         swaps and the exact search (``solver='exact'``: its certificate bounds every support
@@ -496,7 +499,8 @@ class SparseLDASelector(_PathSelector):
         owner = check_params(self)  # the parameters, then the options that cannot run together
         X, y, plan = self._plan(X, y, owner)
         if plan.route.implicit:  # the passes over X where X lives (NumPy, Dask chunks, a device)
-            self._fit_implicit(X, y, plan.classes, plan.k, owner, plan.criterion, plan.regularization)
+            self._fit_implicit(X, y, plan.classes, plan.k, owner, plan.criterion, plan.regularization,
+                               sweeps=plan.sweeps, F=plan.F)
             store_groups(self, None, plan.image_shape)
             store_on_route(self, plan.route)
             return self
@@ -550,12 +554,13 @@ class SparseLDASelector(_PathSelector):
                              "forward only (the largest eigenvalue does not split over the forced features); use "
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
-        if route.implicit and isinstance(self.refine, str):
-            sweeps = 0  # refine='auto': the dense statistics are not formed
-        if route.implicit and (sweeps or len(self.never_select_) or self.beam_width_ > 1):
-            raise ValueError(f"{owner}: refine, never_select and beam_width need algorithm='dense' (they read the "
-                             "p x p within-class covariance); pass algorithm='dense', or refine=False, "
-                             "never_select=None and beam_width=1.")
+        if route.implicit and isinstance(self.refine, str) and not self._additive(owner, len(classes)):
+            sweeps = 0  # refine='auto': the largest eigenvalue's swaps read the p x p matrix, not formed here
+        if route.implicit and ((sweeps and not self._additive(owner, len(classes))) or len(self.never_select_)
+                               or self.beam_width_ > 1):
+            raise ValueError(f"{owner}: never_select, beam_width and the swaps of criterion='max-eig' need "
+                             "algorithm='dense' (they read the p x p within-class covariance); pass "
+                             "algorithm='dense', or refine=False, never_select=None and beam_width=1.")
         if route.implicit and n_resamples:
             raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
                              "dense fits); pass algorithm='dense' or stability=None.")
@@ -728,8 +733,9 @@ class SparseLDASelector(_PathSelector):
         refine = self.refine
         if isinstance(refine, str):
             check_options(refine, "refine", ("auto",), owner=owner)
-            # 'auto': swap where it can run (the implicit algorithm is excluded once the route is known)
-            plain = self.solver == "greedy" and grouping is None and not n_resamples and self.algorithm != "implicit"
+            # 'auto': swap where it can run (the implicit algorithm with the largest eigenvalue is excluded once
+            # the route is known)
+            plain = self.solver == "greedy" and grouping is None and not n_resamples
             return MAX_SWAP_SWEEPS if plain else 0
         if isinstance(refine, bool) or refine is None:
             sweeps = MAX_SWAP_SWEEPS if refine else 0
@@ -744,15 +750,22 @@ class SparseLDASelector(_PathSelector):
         if sweeps and n_resamples:
             raise ValueError(f"{owner}: refine improves the support of one fit, and stability replaces it by the "
                              "most frequent features; use refine=False with stability.")
-        if sweeps and self.algorithm == "implicit":
-            raise ValueError(f"{owner}: refine needs algorithm='dense' (the swaps are valued from the p x p "
-                             "within-class covariance); pass algorithm='dense' or refine=False.")
+        if sweeps and self.algorithm == "implicit" and not self._additive(owner, n_classes):
+            raise ValueError(f"{owner}: refine with algorithm='implicit' needs an additive criterion ('trace', "
+                             "'correlation' or two classes: the swaps of the largest eigenvalue are valued from the "
+                             "p x p within-class covariance); pass algorithm='dense' or refine=False.")
         return sweeps
+
+    def _additive(self, owner, n_classes):
+        """Whether every candidate criterion is additive with ``n_classes`` classes (two classes: one criterion)."""
+        return n_classes == 2 or all(criterion_named(criterion_for(c, n_classes)).additive
+                                     for c in self._candidates(owner)[0])
 
     def _refine_support(self, a, B, k, F, criterion, sweeps):
         """Swap refinement of ``support_`` at ``k`` (:func:`pixsel.spectral.swap_refine`);
         ``objective_path_[k - 1]`` follows it, the paths stay as computed."""
-        a, B = to_numpy(a, np.float64), to_numpy(B, np.float64)
+        a = to_numpy(a, np.float64)
+        B = B if hasattr(B, "columns") else to_numpy(B, np.float64)  # a Gram operator: the implicit route's
         start = np.flatnonzero(to_numpy(self.support_))
         res = swap_refine(a, B, start, criterion=criterion, max_sweeps=sweeps, always_select=F,
                           never_select=self.never_select_)
@@ -943,8 +956,9 @@ class SparseLDASelector(_PathSelector):
             params["refine"] = False
         return params
 
-    def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization):
-        """Forward path to ``k`` through ``X`` (no ``p x p`` matrix); see ``algorithm``."""
+    def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization, sweeps=0, F=()):
+        """Forward path to ``k`` through ``X`` (no ``p x p`` matrix), then ``sweeps`` swap moves at
+        ``k`` read through the same operator's columns; see ``algorithm`` and ``refine``."""
         self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
         total = criterion_named(criterion).implicit_on_total  # searched on (A, B + A), X's covariance about its mean
         if criterion_named(criterion).needs_dense_pair and total is None:
@@ -962,6 +976,13 @@ class SparseLDASelector(_PathSelector):
             self.classes_ = classes
             self.regularization_ = info.to_dict()
             self._set_paths(path, None, k, "forward")
+            G = T.with_alpha(info.alpha)
+            if sweeps:  # the swaps read G's columns on the support: one pass over X for each new column
+                self._refine_support(a, G, k, F, total or criterion, sweeps)
             S = np.flatnonzero(self.support_)
-            self.coef_ = path.weights(k)[S]
+            if getattr(self, "n_swaps_", 0):  # the discriminant of the refined support, from its k x k block
+                aS = a[S] if a.ndim == 1 else a[S] @ a[S].T  # A_SS in full form (a k x r factor may be wide)
+                self.coef_ = weights_on_support(aS, G.submatrix(S), np.arange(len(S)))
+            else:
+                self.coef_ = path.weights(k)[S]
         return self

@@ -40,7 +40,12 @@ def _beats(g, f):
 
 def _value(M, B, S):
     """``f(S) = tr(M_S^T B_SS^{-1} M_S)``, ``P = B_SS^{-1}`` and ``W = P M_S`` from one Cholesky."""
-    c = cho_factor(B[np.ix_(S, S)], lower=True)
+    return _value_of_block(M, B[np.ix_(S, S)], S)
+
+
+def _value_of_block(M, BSS, S):
+    """:func:`_value` from ``B_SS`` itself (a block read from B's columns ``S``)."""
+    c = cho_factor(BSS, lower=True)
     P = cho_solve(c, np.eye(len(S)))
     W = P @ M[S]
     return float(np.sum(M[S] * W)), (P + P.T) / 2, W
@@ -52,16 +57,25 @@ def _outside(M, B, S, P):
     out = np.ones(B.shape[0], bool)
     out[S] = False
     out = np.flatnonzero(out)
-    Bo = B[np.ix_(S, out)]
+    return (out, *_outside_of_columns(M, B[np.ix_(S, out)], B[out, out], S, P))
+
+
+def _outside_of_columns(M, Bo, d_out, S, P):
+    """:func:`_outside` from ``B_S,out`` (``Bo``) and the diagonal of ``B`` outside ``S``."""
     T = P @ Bo  # k x q
-    s0 = B[out, out] - np.einsum("ij,ij->j", Bo, T)
-    R0 = M[out] - T.T @ M[S]  # q x r
-    return out, T, s0, R0
+    s0 = d_out - np.einsum("ij,ij->j", Bo, T)
+    R0 = M[np.setdiff1d(np.arange(M.shape[0]), S)] - T.T @ M[S]  # q x r
+    return T, s0, R0
 
 
 def _swap_values(M, B, S, P, W, f):
     """The value of every 1-swap of ``S``: ``(k, p - k)`` array and the outside features."""
     out, T, s0, R0 = _outside(M, B, S, P)
+    return _swap_values_of(T, s0, R0, P, W, f), out
+
+
+def _swap_values_of(T, s0, R0, P, W, f):
+    """:func:`_swap_values` from what :func:`_outside` gives for ``S``."""
     Pd = np.diag(P)
     loss = np.einsum("ij,ij->i", W, W) / Pd
     U = T / Pd[:, None]
@@ -69,7 +83,7 @@ def _swap_values(M, B, S, P, W, f):
     num = np.einsum("ij,ij->i", R0, R0)[None, :] + 2 * U * C + U * U * (loss * Pd)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         val = f - loss[:, None] + num / (s0[None, :] + T * U)
-    return np.where(np.isfinite(val), val, -np.inf), out
+    return np.where(np.isfinite(val), val, -np.inf)
 
 
 def swap_search(M, B, S, max_swaps: int = 100):

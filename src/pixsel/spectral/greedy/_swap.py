@@ -27,6 +27,11 @@ Two ways of valuing a swap, by criterion:
   swap improves (not a certified 1-swap local optimum).
 
 Forced features (``always_select``) never leave and excluded ones (``never_select``) never enter.
+
+The additive search reads ``B`` only through its columns on the support and its diagonal
+(``B_S,:`` and ``diag B``), so ``B`` may also be a Gram operator of the data (the column-access
+protocol of :class:`pixsel.stats.CenteredGramOperator`: ``p``, ``diag()``, ``columns(idx)``),
+never formed: each move reads one more column, ``O(n p)``, and the sweep costs ``O(k^2 p + k p r)``.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import scipy.linalg as sla
 
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
-from ..exact._swap import _beats, _swap_values, _value
+from ..exact._swap import _beats, _outside_of_columns, _swap_values_of, _value_of_block
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
@@ -101,8 +106,9 @@ def swap_refine(
     ----------
     A : ndarray of shape (n_features,), (n_features, r) or (n_features, n_features)
         A vector ``a`` (``A = a a^T``), a factor ``M`` (``A = M M^T``) or a symmetric matrix.
-    B : ndarray of shape (n_features, n_features) or None
-        Symmetric positive definite denominator; None is the identity.
+    B : ndarray of shape (n_features, n_features), Gram operator or None
+        Symmetric positive definite denominator; None is the identity. With the additive
+        criteria, also a Gram operator read through its columns (see the module docstring).
     support : array-like of int
         The support to start from (its size ``k`` is kept).
     criterion : {'trace', 'max-eig'}
@@ -134,8 +140,12 @@ def swap_refine(
     owner = "swap_refine"
     A = np.asarray(A, dtype=np.float64)
     p = A.shape[0]
-    B = None if B is None else np.asarray(B, dtype=np.float64)
-    if B is not None and B.shape != (p, p):
+    operator = B is not None and _is_operator(B)
+    if operator and B.p != p:
+        raise ValueError(f"{owner}: the Gram operator B has {B.p} features; A has {p}.")
+    if not operator:
+        B = None if B is None else np.asarray(B, dtype=np.float64)
+    if B is not None and not operator and B.shape != (p, p):
         raise ValueError(f"{owner}: B must be of shape ({p}, {p}) to match A; got {B.shape}.")
     S = index_set(support, p, "support", owner=owner)
     if len(S) == 0:
@@ -169,8 +179,51 @@ def swap_refine(
         A, additive, full = V[:, keep] * np.sqrt(w[keep]), True, False
     if additive:
         M = A[:, None] if A.ndim == 1 else A
-        return _additive(M, np.eye(p) if B is None else B, S, can_leave, can_enter, int(max_sweeps), deadline)
+        return _additive(M, _Columns(np.eye(p) if B is None else B), S, can_leave, can_enter, int(max_sweeps),
+                         deadline)
+    if operator:
+        raise ValueError(f"{owner}: with a Gram operator B the swaps run for additive criteria (a vector A, or "
+                         "criterion='trace' with a factor); pass B as a p x p array for criterion='max-eig'.")
     return _max_eig(A, B, S, full, can_leave, can_enter, int(max_sweeps), int(n_exact), deadline)
+
+
+def _is_operator(B):
+    """A Gram operator read through its columns (not an array)."""
+    return all(hasattr(B, name) for name in ("columns", "diag", "p")) and not hasattr(B, "__array__")
+
+
+class _Columns:
+    """``B`` as the additive swaps read it: its columns on a support and its diagonal, from a
+    ``p x p`` array or from a Gram operator (one pass over the data for each new column)."""
+
+    def __init__(self, B):
+        self.B = B
+        self.array = isinstance(B, np.ndarray)
+        self.diag = np.diag(B).copy() if self.array else np.asarray(B.diag(), dtype=np.float64)
+        self._cache = {}
+
+    def panel(self, S):
+        """``B[:, S]`` (``p x k``), columns read once each."""
+        if self.array:
+            return self.B[:, S]
+        missing = [int(j) for j in S if int(j) not in self._cache]
+        if missing:
+            cols = np.asarray(self.B.columns(np.asarray(missing, dtype=np.intp)), dtype=np.float64)
+            for c, j in enumerate(missing):
+                self._cache[j] = cols[:, c]
+        return np.stack([self._cache[int(j)] for j in S], axis=1)
+
+    def state(self, M, S):
+        """``f(S)``, ``P = B_SS^{-1}``, ``W = P M_S`` and ``B[:, S]``."""
+        BS = self.panel(S)
+        f, P, W = _value_of_block(M, BS[S], S)
+        return f, P, W, BS
+
+    def swap_values(self, M, S, P, W, f, BS):
+        """Every 1-swap's value (``k x (p - k)``) and the features outside ``S``."""
+        out = np.setdiff1d(np.arange(len(self.diag)), S)
+        T, s0, R0 = _outside_of_columns(M, BS[out].T, self.diag[out], S, P)
+        return _swap_values_of(T, s0, R0, P, W, f), out
 
 
 def _out_of_time(deadline):
@@ -178,14 +231,15 @@ def _out_of_time(deadline):
 
 
 def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
-    """Best-improvement swaps valued in closed form (:mod:`pixsel.spectral.exact._swap`)."""
-    f, P, W = _value(M, B, S)
+    """Best-improvement swaps valued in closed form (:mod:`pixsel.spectral.exact._swap`); ``B`` a
+    :class:`_Columns`."""
+    f, P, W, BS = B.state(M, S)
     f0, n, converged = f, 0, False
-    p = B.shape[0]
+    p = len(B.diag)
     if len(S) == p or not can_enter[np.setdiff1d(np.arange(p), S)].any() or not can_leave[S].any():
         return SwapResult(S, f, f0, 0, True)
     while n < max_sweeps and not _out_of_time(deadline):
-        val, out = _swap_values(M, B, S, P, W, f)
+        val, out = B.swap_values(M, S, P, W, f, BS)
         val[~can_leave[S], :] = -np.inf
         val[:, ~can_enter[out]] = -np.inf
         i, j = np.unravel_index(int(np.argmax(val)), val.shape)  # ties: the lowest (i, j)
@@ -193,11 +247,11 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
             converged = True
             break
         T = np.sort(np.append(np.delete(S, i), out[j]))
-        g, Pt, Wt = _value(M, B, T)
+        g, Pt, Wt, BT = B.state(M, T)
         if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
             converged = True
             break
-        S, f, P, W = T, g, Pt, Wt
+        S, f, P, W, BS = T, g, Pt, Wt, BT
         n += 1
     return SwapResult(S, f, f0, n, converged)
 
