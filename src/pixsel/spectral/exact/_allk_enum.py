@@ -31,7 +31,7 @@ bounds from one reversed Cholesky factorization per node) was an order of magnit
 Memory layout (the tree and the arithmetic are those of a plain layout; only the reads change): the
 ordering keeps the candidates still to be placed in the leading block of a scratch matrix (lower
 triangle) and swaps the chosen one to the end of the block, so its rank-one downdates run over
-contiguous rows; each node keeps its matrix in its children's order, so every child's Schur
+contiguous rows; each node rewrites its matrix in its children's order, so every child's Schur
 complement is built from contiguous rows (upper triangles only: every reader reads ``S[j, l]``,
 ``j <= l``); and each pair row is first screened, without a running best, for a pair that beats
 the incumbent of its size (the threshold lowered by a relative 1e-12 so that rounding can only let
@@ -81,8 +81,7 @@ def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) ->
     return best
 
 
-def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, T, Rt, rem, w,
-            Sp):  # pragma: no cover - compiled
+def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, T, Rt, rem, w):  # pragma: no cover - compiled
     """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done).
 
     A node at depth ``m`` holds, over its ``nc[m]`` candidates (``ids[m]``, global indices), the
@@ -90,9 +89,9 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
     ``perm[m]`` (positions in the node's list) with ``sb[m, i]`` the gain of the suffix from ``i``.
     ``Kd[m]``: the largest size still needed below the node (sizes whose incumbent its inclusion
     bound cannot beat are dropped from the top of its range). ``T``, ``Rt``, ``rem``, ``w``: scratch.
-    ``Sp[m]``: the node's ``Sd[m]`` with rows and columns in the order of its children (upper
-    triangle), so that each child's matrix is built from contiguous rows. Below the root only the
-    upper triangle of ``Sd[m]`` is kept (every reader reads ``S[j, l]`` with ``j <= l``)."""
+    Once a node has ordered its children it rewrites ``Sd[m]``, ``Rd[m]`` and ``ids[m]`` in that
+    order (``perm[m]`` becomes the identity), so that each child's matrix is built from contiguous
+    rows; only upper triangles are kept (every reader reads ``S[j, l]`` with ``j <= l``)."""
     p = Sd.shape[1]
     r = Rd.shape[2]
     m = state[0]
@@ -256,13 +255,23 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                     wa = w[a]
                     for b in range(a + 1):
                         T[a, b] -= dg[b] * wa
-            # the node's matrix in the children's order (upper triangle)
-            Spm = Sp[m]
+            # the node's S (upper triangle), R and candidates rewritten in the children's order
+            # (T and Rt, done with, as scratch): the children then read contiguous rows
             for a in range(c):
                 pa = perm[m, a]
                 for b in range(a, c):
                     pb = perm[m, b]
-                    Spm[a, b] = S[pa, pb] if pa <= pb else S[pb, pa]
+                    T[a, b] = S[pa, pb] if pa <= pb else S[pb, pa]
+                for q in range(r):
+                    Rt[a, q] = R[pa, q]
+                rem[a] = idm[pa]
+            for a in range(c):
+                for b in range(a, c):
+                    S[a, b] = T[a, b]
+                for q in range(r):
+                    R[a, q] = Rt[a, q]
+                idm[a] = rem[a]
+                perm[m, a] = a
         cur[m] = i
         x = perm[m, i]
         F[m] = idm[x]
@@ -294,20 +303,19 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         Rn = Rd[m + 1]
         idn = ids[m + 1]
         inv = 1.0 / sxx
-        # the child's S (upper triangle) and R over its candidates, in the node's order
-        Spm = Sp[m]
+        # the child's S (upper triangle) and R over its candidates, in the node's order (the
+        # node's arrays are in that order: x is at position i, its candidates follow it)
         for a in range(cc):
-            ya = perm[m, i + 1 + a]
-            w[a] = Spm[i, i + 1 + a]
+            ya = i + 1 + a
+            w[a] = S[x, ya]
             idn[a] = idm[ya]
         for a in range(cc):
-            ya = perm[m, i + 1 + a]
+            ya = i + 1 + a
             u = w[a] * inv
             for q in range(r):
                 Rn[a, q] = R[ya, q] - u * R[x, q]
-            row = i + 1 + a
             for b in range(a, cc):
-                Sn[a, b] = Spm[row, i + 1 + b] - u * w[b]
+                Sn[a, b] = S[ya, i + 1 + b] - u * w[b]
         nc[m + 1] = cc
         fd[m + 1] = v
         Kd[m + 1] = top
@@ -366,7 +374,6 @@ class EnumKernel:
                 self.inc[j] = np.inf
         self.inc_sup = np.full((K + 1, max(K, 1)), -1, np.int64)
         self._scratch = (np.zeros((p, p)), np.zeros((p, r)), np.zeros(p, np.int64), np.zeros(p))
-        self.Sp = np.zeros((max(K - 2, 1), p, p))  # per depth below K - 2: the node matrix in its children order
         self._inc0 = self.inc.copy()
 
     @property
@@ -379,8 +386,7 @@ class EnumKernel:
 
     def step(self, budget):
         return _compiled_kernel()(self.K, int(budget), self.Sd, self.Rd, self.ids, self.nc, self.perm, self.sb, self.fd,
-                                  self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, *self._scratch,
-                                  self.Sp)
+                                  self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, *self._scratch)
 
     def improved(self):
         """``{size: (value, support in original indices)}`` for every size the enumeration raised."""
