@@ -51,7 +51,10 @@ with no time limit: windows down to size 36, sizes 35..28 by probes, 8..27 one a
 the bottom. Under a time limit, when the next window is predicted to
 need more than twice the time left, the enumeration is extended one size at a time while its
 own predicted time fits; and the first window, whose time nothing predicts yet, gets a share
-(``_FIRST_WINDOW_SHARE``) of the time left before the enumeration takes the rest from the bottom.
+(``_FIRST_WINDOW_SHARE``) of the time left before the enumeration takes the rest from the bottom,
+unless its largest size is at most half of the features (``_FIRST_WINDOW_MIN_FRACTION``): the
+tree, which starts from the whole set, is then farther from it than the enumeration, which takes
+the whole time at once.
 In the
 compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` from the
 ``t - 1`` largest correlations per row, Gershgorin), the backward bound is also at most the
