@@ -257,6 +257,54 @@ def test_enumeration_kernel_matches_brute_force():
             assert sorted(found) == list(range(1, K + 1))
 
 
+def _usps_pixels(shared_data, p, offset):
+    """Two-class LDA on ``p`` of the highest-variance USPS 3-vs-5 pixels (ridge 1e-3 of the mean diagonal)."""
+    d = shared_data("usps_3v5_split.npz")
+    X = np.asarray(d["X_train"], dtype=np.float64)
+    y = np.asarray(d["y_train"])
+    cols = np.sort(np.argsort(-X.var(axis=0), kind="stable")[offset : offset + p])
+    X0, X1 = X[y == 3][:, cols], X[y == 5][:, cols]
+    a = X0.mean(0) - X1.mean(0)
+    C = (np.cov(X0, rowvar=False) * (len(X0) - 1) + np.cov(X1, rowvar=False) * (len(X1) - 1)) / (len(X) - 2)
+    return a, C + 1e-3 * np.mean(np.diag(C)) * np.eye(p)
+
+
+@pytest.mark.parametrize("kind", ["random", "brownian", "pixels"])
+def test_enumeration_of_one_size_with_tight_incumbents(shared_data, kind):
+    """The enumeration of one size alone (the smaller ones switched off, as the path extends it),
+    its incumbent started at the optimum minus a hair (1e-12 relative: the pair rows are screened
+    against the incumbent before the exact loop, and the screen may only let more through), at
+    the optimum, or absent: the optimum is found (or kept), and any support reported has the
+    optimal value, on random, Brownian and real-pixel covariances."""
+    rng = np.random.default_rng(zlib.crc32(kind.encode()))
+    p = 11
+    if kind == "random":
+        a = rng.standard_normal(p)
+        X = rng.standard_normal((p + 3, p))
+        B = X.T @ X / (p + 3) + 0.02 * np.eye(p)
+    elif kind == "brownian":
+        a, B = banded_lda(rng, p, p + 4, 0.01)
+    else:
+        a, B = _usps_pixels(shared_data, p, 40)
+    opt = enumerate_all(a, B, "max-eig")
+    for K in (3, 5, 7):
+        for start in (opt[K - 1] * (1 - 1e-12), opt[K - 1], -np.inf):
+            inc = np.full(K + 1, -np.inf)
+            inc[1:K] = opt[: K - 1]
+            inc[K] = start
+            kern = _allk_enum.EnumKernel(a[:, None], B, K, rng.permutation(p), inc, off=range(1, K))
+            while kern.open:
+                kern.step(7)
+            found = kern.improved()
+            np.testing.assert_allclose(kern.inc[K], opt[K - 1], rtol=1e-9)
+            if start < opt[K - 1]:  # a support beating the start must be reported, even by a hair
+                assert K in found
+            if K in found:  # (at the optimum itself rounding may raise it by a few ulps)
+                S = found[K][1]
+                assert len(np.unique(S)) == K
+                assert math.isclose(_value(a, B, S, "max-eig"), opt[K - 1], rel_tol=1e-9)
+
+
 def test_enumeration_with_sizes_switched_off_finds_the_others():
     """``off`` (the sizes an extension no longer needs): the remaining sizes still reach their
     brute-force optima with their supports, nothing is reported for the switched-off ones, and
@@ -375,6 +423,30 @@ def test_first_window_hands_over_to_the_enumeration(monkeypatch, max_k):
     res = exact_path(a, B, max_k=max_k)
     assert "handover_s" not in res.info["tree"]
     np.testing.assert_allclose(res.objective, opt, rtol=1e-9)
+
+
+def test_first_window_far_from_the_top_is_left_to_the_enumeration(monkeypatch):
+    """Under a time limit, a first window at or below half of the features gets no share: the
+    enumeration takes every size from the bottom at once (the tree then gets what is left), and
+    every size is the brute-force optimum, certified; above half, or without a time limit, the
+    window is searched first as before."""
+    monkeypatch.setattr(_allk_enum, "WORK_BUDGET", 2e3)  # K = 3 at p = 14 by the budget alone
+    monkeypatch.setattr(_allk, "_ENUM_MIN_FEATURES", 0)
+    rng = np.random.default_rng(37)
+    p = 14
+    a, B = banded_lda(rng, p, p + 4, 0.01)
+    opt = enumerate_all(a, B, "max-eig")
+    res = exact_path(a, B, max_k=7, time_limit=60.0)
+    assert res.info["tree"].get("skipped_first_window") and res.info["tree"]["windows"] == 0
+    assert res.info["enumeration"]["max_size"] >= 6
+    assert set(res.info["enumeration"]["size_s"]) == set(range(4, res.info["enumeration"]["max_size"] + 1))
+    np.testing.assert_allclose(res.objective, opt[:7], rtol=1e-9)
+    assert np.all(res.status == "optimal")
+    for kwargs in ({"max_k": 8, "time_limit": 60.0}, {"max_k": 7}):
+        res = exact_path(a, B, **kwargs)
+        assert not res.info["tree"].get("skipped_first_window")
+        np.testing.assert_allclose(res.objective, opt[: kwargs["max_k"]], rtol=1e-9)
+        assert np.all(res.status == "optimal")
 
 
 def test_enumeration_and_tree_meet_in_the_middle(monkeypatch):

@@ -28,6 +28,15 @@ a fixed order of the features (the order the backward greedy path keeps them, wi
 bounds from one reversed Cholesky factorization per node) was an order of magnitude slower at ``K = 9..11``
 (single sizes in the middle took minutes) than the order chosen per node.
 
+Memory layout (the tree and the arithmetic are those of a plain layout; only the reads change): the
+ordering keeps the candidates still to be placed in the leading block of a scratch matrix (lower
+triangle) and swaps the chosen one to the end of the block, so its rank-one downdates run over
+contiguous rows; each node rewrites its matrix in its children's order, so every child's Schur
+complement is built from contiguous rows (upper triangles only: every reader reads ``S[j, l]``,
+``j <= l``); and each pair row is first screened, without a running best, for a pair that beats
+the incumbent of its size (the threshold lowered by a relative 1e-12 so that rounding can only let
+a row through), the exact loop running only on the rows that pass.
+
 The work is at most about ``C(p, K - 2) (p - K)^2 / 2`` steps before pruning:
 :func:`enumeration_size` picks the largest ``K`` under a budget. The state lives in arrays, so
 the kernel runs a budget of nodes, returns to Python (time limit, Ctrl-C) and resumes.
@@ -79,7 +88,10 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
     Schur complement ``Sd[m]`` and residual ``Rd[m]`` given ``F[:m]``; its children follow the order
     ``perm[m]`` (positions in the node's list) with ``sb[m, i]`` the gain of the suffix from ``i``.
     ``Kd[m]``: the largest size still needed below the node (sizes whose incumbent its inclusion
-    bound cannot beat are dropped from the top of its range). ``T``, ``Rt``, ``rem``, ``w``: scratch."""
+    bound cannot beat are dropped from the top of its range). ``T``, ``Rt``, ``rem``, ``w``: scratch.
+    Once a node has ordered its children it rewrites ``Sd[m]``, ``Rd[m]`` and ``ids[m]`` in that
+    order (``perm[m]`` becomes the identity), so that each child's matrix is built from contiguous
+    rows; only upper triangles are kept (every reader reads ``S[j, l]`` with ``j <= l``)."""
     p = Sd.shape[1]
     r = Rd.shape[2]
     m = state[0]
@@ -121,18 +133,31 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                     # the hot loop (a vector a): the best ratio x^2 / sl kept as a fraction, so that
                     # a pair costs multiplications only; the row of S and the diagonal are contiguous
                     rj = R[j, 0]
-                    ba = -1.0
-                    bs = 1.0
+                    # first a screen without a loop-carried best (it vectorizes): does any pair
+                    # beat the incumbent of its size, x^2 / sl > inc - v? (the threshold lowered
+                    # a little, so that rounding can only let a pair through to the exact loop)
+                    thr = inc[m + 2] - v
+                    thr -= 1e-12 * (abs(thr) + abs(v))
+                    hits = 0
                     for l in range(j + 1, c):
                         sjl = S[j, l]
                         u = sjl * inv
                         sl = dg[l] - u * sjl
                         x = R[l, 0] - u * rj
-                        x2 = x * x
-                        if sl > 0.0 and x2 * bs > ba * sl:
-                            ba = x2
-                            bs = sl
-                            bl = l
+                        hits += (sl > 0.0) & (x * x > thr * sl)
+                    ba = -1.0
+                    bs = 1.0
+                    if hits > 0:
+                        for l in range(j + 1, c):
+                            sjl = S[j, l]
+                            u = sjl * inv
+                            sl = dg[l] - u * sjl
+                            x = R[l, 0] - u * rj
+                            x2 = x * x
+                            if sl > 0.0 and x2 * bs > ba * sl:
+                                ba = x2
+                                bs = sl
+                                bl = l
                     if bl >= 0:
                         best = ba / bs
                 else:
@@ -160,10 +185,13 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
             continue
         # ---- one child: add the candidate at position i of the node's order
         if cur[m] < 0:
-            # the order of the children: the weakest suffixes (given F) greedily from the end
+            # the order of the children: the weakest suffixes (given F) greedily from the end. The
+            # candidates left are kept in the leading block of T (lower triangle only, rows
+            # contiguous): the chosen one is swapped to the end of the block, so the downdate reads
+            # and writes contiguous rows (``rem`` maps block positions to the node's positions)
             for a in range(c):
-                for b in range(c):
-                    T[a, b] = S[a, b]
+                for b in range(a + 1):
+                    T[a, b] = S[b, a]
                 for q in range(r):
                     Rt[a, q] = R[a, q]
                 rem[a] = a
@@ -174,12 +202,11 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 ba = -1
                 bg = np.inf
                 for a in range(nr):
-                    x = rem[a]
-                    txx = T[x, x]
+                    txx = T[a, a]
                     if txx > 0.0:
                         acc = 0.0
                         for q in range(r):
-                            acc += Rt[x, q] * Rt[x, q]
+                            acc += Rt[a, q] * Rt[a, q]
                         g = acc / txx
                         if g < bg:
                             bg = g
@@ -191,26 +218,60 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                         sb[m, pos] = np.inf
                         pos -= 1
                     break
-                x = rem[ba]
+                n1 = nr - 1
+                if ba != n1:
+                    # swap block positions ba and n1 (the last) of the symmetric lower-stored T
+                    t = T[ba, ba]
+                    T[ba, ba] = T[n1, n1]
+                    T[n1, n1] = t
+                    for b in range(ba):
+                        t = T[ba, b]
+                        T[ba, b] = T[n1, b]
+                        T[n1, b] = t
+                    for b in range(ba + 1, n1):
+                        t = T[b, ba]
+                        T[b, ba] = T[n1, b]
+                        T[n1, b] = t
+                    for q in range(r):
+                        t = Rt[ba, q]
+                        Rt[ba, q] = Rt[n1, q]
+                        Rt[n1, q] = t
+                    y = rem[ba]
+                    rem[ba] = rem[n1]
+                    rem[n1] = y
                 cum += bg
-                perm[m, pos] = x
+                perm[m, pos] = rem[n1]
                 sb[m, pos] = cum
                 pos -= 1
-                nr -= 1
-                rem[ba] = rem[nr]
-                inv = 1.0 / T[x, x]
-                for a in range(nr):
-                    w[a] = T[rem[a], x]
-                for a in range(nr):
-                    y = rem[a]
-                    u = w[a] * inv
+                nr = n1
+                inv = 1.0 / T[n1, n1]
+                for a in range(n1):
+                    w[a] = T[n1, a]
+                    dg[a] = w[a] * inv
+                for a in range(n1):
+                    u = dg[a]
                     for q in range(r):
-                        Rt[y, q] -= u * Rt[x, q]
-                    for b in range(a, nr):
-                        z = rem[b]
-                        t = T[y, z] - u * w[b]
-                        T[y, z] = t
-                        T[z, y] = t
+                        Rt[a, q] -= u * Rt[n1, q]
+                    wa = w[a]
+                    for b in range(a + 1):
+                        T[a, b] -= dg[b] * wa
+            # the node's S (upper triangle), R and candidates rewritten in the children's order
+            # (T and Rt, done with, as scratch): the children then read contiguous rows
+            for a in range(c):
+                pa = perm[m, a]
+                for b in range(a, c):
+                    pb = perm[m, b]
+                    T[a, b] = S[pa, pb] if pa <= pb else S[pb, pa]
+                for q in range(r):
+                    Rt[a, q] = R[pa, q]
+                rem[a] = idm[pa]
+            for a in range(c):
+                for b in range(a, c):
+                    S[a, b] = T[a, b]
+                for q in range(r):
+                    R[a, q] = Rt[a, q]
+                idm[a] = rem[a]
+                perm[m, a] = a
         cur[m] = i
         x = perm[m, i]
         F[m] = idm[x]
@@ -242,22 +303,19 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         Rn = Rd[m + 1]
         idn = ids[m + 1]
         inv = 1.0 / sxx
-        # the child's S and R over its candidates, in the node's order (both triangles: the
-        # child's own order reads them in any order)
+        # the child's S (upper triangle) and R over its candidates, in the node's order (the
+        # node's arrays are in that order: x is at position i, its candidates follow it)
         for a in range(cc):
-            ya = perm[m, i + 1 + a]
-            w[a] = S[ya, x]
+            ya = i + 1 + a
+            w[a] = S[x, ya]
             idn[a] = idm[ya]
         for a in range(cc):
-            ya = perm[m, i + 1 + a]
+            ya = i + 1 + a
             u = w[a] * inv
             for q in range(r):
                 Rn[a, q] = R[ya, q] - u * R[x, q]
             for b in range(a, cc):
-                yb = perm[m, i + 1 + b]
-                t = S[ya, yb] - u * w[b]
-                Sn[a, b] = t
-                Sn[b, a] = t
+                Sn[a, b] = S[ya, i + 1 + b] - u * w[b]
         nc[m + 1] = cc
         fd[m + 1] = v
         Kd[m + 1] = top
