@@ -40,15 +40,18 @@ def pytest_configure(config):
     interpreters, the array-API checks under dispatch) get the same share through the environment
     (``OMP_NUM_THREADS``, which PyTorch reads too, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``)
     unless it sets them already: tests/array_api/test_estimators.py's process under dispatch
-    took 15.8 CPU s with the default threads against 13.7 with one, at load 2.6."""
+    took 15.8 CPU s with the default threads against 13.7 with one, at load 2.6. They are set
+    before scikit-learn and PyTorch load their OpenMP runtime (which reads ``OMP_NUM_THREADS``
+    once, when loaded), so the worker's own OpenMP threads get the share too."""
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if workers:
-        import scipy.linalg  # noqa: F401  - SciPy's BLAS, loaded before the limit is set
-        from threadpoolctl import threadpool_limits
-
         share = max(1, (os.cpu_count() or 1) // int(workers))
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(var, str(share))  # read by every process a test starts
+
+        import scipy.linalg  # noqa: F401  - SciPy's BLAS, loaded before the limit is set
+        from threadpoolctl import threadpool_limits
+
         config._pixsel_blas_limit = threadpool_limits(limits=share, user_api="blas")
         if importlib.util.find_spec("torch") is not None:  # collection imports it anyway (tests/array_api)
             import torch
