@@ -36,13 +36,22 @@ def pytest_configure(config):
     2-core machine, 485 tests on 2 workers took 21.5-24.3 CPU s (six runs) against 23.3-25.7 CPU s
     without the BLAS limit; bench_gpu's smoke run (PyTorch's CPU build) 2 CPU s on one PyTorch
     thread against 21 on two. NumPy's and SciPy's BLAS (they may be two libraries) are both loaded
-    first, so that both are limited; processes a test starts keep their own defaults."""
+    first, so that both are limited. The processes a test starts (the CLI's, a benchmark's fresh
+    interpreters, the array-API checks under dispatch) get the same share through the environment
+    (``OMP_NUM_THREADS``, which PyTorch reads too, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``)
+    unless it sets them already: tests/array_api/test_estimators.py's process under dispatch
+    took 15.8 CPU s with the default threads against 13.7 with one, at load 2.6. They are set
+    before scikit-learn and PyTorch load their OpenMP runtime (which reads ``OMP_NUM_THREADS``
+    once, when loaded), so the worker's own OpenMP threads get the share too."""
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if workers:
+        share = max(1, (os.cpu_count() or 1) // int(workers))
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, str(share))  # read by every process a test starts
+
         import scipy.linalg  # noqa: F401  - SciPy's BLAS, loaded before the limit is set
         from threadpoolctl import threadpool_limits
 
-        share = max(1, (os.cpu_count() or 1) // int(workers))
         config._pixsel_blas_limit = threadpool_limits(limits=share, user_api="blas")
         if importlib.util.find_spec("torch") is not None:  # collection imports it anyway (tests/array_api)
             import torch

@@ -20,6 +20,10 @@ def test_line_callback_waits_for_delay_and_interval():
     cb = LineSearchCallback("s", delay=1e9, stream=out)
     cb(SimpleNamespace(nodes=1, incumbent=1.0, bound=1.0, gap=0.0, elapsed=0.0))
     assert out.getvalue() == ""  # short searches print nothing
+    # a short interval asked (PIXSEL_PROGRESS_INTERVAL, or interval=): no longer first wait either
+    cb = LineSearchCallback("s", delay=1e9, interval=0.0, stream=out)
+    cb(SimpleNamespace(nodes=1, incumbent=1.0, bound=1.0, gap=0.0, elapsed=0.0))
+    assert out.getvalue().startswith("s: 1 nodes")
 
 
 def test_steps_count_and_name_what_was_done(capsys):

@@ -236,10 +236,10 @@ class LineSearchCallback:
 
     def __init__(self, desc="exact_support", *, delay=3.0, interval=None, stream=None):
         self.interval = _interval(10.0 if interval is None else interval)
-        self.desc, self.delay = desc, min(delay, self.interval)
+        self.desc, self.delay = desc, min(delay, self.interval)  # a short interval asked: no long wait either
         self.stream = sys.stderr if stream is None else stream
         self._start = time.monotonic()
-        self._next = self._start + delay
+        self._next = self._start + self.delay
 
     def __call__(self, state):
         now = time.monotonic()

@@ -16,7 +16,7 @@ def test_array_api_bench_tiny(tmp_path, run_script):
     pytest.importorskip("torch")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), MPLBACKEND="Agg")
     proc = run_script(str(ROOT / "benchmarks" / "bench_array_api.py"), "--quick", "--n", "300",
-                      "--p", "64", "--out", str(tmp_path), cwd=tmp_path, env=env)
+                      "--p", "64", "--path-p", "64", "--select-p", "16", "--out", str(tmp_path), cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "bench_array_api.json").read_text())
     assert {"numpy", "array-api-strict", "torch-cpu"} <= set(res["libraries"])

@@ -18,7 +18,7 @@ def test_bench_first_call_quick(tmp_path, run_script):
     assert "load average" in r.stdout and "goal (first fit <= 2.0 s)" in r.stdout and "import: pixsel" in r.stdout
     out = tmp_path / "bench_first_call"
     rec = json.loads((out / "bench_first_call.json").read_text())
-    assert set(rec["fits"]) == {"SubspaceScoreSelector", "ScoreSelector"}
+    assert set(rec["fits"]) == {"ScoreSelector"}
     for fit in rec["fits"].values():
         assert fit["cold"]["median"] > 0 and fit["warm"]["median"] > 0 and len(fit["cold"]["runs"]) == 1
     assert (out / "bench_first_call.png").stat().st_size > 0

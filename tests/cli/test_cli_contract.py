@@ -140,7 +140,8 @@ def test_ctrl_c_during_an_exact_solve_exits_130_and_keeps_the_partial_result(tmp
     path = tmp_path / "hard.npz"
     np.savez(path, X=rng.standard_normal((200, 60)), y=rng.integers(0, 2, 200))
     out = tmp_path / "o"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
+    # PIXSEL_PROGRESS_INTERVAL: the search's first line after 0.5 s of search, not the default 3 s
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg", PIXSEL_PROGRESS_INTERVAL="0.5")
     proc = subprocess.Popen(
         [sys.executable, "-m", "pixsel", "select", str(path), "-k", "20", "--solver", "exact", "--progress",
          "--regularization", "auto", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -149,7 +150,7 @@ def test_ctrl_c_during_an_exact_solve_exits_130_and_keeps_the_partial_result(tmp
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # --progress in a pipe: plain lines (the stages, the path's steps), the search's first once
-        # it has run for 3 s
+        # it has run for the interval (0.5 s here)
         while True:
             line = proc.stderr.readline()
             assert line and "\r" not in line and "\x1b" not in line, line
