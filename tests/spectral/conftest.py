@@ -26,6 +26,25 @@ def value_on_support(A, B, S, criterion="max-eig"):
     return float(vals.sum() if criterion == "trace" else vals[-1])
 
 
+@pytest.fixture
+def usps_pixel_pair(shared_data):
+    """``usps_pixel_pair(p, offset)``: two-class LDA on ``p`` of the highest-variance USPS 3-vs-5
+    training pixels (from the ``offset``-th): ``a = m3 - m5`` and the pooled covariance plus
+    ``1e-3`` of its mean diagonal."""
+
+    def make(p, offset):
+        d = shared_data("usps_3v5_split.npz")
+        X = np.asarray(d["X_train"], dtype=np.float64)
+        y = np.asarray(d["y_train"])
+        cols = np.sort(np.argsort(-X.var(axis=0), kind="stable")[offset : offset + p])
+        X0, X1 = X[y == 3][:, cols], X[y == 5][:, cols]
+        a = X0.mean(0) - X1.mean(0)
+        C = (np.cov(X0, rowvar=False) * (len(X0) - 1) + np.cov(X1, rowvar=False) * (len(X1) - 1)) / (len(X) - 2)
+        return a, C + 1e-3 * np.mean(np.diag(C)) * np.eye(p)
+
+    return make
+
+
 def greedy_oracle(A, B, direction, criterion="max-eig"):
     """Textbook greedy: every candidate evaluated from scratch; ties -> lowest index."""
     p = np.asarray(A).shape[0]

@@ -26,17 +26,6 @@ def _restricted_best(values, k, fixed_in, allowed):
     return max(v for S, v in values.items() if len(S) == k and fixed <= S <= allowed)
 
 
-def _pixel_slice(shared_data, p, offset):
-    d = shared_data("usps_3v5_split.npz")
-    X = np.asarray(d["X_train"], dtype=np.float64)
-    y = np.asarray(d["y_train"])
-    cols = np.sort(np.argsort(-X.var(axis=0), kind="stable")[offset : offset + p])
-    X0, X1 = X[y == 3][:, cols], X[y == 5][:, cols]
-    a = X0.mean(0) - X1.mean(0)
-    C = (np.cov(X0, rowvar=False) * (len(X0) - 1) + np.cov(X1, rowvar=False) * (len(X1) - 1)) / (len(X) - 2)
-    return a, C + 1e-3 * np.mean(np.diag(C)) * np.eye(p)
-
-
 def _random_problems(oracle, seed, p):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(p)
@@ -114,10 +103,10 @@ def test_diagonal_B_is_exact(oracle):
         assert oracle.best(a, B, k) == pytest.approx(exact, rel=1e-12)
 
 
-def test_tighter_than_inclusion_on_pixels(oracle, shared_data):
+def test_tighter_than_inclusion_on_pixels(oracle, usps_pixel_pair):
     """Real pixels (USPS 3 vs 5): never below brute force, and below f(all) at small k."""
     for offset in (0, 30):
-        a, B = _pixel_slice(shared_data, 11, offset)
+        a, B = usps_pixel_pair(11, offset)
         f_all = oracle.value(a, B, range(11))
         for k in (2, 4, 6, 9):
             best = oracle.best(a, B, k)

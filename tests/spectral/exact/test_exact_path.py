@@ -257,20 +257,8 @@ def test_enumeration_kernel_matches_brute_force():
             assert sorted(found) == list(range(1, K + 1))
 
 
-def _usps_pixels(shared_data, p, offset):
-    """Two-class LDA on ``p`` of the highest-variance USPS 3-vs-5 pixels (ridge 1e-3 of the mean diagonal)."""
-    d = shared_data("usps_3v5_split.npz")
-    X = np.asarray(d["X_train"], dtype=np.float64)
-    y = np.asarray(d["y_train"])
-    cols = np.sort(np.argsort(-X.var(axis=0), kind="stable")[offset : offset + p])
-    X0, X1 = X[y == 3][:, cols], X[y == 5][:, cols]
-    a = X0.mean(0) - X1.mean(0)
-    C = (np.cov(X0, rowvar=False) * (len(X0) - 1) + np.cov(X1, rowvar=False) * (len(X1) - 1)) / (len(X) - 2)
-    return a, C + 1e-3 * np.mean(np.diag(C)) * np.eye(p)
-
-
 @pytest.mark.parametrize("kind", ["random", "brownian", "pixels"])
-def test_enumeration_of_one_size_with_tight_incumbents(shared_data, kind):
+def test_enumeration_of_one_size_with_tight_incumbents(usps_pixel_pair, kind):
     """The enumeration of one size alone (the smaller ones switched off, as the path extends it),
     its incumbent started at the optimum minus a hair (1e-12 relative: the pair rows are screened
     against the incumbent before the exact loop, and the screen may only let more through), at
@@ -285,7 +273,7 @@ def test_enumeration_of_one_size_with_tight_incumbents(shared_data, kind):
     elif kind == "brownian":
         a, B = banded_lda(rng, p, p + 4, 0.01)
     else:
-        a, B = _usps_pixels(shared_data, p, 40)
+        a, B = usps_pixel_pair(p, 40)
     opt = enumerate_all(a, B, "max-eig")
     for K in (3, 5, 7):
         for start in (opt[K - 1] * (1 - 1e-12), opt[K - 1], -np.inf):
