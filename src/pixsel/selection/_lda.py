@@ -554,10 +554,10 @@ class SparseLDASelector(_PathSelector):
                              "forward only (the largest eigenvalue does not split over the forced features); use "
                              "direction='forward' or criterion='trace'.")
         direction = self._run_direction(X, y, grouping, route, forward_only or len(classes) == 2, owner)
-        if route.implicit and isinstance(self.refine, str) and not self._additive(owner, len(classes)):
+        additive = self._additive(owner, len(classes))
+        if route.implicit and isinstance(self.refine, str) and not additive:
             sweeps = 0  # refine='auto': the largest eigenvalue's swaps read the p x p matrix, not formed here
-        if route.implicit and ((sweeps and not self._additive(owner, len(classes))) or len(self.never_select_)
-                               or self.beam_width_ > 1):
+        if route.implicit and ((sweeps and not additive) or len(self.never_select_) or self.beam_width_ > 1):
             raise ValueError(f"{owner}: never_select, beam_width and the swaps of criterion='max-eig' need "
                              "algorithm='dense' (they read the p x p within-class covariance); pass "
                              "algorithm='dense', or refine=False, never_select=None and beam_width=1.")
@@ -710,8 +710,7 @@ class SparseLDASelector(_PathSelector):
         if self.direction == "backward":
             raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
                              "or 'cv', or beam_width=1.")
-        if n_classes > 2 and not all(criterion_named(criterion_for(c, n_classes)).additive
-                                     for c in self._candidates(owner)[0]):
+        if not self._additive(owner, n_classes):
             raise ValueError(f"{owner}: the beam search runs with criterion='trace' (or two classes): the gains of "
                              "the largest eigenvalue are not additive. Use criterion='trace' or beam_width=1.")
 
@@ -960,8 +959,9 @@ class SparseLDASelector(_PathSelector):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix), then ``sweeps`` swap moves at
         ``k`` read through the same operator's columns; see ``algorithm`` and ``refine``."""
         self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
-        total = criterion_named(criterion).implicit_on_total  # searched on (A, B + A), X's covariance about its mean
-        if criterion_named(criterion).needs_dense_pair and total is None:
+        crit = criterion_named(criterion)
+        total = crit.implicit_on_total  # searched on (A, B + A), X's covariance about its mean
+        if crit.needs_dense_pair and total is None:
             raise ValueError(f"{owner}: criterion={criterion!r} needs algorithm='dense' (it searches p x p matrices "
                              "formed from the statistics); pass algorithm='dense' or criterion='trace'.")
         reg = regularization
@@ -970,13 +970,13 @@ class SparseLDASelector(_PathSelector):
         with T.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes
             info = ridge_regularization(reg, B.mean_variance())  # the ridge from the within-class variance
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
+            G = T.with_alpha(info.alpha)
             with path_progress(self) as progress:
-                path = greedy_path(a, T.with_alpha(info.alpha), max_k=k, criterion=total or criterion,
+                path = greedy_path(a, G, max_k=k, criterion=total or criterion,
                                    callback=progress("forward path (implicit)"))
             self.classes_ = classes
             self.regularization_ = info.to_dict()
             self._set_paths(path, None, k, "forward")
-            G = T.with_alpha(info.alpha)
             if sweeps:  # the swaps read G's columns on the support: one pass over X for each new column
                 self._refine_support(a, G, k, F, total or criterion, sweeps)
             S = np.flatnonzero(self.support_)

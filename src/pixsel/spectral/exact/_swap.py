@@ -57,14 +57,15 @@ def _outside(M, B, S, P):
     out = np.ones(B.shape[0], bool)
     out[S] = False
     out = np.flatnonzero(out)
-    return (out, *_outside_of_columns(M, B[np.ix_(S, out)], B[out, out], S, P))
+    return (out, *_outside_of_columns(M, B[np.ix_(S, out)], B[out, out], S, out, P))
 
 
-def _outside_of_columns(M, Bo, d_out, S, P):
-    """:func:`_outside` from ``B_S,out`` (``Bo``) and the diagonal of ``B`` outside ``S``."""
+def _outside_of_columns(M, Bo, d_out, S, out, P):
+    """:func:`_outside` from ``B_S,out`` (``Bo``) and the diagonal of ``B`` on ``out``, the
+    features outside ``S``."""
     T = P @ Bo  # k x q
     s0 = d_out - np.einsum("ij,ij->j", Bo, T)
-    R0 = M[np.setdiff1d(np.arange(M.shape[0]), S)] - T.T @ M[S]  # q x r
+    R0 = M[out] - T.T @ M[S]  # q x r
     return T, s0, R0
 
 

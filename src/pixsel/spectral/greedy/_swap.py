@@ -222,7 +222,7 @@ class _Columns:
     def swap_values(self, M, S, P, W, f, BS):
         """Every 1-swap's value (``k x (p - k)``) and the features outside ``S``."""
         out = np.setdiff1d(np.arange(len(self.diag)), S)
-        T, s0, R0 = _outside_of_columns(M, BS[out].T, self.diag[out], S, P)
+        T, s0, R0 = _outside_of_columns(M, BS[out].T, self.diag[out], S, out, P)
         return _swap_values_of(T, s0, R0, P, W, f), out
 
 
