@@ -301,6 +301,9 @@ LDA_ROWS = {
                                         "refine": "auto"},
     "pixsel LDA correlation auto auto": {"criterion": "correlation", "direction": "auto", "regularization": "auto",
                                          "refine": "auto"},
+    # the ridge chosen from the data in one pass (Ledoit and Wolf's shrinkage of the within-class covariance)
+    "pixsel LDA correlation auto ledoit-wolf": {"criterion": "correlation", "direction": "auto",
+                                                "regularization": "ledoit-wolf", "refine": "auto"},
     # criterion='auto': 'correlation' with more than two classes, 'trace' with two (the same supports)
     "pixsel LDA auto auto rda": {"criterion": "auto", "direction": "auto", "regularization": "rda", "refine": "auto"},
 }

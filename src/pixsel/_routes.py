@@ -479,18 +479,23 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
                   f"(~{float(p) * p * n + float(n) ** 3:.2g} flops against ~{float(p) ** 3:.2g})")
 
 
-def implicit_pays(n_samples, n_features, n_classes=None, k=None):
+def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=None):
     """Whether ``algorithm='auto'`` should avoid the ``p x p`` matrix, and why.
 
-    Two rules, both only with fewer samples than features (the ``p x p`` matrix is then of rank
+    Three rules, all only with fewer samples than features (the ``p x p`` matrix is then of rank
     below ``p``, and the implicit form's passes over ``X`` cost less than forming it):
 
     * memory: ``p > IMPLICIT_MIN_FEATURES`` (a float64 ``p x p`` matrix over 128 MiB);
     * cost, when ``n_classes`` and ``k`` are known (a sparse LDA fit): the dense form would
       cost over :data:`DENSE_MATERIAL_FLOPS` and the implicit one is at least
-      :data:`IMPLICIT_ADVANTAGE` times cheaper by :func:`path_costs`.
+      :data:`IMPLICIT_ADVANTAGE` times cheaper by :func:`path_costs`;
+    * a forward pass alone (``forward_steps``: the fit runs the forward pass only, for that many
+      steps, and reads nothing else of the ``p x p`` matrix): its passes over ``X``, ``2 n p``
+      per step, at least :data:`IMPLICIT_ADVANTAGE` times cheaper than forming the matrix
+      (``n p^2``, and the inverse ``p^3`` that the two-class kernel starts from), whatever the
+      size: the dense form's extra work buys nothing the fit uses.
 
-    The implicit form runs the forward pass only, to ``k``.
+    The implicit form runs the forward pass only.
 
     Returns
     -------
@@ -503,12 +508,22 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None):
     (True, False, False)
     >>> implicit_pays(400, 4096, 40, 20)[0], implicit_pays(400, 4096)[0], implicit_pays(200, 1024, 40, 50)[0]
     (True, False, False)
+    >>> implicit_pays(190, 1024, 38, 10, forward_steps=10)[0], implicit_pays(190, 1024, 38, 200, forward_steps=200)[0]
+    (True, False)
+    >>> implicit_pays(31, 2000, 2, 10, forward_steps=10)[0], implicit_pays(900, 64, 10, 10, forward_steps=10)[0]
+    (True, False)
     """
     n, p = int(n_samples), int(n_features)
     if n >= p:
         return False, f"n = {n} >= p = {p}: the p x p matrix is cheaper than passes over X"
     if p > IMPLICIT_MIN_FEATURES:
         return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
+    if forward_steps is not None and n_classes is not None:
+        formed = float(n) * p * p + (float(p) ** 3 if int(n_classes) <= 2 else 0.0)
+        passes = 2.0 * n * p * int(forward_steps)
+        if IMPLICIT_ADVANTAGE * passes < formed:
+            return True, (f"n = {n} < p = {p}, a forward pass of {int(forward_steps)} steps: passes over X "
+                          f"({passes:.2g} flops) cost less than forming the p x p matrix ({formed:.2g})")
     if n_classes is None or k is None:
         return False, f"p = {p} <= {IMPLICIT_MIN_FEATURES} features: the p x p matrix is small enough to form"
     cost = path_costs(n, p, n_classes, k)
@@ -623,11 +638,13 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto") -> Route:
+           algorithm="auto", forward_steps=None) -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
     and completes that answer here; the kernels it calls receive the result (``route=``).
+    ``forward_steps``: the fit runs a forward pass of that many steps and reads nothing else of
+    the ``p x p`` matrix (the third rule of :func:`implicit_pays`).
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
     such as the exact search that a greedy fit runs with ``solver='exact'``.
 
@@ -641,10 +658,10 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps)
 
 
-def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm):
+def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -655,7 +672,7 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         if algorithm == "implicit":
             return Route("implicit", f"algorithm='implicit' asked; {where}", algorithm="implicit", **route)
         if algorithm == "auto" and n_samples is not None and n_features is not None:
-            pays, why = implicit_pays(n_samples, n_features, n_classes, k)
+            pays, why = implicit_pays(n_samples, n_features, n_classes, k, forward_steps)
             if pays:
                 return Route("implicit", f"{why}; {where}", algorithm="implicit", **route)
             where = f"{why}; {where}"

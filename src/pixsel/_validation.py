@@ -149,6 +149,26 @@ class NonFiniteError(ValueError):
         )
 
 
+def check_classification_labels(y):
+    """scikit-learn's ``check_classification_targets``, with the common case answered at once: 1-D
+    integer or boolean labels are always binary or multiclass targets (its scan of ``y`` is then
+    skipped); any other ``y`` goes through scikit-learn's check and its message.
+
+    Examples
+    --------
+    >>> check_classification_labels(np.array([0, 1, 2]))
+    >>> check_classification_labels(np.array([0.5, 1.5]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown label type: continuous. ...
+    """
+    if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub":
+        return
+    from sklearn.utils.multiclass import check_classification_targets
+
+    check_classification_targets(y)
+
+
 def check_finite(x, name="X"):
     """Raise a ``ValueError`` (:class:`NonFiniteError`) locating the first NaN or infinite entry."""
     x = np.asarray(x)

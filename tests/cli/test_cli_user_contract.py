@@ -112,7 +112,9 @@ def test_a_long_fit_shows_more_than_one_update(tmp_path):
     # silent: the fit's heartbeat, and the path's steps when they last (SparseLDASelector's own)
     rng = np.random.default_rng(0)
     path = tmp_path / "long.npz"
-    np.savez(path, X=rng.standard_normal((200, 300)), y=np.arange(200) % 2)
+    # more samples than features: the dense form's whole two-class path (fewer would take the
+    # implicit form's short forward pass, done before any update is due)
+    np.savez(path, X=rng.standard_normal((400, 300)), y=np.arange(400) % 2)
     proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(path), "-k", "40", "--progress",
                            "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300,
                           env=_env(PIXSEL_PROGRESS_INTERVAL="0.02"))

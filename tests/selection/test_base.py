@@ -46,7 +46,7 @@ def test_spca_objective_path_matches_paths_and_supports(blobs):
     # forward only: the path stops at k
     fwd_only = SparsePCASelector(3, direction="forward").fit(X)
     assert len(fwd_only.objective_path_) == 3
-    with pytest.raises(ValueError, match="range \\[1, 3\\]"):
+    with pytest.raises(ValueError, match="stopped at k = 3; .* n_features_to_select=4"):
         fwd_only.get_support_at(4)
 
 

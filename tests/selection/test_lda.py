@@ -234,8 +234,9 @@ def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
     assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-6)
     assert imp.regularization_["alpha"] == pytest.approx(dense.regularization_["alpha"], rel=1e-5)
     assert np.array_equal(imp.get_support_at(3), dense.get_support_at(3))
+    assert np.allclose(imp.coef_, dense.coef_, rtol=1e-4)  # the same discriminant (B_SS^-1 a_S with two classes)
     assert np.array_equal(X, X0)
-    with pytest.raises(ValueError, match="range \\[1, 6\\]"):
+    with pytest.raises(ValueError, match="stopped at k = 6"):
         imp.get_support_at(7)  # the implicit path stops at n_features_to_select
     with pytest.raises(ValueError, match="forward selection only"):
         SparseLDASelector(6, direction="backward", algorithm="implicit").fit(X, y)
@@ -251,3 +252,29 @@ def test_auto_algorithm_goes_implicit_at_image_scale():
     sel = SparseLDASelector(2).fit(X, y)
     assert sel.algorithm_ == "implicit" and sel.direction_ == "forward"
     assert 1234 in sel.get_support(indices=True)
+
+
+def test_auto_algorithm_runs_a_forward_pass_alone_through_x():
+    """With fewer samples than features, a fit that runs the forward pass alone (the default
+    search) takes the implicit form: the same pixels, discriminant and objectives as the dense form,
+    without the p x p matrix; options that read that matrix keep the dense form."""
+    rng = np.random.default_rng(3)
+    n, p = 40, 600
+    y = np.arange(n) % 5
+    X = rng.standard_normal((n, p))
+    X[:, [7, 70, 300]] += 1.5 * y[:, None]
+    auto = SparseLDASelector(5).fit(X, y)
+    dense = SparseLDASelector(5, algorithm="dense").fit(X, y)
+    assert auto.algorithm_ == "implicit" and "forward pass of 5 steps" in auto.route_reason_
+    assert dense.algorithm_ == "dense"
+    assert np.array_equal(auto.get_support(indices=True), dense.get_support(indices=True))
+    assert np.allclose(auto.objective_path_, dense.objective_path_[:5], rtol=1e-8)
+    assert np.allclose(auto.coef_, dense.coef_, rtol=1e-6)
+    two = SparseLDASelector(3).fit(X, y % 2)  # two classes: the dense form's whole path not needed either
+    assert two.algorithm_ == "implicit"
+    assert np.array_equal(two.get_support(indices=True),
+                          SparseLDASelector(3, algorithm="dense").fit(X, y % 2).get_support(indices=True))
+    for needs_matrix in ({"direction": "dual"}, {"path": "full"}, {"always_select": [0]}, {"never_select": [1]},
+                         {"beam_width": 2}, {"regularization": "ledoit-wolf"}, {"criterion": "max-eig"}):
+        assert SparseLDASelector(5, **needs_matrix).fit(X, y).algorithm_ == "dense", needs_matrix
+    assert SparseLDASelector(5, criterion="max-eig", refine=False).fit(X, y).algorithm_ == "implicit"

@@ -28,8 +28,10 @@ def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
     np.testing.assert_allclose(short.objective_path_, full.objective_path_[:15])
     np.testing.assert_array_equal(short.get_support(), full.get_support())
     np.testing.assert_array_equal(short.get_support_at(12), full.get_support_at(12))
-    with pytest.raises(ValueError, match=r"range \[1, 15\]"):
+    with pytest.raises(ValueError, match=r"stopped at k = 15;.*path='full'"):
         short.get_support_at(16)
+    with pytest.raises(ValueError, match=r"range \[1, 15\]"):
+        short.get_support_at(p + 1)
     # the path is the kernel's (the whole greedy path, truncated)
     st = class_statistics(X, y)
     B, _ = regularize(st.within, "rda")  # the selector's default
@@ -45,8 +47,17 @@ def test_dual_keeps_every_k_and_two_classes_keep_the_whole_path():
     full = SparseLDASelector(5, direction="dual", path="full").fit(X, y)
     np.testing.assert_array_equal(dual.get_support(), full.get_support())
     np.testing.assert_allclose(dual.objective_path_[:15], full.objective_path_[:15])
-    two = SparseLDASelector(3, direction="forward").fit(X[y < 2], y[y < 2])
+    two = SparseLDASelector(3, direction="forward", algorithm="dense").fit(X[y < 2], y[y < 2])
     assert len(two.objective_path_) == X.shape[1]
+    # fewer samples than features: 'auto' runs the forward pass through X, to k; path='full' keeps the whole path
+    X2, y2 = _classes(n_classes=2, p=200)
+    short = SparseLDASelector(3, direction="forward").fit(X2, y2)
+    whole = SparseLDASelector(3, direction="forward", path="full").fit(X2, y2)
+    assert short.algorithm_ == "implicit" and len(short.objective_path_) == 3
+    assert whole.algorithm_ == "dense" and len(whole.objective_path_) == 200
+    np.testing.assert_array_equal(short.get_support_at(2), whole.get_support_at(2))
+    with pytest.raises(ValueError, match="stopped at k = 3;.*path='full'"):
+        short.get_support_at(4)
     with pytest.raises(ValueError, match="path"):
         SparseLDASelector(3, path="some").fit(X, y)
 

@@ -286,7 +286,8 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
     def _sized_route(self, route, X, *, algorithm=None, **sizes):
         """The route of ``route``'s data with the sizes known (``algorithm='auto'`` resolved by
         the route table, :func:`pixsel._routes.choose`); ``algorithm`` overrides the parameter
-        (groups of features run on the dense statistics)."""
+        (groups of features run on the dense statistics); ``forward_steps`` among the sizes: the
+        fit runs a forward pass of that many steps alone (:func:`pixsel._routes.implicit_pays`)."""
         n, p = X.shape
         algorithm = self.algorithm if algorithm is None else algorithm
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
@@ -414,6 +415,13 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         if isinstance(k, numbers.Integral) and not isinstance(k, bool) and 1 <= k < forced:
             raise ValueError(f"{type(self).__name__}: every support contains the {forced} features of "
                              f"always_select (k counts them); ask for k >= {forced}, not {k}.")
-        k = check_int(k, "k", low=1, high=int(self.objective_path_.shape[0]), owner=type(self).__name__)
+        computed = int(self.objective_path_.shape[0])
+        total = int(getattr(self, "n_groups_", self.n_features_in_))  # the candidates: features or groups
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool) and computed < k <= total:
+            how = (f"fit with path='full' for every k up to {total}" if getattr(self, "path", None) == "auto"
+                   else f"refit with n_features_to_select={k}")
+            raise ValueError(f"{type(self).__name__}: the path of this fit stopped at k = {computed}; ask for "
+                             f"k <= {computed}, or {how}.")
+        k = check_int(k, "k", low=1, high=computed, owner=type(self).__name__)
         mask = to_numpy(self.support_).copy() if k == self.n_features_to_select_ else self._mask_at(k)
         return np.flatnonzero(mask) if indices else mask

@@ -11,13 +11,12 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.base import clone
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._array_api import to_numpy
 from .._routes import follow, lowrank_backward_pays
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import (
-    MAX_SWAP_SWEEPS, Interval, StrOptions, check_excluded, check_forced, check_int, check_options, check_params,
+    MAX_SWAP_SWEEPS, Interval, StrOptions, check_classification_labels, check_excluded, check_forced, check_int, check_options, check_params,
     check_search,
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
@@ -177,12 +176,18 @@ class SparseLDASelector(_PathSelector):
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` within-class covariance; ``'implicit'`` runs the forward
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
-        path computed up to ``n_features_to_select`` only, forward only, ridge regularization
-        only; see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
-        with fewer samples than features when there are more than 4096 features, or when the
+        path computed up to ``n_features_to_select`` only, forward only, ridge regularization only;
+        see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
+        with fewer samples than features when there are more than 4096 features, when the
         dense fit would cost over ``1e10`` operations and the passes over ``X`` for ``k``
         features at least 4 times less (``pixsel._routes.path_costs``: the scatter ``n p^2``
-        and the inverse and backward pass ``~p^3`` against ``2 n p k``). On a Dask
+        and the inverse and backward pass ``~p^3`` against ``2 n p k``), or when the fit runs
+        the forward pass alone (the default search; not with another direction, groups,
+        ``always_select``, ``never_select``, a beam, ``stability``, the exact solver,
+        ``path='full'``, ``'ledoit-wolf'``, no ridge, or the swaps of ``'max-eig'``) and its
+        passes over ``X`` cost at least 4 times less than forming the matrix (``n p^2``, plus
+        ``p^3`` with two classes): the same pixels, objectives and discriminant, without the
+        work on the ``p x p`` matrix that such a fit never reads. On a Dask
         array chunked by rows the implicit pass runs chunk by chunk where the chunks live (the
         workers of a ``dask.distributed`` cluster); under ``array_api_dispatch`` an array on a
         GPU runs the passes on its device; only
@@ -202,11 +207,14 @@ class SparseLDASelector(_PathSelector):
         returned is then within ``gap_tol`` (as a fraction) of the optimum.
     path : {'auto', 'full'}, default='auto'
         How much of the forward path to compute. ``'full'``: every ``k`` up to ``n_features``.
-        ``'auto'``: the whole path for two classes (it costs a few inverses of ``B``, whatever
-        ``k``); with more classes the forward pass stops at ``min(n_features, max(2 k, k +
-        10))`` steps, where ``k = n_features_to_select`` (a forward step costs ``O(p k)``, so a
-        fit asked for ``k`` costs ``O(p k^2)`` rather than ``O(p^3)``), which leaves
-        :meth:`get_support_at` the sizes around ``k``. The backward pass always starts from all
+        ``'auto'``: the whole path for two classes where ``B`` is formed (it costs a few
+        inverses of ``B``, whatever ``k``); with more classes the forward pass stops at
+        ``min(n_features, max(2 k, k + 10))`` steps, where ``k = n_features_to_select`` (a
+        forward step costs ``O(p k)``, so a fit asked for ``k`` costs ``O(p k^2)`` rather than
+        ``O(p^3)``), which leaves :meth:`get_support_at` the sizes around ``k``; through ``X``
+        (the implicit algorithm, each step a pass over ``X``) it stops at ``k``. ``'full'``
+        keeps the ``p x p`` form where ``algorithm='auto'`` would take the implicit one for a
+        forward pass alone. The backward pass always starts from all
         features, so with ``direction='backward'`` or ``'dual'`` every ``k`` stays available.
     progress : bool or callable, default=False
         Report the path steps (step ``i`` of ``n`` per pass, with the time left) and the exact
@@ -516,7 +524,7 @@ class SparseLDASelector(_PathSelector):
         X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, y)
         X, y = validate_fit(self, route, X, y)
-        check_classification_targets(y)
+        check_classification_labels(y)
         classes = np.unique(y)
         criteria, regularizations = self._candidates(owner)
         n_resamples = self._check_stability(owner)
@@ -542,7 +550,8 @@ class SparseLDASelector(_PathSelector):
         else:
             criterion, regularization = criteria[0], regularizations[0]
         self.criterion_ = criterion
-        route = self._sized_route(route, X, n_classes=len(classes), k=k,
+        steps = self._forward_steps(p, k, len(classes), grouping, n_resamples, sweeps, criterion, regularization)
+        route = self._sized_route(route, X, n_classes=len(classes), k=k, forward_steps=steps,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
         self.route_, self.route_reason_ = route.name, route.reason
@@ -568,6 +577,23 @@ class SparseLDASelector(_PathSelector):
                                sweeps=sweeps, n_resamples=n_resamples, criterion=criterion,
                                regularization=regularization, F=F, direction=direction)
         return X, y, plan
+
+    def _forward_steps(self, p, k, n_classes, grouping, n_resamples, sweeps, criterion, regularization):
+        """The length of the forward pass when this fit runs that pass alone and reads nothing else
+        of the ``p x p`` matrix (then ``algorithm='auto'`` may take the implicit form); None when
+        it needs the matrix: another pass, groups, forced or excluded features, a beam, stability,
+        the exact search, the whole path, ``'ledoit-wolf'``, or the swaps of the largest eigenvalue."""
+        crit = criterion_named(criterion)
+        needs_matrix = (
+            self.direction not in ("auto", "forward") or grouping is not None or n_resamples
+            or self.solver != "greedy" or self.path == "full" or self.beam_width_ > 1
+            or len(self.never_select_) or len(check_forced(self.always_select, p, owner=type(self).__name__))
+            or regularization is None or (isinstance(regularization, str) and regularization in ("ledoit-wolf", "none"))
+            or (not isinstance(regularization, str) and regularization == 0)
+            or (crit.needs_dense_pair and crit.implicit_on_total is None)
+            or (sweeps and not self._additive("", n_classes))
+        )
+        return None if needs_matrix else k  # the implicit form's pass stops at k
 
     def _statistics(self, X, y, plan):
         """The pair of the search: ``a`` (``m1 - m0``, or the factor of the between covariance) and
@@ -971,7 +997,7 @@ class SparseLDASelector(_PathSelector):
             info = ridge_regularization(reg, B.mean_variance())  # the ridge from the within-class variance
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
             G = T.with_alpha(info.alpha)
-            with path_progress(self) as progress:
+            with path_progress(self) as progress:  # to k only: each step is a pass over X
                 path = greedy_path(a, G, max_k=k, criterion=total or criterion,
                                    callback=progress("forward path (implicit)"))
             self.classes_ = classes
@@ -980,9 +1006,7 @@ class SparseLDASelector(_PathSelector):
             if sweeps:  # the swaps read G's columns on the support: one pass over X for each new column
                 self._refine_support(a, G, k, F, total or criterion, sweeps)
             S = np.flatnonzero(self.support_)
-            if getattr(self, "n_swaps_", 0):  # the discriminant of the refined support, from its k x k block
-                aS = a[S] if a.ndim == 1 else a[S] @ a[S].T  # A_SS in full form (a k x r factor may be wide)
-                self.coef_ = weights_on_support(aS, G.submatrix(S), np.arange(len(S)))
-            else:
-                self.coef_ = path.weights(k)[S]
+            # the discriminant on S from its k x k block, as the dense form's (B_SS^-1 a_S with two classes)
+            aS = a[S] if a.ndim == 1 else a[S] @ a[S].T  # A_SS in full form (a k x r factor may be wide)
+            self.coef_ = weights_on_support(aS, G.submatrix(S), np.arange(len(S)))
         return self
