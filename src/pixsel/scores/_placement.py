@@ -457,9 +457,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         From :func:`placement_constraints` (validated there). ``None``: no constraint.
     callback : callable, optional
         Called as ``callback(t, total=k)`` after each pixel.
-    gram : array-like of shape (n_pixels * block, n_pixels * block), optional
-        ``A^T A``, when the caller has it (not modified). With more images than pixels the
-        kernel works on it (computed here when not given); ignored otherwise.
+    gram : array-like, optional
+        The smaller Gram matrix, when the caller has it (not modified): ``A^T A`` of shape
+        ``(n_pixels * block, n_pixels * block)`` with more images than pixels, else ``A A^T`` of
+        shape ``(n_samples, n_samples)``. Computed here when not given.
 
     Returns
     -------
@@ -493,7 +494,7 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     if A.shape[0] <= A.shape[1]:  # n <= p: work on A, with M0 = A A^T (n x n)
         G = None
         B = A
-        M0 = B @ B.T
+        M0 = B @ B.T if gram is None else np.asarray(gram, dtype=np.float64)
         B3 = B.reshape(B.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
         U = np.einsum("nlc,nld->lcd", B3, (M0 @ B).reshape(B.shape[0], L, c))

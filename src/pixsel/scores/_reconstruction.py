@@ -23,62 +23,108 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["fold_statistics", "noise_cv_errors", "conditional_solve"]
+__all__ = ["fold_products", "fold_products_from_outer", "noise_cv_errors", "conditional_solve"]
 
 
-def fold_statistics(A: ArrayLike, n_folds: int, cols: ArrayLike) -> dict:
-    """Sums and cross-products with the measured columns of the interleaved folds (row ``i`` in
-    fold ``i % n_folds``): what :func:`noise_cv_errors` needs, in one pass over ``A``.
+def _fold_rows(n, n_folds):
+    """Row indices of each interleaved fold (row ``i`` in fold ``i % n_folds``) and of the rest."""
+    rows = np.arange(n)
+    return [(rows[f::n_folds], rows[rows % n_folds != f]) for f in range(n_folds)]
+
+
+def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int) -> list[dict]:
+    """What :func:`noise_cv_errors` needs of each fold, from the data (one pass over ``A``).
+
+    Fold ``f`` holds the rows ``T`` of ``A`` with index ``i % n_folds == f``; with
+    ``P = T^T T[:, cols]`` and ``D = S - P`` (the cross-products of the other rows) the
+    returned ``k x k`` products are ``D^T D``, ``P^T D`` and the rows ``cols`` of ``D`` and ``P``.
 
     Parameters
     ----------
     A : array-like of shape (n_samples, n_features)
         Centred data (not modified).
-    n_folds : int
-    cols : array-like of int
+    S : array-like of shape (n_features, k)
+        ``A^T A[:, cols]``.
+    cols : array-like of int of shape (k,)
         The measured columns.
+    n_folds : int
 
     Returns
     -------
-    stats : dict
-        ``cross`` (list of ``T_f^T T_f[:, cols]``, ``(n_features, len(cols))``), ``sums``
-        (``(n_folds, n_features)``, column sums), ``sizes`` (rows) and ``sq`` (squared Frobenius
-        norms) of each fold ``T_f``.
+    folds : list of dict
+        Per fold: ``size`` (rows), ``sq`` (``||T||_F^2``), ``tt`` (``t^T t``, ``t`` the column sums
+        of ``T``), ``ts`` (``t[cols]``), ``DtD``, ``PtD``, ``Dss`` (``D[cols]``), ``Pss``
+        (``P[cols]``), ``dt`` (``D^T t``) and ``pt`` (``P^T t``).
     """
     A = np.asarray(A, dtype=np.float64)
+    S = np.asarray(S, dtype=np.float64)
     cols = np.asarray(cols, dtype=np.intp)
-    out = {"cross": [], "sums": [], "sizes": [], "sq": []}
+    out = []
     for f in range(n_folds):
-        T = np.ascontiguousarray(A[f::n_folds])
-        out["cross"].append(T.T @ T[:, cols])
-        out["sums"].append(T.sum(axis=0))
-        out["sizes"].append(T.shape[0])
-        out["sq"].append(float(np.einsum("ij,ij->", T, T)))
-    out["sums"] = np.asarray(out["sums"])
+        T = A[f::n_folds]  # a strided view: BLAS reads it in place
+        t = T.sum(axis=0)
+        P = T.T @ T[:, cols]
+        D = S - P
+        out.append({"size": T.shape[0], "sq": float(np.einsum("ij,ij->", T, T)), "tt": float(t @ t),
+                    "ts": t[cols], "DtD": D.T @ D, "PtD": P.T @ D, "Dss": D[cols], "Pss": P[cols],
+                    "dt": t @ D, "pt": t @ P})
     return out
 
 
-def noise_cv_errors(cross: Sequence[ArrayLike], sums: ArrayLike, sizes: Sequence[int], sq: Sequence[float],
-                    cols: ArrayLike, grid: Sequence[float], *, rtol: float = 1e-12) -> NDArray:
-    """Cross-validated relative reconstruction error of each noise level (sensors fixed).
+def fold_products_from_outer(M: ArrayLike, As: ArrayLike, n_folds: int) -> list[dict]:
+    """The products of :func:`fold_products` from ``M = A A^T`` and ``As = A[:, cols]`` (``n x k``).
 
-    Fold ``f`` (rows ``T``, the rest the training part, of ``m`` rows and mean ``mu``) fits the
-    covariance ``C`` of its training part and reconstructs its centred held-out rows
-    ``R = T - mu`` from their columns ``cols`` with the conditional mean of noise variance
-    ``a * trace(C) / p``; the error of ``a`` is ``sqrt(sum_f ||R - R_hat||^2 / sum_f ||R||^2)``.
+    With fewer images than pixels every product is one of samples: with ``f`` the fold's rows
+    and ``r`` the others, ``D^T D = As_r^T M_rr As_r``, ``P^T D = As_f^T M_fr As_r``, ``D[cols] =
+    As_r^T As_r``, ``P[cols] = As_f^T As_f``, ``D^T t = As_r^T M_rf 1``, ``P^T t = As_f^T M_ff 1``,
+    ``t^T t = 1^T M_ff 1`` and ``||T||_F^2 = trace(M_ff)``: ``O(n^2 k)`` in all, no pass over ``A``.
 
     Parameters
     ----------
-    cross : sequence of array-like of shape (n_features, n_cols)
-        ``T_f^T T_f[:, cols]`` of each fold (of the centred data: the rows of all folds sum to 0).
-    sums : array-like of shape (n_folds, n_features)
-        Column sums of each fold.
-    sizes : sequence of int
-        Rows of each fold.
-    sq : sequence of float
-        ``||T_f||_F^2`` of each fold.
-    cols : array-like of int
-        The measured columns.
+    M : array-like of shape (n_samples, n_samples)
+        ``A A^T`` of the centred data.
+    As : array-like of shape (n_samples, k)
+        The measured columns of the centred data.
+    n_folds : int
+
+    Returns
+    -------
+    folds : list of dict
+        As :func:`fold_products`.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    As = np.asarray(As, dtype=np.float64)
+    out = []
+    for f_rows, r_rows in _fold_rows(M.shape[0], n_folds):
+        Af, Ar = As[f_rows], As[r_rows]
+        Mff, Mfr = M[np.ix_(f_rows, f_rows)], M[np.ix_(f_rows, r_rows)]
+        Mrr = M[np.ix_(r_rows, r_rows)]
+        mf1 = Mff.sum(axis=1)  # T T^T 1
+        MrrAr = Mrr @ Ar
+        out.append({"size": f_rows.size, "sq": float(np.trace(Mff)), "tt": float(mf1.sum()), "ts": Af.sum(axis=0),
+                    "DtD": Ar.T @ MrrAr, "PtD": Af.T @ (Mfr @ Ar), "Dss": Ar.T @ Ar, "Pss": Af.T @ Af,
+                    "dt": Mfr.sum(axis=0) @ Ar, "pt": mf1 @ Af})
+    return out
+
+
+def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rtol: float = 1e-12) -> NDArray:
+    """Cross-validated relative reconstruction error of each noise level (sensors fixed).
+
+    Fold ``f`` (rows ``T``; the others, ``m`` rows of mean ``mu``, its training part) fits the
+    covariance ``C`` of its training part and reconstructs its centred held-out rows
+    ``R = T - mu`` from their columns ``cols`` with the conditional mean of noise variance
+    ``a * trace(C) / p``; the error of ``a`` is ``sqrt(sum_f ||R - R_hat||^2 / sum_f ||R||^2)``.
+    With ``D = (m - 1) C + m mu mu_S^T`` the training part's cross-products, ``P`` the fold's
+    and ``t`` its column sums (``mu = -t / m``, the data centred), ``C^T C``, ``R_S^T R C``,
+    ``R_S^T R_S`` and ``C_SS`` are ``k x k`` expressions in the products of
+    :func:`fold_products`; in the eigenbasis of ``C_SS`` each noise level costs ``O(k^2)``.
+
+    Parameters
+    ----------
+    folds : sequence of dict
+        From :func:`fold_products` or :func:`fold_products_from_outer`.
+    p : int
+        Features (the noise variance is a fraction of the mean of their variances).
     grid : sequence of float
         Noise levels ``a`` (fractions of the mean pixel variance).
     rtol : float, default=1e-12
@@ -88,29 +134,32 @@ def noise_cv_errors(cross: Sequence[ArrayLike], sums: ArrayLike, sizes: Sequence
     -------
     errors : ndarray of shape (len(grid),)
     """
-    cols = np.asarray(cols, dtype=np.intp)
-    sums = np.asarray(sums, dtype=np.float64)
     grid = np.asarray(grid, dtype=np.float64)
-    n = int(np.sum(sizes))
-    p = sums.shape[1]
-    S = np.sum([np.asarray(P, dtype=np.float64) for P in cross], axis=0)
-    total_sq = float(np.sum(sq))
+    n = int(sum(fo["size"] for fo in folds))
+    total_sq = float(sum(fo["sq"] for fo in folds))
     num = np.zeros(grid.size)
     den = 0.0
-    for P, t, nf, sqf in zip(cross, sums, sizes, sq):
-        P = np.asarray(P, dtype=np.float64)
-        m = n - int(nf)
-        mu = -t / m  # the training part's mean (the data are centred)
-        mu_s, t_s = mu[cols], t[cols]
-        C = (S - P - m * np.outer(mu, mu_s)) / (m - 1)
-        scale = (total_sq - sqf - m * float(mu @ mu)) / ((m - 1) * p)
-        rr = sqf - 2.0 * float(mu @ t) + nf * float(mu @ mu)
-        RtRs = P - np.outer(t, mu_s) - np.outer(mu, t_s) + nf * np.outer(mu, mu_s)  # R^T R_S
-        lam, V = np.linalg.eigh(C[cols])
-        CV = C @ V
-        Zv = np.einsum("ji,ji->i", RtRs @ V, CV)  # diag(V^T R_S^T R C V)
-        Nv = V.T @ RtRs[cols] @ V  # V^T R_S^T R_S V
-        Hv = CV.T @ CV  # V^T C^T C V
+    for fo in folds:
+        nf, sqf, tt = int(fo["size"]), float(fo["sq"]), float(fo["tt"])
+        m = n - nf
+        a_ = 1.0 / (m - 1)
+        mm, tm = tt / (m * m), -tt / m  # mu^T mu, mu^T t
+        ts = np.asarray(fo["ts"], dtype=np.float64)
+        mu_s = -ts / m
+        dt, pt = np.asarray(fo["dt"], dtype=np.float64), np.asarray(fo["pt"], dtype=np.float64)
+        dm, pm = -dt / m, -pt / m  # D^T mu, P^T mu
+        Css = a_ * (fo["Dss"] - m * np.outer(mu_s, mu_s))
+        CtC = a_ * a_ * (fo["DtD"] - m * np.outer(dm, mu_s) - m * np.outer(mu_s, dm)
+                         + m * m * mm * np.outer(mu_s, mu_s))
+        RtD = fo["PtD"] - np.outer(mu_s, dt) - np.outer(ts, dm) + nf * np.outer(mu_s, dm)  # R_S^T R D
+        Rtm = pm - mu_s * tm - ts * mm + nf * mu_s * mm  # R_S^T R mu
+        Z = a_ * (RtD - m * np.outer(Rtm, mu_s))  # R_S^T R C
+        N = fo["Pss"] - np.outer(ts, mu_s) - np.outer(mu_s, ts) + nf * np.outer(mu_s, mu_s)  # R_S^T R_S
+        scale = (total_sq - sqf - m * mm) / ((m - 1) * p)
+        rr = sqf - 2.0 * tm + nf * mm
+        lam, V = np.linalg.eigh((Css + Css.T) / 2)
+        Zv = np.einsum("ik,ki->i", V.T @ Z, V)  # diag(V^T Z V)
+        Nv, Hv = V.T @ N @ V, V.T @ CtC @ V
         den += rr
         for g, a in enumerate(grid):
             d = lam + a * scale

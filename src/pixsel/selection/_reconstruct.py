@@ -11,7 +11,12 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
 from ..scores import greedy_placement, placement_constraints
-from ..scores._reconstruction import conditional_solve, fold_statistics, noise_cv_errors
+from ..scores._reconstruction import (
+    conditional_solve,
+    fold_products,
+    fold_products_from_outer,
+    noise_cv_errors,
+)
 
 from typing import TYPE_CHECKING
 
@@ -215,7 +220,10 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         """
         owner = check_params(self)
         X, stacked = self._flatten(X, reset=True)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        # a float array was checked finite by check_input: no second pass over it
+        checked = isinstance(X, np.ndarray) and X.dtype.kind == "f"
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2,
+                          ensure_all_finite=not checked)
         if not stacked and self.image_shape is not None:
             self.image_shape_ = tuple(int(d) for d in self.image_shape)
         shape = getattr(self, "image_shape_", None)
@@ -234,16 +242,21 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.mean_ = X.mean(axis=0, dtype=np.float64)
         A = np.subtract(X, self.mean_, dtype=np.float64)
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
-        G = A.T @ A if n > p else None  # with more images than pixels the greedy works on it
+        G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
         order, mass = greedy_placement(A, k, block=c, constraints=cons, gram=G)
         cols = (order[:, None] * c + np.arange(c)).ravel()  # measured features, in path order
-        folds = fold_statistics(A, _CV_FOLDS, cols) if auto else None
-        if G is not None:
+        folds = None
+        if n > p:
             var = np.diagonal(G) / (n - 1)
             S = G[:, cols]
+            if auto:
+                folds = fold_products(A, S, cols, _CV_FOLDS)
         else:
             var = np.einsum("ij,ij->j", A, A) / (n - 1)
-            S = np.sum(folds["cross"], axis=0) if auto else A.T @ A[:, cols]
+            As = A[:, cols]
+            S = A.T @ As
+            if auto:
+                folds = fold_products_from_outer(G, As, _CV_FOLDS)
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
@@ -261,8 +274,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self._block = c
         self._stacked = stacked
         if auto:
-            errors = noise_cv_errors(folds["cross"], folds["sums"], folds["sizes"], folds["sq"], cols, ALPHA_GRID,
-                                     rtol=_EIG_RTOL)
+            errors = noise_cv_errors(folds, p, ALPHA_GRID, rtol=_EIG_RTOL)
             self.cv_errors_ = {a: float(e) for a, e in zip(ALPHA_GRID, errors)}
             self.alpha_ = min(ALPHA_GRID, key=lambda a: (self.cv_errors_[a], a))
         elif self.alpha == "auto":
