@@ -10,12 +10,13 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
-from ..scores import greedy_placement, placement_constraints
-from ..scores._reconstruction import (
+from ..scores import (
     conditional_solve,
     fold_products,
     fold_products_from_outer,
+    greedy_placement,
     noise_cv_errors,
+    placement_constraints,
 )
 
 from typing import TYPE_CHECKING
