@@ -63,7 +63,7 @@ def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int) -> 
     for f in range(n_folds):
         T = A[f::n_folds]  # a strided view: BLAS reads it in place
         t = T.sum(axis=0)
-        P = T.T @ T[:, cols]
+        P = (T[:, cols].T @ T).T  # T^T T[:, cols], with BLAS on T as stored
         D = S - P
         out.append({"size": T.shape[0], "sq": float(np.einsum("ij,ij->", T, T)), "tt": float(t @ t),
                     "ts": t[cols], "DtD": D.T @ D, "PtD": P.T @ D, "Dss": D[cols], "Pss": P[cols],

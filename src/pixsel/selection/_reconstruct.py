@@ -255,7 +255,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         else:
             var = np.einsum("ij,ij->j", A, A) / (n - 1)
             As = A[:, cols]
-            S = A.T @ As
+            S = (As.T @ A).T  # this order runs BLAS on A as stored, not on its transpose
             if auto:
                 folds = fold_products_from_outer(G, As, _CV_FOLDS)
         total = float(var.sum() * (n - 1))
