@@ -413,3 +413,27 @@ def test_exactly_n_per_region_holds_in_every_output(seed):
 def test_infeasible_region_minima_raise_before_work(kw, match):
     with pytest.raises(ValueError, match=match):
         placement_constraints(16, 3, image_shape=(4, 4), **kw)
+
+
+@pytest.mark.parametrize("shape", [(40, 12), (12, 40)])
+def test_a_given_gram_matrix_gives_the_same_greedy(shape):
+    """The smaller Gram matrix passed in (A^T A with n > p, A A^T otherwise) is the one the kernel computes."""
+    A = _data(3, *shape)
+    o1, f1 = greedy_placement(A, 8)
+    G = A.T @ A if shape[0] > shape[1] else A @ A.T
+    o2, f2 = greedy_placement(A, 8, gram=G)
+    assert o2.tolist() == o1.tolist()
+    np.testing.assert_allclose(f2, f1, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_colour_pixels_in_the_gram_form(seed):
+    """n > p, block = 3 (the Gram form): each step takes the pixel whose three columns keep the most."""
+    A = _data(seed, 40, 18)  # 6 pixels x 3 channels, more images than columns
+    order, obj = greedy_placement(A, 4, block=3)
+    chosen = []
+    for t, i in enumerate(order):
+        mass = {j: _kept_mass(A, chosen + [j], 3) for j in range(6) if j not in chosen}
+        assert mass[int(i)] == pytest.approx(max(mass.values()), rel=1e-8)
+        chosen.append(int(i))
+        assert obj[t] == pytest.approx(_kept_mass(A, chosen, 3), rel=1e-8)

@@ -72,15 +72,16 @@ def test_pca_basis_of_full_rank_equals_the_pixel_basis_and_truncation_differs():
     assert low.n_basis_ == 2 and not np.allclose(low.predict(X[60:]), pix.predict(X[60:]))
 
 
-@pytest.mark.parametrize("seed, noise", [(11, 0.05), (12, 2.0)])
-def test_auto_alpha_is_the_cross_validated_best_of_the_grid(seed, noise):
-    """Oracle: the textbook conditional mean on each interleaved fold, sensors fixed."""
+@pytest.mark.parametrize("seed, noise, n", [(11, 0.05, 45), (12, 2.0, 45), (13, 0.5, 30)])
+def test_auto_alpha_is_the_cross_validated_best_of_the_grid(seed, noise, n):
+    """Oracle: the textbook conditional mean on each interleaved fold, sensors fixed (42 pixels: more
+    images than pixels, and fewer)."""
     from pixsel.selection._reconstruct import ALPHA_GRID
 
-    X = _images(seed, n=45, noise=noise).reshape(45, -1)
+    X = _images(seed, n=n, noise=noise).reshape(n, -1)
     rec = PixelReconstructor(10).fit(X)
     S = np.flatnonzero(rec.get_support())
-    folds = np.arange(45) % 3
+    folds = np.arange(n) % 3
     errors = {}
     for a in ALPHA_GRID:
         num = den = 0.0

@@ -15,7 +15,10 @@ neighbour graph) is a :mod:`pixsel.stats` function.
 * column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
   :func:`column_subset_objective`;
 * sensor placement: :func:`greedy_placement` (the greedy column subset in ``O(n p)`` per step,
-  under the constraints of :func:`placement_constraints`).
+  under the constraints of :func:`placement_constraints`), and the reconstruction from the
+  sensors' readings: :func:`conditional_solve` (the Gaussian conditional mean map and posterior
+  variance) and :func:`noise_cv_errors` (the cross-validated error of each noise level, from
+  :func:`fold_products` or :func:`fold_products_from_outer`).
 
 The score table, the forms that start from statistics (``*_from_sums``, ``*_from_graph``,
 ``*_from_moments``) and the steps inside the subspace scores stay importable from here for the
@@ -34,6 +37,7 @@ from ._baselines import (
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
 from ._placement import PlacementConstraints, greedy_placement, placement_constraints
+from ._reconstruction import conditional_solve, fold_products, fold_products_from_outer, noise_cv_errors
 from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
 
@@ -60,4 +64,8 @@ __all__ = [
     "greedy_placement",
     "placement_constraints",
     "PlacementConstraints",
+    "conditional_solve",
+    "fold_products",
+    "fold_products_from_outer",
+    "noise_cv_errors",
 ]

@@ -16,9 +16,10 @@ images than pixels the Gram matrix has rank at most ``n``, and the same greedy r
   with ``w = A^T q``, ``v = (I - Q Q^T)(A A^T) q`` and ``z = A^T v`` (one pass over ``A``),
   ``d <- d - w^2`` and ``u <- u - 2 w z + (q^T v) w^2``; the kept mass grows by ``||w||^2``.
 
-With ``n > p`` the kernel starts from the Gram matrix ``G = A^T A`` (``O(n p^2)``, as the p-form
-kernel does) and replaces ``A`` by its pivoted Cholesky factor ``B`` (``B^T B = G``, at most
-``p`` rows; the greedy depends on ``G`` only), so a step costs ``O(min(n, p) p)``.
+With ``n > p`` the kernel works on the Gram matrix ``G = A^T A`` (``O(n p^2)`` once, as the
+p-form kernel does; the caller may pass it) in the Gram form of the same steps: with
+``F = A^T Q`` (``p x t``, kept), the residual Gram matrix is ``E = G - F F^T``, the new
+``w = E_{:,i} / sqrt(E_ii)`` and ``z = E w`` (one pass over ``G``), so a step costs ``O(p^2)``.
 
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
@@ -43,7 +44,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from typing import TYPE_CHECKING
 
@@ -441,24 +441,8 @@ class _State:
         return ok
 
 
-def _gram_factor(G):
-    """``B`` of shape ``(rank, p)`` with ``B^T B = G``: the Cholesky factor of the PSD ``G``, pivoted
-    (LAPACK ``dpstrf``) when ``G`` is singular."""
-    try:
-        return scipy.linalg.cholesky(G, lower=False, check_finite=False)
-    except np.linalg.LinAlgError:
-        pass
-    p = G.shape[0]
-    c, piv, rank, info = scipy.linalg.lapack.dpstrf(G, lower=0)
-    if info < 0:  # pragma: no cover - LAPACK argument error
-        raise RuntimeError(f"dpstrf failed (info={info})")
-    B = np.zeros((max(int(rank), 1), p))
-    B[:, piv - 1] = np.triu(c)[: B.shape[0]]
-    return B
-
-
 def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
-                     callback: Callable | None = None) -> tuple[NDArray, NDArray]:
+                     callback: Callable | None = None, gram: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
     """Greedy column subset in the n-form (``O(n p)`` per step), under placement constraints.
 
     Parameters
@@ -473,6 +457,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         From :func:`placement_constraints` (validated there). ``None``: no constraint.
     callback : callable, optional
         Called as ``callback(t, total=k)`` after each pixel.
+    gram : array-like, optional
+        The smaller Gram matrix, when the caller has it (not modified): ``A^T A`` of shape
+        ``(n_pixels * block, n_pixels * block)`` with more images than pixels, else ``A A^T`` of
+        shape ``(n_samples, n_samples)``. Computed here when not given.
 
     Returns
     -------
@@ -504,22 +492,25 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
     if A.shape[0] <= A.shape[1]:  # n <= p: work on A, with M0 = A A^T (n x n)
+        G = None
         B = A
-        M0 = B @ B.T
+        M0 = B @ B.T if gram is None else np.asarray(gram, dtype=np.float64)
         B3 = B.reshape(B.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
         U = np.einsum("nlc,nld->lcd", B3, (M0 @ B).reshape(B.shape[0], L, c))
-    else:  # n > p: the Gram matrix G = A^T A and a factor B^T B = G (the greedy depends on G only)
-        G = A.T @ A
+        n = B.shape[0]
+        Q = np.empty((n, min(n, k * c)))
+    else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
+        G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
         G3 = G.reshape(G.shape[0], L, c)
         D = _diag_blocks(G, L, c)
         U = np.einsum("nlc,nld->lcd", G3, G3)
-        B = _gram_factor(G)
-        M0 = None  # M0 q = B (B^T q), two passes over the p x p factor
-        del G, G3
-    n = B.shape[0]
+        n = G.shape[0]
+        # F = [w_1 .. w_t], w = A^T q for the orthonormal directions q of the chosen columns'
+        # span: the residual Gram matrix is E = G - F F^T, never formed.
+        F = np.empty((n, min(n, k * c)))
+        del G3
     floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
-    Q = np.empty((n, min(n, k * c)))
     rank = 0
     order = np.empty(k, dtype=np.intp)
     objective = np.empty(k)
@@ -547,28 +538,33 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         state.take(i)
         order[t] = i
         for col in range(i * c, i * c + c):
-            r = B[:, col].copy()
-            if rank:
-                for _ in range(2):  # classical Gram-Schmidt, twice
-                    r -= Q[:, :rank] @ (Q[:, :rank].T @ r)
-            nr2 = float(r @ r)
-            if nr2 <= floor or rank >= n:
-                continue
-            q = r / np.sqrt(nr2)
-            if M0 is not None:
+            if G is None:
+                r = B[:, col].copy()
+                if rank:
+                    for _ in range(2):  # classical Gram-Schmidt, twice
+                        r -= Q[:, :rank] @ (Q[:, :rank].T @ r)
+                nr2 = float(r @ r)
+                if nr2 <= floor or rank >= n:
+                    continue
+                q = r / np.sqrt(nr2)
                 v = M0 @ q
                 if rank:
                     v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
                 wz = np.stack([q, v]) @ B  # one pass over the data
                 w, z = wz[0], wz[1]
-            else:
-                w = q @ B
-                v = B @ w
+                Q[:, rank] = q
+            else:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
+                e = G[col] - F[:, :rank] @ F[col, :rank] if rank else G[col].copy()
+                nr2 = float(e[col])
+                if nr2 <= floor or rank >= n:
+                    continue
+                w = e / np.sqrt(nr2)
+                z = G @ w
                 if rank:
-                    v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
-                z = v @ B
+                    z -= F[:, :rank] @ (F[:, :rank].T @ w)
+                F[:, rank] = w
+            qv = float(w @ w)  # q^T (A A^T) q restricted to the residual: ||A^T q||^2
             w, z = w.reshape(L, c), z.reshape(L, c)
-            qv = float(q @ v)
             if c == 1:
                 d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
                 w2 = w1 * w1
@@ -578,8 +574,7 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
                 ww = w[:, :, None] * w[:, None, :]
                 D -= ww
                 U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
-            total += float(np.sum(w * w))
-            Q[:, rank] = q
+            total += qv
             rank += 1
         objective[t] = total
         if callback is not None:

@@ -10,7 +10,14 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
-from ..scores import greedy_placement, placement_constraints
+from ..scores import (
+    conditional_solve,
+    fold_products,
+    fold_products_from_outer,
+    greedy_placement,
+    noise_cv_errors,
+    placement_constraints,
+)
 
 from typing import TYPE_CHECKING
 
@@ -214,7 +221,10 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         """
         owner = check_params(self)
         X, stacked = self._flatten(X, reset=True)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        # a float array was checked finite by check_input: no second pass over it
+        checked = isinstance(X, np.ndarray) and X.dtype.kind == "f"
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2,
+                          ensure_all_finite=not checked)
         if not stacked and self.image_shape is not None:
             self.image_shape_ = tuple(int(d) for d in self.image_shape)
         shape = getattr(self, "image_shape_", None)
@@ -231,14 +241,27 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                                      min_distance=self.min_distance, costs=self.costs, budget=self.budget, owner=owner)
         n = X.shape[0]
         self.mean_ = X.mean(axis=0, dtype=np.float64)
-        A = np.asarray(X, dtype=np.float64) - self.mean_
-        order, mass = greedy_placement(A, k, block=c, constraints=cons)
-        total = float(np.sum(A * A))
+        A = np.subtract(X, self.mean_, dtype=np.float64)
+        auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
+        G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
+        order, mass = greedy_placement(A, k, block=c, constraints=cons, gram=G)
         cols = (order[:, None] * c + np.arange(c)).ravel()  # measured features, in path order
-        S = A.T @ A[:, cols]
+        folds = None
+        if n > p:
+            var = np.diagonal(G) / (n - 1)
+            S = G[:, cols]
+            if auto:
+                folds = fold_products(A, S, cols, _CV_FOLDS)
+        else:
+            var = np.einsum("ij,ij->j", A, A) / (n - 1)
+            As = A[:, cols]
+            S = (As.T @ A).T  # this order runs BLAS on A as stored, not on its transpose
+            if auto:
+                folds = fold_products_from_outer(G, As, _CV_FOLDS)
+        total = float(var.sum() * (n - 1))
+        del G
         if self.basis == "pixels":
             self._cov = S / (n - 1)
-            var = np.einsum("ij,ij->j", A, A) / (n - 1)
         else:
             r = min(n - 1, p) if self.n_basis is None else min(int(self.n_basis), n - 1, p)
             r = max(r, 1)
@@ -251,8 +274,12 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self._cols = cols
         self._block = c
         self._stacked = stacked
-        if self.alpha == "auto":
-            self.alpha_, self.cv_errors_ = self._cv_alpha(A, cols, S)
+        if auto:
+            errors = noise_cv_errors(folds, p, ALPHA_GRID, rtol=_EIG_RTOL)
+            self.cv_errors_ = {a: float(e) for a, e in zip(ALPHA_GRID, errors)}
+            self.alpha_ = min(ALPHA_GRID, key=lambda a: (self.cv_errors_[a], a))
+        elif self.alpha == "auto":
+            self.alpha_, self.cv_errors_ = _AUTO_FALLBACK, {}
         else:
             self.alpha_, self.cv_errors_ = float(self.alpha), {}
         self.noise_variance_ = self.alpha_ * float(var.mean()) if var.size else 0.0
@@ -262,40 +289,6 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.support_ = self.get_support_at(k)
         self.std_ = self.get_std_at(k)
         return self
-
-    def _cv_alpha(self, A, cols, S):
-        """The grid's ``alpha`` of least cross-validated relative error (sensors fixed), and every error.
-
-        ``A`` is the centred training data and ``S = A^T A[:, cols]``; each fold's covariance
-        columns are ``S`` less the held-out rows' share, and the squared error of every ``alpha``
-        is expanded in ``k x k`` products, so the grid costs little more than one alpha.
-        """
-        n, p = A.shape
-        if n < _AUTO_MIN_SAMPLES:
-            return _AUTO_FALLBACK, {}
-        folds = np.arange(n) % _CV_FOLDS
-        num = dict.fromkeys(ALPHA_GRID, 0.0)
-        den = 0.0
-        total_sq = float(np.einsum("ij,ij->", A, A))
-        for f in range(_CV_FOLDS):
-            T = A[folds == f]
-            m = n - T.shape[0]
-            mu = -T.sum(axis=0) / m  # the training part's mean (A is centred)
-            C = (S - T.T @ T[:, cols] - m * np.outer(mu, mu[cols])) / (m - 1)
-            scale = (total_sq - float(np.einsum("ij,ij->", T, T)) - m * float(mu @ mu)) / ((m - 1) * p)
-            R = T - mu
-            rr = float(np.einsum("ij,ij->", R, R))
-            RC, CtC = R @ C, C.T @ C
-            lam, V = np.linalg.eigh(C[cols])
-            Y = R[:, cols] @ V
-            den += rr
-            for a in ALPHA_GRID:
-                d = lam + a * scale
-                inv = np.where(d > _EIG_RTOL * max(float(d.max(initial=0.0)), np.finfo(float).tiny), 1.0 / d, 0.0)
-                W = (Y * inv) @ V.T  # coefficients: reconstruction = W @ C.T
-                num[a] += max(rr - 2.0 * float(np.sum(W * RC)) + float(np.sum((W @ CtC) * W)), 0.0)
-        errors = {a: float(np.sqrt(num[a] / den)) if den > 0 else 0.0 for a in ALPHA_GRID}
-        return min(ALPHA_GRID, key=lambda a: (errors[a], a)), errors
 
     def transform(self, X: ArrayLike) -> NDArray:
         """The readings of the fitted sensors: ``X`` reduced to the measured features.
@@ -369,16 +362,14 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         mask[self.order_[:k]] = True
         return mask.reshape(shape[:2])
 
-    def _solve(self, k):
-        """``(C_k, W)``: covariance columns of the readings and ``(Sigma_kk + noise I)^+``."""
+    def _solve(self, k, *, std=False):
+        """``(meas, C_k, W, var)``: measured features, covariance columns of the readings,
+        ``(Sigma_kk + noise I)^+`` and (with ``std``) the posterior variance of every pixel."""
         meas = self._measured(k)
         path_pos = np.argsort(self._cols[: k * self._block], kind="stable")
         C = self._cov[:, path_pos]
-        S = C[meas] + self.noise_variance_ * np.eye(meas.size)
-        lam, V = np.linalg.eigh((S + S.T) / 2)
-        keep = lam > _EIG_RTOL * max(float(lam.max(initial=0.0)), np.finfo(float).tiny)
-        W = (V[:, keep] / lam[keep]) @ V[:, keep].T
-        return meas, C, W
+        W, var = conditional_solve(C, meas, self.noise_variance_, self._var if std else None, rtol=_EIG_RTOL)
+        return meas, C, W, var
 
     def get_std_at(self, k: int | None = None) -> NDArray:
         """Posterior standard deviation of every pixel given the readings of the first ``k`` sensors.
@@ -393,9 +384,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         std : ndarray of shape image_shape_ or (n_features_in_,)
         """
         k = self._check_k(k)
-        _, C, W = self._solve(k)
-        var = self._var - np.einsum("ij,ij->i", C @ W, C)  # one matrix product: the three-operand einsum loops in C
-        std = np.sqrt(np.clip(var, 0.0, None))
+        *_, var = self._solve(k, std=True)
+        std = np.sqrt(var)
         shape = getattr(self, "image_shape_", None)
         return std.reshape(shape) if shape is not None and int(np.prod(shape)) == std.size else std
 
@@ -445,7 +435,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         """
         k = self._check_k(k)
         Y = self._readings(measurements, k)
-        meas, C, W = self._solve(k)
+        meas, C, W, _ = self._solve(k)
         out = self.mean_ + ((Y - self.mean_[meas]) @ W) @ C.T
         if self._stacked:
             out = out.reshape((out.shape[0], *self.image_shape_))

@@ -1,0 +1,100 @@
+"""The reconstruction kernels against brute-force fold refits and the textbook Gaussian conditional."""
+
+import numpy as np
+import pytest
+
+from pixsel.scores._reconstruction import (
+    conditional_solve,
+    fold_products,
+    fold_products_from_outer,
+    noise_cv_errors,
+)
+
+GRID = (0.0, 0.001, 0.03, 0.3, 2.0)
+
+
+def _data(seed, n, p, rank=4, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, p)) + noise * rng.standard_normal((n, p)) + 2.0
+    return X - X.mean(axis=0)
+
+
+def _brute_force_cv(A, cols, grid, n_folds=3):
+    """Refit each fold: the training part's covariance, the textbook conditional mean of the held-out rows."""
+    n, p = A.shape
+    folds = np.arange(n) % n_folds
+    num, den = np.zeros(len(grid)), 0.0
+    for f in range(n_folds):
+        tr, te = A[folds != f], A[folds == f]
+        mu = tr.mean(axis=0)
+        C = np.cov(tr, rowvar=False)
+        R = te - mu
+        den += np.sum(R ** 2)
+        for g, a in enumerate(grid):
+            K = C[np.ix_(cols, cols)] + a * np.trace(C) / p * np.eye(len(cols))
+            rec = np.linalg.solve(K, R[:, cols].T).T @ C[cols]
+            num[g] += np.sum((R - rec) ** 2)
+    return np.sqrt(num / den)
+
+
+@pytest.mark.parametrize("shape", [(31, 12), (20, 45), (12, 12)])
+@pytest.mark.parametrize("seed", range(3))
+def test_cv_errors_equal_the_brute_force_fold_refits(shape, seed):
+    """Both forms of the fold products (from the data, and from A A^T) give the refit errors."""
+    n, p = shape
+    A = _data(seed, n, p)
+    cols = np.random.default_rng(seed).choice(p, 5, replace=False)
+    expected = _brute_force_cv(A, cols, GRID)
+    S = A.T @ A[:, cols]
+    from_data = noise_cv_errors(fold_products(A, S, cols, 3), p, GRID)
+    from_outer = noise_cv_errors(fold_products_from_outer(A @ A.T, A[:, cols], 3), p, GRID)
+    np.testing.assert_allclose(from_data, expected, rtol=1e-8)
+    np.testing.assert_allclose(from_outer, expected, rtol=1e-8)
+    assert np.all(np.diff(expected) != 0)  # the grid's errors differ: the check can tell them apart
+
+
+def test_fold_products_agree_in_both_forms_and_leave_the_input_untouched():
+    A = _data(5, 17, 30)
+    before = A.copy()
+    cols = np.array([3, 0, 29, 11])
+    a = fold_products(A, A.T @ A[:, cols], cols, 4)
+    b = fold_products_from_outer(A @ A.T, A[:, cols], 4)
+    assert np.array_equal(A, before)
+    assert [f["size"] for f in a] == [5, 4, 4, 4] == [f["size"] for f in b]
+    for fa, fb in zip(a, b):
+        for key in fa:
+            np.testing.assert_allclose(fa[key], fb[key], rtol=1e-10, atol=1e-10 * np.sum(A * A))
+
+
+def test_cv_errors_without_noise_and_a_duplicated_reading():
+    """a = 0 with two identical readings: the pseudo-inverse drops the null direction, as the refit's lstsq."""
+    A = _data(7, 24, 10)
+    A[:, 4] = A[:, 1]
+    cols = np.array([1, 4, 7])
+    errors = noise_cv_errors(fold_products(A, A.T @ A[:, cols], cols, 3), 10, (0.0,))
+    folds = np.arange(24) % 3
+    num = den = 0.0
+    for f in range(3):
+        tr, te = A[folds != f], A[folds == f]
+        C, R = np.cov(tr, rowvar=False), te - tr.mean(axis=0)
+        rec = R[:, cols] @ np.linalg.pinv(C[np.ix_(cols, cols)]) @ C[cols]
+        num, den = num + np.sum((R - rec) ** 2), den + np.sum(R ** 2)
+    assert errors[0] == pytest.approx(np.sqrt(num / den), rel=1e-7)
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.05, 3.0])
+def test_conditional_solve_is_the_textbook_conditional(noise):
+    A = _data(2, 40, 15)
+    C_full = A.T @ A / 39
+    rows = np.array([6, 2, 13])
+    C = C_full[:, rows]
+    W, var = conditional_solve(C, rows, noise, np.diag(C_full))
+    K = C_full[np.ix_(rows, rows)] + noise * np.eye(3)
+    np.testing.assert_allclose(W, np.linalg.inv(K), rtol=1e-9)
+    textbook = np.diag(C_full) - np.einsum("ij,ji->i", C, np.linalg.solve(K, C.T))
+    np.testing.assert_allclose(var, np.clip(textbook, 0, None), rtol=1e-9, atol=1e-12 * C_full.max())
+    if noise == 0.0:  # a measured pixel without noise is known exactly
+        assert np.all(var[rows] == 0.0)
+    else:
+        assert np.all(var[rows] > 0.0)
+    assert conditional_solve(C, rows, noise)[1] is None
