@@ -240,8 +240,6 @@ def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
         imp.get_support_at(7)  # the implicit path stops at n_features_to_select
     with pytest.raises(ValueError, match="forward selection only"):
         SparseLDASelector(6, direction="backward", algorithm="implicit").fit(X, y)
-    with pytest.raises(ValueError, match="ledoit-wolf"):
-        SparseLDASelector(6, algorithm="implicit", regularization="ledoit-wolf").fit(X, y)
 
 
 def test_auto_algorithm_goes_implicit_at_image_scale():
@@ -275,6 +273,35 @@ def test_auto_algorithm_runs_a_forward_pass_alone_through_x():
     assert np.array_equal(two.get_support(indices=True),
                           SparseLDASelector(3, algorithm="dense").fit(X, y % 2).get_support(indices=True))
     for needs_matrix in ({"direction": "dual"}, {"path": "full"}, {"always_select": [0]}, {"never_select": [1]},
-                         {"beam_width": 2}, {"regularization": "ledoit-wolf"}, {"criterion": "max-eig"}):
+                         {"beam_width": 2}, {"stability": 2, "random_state": 0}, {"criterion": "max-eig"}):
         assert SparseLDASelector(5, **needs_matrix).fit(X, y).algorithm_ == "dense", needs_matrix
     assert SparseLDASelector(5, criterion="max-eig", refine=False).fit(X, y).algorithm_ == "implicit"
+
+
+@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "auto"), (5, "auto"), (5, "trace")])
+def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion):
+    """regularization='ledoit-wolf' through X (the intensity from the n x n products, the operator
+    (1 - s) B + s mu I, plus s M M^T for the correlation criterion's total covariance): the same
+    intensity, pixels, objectives and discriminant as on the formed matrices."""
+    rng = np.random.default_rng(n_classes)
+    n, p = 45, 150
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, p)) + 0.8 * rng.standard_normal((n, 1))  # correlated pixels
+    X[:, [3, 40, 120]] += 1.2 * y[:, None]
+    kw = dict(regularization="ledoit-wolf", criterion=criterion)
+    dense = SparseLDASelector(6, algorithm="dense", **kw).fit(X, y)
+    imp = SparseLDASelector(6, algorithm="implicit", **kw).fit(X, y)
+    auto = SparseLDASelector(6, **kw).fit(X, y)
+    assert imp.algorithm_ == auto.algorithm_ == "implicit"
+    assert 0 < imp.regularization_["shrinkage"] < 1
+    assert imp.regularization_["shrinkage"] == pytest.approx(dense.regularization_["shrinkage"], rel=1e-10)
+    assert imp.regularization_["mu"] == pytest.approx(dense.regularization_["mu"], rel=1e-10)
+    assert np.array_equal(imp.forward_path_.order, dense.forward_path_.order[:6])
+    assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-8)
+    assert np.array_equal(imp.get_support(), dense.get_support()) and np.array_equal(auto.support_, imp.support_)
+    assert np.allclose(imp.coef_, dense.coef_, rtol=1e-6)
+    da = pytest.importorskip("dask.array")
+    Xd = da.from_array(X, chunks=(15, p))
+    with pytest.raises(ValueError, match="Ledoit-Wolf intensity for NumPy arrays"):
+        SparseLDASelector(6, algorithm="implicit", **kw).fit(Xd, y)
+    assert SparseLDASelector(6, **kw).fit(Xd, y).algorithm_ == "dense"  # 'auto' keeps the formed matrix there

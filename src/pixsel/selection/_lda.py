@@ -21,7 +21,10 @@ from .._validation import (
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
 from ..spectral import swap_refine, weights_on_support
-from ..stats import class_statistics, gram_operator, regularize, regularized_factor, ridge_regularization
+from ..stats import (
+    Regularization, ShrunkGramOperator, class_statistics, gram_operator, ledoit_wolf_from_rows, regularize,
+    regularized_factor, ridge_regularization,
+)
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
 from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
@@ -550,7 +553,8 @@ class SparseLDASelector(_PathSelector):
         else:
             criterion, regularization = criteria[0], regularizations[0]
         self.criterion_ = criterion
-        steps = self._forward_steps(p, k, len(classes), grouping, n_resamples, sweeps, criterion, regularization)
+        steps = self._forward_steps(p, k, len(classes), grouping, n_resamples, sweeps, criterion, regularization,
+                                    isinstance(X, np.ndarray))
         route = self._sized_route(route, X, n_classes=len(classes), k=k, forward_steps=steps,
                                   **({} if grouping is None else {"algorithm": "dense"}))
         self.algorithm_ = route.algorithm
@@ -578,17 +582,19 @@ class SparseLDASelector(_PathSelector):
                                regularization=regularization, F=F, direction=direction)
         return X, y, plan
 
-    def _forward_steps(self, p, k, n_classes, grouping, n_resamples, sweeps, criterion, regularization):
+    def _forward_steps(self, p, k, n_classes, grouping, n_resamples, sweeps, criterion, regularization, numpy_x):
         """The length of the forward pass when this fit runs that pass alone and reads nothing else
         of the ``p x p`` matrix (then ``algorithm='auto'`` may take the implicit form); None when
         it needs the matrix: another pass, groups, forced or excluded features, a beam, stability,
-        the exact search, the whole path, ``'ledoit-wolf'``, or the swaps of the largest eigenvalue."""
+        the exact search, the whole path, no ridge, ``'ledoit-wolf'`` on a Dask or device array
+        (``numpy_x``: a NumPy ``X``), or the swaps of the largest eigenvalue."""
         crit = criterion_named(criterion)
         needs_matrix = (
             self.direction not in ("auto", "forward") or grouping is not None or n_resamples
             or self.solver != "greedy" or self.path == "full" or self.beam_width_ > 1
             or len(self.never_select_) or len(check_forced(self.always_select, p, owner=type(self).__name__))
-            or regularization is None or (isinstance(regularization, str) and regularization in ("ledoit-wolf", "none"))
+            or regularization is None or (isinstance(regularization, str) and regularization == "none")
+            or (isinstance(regularization, str) and regularization == "ledoit-wolf" and not numpy_x)
             or (not isinstance(regularization, str) and regularization == 0)
             or (crit.needs_dense_pair and crit.implicit_on_total is None)
             or (sweeps and not self._additive("", n_classes))
@@ -705,8 +711,9 @@ class SparseLDASelector(_PathSelector):
                        else "pass one criterion and one regularization")
             self._check_resamplable(False, owner, what, instead)
 
-    def _check_implicit(self, owner, regularization=None):
-        """See the base; ``regularization``: the one chosen (default: every one the parameter lists)."""
+    def _check_implicit(self, owner, regularization=None, X=None):
+        """See the base; ``regularization``: the one chosen (default: every one the parameter lists);
+        ``X``: the data, once known (the Ledoit-Wolf intensity is computed for NumPy arrays)."""
         super()._check_implicit(owner)
         if self.direction == "backward":
             raise ValueError(
@@ -717,10 +724,11 @@ class SparseLDASelector(_PathSelector):
             raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
         regs = self.regularization if regularization is None else regularization
         regs = regs if isinstance(regs, (list, tuple)) else [regs]
-        if any(isinstance(r, str) and r == "ledoit-wolf" for r in regs):
+        if X is not None and not isinstance(X, np.ndarray) and any(isinstance(r, str) and r == "ledoit-wolf"
+                                                                    for r in regs):
             raise ValueError(
-                f"{owner}: algorithm='implicit' supports regularization 'rda', 'auto', 'none' or a ridge >= 0; "
-                "got 'ledoit-wolf'. Use algorithm='dense' for 'ledoit-wolf'."
+                f"{owner}: algorithm='implicit' computes the Ledoit-Wolf intensity for NumPy arrays in memory; "
+                "for a Dask or device array use regularization 'rda', 'auto' or a ridge >= 0, or algorithm='dense'."
             )
 
     def _check_beam(self, owner, grouping, n_classes):
@@ -984,7 +992,7 @@ class SparseLDASelector(_PathSelector):
     def _fit_implicit(self, X, y, classes, k, owner, criterion, regularization, sweeps=0, F=()):
         """Forward path to ``k`` through ``X`` (no ``p x p`` matrix), then ``sweeps`` swap moves at
         ``k`` read through the same operator's columns; see ``algorithm`` and ``refine``."""
-        self._check_implicit(owner, regularization)  # chosen by algorithm='auto' on the data
+        self._check_implicit(owner, regularization, X)  # chosen by algorithm='auto' on the data
         crit = criterion_named(criterion)
         total = crit.implicit_on_total  # searched on (A, B + A), X's covariance about its mean
         if crit.needs_dense_pair and total is None:
@@ -994,9 +1002,17 @@ class SparseLDASelector(_PathSelector):
         B = gram_operator(X, y, classes=classes)  # CenteredGramOperator, or X's device's
         T = B if total is None else gram_operator(X)  # within + between: the covariance about the overall mean
         with T.cached():  # a Dask X on a cluster: its chunks stay on the workers for all the passes
-            info = ridge_regularization(reg, B.mean_variance())  # the ridge from the within-class variance
             a = B.class_means.between if len(classes) == 2 else B.class_means.between_factor
-            G = T.with_alpha(info.alpha)
+            if isinstance(reg, str) and reg == "ledoit-wolf":
+                # (1 - s) B + s mu I, and for a criterion on the total (1 - s) T + s M M^T + s mu I (T = B + M M^T)
+                cm = B.class_means
+                s = ledoit_wolf_from_rows(X, y, cm.means, cm.classes)
+                info = Regularization("ledoit-wolf", 0.0, s, B.mean_variance())
+                M = None if total is None else np.sqrt(s) * cm.between_factor
+                G = ShrunkGramOperator(T, 1.0 - s, s * info.mu, M)
+            else:
+                info = ridge_regularization(reg, B.mean_variance())  # the ridge from the within-class variance
+                G = T.with_alpha(info.alpha)
             with path_progress(self) as progress:  # to k only: each step is a pass over X
                 path = greedy_path(a, G, max_k=k, criterion=total or criterion,
                                    callback=progress("forward path (implicit)"))

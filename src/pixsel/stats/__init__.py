@@ -6,11 +6,13 @@
   sample graph :func:`graph_moments` (the graph from :func:`heat_kernel_knn_graph`);
 * the centred Gram matrix used through the data: :class:`CenteredGramOperator` (column access,
   image-scale greedy paths; :class:`DeviceGramOperator` on another library's device,
-  :func:`gram_operator` picks one for an ``X``), :func:`centered_gram_matmat` and
+  :func:`gram_operator` picks one for an ``X``; :class:`ShrunkGramOperator` shrinks one towards
+  the identity), :func:`centered_gram_matmat` and
   :func:`centered_projected_gram` (the passes of the block Krylov SVD);
 * the sample covariance (sparse PCA): :func:`covariance`;
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
-  :func:`ridge_regularization`.
+  :func:`ridge_regularization`, :func:`ledoit_wolf_from_rows` (the Ledoit-Wolf intensity
+  without the ``p x p`` matrix).
 
 Every walk over the rows goes through one block reduction (:func:`block_reduce`, public for
 statistics of one's own): bounded row blocks of a NumPy array, the same code inside every chunk
@@ -20,7 +22,7 @@ are the exception by nature (``S F`` needs every sample of a column): they walk 
 
 from ._columns import ClassSums, class_sums, column_moments
 from ._graph import GraphMoments, graph_moments, heat_kernel_knn_graph
-from ._gram import CenteredGramOperator, centered_gram_matmat, centered_projected_gram
+from ._gram import CenteredGramOperator, ShrunkGramOperator, centered_gram_matmat, centered_projected_gram
 from ._gram_xp import DeviceGramOperator, gram_operator
 from ._moments import (
     ClassMeans,
@@ -32,13 +34,21 @@ from ._moments import (
     covariance,
 )
 from ._reduce import block_reduce
-from ._regularize import AUTO_RIDGE, Regularization, regularize, regularized_factor, ridge_regularization
+from ._regularize import (
+    AUTO_RIDGE,
+    Regularization,
+    ledoit_wolf_from_rows,
+    regularize,
+    regularized_factor,
+    ridge_regularization,
+)
 
 __all__ = [
     "ClassMeans",
     "ClassStatistics",
     "ClassSums",
     "CenteredGramOperator",
+    "ShrunkGramOperator",
     "DeviceGramOperator",
     "gram_operator",
     "GraphMoments",
@@ -57,6 +67,7 @@ __all__ = [
     "regularize",
     "ridge_regularization",
     "regularized_factor",
+    "ledoit_wolf_from_rows",
     "AUTO_RIDGE",
     "block_reduce",
 ]

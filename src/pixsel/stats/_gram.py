@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["CenteredGramOperator", "centered_gram_matmat", "centered_projected_gram"]
+__all__ = ["CenteredGramOperator", "ShrunkGramOperator", "centered_gram_matmat", "centered_projected_gram"]
 
 #: float64 working memory of the operator's passes: a tile of rows x columns converted to float64.
 GRAM_BLOCK_BYTES = 4 * 2**20
@@ -606,3 +606,62 @@ def _centered_projected_gram_xp(xp, A, Q, mean):
         return xp.astype(y.T @ y, Q.dtype, copy=False)
 
     return block_reduce(part, sum_partials, A)
+
+
+# --- a Gram operator shrunk towards the identity, plus a low-rank term ---------------------------
+class ShrunkGramOperator:
+    """``scale * G0 + F F^T + alpha I`` read through a Gram operator ``G0`` (its own ridge left out).
+
+    What the implicit forward pass needs of a Ledoit-Wolf regularized covariance without the
+    ``p x p`` matrix: ``(1 - s) B + s mu I`` is ``scale = 1 - s`` and ``alpha = s mu`` over the
+    within-class operator; the correlation criterion's ``(1 - s) B + s mu I + A``, with ``A = M M^T``
+    and ``T = B + A`` the covariance about the overall mean, is ``(1 - s) T + s M M^T + s mu I``
+    (``F = sqrt(s) M``). The same column-access protocol as :class:`CenteredGramOperator`
+    (``p``, ``diag()``, ``column(j)``, ``columns(idx)``, ``submatrix(idx)``, ``cached()``); every
+    pass is ``G0``'s. ``alpha`` bounds the operator from below (``G >= alpha I``), as a ridge does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((12, 5)); F = rng.standard_normal((5, 2))
+    >>> G0 = CenteredGramOperator(X)
+    >>> G = ShrunkGramOperator(G0, 0.9, 0.3, F)
+    >>> dense = 0.9 * G0.submatrix(range(5)) + F @ F.T + 0.3 * np.eye(5)
+    >>> bool(np.allclose(G.submatrix(range(5)), dense) and np.allclose(G.columns([1, 3]), dense[:, [1, 3]]))
+    True
+    """
+
+    def __init__(self, base, scale: float, alpha: float, factor: ArrayLike | None = None):
+        self.base = base.with_alpha(0.0)
+        self.scale = check_real(scale, "scale", low=0, owner="ShrunkGramOperator")
+        self.alpha = check_real(alpha, "alpha", low=0, owner="ShrunkGramOperator")
+        self.p = self.base.p
+        F = np.zeros((self.p, 0)) if factor is None else np.asarray(factor, dtype=np.float64)
+        self.factor = F.reshape(self.p, -1)
+        self.class_means = getattr(base, "class_means", None)
+
+    @property
+    def n_passes(self) -> int:
+        return self.base.n_passes
+
+    def cached(self):
+        """The base operator's :meth:`CenteredGramOperator.cached` context."""
+        return self.base.cached()
+
+    def diag(self) -> NDArray:
+        return self.scale * self.base.diag() + np.einsum("ij,ij->i", self.factor, self.factor) + self.alpha
+
+    def columns(self, idx: ArrayLike) -> NDArray:
+        idx = np.asarray(idx, dtype=np.intp).ravel()
+        cols = self.scale * self.base.columns(idx) + self.factor @ self.factor[idx].T
+        cols[idx, np.arange(len(idx))] += self.alpha
+        return cols
+
+    def column(self, j: int) -> NDArray:
+        return self.columns([j])[:, 0]
+
+    def submatrix(self, idx: ArrayLike) -> NDArray:
+        idx = np.asarray(idx, dtype=np.intp).ravel()
+        Fi = self.factor[idx]
+        return self.scale * self.base.submatrix(idx) + Fi @ Fi.T + self.alpha * np.eye(len(idx))
