@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel.stats import class_statistics, regularize
+from pixsel.stats import class_statistics, ledoit_wolf_from_rows, regularize
 
 
 def _direct(X, y):
@@ -112,3 +112,12 @@ def test_ledoit_wolf_matches_sklearn_and_dask():
         st.within, "ledoit-wolf", X=da.from_array(X, chunks=(17, 10)), y=y, means=st.means, classes=st.classes
     )
     assert info_d.shrinkage == pytest.approx(expected, rel=1e-9)
+    # fewer samples than features (faces): the same intensity, also from the rows alone
+    X = rng.standard_normal((25, 70)) + rng.standard_normal((25, 1))
+    y = np.arange(25) % 3
+    st = class_statistics(X, y)
+    R = X - st.means[np.searchsorted(st.classes, y)]
+    expected = ledoit_wolf_shrinkage(R, assume_centered=True)
+    _, info = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)
+    assert 0 < expected < 1 and info.shrinkage == pytest.approx(expected, rel=1e-10)
+    assert ledoit_wolf_from_rows(X, y, st.means, st.classes) == pytest.approx(expected, rel=1e-10)
