@@ -306,6 +306,8 @@ LDA_ROWS = {
                                                 "regularization": "ledoit-wolf", "refine": "auto"},
     # criterion='auto': 'correlation' with more than two classes, 'trace' with two (the same supports)
     "pixsel LDA auto auto rda": {"criterion": "auto", "direction": "auto", "regularization": "rda", "refine": "auto"},
+    "pixsel LDA auto auto ledoit-wolf": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf",
+                                         "refine": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.

@@ -479,7 +479,7 @@ def lowrank_backward_pays(route, n_samples, n_features, *, ridge, criterion, n_f
                   f"(~{float(p) * p * n + float(n) ** 3:.2g} flops against ~{float(p) ** 3:.2g})")
 
 
-def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=None):
+def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=None, row_products=False):
     """Whether ``algorithm='auto'`` should avoid the ``p x p`` matrix, and why.
 
     Three rules, all only with fewer samples than features (the ``p x p`` matrix is then of rank
@@ -493,7 +493,9 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
       steps, and reads nothing else of the ``p x p`` matrix): its passes over ``X``, ``2 n p``
       per step, at least :data:`IMPLICIT_ADVANTAGE` times cheaper than forming the matrix
       (``n p^2``, and the inverse ``p^3`` that the two-class kernel starts from), whatever the
-      size: the dense form's extra work buys nothing the fit uses.
+      size: the dense form's extra work buys nothing the fit uses. ``row_products``: the fit also
+      needs the ``n x n`` products of the rows (a Ledoit-Wolf intensity without the matrix,
+      ``n^2 p``), counted with the passes.
 
     The implicit form runs the forward pass only.
 
@@ -512,6 +514,8 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
     (True, False)
     >>> implicit_pays(31, 2000, 2, 10, forward_steps=10)[0], implicit_pays(900, 64, 10, 10, forward_steps=10)[0]
     (True, False)
+    >>> implicit_pays(190, 1024, 38, 10, 10, row_products=True)[0], implicit_pays(340, 1024, 68, 10, 10, True)[0]
+    (True, False)
     """
     n, p = int(n_samples), int(n_features)
     if n >= p:
@@ -520,7 +524,7 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
         return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
     if forward_steps is not None and n_classes is not None:
         formed = float(n) * p * p + (float(p) ** 3 if int(n_classes) <= 2 else 0.0)
-        passes = 2.0 * n * p * int(forward_steps)
+        passes = 2.0 * n * p * int(forward_steps) + (float(n) * n * p if row_products else 0.0)
         if IMPLICIT_ADVANTAGE * passes < formed:
             return True, (f"n = {n} < p = {p}, a forward pass of {int(forward_steps)} steps: passes over X "
                           f"({passes:.2g} flops) cost less than forming the p x p matrix ({formed:.2g})")
@@ -638,13 +642,14 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto", forward_steps=None) -> Route:
+           algorithm="auto", forward_steps=None, row_products=False) -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
     and completes that answer here; the kernels it calls receive the result (``route=``).
     ``forward_steps``: the fit runs a forward pass of that many steps and reads nothing else of
-    the ``p x p`` matrix (the third rule of :func:`implicit_pays`).
+    the ``p x p`` matrix (the third rule of :func:`implicit_pays`); ``row_products``: it also needs
+    the ``n x n`` products of the rows there.
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
     such as the exact search that a greedy fit runs with ``solver='exact'``.
 
@@ -658,10 +663,11 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm, forward_steps)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products)
 
 
-def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None):
+def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None,
+            row_products=False):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -672,7 +678,7 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         if algorithm == "implicit":
             return Route("implicit", f"algorithm='implicit' asked; {where}", algorithm="implicit", **route)
         if algorithm == "auto" and n_samples is not None and n_features is not None:
-            pays, why = implicit_pays(n_samples, n_features, n_classes, k, forward_steps)
+            pays, why = implicit_pays(n_samples, n_features, n_classes, k, forward_steps, row_products)
             if pays:
                 return Route("implicit", f"{why}; {where}", algorithm="implicit", **route)
             where = f"{why}; {where}"

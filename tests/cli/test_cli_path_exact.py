@@ -29,7 +29,8 @@ def test_path_solver_exact_writes_per_k_status_and_figure(tmp_path, capsys):
     assert ex["status"] == ["optimal"] * 9 and ex["k"] == list(range(1, 10))
     assert ex["relative_gap"] == [0.0] * 9
     st = class_statistics(X, y)
-    B, _ = regularize(st.within, report["regularization"]["method"])  # the command's default, said in the JSON
+    B, _ = regularize(st.within, report["regularization"]["method"], X=X, y=y, means=st.means,
+                      classes=st.classes)  # the command's default, said in the JSON
     ref = exact_path(st.between, B)
     np.testing.assert_allclose(ex["objective"], ref.objective, rtol=1e-9)
     # the optimum is never below either greedy path

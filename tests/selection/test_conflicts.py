@@ -31,8 +31,6 @@ LDA_CONFLICTS = [
     ({"always_select": [0, 3, 4], "criterion": "cv"}, "n_features_to_select=2 is smaller than the 3 features"),
     ({"algorithm": "implicit", "direction": "backward"}, "algorithm='implicit' runs forward selection only"),
     ({"algorithm": "implicit", "solver": "exact"}, "solver='exact' needs algorithm='dense'"),
-    ({"algorithm": "implicit", "regularization": "ledoit-wolf"}, "Use algorithm='dense' for 'ledoit-wolf'"),
-    ({"algorithm": "implicit", "regularization": ["rda", "ledoit-wolf"]}, "Use algorithm='dense' for 'ledoit-wolf'"),
     ({"direction": "cv", "patch_size": (2, 2)}, "choosing the direction by cross-validation"),
     ({"regularization": ["rda", "auto"], "groups": np.arange(6) // 2},
      "choosing the criterion or the regularization by cross-validation"),

@@ -26,7 +26,8 @@ def digits():
 def test_objective_path_is_best_of_directions_and_recomputable(digits):
     sel = SparseLDASelector(5, direction="dual").fit(digits.X, digits.y)
     st = class_statistics(digits.X, digits.y)
-    B, _ = regularize(st.within, "rda")  # the selector's default
+    B, _ = regularize(st.within, "ledoit-wolf", X=digits.X, y=digits.y, means=st.means,
+                      classes=st.classes)  # the selector's default
     a = st.between
     p = digits.X.shape[1]
     assert sel.objective_path_.shape == (p,)
@@ -70,7 +71,7 @@ def test_dual_pass_against_brute_force():
         X[y == 1] += rng.standard_normal(8) * 0.5
         sel = SparseLDASelector(3, direction="dual").fit(X, y)
         st = class_statistics(X, y)
-        B, _ = regularize(st.within, "rda")  # the selector's default
+        B, _ = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)  # the default
         for k in range(1, 9):
             best = max(objective_on_support(st.between, B, S) for S in itertools.combinations(range(8), k))
             got = sel.objective_path_[k - 1]
@@ -149,12 +150,13 @@ def test_constant_pixels_and_more_features_than_samples():
     X[:, :5] = 3.0  # constant pixels: zero variance, zero mean difference
     y = np.array([0, 1] * 10)
     X[y == 1, 7] += 2.0
-    for reg in ("auto", "rda"):  # both keep the rank-deficient B invertible
+    for reg in ("auto", "rda", "ledoit-wolf"):  # each keeps the rank-deficient B invertible
         sel = SparseLDASelector(3, regularization=reg).fit(X, y)
-        assert sel.regularization_["method"] == reg and sel.regularization_["alpha"] > 0
+        r = sel.regularization_
+        assert r["method"] == reg and r["alpha"] + r["shrinkage"] * r["mu"] > 0
         assert 7 in sel.get_support(indices=True)
         assert not set(sel.get_support(indices=True)) & set(range(5))
-    assert SparseLDASelector(3).fit(X, y).regularization_["method"] == "rda"  # the default
+    assert SparseLDASelector(3).fit(X, y).regularization_["method"] == "ledoit-wolf"  # the default
     with pytest.raises((ValueError, np.linalg.LinAlgError), match="regulari"):
         SparseLDASelector(3, regularization="none").fit(X, y)
 
@@ -200,16 +202,16 @@ def test_implicit_swaps_match_the_dense_swaps(n_classes, criterion):
     X = rng.standard_normal((n, p)) + 0.6 * rng.standard_normal((n_classes, p))[y]
     X[:, :30] += 2.5 * rng.standard_normal((n, 1))  # a correlated block: the greedy support is not a local optimum
     moved = 0
+    kw = dict(criterion=criterion, regularization="rda")  # a ridge under which these greedy supports move
     for k in (4, 7, 10):
-        dense = SparseLDASelector(k, algorithm="dense", criterion=criterion).fit(X, y)
-        imp = SparseLDASelector(k, algorithm="implicit", criterion=criterion).fit(X, y)
+        dense = SparseLDASelector(k, algorithm="dense", **kw).fit(X, y)
+        imp = SparseLDASelector(k, algorithm="implicit", **kw).fit(X, y)
         assert imp.n_swaps_ == dense.n_swaps_
         np.testing.assert_array_equal(imp.support_, dense.support_)
         assert imp.objective_path_[k - 1] == pytest.approx(dense.objective_path_[k - 1], rel=1e-9)
-        plain = SparseLDASelector(k, algorithm="implicit", criterion=criterion, refine=False).fit(X, y)
+        plain = SparseLDASelector(k, algorithm="implicit", refine=False, **kw).fit(X, y)
         assert imp.objective_path_[k - 1] >= plain.objective_path_[k - 1] * (1 - 1e-12)  # never below the path
-        if n_classes > 2:  # two classes: the discriminant's scale differs between the routes
-            np.testing.assert_allclose(np.abs(imp.coef_), np.abs(dense.coef_), rtol=1e-6, atol=1e-12)
+        np.testing.assert_allclose(np.abs(imp.coef_), np.abs(dense.coef_), rtol=1e-6, atol=1e-12)
         moved += imp.n_swaps_
     assert moved > 0  # the check above compared real moves
     with pytest.raises(ValueError, match="needs an additive criterion"):  # the largest eigenvalue of 3 classes
@@ -284,7 +286,7 @@ def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion):
     (1 - s) B + s mu I, plus s M M^T for the correlation criterion's total covariance): the same
     intensity, pixels, objectives and discriminant as on the formed matrices."""
     rng = np.random.default_rng(n_classes)
-    n, p = 45, 150
+    n, p = 40, 400  # the n x n products of the rows (n^2 p) and the passes cost 4 x less than n p^2
     y = np.arange(n) % n_classes
     X = rng.standard_normal((n, p)) + 0.8 * rng.standard_normal((n, 1))  # correlated pixels
     X[:, [3, 40, 120]] += 1.2 * y[:, None]
@@ -300,8 +302,7 @@ def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion):
     assert np.allclose(imp.objective_path_, dense.objective_path_[:6], rtol=1e-8)
     assert np.array_equal(imp.get_support(), dense.get_support()) and np.array_equal(auto.support_, imp.support_)
     assert np.allclose(imp.coef_, dense.coef_, rtol=1e-6)
-    da = pytest.importorskip("dask.array")
-    Xd = da.from_array(X, chunks=(15, p))
-    with pytest.raises(ValueError, match="Ledoit-Wolf intensity for NumPy arrays"):
-        SparseLDASelector(6, algorithm="implicit", **kw).fit(Xd, y)
-    assert SparseLDASelector(6, **kw).fit(Xd, y).algorithm_ == "dense"  # 'auto' keeps the formed matrix there
+    da = pytest.importorskip("dask.array")  # the products chunk by chunk: the same intensity and pixels
+    lazy = SparseLDASelector(6, algorithm="implicit", **kw).fit(da.from_array(X, chunks=(15, 100)), y)
+    assert lazy.regularization_["shrinkage"] == pytest.approx(dense.regularization_["shrinkage"], rel=1e-10)
+    assert np.array_equal(lazy.get_support(), dense.get_support())

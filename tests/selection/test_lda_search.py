@@ -33,7 +33,7 @@ def _objective(sel, S):
 def test_refine_never_below_the_greedy_support(n_classes, criterion, seed):
     X, y = _data(seed, n_classes)
     k = 6
-    plain = SparseLDASelector(k, direction="forward", criterion=criterion).fit(X, y)
+    plain = SparseLDASelector(k, direction="forward", criterion=criterion, refine=False).fit(X, y)
     ref = SparseLDASelector(k, direction="forward", criterion=criterion, refine=True).fit(X, y)
     S0, S = plain.get_support(indices=True), ref.get_support(indices=True)
     assert len(S) == k

@@ -92,7 +92,7 @@ def test_select_mask_title_says_exact_and_the_gap():
     greedy = SparseLDASelector(5).fit(X, y)
     assert mask_title("gslda", greedy) == "greedy sparse LDA: 5 pixels"
     with pytest.warns(Warning, match="before proving optimality"):
-        stopped = SparseLDASelector(8, solver="exact", node_limit=20).fit(X, y)
+        stopped = SparseLDASelector(8, solver="exact", node_limit=20, regularization="rda").fit(X, y)  # stopped
     title = mask_title("gslda", stopped)
     assert title.startswith("exact sparse LDA: 8 pixels") and "not proved optimal" in title
     assert "node limit reached" in title and f"certified gap {100 * stopped.gap_:.3g} %" in title

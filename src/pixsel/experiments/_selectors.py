@@ -71,7 +71,7 @@ def _fisher_problem(X, y, regularization="auto"):
     from ..stats import class_statistics, regularize
 
     st = class_statistics(X, y)
-    B, reg = regularize(st.within, regularization)
+    B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
     return st.between, B, reg
 
 

@@ -632,7 +632,8 @@ class ShrunkGramOperator:
     True
     """
 
-    def __init__(self, base, scale: float, alpha: float, factor: ArrayLike | None = None):
+    def __init__(self, base: CenteredGramOperator | Any, scale: float, alpha: float,
+                 factor: ArrayLike | None = None) -> None:
         self.base = base.with_alpha(0.0)
         self.scale = check_real(scale, "scale", low=0, owner="ShrunkGramOperator")
         self.alpha = check_real(alpha, "alpha", low=0, owner="ShrunkGramOperator")
@@ -645,7 +646,7 @@ class ShrunkGramOperator:
     def n_passes(self) -> int:
         return self.base.n_passes
 
-    def cached(self):
+    def cached(self) -> contextlib.AbstractContextManager:
         """The base operator's :meth:`CenteredGramOperator.cached` context."""
         return self.base.cached()
 

@@ -84,9 +84,10 @@ def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes:
 
     For the implicit forward pass, where the ``p x p`` matrix is never formed: ``sum(B * B)`` is
     ``||R R^T||_F^2 / n^2``, accumulated over blocks of rows of the ``n x n`` products (``n^2 p``
-    operations, ``O(n p)`` memory: a float64 copy of ``R``), and ``sum_i ||r_i||^4`` from the
-    rows' norms. The same intensity as :func:`regularize` with ``'ledoit-wolf'`` (tested). NumPy
-    ``X`` in memory.
+    operations, where forming ``B`` costs ``n p^2``), and ``sum_i ||r_i||^4`` from the rows'
+    norms. The same intensity as :func:`regularize` with ``'ledoit-wolf'`` (tested). A NumPy
+    ``X`` (one float64 copy of ``R``), a Dask array (the products chunk by chunk) or an array of
+    another library (on its device; the intensity comes back as a float).
 
     Examples
     --------
@@ -99,16 +100,38 @@ def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes:
     >>> bool(np.isclose(ledoit_wolf_from_rows(X, y, means, np.arange(3)), info.shrinkage))
     True
     """
+    from .._validation import is_dask_array
+
     idx = np.searchsorted(np.asarray(classes), np.asarray(y))
-    R = np.asarray(X, dtype=np.float64) - np.asarray(means, dtype=np.float64)[idx]
-    n, p = R.shape
-    sq = np.einsum("ij,ij->i", R, R)
-    rows = max(1, 2**19 // max(n, 1))  # a block of the n x n products: at most 4 MiB
-    sum_sq = 0.0
-    for i in range(0, n, rows):
-        K = R[i:i + rows] @ R.T
-        sum_sq += float(np.einsum("ij,ij->", K, K))
-    return _ledoit_wolf_shrinkage(float(sq.sum()) / n, sum_sq / n**2, p, float(np.sum(sq**2)), n)
+    means = np.asarray(means, dtype=np.float64)
+    n, p = (int(v) for v in X.shape)
+    if is_dask_array(X):
+        import dask
+        import dask.array as da
+
+        R = X.astype(np.float64) - da.from_array(means)[da.from_array(idx, chunks=(X.chunks[0],))]
+        sq = da.einsum("ij,ij->i", R, R)
+        K = R @ R.T
+        trace, fourth, sum_sq = dask.compute(sq.sum(), (sq**2).sum(), (K * K).sum())
+        trace, fourth, sum_sq = float(trace), float(fourth), float(sum_sq)
+    else:
+        xp, dev = get_namespace(X, names=["X"])
+        if is_numpy(xp):
+            R = np.asarray(X, dtype=np.float64) - means[idx]
+        else:  # on X's device, in float64 where the device has it
+            from .._array_api import has_float64
+
+            wd = xp.float64 if has_float64(xp, dev) else xp.float32
+            R = xp.astype(X, wd) - xp.take(xp.asarray(means, dtype=wd, device=dev),
+                                           xp.asarray(idx, device=dev), axis=0)
+        sq = xp.sum(R * R, axis=1)
+        trace, fourth = float(xp.sum(sq)), float(xp.sum(sq * sq))
+        rows = max(1, 2**19 // max(n, 1))  # a block of the n x n products: at most 4 MiB
+        sum_sq = 0.0
+        for i in range(0, n, rows):
+            K = R[i:min(i + rows, n), :] @ R.T
+            sum_sq += float(xp.sum(K * K))
+    return _ledoit_wolf_shrinkage(trace / n, sum_sq / n**2, p, fourth, n)
 
 
 def regularize(
@@ -163,7 +186,6 @@ def regularize(
     mu = float(np.trace(B) / p) if p else 0.0
     if isinstance(regularization, str) and regularization == "ledoit-wolf":
         _need_data(X, y, means, classes)
-        from .._validation import is_dask_array
         from ._reduce import block_reduce, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
