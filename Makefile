@@ -5,8 +5,18 @@ BIN     = $(VENV)/bin
 # two stamps: the library and its runtime dependencies (make demo), then the test extras (make test)
 STAMP      = $(VENV)/.pixsel-installed
 TEST_STAMP = $(VENV)/.pixsel-test-installed
+# The environment gets no pip of its own where the pip of $(PYTHON) can install into it (pip 22.3
+# and newer: --python): 17 MB less, and the install takes about a quarter less CPU. Where that pip is
+# older or absent, the environment's own pip installs, as before.
+OUTER_PIP := $(shell $(PYTHON) -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (22, 3))" 2>/dev/null && echo yes)
 # --no-compile: Python writes the bytecode of the modules a run imports, not of every installed file
+ifeq ($(OUTER_PIP),yes)
+VENV_ARGS = --without-pip
+PIP = $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile
+else
+VENV_ARGS =
 PIP = $(BIN)/python -m pip install --quiet --no-compile
+endif
 
 .PHONY: demo test install docs docs-clean bench bench-quick clean
 
@@ -27,11 +37,11 @@ install: $(STAMP)
 # image files Pillow does not read, is the extra `images`). Small problems (the demo's 8x8 digits)
 # run NumPy's kernels, so nothing is compiled here; larger ones compile their Numba kernels on
 # first use, into Numba's cache (`python -m pixsel._jit` compiles them all ahead, about a minute).
-# The setuptools that Python 3.11's venv puts in the environment (3.12's does not) is removed:
-# nothing runs it, pip builds pixsel in an isolated environment with the setuptools pyproject.toml
-# names, and it is 10 MB of the environment.
+# The setuptools that Python 3.11's venv puts in the environment with its pip (3.12's does not) is
+# removed: nothing runs it, pip builds pixsel in an isolated environment with the setuptools
+# pyproject.toml names, and it is 10 MB of the environment.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
 	$(PIP) -e .
 	$(BIN)/python -m pip uninstall --quiet --yes setuptools 2>/dev/null || true
 	touch $(STAMP)

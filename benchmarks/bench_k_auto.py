@@ -19,7 +19,10 @@ another pixsel source tree (a folder holding the `pixsel` package, e.g. a checko
 commit before a change), run by the same interpreter and alternated with this one, so that both see
 the same load; the ratio of the medians is printed. Each command's CPU time (user + system, all its
 threads) is printed beside its wall time: on a machine shared with other work, the wall time
-measures the load too.
+measures the load too. Each command first runs once untimed, writing the bytecode of the modules it
+imports as a user's first run does (the commands run without PYTHONDONTWRITEBYTECODE): the timed
+runs are what a user sees from the second run on, not Python compiling pixsel's sources
+(`--quick` skips that run).
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ def _cli(args, threads, src=None):
     """Wall and CPU seconds (user + system, the child's threads included) of one fresh
     `python -m pixsel select ARGS`; with ``src``, the pixsel package found first in that folder."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's run: the first one writes the bytecode
     if threads:  # the same BLAS pinning as the library runs
         env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if src is not None:
@@ -180,6 +184,8 @@ def _command(X, y, shape, repeat, args):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "faces"
         _write_folder(root, X, y, shape)
+        for tree, src in trees.items() if not args.quick else ():  # untimed: each first run writes its bytecode
+            _cli([str(root), "-k", "20", "--out", str(Path(tmp) / f"out-{tree}-first"), "-q"], args.threads, src)
         for r in range(repeat):
             for name, opts in figures.items():  # interleaved, so a busy moment hits every command alike
                 for tree, src in trees.items():
