@@ -495,7 +495,7 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
       (``n p^2``, and the inverse ``p^3`` that the two-class kernel starts from), whatever the
       size: the dense form's extra work buys nothing the fit uses. ``row_products``: the fit also
       needs the ``n x n`` products of the rows (a Ledoit-Wolf intensity without the matrix,
-      ``n^2 p``), counted with the passes.
+      ``n^2 p``, matrix products at the rate of the dense form's), added to the passes' cost.
 
     The implicit form runs the forward pass only.
 
@@ -514,7 +514,7 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
     (True, False)
     >>> implicit_pays(31, 2000, 2, 10, forward_steps=10)[0], implicit_pays(900, 64, 10, 10, forward_steps=10)[0]
     (True, False)
-    >>> implicit_pays(190, 1024, 38, 10, 10, row_products=True)[0], implicit_pays(340, 1024, 68, 10, 10, True)[0]
+    >>> implicit_pays(340, 1024, 68, 10, 10, row_products=True)[0], implicit_pays(1000, 1024, 10, 10, 10, True)[0]
     (True, False)
     """
     n, p = int(n_samples), int(n_features)
@@ -524,10 +524,11 @@ def implicit_pays(n_samples, n_features, n_classes=None, k=None, forward_steps=N
         return True, f"p = {p} > {IMPLICIT_MIN_FEATURES} features and n = {n} < p: passes over X, no p x p matrix"
     if forward_steps is not None and n_classes is not None:
         formed = float(n) * p * p + (float(p) ** 3 if int(n_classes) <= 2 else 0.0)
-        passes = 2.0 * n * p * int(forward_steps) + (float(n) * n * p if row_products else 0.0)
-        if IMPLICIT_ADVANTAGE * passes < formed:
+        passes = 2.0 * n * p * int(forward_steps)
+        products = float(n) * n * p if row_products else 0.0  # BLAS-3, at the dense kernels' rate
+        if IMPLICIT_ADVANTAGE * passes + products < formed:
             return True, (f"n = {n} < p = {p}, a forward pass of {int(forward_steps)} steps: passes over X "
-                          f"({passes:.2g} flops) cost less than forming the p x p matrix ({formed:.2g})")
+                          f"({passes + products:.2g} flops) cost less than forming the p x p matrix ({formed:.2g})")
     if n_classes is None or k is None:
         return False, f"p = {p} <= {IMPLICIT_MIN_FEATURES} features: the p x p matrix is small enough to form"
     cost = path_costs(n, p, n_classes, k)
