@@ -185,7 +185,7 @@ class SparseLDASelector(_PathSelector):
     algorithm : {'auto', 'dense', 'implicit'}, default='auto'
         ``'dense'`` forms the ``p x p`` within-class covariance; ``'implicit'`` runs the forward
         pass through ``X`` without any ``p x p`` matrix (image scale: memory ``O(N p + p k)``,
-        path computed up to ``n_features_to_select`` only, forward only, ridge regularization only;
+        path computed up to ``n_features_to_select`` only, forward only, a ridge or Ledoit-Wolf;
         see :func:`pixsel.spectral.implicit_greedy_path`); ``'auto'`` picks ``'implicit'``
         with fewer samples than features when there are more than 4096 features, when the
         dense fit would cost over ``1e10`` operations and the passes over ``X`` for ``k``
@@ -193,10 +193,11 @@ class SparseLDASelector(_PathSelector):
         and the inverse and backward pass ``~p^3`` against ``2 n p k``), or when the fit runs
         the forward pass alone (the default search; not with another direction, groups,
         ``always_select``, ``never_select``, a beam, ``stability``, the exact solver,
-        ``path='full'``, ``'ledoit-wolf'``, no ridge, or the swaps of ``'max-eig'``) and its
-        passes over ``X`` cost at least 4 times less than forming the matrix (``n p^2``, plus
-        ``p^3`` with two classes): the same pixels, objectives and discriminant, without the
-        work on the ``p x p`` matrix that such a fit never reads. On a Dask
+        ``path='full'``, no ridge, or the swaps of ``'max-eig'``) and its passes over ``X``
+        cost at least 4 times less than forming the matrix (``n p^2``, plus ``p^3`` with two
+        classes; the ``n x n`` products of the rows that ``'ledoit-wolf'`` needs, ``n^2 p``,
+        added to the passes): the same pixels, objectives and discriminant, without the work on
+        the ``p x p`` matrix that such a fit never reads. On a Dask
         array chunked by rows the implicit pass runs chunk by chunk where the chunks live (the
         workers of a ``dask.distributed`` cluster); under ``array_api_dispatch`` an array on a
         GPU runs the passes on its device; only

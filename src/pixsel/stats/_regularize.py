@@ -160,8 +160,10 @@ def regularize(
           regularization, where ``'auto'`` is a numerical one;
         * a number: that ridge ``alpha``;
         * ``'none'`` or ``None``: ``B`` unchanged (the caller must ensure it is invertible);
-        * ``'ledoit-wolf'``: Ledoit-Wolf shrinkage towards ``mu I`` computed by scikit-learn
-          from the class-centred data (``X``, ``y`` and the class ``means`` are then required).
+        * ``'ledoit-wolf'``: Ledoit-Wolf shrinkage towards ``mu I``, the intensity of
+          scikit-learn's ``ledoit_wolf_shrinkage`` of the class-centred data, computed from
+          ``B``'s moments and one pass for the rows' fourth moment (``X``, ``y`` and the class
+          ``means`` are then required).
 
     Returns
     -------
