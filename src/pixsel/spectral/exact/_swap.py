@@ -51,12 +51,17 @@ def _value_of_block(M, BSS, S):
     return float(np.sum(M[S] * W)), (P + P.T) / 2, W
 
 
+def _complement(p, S):
+    """The features ``0..p-1`` not in ``S``, sorted (``np.setdiff1d(np.arange(p), S)`` without its sort)."""
+    keep = np.ones(p, dtype=bool)
+    keep[np.asarray(S, dtype=np.intp)] = False
+    return np.flatnonzero(keep)
+
+
 def _outside(M, B, S, P):
     """For every feature outside ``S``: ``T = P B_S,out``, the Schur complement ``s0`` and the
     residual ``R0`` of ``M`` given ``S`` (adding ``j`` gains ``|R0_j|^2 / s0_j``)."""
-    out = np.ones(B.shape[0], bool)
-    out[S] = False
-    out = np.flatnonzero(out)
+    out = _complement(B.shape[0], S)
     return (out, *_outside_of_columns(M, B[np.ix_(S, out)], B[out, out], S, out, P))
 
 

@@ -44,7 +44,7 @@ import scipy.linalg as sla
 
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
-from ..exact._swap import _beats, _outside_of_columns, _swap_values_of, _value_of_block
+from ..exact._swap import _beats, _complement, _outside_of_columns, _swap_values_of, _value_of_block
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
@@ -192,13 +192,6 @@ def _is_operator(B):
     return all(hasattr(B, name) for name in ("columns", "diag", "p")) and not hasattr(B, "__array__")
 
 
-def _outside(p, S):
-    """The features ``0..p-1`` not in ``S``, sorted (``np.setdiff1d(np.arange(p), S)`` without its sort)."""
-    keep = np.ones(p, dtype=bool)
-    keep[np.asarray(S, dtype=np.intp)] = False
-    return np.flatnonzero(keep)
-
-
 class _Columns:
     """``B`` as the additive swaps read it: its columns on a support and its diagonal, from a
     ``p x p`` array or from a Gram operator (one pass over the data for each new column)."""
@@ -228,7 +221,7 @@ class _Columns:
 
     def swap_values(self, M, S, P, W, f, BS):
         """Every 1-swap's value (``k x (p - k)``) and the features outside ``S``."""
-        out = _outside(len(self.diag), S)
+        out = _complement(len(self.diag), S)
         T, s0, R0 = _outside_of_columns(M, BS[out].T, self.diag[out], S, out, P)
         return _swap_values_of(T, s0, R0, P, W, f), out
 
@@ -243,7 +236,7 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
     f, P, W, BS = B.state(M, S)
     f0, n, converged = f, 0, False
     p = len(B.diag)
-    if len(S) == p or not can_enter[_outside(p, S)].any() or not can_leave[S].any():
+    if len(S) == p or not can_enter[_complement(p, S)].any() or not can_leave[S].any():
         return SwapResult(S, f, f0, 0, True)
     while n < max_sweeps and not _out_of_time(deadline):
         val, out = B.swap_values(M, S, P, W, f, BS)
@@ -273,7 +266,7 @@ def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact, deadline)
     f = value(S)
     f0, n, converged = f, 0, False
     while n < max_sweeps and not _out_of_time(deadline):
-        out = _outside(p, S)
+        out = _complement(p, S)
         if len(out) == 0:
             converged = True
             break
