@@ -26,7 +26,7 @@ def _on(lib, arr):
     assert device_of(arr) == lib.device
 
 
-@pytest.mark.parametrize("regularization", ["auto", 0.25, "none", "ledoit-wolf"])
+@pytest.mark.parametrize("regularization", ["auto", 0.25, "none", "ledoit-wolf", "ledoit-wolf-floor"])
 def test_regularize(lib, dtype, rtol, regularization):
     X, y = _data()
     st = class_statistics(X, y)

@@ -35,7 +35,7 @@ def test_select_writes_json_and_mask(digits_npz, tmp_path, capsys):
     assert main(["select", str(digits_npz), "-k", "5", "--out", str(out)]) == 0
     report = json.loads((out / "selection.json").read_text())
     assert len(report["indices"]) == 5 and report["method"] == "gslda"
-    assert report["regularization"]["method"] == "ledoit-wolf"  # the library's default
+    assert report["regularization"]["method"] == "ledoit-wolf-floor"  # the library's default
     assert report["parameters"]["criterion"] == "auto" and report["criterion"] == "trace"  # what 'auto' ran
     assert report["objective"] > 0 and report["pixsel_version"]
     assert (out / "mask.png").stat().st_size > 0

@@ -33,7 +33,7 @@ def test_exact_selector_is_the_enumeration_optimum():
         sel = SparseLDASelector(k, solver="exact").fit(X, y)
         greedy = SparseLDASelector(k).fit(X, y)
         st = class_statistics(X, y)
-        B, _ = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)  # the default
+        B, _ = regularize(st.within, "ledoit-wolf-floor", X=X, y=y, means=st.means, classes=st.classes)  # the default
         a = st.between
         best = max(objective_on_support(a, B, list(S)) for S in itertools.combinations(range(X.shape[1]), k))
         got = objective_on_support(a, B, sel.get_support(indices=True))
@@ -116,5 +116,5 @@ def test_get_support_at_k_is_the_exact_selection():
     assert not np.array_equal(S, greedy.get_support(indices=True))
     assert np.array_equal(exact.get_support_at(3, indices=True), S)
     st = class_statistics(X, y)
-    B, _ = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)  # the default
+    B, _ = regularize(st.within, "ledoit-wolf-floor", X=X, y=y, means=st.means, classes=st.classes)  # the default
     assert objective_on_support(st.between, B, S) == pytest.approx(exact.objective_path_[2], rel=1e-9)

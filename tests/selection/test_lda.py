@@ -26,7 +26,7 @@ def digits():
 def test_objective_path_is_best_of_directions_and_recomputable(digits):
     sel = SparseLDASelector(5, direction="dual").fit(digits.X, digits.y)
     st = class_statistics(digits.X, digits.y)
-    B, _ = regularize(st.within, "ledoit-wolf", X=digits.X, y=digits.y, means=st.means,
+    B, _ = regularize(st.within, "ledoit-wolf-floor", X=digits.X, y=digits.y, means=st.means,
                       classes=st.classes)  # the selector's default
     a = st.between
     p = digits.X.shape[1]
@@ -71,7 +71,7 @@ def test_dual_pass_against_brute_force():
         X[y == 1] += rng.standard_normal(8) * 0.5
         sel = SparseLDASelector(3, direction="dual").fit(X, y)
         st = class_statistics(X, y)
-        B, _ = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)  # the default
+        B, _ = regularize(st.within, "ledoit-wolf-floor", X=X, y=y, means=st.means, classes=st.classes)  # the default
         for k in range(1, 9):
             best = max(objective_on_support(st.between, B, S) for S in itertools.combinations(range(8), k))
             got = sel.objective_path_[k - 1]
@@ -150,13 +150,13 @@ def test_constant_pixels_and_more_features_than_samples():
     X[:, :5] = 3.0  # constant pixels: zero variance, zero mean difference
     y = np.array([0, 1] * 10)
     X[y == 1, 7] += 2.0
-    for reg in ("auto", "rda", "ledoit-wolf"):  # each keeps the rank-deficient B invertible
+    for reg in ("auto", "rda", "ledoit-wolf", "ledoit-wolf-floor"):  # each keeps the rank-deficient B invertible
         sel = SparseLDASelector(3, regularization=reg).fit(X, y)
         r = sel.regularization_
         assert r["method"] == reg and r["alpha"] + r["shrinkage"] * r["mu"] > 0
         assert 7 in sel.get_support(indices=True)
         assert not set(sel.get_support(indices=True)) & set(range(5))
-    assert SparseLDASelector(3).fit(X, y).regularization_["method"] == "ledoit-wolf"  # the default
+    assert SparseLDASelector(3).fit(X, y).regularization_["method"] == "ledoit-wolf-floor"  # the default
     with pytest.raises((ValueError, np.linalg.LinAlgError), match="regulari"):
         SparseLDASelector(3, regularization="none").fit(X, y)
 
@@ -280,8 +280,38 @@ def test_auto_algorithm_runs_a_forward_pass_alone_through_x():
     assert SparseLDASelector(5, criterion="max-eig", refine=False).fit(X, y).algorithm_ == "implicit"
 
 
-@pytest.mark.parametrize(("n_classes", "criterion"), [(2, "auto"), (5, "auto"), (5, "trace")])
-def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion):
+def test_ledoit_wolf_floor_is_the_ridge_of_its_intensity():
+    """Many samples per class and pixels of unequal variance give a Ledoit-Wolf intensity below the
+    floor: the default then shrinks by the floor, on the dense and the implicit form alike, and
+    selects what the equivalent ridge ``s mu / (1 - s)`` selects (the same B up to a factor)."""
+    from pixsel.stats import SHRINKAGE_FLOOR
+
+    rng = np.random.default_rng(11)
+    n, p, C = 600, 40, 4
+    y = np.arange(n) % C
+    X = rng.standard_normal((n, p)) * np.geomspace(0.05, 5.0, p)  # dark and bright pixels
+    X[:, [2, 17, 30]] += 0.3 * y[:, None]
+    lw = SparseLDASelector(5, regularization="ledoit-wolf").fit(X, y)
+    assert lw.regularization_["shrinkage"] < SHRINKAGE_FLOOR
+    dense = SparseLDASelector(5, algorithm="dense").fit(X, y)  # the default: the floor
+    imp = SparseLDASelector(5, algorithm="implicit").fit(X, y)
+    r = dense.regularization_
+    assert r["method"] == "ledoit-wolf-floor" and r["shrinkage"] == SHRINKAGE_FLOOR
+    assert imp.regularization_ == pytest.approx(r)
+    ridge = SparseLDASelector(5, algorithm="dense", regularization=r["mu"] * SHRINKAGE_FLOOR / (1 - SHRINKAGE_FLOOR))
+    ridge.fit(X, y)
+    assert np.array_equal(dense.get_support(), ridge.get_support())
+    assert np.array_equal(imp.get_support(), dense.get_support())
+    trace = dict(algorithm="dense", criterion="trace")  # on (A, B_reg): the floor's B is (1 - s) times the ridge's
+    t_floor = SparseLDASelector(5, **trace).fit(X, y)
+    t_ridge = SparseLDASelector(5, regularization=ridge.regularization, **trace).fit(X, y)
+    assert np.array_equal(t_floor.get_support(), t_ridge.get_support())
+    np.testing.assert_allclose(t_floor.objective_path_ * (1 - SHRINKAGE_FLOOR), t_ridge.objective_path_, rtol=1e-8)
+
+
+@pytest.mark.parametrize(("n_classes", "criterion", "reg"), [(2, "auto", "ledoit-wolf"), (5, "auto", "ledoit-wolf"),
+                                                           (5, "trace", "ledoit-wolf-floor")])
+def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion, reg):
     """regularization='ledoit-wolf' through X (the intensity from the n x n products, the operator
     (1 - s) B + s mu I, plus s M M^T for the correlation criterion's total covariance): the same
     intensity, pixels, objectives and discriminant as on the formed matrices."""
@@ -290,7 +320,7 @@ def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion):
     y = np.arange(n) % n_classes
     X = rng.standard_normal((n, p)) + 0.8 * rng.standard_normal((n, 1))  # correlated pixels
     X[:, [3, 40, 120]] += 1.2 * y[:, None]
-    kw = dict(regularization="ledoit-wolf", criterion=criterion)
+    kw = dict(regularization=reg, criterion=criterion)
     dense = SparseLDASelector(6, algorithm="dense", **kw).fit(X, y)
     imp = SparseLDASelector(6, algorithm="implicit", **kw).fit(X, y)
     auto = SparseLDASelector(6, **kw).fit(X, y)

@@ -26,7 +26,7 @@ def random_small():
     return X, y
 
 
-@pytest.mark.parametrize("regularization", ["rda", "auto", 0.3, "ledoit-wolf"])
+@pytest.mark.parametrize("regularization", ["rda", "auto", 0.3, "ledoit-wolf", "ledoit-wolf-floor"])
 def test_regularized_factor_gives_the_formed_B(digits_small, regularization):
     X, y = digits_small
     st = class_statistics(X, y)

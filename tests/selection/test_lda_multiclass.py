@@ -34,7 +34,7 @@ def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
         short.get_support_at(p + 1)
     # the path is the kernel's (the whole greedy path, truncated)
     st = class_statistics(X, y)
-    B, _ = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)  # the default
+    B, _ = regularize(st.within, "ledoit-wolf-floor", X=X, y=y, means=st.means, classes=st.classes)  # the default
     ref = multiclass_greedy_path(st.between_factor, B, criterion=criterion, method="eigh")
     np.testing.assert_array_equal(full.forward_path_.order, ref.order)
 

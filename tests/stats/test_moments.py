@@ -121,3 +121,33 @@ def test_ledoit_wolf_matches_sklearn_and_dask():
     _, info = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)
     assert 0 < expected < 1 and info.shrinkage == pytest.approx(expected, rel=1e-10)
     assert ledoit_wolf_from_rows(X, y, st.means, st.classes) == pytest.approx(expected, rel=1e-10)
+
+
+def test_ledoit_wolf_floor_is_the_intensity_or_its_floor():
+    """'ledoit-wolf-floor' is scikit-learn's intensity where that is above SHRINKAGE_FLOOR and the
+    floor below it, applied as (1 - s) B + s mu I (the textbook shrunk covariance)."""
+    from sklearn.covariance import ledoit_wolf_shrinkage
+
+    from pixsel.stats import SHRINKAGE_FLOOR, shrinkage_regularization
+
+    rng = np.random.default_rng(5)
+    scales = np.geomspace(0.1, 10.0, 12)  # far from spherical: many samples give a tiny intensity
+    for n, below in ((40, False), (4000, True)):
+        X = rng.standard_normal((n, 12)) * scales
+        y = np.arange(n) % 3
+        st = class_statistics(X, y)
+        R = X - st.means[np.searchsorted(st.classes, y)]
+        expected = ledoit_wolf_shrinkage(R, assume_centered=True)
+        assert (expected < SHRINKAGE_FLOOR) == below
+        kw = dict(X=X, y=y, means=st.means, classes=st.classes)
+        B_lw, lw = regularize(st.within, "ledoit-wolf", **kw)
+        B_fl, fl = regularize(st.within, "ledoit-wolf-floor", **kw)
+        assert lw.shrinkage == pytest.approx(expected, rel=1e-10)
+        assert fl.method == "ledoit-wolf-floor" and fl.shrinkage == pytest.approx(max(expected, SHRINKAGE_FLOOR))
+        mu = np.trace(st.within) / 12
+        np.testing.assert_allclose(B_fl, (1 - fl.shrinkage) * st.within + fl.shrinkage * mu * np.eye(12))
+        if not below:
+            np.testing.assert_array_equal(B_fl, B_lw)
+    assert shrinkage_regularization("ledoit-wolf-floor", 0.5, 1.0).shrinkage == 0.5
+    with pytest.raises(ValueError, match="must be one of"):
+        shrinkage_regularization("rda", 0.5, 1.0)

@@ -287,8 +287,9 @@ def test_ridge_policy_is_the_one_regularize_uses():
     assert ridge_regularization(0.0, mu).method == "ridge"
     with pytest.raises(ValueError, match="finite number >= 0"):
         ridge_regularization(-1.0, mu)
-    with pytest.raises(ValueError, match="needs the data"):
-        ridge_regularization("ledoit-wolf", mu)
+    for reg in ("ledoit-wolf", "ledoit-wolf-floor"):
+        with pytest.raises(ValueError, match="needs the data"):
+            ridge_regularization(reg, mu)
     with pytest.raises(ValueError, match="Got 'lots' instead"):
         ridge_regularization("lots", mu)
 

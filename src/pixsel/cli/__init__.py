@@ -17,8 +17,8 @@ the data or the method is refused.
 ``-k, --k``           subset size (select: one K; evaluate: a comma-separated list)
 ``-n, --n-components``  target dimension M (project)
 ``-c, --classifier``  the classifier (evaluate)
-``--regularization``  sparse LDA's within-class covariance: ledoit-wolf (the default everywhere,
-                      as SparseLDASelector's), rda, auto, none or a ridge value
+``--regularization``  sparse LDA's within-class covariance: ledoit-wolf-floor (the default
+                      everywhere, as SparseLDASelector's), ledoit-wolf, rda, auto, none or a ridge value
 ``--seed``            random seed (alias ``--random-state``; default 0)
 ``--param KEY=VALUE`` extra estimator/selector parameter, repeatable
 ``-o, --out DIR``     output folder; one that already holds files is refused (exit 2) unless

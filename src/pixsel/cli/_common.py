@@ -60,14 +60,15 @@ def add_seed_argument(parser, what):
 #: ``--regularization`` when it is not given, for every command that runs sparse LDA (select,
 #: path, evaluate, demo): :class:`pixsel.SparseLDASelector`'s own default, written out so that
 #: ``pixsel --help`` does not import NumPy (a test checks that the two agree).
-LDA_REGULARIZATION = "ledoit-wolf"
+LDA_REGULARIZATION = "ledoit-wolf-floor"
 
 
 def add_regularization_argument(parser):
     """``--regularization``: one default in every command, the sparse LDA selector's (the JSON says which)."""
     parser.add_argument("--regularization", default=None, type=parse_regularization, metavar="REG",
-                        help="within-class covariance regularization of sparse LDA: ledoit-wolf (shrunk "
-                             "towards its mean variance by the data's Ledoit-Wolf intensity), rda (the mean "
+                        help="within-class covariance regularization of sparse LDA: ledoit-wolf-floor (shrunk "
+                             "towards its mean variance by the data's Ledoit-Wolf intensity, at least 2 %%), "
+                             "ledoit-wolf (that intensity as estimated), rda (the mean "
                              "variance added to the diagonal), auto (only enough to keep it invertible: the "
                              "papers' objective), none or a ridge value (default: "
                              f"{LDA_REGULARIZATION}, as SparseLDASelector; the JSON says which was used)")
@@ -80,7 +81,7 @@ def regularization(args):
 
 
 def parse_regularization(value):
-    """``'0.1'`` -> 0.1; any other word (auto, none, ledoit-wolf) is passed on as is."""
+    """``'0.1'`` -> 0.1; any other word (auto, none, ledoit-wolf-floor, ...) is passed on as is."""
     try:
         return float(value)
     except (TypeError, ValueError):

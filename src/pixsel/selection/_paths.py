@@ -94,7 +94,7 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
         Samples (never modified).
     y : array-like of shape (n_samples,)
         Two or more class labels.
-    regularization : 'auto', 'none', None, float or 'ledoit-wolf', default='auto'
+    regularization : 'auto', 'none', None, float, 'ledoit-wolf' or 'ledoit-wolf-floor', default='auto'
         How the within-class covariance ``B`` is regularized (see :func:`pixsel.stats.regularize`).
     progress : bool or callable, default=False
         Show a progress bar (for work longer than two seconds); a callable is called as

@@ -12,7 +12,7 @@
 * the sample covariance (sparse PCA): :func:`covariance`;
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`, :func:`ledoit_wolf_from_rows` (the Ledoit-Wolf intensity
-  without the ``p x p`` matrix).
+  without the ``p x p`` matrix), :func:`shrinkage_regularization` (the intensity applied).
 
 Every walk over the rows goes through one block reduction (:func:`block_reduce`, public for
 statistics of one's own): bounded row blocks of a NumPy array, the same code inside every chunk
@@ -36,11 +36,14 @@ from ._moments import (
 from ._reduce import block_reduce
 from ._regularize import (
     AUTO_RIDGE,
+    SHRINKAGE_FLOOR,
     Regularization,
+    is_shrinkage,
     ledoit_wolf_from_rows,
     regularize,
     regularized_factor,
     ridge_regularization,
+    shrinkage_regularization,
 )
 
 __all__ = [
@@ -68,6 +71,9 @@ __all__ = [
     "ridge_regularization",
     "regularized_factor",
     "ledoit_wolf_from_rows",
+    "shrinkage_regularization",
+    "SHRINKAGE_FLOOR",
+    "is_shrinkage",
     "AUTO_RIDGE",
     "block_reduce",
 ]

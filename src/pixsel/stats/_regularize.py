@@ -17,10 +17,68 @@ if TYPE_CHECKING:
 from .._array_api import get_namespace, is_numpy
 
 __all__ = ["Regularization", "regularize", "ridge_regularization", "regularized_factor", "ledoit_wolf_from_rows",
-           "AUTO_RIDGE"]
+           "shrinkage_regularization", "is_shrinkage", "AUTO_RIDGE", "SHRINKAGE_FLOOR"]
 
 #: the relative ridge of ``regularization='auto'``: ``alpha = AUTO_RIDGE * trace(B) / p``.
 AUTO_RIDGE = 1e-3
+
+#: the least intensity of ``regularization='ledoit-wolf-floor'``: ``B`` is shrunk at least 2 % of the way
+#: to ``mu I``.
+SHRINKAGE_FLOOR = 0.02
+
+#: the regularizations that shrink ``B`` towards ``mu I`` by an intensity estimated from the data.
+SHRINKAGE_METHODS = ("ledoit-wolf", "ledoit-wolf-floor")
+
+
+def is_shrinkage(regularization: Any) -> bool:
+    """True for the regularizations whose intensity comes from the data (``'ledoit-wolf'``,
+    ``'ledoit-wolf-floor'``): they need ``X`` and ``y``, not only ``B``.
+
+    Examples
+    --------
+    >>> is_shrinkage("ledoit-wolf-floor"), is_shrinkage("rda"), is_shrinkage(0.5)
+    (True, False, False)
+    """
+    return isinstance(regularization, str) and regularization in SHRINKAGE_METHODS
+
+
+def shrinkage_regularization(regularization: str, intensity: float, mu: float) -> Regularization:
+    """The shrinkage policy, from the Ledoit-Wolf intensity and the mean variance ``mu``.
+
+    The one place where an estimated intensity becomes the shrinkage that is applied: the dense
+    path (:func:`regularize`) and the implicit one (which estimates the intensity with
+    :func:`ledoit_wolf_from_rows`) both call it.
+
+    Parameters
+    ----------
+    regularization : 'ledoit-wolf' or 'ledoit-wolf-floor'
+        ``'ledoit-wolf'``: the intensity as estimated; ``'ledoit-wolf-floor'``: at least
+        ``SHRINKAGE_FLOOR``. The Ledoit-Wolf intensity minimizes the expected Frobenius error of
+        the whole ``p x p`` covariance and tends to 0 as the samples per class grow; a greedy
+        search over single pixels then prefers pixels of very small within-class variance, which
+        does not hold on new images (see the documentation's quality page).
+    intensity : float
+        The Ledoit-Wolf intensity, in [0, 1].
+    mu : float
+        ``trace(B) / p``, the mean variance.
+
+    Returns
+    -------
+    Regularization
+
+    Examples
+    --------
+    >>> shrinkage_regularization("ledoit-wolf-floor", 0.001, 2.0).shrinkage
+    0.02
+    >>> shrinkage_regularization("ledoit-wolf", 0.001, 2.0).shrinkage
+    0.001
+    """
+    if not is_shrinkage(regularization):
+        raise ValueError(f"regularization must be one of {SHRINKAGE_METHODS}. Got {regularization!r} instead.")
+    s = float(intensity)
+    if regularization == "ledoit-wolf-floor":
+        s = max(s, SHRINKAGE_FLOOR)
+    return Regularization(regularization, 0.0, s, float(mu))
 
 
 @dataclass(frozen=True)
@@ -30,11 +88,12 @@ class Regularization:
     Attributes
     ----------
     method : str
-        ``'none'``, ``'ridge'``, ``'auto'``, ``'rda'`` or ``'ledoit-wolf'``.
+        ``'none'``, ``'ridge'``, ``'auto'``, ``'rda'``, ``'ledoit-wolf'`` or ``'ledoit-wolf-floor'``.
     alpha : float
         The ridge added to the diagonal.
     shrinkage : float
-        The Ledoit-Wolf shrinkage intensity (0 when not used).
+        The shrinkage intensity applied (0 when not used): Ledoit-Wolf's, or with
+        ``'ledoit-wolf-floor'`` at least ``SHRINKAGE_FLOOR``.
     mu : float
         ``trace(B) / p``, the shrinkage target's scale.
     """
@@ -149,7 +208,7 @@ def regularize(
     ----------
     B : ndarray of shape (p, p)
         Symmetric positive semi-definite.
-    regularization : 'auto', 'rda', 'none', None, float >= 0, or 'ledoit-wolf'
+    regularization : 'auto', 'rda', 'none', None, float >= 0, 'ledoit-wolf' or 'ledoit-wolf-floor'
         * ``'auto'``: ridge ``alpha = 1e-3 * trace(B) / p`` (keeps a rank-deficient ``B``, e.g.
           constant pixels or more pixels than samples, invertible while changing a well-posed
           ``B`` by 0.1% of its mean eigenvalue);
@@ -163,7 +222,9 @@ def regularize(
         * ``'ledoit-wolf'``: Ledoit-Wolf shrinkage towards ``mu I``, the intensity of
           scikit-learn's ``ledoit_wolf_shrinkage`` of the class-centred data, computed from
           ``B``'s moments and one pass for the rows' fourth moment (``X``, ``y`` and the class
-          ``means`` are then required).
+          ``means`` are then required);
+        * ``'ledoit-wolf-floor'``: the same, with an intensity of at least ``SHRINKAGE_FLOOR``
+          (see :func:`shrinkage_regularization`).
 
     Returns
     -------
@@ -186,7 +247,7 @@ def regularize(
     B = np.asarray(B, dtype=np.float64)
     p = B.shape[0]
     mu = float(np.trace(B) / p) if p else 0.0
-    if isinstance(regularization, str) and regularization == "ledoit-wolf":
+    if is_shrinkage(regularization):
         _need_data(X, y, means, classes)
         from ._reduce import block_reduce, sum_partials
 
@@ -200,7 +261,7 @@ def regularize(
         # scikit-learn's ledoit_wolf_shrinkage forms R^T R again (n p^2); the same estimator (tested)
         fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
         shrinkage = _ledoit_wolf_from_moments(B, fourth, X.shape[0])
-        info = Regularization("ledoit-wolf", 0.0, float(shrinkage), mu)
+        info = shrinkage_regularization(regularization, shrinkage, mu)
     else:
         info = ridge_regularization(regularization, mu)
     return info.apply(B), info
@@ -257,7 +318,7 @@ def regularized_factor(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes: An
 def _need_data(X, y, means, classes):
     if X is None or y is None or means is None or classes is None:
         raise ValueError(
-            "regularization='ledoit-wolf' needs the data: pass X, y, means and classes."
+            "regularization='ledoit-wolf' (or 'ledoit-wolf-floor') needs the data: pass X, y, means and classes."
         )
 
 
@@ -269,7 +330,7 @@ def _regularize_xp(xp, dev, B, regularization, X, y, means, classes):
     p = B.shape[0]
     trace = float(xp.sum(xp.linalg.diagonal(B)))
     mu = trace / p if p else 0.0
-    if isinstance(regularization, str) and regularization == "ledoit-wolf":
+    if is_shrinkage(regularization):
         _need_data(X, y, means, classes)
         get_namespace(B, X, means, names=["B", "X", "means"])  # one library, one device
         idx = np.searchsorted(np.asarray(classes), to_numpy(y))
@@ -282,7 +343,7 @@ def _regularize_xp(xp, dev, B, regularization, X, y, means, classes):
 
         fourth = float(block_reduce(fourth_part, sum_partials, X, codes))
         shrinkage = _ledoit_wolf_shrinkage(trace, float(xp.sum(B * B)), p, fourth, X.shape[0])
-        info = Regularization("ledoit-wolf", 0.0, float(shrinkage), mu)
+        info = shrinkage_regularization(regularization, shrinkage, mu)
     else:
         info = ridge_regularization(regularization, mu)
     return info.apply(B), info
@@ -334,12 +395,13 @@ def ridge_regularization(regularization: str | float | None, mu: float) -> Regul
                 f"The 'regularization' ridge must be a finite number >= 0. Got {regularization!r} instead."
             )
         return Regularization("ridge", alpha, 0.0, mu)
-    if isinstance(regularization, str) and regularization == "ledoit-wolf":
+    if is_shrinkage(regularization):
         raise ValueError(
-            "regularization='ledoit-wolf' needs the data, not only the mean variance: use "
-            "pixsel.stats.regularize(B, 'ledoit-wolf', X=..., y=..., means=..., classes=...)."
+            f"regularization={regularization!r} needs the data, not only the mean variance: use "
+            f"pixsel.stats.regularize(B, {regularization!r}, X=..., y=..., means=..., classes=...)."
         )
     raise ValueError(
-        "The 'regularization' parameter must be 'auto', 'rda', 'none', None, 'ledoit-wolf' or a "
+        "The 'regularization' parameter must be 'auto', 'rda', 'none', None, 'ledoit-wolf', "
+        "'ledoit-wolf-floor' or a "
         f"number >= 0. Got {regularization!r} instead."
     )
