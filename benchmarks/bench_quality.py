@@ -312,6 +312,9 @@ LDA_ROWS = {
     "pixsel LDA auto auto rda": {"criterion": "auto", "direction": "auto", "regularization": "rda", "refine": "auto"},
     "pixsel LDA auto auto ledoit-wolf": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf",
                                          "refine": "auto"},
+    # the same intensity, at least 2 % (it tends to 0 with many images per class)
+    "pixsel LDA auto auto ledoit-wolf-floor": {"criterion": "auto", "direction": "auto",
+                                               "regularization": "ledoit-wolf-floor", "refine": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
