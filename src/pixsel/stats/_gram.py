@@ -655,7 +655,11 @@ class ShrunkGramOperator:
 
     def columns(self, idx: ArrayLike) -> NDArray:
         idx = np.asarray(idx, dtype=np.intp).ravel()
-        cols = self.scale * self.base.columns(idx) + self.factor @ self.factor[idx].T
+        cols = self.scale * self.base.columns(idx)
+        if self.factor.shape[1]:
+            cols += self.factor @ self.factor[idx].T
+        else:  # the empty factor's product is zeros: adding 0.0 is the same sum, without the product
+            cols += 0.0
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 

@@ -86,10 +86,20 @@ def _swap_values_of(T, s0, R0, P, W, f):
     loss = np.einsum("ij,ij->i", W, W) / Pd
     U = T / Pd[:, None]
     C = W @ R0.T  # k x q: W_i . R0_j
-    num = np.einsum("ij,ij->i", R0, R0)[None, :] + 2 * U * C + U * U * (loss * Pd)[:, None]
+    # num = |R0_j|^2 + 2 U C + U^2 (loss Pd) and val = (f - loss) + num / (s0 + T U), written in
+    # place (the same operations in the same order, without a k x q temporary for each)
+    C *= 2 * U
+    num = np.einsum("ij,ij->i", R0, R0)[None, :] + C
+    C = np.multiply(U, U, out=C)
+    C *= (loss * Pd)[:, None]
+    num += C
+    den = np.multiply(T, U, out=U)
+    den += s0[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        val = f - loss[:, None] + num / (s0[None, :] + T * U)
-    return np.where(np.isfinite(val), val, -np.inf)
+        num /= den
+        num += (f - loss)[:, None]
+    num[~np.isfinite(num)] = -np.inf
+    return num
 
 
 def swap_search(M, B, S, max_swaps: int = 100):

@@ -152,10 +152,10 @@ def swap_refine(
         raise ValueError(f"{owner}: the support to refine is empty; pass at least one feature index.")
     F = index_set(always_select, p, "always_select", owner=owner)
     E = index_set(never_select, p, "never_select", owner=owner)
-    if np.setdiff1d(F, S).size:
+    if len(F) and np.setdiff1d(F, S).size:
         raise ValueError(f"{owner}: the support misses always_select features {np.setdiff1d(F, S).tolist()}; "
                          "start from a support that contains them.")
-    if np.intersect1d(E, S).size:
+    if len(E) and np.intersect1d(E, S).size:
         raise ValueError(f"{owner}: the support contains never_select features {np.intersect1d(E, S).tolist()}; "
                          "start from a support without them.")
     crit = spectral_criterion(criterion, owner=owner)  # the closed-form swaps or the largest eigenvalue's

@@ -291,15 +291,16 @@ def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
     """
     p = M.shape[0]
     cap = 2 * block_size
-    panel = np.empty((p, cap))  # cached raw columns of B
+    panel = np.empty((p, cap), order="F")  # cached raw columns of B (each contiguous)
     slot_of = {}  # feature -> column of panel
     count = {"fetch": 0, "hit": 0}
 
-    def column(j, cand, estimate):
+    def column(j, ranking):
         if j in slot_of:
             count["hit"] += 1
         else:
             # the block: j and the best-scoring other candidates whose columns are not at hand
+            cand, estimate = ranking()
             ranked = cand[np.argsort(-estimate[cand], kind="stable")]
             top = [j] + [int(i) for i in ranked[: block_size + 1] if i != j][: block_size - 1]
             new = [i for i in top if i not in slot_of]
