@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -45,7 +45,8 @@ class Regularization:
     mu: float
 
     def to_dict(self) -> dict:
-        return {k: (float(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+        # the fields are scalars: asdict's deep copy of each is not needed
+        return {f.name: (float(v) if isinstance(v := getattr(self, f.name), float) else v) for f in fields(self)}
 
     def apply(self, B: np.ndarray) -> np.ndarray:
         """Return the regularized copy of ``B`` (``B`` itself is not modified).

@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, get_lapack_funcs
 
 __all__ = ["improve_incumbents", "swap_search"]
 
@@ -43,10 +43,36 @@ def _value(M, B, S):
     return _value_of_block(M, B[np.ix_(S, S)], S)
 
 
+#: LAPACK's Cholesky factorization and solve for float64 (what ``cho_factor`` / ``cho_solve`` call)
+_POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.empty((1, 1)),))
+
+
+def _cholesky_inverse(BSS):
+    """``B_SS^{-1}`` by ``cho_solve(cho_factor(B_SS, lower=True), I)``.
+
+    A float64 block goes straight to the LAPACK routines those call, with their arguments and
+    their checks (finite entries, positive definite): the same numbers, without SciPy's per-call
+    wrappers, which cost more than the factorization of a small block (a swap search makes one per
+    move)."""
+    if not (isinstance(BSS, np.ndarray) and BSS.dtype == np.float64 and BSS.ndim == 2 and BSS.size
+            and BSS.shape[0] == BSS.shape[1]):
+        return cho_solve(cho_factor(BSS, lower=True), np.eye(len(BSS)))
+    if not np.isfinite(BSS).all():
+        raise ValueError("array must not contain infs or NaNs")
+    c, info = _POTRF(BSS, lower=True, overwrite_a=False, clean=False)
+    if info > 0:
+        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info < 0:
+        raise ValueError(f'LAPACK reported an illegal value in {-info}-th argument on entry to "POTRF".')
+    P, info = _POTRS(c, np.eye(len(BSS)), lower=True, overwrite_b=False)
+    if info != 0:
+        raise ValueError(f"illegal value in {-info}th argument of internal potrs")
+    return P
+
+
 def _value_of_block(M, BSS, S):
     """:func:`_value` from ``B_SS`` itself (a block read from B's columns ``S``)."""
-    c = cho_factor(BSS, lower=True)
-    P = cho_solve(c, np.eye(len(S)))
+    P = _cholesky_inverse(BSS)
     W = P @ M[S]
     return float(np.sum(M[S] * W)), (P + P.T) / 2, W
 
