@@ -48,7 +48,7 @@ def _ranking(p, feat, rows, values, est):
     estimate[feat] = values
     if est is not None:
         estimate[cand] = est
-    return cand[np.argsort(cand, kind="stable")], estimate
+    return np.sort(cand), estimate  # distinct features: cand[np.argsort(cand)]
 
 
 def left_looking_forward(
