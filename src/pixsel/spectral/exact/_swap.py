@@ -111,7 +111,10 @@ def _swap_values_of(T, s0, R0, P, W, f):
     Pd = np.diag(P)
     loss = np.einsum("ij,ij->i", W, W) / Pd
     U = T / Pd[:, None]
-    C = W @ R0.T  # k x q: W_i . R0_j
+    # k x q: W_i . R0_j; with one column (two classes) each is a single product, which the
+    # broadcast forms without the matrix product's overhead (a signed zero aside, which no
+    # comparison of the swap values reads)
+    C = W * R0.T if R0.shape[1] == 1 else W @ R0.T
     # num = |R0_j|^2 + 2 U C + U^2 (loss Pd) and val = (f - loss) + num / (s0 + T U), written in
     # place (the same operations in the same order, without a k x q temporary for each)
     C *= 2 * U
