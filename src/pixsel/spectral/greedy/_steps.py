@@ -109,8 +109,8 @@ def left_looking_forward(
                 l = col / np.sqrt(piv)
                 L[:m, t] = l
                 uj = U[i] / np.sqrt(piv)
-                U[:m] -= np.outer(l, uj)
-                G += np.outer(uj, uj)
+                U[:m] -= l[:, None] * uj[None, :]  # np.outer's product, without its wrapper
+                G += uj[:, None] * uj[None, :]
                 d[:m] -= l * l
                 f = crit.of_matrix(G)
         # swap the chosen row to the end of the block, which shrinks by one

@@ -238,10 +238,13 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
     p = len(B.diag)
     if len(S) == p or not can_enter[_complement(p, S)].any() or not can_leave[S].any():
         return SwapResult(S, f, f0, 0, True)
+    fixed, barred = not can_leave.all(), not can_enter.all()  # none: the masks below change nothing
     while n < max_sweeps and not _out_of_time(deadline):
         val, out = B.swap_values(M, S, P, W, f, BS)
-        val[~can_leave[S], :] = -np.inf
-        val[:, ~can_enter[out]] = -np.inf
+        if fixed:
+            val[~can_leave[S], :] = -np.inf
+        if barred:
+            val[:, ~can_enter[out]] = -np.inf
         i, j = np.unravel_index(int(np.argmax(val)), val.shape)  # ties: the lowest (i, j)
         if not _beats(val[i, j], f):
             converged = True
