@@ -140,4 +140,3 @@ def test_ledoit_wolf_matches_sklearn_and_dask():
     _, info = regularize(st.within, "ledoit-wolf", X=X, y=y, means=st.means, classes=st.classes)
     assert 0 < expected < 1 and info.shrinkage == pytest.approx(expected, rel=1e-10)
     assert ledoit_wolf_from_rows(X, y, st.means, st.classes) == pytest.approx(expected, rel=1e-10)
-
