@@ -88,7 +88,7 @@ def left_looking_forward(
         dm = d[:m]
         ok = dm > tol[:m]
         est = None
-        rows = np.flatnonzero(ok)
+        rows = ok.nonzero()[0]  # np.flatnonzero of a 1-D mask, without its wrappers
         if len(rows) == m:
             values, est = score(U[:m], dm, G, f)
             values = np.asarray(values, dtype=np.float64)
@@ -97,7 +97,7 @@ def left_looking_forward(
             if len(rows):
                 values[rows], est = score(U[rows], dm[rows], G, f)
         best = values.max()
-        ties = np.flatnonzero(np.isnan(values) if np.isnan(best) else values == best)
+        ties = (np.isnan(values) if np.isnan(best) else values == best).nonzero()[0]
         i = int(ties[np.argmin(feat[ties])]) if len(ties) > 1 else int(ties[0])
         j = int(feat[i])
         order[t] = j
@@ -106,9 +106,10 @@ def left_looking_forward(
             col = raw[feat] - L[:m, :t] @ L[i, :t]
             piv = col[i]
             if piv > tol[i]:
-                l = col / np.sqrt(piv)
+                root = np.sqrt(piv)
+                l = col / root
                 L[:m, t] = l
-                uj = U[i] / np.sqrt(piv)
+                uj = U[i] / root
                 U[:m] -= l[:, None] * uj[None, :]  # np.outer's product, without its wrapper
                 G += uj[:, None] * uj[None, :]
                 d[:m] -= l * l
