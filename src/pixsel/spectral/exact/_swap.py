@@ -23,6 +23,7 @@ Every value returned is that of its support, so the incumbents stay valid lower 
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -35,7 +36,7 @@ _RTOL = 1e-12
 
 
 def _beats(g, f):
-    return g > f + _RTOL * abs(f) if np.isfinite(f) else g > f
+    return g > f + _RTOL * abs(f) if math.isfinite(f) else g > f
 
 
 def _value(M, B, S):

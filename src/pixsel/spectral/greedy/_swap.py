@@ -245,11 +245,13 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
             val[~can_leave[S], :] = -np.inf
         if barred:
             val[:, ~can_enter[out]] = -np.inf
-        i, j = np.unravel_index(int(np.argmax(val)), val.shape)  # ties: the lowest (i, j)
+        i, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (i, j), row-major
         if not _beats(val[i, j], f):
             converged = True
             break
-        T = np.sort(np.append(np.delete(S, i), out[j]))
+        T = S.copy()  # S - i + j, sorted (np.sort(np.append(np.delete(S, i), out[j])))
+        T[i] = out[j]
+        T.sort()
         g, Pt, Wt, BT = B.state(M, T)
         if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
             converged = True
