@@ -68,6 +68,21 @@ def test_conflicts_run_after_the_parameters():
         check_params(_Est(flag=True, mode="sample", eta=2.0))
 
 
+def test_values_accepted_once_are_remembered_and_bad_ones_still_refused():
+    """check_params remembers the immutable values a class accepted (a refit pays no check for
+    them); a bad value of the same parameter is refused as before, and a value of another type
+    that compares equal (True == 1) is checked on its own."""
+    est = _Est(eta=0.5, flag=True)
+    assert check_params(est) == "_Est"
+    assert check_params(est) == "_Est"
+    with pytest.raises(InvalidParameterError, match="'eta' parameter of _Est"):
+        check_params(_Est(eta=2.0))
+    with pytest.raises(InvalidParameterError, match="'flag' parameter of _Est"):
+        check_params(_Est(flag=1))  # equal to True, but an int is not a bool
+    with pytest.raises(InvalidParameterError, match="'direction' parameter of SparseLDASelector"):
+        check_params(SparseLDASelector(3).set_params(direction="sideways"))
+
+
 def test_a_parameter_without_a_constraint_is_a_contributor_error():
     class Undeclared(_Est):
         def __init__(self, k=1, extra=0):

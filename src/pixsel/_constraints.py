@@ -159,6 +159,14 @@ def _words(constraint):
     return str(constraint)
 
 
+#: values whose acceptance depends on nothing but the value (immutable scalars: a constraint reads
+#: their type and value only), remembered per class by :func:`check_params` once accepted
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_ACCEPTED: dict = {}
+#: at most this many remembered values per class (a search over many values stays bounded)
+_ACCEPTED_MAX = 4096
+
+
 def check_params(estimator):
     """Check every constructor parameter of ``estimator`` against its ``_parameter_constraints``,
     then its cross-parameter rules (``estimator._check_conflicts()``, when it has one).
@@ -189,13 +197,20 @@ def check_params(estimator):
     ...
     pixsel._constraints.InvalidParameterError: The 'mode' parameter of Est must be one of {'top', 'sample'} or None. Got 'all' instead.
     """
-    owner = type(estimator).__name__
-    constraints = type(estimator)._parameter_constraints
+    cls = type(estimator)
+    owner = cls.__name__
+    constraints = cls._parameter_constraints
+    accepted = _ACCEPTED.setdefault(cls, set())
     for name, value in estimator.get_params(deep=False).items():
+        key = (name, type(value), value) if type(value) in _PLAIN else None
+        if key is not None and key in accepted:  # this class accepted this very value already
+            continue
         allowed = constraints.get(name)
         if allowed is None:  # for contributors: scikit-learn's check_param_validation says the same
             raise TypeError(f"{owner} declares no constraint for its parameter {name!r} in _parameter_constraints.")
         if allowed == "no_validation" or any(_satisfies(c, value) for c in allowed):
+            if key is not None and len(accepted) < _ACCEPTED_MAX:
+                accepted.add(key)
             continue
         words = [_words(c) for c in allowed]
         what = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

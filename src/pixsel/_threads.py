@@ -39,4 +39,16 @@ def blas_limit(n=1):
     """
     if n is None:
         return nullcontext()
-    return _controller().limit(limits=int(n), user_api="blas")
+    controller = _controller()
+    if _blas_threads_are(controller, int(n)):
+        # already so (an outer limit, or a one-core machine): nothing to change or restore, and
+        # the limit's own bookkeeping (it reads every library's settings) costs more than a
+        # small product it guards
+        return nullcontext()
+    return controller.limit(limits=int(n), user_api="blas")
+
+
+def _blas_threads_are(controller, n):
+    """Whether every BLAS library the controller knows runs ``n`` threads now (one call each)."""
+    libs = [lib for lib in controller.lib_controllers if lib.user_api == "blas"]
+    return bool(libs) and all(lib.get_num_threads() == n for lib in libs)

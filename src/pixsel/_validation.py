@@ -430,10 +430,13 @@ def _max_asymmetry(M):
     worst, scale = 0.0, 0.0
     for i0 in range(0, p, rows):
         blk = M[i0 : i0 + rows]
-        if not np.isfinite(blk).all():
+        top = float(np.abs(blk).max())  # NaN or inf when the block holds one (max propagates NaN)
+        if not np.isfinite(top):
             return float("nan"), float("nan")
-        scale = max(scale, float(np.abs(blk).max()))
-        worst = max(worst, float(np.abs(blk - M[:, i0 : i0 + rows].T).max()))
+        scale = max(scale, top)
+        mirror = M[:, i0 : i0 + rows].T
+        if not (blk == mirror).all():  # an exactly symmetric block (as formed) adds nothing to worst
+            worst = max(worst, float(np.abs(blk - mirror).max()))
     return worst, scale
 
 

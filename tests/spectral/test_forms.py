@@ -59,10 +59,14 @@ def test_check_symmetric_blocked_same_rule_as_check_square_symmetric():
         else:
             with pytest.raises(ValueError, match="symmetric"):
                 check_symmetric_blocked(M)
-    bad = B.copy()
-    bad[p - 1, 3] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        check_symmetric_blocked(bad)
+    for value in (np.nan, np.inf, -np.inf):  # a non-finite entry in a later block, symmetric or not
+        bad = B.copy()
+        bad[p - 1, 3] = value
+        with pytest.raises(ValueError, match="NaN"):
+            check_symmetric_blocked(bad)
+        bad[3, p - 1] = value
+        with pytest.raises(ValueError, match="NaN"):
+            check_symmetric_blocked(bad)
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,25 @@ def test_regularization_recorded():
         regularize(B, "lots")
 
 
+def test_symmetrize_lower_is_the_tril_sum_to_the_bit():
+    """The within-class scatter's mirror writes what ``tril(D) + tril(D, -1).T`` gives on the
+    diagonal tiles (signed zeros included) and the transposed lower part elsewhere."""
+    from pixsel.stats._moments import _MIRROR, _symmetrize_lower
+
+    rng = np.random.default_rng(0)
+    for p in (1, 2, 5, _MIRROR - 1, _MIRROR + 3):
+        W = np.asfortranarray(rng.standard_normal((p, p)))
+        W[rng.random((p, p)) < 0.1] = -0.0
+        want = W.copy(order="F")
+        for j in range(0, p, _MIRROR):  # the tril sum on each diagonal tile, then the transposed copy
+            k = min(j + _MIRROR, p)
+            D = want[j:k, j:k]
+            D[...] = np.tril(D) + np.tril(D, -1).T
+            want[j:k, k:] = want[k:, j:k].T
+        _symmetrize_lower(W)
+        assert np.array_equal(W, want) and np.array_equal(np.signbit(W), np.signbit(want))
+
+
 def test_ledoit_wolf_matches_sklearn_and_dask():
     from sklearn.covariance import ledoit_wolf_shrinkage
 

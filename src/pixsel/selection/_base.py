@@ -241,6 +241,17 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
     _parameter_hints = PATH_HINTS
 
     # -- parameters ---------------------------------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names (read from the signature of ``__init__``), read once per
+        class: ``get_params`` runs at every fit (:func:`pixsel._constraints.check_params`) and
+        every ``clone``, and ``inspect.signature`` costs more than a small fit's validation."""
+        names = cls.__dict__.get("_param_names_read")
+        if names is None:
+            names = super()._get_param_names()
+            cls._param_names_read = names  # on this class only (a subclass reads its own __init__)
+        return list(names)
+
     def _check_conflicts(self):
         """The options that cannot run together, refused before any data is read (called by
         :func:`pixsel._constraints.check_params` after the parameters' own constraints)."""

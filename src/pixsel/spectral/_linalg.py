@@ -113,6 +113,8 @@ def support_weights(xp, A, B, S):
     p = A.shape[0]
     S = np.asarray(S, dtype=np.int64)
     dtype = A.dtype if B is None else B.dtype
+    if xp is np and A.ndim == 1 and B is not None and len(S):  # the two-class discriminant of a fit
+        return _numpy_discriminant(A, B, S, dtype)
     dev = device_of(A)
     if len(S) == 0:
         return xp.zeros((p,), dtype=dtype, device=dev)
@@ -134,6 +136,22 @@ def support_weights(xp, A, B, S):
     pos[S] = np.arange(len(S))
     padded = xp.concat([zS, xp.zeros((1,), dtype=zS.dtype, device=dev)])
     return xp.take(padded, xp.asarray(pos, device=dev))
+
+
+def _numpy_discriminant(a, B, S, dtype):
+    """:func:`support_weights` of a NumPy vector ``a`` and matrix ``B``: the same LAPACK calls
+    (``B_SS^{-1} a_S``, a pseudo-inverse when ``B_SS`` is singular), on NumPy's indexing
+    instead of the standard's ``take`` and ``concat``."""
+    BSS = B[np.ix_(S, S)]
+    aS = a[S].astype(dtype)
+    try:
+        np.linalg.cholesky(BSS)
+        zS = np.linalg.solve(BSS, aS[:, None])[:, 0]
+    except Exception:
+        zS = np.linalg.pinv(BSS) @ aS
+    z = np.zeros(a.shape[0], dtype=zS.dtype)
+    z[S] = zS
+    return z
 
 
 def support_objective(xp, A, B, S, *, criterion="max-eig"):

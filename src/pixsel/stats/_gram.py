@@ -276,7 +276,8 @@ class CenteredGramOperator(_GramAccess):
                 return _cluster_reduce(client, fn, _one_column_chunk(self.X), self.codes, self._state["chunks"])
         small = not is_dask_array(self.X) and self.n * self.p <= _ONE_THREAD_ENTRIES
         with blas_limit(1 if small else None):
-            return block_reduce(fn, sum_partials, self.X, self.codes, block_bytes=_WHOLE)
+            return block_reduce(fn, sum_partials, self.X, self.codes, block_bytes=_WHOLE,
+                                merge_inplace=_sum_into_first)
 
     def diag(self) -> NDArray:
         """The diagonal (one pass, the first time; then remembered)."""
@@ -311,6 +312,19 @@ class CenteredGramOperator(_GramAccess):
         else:
             sub = self._reduce(_submatrix_part, idx=idx, means=self.means[:, idx])
         return np.asarray(sub, dtype=np.float64) / self.n + self.alpha * np.eye(len(idx))
+
+
+def _sum_into_first(parts):
+    """:func:`~pixsel.stats._reduce.sum_partials` written into the first partial (one a pass has
+    just computed, see ``block_reduce(merge_inplace=...)``) where it is a float64 array: the same
+    sums in the same order (``0 + p_0 + p_1 + ...``), without a copy of a ``p x b`` panel."""
+    first = parts[0]
+    if not (isinstance(first, np.ndarray) and first.dtype == np.float64 and first.flags.writeable):
+        return sum_partials(parts)
+    first += 0.0  # sum_partials starts from 0 (a -0.0 becomes 0.0 there too)
+    for part in parts[1:]:
+        first += part
+    return first
 
 
 # --- the passes on a dask.distributed cluster ---------------------------------------------------
@@ -655,7 +669,15 @@ class ShrunkGramOperator:
 
     def columns(self, idx: ArrayLike) -> NDArray:
         idx = np.asarray(idx, dtype=np.intp).ravel()
-        cols = self.scale * self.base.columns(idx) + self.factor @ self.factor[idx].T
+        cols = self.base.columns(idx)
+        if isinstance(self.base, CenteredGramOperator):  # a new panel: scaled where it is
+            cols *= self.scale
+        else:
+            cols = self.scale * cols
+        if self.factor.shape[1]:
+            cols += self.factor @ self.factor[idx].T
+        else:  # the empty factor's product is zeros: adding 0.0 is the same sum, without the product
+            cols += 0.0
         cols[idx, np.arange(len(idx))] += self.alpha
         return cols
 

@@ -475,8 +475,20 @@ def _symmetrize_lower(W):
     for j in range(0, p, _MIRROR):
         k = min(j + _MIRROR, p)
         D = W[j:k, j:k]
-        D[...] = np.tril(D) + np.tril(D, -1).T
+        # what tril(D) + tril(D, -1).T gives, without its temporaries: the lower triangle
+        # mirrored, every entry plus 0.0 (the zeros that sum added: a -0.0 becomes 0.0)
+        upper = _upper_pairs(k - j)
+        D[upper] = D.T[upper]
+        D += 0.0
         W[j:k, k:] = W[k:, j:k].T
+
+
+@functools.lru_cache(maxsize=4)
+def _upper_pairs(b):
+    """The indices of the strict upper triangle of a ``b x b`` tile (read-only, shared)."""
+    rows, cols = np.triu_indices(b, 1)
+    rows.flags.writeable = cols.flags.writeable = False
+    return rows, cols
 
 
 def _merge(parts, *, inplace=False, cols=None):

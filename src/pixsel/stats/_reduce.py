@@ -141,8 +141,9 @@ def block_reduce(
         Smallest number of rows per block.
     merge_inplace : callable, optional
         Like ``merge`` but free to overwrite its FIRST partial (always one just computed by
-        ``part`` in the same task, never an input another task may read again) and to return it;
-        saves one partial of memory per fold. Default: ``merge``.
+        ``part`` in the same task or block, never an input another task may read again) and to
+        return it; saves one partial of memory (and its copy) per fold, for NumPy and Dask input
+        alike. Default: ``merge``.
     chains : int, optional
         Dask only: the number of independent fold chains; default one per thread of the
         scheduler (the cluster's worker threads under a ``dask.distributed`` client).
@@ -163,7 +164,7 @@ def block_reduce(
         if isinstance(X, np.ndarray):
             row_arrays = tuple(np.asarray(r) for r in row_arrays)
         # any other array-API array (torch, CuPy, array-api-strict): its row slices, on its device
-        return _numpy_reduce(part, merge, X, row_arrays, block_bytes, min_rows)
+        return _numpy_reduce(part, merge, X, row_arrays, block_bytes, min_rows, merge_inplace=merge_inplace)
     row_arrays = tuple(np.asarray(r) for r in row_arrays)
 
     import uuid

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -104,7 +104,8 @@ class Regularization:
     mu: float
 
     def to_dict(self) -> dict:
-        return {k: (float(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+        # the fields are scalars: asdict's deep copy of each is not needed
+        return {f.name: (float(v) if isinstance(v := getattr(self, f.name), float) else v) for f in fields(self)}
 
     def apply(self, B: np.ndarray) -> np.ndarray:
         """Return the regularized copy of ``B`` (``B`` itself is not modified).
@@ -136,6 +137,17 @@ def _ledoit_wolf_shrinkage(trace, sum_sq, p, fourth, n):
     beta_ = (fourth / n - sum_sq) / (n * p)
     beta = min(beta_, delta)
     return 0.0 if delta == 0 else beta / delta
+
+
+def _centred_rows(X, means, idx):
+    """``np.asarray(X, dtype=np.float64) - means[idx]`` (``means`` float64) in one ``n x p`` array:
+    the class means are gathered into it and ``X`` subtracted in place (the same differences).
+    Two ``n x p`` temporaries freed one after the other can make the allocator hand their pages
+    back to the system and fault them in again at the next call, which costs more than the
+    subtraction itself."""
+    R = np.take(means, idx, axis=0)
+    np.subtract(X, R, out=R)
+    return R
 
 
 def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes: Any) -> float:
@@ -176,7 +188,7 @@ def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes:
     else:
         xp, dev = get_namespace(X, names=["X"])
         if is_numpy(xp):
-            R = np.asarray(X, dtype=np.float64) - means[idx]
+            R = _centred_rows(X, means, idx)
         else:  # on X's device, in float64 where the device has it
             from .._array_api import has_float64
 
@@ -252,9 +264,10 @@ def regularize(
         from ._reduce import block_reduce, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
+        means64 = np.asarray(means, dtype=np.float64)
 
         def fourth_part(xb, ib):
-            R = np.asarray(xb, dtype=np.float64) - means[ib]
+            R = _centred_rows(xb, means64, ib)
             return float(np.sum(np.einsum("ij,ij->i", R, R) ** 2))
 
         # B is at hand: sum(B * B) costs p^2 and the fourth moment one pass (n p), where

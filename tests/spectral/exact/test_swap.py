@@ -103,3 +103,20 @@ def test_reaches_optima_the_greedy_paths_miss():
         reached += int(np.sum(miss & (got >= opt * (1 - 1e-9))))
     assert missed >= 5  # the family does defeat the greedy paths
     assert reached >= 0.8 * missed, (reached, missed)
+
+
+def test_cholesky_inverse_is_scipys_to_the_bit():
+    """The swap search's inverse of ``B_SS`` calls LAPACK as ``cho_solve(cho_factor(B_SS,
+    lower=True), I)`` does: the same numbers, and the same errors for a block that is not
+    positive definite or not finite."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+    rng = np.random.default_rng(3)
+    for k in (1, 2, 5, 17, 40):
+        Z = rng.standard_normal((k + 2, k))
+        B = (Z.T @ Z + 0.1 * np.eye(k))[np.ix_(range(k), range(k))]  # a fancy-indexed block, as read
+        assert np.array_equal(_swap._cholesky_inverse(B), cho_solve(cho_factor(B, lower=True), np.eye(k)))
+    with pytest.raises(LinAlgError, match="not positive definite"):
+        _swap._cholesky_inverse(-np.eye(3))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        _swap._cholesky_inverse(np.array([[1.0, np.nan], [np.nan, 1.0]]))

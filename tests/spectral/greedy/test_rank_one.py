@@ -275,3 +275,25 @@ def test_selection_rules_break_near_ties_to_the_lowest_index():
     assert _select_min(w, d, pen) == 1
     pen[1] = np.inf  # dead
     assert _select_min(w, d, pen) == 3
+
+
+def test_checkpoint_factorization_is_scipys_to_the_bit():
+    """The drift checkpoints factor and solve by the LAPACK calls of SciPy's ``cho_factor`` and
+    ``solve_triangular``: the same numbers, and the error that marks a singular block."""
+    import scipy.linalg as sla
+
+    from pixsel.spectral.greedy._rank_one import _lower_cholesky, _solve_lower
+
+    rng = np.random.default_rng(1)
+    for k in (1, 2, 7, 30):
+        Z = rng.standard_normal((k + 4, k + 3))
+        B, a = Z.T @ Z, rng.standard_normal(k + 3)
+        S = np.sort(rng.choice(k + 3, k, replace=False))
+        T = np.setdiff1d(np.arange(k + 3), S)
+        c0 = sla.cho_factor(B[np.ix_(S, S)], lower=True, check_finite=False)[0]
+        c1 = _lower_cholesky(B[np.ix_(S, S)])
+        assert np.array_equal(np.tril(c0), np.tril(c1))
+        for b in (a[S], B[np.ix_(S, T)]):
+            assert np.array_equal(_solve_lower(c1, b), sla.solve_triangular(c0, b, lower=True, check_finite=False))
+    with pytest.raises(np.linalg.LinAlgError):
+        _lower_cholesky(-np.eye(3))

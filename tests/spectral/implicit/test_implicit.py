@@ -277,3 +277,19 @@ def test_small_integer_images_dask_chunks_give_the_numpy_panels_exactly():
 def test_cache_option_is_checked():
     with pytest.raises(ValueError, match="cache"):
         CenteredGramOperator(np.ones((4, 3)), cache="always")
+
+
+def test_prefetch_ranking_is_the_stable_argsort_prefix():
+    """The block of columns the implicit pass fetches is ranked by the first ``m`` of a stable
+    argsort of the candidates' keys, found without sorting them all: the same indices, ties
+    (equal keys, infinities, signed zeros) in index order, NaN keys through the full sort."""
+    from pixsel.spectral.implicit._implicit import _first_by_key
+
+    rng = np.random.default_rng(0)
+    for t in range(400):
+        n, m = int(rng.integers(1, 200)), int(rng.integers(1, 40))
+        keys = rng.integers(-4, 4, n).astype(float) if t % 2 else rng.standard_normal(n)
+        keys[rng.integers(0, n, 2)] = [np.inf, -0.0][t % 2]
+        if t % 9 == 0:
+            keys[rng.integers(0, n)] = np.nan
+        assert np.array_equal(_first_by_key(keys, m), np.argsort(keys, kind="stable")[:m])

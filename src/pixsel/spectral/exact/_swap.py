@@ -23,10 +23,11 @@ Every value returned is that of its support, so the incumbents stay valid lower 
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, get_lapack_funcs
 
 __all__ = ["improve_incumbents", "swap_search"]
 
@@ -35,7 +36,7 @@ _RTOL = 1e-12
 
 
 def _beats(g, f):
-    return g > f + _RTOL * abs(f) if np.isfinite(f) else g > f
+    return g > f + _RTOL * abs(f) if math.isfinite(f) else g > f
 
 
 def _value(M, B, S):
@@ -43,10 +44,36 @@ def _value(M, B, S):
     return _value_of_block(M, B[np.ix_(S, S)], S)
 
 
+#: LAPACK's Cholesky factorization and solve for float64 (what ``cho_factor`` / ``cho_solve`` call)
+_POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.empty((1, 1)),))
+
+
+def _cholesky_inverse(BSS):
+    """``B_SS^{-1}`` by ``cho_solve(cho_factor(B_SS, lower=True), I)``.
+
+    A float64 block goes straight to the LAPACK routines those call, with their arguments and
+    their checks (finite entries, positive definite): the same numbers, without SciPy's per-call
+    wrappers, which cost more than the factorization of a small block (a swap search makes one per
+    move)."""
+    if not (isinstance(BSS, np.ndarray) and BSS.dtype == np.float64 and BSS.ndim == 2 and BSS.size
+            and BSS.shape[0] == BSS.shape[1]):
+        return cho_solve(cho_factor(BSS, lower=True), np.eye(len(BSS)))
+    if not np.isfinite(BSS).all():
+        raise ValueError("array must not contain infs or NaNs")
+    c, info = _POTRF(BSS, lower=True, overwrite_a=False, clean=False)
+    if info > 0:
+        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info < 0:
+        raise ValueError(f'LAPACK reported an illegal value in {-info}-th argument on entry to "POTRF".')
+    P, info = _POTRS(c, np.eye(len(BSS)), lower=True, overwrite_b=False)
+    if info != 0:
+        raise ValueError(f"illegal value in {-info}th argument of internal potrs")
+    return P
+
+
 def _value_of_block(M, BSS, S):
     """:func:`_value` from ``B_SS`` itself (a block read from B's columns ``S``)."""
-    c = cho_factor(BSS, lower=True)
-    P = cho_solve(c, np.eye(len(S)))
+    P = _cholesky_inverse(BSS)
     W = P @ M[S]
     return float(np.sum(M[S] * W)), (P + P.T) / 2, W
 
@@ -85,11 +112,24 @@ def _swap_values_of(T, s0, R0, P, W, f):
     Pd = np.diag(P)
     loss = np.einsum("ij,ij->i", W, W) / Pd
     U = T / Pd[:, None]
-    C = W @ R0.T  # k x q: W_i . R0_j
-    num = np.einsum("ij,ij->i", R0, R0)[None, :] + 2 * U * C + U * U * (loss * Pd)[:, None]
+    # k x q: W_i . R0_j; with one column (two classes) each is a single product, which the
+    # broadcast forms without the matrix product's overhead (a signed zero aside, which no
+    # comparison of the swap values reads)
+    C = W * R0.T if R0.shape[1] == 1 else W @ R0.T
+    # num = |R0_j|^2 + 2 U C + U^2 (loss Pd) and val = (f - loss) + num / (s0 + T U), written in
+    # place (the same operations in the same order, without a k x q temporary for each)
+    C *= 2 * U
+    num = np.einsum("ij,ij->i", R0, R0)[None, :] + C
+    C = np.multiply(U, U, out=C)
+    C *= (loss * Pd)[:, None]
+    num += C
+    den = np.multiply(T, U, out=U)
+    den += s0[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        val = f - loss[:, None] + num / (s0[None, :] + T * U)
-    return np.where(np.isfinite(val), val, -np.inf)
+        num /= den
+        num += (f - loss)[:, None]
+    num[~np.isfinite(num)] = -np.inf
+    return num
 
 
 def swap_search(M, B, S, max_swaps: int = 100):

@@ -68,7 +68,7 @@ def _forward(M, op, criterion, n_steps, method="auto", progress=None):
         return vals, None
 
     order, objective = left_looking_forward(
-        M, op, criterion, n_steps, score, lambda j, cand, estimate: op.column(j), callback=progress
+        M, op, criterion, n_steps, score, lambda j, ranking: op.column(j), callback=progress
     )
     info = {"n_secular": count["n"]} if method == "auto" else {"n_batched_eig": count["n"]}
     return order, objective, info

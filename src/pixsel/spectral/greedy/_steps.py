@@ -9,6 +9,8 @@ chosen column of ``B`` is fetched, which they pass in.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._criteria import as_criterion
@@ -37,6 +39,18 @@ def criterion_value(G, criterion):
     return as_criterion(criterion).of_matrix(G)
 
 
+def _ranking(p, feat, rows, values, est):
+    """``(cand, estimate)`` of a step of :func:`left_looking_forward`: the scored candidates in
+    increasing order and, indexed by feature, their estimates (their values where the score gave
+    none; ``-inf`` for the features chosen already)."""
+    cand = feat[rows]
+    estimate = np.full(p, -np.inf)
+    estimate[feat] = values
+    if est is not None:
+        estimate[cand] = est
+    return np.sort(cand), estimate  # distinct features: cand[np.argsort(cand)]
+
+
 def left_looking_forward(
     M, op, criterion, n_steps, score: Callable, column: Callable, callback: Callable | None = None
 ):
@@ -44,9 +58,11 @@ def left_looking_forward(
 
     ``op`` gives ``diag()`` of ``B``; ``score(Uc, dc, G, f)`` returns the objective after adding
     each candidate (``-inf``: cannot win) and an estimate of it (or None) that ``column`` may use
-    to rank prefetches; ``column(j, cand, estimate)`` returns the raw column ``B[:, j]`` (``cand``
-    the scored candidates in increasing order, ``estimate`` indexed by feature, ``-inf`` for the
-    chosen ones). Each Schur column is recomputed from its raw column (``B[:, j] - L L[j]^T``),
+    to rank prefetches; ``column(j, ranking)`` returns the raw column ``B[:, j]``, where
+    ``ranking()`` gives ``(cand, estimate)`` (``cand`` the scored candidates in increasing order,
+    ``estimate`` indexed by feature, ``-inf`` for the chosen ones), built only when called (a
+    column at hand, or a dense ``B``, needs neither: two ``p``-vectors and a sort saved per
+    step). Each Schur column is recomputed from its raw column (``B[:, j] - L L[j]^T``),
     so no rounding accumulates; a candidate dependent on ``S`` (pivot below :func:`pivot_tol`)
     adds nothing.
 
@@ -71,35 +87,31 @@ def left_looking_forward(
         feat = pos_of[:m]
         dm = d[:m]
         ok = dm > tol[:m]
-        values = np.full(m, f)  # a candidate dependent on S (R_ii ~ 0) adds nothing
         est = None
-        rows = np.flatnonzero(ok)
+        rows = ok.nonzero()[0]  # np.flatnonzero of a 1-D mask, without its wrappers
         if len(rows) == m:
             values, est = score(U[:m], dm, G, f)
             values = np.asarray(values, dtype=np.float64)
-        elif len(rows):
-            values[rows], est = score(U[rows], dm[rows], G, f)
+        else:
+            values = np.full(m, f)  # a candidate dependent on S (R_ii ~ 0) adds nothing
+            if len(rows):
+                values[rows], est = score(U[rows], dm[rows], G, f)
         best = values.max()
-        ties = np.flatnonzero(np.isnan(values) if np.isnan(best) else values == best)
+        ties = (np.isnan(values) if np.isnan(best) else values == best).nonzero()[0]
         i = int(ties[np.argmin(feat[ties])]) if len(ties) > 1 else int(ties[0])
         j = int(feat[i])
         order[t] = j
         if ok[i]:
-            cand = feat[rows]
-            estimate = np.full(p, -np.inf)
-            estimate[feat] = values
-            if est is not None:
-                estimate[cand] = est
-            srt = np.argsort(cand, kind="stable")
-            raw = column(j, cand[srt], estimate)
+            raw = column(j, functools.partial(_ranking, p, feat, rows, values, est))
             col = raw[feat] - L[:m, :t] @ L[i, :t]
             piv = col[i]
             if piv > tol[i]:
-                l = col / np.sqrt(piv)
+                root = np.sqrt(piv)
+                l = col / root
                 L[:m, t] = l
-                uj = U[i] / np.sqrt(piv)
-                U[:m] -= np.outer(l, uj)
-                G += np.outer(uj, uj)
+                uj = U[i] / root
+                U[:m] -= l[:, None] * uj[None, :]  # np.outer's product, without its wrapper
+                G += uj[:, None] * uj[None, :]
                 d[:m] -= l * l
                 f = crit.of_matrix(G)
         # swap the chosen row to the end of the block, which shrinks by one

@@ -152,10 +152,10 @@ def swap_refine(
         raise ValueError(f"{owner}: the support to refine is empty; pass at least one feature index.")
     F = index_set(always_select, p, "always_select", owner=owner)
     E = index_set(never_select, p, "never_select", owner=owner)
-    if np.setdiff1d(F, S).size:
+    if len(F) and np.setdiff1d(F, S).size:
         raise ValueError(f"{owner}: the support misses always_select features {np.setdiff1d(F, S).tolist()}; "
                          "start from a support that contains them.")
-    if np.intersect1d(E, S).size:
+    if len(E) and np.intersect1d(E, S).size:
         raise ValueError(f"{owner}: the support contains never_select features {np.intersect1d(E, S).tolist()}; "
                          "start from a support without them.")
     crit = spectral_criterion(criterion, owner=owner)  # the closed-form swaps or the largest eigenvalue's
@@ -238,15 +238,20 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
     p = len(B.diag)
     if len(S) == p or not can_enter[_complement(p, S)].any() or not can_leave[S].any():
         return SwapResult(S, f, f0, 0, True)
+    fixed, barred = not can_leave.all(), not can_enter.all()  # none: the masks below change nothing
     while n < max_sweeps and not _out_of_time(deadline):
         val, out = B.swap_values(M, S, P, W, f, BS)
-        val[~can_leave[S], :] = -np.inf
-        val[:, ~can_enter[out]] = -np.inf
-        i, j = np.unravel_index(int(np.argmax(val)), val.shape)  # ties: the lowest (i, j)
+        if fixed:
+            val[~can_leave[S], :] = -np.inf
+        if barred:
+            val[:, ~can_enter[out]] = -np.inf
+        i, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (i, j), row-major
         if not _beats(val[i, j], f):
             converged = True
             break
-        T = np.sort(np.append(np.delete(S, i), out[j]))
+        T = S.copy()  # S - i + j, sorted (np.sort(np.append(np.delete(S, i), out[j])))
+        T[i] = out[j]
+        T.sort()
         g, Pt, Wt, BT = B.state(M, T)
         if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
             converged = True

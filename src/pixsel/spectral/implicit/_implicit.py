@@ -277,6 +277,17 @@ def _two_pole_root(a, b, delta):
     return np.where(np.isfinite(x), x, 0.0)
 
 
+def _first_by_key(keys, m):
+    """``np.argsort(keys, kind="stable")[:m]`` (the ``m`` smallest keys, ties in index order),
+    without sorting all of them: a partition finds the ``m``-th key, and only the keys up to it
+    are sorted."""
+    if m >= len(keys) or np.isnan(keys).any():
+        return np.argsort(keys, kind="stable")[:m]
+    kth = np.partition(keys, m - 1)[m - 1]
+    sel = np.flatnonzero(keys <= kth)  # in index order: the stable sort below keeps ties so
+    return sel[np.argsort(keys[sel], kind="stable")][:m]
+
+
 def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
     """Left-looking forward greedy on ``G_S = M_S^T B_SS^{-1} M_S`` with ``B`` an operator.
 
@@ -291,17 +302,18 @@ def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
     """
     p = M.shape[0]
     cap = 2 * block_size
-    panel = np.empty((p, cap))  # cached raw columns of B
+    panel = np.empty((p, cap), order="F")  # cached raw columns of B (each contiguous)
     slot_of = {}  # feature -> column of panel
     count = {"fetch": 0, "hit": 0}
 
-    def column(j, cand, estimate):
+    def column(j, ranking):
         if j in slot_of:
             count["hit"] += 1
         else:
             # the block: j and the best-scoring other candidates whose columns are not at hand
-            ranked = cand[np.argsort(-estimate[cand], kind="stable")]
-            top = [j] + [int(i) for i in ranked[: block_size + 1] if i != j][: block_size - 1]
+            cand, estimate = ranking()
+            ranked = cand[_first_by_key(-estimate[cand], block_size + 1)]
+            top = [j] + [int(i) for i in ranked if i != j][: block_size - 1]
             new = [i for i in top if i not in slot_of]
             keep = set(top)
             stale = sorted((i for i in slot_of if i not in keep), key=lambda i: estimate[i])
