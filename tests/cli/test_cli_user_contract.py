@@ -107,28 +107,26 @@ def test_split_is_offered_where_it_applies():
     assert "``--split``" in doc and "select, path, scores, project" in doc
 
 
-def test_a_long_fit_shows_more_than_one_update(tmp_path, capsys, monkeypatch):
-    # --progress in a pipe (stderr is no terminal here, as in a pipe): plain lines, no cursor codes;
-    # a fit that outlasts the interval is never silent: the fit's heartbeat, and the path's steps
-    # when they last (SparseLDASelector's own). In this process: what a fresh process prints on a
-    # pipe is test_the_console_exit_runs_atexit_flushes_and_keeps_the_status's
-    monkeypatch.setenv("PIXSEL_PROGRESS_INTERVAL", "0.02")
+def test_a_long_fit_shows_more_than_one_update(tmp_path):
+    # --progress in a pipe: plain lines, no cursor codes; a fit that outlasts the interval is never
+    # silent: the fit's heartbeat, and the path's steps when they last (SparseLDASelector's own)
     rng = np.random.default_rng(0)
     path = tmp_path / "long.npz"
     # more samples than features: the dense form's whole two-class path (fewer would take the
     # implicit form's short forward pass, done before any update is due)
     np.savez(path, X=rng.standard_normal((400, 300)), y=np.arange(400) % 2)
-    code = main(["select", str(path), "-k", "40", "--progress", "--out", str(tmp_path / "o")])
-    err = capsys.readouterr().err
-    assert code == 0, err
-    lines = [ln for ln in err.splitlines() if ln.startswith("pixsel select: gslda fit")]
-    assert len(lines) > 1, err
-    assert all("\r" not in ln and "\x1b" not in ln for ln in err.splitlines())
+    proc = subprocess.run([sys.executable, "-m", "pixsel", "select", str(path), "-k", "40", "--progress",
+                           "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300,
+                          env=_env(PIXSEL_PROGRESS_INTERVAL="0.02"))
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("pixsel select: gslda fit")]
+    assert len(lines) > 1, proc.stderr
+    assert all("\r" not in ln and "\x1b" not in ln for ln in proc.stderr.splitlines())
     steps = [ln for ln in lines if re.match(r"pixsel select: gslda fit, \w+ path: step ", ln)]  # not the heartbeat
     # the last step counted is always shown (a binary pass counts to p - 1 or p)
     assert steps and re.match(r"pixsel select: gslda fit, \w+ path: step (299|300) of 300 \(", steps[-1]), lines
     assert lines[-1].startswith("pixsel select: gslda fit done (")
-    assert any("still working" in ln for ln in err.splitlines())
+    assert any("still working" in ln for ln in proc.stderr.splitlines())
 
 
 def test_ctrl_c_during_an_exact_path_exits_130_and_keeps_what_was_certified(tmp_path):
