@@ -49,3 +49,32 @@ def test_warm_up_fills_the_cache_a_first_fit_reads():
     report = json.loads(first.stdout.strip().splitlines()[-1])
     assert report["misses"] == {}  # nothing compiled in the fresh process
     assert report["hits"] > 0  # the kernels were loaded from the cache
+
+
+def test_cache_writes_take_turns(tmp_path, monkeypatch):
+    """The two warm-up processes save to Numba's cache in turn: a save waits while another
+    process holds the lock, and the cache class is restored afterwards."""
+    import threading
+
+    import pytest
+    from numba.core import caching
+
+    fcntl = pytest.importorskip("fcntl")  # POSIX: elsewhere the warm-up compiles in one process
+
+    from pixsel._jit import _cache_writes_in_turn
+
+    saved = []
+    monkeypatch.setattr(caching.IndexDataCacheFile, "save", lambda self, key, data: saved.append(key))
+    unwrapped = caching.IndexDataCacheFile.save
+    lock = tmp_path / "lock"
+    with _cache_writes_in_turn(str(lock)):
+        with open(lock, "a") as other:  # another process's hold on the lock (its own open file)
+            fcntl.flock(other, fcntl.LOCK_EX)
+            save = threading.Thread(target=caching.IndexDataCacheFile.save, args=(None, "key", b""))
+            save.start()
+            save.join(0.3)
+            assert save.is_alive() and saved == []  # waiting for the lock
+            fcntl.flock(other, fcntl.LOCK_UN)
+        save.join(30)
+        assert saved == ["key"]
+    assert caching.IndexDataCacheFile.save is unwrapped

@@ -15,11 +15,15 @@ has loaded the compiled kernels of their form for a larger problem: then they ru
 ``python -m pixsel._jit`` runs it by hand): it fits each estimator that has compiled kernels on
 a small synthetic problem with the compiled kernels forced (:func:`pixsel._routes.compiled_kernels`),
 in float64 and float32, so that every kernel a fit on real images calls is compiled with the
-argument types that fit will use, and cached.
+argument types that fit will use, and cached. Numba compiles on one core; with two cores or
+more the warm-up runs in two processes at once, each compiling one set of kernels (the two sets
+share few), and the processes write Numba's cache in turn (:func:`_cache_writes_in_turn`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 
 __all__ = ["warm_up"]
@@ -71,32 +75,150 @@ def _group_paths():
     group_greedy_path(C, None, groups, max_k=4)
 
 
-def _other_kernels():
-    """The compiled kernels no estimator fit above reaches on small data: the full-rank backward
-    path (Krylov and secular), the n-form backward pass, the batched exact paths and the Gram
-    lasso of the kernel dictionary."""
+def _gram(n=60, p=40):
     import numpy as np
 
-    from .projection import lasso_gram_cd
-    from .spectral import exact_path_batch, lowrank_backward_path
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((n, p))
+    return rng, Y, Y.T @ Y / n
+
+
+def _fullrank_backward():
+    """The full-rank backward path, Krylov and secular (no estimator fit reaches it on small data)."""
     from .spectral.greedy import fullrank_greedy_path
 
-    rng = np.random.default_rng(0)
-    Y = rng.standard_normal((60, 40))
-    C = Y.T @ Y / 60
+    _, _, C = _gram()
     fullrank_greedy_path(C, direction="backward")  # the Krylov backward pass
     fullrank_greedy_path(C, direction="backward", method="secular")
+
+
+def _nform_backward():
+    """The n-form backward pass, both criteria."""
+    from .spectral import lowrank_backward_path
+
+    rng, _, _ = _gram()
     M, U = rng.standard_normal((40, 3)), rng.standard_normal((40, 12))
     for criterion in ("trace", "max-eig"):
         lowrank_backward_path(M, U, 0.5, criterion=criterion)
+
+
+def _batched_exact_paths():
+    import numpy as np
+
+    from .spectral import exact_path_batch
+
+    rng = np.random.default_rng(0)
     Z = rng.standard_normal((4, 20, 6))
     a = rng.standard_normal((4, 6))
     exact_path_batch(np.einsum("ni,nj->nij", a, a), np.einsum("nij,nik->njk", Z, Z) / 20 + 0.1 * np.eye(6))
+
+
+def _gram_lasso():
+    """The Gram lasso of the kernel dictionary."""
+    from .projection import lasso_gram_cd
+
+    rng, Y, _ = _gram()
     G = Y[:, :8].T @ Y[:, :8] / 60
     lasso_gram_cd(G, rng.standard_normal((3, 8)), 0.1)
 
 
-def warm_up(*, verbose: bool = False) -> dict[str, float]:
+def _exact_path(additive):
+    from .spectral.exact import _allk
+
+    return lambda: _allk._compile_kernels(additive)  # exact_path's own first run, which no estimator makes
+
+
+def _jobs():
+    """``(label, part, run)`` for every warm-up step, in order. The steps of part 0 (the two-class
+    and multiclass kernels, the exact searches) and of part 1 (the full-rank kernels, the group
+    steps, the Gram lasso) share few kernels, so that two processes, one per part, compile
+    little twice."""
+    out = []
+    for label, est, X, y in _problems():
+        part = 1 if "PCA" in label else 0
+        out.append((label, part, lambda est=est, X=X, y=y: est.fit(X) if y is None else est.fit(X, y)))
+    return out + [
+        ("group paths (whole pixels, image parts)", 1, _group_paths),
+        ("full-rank backward (Krylov, secular)", 1, _fullrank_backward),
+        ("Gram lasso", 1, _gram_lasso),
+        ("n-form backward", 0, _nform_backward),
+        ("batched exact paths", 0, _batched_exact_paths),
+        ("exact_path, additive", 0, _exact_path(True)),
+        ("exact_path, largest eigenvalue", 0, _exact_path(False)),
+    ]
+
+
+@contextlib.contextmanager
+def _cache_writes_in_turn(lock_path):
+    """Numba's cache keeps one index per function, read, extended and rewritten by each save: two
+    processes saving kernels of one function at once could drop each other's entries, or pair an
+    entry with the other's machine code. Within this context the processes that hold the same
+    ``lock_path`` save in turn (an exclusive ``flock``)."""
+    import fcntl
+
+    from numba.core import caching
+
+    original = caching.IndexDataCacheFile.save
+
+    def save(self, key, data):
+        with open(lock_path, "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                return original(self, key, data)
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    caching.IndexDataCacheFile.save = save
+    try:
+        yield
+    finally:
+        caching.IndexDataCacheFile.save = original
+
+
+def _can_share_the_cache():
+    """Whether two processes can write Numba's cache in turn here (a POSIX ``flock``, and the
+    cache class that :func:`_cache_writes_in_turn` wraps)."""
+    try:
+        import fcntl  # noqa: F401
+
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    return callable(getattr(getattr(caching, "IndexDataCacheFile", None), "save", None))
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _run(part, verbose, lock_path=None):
+    """Run the steps of ``part`` (None: every step) in this process; the seconds per step."""
+    import warnings
+
+    from ._routes import compiled_kernels
+
+    seconds = {}
+    with contextlib.ExitStack() as stack:
+        if lock_path is not None:
+            stack.enter_context(_cache_writes_in_turn(lock_path))
+        for label, where, run in _jobs():
+            if part is not None and where != part:
+                continue
+            t = time.perf_counter()
+            # compiled whatever the size: small problems take the NumPy kernels otherwise
+            with warnings.catch_warnings(), compiled_kernels(True):
+                warnings.simplefilter("ignore")  # e.g. a regularization note on the synthetic data
+                run()
+            seconds[label] = time.perf_counter() - t
+            if verbose:
+                print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
+    return seconds
+
+
+def warm_up(*, verbose: bool = False, processes: int | None = None) -> dict[str, float]:
     """Fit each estimator with compiled kernels once on small synthetic data; returns the seconds per fit.
 
     The compiled kernels land in Numba's cache, so that the first fit of a new process loads
@@ -106,39 +228,36 @@ def warm_up(*, verbose: bool = False) -> dict[str, float]:
     ----------
     verbose : bool, default=False
         Print one line per fit.
+    processes : {1, 2} or None, default=None
+        Compile in one process, or in two at once (this one and a fresh one, each a set of
+        kernels; Numba compiles on one core). None: two where there are two cores or more and
+        the processes can take turns writing Numba's cache (POSIX), else one.
 
     Returns
     -------
     seconds : dict str -> float
         Wall time of each warm-up fit (compilation included the first time).
     """
-    import warnings
+    if processes is None:
+        processes = 2 if _cores() >= 2 and _can_share_the_cache() else 1
+    if processes not in (1, 2):
+        raise ValueError(f"processes must be 1, 2 or None, got {processes!r}")
+    if processes == 1:
+        return _run(None, verbose)
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
 
-    from ._routes import compiled_kernels
-    from .spectral.exact import _allk
-
-    seconds = {}
-
-    def timed(label, run):
-        t = time.perf_counter()
-        # compiled whatever the size: small problems take the NumPy kernels otherwise
-        with warnings.catch_warnings(), compiled_kernels(True):
-            warnings.simplefilter("ignore")  # e.g. a regularization note on the synthetic data
-            run()
-        seconds[label] = time.perf_counter() - t
-        if verbose:
-            print(f"compiled: {label} ({seconds[label]:.1f} s)", flush=True)
-
-    for label, est, X, y in _problems():
-        timed(label, lambda: est.fit(X) if y is None else est.fit(X, y))
-    timed("group paths (whole pixels, image parts)", _group_paths)
-    timed("full-rank backward, n-form backward, batched exact paths, Gram lasso", _other_kernels)
-    for additive in (True, False):  # exact_path's own first run, which no estimator above makes
-        timed(f"exact_path, {'additive' if additive else 'largest eigenvalue'}",
-              lambda: _allk._compile_kernels(additive))
-    return seconds
+    with tempfile.TemporaryDirectory(prefix="pixsel-jit-") as tmp:
+        lock_path = os.path.join(tmp, "numba-cache.lock")
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            other = pool.submit(_run, 1, verbose, lock_path)
+            seconds = _run(0, verbose, lock_path)
+            seconds.update(other.result())
+    return {label: seconds[label] for label, _, _ in _jobs() if label in seconds}
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m pixsel._jit
-    total = sum(warm_up(verbose=True).values())
-    print(f"pixsel's compiled kernels are in Numba's cache ({total:.0f} s)")
+    _t0 = time.perf_counter()
+    warm_up(verbose=True)
+    print(f"pixsel's compiled kernels are in Numba's cache ({time.perf_counter() - _t0:.0f} s)")

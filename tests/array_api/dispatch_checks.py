@@ -369,3 +369,27 @@ def test_scikit_learn_mixed_inputs_check(est):
             continue
         ran += 1
     assert ran >= 1  # at least the CPU combinations ran
+
+
+def test_colour_stacks_of_other_libraries_follow_X():
+    """A colour image stack of array-api-strict (the standard and nothing more: no ``reshape``
+    method) is flattened in its own library; the fitted selection and the transform follow X and
+    equal NumPy's on the flattened images."""
+    xps = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 6, 5, 3)) + 1.0
+    y = np.arange(60) % 3
+    X[y == 1, 1, 2] += 1.0
+    flat = X.reshape(60, -1)
+    Xd, yd = xps.asarray(X), xps.asarray(y)
+    for make in (lambda: SubspaceScoreSelector(4, rank=2, mode="top", random_state=0),
+                 lambda: ScoreSelector(4, criterion="fisher"), lambda: SparseLDASelector(3)):
+        est = make().fit(Xd, yd)
+        out = est.transform(Xd)
+        with sklearn.config_context(array_api_dispatch=False):
+            ref = make().fit(X, y)
+        assert est.image_shape_ == (6, 5, 3), est.image_shape_
+        np.testing.assert_array_equal(est.get_support_image(), ref.get_support_image())
+        assert type(out).__module__.split(".")[0] == "array_api_strict" and device_of(out) == device_of(Xd)
+        np.testing.assert_allclose(to_numpy(out), flat[:, ref.get_support()])
+        np.testing.assert_array_equal(to_numpy(est.ranking_), ref.ranking_)

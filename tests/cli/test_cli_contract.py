@@ -41,13 +41,15 @@ def _one_line_error(err, *needles):
     return lines[0]
 
 
-def test_corrupt_npz_is_exit_2_in_one_line_and_debug_shows_the_traceback(tmp_path):
+def test_corrupt_npz_is_exit_2_in_one_line_and_debug_shows_the_traceback(tmp_path, capsys):
+    # main() in this process: it prints the line and the traceback itself; the exit status of the
+    # console command is main()'s (test_the_console_exit_runs_atexit_flushes_and_keeps_the_status)
     bad = tmp_path / "corrupt.npz"
     bad.write_bytes(b"PK\x03\x04 this is not a zip archive")
-    code, out, err = _cli("select", bad, "-k", "2", "--out", tmp_path / "o")
-    assert code == 2
-    _one_line_error(err, "corrupt", "numpy.savez")
-    code, _, err = _cli("select", bad, "-k", "2", "--out", tmp_path / "o", "--debug")
+    assert main(["select", str(bad), "-k", "2", "--out", str(tmp_path / "o")]) == 2
+    _one_line_error(capsys.readouterr().err, "corrupt", "numpy.savez")
+    code = main(["select", str(bad), "-k", "2", "--out", str(tmp_path / "o"), "--debug"])
+    err = capsys.readouterr().err
     assert code == 2 and "Traceback" in err and err.rstrip().splitlines()[-1].startswith("pixsel select: error:")
     assert not (tmp_path / "o").exists()
 

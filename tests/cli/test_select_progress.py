@@ -113,6 +113,7 @@ def test_the_console_exit_runs_atexit_flushes_and_keeps_the_status(folder, tmp_p
                         capture_output=True, text=True, env=env, timeout=300)
     assert ok.returncode == 0, ok.stderr
     assert [ln.split(" ")[0] for ln in ok.stdout.splitlines()] == ["selected", "wrote", "atexit"], ok.stdout
+    assert ok.stderr == ""  # in a pipe, without --progress: quiet (nothing printed on import either)
     bad = subprocess.run([sys.executable, "-m", "pixsel", "select", str(tmp_path / "missing"), "-k", "2",
                           "--out", str(tmp_path / "b")], capture_output=True, text=True, env=env, timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("pixsel select: error: "), bad.stderr

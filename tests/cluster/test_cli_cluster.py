@@ -6,6 +6,7 @@ command on the same data; bad options and an unreachable scheduler exit 2 with o
 """
 
 import json
+import multiprocessing.forkserver
 
 import numpy as np
 import pytest
@@ -94,6 +95,10 @@ def test_nan_in_the_store_is_one_line_and_no_output(address, tmp_path, capsys):
 
 def test_workers_starts_a_local_cluster_and_closes_it(data, tmp_path, capsys):
     store, _ = data
+    # the fork server that starts dask's processes in this suite (tests/conftest.py) is started
+    # first: it stays, the processes it starts for the command must not
+    if distributed.utils.get_mp_context().get_start_method() == "forkserver":
+        multiprocessing.forkserver.ensure_running()
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
     out = tmp_path / "w"

@@ -5,10 +5,12 @@ worker processes; every size must still get its brute-force optimum, a stopped p
 must never bound a size below its optimum, and the caller's arrays stay untouched."""
 
 import math
+import multiprocessing
 import time
 
 import numpy as np
 import pytest
+from joblib.externals import loky
 
 from pixsel.spectral import exact_path
 from pixsel.spectral.exact import _allk, _allk_enum, _allk_parallel
@@ -20,6 +22,46 @@ def parallel_from_any_size(monkeypatch):
     """The workers start from any number of features here (by default from 24: below, one process
     is faster), so that brute force can check them."""
     monkeypatch.setattr(_allk, "_PARALLEL_MIN_FEATURES", 0)
+
+
+class _SharedPool:
+    """Stands in for loky's ``ProcessPoolExecutor`` in run_parallel: the module's pool of that
+    many workers, started once (each fresh worker imports NumPy and pixsel and loads the compiled
+    kernels, about 1.5 s of CPU, more than most searches here take), left running by
+    ``shutdown``. Every task is done or cancelled before run_parallel returns, so a search finds
+    the pool idle, as a fresh one; test_same_optima_as_one_process runs on a fresh pool of its own
+    and checks that it is shut down."""
+
+    pools = {}
+
+    def __init__(self, max_workers):
+        pool = self.pools.get(max_workers)
+        if pool is None or pool._flags.broken:  # a broken pool (a worker died) is replaced
+            pool = self.pools[max_workers] = _REAL_POOL(max_workers=max_workers)
+        self._pool = pool
+
+    def submit(self, fn, *args, **kwargs):
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait=True):
+        pass
+
+
+_REAL_POOL = loky.ProcessPoolExecutor
+
+
+@pytest.fixture(scope="module")
+def _shared_pools():
+    yield _SharedPool.pools
+    for pool in _SharedPool.pools.values():
+        pool.shutdown(wait=True)
+    _SharedPool.pools.clear()
+
+
+@pytest.fixture(autouse=True)
+def shared_pool(monkeypatch, _shared_pools):
+    """The module's searches share their worker processes (see _SharedPool)."""
+    monkeypatch.setattr(loky, "ProcessPoolExecutor", _SharedPool)
 
 
 def _kinds(res):
@@ -115,15 +157,19 @@ def test_probe_from_the_top_on_the_coordinator():
     assert co.next_task()["kind"] == "tree"
 
 
-def test_same_optima_as_one_process():
-    """p = 30 (the block of the enumeration, one-size tasks and windows) on two workers."""
+def test_same_optima_as_one_process(monkeypatch):
+    """p = 30 (the block of the enumeration, one-size tasks and windows) on two workers of a pool
+    of the call's own, which no worker process outlives."""
+    monkeypatch.setattr(loky, "ProcessPoolExecutor", _REAL_POOL)
     rng = np.random.default_rng(8)
     p = 30
     X = rng.standard_normal((2 * p, p)) @ rng.standard_normal((p, p)) * 0.3 + rng.standard_normal((2 * p, p))
     B = np.cov(X.T) + 0.1 * np.eye(p)
     a = rng.standard_normal(p)
     one = exact_path(a, B)
+    before = set(multiprocessing.active_children())
     two = exact_path(a, B, n_jobs=2)
+    assert set(multiprocessing.active_children()) <= before  # the call's workers are gone
     assert np.all(one.status == "optimal") and np.all(two.status == "optimal")
     np.testing.assert_allclose(two.objective, one.objective, rtol=1e-9)
     # the enumeration took part; how far it got depends on which worker finished first (1 of 4
@@ -140,8 +186,8 @@ def _hard_pair(seed=1, p=40):
 
 def test_stopped_parallel_search_keeps_valid_bounds():
     """A time limit that stops the workers: every bound at or above the optimum the one-process
-    search certifies; the certified sizes at their optima; monotone caps. (Starting the workers
-    takes longer than either limit, so a limit between the two stops the search where they do.)"""
+    search certifies; the certified sizes at their optima; monotone caps. (The one-process search
+    takes seconds here, so both limits stop the workers mid-search.)"""
     a, B = _hard_pair()
     ref = exact_path(a, B)
     assert np.all(ref.status == "optimal")

@@ -244,9 +244,15 @@ def _valid_split(B, d, pairs, P):
 def _project_capped(y, k, lo):
     """Euclidean projection onto ``{z in [lo, 1]^n, sum z = k}`` (bisection on the shift)."""
     a, b = float(y.min()) - 1.0, float(y.max())
+    buf = np.empty_like(y, dtype=np.float64)
     for _ in range(100):
         tau = (a + b) / 2
-        if np.clip(y - tau, lo, 1.0).sum() > k:
+        if not a < tau < b:  # a and b adjacent doubles: the rest of the loop leaves (a + b) / 2 at tau
+            break
+        np.subtract(y, tau, out=buf)  # clip(y - tau, lo, 1) without np.clip's call overhead
+        np.maximum(buf, lo, out=buf)
+        np.minimum(buf, 1.0, out=buf)
+        if np.add.reduce(buf) > k:  # buf.sum(), without its wrapper
             a = tau
         else:
             b = tau
