@@ -113,14 +113,18 @@ def support_weights(xp, A, B, S):
     p = A.shape[0]
     S = np.asarray(S, dtype=np.int64)
     dtype = A.dtype if B is None else B.dtype
-    if xp is np and A.ndim == 1 and B is not None and len(S):  # the two-class discriminant of a fit
-        return _numpy_discriminant(A, B, S, dtype)
     dev = device_of(A)
     if len(S) == 0:
         return xp.zeros((p,), dtype=dtype, device=dev)
-    BSS = None if B is None else submatrix(xp, B, S)
+    numpy_vector = xp is np and A.ndim == 1  # the two-class discriminant of a fit: NumPy's indexing
+    if numpy_vector:
+        BSS = None if B is None else B[np.ix_(S, S)]
+        aS = A[S].astype(dtype)
+    else:
+        BSS = None if B is None else submatrix(xp, B, S)
     if A.ndim == 1:
-        aS = xp.astype(xp.take(A, _index(xp, S, A)), dtype)
+        if not numpy_vector:
+            aS = xp.astype(xp.take(A, _index(xp, S, A)), dtype)
         if BSS is None:
             zS = aS
         else:
@@ -131,6 +135,10 @@ def support_weights(xp, A, B, S):
                 zS = xp.linalg.pinv(BSS) @ aS
     else:
         zS = top_eigh(xp, xp.astype(_small_matrix(xp, A, S), dtype), BSS)[1]
+    if numpy_vector:
+        z = np.zeros(p, dtype=zS.dtype)
+        z[S] = zS
+        return z
     # scatter z_S into p zeros: the standard has take but no index assignment by an array
     pos = np.full(p, len(S), dtype=np.int64)
     pos[S] = np.arange(len(S))
@@ -138,20 +146,41 @@ def support_weights(xp, A, B, S):
     return xp.take(padded, xp.asarray(pos, device=dev))
 
 
-def _numpy_discriminant(a, B, S, dtype):
-    """:func:`support_weights` of a NumPy vector ``a`` and matrix ``B``: the same LAPACK calls
-    (``B_SS^{-1} a_S``, a pseudo-inverse when ``B_SS`` is singular), on NumPy's indexing
-    instead of the standard's ``take`` and ``concat``."""
-    BSS = B[np.ix_(S, S)]
-    aS = a[S].astype(dtype)
-    try:
-        np.linalg.cholesky(BSS)
-        zS = np.linalg.solve(BSS, aS[:, None])[:, 0]
-    except Exception:
-        zS = np.linalg.pinv(BSS) @ aS
-    z = np.zeros(a.shape[0], dtype=zS.dtype)
-    z[S] = zS
-    return z
+#: LAPACK's float64 Cholesky factorization and triangular solve (what SciPy's ``cho_factor`` and
+#: ``solve_triangular`` call)
+_POTRF, _TRTRS = sla.get_lapack_funcs(("potrf", "trtrs"), (np.empty((1, 1)),))
+
+
+def lower_cholesky(M, *, check_finite=True):
+    """``scipy.linalg.cho_factor(M, lower=True, check_finite=check_finite)[0]`` by the LAPACK call
+    it makes, with its errors (a matrix that is not positive definite, non-finite entries): the
+    same numbers without SciPy's per-call wrappers, which cost more than factoring the small
+    blocks of a swap search or of the greedy path's checkpoints. Other dtypes and shapes go to
+    SciPy."""
+    if not (isinstance(M, np.ndarray) and M.dtype == np.float64 and M.ndim == 2 and M.size
+            and M.shape[0] == M.shape[1]):
+        return sla.cho_factor(M, lower=True, check_finite=check_finite)[0]
+    if check_finite and not np.isfinite(M).all():
+        raise ValueError("array must not contain infs or NaNs")
+    c, info = _POTRF(M, lower=True, overwrite_a=False, clean=False)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info < 0:
+        raise ValueError(f'LAPACK reported an illegal value in {-info}-th argument on entry to "POTRF".')
+    return c
+
+
+def solve_lower(c, b):
+    """``scipy.linalg.solve_triangular(c, b, lower=True, check_finite=False)`` for a factor ``c``
+    of :func:`lower_cholesky`, by the LAPACK call it makes."""
+    if not (c.dtype == np.float64 and b.dtype == np.float64 and c.flags.f_contiguous and b.size):
+        return sla.solve_triangular(c, b, lower=True, check_finite=False)
+    x, info = _TRTRS(c, b, overwrite_b=False, lower=True, trans=0, unitdiag=False)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:
+        raise ValueError(f"illegal value in {-info}-th argument of internal trtrs")
+    return x
 
 
 def support_objective(xp, A, B, S, *, criterion="max-eig"):

@@ -282,7 +282,8 @@ def test_checkpoint_factorization_is_scipys_to_the_bit():
     ``solve_triangular``: the same numbers, and the error that marks a singular block."""
     import scipy.linalg as sla
 
-    from pixsel.spectral.greedy._rank_one import _lower_cholesky, _solve_lower
+    from pixsel.spectral._linalg import lower_cholesky as _lower_cholesky
+    from pixsel.spectral._linalg import solve_lower as _solve_lower
 
     rng = np.random.default_rng(1)
     for k in (1, 2, 7, 30):

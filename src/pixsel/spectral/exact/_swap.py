@@ -27,7 +27,9 @@ import math
 import time
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, get_lapack_funcs
+from scipy.linalg import cho_solve, get_lapack_funcs
+
+from .._linalg import lower_cholesky
 
 __all__ = ["improve_incumbents", "swap_search"]
 
@@ -44,27 +46,17 @@ def _value(M, B, S):
     return _value_of_block(M, B[np.ix_(S, S)], S)
 
 
-#: LAPACK's Cholesky factorization and solve for float64 (what ``cho_factor`` / ``cho_solve`` call)
-_POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.empty((1, 1)),))
+#: LAPACK's float64 solve from a Cholesky factor (what ``cho_solve`` calls)
+(_POTRS,) = get_lapack_funcs(("potrs",), (np.empty((1, 1)),))
 
 
 def _cholesky_inverse(BSS):
-    """``B_SS^{-1}`` by ``cho_solve(cho_factor(B_SS, lower=True), I)``.
-
-    A float64 block goes straight to the LAPACK routines those call, with their arguments and
-    their checks (finite entries, positive definite): the same numbers, without SciPy's per-call
-    wrappers, which cost more than the factorization of a small block (a swap search makes one per
-    move)."""
-    if not (isinstance(BSS, np.ndarray) and BSS.dtype == np.float64 and BSS.ndim == 2 and BSS.size
-            and BSS.shape[0] == BSS.shape[1]):
-        return cho_solve(cho_factor(BSS, lower=True), np.eye(len(BSS)))
-    if not np.isfinite(BSS).all():
-        raise ValueError("array must not contain infs or NaNs")
-    c, info = _POTRF(BSS, lower=True, overwrite_a=False, clean=False)
-    if info > 0:
-        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
-    if info < 0:
-        raise ValueError(f'LAPACK reported an illegal value in {-info}-th argument on entry to "POTRF".')
+    """``B_SS^{-1}`` by ``cho_solve(cho_factor(B_SS, lower=True), I)``: a float64 block by the
+    LAPACK calls those make (:func:`~pixsel.spectral._linalg.lower_cholesky`), with their checks;
+    the same numbers, without SciPy's per-call wrappers (a swap search makes one per move)."""
+    c = lower_cholesky(BSS)
+    if not (c.dtype == np.float64 and c.ndim == 2 and c.size):
+        return cho_solve((c, True), np.eye(len(BSS)))
     P, info = _POTRS(c, np.eye(len(BSS)), lower=True, overwrite_b=False)
     if info != 0:
         raise ValueError(f"illegal value in {-info}th argument of internal potrs")

@@ -54,6 +54,7 @@ from scipy.linalg import blas, lapack
 from ..._array_api import get_namespace, host_view
 from ..._routes import choose, compiled_enabled, sized_kernels
 from ..._validation import check_int, check_options, check_pair, check_real
+from .._linalg import lower_cholesky, solve_lower
 from .._path import SparsePath
 from ._steps import pivot_tol
 
@@ -258,38 +259,6 @@ class _State:
         self.pen = self.pen[keep]
 
 
-#: LAPACK's float64 Cholesky factorization and triangular solve (what SciPy's cho_factor and
-#: solve_triangular call)
-_POTRF, _TRTRS = lapack.get_lapack_funcs(("potrf", "trtrs"), (np.empty((1, 1)),))
-
-
-def _lower_cholesky(M):
-    """``sla.cho_factor(M, lower=True, check_finite=False)[0]`` by the LAPACK call it makes (its
-    error for a matrix that is not positive definite): the drift checkpoints factor a block
-    every panel, and on a small problem SciPy's per-call wrappers cost more than the factorization."""
-    if M.dtype != np.float64 or M.ndim != 2 or not M.size:
-        return sla.cho_factor(M, lower=True, check_finite=False)[0]
-    c, info = _POTRF(M, lower=True, overwrite_a=False, clean=False)
-    if info > 0:
-        raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
-    if info < 0:
-        raise ValueError(f'LAPACK reported an illegal value in {-info}-th argument on entry to "POTRF".')
-    return c
-
-
-def _solve_lower(c, b):
-    """``sla.solve_triangular(c, b, lower=True, check_finite=False)`` for a factor ``c`` of
-    :func:`_lower_cholesky`, by the LAPACK call it makes."""
-    if not (c.dtype == np.float64 and b.dtype == np.float64 and c.flags.f_contiguous and b.size):
-        return sla.solve_triangular(c, b, lower=True, check_finite=False)
-    x, info = _TRTRS(c, b, overwrite_b=False, lower=True, trans=0, unitdiag=False)
-    if info > 0:
-        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
-    if info < 0:
-        raise ValueError(f"illegal value in {-info}-th argument of internal trtrs")
-    return x
-
-
 def _compiled(name):
     """A Numba kernel of :mod:`pixsel.spectral.greedy._rank_one_jit`.
 
@@ -435,13 +404,13 @@ def _greedy_forward(
         if len(S) == 0:
             return True
         try:
-            c = _lower_cholesky(B[np.ix_(S, S)])
+            c = lower_cholesky(B[np.ix_(S, S)], check_finite=False)
         except np.linalg.LinAlgError:
             # pivots just above tolerance: B_SS is numerically singular and no fresh
             # factorization is more accurate than the running one; record and go on
             info["checkpoints"].append((int(k), float("nan")))
             return True
-        y = _solve_lower(c, a[S])
+        y = solve_lower(c, a[S])
         f_check = float(y @ y)
         drift = abs(st_.f - f_check) / max(abs(f_check), np.finfo(np.float64).tiny)
         info["checkpoints"].append((int(k), drift))
