@@ -33,23 +33,25 @@ test: $(TEST_STAMP)
 
 install: $(STAMP)
 
-# the library and what it needs at run time, nothing else (scikit-image, for the LGBP features and
-# image files Pillow does not read, is the extra `images`). Small problems (the demo's 8x8 digits)
-# run NumPy's kernels, so nothing is compiled here; larger ones compile their Numba kernels on
-# first use, into Numba's cache (`python -m pixsel._jit` compiles them all ahead, about a minute).
-# The setuptools that Python 3.11's venv puts in the environment with its pip (3.12's does not) is
-# removed: nothing runs it, pip builds pixsel in an isolated environment with the setuptools
-# pyproject.toml names, and it is 10 MB of the environment.
+# the library and what it needs at run time, nothing else: no Numba (the extra `numba`, about 190 MB
+# with llvmlite: the exact searches' compiled branch and bounds and the compiled greedy loops; every
+# selector and the demo run their NumPy kernels without it) and no scikit-image (the extra `images`,
+# for the LGBP features and image files Pillow does not read). The setuptools that Python 3.11's venv
+# puts in the environment with its pip (3.12's does not) is removed: nothing runs it, pip builds
+# pixsel in an isolated environment with the setuptools pyproject.toml names, and it is 10 MB of the
+# environment.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
 	$(PIP) -e .
 	$(BIN)/python -m pip uninstall --quiet --yes setuptools 2>/dev/null || true
 	touch $(STAMP)
 
-# what the suite needs besides: pytest and the docs packages, pandas, scikit-image, PyTorch's CPU
-# build and array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled ahead
+# what the suite needs besides: Numba (the exact searches and the compiled kernels, which the suite
+# checks against their NumPy oracles), pytest and the docs packages, pandas, scikit-image, PyTorch's
+# CPU build and array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled
+# ahead (about a minute), so that no test pays for compiling them
 $(TEST_STAMP): $(STAMP)
-	$(PIP) -e ".[test,distributed,cluster,arrayapi]"
+	$(PIP) -e ".[test,numba,distributed,cluster,arrayapi]"
 	$(BIN)/python -m pixsel._jit
 	touch $(TEST_STAMP)
 
@@ -58,7 +60,7 @@ $(TEST_STAMP): $(STAMP)
 DOCS_STAMP = $(VENV)/.pixsel-docs-installed
 
 $(DOCS_STAMP): $(STAMP)
-	$(PIP) -e ".[docs]"
+	$(PIP) -e ".[docs,numba]"
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)

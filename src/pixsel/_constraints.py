@@ -220,4 +220,8 @@ def check_params(estimator):
     conflicts = getattr(estimator, "_check_conflicts", None)
     if conflicts is not None:
         conflicts()
+    if getattr(estimator, "solver", None) == "exact":  # compiled branch and bounds: Numba is optional
+        from ._routes import require_compiled
+
+        require_compiled(f"{owner}(solver='exact')")
     return owner

@@ -238,6 +238,9 @@ def warm_up(*, verbose: bool = False, processes: int | None = None) -> dict[str,
     seconds : dict str -> float
         Wall time of each warm-up fit (compilation included the first time).
     """
+    from ._routes import require_compiled
+
+    require_compiled("The warm-up of the compiled kernels")
     if processes is None:
         processes = 2 if _cores() >= 2 and _can_share_the_cache() else 1
     if processes not in (1, 2):
@@ -258,6 +261,12 @@ def warm_up(*, verbose: bool = False, processes: int | None = None) -> dict[str,
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m pixsel._jit
+    from ._routes import HAVE_NUMBA
+
+    if not HAVE_NUMBA:  # nothing to compile: every fit runs the NumPy kernels, and the exact searches say so
+        print("Numba is not installed, so there is nothing to compile: pixsel runs its NumPy kernels. Install it "
+              "with `pip install 'pixsel[numba]'` for the exact search and the compiled kernels.")
+        raise SystemExit(0)
     _t0 = time.perf_counter()
     warm_up(verbose=True)
     print(f"pixsel's compiled kernels are in Numba's cache ({time.perf_counter() - _t0:.0f} s)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["MissingExtraError", "require"]
+__all__ = ["MissingExtraError", "require", "missing", "numba"]
 
 
 class MissingExtraError(ImportError):
@@ -49,7 +49,33 @@ def require(module: str, *, extra: str, package: str, needed_for: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise MissingExtraError(
-            f"{needed_for} needs the optional package {package!r}, which is not installed. Install it with "
-            f"`pip install 'pixsel[{extra}]'` (or `pip install {package}`)."
-        ) from None
+        raise missing(extra=extra, package=package, needed_for=needed_for) from None
+
+
+def missing(*, extra: str, package: str, needed_for: str) -> MissingExtraError:
+    """The error :func:`require` raises, for a caller that knows already that ``package`` is missing.
+
+    Examples
+    --------
+    >>> print(missing(extra="numba", package="numba", needed_for="The exact search"))
+    The exact search needs the optional package 'numba', which is not installed. Install it with `pip install 'pixsel[numba]'` (or `pip install numba`).
+    """
+    return MissingExtraError(
+        f"{needed_for} needs the optional package {package!r}, which is not installed. Install it with "
+        f"`pip install 'pixsel[{extra}]'` (or `pip install {package}`)."
+    )
+
+
+#: What the compiled kernels serve, completing "... needs the optional package 'numba'".
+NUMBA_NEEDED_FOR = "The compiled kernels (the exact search, and large problems' greedy paths where asked for)"
+
+
+def numba():
+    """The ``numba`` module, or :class:`MissingExtraError` naming the extra ``numba``.
+
+    Numba is optional: without it every greedy path, selector and projection runs its NumPy
+    kernels (the oracles of the compiled ones), and the exact searches, which are compiled
+    branch and bounds, say how to install it. The compiled kernels' modules import it through
+    here, so a missing Numba is one clear error wherever a compiled kernel is asked for.
+    """
+    return require("numba", extra="numba", package="numba", needed_for=NUMBA_NEEDED_FOR)

@@ -114,6 +114,7 @@ __all__ = [
     "compiled_pays",
     "compiled_loaded",
     "compiled_enabled",
+    "require_compiled",
     "follow",
     "compiled_kernels",
     "sized_kernels",
@@ -157,6 +158,9 @@ ROUTE_NAMES = ("dask", "implicit", "array_api", "host", "compiled", "numpy")
 #: The values of ``algorithm``: the form of the computation, not where it runs.
 ALGORITHMS = ("auto", "dense", "implicit")
 
+#: Whether Numba is installed (the extra ``numba``: ``pip install 'pixsel[numba]'``), asked without
+#: importing it. Without it every greedy family runs its NumPy kernels, at every size; the exact
+#: searches, compiled branch and bounds with no NumPy engine, refuse with :func:`require_compiled`.
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: NumPy input with fewer features than this runs the NumPy kernels of the compiled families (the
@@ -259,6 +263,23 @@ def compiled_enabled() -> bool:
     before importing their Numba module, so a NumPy route never imports Numba.
     """
     return HAVE_NUMBA and _COMPILED.get() is not False
+
+
+def require_compiled(needed_for: str) -> None:
+    """Refuse, before any work, what only the compiled kernels run when Numba is not installed.
+
+    Raises :class:`pixsel._optional.MissingExtraError` (an ``ImportError``; the command line's exit
+    2) naming the extra that installs Numba; nothing is imported to ask. ``needed_for`` completes
+    "... needs the optional package 'numba'", e.g. ``"SparseLDASelector(solver='exact')"``.
+
+    Examples
+    --------
+    >>> require_compiled("The exact search") if HAVE_NUMBA else None
+    """
+    if not HAVE_NUMBA:
+        from ._optional import missing
+
+        raise missing(extra="numba", package="numba", needed_for=needed_for)
 
 
 @contextlib.contextmanager

@@ -41,7 +41,8 @@ def add_parser(sub):
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
                    help="exact: also certify the best support of every k in one leaps-and-bounds search "
-                        "(pixsel.spectral.exact_path; at most 256 features) and draw optimum and bound per k")
+                        "(pixsel.spectral.exact_path; at most 256 features) and draw optimum and bound per k; needs "
+                        "Numba: pip install 'pixsel[numba]'")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS; every k still gets a certified bound")
     p.add_argument("--n-jobs", type=int, default=1, metavar="N",
@@ -65,6 +66,10 @@ def _run(args, stages):
     # imported here, not at the top: `pixsel --help` must not pay for NumPy
     from ..io import save_figure, write_json
 
+    if args.solver == "exact":  # before the data are read: the exact search needs the extra `numba`
+        from .._routes import require_compiled
+
+        require_compiled("--solver exact")
     data = load_labelled(args, need_labels=args.method != "gspca", stages=stages)
     stages.stage("loading the paths (scikit-learn, SciPy)", "loading")
     from ..selection import lda_paths, pca_paths

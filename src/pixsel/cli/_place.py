@@ -49,7 +49,7 @@ def add_parser(sub):
     p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
                    help="certified placement: the best K pixels for the kept mass, searched for at most SECONDS "
                         "(ColumnSubsetSelector(solver='exact')); place.json reports the status and the certified "
-                        "gap. Without constraints, grey images only")
+                        "gap. Without constraints, grey images only; needs Numba: pip install 'pixsel[numba]'")
     p.add_argument("--holdout", type=float, default=0.2,
                    help="fraction of the images held out to measure the reconstruction (default: 0.2)")
     add_seed_argument(p, "the held-out split")
@@ -72,6 +72,9 @@ def run(args):
         if args.min_distance is not None or args.always_select or args.never_select:
             raise ValueError("--exact places K sensors without constraints: drop --min-distance, --always-select "
                              "and --never-select, or drop --exact for the greedy placement that honours them.")
+        from .._routes import require_compiled
+
+        require_compiled("--exact")  # before the data are read: the exact search needs the extra `numba`
     data = load_labelled(args, need_labels=False)
     X = np.asarray(data.X)
     n, p = X.shape

@@ -79,7 +79,8 @@ def add_parser(sub):
                         "by cross-validated accuracy")
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
-                   help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy)")
+                   help="gslda, gspca: 'exact' certifies the optimum at K by branch and bound (default: greedy; "
+                        "needs Numba: pip install 'pixsel[numba]')")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="with --solver exact: stop after SECONDS and report the certified gap")
     p.add_argument("--node-limit", type=int, default=None, metavar="NODES",
@@ -101,6 +102,11 @@ def add_parser(sub):
 
 def _check_options(args, method):
     from ._errors import UsageError
+
+    if args.solver == "exact":  # before the data are read: the exact search needs the extra `numba`
+        from .._routes import require_compiled
+
+        require_compiled("--solver exact")
 
     if args.k != "auto" and (args.tol is not None or args.rule != "within"):
         raise UsageError("--rule and --tol choose k with --k auto; drop them, or use --k auto.")

@@ -73,6 +73,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy import sparse
 
+from .._routes import compiled_enabled
 from .._validation import check_finite
 from ._spectrum import descending_eigh
 
@@ -106,8 +107,8 @@ class LassoGramResult:
 
 
 def _compiled(name):
-    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit` (Numba is a core dependency;
-    imported on first use: importing pixsel does not pay for Numba)."""
+    """A Numba kernel of :mod:`pixsel.projection._kernel_coding_jit` (imported on first use:
+    importing pixsel does not pay for Numba; where Numba is missing, an error naming its extra)."""
     from . import _kernel_coding_jit
 
     return getattr(_kernel_coding_jit, name)
@@ -121,7 +122,7 @@ def lasso_gram_cd(
     init: ArrayLike | None = None,
     max_iter: int = 200,
     tol: float = 1e-4,
-    compiled: bool = True,
+    compiled: bool | None = None,
 ) -> LassoGramResult:
     """Lasso of many samples in Gram form by vectorized cyclic coordinate descent.
 
@@ -146,10 +147,11 @@ def lasso_gram_cd(
     tol : float
         A sample is done when the largest change of its code in a sweep is at most ``tol`` times
         its largest entry (scikit-learn's criterion before its duality-gap check).
-    compiled : bool
+    compiled : bool or None
         Run each sample's sweeps in one Numba loop that updates the correlations only for the
         coordinates that move (:mod:`pixsel.projection._kernel_coding_jit`); ``False`` keeps the
-        vectorized NumPy loop (the oracle; same arithmetic, values agree to rounding).
+        vectorized NumPy loop (the oracle; same arithmetic, values agree to rounding). None (the
+        default): compiled where Numba is installed (the extra ``numba``), else NumPy.
 
     Returns
     -------
@@ -166,6 +168,8 @@ def lasso_gram_cd(
     C = np.asarray(cov, dtype=np.float64)
     n, K = C.shape
     A = np.zeros((n, K)) if init is None else np.array(init, dtype=np.float64, copy=True)
+    if compiled is None:
+        compiled = compiled_enabled()
     if compiled:
         jit = _compiled("lasso_gram_cd_rows")
         A = np.ascontiguousarray(A)

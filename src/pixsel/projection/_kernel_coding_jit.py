@@ -17,7 +17,9 @@ compilation are paid once; ``cache=True`` keeps the machine code next to this fi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._optional import numba as _numba
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["lasso_gram_cd_rows"]
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._optional import numba as _numba
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["factor_steps", "border_scores"]
 

@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..._routes import follow
+from ..._routes import follow, require_compiled
 from ..._threads import blas_limit
 from ..._validation import check_int
 from .._dispatch import greedy_path
@@ -1062,6 +1062,7 @@ def exact_path(
     >>> path.support(2).tolist()
     [0, 2]
     """
+    require_compiled("The exact search (exact_path)")  # a compiled branch and bound: Numba is optional
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        n_jobs=n_jobs, route=route)

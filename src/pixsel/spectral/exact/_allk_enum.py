@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ..._optional import numba as _require_numba
 
 __all__ = ["EnumKernel", "enumeration_growth", "enumeration_size", "enumeration_work"]
 
@@ -330,7 +331,7 @@ _compiled = []
 
 def _compiled_kernel():
     if not _compiled:
-        import numba
+        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
         _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]

@@ -16,10 +16,11 @@ and compute the eigenvalue only for the children that pass.
 from __future__ import annotations
 
 import numpy as np
+from ..._optional import numba as _require_numba
 
 __all__ = ["PathKernel"]
 
-# numba (a core dependency) is imported, and the kernel compiled or loaded from numba's cache, on
+# numba (the extra `numba`) is imported, and the kernel compiled or loaded from numba's cache, on
 # the first search only, so that importing pixsel does not pay for it.
 _REFRESH = 8
 FORWARD = True
@@ -458,7 +459,7 @@ def _compiled_kernel():
     bound to their module names, which is where numba looks them up)."""
     global _offer, _chol_pd, _card_gershgorin, _any_open, _symmetrize
     if not _compiled:
-        import numba
+        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
         _offer = numba.njit(cache=True)(_offer)
         _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)

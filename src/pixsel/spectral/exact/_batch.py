@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..._routes import require_compiled
 from ..._validation import check_real
 from . import _batch_numba
 
@@ -131,6 +132,7 @@ def exact_path_batch(A: ArrayLike, B: ArrayLike | None = None, *, rtol: float = 
     >>> bool(np.all(res.objective >= res.greedy_forward - 1e-9))
     True
     """
+    require_compiled("The exact search (exact_path_batch)")  # a compiled branch and bound: Numba is optional
     owner = "exact_path_batch"
     t0 = time.perf_counter()
     A = _as_stack(A, "A", owner)

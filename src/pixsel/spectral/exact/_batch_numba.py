@@ -28,10 +28,11 @@ reported value is recomputed from scratch on its support.
 from __future__ import annotations
 
 import numpy as np
+from ..._optional import numba as _require_numba
 
 __all__ = ["solve_batch"]
 
-#: Run the loops compiled (Numba, a core dependency); ``False`` runs the same functions in Python,
+#: Run the loops compiled (Numba, the extra `numba`); ``False`` runs the same functions in Python,
 #: the oracle that the tests compare the compiled loops with.
 _COMPILED = True
 _compiled = []
@@ -486,7 +487,7 @@ def _batch(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum):
 
 def _compiled_batch():
     if not _compiled:
-        import numba
+        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
         g = globals()
         for name in ("_entry", "_cholesky_of", "_cholesky", "_reduced", "_below", "_value", "_eig", "_drop_value", "_add_value", "_indices", "_offer", "_enumerate", "_solve_pair"):
@@ -536,7 +537,7 @@ def drop_values(d, X, rows):
     if not _COMPILED:
         return _drop_rows(d, X, rows)
     if not _compiled_drop:
-        import numba
+        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
         _compiled_batch()  # compiles _drop_value and binds it where _drop_rows looks it up
         _compiled_drop.append(numba.njit(cache=True, nogil=True)(_drop_rows))

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..._array_api import get_namespace, to_host
-from ..._routes import choose, follow, resize
+from ..._routes import choose, follow, require_compiled, resize
 from ..._threads import blas_limit
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._criteria import MaxEig, spectral_criterion
@@ -575,6 +575,7 @@ def exact_support(
     >>> res.status, res.support.tolist()
     ('optimal', [0, 2])
     """
+    require_compiled("The exact search (exact_support)")  # a compiled branch and bound: Numba is optional
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)

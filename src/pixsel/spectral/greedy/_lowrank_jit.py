@@ -13,9 +13,11 @@ dense loop's own choice, :func:`._multiclass_jit._backward_choice`, called with 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..._optional import numba as _numba
 
 from ._multiclass_jit import _backward_choice, _gram_downdate
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["lowrank_backward_steps"]
 

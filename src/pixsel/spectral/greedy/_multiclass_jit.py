@@ -27,9 +27,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..._optional import numba as _numba
 
 from ._fullrank_jit import swap_delete
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["top_eig_added", "top_eig_removed", "backward_path"]
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..._optional import numba as _numba
 
 from ._secular_jit import deleted_root
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["deleted_top_rows", "second_root_rows"]
 

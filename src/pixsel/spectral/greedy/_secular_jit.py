@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..._optional import numba as _numba
+
+njit = _numba().njit  # Numba is optional: without it, a clear error naming the extra that installs it
 
 __all__ = ["secular_border_rows", "secular_deleted_rows"]
 
