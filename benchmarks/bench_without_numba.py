@@ -103,9 +103,9 @@ def main():
     p = parser("bench_without_numba", __doc__.splitlines()[0], threads=1)
     p.add_argument("--repeats", type=int, default=3, help="timed fits after the first, per process (default 3)")
     args = p.parse_args()
-    from pixsel._routes import HAVE_NUMBA
+    import importlib.util
 
-    if not HAVE_NUMBA:
+    if importlib.util.find_spec("numba") is None:
         raise SystemExit("bench_without_numba compares with Numba's kernels: install the extra, "
                          "pip install 'pixsel[numba]'.")
     cases = QUICK if args.quick else CASES
