@@ -45,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import MAX_SWAP_SWEEPS
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["greedy_placement", "placement_constraints", "PlacementConstraints"]
+__all__ = ["greedy_placement", "refine_placement", "placement_constraints", "PlacementConstraints", "PlacementResult"]
 
 #: A residual squared norm below this fraction of the largest squared column norm of ``A`` is
 #: numerically inside the span of the chosen columns (the value of the p-form kernel).
@@ -475,6 +477,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         If the constraints admit no further pixel before ``k`` are chosen (not after the
         feasibility check of :func:`placement_constraints` passed: see ``_State``).
 
+    See Also
+    --------
+    refine_placement : the same path, then swaps at ``k``.
+
     Examples
     --------
     >>> import numpy as np
@@ -483,35 +489,217 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     >>> order.tolist(), np.round(f, 3).tolist()
     ([1, 0], [2.5, 3.0])
     """
+    run = _greedy(A, k, block, constraints, callback, gram)
+    return run.order, run.objective
+
+
+@dataclass
+class PlacementResult:
+    """The outcome of :func:`refine_placement`.
+
+    Attributes
+    ----------
+    order : ndarray of shape (k,) of int
+        The greedy path, as :func:`greedy_placement` returns it.
+    objective : ndarray of shape (k,)
+        The path's kept mass after each pixel.
+    support : ndarray of shape (k,) of int
+        The refined ``k`` pixels: the path with every pixel swapped out replaced, in its place,
+        by the pixel swapped in (installed sensors stay first).
+    support_objective : float
+        The kept mass ``||P_S A||_F^2`` of ``support``, never below ``objective[-1]``.
+    n_swaps : int
+        Swaps taken.
+    converged : bool
+        True when no admissible single swap raises the kept mass (a 1-swap local optimum under
+        the constraints); False when ``max_swaps`` stopped the search, or when it did not run
+        (colour pixels, or a path whose pixels are linearly dependent).
+    """
+
+    order: np.ndarray
+    objective: np.ndarray
+    support: np.ndarray
+    support_objective: float
+    n_swaps: int
+    converged: bool
+
+
+def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
+                     max_swaps: int = MAX_SWAP_SWEEPS, callback: Callable | None = None,
+                     gram: ArrayLike | None = None) -> PlacementResult:
+    """The greedy placement, then swaps at ``k``: one placed pixel out, one other in, while the kept mass rises.
+
+    A greedy path is nested, so its ``k`` pixels can miss sets that no sequence of single
+    additions reaches. From the path's ``k`` pixels ``S`` every admissible swap ``S - i + j`` is
+    valued in closed form from the greedy's own factorization, no refit: with ``q_i`` the unit
+    vector of ``span(A_S)`` orthogonal to the other chosen columns (``A_S (A_S^T A_S)^{-1} e_i``,
+    normalised), ``h_i = A^T q_i`` and ``z_i = A^T (I - P_S) A h_i``, dropping ``i`` loses
+    ``||h_i||^2`` and then adding ``j`` gains ``(u_j + 2 h_ij z_ij + h_ij^2 ||h_i||^2) /
+    (d_j + h_ij^2)``, with the residual norms ``d_j`` and gains' numerators ``u_j`` of the
+    greedy (see the module docstring). All ``k (p - k)`` values cost one product of ``k``
+    vectors with the data (``O(n p k)``) or its Gram matrix (``O(p^2 k)``), about one greedy
+    path; the best admissible swap is taken (best improvement) as a rank-one downdate
+    (a Householder reflection of the factors) and one greedy step, until no swap raises the
+    kept mass or ``max_swaps`` were taken.
+
+    Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
+    region maxima and minima, the minimum distance and the budget hold after each swap.
+
+    Parameters
+    ----------
+    A, k, block, constraints, callback, gram
+        As :func:`greedy_placement`.
+    max_swaps : int, default=100
+        Swaps allowed (0: the greedy placement alone).
+
+    Returns
+    -------
+    PlacementResult
+
+    Notes
+    -----
+    The swaps run on grey pixels (``block=1``) whose chosen columns are linearly independent;
+    otherwise the greedy placement is returned with ``converged=False``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 0.0, 2.0, 1.0], [2.0, 2.0, -2.0, -2.0], [0.0, 0.0, 0.0, 1.0]])
+    >>> res = refine_placement(A, 2)
+    >>> res.order.tolist(), round(float(res.objective[-1]), 3)  # the greedy path: pixel 3, then 0
+    ([3, 0], 21.095)
+    >>> res.support.tolist(), round(res.support_objective, 3), res.n_swaps  # 3 swapped for 1
+    ([1, 0], 22.0, 1)
+    """
+    if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
+        raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
+    run = _greedy(A, k, block, constraints, callback, gram)
+    support, value, n_swaps, converged = _swaps(run, int(max_swaps))
+    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged)
+
+
+#: A swap is taken only when it raises the kept mass by more than this fraction (rounding of the
+#: closed-form values), so the search cannot cycle.
+_SWAP_RTOL = 1e-9
+#: Swaps between two recomputations of the swap state from the factors (rounding of its updates).
+_REFRESH = 32
+
+
+class _Basis:
+    """The span of the chosen columns as the greedy and the swaps update it.
+
+    ``F`` (``p x t``) holds ``w = A^T q`` for orthonormal directions ``q`` of the span, so the
+    residual Gram matrix is ``G - F F^T``; with fewer images than pixels ``Q`` holds the ``q``.
+    """
+
+    def __init__(self, A, gram, n_dirs):
+        n, p = A.shape
+        self.gram_form = n > p
+        if self.gram_form:
+            self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
+            self.limit = p
+        else:
+            self.B = A
+            self.M0 = A @ A.T if gram is None else np.asarray(gram, dtype=np.float64)
+            self.limit = n
+        n_dirs = min(self.limit, n_dirs)
+        if not self.gram_form:
+            self.Q = np.empty((n, n_dirs))
+        self.F = np.empty((p, n_dirs))
+        self.rank = 0
+
+    def add(self, col, floor):
+        """Add column ``col``'s residual direction: ``(w, z, ||w||^2)`` with ``w = A^T q``,
+        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``."""
+        r = self.rank
+        F = self.F[:, :r]
+        if self.gram_form:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
+            e = self.G[col] - F @ F[col] if r else self.G[col].copy()
+            nr2 = float(e[col])
+            if nr2 <= floor or r >= self.limit:
+                return None
+            w = e / np.sqrt(nr2)
+            z = self.G @ w
+            if r:
+                z -= F @ (F.T @ w)
+        else:
+            Q = self.Q[:, :r]
+            x = self.B[:, col].copy()
+            if r:
+                for _ in range(2):  # classical Gram-Schmidt, twice
+                    x -= Q @ (Q.T @ x)
+            nr2 = float(x @ x)
+            if nr2 <= floor or r >= self.limit:
+                return None
+            q = x / np.sqrt(nr2)
+            v = self.M0 @ q
+            if r:
+                v -= Q @ (Q.T @ v)
+            w, z = np.stack([q, v]) @ self.B  # one pass over the data
+            self.Q[:, r] = q
+        self.F[:, r] = w
+        self.rank = r + 1
+        return w, z, float(w @ w)
+
+    def residual_products(self):
+        """``K = F^T E`` (``t x p``), ``E = A^T (I - Q Q^T) A`` the residual Gram matrix."""
+        F = self.F[:, :self.rank]
+        if self.gram_form:
+            return F.T @ self.G - (F.T @ F) @ F.T
+        Q = self.Q[:, :self.rank]
+        V = self.B @ F  # A A^T Q
+        V -= Q @ (Q.T @ V)
+        return V.T @ self.B
+
+    def remove(self, y):
+        """Drop the direction ``Q y`` (``y`` a unit vector): a Householder reflection of the
+        directions takes it to the last one, which is then discarded."""
+        r = self.rank
+        v = y.copy()
+        v[-1] += 1.0 if y[-1] >= 0 else -1.0
+        v *= np.sqrt(2.0 / float(v @ v))
+        self.v = v
+        for X in (self.F,) if self.gram_form else (self.F, self.Q):
+            Xr = X[:, :r]
+            Xr -= np.outer(Xr @ v, v)
+        self.rank = r - 1
+
+
+@dataclass
+class _Run:
+    order: np.ndarray
+    objective: np.ndarray
+    D: np.ndarray
+    U: np.ndarray
+    basis: _Basis
+    floor: float
+    total: float
+    cons: PlacementConstraints
+    block: int
+
+
+def _greedy(A, k, block, constraints, callback, gram) -> _Run:
+    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
     L = A.shape[1] // c
     cons = constraints if constraints is not None else placement_constraints(L, k)
     state = _State(cons)
+    basis = _Basis(A, gram, k * c)
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
-    if A.shape[0] <= A.shape[1]:  # n <= p: work on A, with M0 = A A^T (n x n)
-        G = None
-        B = A
-        M0 = B @ B.T if gram is None else np.asarray(gram, dtype=np.float64)
-        B3 = B.reshape(B.shape[0], L, c)
+    if not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
+        B3 = A.reshape(A.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
-        U = np.einsum("nlc,nld->lcd", B3, (M0 @ B).reshape(B.shape[0], L, c))
-        n = B.shape[0]
-        Q = np.empty((n, min(n, k * c)))
+        U = np.einsum("nlc,nld->lcd", B3, (basis.M0 @ A).reshape(A.shape[0], L, c))
     else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
-        G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
+        G = basis.G
         G3 = G.reshape(G.shape[0], L, c)
         D = _diag_blocks(G, L, c)
         U = np.einsum("nlc,nld->lcd", G3, G3)
-        n = G.shape[0]
-        # F = [w_1 .. w_t], w = A^T q for the orthonormal directions q of the chosen columns'
-        # span: the residual Gram matrix is E = G - F F^T, never formed.
-        F = np.empty((n, min(n, k * c)))
         del G3
     floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
-    rank = 0
     order = np.empty(k, dtype=np.intp)
     objective = np.empty(k)
     total = 0.0
@@ -538,48 +726,143 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         state.take(i)
         order[t] = i
         for col in range(i * c, i * c + c):
-            if G is None:
-                r = B[:, col].copy()
-                if rank:
-                    for _ in range(2):  # classical Gram-Schmidt, twice
-                        r -= Q[:, :rank] @ (Q[:, :rank].T @ r)
-                nr2 = float(r @ r)
-                if nr2 <= floor or rank >= n:
-                    continue
-                q = r / np.sqrt(nr2)
-                v = M0 @ q
-                if rank:
-                    v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
-                wz = np.stack([q, v]) @ B  # one pass over the data
-                w, z = wz[0], wz[1]
-                Q[:, rank] = q
-            else:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
-                e = G[col] - F[:, :rank] @ F[col, :rank] if rank else G[col].copy()
-                nr2 = float(e[col])
-                if nr2 <= floor or rank >= n:
-                    continue
-                w = e / np.sqrt(nr2)
-                z = G @ w
-                if rank:
-                    z -= F[:, :rank] @ (F[:, :rank].T @ w)
-                F[:, rank] = w
-            qv = float(w @ w)  # q^T (A A^T) q restricted to the residual: ||A^T q||^2
-            w, z = w.reshape(L, c), z.reshape(L, c)
-            if c == 1:
-                d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
-                w2 = w1 * w1
-                d -= w2
-                u -= 2.0 * w1 * z1 - qv * w2
-            else:
-                ww = w[:, :, None] * w[:, None, :]
-                D -= ww
-                U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
+            step = basis.add(col, floor)
+            if step is None:
+                continue
+            w, z, qv = step  # qv = ||A^T q||^2, the kept mass the direction adds
+            _downdate(D, U, w, z, qv, L, c)
             total += qv
-            rank += 1
         objective[t] = total
         if callback is not None:
             callback(t + 1, total=k)
-    return order, objective
+    return _Run(order, objective, D, U, basis, floor, total, cons, c)
+
+
+def _downdate(D, U, w, z, qv, L, c):
+    """A direction ``q`` joins the span: ``d <- d - w^2`` and ``u <- u - 2 w z + qv w^2`` (blockwise)."""
+    w, z = w.reshape(L, c), z.reshape(L, c)
+    if c == 1:
+        d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
+        w2 = w1 * w1
+        d -= w2
+        u -= 2.0 * w1 * z1 - qv * w2
+    else:
+        ww = w[:, :, None] * w[:, None, :]
+        D -= ww
+        U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
+
+
+def _swaps(run: _Run, max_swaps: int):
+    """Best-improvement swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
+
+    With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
+    ``Y = F[S]^{-1}`` (column ``i``: ``q_i = Q Y e_i`` up to its norm), ``Pi = Y^T F^T`` and
+    ``Psi = Y^T F^T E`` (rows: ``h_i`` and ``z_i`` up to that norm) and ``K = F^T E``. A swap
+    reflects the directions (``F -> F R``) so that ``q_i`` is the last one, replaces it by the
+    new pixel's (a rank-one change of ``F`` and of row ``i`` of ``F[S]``) and changes ``E`` by
+    ``h h^T - w w^T``: every piece of the state moves by rank-one terms, ``O(p k + k^2)`` per
+    swap (one greedy step's order), and is recomputed every ``_REFRESH`` swaps.
+    """
+    members = run.order.copy()
+    basis, cons, floor = run.basis, run.cons, run.floor
+    k = members.size
+    if run.block != 1 or basis.rank != k or max_swaps == 0:
+        return members, run.total, 0, False
+    d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
+    f = run.total
+    taken = np.zeros(cons.n_pixels, dtype=bool)
+    taken[members] = True
+    n_swaps, fresh = 0, -1
+    while n_swaps < max_swaps:
+        ok = _admissible_swaps(cons, members, taken)
+        if not ok.any():
+            return members, f, n_swaps, True
+        F = basis.F[:, :k]
+        if fresh < 0 or n_swaps - fresh >= _REFRESH:
+            try:  # F[S] F[S]^T = A_S^T A_S: Q F[S]^{-1} e_i spans what only pixel i adds
+                Y = np.linalg.inv(F[members])
+            except np.linalg.LinAlgError:  # the chosen columns became dependent by rounding: stop here
+                return members, f, n_swaps, False
+            K = basis.residual_products()
+            Pi, Psi, fresh = Y.T @ F.T, Y.T @ K, n_swaps
+        scale = 1.0 / np.linalg.norm(Y, axis=0)
+        H = Pi * scale[:, None]  # rows h_i = A^T q_i
+        Z = Psi * scale[:, None]  # rows z_i = E h_i
+        loss = np.einsum("ij,ij->i", H, H)
+        H2 = H * H
+        den = d[None, :] + H2  # residual norm of j once i is dropped
+        ok &= den > 2 * floor
+        num = 2.0 * H * Z
+        num += u[None, :]
+        num += H2 * loss[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = np.where(ok, num / den + (f - loss)[:, None], -np.inf)
+        m, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (position, pixel)
+        if not val[m, j] > f + _SWAP_RTOL * abs(f):
+            return members, f, n_swaps, True
+        i = int(members[m])
+        h, z, lo = H[m].copy(), Z[m].copy(), float(loss[m])
+        d += h * h  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        u += 2.0 * h * z + lo * (h * h)
+        f -= lo
+        basis.remove(Y[:, m] * scale[m])  # F -> F R, R = I - v v^T takes q_i to the last direction
+        v = basis.v
+        Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
+        RK = K - np.outer(v, v @ K)
+        F1 = basis.F[:, :k - 1]
+        old_row, old_last = basis.F[i, :k].copy(), basis.F[:, k - 1].copy()
+        w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
+        _downdate(run.D, run.U, w, zj, qv, cons.n_pixels, 1)
+        f += qv
+        a = np.append(F1.T @ h, 0.0)
+        b = np.append(F1.T @ w, 0.0)
+        t = zj - qv * w - RK[k - 1]  # K's new last row, (E + h h^T - w w^T) w, less R K's
+        K = RK
+        K += np.outer(a, h)
+        K -= np.outer(b, w)
+        K[k - 1] += t
+        # F[S] R -> F'[S']: row m changes by delta (the rest of the new last column, w on S - i, is zero)
+        delta = basis.F[j, :k] - old_row
+        g = Yr[:, m]
+        s = Yr.T @ delta
+        gamma = 1.0 + float(delta @ g)
+        c = w - old_last  # F' = F R + c e_k^T
+        Pi_m, Psi_m = Pi[m].copy(), Psi[m].copy()
+        Pi += np.outer(Yr[k - 1], c)
+        Pi -= np.outer(s / gamma, Pi_m + g[k - 1] * c)
+        Psi += np.outer(Yr.T @ a, h)
+        Psi -= np.outer(Yr.T @ b, w)
+        Psi += np.outer(Yr[k - 1], t)
+        Psi -= np.outer(s / gamma, Psi_m + (g @ a) * h - (g @ b) * w + g[k - 1] * t)
+        Y = Yr - np.outer(g, s / gamma)
+        taken[i] = False
+        taken[j] = True
+        members[m] = j
+        n_swaps += 1
+    return members, f, n_swaps, False
+
+
+def _admissible_swaps(cons: PlacementConstraints, members: NDArray, taken: NDArray) -> NDArray:
+    """``ok[m, j]``: replacing ``members[m]`` by pixel ``j`` keeps every constraint (``k x n_pixels``)."""
+    ok = np.broadcast_to(~(cons.never | taken), (members.size, cons.n_pixels)).copy()
+    if cons.always.size:
+        ok[np.isin(members, cons.always)] = False
+    if cons.labels is not None:
+        li, lj = cons.labels[members], cons.labels
+        counts = np.bincount(li, minlength=cons.caps.size)
+        same = li[:, None] == lj[None, :]
+        ok &= same | (counts < cons.caps)[lj][None, :]  # j's region has room for one more
+        if cons.floors is not None:
+            ok &= same | (counts > cons.floors)[li][:, None]  # i's region keeps its minimum
+    if cons.coords is not None and cons.min_distance > 0:
+        diff = cons.coords[members][:, None, :] - cons.coords[None, :, :]
+        close = np.einsum("mjc,mjc->mj", diff, diff) < cons.min_distance ** 2
+        near = close.sum(axis=0)
+        ok &= (near == 0)[None, :] | ((near == 1)[None, :] & close)  # j near no other chosen pixel than i
+    if cons.costs is not None and np.isfinite(cons.budget):
+        spent = float(cons.costs[members].sum())
+        ok &= (spent - cons.costs[members])[:, None] + cons.costs[None, :] <= cons.budget * (1 + _BUDGET_RTOL)
+    return ok
 
 
 def _diag_blocks(G, L, c):
