@@ -44,6 +44,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import get_blas_funcs
 
 from .._validation import MAX_SWAP_SWEEPS
 
@@ -62,6 +63,9 @@ _RESIDUAL_RTOL = 1e-10
 
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
+
+#: BLAS's float64 rank-one update, in place
+(_DGER,) = get_blas_funcs(("ger",), (np.empty(1),))
 
 
 @dataclass(frozen=True)
@@ -661,7 +665,7 @@ class _Basis:
         self.v = v
         for X in (self.F,) if self.gram_form else (self.F, self.Q):
             Xr = X[:, :r]
-            Xr -= np.outer(Xr @ v, v)
+            _ger(Xr, Xr @ v, v, -1.0)
         self.rank = r - 1
 
 
@@ -753,15 +757,20 @@ def _downdate(D, U, w, z, qv, L, c):
 
 
 def _swaps(run: _Run, max_swaps: int):
-    """Best-improvement swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
+    """Swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
+
+    The placed pixels are visited in turn; for pixel ``i`` every admissible replacement ``j`` is
+    valued and the best is taken when it raises the kept mass. The search stops once ``k``
+    pixels in a row found no such swap (a 1-swap local optimum), or after ``max_swaps``.
 
     With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
-    ``Y = F[S]^{-1}`` (column ``i``: ``q_i = Q Y e_i`` up to its norm), ``Pi = Y^T F^T`` and
-    ``Psi = Y^T F^T E`` (rows: ``h_i`` and ``z_i`` up to that norm) and ``K = F^T E``. A swap
-    reflects the directions (``F -> F R``) so that ``q_i`` is the last one, replaces it by the
-    new pixel's (a rank-one change of ``F`` and of row ``i`` of ``F[S]``) and changes ``E`` by
-    ``h h^T - w w^T``: every piece of the state moves by rank-one terms, ``O(p k + k^2)`` per
-    swap (one greedy step's order), and is recomputed every ``_REFRESH`` swaps.
+    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and
+    ``K = F^T E``, so ``h_i = F y_i`` and ``z_i = K^T y_i`` (normalised): ``O(p k)`` per pixel
+    visited. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to the last
+    one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of row
+    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by rank-one
+    terms, ``O(p k + k^2)`` and one greedy step per swap, and are recomputed from the factors
+    every ``_REFRESH`` swaps.
     """
     members = run.order.copy()
     basis, cons, floor = run.basis, run.cons, run.floor
@@ -770,99 +779,126 @@ def _swaps(run: _Run, max_swaps: int):
         return members, run.total, 0, False
     d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
     f = run.total
-    taken = np.zeros(cons.n_pixels, dtype=bool)
-    taken[members] = True
-    n_swaps, fresh = 0, -1
-    while n_swaps < max_swaps:
-        ok = _admissible_swaps(cons, members, taken)
-        if not ok.any():
-            return members, f, n_swaps, True
-        F = basis.F[:, :k]
-        if fresh < 0 or n_swaps - fresh >= _REFRESH:
-            try:  # F[S] F[S]^T = A_S^T A_S: Q F[S]^{-1} e_i spans what only pixel i adds
-                Y = np.linalg.inv(F[members])
+    rows = _SwapRows(cons, members)
+    n_swaps, fresh, idle, m = 0, -1, 0, 0
+    while idle < k:
+        if n_swaps - fresh >= _REFRESH or fresh < 0:
+            try:
+                Y = np.linalg.inv(basis.F[members, :k])
             except np.linalg.LinAlgError:  # the chosen columns became dependent by rounding: stop here
                 return members, f, n_swaps, False
             K = basis.residual_products()
-            Pi, Psi, fresh = Y.T @ F.T, Y.T @ K, n_swaps
-        scale = 1.0 / np.linalg.norm(Y, axis=0)
-        H = Pi * scale[:, None]  # rows h_i = A^T q_i
-        Z = Psi * scale[:, None]  # rows z_i = E h_i
-        loss = np.einsum("ij,ij->i", H, H)
-        H2 = H * H
-        den = d[None, :] + H2  # residual norm of j once i is dropped
+            fresh = n_swaps
+        m = m % k
+        ok = rows.admissible(m)
+        y = Y[:, m]
+        sc = 1.0 / float(np.sqrt(y @ y))
+        if not ok.any():
+            idle, m = idle + 1, m + 1
+            continue
+        F = basis.F[:, :k]
+        h = (F @ y) * sc  # A^T q_i
+        z = (y @ K) * sc  # E h_i
+        lo = float(h @ h)
+        h2 = h * h
+        den = d + h2  # residual norm of j once i is dropped
         ok &= den > 2 * floor
-        num = 2.0 * H * Z
-        num += u[None, :]
-        num += H2 * loss[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            val = np.where(ok, num / den + (f - loss)[:, None], -np.inf)
-        m, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (position, pixel)
-        if not val[m, j] > f + _SWAP_RTOL * abs(f):
-            return members, f, n_swaps, True
+            val = np.where(ok, (u + 2.0 * h * z + lo * h2) / den, -np.inf)
+        j = int(np.argmax(val))  # ties: the lowest index
+        if not val[j] - lo > _SWAP_RTOL * abs(f):
+            idle, m = idle + 1, m + 1
+            continue
+        if n_swaps == max_swaps:
+            return members, f, n_swaps, False
         i = int(members[m])
-        h, z, lo = H[m].copy(), Z[m].copy(), float(loss[m])
-        d += h * h  # i leaves: the span loses q_i, R gains q_i q_i^T A
-        u += 2.0 * h * z + lo * (h * h)
+        d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        u += 2.0 * h * z + lo * h2
         f -= lo
-        basis.remove(Y[:, m] * scale[m])  # F -> F R, R = I - v v^T takes q_i to the last direction
+        basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
         v = basis.v
         Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
-        RK = K - np.outer(v, v @ K)
+        _ger(K, v, v @ K, -1.0)  # R K
         F1 = basis.F[:, :k - 1]
-        old_row, old_last = basis.F[i, :k].copy(), basis.F[:, k - 1].copy()
+        old_row = basis.F[i, :k].copy()
         w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
         _downdate(run.D, run.U, w, zj, qv, cons.n_pixels, 1)
         f += qv
-        a = np.append(F1.T @ h, 0.0)
-        b = np.append(F1.T @ w, 0.0)
-        t = zj - qv * w - RK[k - 1]  # K's new last row, (E + h h^T - w w^T) w, less R K's
-        K = RK
-        K += np.outer(a, h)
-        K -= np.outer(b, w)
-        K[k - 1] += t
-        # F[S] R -> F'[S']: row m changes by delta (the rest of the new last column, w on S - i, is zero)
+        # K -> F'^T E' with E' = E + h h^T - w w^T: rows 0..k-2 gain (F1^T h) h^T - (F1^T w) w^T,
+        # the last row is E' w = z_j - qv w (z_j = (E + h h^T) w)
+        K[k - 1] = zj - qv * w
+        _ger(K[:k - 1], F1.T @ h, h, 1.0)
+        _ger(K[:k - 1], F1.T @ w, w, -1.0)
+        # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
         delta = basis.F[j, :k] - old_row
         g = Yr[:, m]
         s = Yr.T @ delta
-        gamma = 1.0 + float(delta @ g)
-        c = w - old_last  # F' = F R + c e_k^T
-        Pi_m, Psi_m = Pi[m].copy(), Psi[m].copy()
-        Pi += np.outer(Yr[k - 1], c)
-        Pi -= np.outer(s / gamma, Pi_m + g[k - 1] * c)
-        Psi += np.outer(Yr.T @ a, h)
-        Psi -= np.outer(Yr.T @ b, w)
-        Psi += np.outer(Yr[k - 1], t)
-        Psi -= np.outer(s / gamma, Psi_m + (g @ a) * h - (g @ b) * w + g[k - 1] * t)
-        Y = Yr - np.outer(g, s / gamma)
-        taken[i] = False
-        taken[j] = True
+        Y = Yr - np.outer(g, s / (1.0 + float(delta @ g)))
+        rows.swap(m, j)
         members[m] = j
         n_swaps += 1
-    return members, f, n_swaps, False
+        idle, m = 0, m + 1
+    return members, f, n_swaps, True
 
 
-def _admissible_swaps(cons: PlacementConstraints, members: NDArray, taken: NDArray) -> NDArray:
-    """``ok[m, j]``: replacing ``members[m]`` by pixel ``j`` keeps every constraint (``k x n_pixels``)."""
-    ok = np.broadcast_to(~(cons.never | taken), (members.size, cons.n_pixels)).copy()
-    if cons.always.size:
-        ok[np.isin(members, cons.always)] = False
-    if cons.labels is not None:
-        li, lj = cons.labels[members], cons.labels
-        counts = np.bincount(li, minlength=cons.caps.size)
-        same = li[:, None] == lj[None, :]
-        ok &= same | (counts < cons.caps)[lj][None, :]  # j's region has room for one more
-        if cons.floors is not None:
-            ok &= same | (counts > cons.floors)[li][:, None]  # i's region keeps its minimum
-    if cons.coords is not None and cons.min_distance > 0:
-        diff = cons.coords[members][:, None, :] - cons.coords[None, :, :]
-        close = np.einsum("mjc,mjc->mj", diff, diff) < cons.min_distance ** 2
-        near = close.sum(axis=0)
-        ok &= (near == 0)[None, :] | ((near == 1)[None, :] & close)  # j near no other chosen pixel than i
-    if cons.costs is not None and np.isfinite(cons.budget):
-        spent = float(cons.costs[members].sum())
-        ok &= (spent - cons.costs[members])[:, None] + cons.costs[None, :] <= cons.budget * (1 + _BUDGET_RTOL)
-    return ok
+class _SwapRows:
+    """Which pixels may replace a placed pixel, every constraint kept (``O(p)`` per query)."""
+
+    def __init__(self, cons: PlacementConstraints, members: NDArray):
+        self.cons, self.members = cons, members.copy()
+        self.free = ~cons.never
+        self.free[members] = False
+        self.fixed = set(int(i) for i in cons.always)
+        self.counts = (None if cons.labels is None
+                       else np.bincount(cons.labels[members], minlength=cons.caps.size))
+        self.budget = cons.costs is not None and bool(np.isfinite(cons.budget))
+        self.spent = float(cons.costs[members].sum()) if self.budget else 0.0
+        self.near = None
+        if cons.coords is not None and cons.min_distance > 0:  # chosen pixels closer than min_distance to each
+            self.near = sum(self._close(int(i)).astype(np.intp) for i in members)
+
+    def _close(self, i):
+        diff = self.cons.coords - self.cons.coords[i]
+        return np.einsum("jc,jc->j", diff, diff) < self.cons.min_distance ** 2
+
+    def admissible(self, m: int) -> NDArray:
+        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint."""
+        c, i = self.cons, int(self.members[m])
+        if i in self.fixed:
+            return np.zeros(c.n_pixels, dtype=bool)
+        ok = self.free.copy()
+        if self.counts is not None:
+            li = c.labels[i]
+            same = c.labels == li
+            ok &= same | (self.counts < c.caps)[c.labels]  # j's region has room for one more
+            if c.floors is not None and self.counts[li] <= c.floors[li]:
+                ok &= same  # i's region keeps its minimum
+        if self.near is not None:
+            ok &= self.near - self._close(i) == 0  # j is near no chosen pixel but i
+        if self.budget:
+            ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
+        return ok
+
+    def swap(self, m: int, j: int) -> None:
+        c, i = self.cons, int(self.members[m])
+        self.free[i] = not c.never[i]
+        self.free[j] = False
+        if self.counts is not None:
+            self.counts[c.labels[i]] -= 1
+            self.counts[c.labels[j]] += 1
+        if self.near is not None:
+            self.near += self._close(j).astype(np.intp) - self._close(i)
+        if self.budget:
+            self.spent += float(c.costs[j] - c.costs[i])
+        self.members[m] = j
+
+
+def _ger(X, x, y, alpha):
+    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C-ordered float64 ``X``: no temporary)."""
+    if X.flags.c_contiguous and X.dtype == np.float64 and X.size:
+        _DGER(alpha, y, x, a=X.T, overwrite_a=1)  # X^T is Fortran-ordered: X^T += alpha y x^T
+    else:
+        X += alpha * np.outer(x, y)
 
 
 def _diag_blocks(G, L, c):
