@@ -36,6 +36,15 @@ first, in the order given.
 Ties go to the lowest index. Columns whose residual is below a relative tolerance of the
 largest squared column norm add nothing; they are taken (lowest admissible index first, no
 gain) only once no other candidate is left.
+
+:func:`refine_placement` continues from the greedy's ``k`` pixels with swaps (one placed pixel
+out, one other in, while the kept mass rises, every constraint kept), valued from the same
+factors: with ``F = [w_1 .. w_k]`` (``F F^T`` the kept part of the Gram matrix) the direction
+that only pixel ``i`` spans is ``q_i = Q F[S]^{-1} e_i`` (normalised, as ``F[S] F[S]^T =
+A_S^T A_S``); dropping ``i`` is the step above backwards (``d <- d + h^2``, ``u <- u + 2 h z +
+||h||^2 h^2`` with ``h = A^T q_i`` and ``z = A^T (I - Q Q^T) A h``) and adding ``j`` a greedy
+step, so the value of every replacement of ``i`` is ``f - ||h||^2 + (u + 2 h z + ||h||^2 h^2) /
+(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known.
 """
 
 from __future__ import annotations
@@ -540,11 +549,11 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     normalised), ``h_i = A^T q_i`` and ``z_i = A^T (I - P_S) A h_i``, dropping ``i`` loses
     ``||h_i||^2`` and then adding ``j`` gains ``(u_j + 2 h_ij z_ij + h_ij^2 ||h_i||^2) /
     (d_j + h_ij^2)``, with the residual norms ``d_j`` and gains' numerators ``u_j`` of the
-    greedy (see the module docstring). All ``k (p - k)`` values cost one product of ``k``
-    vectors with the data (``O(n p k)``) or its Gram matrix (``O(p^2 k)``), about one greedy
-    path; the best admissible swap is taken (best improvement) as a rank-one downdate
-    (a Householder reflection of the factors) and one greedy step, until no swap raises the
-    kept mass or ``max_swaps`` were taken.
+    greedy (see the module docstring). The placed pixels are visited in turn: every
+    replacement of one pixel is valued in ``O(p k)``, and the best is taken when it raises the
+    kept mass, as a rank-one downdate (a Householder reflection of the factors) and one greedy
+    step; the search stops once no placed pixel has an improving replacement (a 1-swap local
+    optimum) or after ``max_swaps`` swaps.
 
     Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
     region maxima and minima, the minimum distance and the budget hold after each swap.
@@ -656,17 +665,18 @@ class _Basis:
         return V.T @ self.B
 
     def remove(self, y):
-        """Drop the direction ``Q y`` (``y`` a unit vector): a Householder reflection of the
-        directions takes it to the last one, which is then discarded."""
+        """Drop the direction ``Q y`` (``y`` a unit vector): the Householder reflection
+        ``R = I - v v^T`` of the directions takes it to the last one, which is then discarded;
+        returns ``v``."""
         r = self.rank
         v = y.copy()
         v[-1] += 1.0 if y[-1] >= 0 else -1.0
         v *= np.sqrt(2.0 / float(v @ v))
-        self.v = v
         for X in (self.F,) if self.gram_form else (self.F, self.Q):
             Xr = X[:, :r]
             _ger(Xr, Xr @ v, v, -1.0)
         self.rank = r - 1
+        return v
 
 
 @dataclass
@@ -815,8 +825,7 @@ def _swaps(run: _Run, max_swaps: int):
         d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
         u += 2.0 * h * z + lo * h2
         f -= lo
-        basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
-        v = basis.v
+        v = basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
         Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
         _ger(K, v, v @ K, -1.0)  # R K
         F1 = basis.F[:, :k - 1]
