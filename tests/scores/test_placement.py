@@ -558,3 +558,13 @@ def test_swaps_keep_random_constraints(seed):
     _check_constraints_hold(res.support, shape=shape, **kw)
     assert res.support_objective == pytest.approx(_kept_mass(A, res.support.tolist()), rel=1e-8)
     assert res.support_objective >= res.objective[-1] * (1 - 1e-12)
+
+
+def test_swaps_leave_installed_sensors_alone():
+    A = _data(5, 9, 14)
+    cons = placement_constraints(14, 3, always_select=[4, 0, 9])
+    res = refine_placement(A, 3, constraints=cons)
+    assert res.support.tolist() == [4, 0, 9] and res.n_swaps == 0 and res.converged
+    cons = placement_constraints(14, 5, always_select=[4, 0])
+    res = refine_placement(A, 5, constraints=cons)
+    assert res.support[:2].tolist() == [4, 0]

@@ -790,6 +790,8 @@ def _swaps(run: _Run, max_swaps: int):
     d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
     f = run.total
     rows = _SwapRows(cons, members)
+    if len(rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
+        return members, f, 0, True
     n_swaps, fresh, idle, m = 0, -1, 0, 0
     while idle < k:
         if n_swaps - fresh >= _REFRESH or fresh < 0:
