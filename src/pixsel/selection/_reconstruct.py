@@ -104,9 +104,9 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         raises it (:func:`pixsel.scores.refine_placement`; the swaps are valued in closed form
         from the greedy's factors, no refit). It lowers the held-out error of most placements,
         at the cost of a longer fit (see the sensor placement page's benchmark). True: up to
-        100 swaps; an int: at most that many (0 is False). ``order_`` and the shorter prefixes read by ``get_support_at(k')``,
-        ``predict(..., k=k')`` and ``get_std_at(k')`` stay the greedy path; ``sensors_`` holds the
-        refined pixels. Grey images only.
+        100 swaps; an int: at most that many (0 is False). ``order_`` and the shorter prefixes
+        read by ``get_support_at(k')``, ``predict(..., k=k')`` and ``get_std_at(k')`` stay the
+        greedy path; ``sensors_`` holds the refined pixels. Grey images only.
 
     Attributes
     ----------
