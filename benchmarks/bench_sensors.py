@@ -11,6 +11,8 @@ the rows compare placements; PySensors ``QR`` with its
 own ``SSPOR.predict`` (square solve in its SVD basis of ``k`` modes) is printed beside it. Rows:
 
 * ``pixsel``: ``PixelReconstructor(k)`` (fit time: placement and reconstruction model);
+  ``pixsel refine``: ``PixelReconstructor(k, refine=True)``, the greedy's ``k`` sensors then
+  improved by swaps (every pixsel row is run both ways);
 * ``QR r=k`` / ``QR r=100``: ``SSPOR(SVD(r), QR())`` on the centred data (PySensors' examples
   use ``r = k`` and a fixed ``r``); ``TPGR r=k`` where it runs (16x16 and 32x32);
 * constrained: ``GQR`` (``constraint_option='max_n'``, seeded with QR's ranking) with at most
@@ -39,6 +41,13 @@ K_QUICK = (5, 10, 20)
 REPEAT = 3
 #: The pixsel row each peer is compared with (same constraint).
 PAIRED = {"GQR": "pixsel (centre <= k/5)", "CCQR": "pixsel (budget = CCQR's cost)"}
+#: The name of a pixsel row with ``refine=True``.
+REFINED = "pixsel refine"
+
+
+def refined(row):
+    """``'pixsel refine ...'`` for the pixsel row ``'pixsel ...'``."""
+    return REFINED + row[len("pixsel"):]
 
 
 def _split(X, rng, frac=0.8):
@@ -139,8 +148,9 @@ def one_run(Xtr, Xte, shape, k, rep):
     centre = np.flatnonzero(centre_mask)
     costs = 1.0 + cols / (w - 1)
     res = {}
-    t, est = timed(lambda: PixelReconstructor(k).fit(Xtr))
-    res["pixsel"] = dict(time=t, error=1 - est.score(Xte))
+    for refine in (False, True):
+        t, est = timed(lambda: PixelReconstructor(k, refine=refine).fit(Xtr))
+        res[REFINED if refine else "pixsel"] = dict(time=t, error=1 - est.score(Xte))
     peers, failed = pysensors_rows(Xtr, Xte, k, shape, centre, costs)
     for name, (t, s, model) in peers.items():
         res[name] = dict(time=t, error=rel_error(Xtr, Xte, s))
@@ -148,14 +158,18 @@ def one_run(Xtr, Xte, shape, k, rep):
             res["QR r=k, own predict"] = dict(time=t, error=own_qr_error(model, Xtr, Xte, k))
     n_const = max(1, k // 5)
     regions = centre_mask.astype(int)
-    t, est = timed(lambda: PixelReconstructor(k, regions=regions, max_per_region={1: n_const}).fit(Xtr))
-    assert np.sum(centre_mask[est.order_]) <= n_const
-    res["pixsel (centre <= k/5)"] = dict(time=t, error=1 - est.score(Xte))
-    if "CCQR r=k (costs)" in peers:
-        budget = float(costs[peers["CCQR r=k (costs)"][1]].sum())
-        t, est = timed(lambda: PixelReconstructor(k, costs=costs, budget=budget).fit(Xtr))
-        assert costs[est.order_].sum() <= budget * (1 + 1e-9)
-        res["pixsel (budget = CCQR's cost)"] = dict(time=t, error=1 - est.score(Xte))
+    for refine in (False, True):
+        t, est = timed(lambda: PixelReconstructor(k, regions=regions, max_per_region={1: n_const},
+                                                  refine=refine).fit(Xtr))
+        assert np.sum(centre_mask[est.sensors_]) <= n_const
+        row = "pixsel (centre <= k/5)"
+        res[refined(row) if refine else row] = dict(time=t, error=1 - est.score(Xte))
+        if "CCQR r=k (costs)" in peers:
+            budget = float(costs[peers["CCQR r=k (costs)"][1]].sum())
+            t, est = timed(lambda: PixelReconstructor(k, costs=costs, budget=budget, refine=refine).fit(Xtr))
+            assert costs[est.sensors_].sum() <= budget * (1 + 1e-9)
+            row = "pixsel (budget = CCQR's cost)"
+            res[refined(row) if refine else row] = dict(time=t, error=1 - est.score(Xte))
     rng = np.random.default_rng(rep)
     res["random"] = dict(time=0.0, error=rel_error(Xtr, Xte, rng.choice(h * w, k, replace=False)))
     return res, failed
@@ -197,10 +211,11 @@ def main(argv=None):
                 for row, v in summ.items():
                     e, t = v["error"], v["time"]
                     mine = PAIRED.get(row.split(" r=")[0], "pixsel")
-                    base = summ.get(mine)
-                    ratio = (f"  {mine}/row: error {base['error']['median'] / e['median']:.3f}, time "
-                             f"{base['time']['median'] / t['median']:.2f}"
-                             if not row.startswith("pixsel") and base is not None and t["median"] > 0 else "")
+                    ratio = "".join(
+                        f"  {ours}/row: error {summ[ours]['error']['median'] / e['median']:.3f}, time "
+                        f"{summ[ours]['time']['median'] / t['median']:.2f}"
+                        for ours in (mine, refined(mine))
+                        if not row.startswith("pixsel") and ours in summ and t["median"] > 0)
                     print(f"  {row:32s} error {e['median']:.4f} (spread {e['spread']:.4f})  time {t['median']:.3f} s "
                           f"(spread {t['spread']:.3f}){ratio}")
                 for row, why in failed.items():
@@ -219,9 +234,13 @@ STYLES = {
     "TPGR r=k": ("#9467bd", "--"), "QR r=k, own predict": ("#8c564b", ":"), "random": ("#7f7f7f", ":"),
     "pixsel (centre <= k/5)": ("#1f5fa8", "-o"), "GQR r=k (centre <= k/5)": ("#d62728", "--"),
     "pixsel (budget = CCQR's cost)": ("#2ca02c", "-s"), "CCQR r=k (costs)": ("#98df8a", "--"),
+    "pixsel refine": ("#17becf", "-^"), "pixsel refine (centre <= k/5)": ("#17becf", "-^"),
+    "pixsel refine (budget = CCQR's cost)": ("#bcbd22", "-v"),
 }
-PANELS = (("no constraint", ("pixsel", "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict", "random")),
-          ("constrained", ("pixsel (centre <= k/5)", "GQR r=k (centre <= k/5)", "pixsel (budget = CCQR's cost)",
+PANELS = (("no constraint", ("pixsel", "pixsel refine", "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict",
+                             "random")),
+          ("constrained", ("pixsel (centre <= k/5)", "pixsel refine (centre <= k/5)", "GQR r=k (centre <= k/5)",
+                           "pixsel (budget = CCQR's cost)", "pixsel refine (budget = CCQR's cost)",
                            "CCQR r=k (costs)")))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pixsel.scores._column_subset import greedy_column_subset
-from pixsel.scores._placement import greedy_placement, placement_constraints
+from pixsel.scores._placement import greedy_placement, placement_constraints, refine_placement
 
 
 def _kept_mass(A, S, c=1):
@@ -427,3 +427,144 @@ def test_a_given_gram_matrix_gives_the_same_greedy(shape):
     np.testing.assert_allclose(f2, f1, rtol=1e-12)
 
 
+
+
+# --- swaps after the greedy (refine_placement): brute force over all swaps and all k-subsets
+
+def _swap_neighbours(S, p):
+    for m in range(len(S)):
+        for j in range(p):
+            if j not in S:
+                T = list(S)
+                T[m] = j
+                yield T
+
+
+@pytest.mark.parametrize("shape", [(7, 10), (30, 9)])  # the n-form and the Gram form
+def test_swaps_reach_a_local_optimum_at_or_above_the_greedy_and_often_the_optimum(shape):
+    n, p = shape
+    hits = 0
+    for seed in range(8):
+        A = _data(seed, n, p, rank=None if seed % 2 else 5)
+        k = 3 + seed % 2
+        before = A.copy()
+        res = refine_placement(A, k)
+        assert np.array_equal(A, before)
+        order, obj = greedy_placement(A, k)
+        assert res.order.tolist() == order.tolist()
+        np.testing.assert_allclose(res.objective, obj, rtol=1e-12)
+        assert res.converged
+        assert sorted(set(res.support.tolist())) == sorted(res.support.tolist())
+        f = _kept_mass(A, res.support.tolist())
+        assert res.support_objective == pytest.approx(f, rel=1e-9)  # the closed form is the textbook mass
+        assert f >= obj[-1] * (1 - 1e-12)
+        assert res.n_swaps == 0 or f > obj[-1]
+        for T in _swap_neighbours(res.support.tolist(), p):  # no single swap improves
+            assert _kept_mass(A, T) <= f * (1 + 1e-9)
+        best = max(_kept_mass(A, list(S)) for S in combinations(range(p), k))
+        assert f <= best * (1 + 1e-9)
+        hits += f >= best * (1 - 1e-9)
+    assert hits >= 6  # a 1-swap local optimum is usually the global one at these sizes
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_swaps_with_a_given_gram_matrix(n):
+    A = _data(4, n, 12)
+    G = A.T @ A if n > 12 else A @ A.T
+    Gc = G.copy()
+    full = refine_placement(A, 4)
+    given = refine_placement(A, 4, gram=G)
+    assert np.array_equal(G, Gc)
+    assert given.support.tolist() == full.support.tolist()
+    assert given.support_objective == pytest.approx(full.support_objective, rel=1e-10)
+
+
+def test_max_swaps_stops_the_search():
+    A = _data(6, 8, 14)
+    full = refine_placement(A, 5)
+    assert full.n_swaps == 3 and full.converged  # this draw takes three swaps
+    none = refine_placement(A, 5, max_swaps=0)
+    assert none.support.tolist() == none.order.tolist() and none.n_swaps == 0 and not none.converged
+    one = refine_placement(A, 5, max_swaps=1)
+    assert one.n_swaps == 1 and not one.converged
+    assert none.support_objective < one.support_objective < full.support_objective
+    assert one.support_objective == pytest.approx(_kept_mass(A, one.support.tolist()), rel=1e-9)
+    with pytest.raises(ValueError, match="max_swaps must be an int >= 0"):
+        refine_placement(A, 4, max_swaps=-1)
+
+
+def test_swaps_do_not_run_on_colour_pixels():
+    A = _data(2, 20, 18)
+    res = refine_placement(A, 3, block=3)
+    assert res.support.tolist() == res.order.tolist() and res.n_swaps == 0 and not res.converged
+
+
+def _admissible(T, *, shape, **kw):
+    try:
+        _check_constraints_hold(T, shape=shape, **kw)
+    except AssertionError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_swaps_keep_every_constraint_and_no_admissible_swap_improves(case, seed):
+    """The constrained cases of the greedy's oracle: the refined pixels meet every constraint
+    (checked directly), keep the installed sensors first, and no admissible single swap (found by
+    brute force) raises the kept mass."""
+    shape, p, k = (3, 4), 12, 4
+    A = _data(seed, 8, p)
+    kw = _resolve(CASES[case], p, shape, seed)
+    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
+                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
+                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
+                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    res = refine_placement(A, k, constraints=cons)
+    S = res.support.tolist()
+    _check_constraints_hold(S, shape=shape, **kw)
+    f = _kept_mass(A, S)
+    assert res.support_objective == pytest.approx(f, rel=1e-9)
+    assert f >= res.objective[-1] * (1 - 1e-12)
+    assert res.converged
+    for T in _swap_neighbours(S, p):
+        if _admissible(T, shape=shape, **kw):
+            assert _kept_mass(A, T) <= f * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_swaps_keep_random_constraints(seed):
+    rng = np.random.default_rng(300 + seed)
+    shape, p = (6, 7), 42
+    A = _data(seed, 15 if seed % 2 else 60, p, rank=5 if seed % 3 else None)
+    k = int(rng.integers(3, 9))
+    regions = rng.integers(0, 3, p)
+    caps = {r: int(rng.integers(2, 5)) for r in range(3)}
+    floors = {0: 1} if seed % 4 == 0 else None
+    costs = rng.uniform(0.1, 2.0, p)
+    budget = float(np.sort(costs)[:k].sum() * rng.uniform(1.1, 3.0))
+    dmin = float(rng.choice([0.0, 1.0, 1.5, 2.0]))
+    never = rng.choice(p, 5, replace=False).tolist()
+    always = [int(i) for i in rng.choice([j for j in range(p) if j not in never], 1)]
+    kw = dict(always=tuple(always), never=tuple(never), regions=regions, caps=caps, floors=floors, dmin=dmin,
+              costs=costs, budget=budget)
+    try:
+        cons = placement_constraints(p, k, image_shape=shape, always_select=always, never_select=never,
+                                     regions=regions, max_per_region=caps, min_per_region=floors, min_distance=dmin,
+                                     costs=costs, budget=budget)
+    except ValueError:
+        return
+    res = refine_placement(A, k, constraints=cons)
+    _check_constraints_hold(res.support, shape=shape, **kw)
+    assert res.support_objective == pytest.approx(_kept_mass(A, res.support.tolist()), rel=1e-8)
+    assert res.support_objective >= res.objective[-1] * (1 - 1e-12)
+
+
+def test_swaps_leave_installed_sensors_alone():
+    A = _data(5, 9, 14)
+    cons = placement_constraints(14, 3, always_select=[4, 0, 9])
+    res = refine_placement(A, 3, constraints=cons)
+    assert res.support.tolist() == [4, 0, 9] and res.n_swaps == 0 and res.converged
+    cons = placement_constraints(14, 5, always_select=[4, 0])
+    res = refine_placement(A, 5, constraints=cons)
+    assert res.support[:2].tolist() == [4, 0]

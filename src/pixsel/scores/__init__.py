@@ -15,7 +15,8 @@ neighbour graph) is a :mod:`pixsel.stats` function.
 * column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
   :func:`column_subset_objective`;
 * sensor placement: :func:`greedy_placement` (the greedy column subset in ``O(n p)`` per step,
-  under the constraints of :func:`placement_constraints`), and the reconstruction from the
+  under the constraints of :func:`placement_constraints`; :func:`refine_placement` adds swaps at
+  ``k``), and the reconstruction from the
   sensors' readings: :func:`conditional_solve` (the Gaussian conditional mean map and posterior
   variance) and :func:`noise_cv_errors` (the cross-validated error of each noise level, from
   :func:`fold_products` or :func:`fold_products_from_outer`).
@@ -36,7 +37,7 @@ from ._baselines import (
 )
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
-from ._placement import PlacementConstraints, greedy_placement, placement_constraints
+from ._placement import PlacementConstraints, PlacementResult, greedy_placement, placement_constraints, refine_placement
 from ._reconstruction import conditional_solve, fold_products, fold_products_from_outer, noise_cv_errors
 from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
@@ -62,6 +63,8 @@ __all__ = [
     "pivoted_qr_columns",
     "column_subset_objective",
     "greedy_placement",
+    "refine_placement",
+    "PlacementResult",
     "placement_constraints",
     "PlacementConstraints",
     "conditional_solve",

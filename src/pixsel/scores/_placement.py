@@ -36,6 +36,15 @@ first, in the order given.
 Ties go to the lowest index. Columns whose residual is below a relative tolerance of the
 largest squared column norm add nothing; they are taken (lowest admissible index first, no
 gain) only once no other candidate is left.
+
+:func:`refine_placement` continues from the greedy's ``k`` pixels with swaps (one placed pixel
+out, one other in, while the kept mass rises, every constraint kept), valued from the same
+factors: with ``F = [w_1 .. w_k]`` (``F F^T`` the kept part of the Gram matrix) the direction
+that only pixel ``i`` spans is ``q_i = Q F[S]^{-1} e_i`` (normalised, as ``F[S] F[S]^T =
+A_S^T A_S``); dropping ``i`` is the step above backwards (``d <- d + h^2``, ``u <- u + 2 h z +
+||h||^2 h^2`` with ``h = A^T q_i`` and ``z = A^T (I - Q Q^T) A h``) and adding ``j`` a greedy
+step, so the value of every replacement of ``i`` is ``f - ||h||^2 + (u + 2 h z + ||h||^2 h^2) /
+(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known.
 """
 
 from __future__ import annotations
@@ -44,6 +53,9 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import get_blas_funcs
+
+from .._validation import MAX_SWAP_SWEEPS
 
 from typing import TYPE_CHECKING
 
@@ -52,7 +64,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["greedy_placement", "placement_constraints", "PlacementConstraints"]
+__all__ = ["greedy_placement", "refine_placement", "placement_constraints", "PlacementConstraints", "PlacementResult"]
 
 #: A residual squared norm below this fraction of the largest squared column norm of ``A`` is
 #: numerically inside the span of the chosen columns (the value of the p-form kernel).
@@ -60,6 +72,9 @@ _RESIDUAL_RTOL = 1e-10
 
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
+
+#: BLAS's float64 rank-one update, in place
+(_DGER,) = get_blas_funcs(("ger",), (np.empty(1),))
 
 
 @dataclass(frozen=True)
@@ -475,6 +490,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         If the constraints admit no further pixel before ``k`` are chosen (not after the
         feasibility check of :func:`placement_constraints` passed: see ``_State``).
 
+    See Also
+    --------
+    refine_placement : the same path, then swaps at ``k``.
+
     Examples
     --------
     >>> import numpy as np
@@ -483,35 +502,218 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     >>> order.tolist(), np.round(f, 3).tolist()
     ([1, 0], [2.5, 3.0])
     """
+    run = _greedy(A, k, block, constraints, callback, gram)
+    return run.order, run.objective
+
+
+@dataclass
+class PlacementResult:
+    """The outcome of :func:`refine_placement`.
+
+    Attributes
+    ----------
+    order : ndarray of shape (k,) of int
+        The greedy path, as :func:`greedy_placement` returns it.
+    objective : ndarray of shape (k,)
+        The path's kept mass after each pixel.
+    support : ndarray of shape (k,) of int
+        The refined ``k`` pixels: the path with every pixel swapped out replaced, in its place,
+        by the pixel swapped in (installed sensors stay first).
+    support_objective : float
+        The kept mass ``||P_S A||_F^2`` of ``support``, never below ``objective[-1]``.
+    n_swaps : int
+        Swaps taken.
+    converged : bool
+        True when no admissible single swap raises the kept mass (a 1-swap local optimum under
+        the constraints); False when ``max_swaps`` stopped the search, or when it did not run
+        (colour pixels, or a path whose pixels are linearly dependent).
+    """
+
+    order: np.ndarray
+    objective: np.ndarray
+    support: np.ndarray
+    support_objective: float
+    n_swaps: int
+    converged: bool
+
+
+def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
+                     max_swaps: int = MAX_SWAP_SWEEPS, callback: Callable | None = None,
+                     gram: ArrayLike | None = None) -> PlacementResult:
+    """The greedy placement, then swaps at ``k``: one placed pixel out, one other in, while the kept mass rises.
+
+    A greedy path is nested, so its ``k`` pixels can miss sets that no sequence of single
+    additions reaches. From the path's ``k`` pixels ``S`` every admissible swap ``S - i + j`` is
+    valued in closed form from the greedy's own factorization, no refit: with ``q_i`` the unit
+    vector of ``span(A_S)`` orthogonal to the other chosen columns (``A_S (A_S^T A_S)^{-1} e_i``,
+    normalised), ``h_i = A^T q_i`` and ``z_i = A^T (I - P_S) A h_i``, dropping ``i`` loses
+    ``||h_i||^2`` and then adding ``j`` gains ``(u_j + 2 h_ij z_ij + h_ij^2 ||h_i||^2) /
+    (d_j + h_ij^2)``, with the residual norms ``d_j`` and gains' numerators ``u_j`` of the
+    greedy (see the module docstring). The placed pixels are visited in turn: every
+    replacement of one pixel is valued in ``O(p k)``, and the best is taken when it raises the
+    kept mass, as a rank-one downdate (a Householder reflection of the factors) and one greedy
+    step; the search stops once no placed pixel has an improving replacement (a 1-swap local
+    optimum) or after ``max_swaps`` swaps.
+
+    Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
+    region maxima and minima, the minimum distance and the budget hold after each swap.
+
+    Parameters
+    ----------
+    A, k, block, constraints, callback, gram
+        As :func:`greedy_placement`.
+    max_swaps : int, default=100
+        Swaps allowed (0: the greedy placement alone).
+
+    Returns
+    -------
+    PlacementResult
+
+    Notes
+    -----
+    The swaps run on grey pixels (``block=1``) whose chosen columns are linearly independent;
+    otherwise the greedy placement is returned with ``converged=False``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 0.0, 2.0, 1.0], [2.0, 2.0, -2.0, -2.0], [0.0, 0.0, 0.0, 1.0]])
+    >>> res = refine_placement(A, 2)
+    >>> res.order.tolist(), round(float(res.objective[-1]), 3)  # the greedy path: pixel 3, then 0
+    ([3, 0], 21.095)
+    >>> res.support.tolist(), round(res.support_objective, 3), res.n_swaps  # 3 swapped for 1
+    ([1, 0], 22.0, 1)
+    """
+    if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
+        raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
+    run = _greedy(A, k, block, constraints, callback, gram)
+    support, value, n_swaps, converged = _swaps(run, int(max_swaps))
+    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged)
+
+
+#: A swap is taken only when it raises the kept mass by more than this fraction (rounding of the
+#: closed-form values), so the search cannot cycle.
+_SWAP_RTOL = 1e-9
+#: Swaps between two recomputations of the swap state from the factors (rounding of its updates).
+_REFRESH = 32
+
+
+class _Basis:
+    """The span of the chosen columns as the greedy and the swaps update it.
+
+    ``F`` (``p x t``) holds ``w = A^T q`` for orthonormal directions ``q`` of the span, so the
+    residual Gram matrix is ``G - F F^T``; with fewer images than pixels ``Q`` holds the ``q``.
+    """
+
+    def __init__(self, A, gram, n_dirs):
+        n, p = A.shape
+        self.gram_form = n > p
+        if self.gram_form:
+            self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
+            self.limit = p
+        else:
+            self.B = A
+            self.M0 = A @ A.T if gram is None else np.asarray(gram, dtype=np.float64)
+            self.limit = n
+        n_dirs = min(self.limit, n_dirs)
+        if not self.gram_form:
+            self.Q = np.empty((n, n_dirs))
+        self.F = np.empty((p, n_dirs))
+        self.rank = 0
+
+    def add(self, col, floor):
+        """Add column ``col``'s residual direction: ``(w, z, ||w||^2)`` with ``w = A^T q``,
+        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``."""
+        r = self.rank
+        F = self.F[:, :r]
+        if self.gram_form:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
+            e = self.G[col] - F @ F[col] if r else self.G[col].copy()
+            nr2 = float(e[col])
+            if nr2 <= floor or r >= self.limit:
+                return None
+            w = e / np.sqrt(nr2)
+            z = self.G @ w
+            if r:
+                z -= F @ (F.T @ w)
+        else:
+            Q = self.Q[:, :r]
+            x = self.B[:, col].copy()
+            if r:
+                for _ in range(2):  # classical Gram-Schmidt, twice
+                    x -= Q @ (Q.T @ x)
+            nr2 = float(x @ x)
+            if nr2 <= floor or r >= self.limit:
+                return None
+            q = x / np.sqrt(nr2)
+            v = self.M0 @ q
+            if r:
+                v -= Q @ (Q.T @ v)
+            w, z = np.stack([q, v]) @ self.B  # one pass over the data
+            self.Q[:, r] = q
+        self.F[:, r] = w
+        self.rank = r + 1
+        return w, z, float(w @ w)
+
+    def residual_products(self):
+        """``K = F^T E`` (``t x p``), ``E = A^T (I - Q Q^T) A`` the residual Gram matrix."""
+        F = self.F[:, :self.rank]
+        if self.gram_form:
+            return F.T @ self.G - (F.T @ F) @ F.T
+        Q = self.Q[:, :self.rank]
+        V = self.B @ F  # A A^T Q
+        V -= Q @ (Q.T @ V)
+        return V.T @ self.B
+
+    def remove(self, y):
+        """Drop the direction ``Q y`` (``y`` a unit vector): the Householder reflection
+        ``R = I - v v^T`` of the directions takes it to the last one, which is then discarded;
+        returns ``v``."""
+        r = self.rank
+        v = y.copy()
+        v[-1] += 1.0 if y[-1] >= 0 else -1.0
+        v *= np.sqrt(2.0 / float(v @ v))
+        for X in (self.F,) if self.gram_form else (self.F, self.Q):
+            Xr = X[:, :r]
+            _ger(Xr, Xr @ v, v, -1.0)
+        self.rank = r - 1
+        return v
+
+
+@dataclass
+class _Run:
+    order: np.ndarray
+    objective: np.ndarray
+    D: np.ndarray
+    U: np.ndarray
+    basis: _Basis
+    floor: float
+    total: float
+    cons: PlacementConstraints
+    block: int
+
+
+def _greedy(A, k, block, constraints, callback, gram) -> _Run:
+    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
     L = A.shape[1] // c
     cons = constraints if constraints is not None else placement_constraints(L, k)
     state = _State(cons)
+    basis = _Basis(A, gram, k * c)
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
-    if A.shape[0] <= A.shape[1]:  # n <= p: work on A, with M0 = A A^T (n x n)
-        G = None
-        B = A
-        M0 = B @ B.T if gram is None else np.asarray(gram, dtype=np.float64)
-        B3 = B.reshape(B.shape[0], L, c)
+    if not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
+        B3 = A.reshape(A.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
-        U = np.einsum("nlc,nld->lcd", B3, (M0 @ B).reshape(B.shape[0], L, c))
-        n = B.shape[0]
-        Q = np.empty((n, min(n, k * c)))
+        U = np.einsum("nlc,nld->lcd", B3, (basis.M0 @ A).reshape(A.shape[0], L, c))
     else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
-        G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
+        G = basis.G
         G3 = G.reshape(G.shape[0], L, c)
         D = _diag_blocks(G, L, c)
         U = np.einsum("nlc,nld->lcd", G3, G3)
-        n = G.shape[0]
-        # F = [w_1 .. w_t], w = A^T q for the orthonormal directions q of the chosen columns'
-        # span: the residual Gram matrix is E = G - F F^T, never formed.
-        F = np.empty((n, min(n, k * c)))
         del G3
     floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
-    rank = 0
     order = np.empty(k, dtype=np.intp)
     objective = np.empty(k)
     total = 0.0
@@ -538,48 +740,176 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         state.take(i)
         order[t] = i
         for col in range(i * c, i * c + c):
-            if G is None:
-                r = B[:, col].copy()
-                if rank:
-                    for _ in range(2):  # classical Gram-Schmidt, twice
-                        r -= Q[:, :rank] @ (Q[:, :rank].T @ r)
-                nr2 = float(r @ r)
-                if nr2 <= floor or rank >= n:
-                    continue
-                q = r / np.sqrt(nr2)
-                v = M0 @ q
-                if rank:
-                    v -= Q[:, :rank] @ (Q[:, :rank].T @ v)
-                wz = np.stack([q, v]) @ B  # one pass over the data
-                w, z = wz[0], wz[1]
-                Q[:, rank] = q
-            else:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
-                e = G[col] - F[:, :rank] @ F[col, :rank] if rank else G[col].copy()
-                nr2 = float(e[col])
-                if nr2 <= floor or rank >= n:
-                    continue
-                w = e / np.sqrt(nr2)
-                z = G @ w
-                if rank:
-                    z -= F[:, :rank] @ (F[:, :rank].T @ w)
-                F[:, rank] = w
-            qv = float(w @ w)  # q^T (A A^T) q restricted to the residual: ||A^T q||^2
-            w, z = w.reshape(L, c), z.reshape(L, c)
-            if c == 1:
-                d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
-                w2 = w1 * w1
-                d -= w2
-                u -= 2.0 * w1 * z1 - qv * w2
-            else:
-                ww = w[:, :, None] * w[:, None, :]
-                D -= ww
-                U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
+            step = basis.add(col, floor)
+            if step is None:
+                continue
+            w, z, qv = step  # qv = ||A^T q||^2, the kept mass the direction adds
+            _downdate(D, U, w, z, qv, L, c)
             total += qv
-            rank += 1
         objective[t] = total
         if callback is not None:
             callback(t + 1, total=k)
-    return order, objective
+    return _Run(order, objective, D, U, basis, floor, total, cons, c)
+
+
+def _downdate(D, U, w, z, qv, L, c):
+    """A direction ``q`` joins the span: ``d <- d - w^2`` and ``u <- u - 2 w z + qv w^2`` (blockwise)."""
+    w, z = w.reshape(L, c), z.reshape(L, c)
+    if c == 1:
+        d, u, w1, z1 = D[:, 0, 0], U[:, 0, 0], w[:, 0], z[:, 0]  # views: updated in place
+        w2 = w1 * w1
+        d -= w2
+        u -= 2.0 * w1 * z1 - qv * w2
+    else:
+        ww = w[:, :, None] * w[:, None, :]
+        D -= ww
+        U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
+
+
+def _swaps(run: _Run, max_swaps: int):
+    """Swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
+
+    The placed pixels are visited in turn; for pixel ``i`` every admissible replacement ``j`` is
+    valued and the best is taken when it raises the kept mass. The search stops once ``k``
+    pixels in a row found no such swap (a 1-swap local optimum), or after ``max_swaps``.
+
+    With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
+    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and
+    ``K = F^T E``, so ``h_i = F y_i`` and ``z_i = K^T y_i`` (normalised): ``O(p k)`` per pixel
+    visited. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to the last
+    one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of row
+    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by rank-one
+    terms, ``O(p k + k^2)`` and one greedy step per swap, and are recomputed from the factors
+    every ``_REFRESH`` swaps.
+    """
+    members = run.order.copy()
+    basis, cons, floor = run.basis, run.cons, run.floor
+    k = members.size
+    if run.block != 1 or basis.rank != k or max_swaps == 0:
+        return members, run.total, 0, False
+    d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
+    f = run.total
+    rows = _SwapRows(cons, members)
+    if len(rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
+        return members, f, 0, True
+    n_swaps, fresh, idle, m = 0, -1, 0, 0
+    while idle < k:
+        if n_swaps - fresh >= _REFRESH or fresh < 0:
+            try:
+                Y = np.linalg.inv(basis.F[members, :k])
+            except np.linalg.LinAlgError:  # the chosen columns became dependent by rounding: stop here
+                return members, f, n_swaps, False
+            K = basis.residual_products()
+            fresh = n_swaps
+        m = m % k
+        ok = rows.admissible(m)
+        y = Y[:, m]
+        sc = 1.0 / float(np.sqrt(y @ y))
+        if not ok.any():
+            idle, m = idle + 1, m + 1
+            continue
+        F = basis.F[:, :k]
+        h = (F @ y) * sc  # A^T q_i
+        z = (y @ K) * sc  # E h_i
+        lo = float(h @ h)
+        h2 = h * h
+        den = d + h2  # residual norm of j once i is dropped
+        ok &= den > 2 * floor
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = np.where(ok, (u + 2.0 * h * z + lo * h2) / den, -np.inf)
+        j = int(np.argmax(val))  # ties: the lowest index
+        if not val[j] - lo > _SWAP_RTOL * abs(f):
+            idle, m = idle + 1, m + 1
+            continue
+        if n_swaps == max_swaps:
+            return members, f, n_swaps, False
+        i = int(members[m])
+        d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        u += 2.0 * h * z + lo * h2
+        f -= lo
+        v = basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
+        Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
+        _ger(K, v, v @ K, -1.0)  # R K
+        F1 = basis.F[:, :k - 1]
+        old_row = basis.F[i, :k].copy()
+        w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
+        _downdate(run.D, run.U, w, zj, qv, cons.n_pixels, 1)
+        f += qv
+        # K -> F'^T E' with E' = E + h h^T - w w^T: rows 0..k-2 gain (F1^T h) h^T - (F1^T w) w^T,
+        # the last row is E' w = z_j - qv w (z_j = (E + h h^T) w)
+        K[k - 1] = zj - qv * w
+        _ger(K[:k - 1], F1.T @ h, h, 1.0)
+        _ger(K[:k - 1], F1.T @ w, w, -1.0)
+        # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
+        delta = basis.F[j, :k] - old_row
+        g = Yr[:, m]
+        s = Yr.T @ delta
+        Y = Yr - np.outer(g, s / (1.0 + float(delta @ g)))
+        rows.swap(m, j)
+        members[m] = j
+        n_swaps += 1
+        idle, m = 0, m + 1
+    return members, f, n_swaps, True
+
+
+class _SwapRows:
+    """Which pixels may replace a placed pixel, every constraint kept (``O(p)`` per query)."""
+
+    def __init__(self, cons: PlacementConstraints, members: NDArray):
+        self.cons, self.members = cons, members.copy()
+        self.free = ~cons.never
+        self.free[members] = False
+        self.fixed = set(int(i) for i in cons.always)
+        self.counts = (None if cons.labels is None
+                       else np.bincount(cons.labels[members], minlength=cons.caps.size))
+        self.budget = cons.costs is not None and bool(np.isfinite(cons.budget))
+        self.spent = float(cons.costs[members].sum()) if self.budget else 0.0
+        self.near = None
+        if cons.coords is not None and cons.min_distance > 0:  # chosen pixels closer than min_distance to each
+            self.near = sum(self._close(int(i)).astype(np.intp) for i in members)
+
+    def _close(self, i):
+        diff = self.cons.coords - self.cons.coords[i]
+        return np.einsum("jc,jc->j", diff, diff) < self.cons.min_distance ** 2
+
+    def admissible(self, m: int) -> NDArray:
+        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint."""
+        c, i = self.cons, int(self.members[m])
+        if i in self.fixed:
+            return np.zeros(c.n_pixels, dtype=bool)
+        ok = self.free.copy()
+        if self.counts is not None:
+            li = c.labels[i]
+            same = c.labels == li
+            ok &= same | (self.counts < c.caps)[c.labels]  # j's region has room for one more
+            if c.floors is not None and self.counts[li] <= c.floors[li]:
+                ok &= same  # i's region keeps its minimum
+        if self.near is not None:
+            ok &= self.near - self._close(i) == 0  # j is near no chosen pixel but i
+        if self.budget:
+            ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
+        return ok
+
+    def swap(self, m: int, j: int) -> None:
+        c, i = self.cons, int(self.members[m])
+        self.free[i] = not c.never[i]
+        self.free[j] = False
+        if self.counts is not None:
+            self.counts[c.labels[i]] -= 1
+            self.counts[c.labels[j]] += 1
+        if self.near is not None:
+            self.near += self._close(j).astype(np.intp) - self._close(i)
+        if self.budget:
+            self.spent += float(c.costs[j] - c.costs[i])
+        self.members[m] = j
+
+
+def _ger(X, x, y, alpha):
+    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C-ordered float64 ``X``: no temporary)."""
+    if X.flags.c_contiguous and X.dtype == np.float64 and X.size:
+        _DGER(alpha, y, x, a=X.T, overwrite_a=1)  # X^T is Fortran-ordered: X^T += alpha y x^T
+    else:
+        X += alpha * np.outer(x, y)
 
 
 def _diag_blocks(G, L, c):
