@@ -75,3 +75,22 @@ def test_place_exact_user_errors_exit_2(tmp_path, capsys):
     assert main(["place", str(_data(tmp_path)), "-k", "3", "--exact", "5", "--out", str(out)]) == 2  # 48 images of 100 pixels
     assert "positive definite" in capsys.readouterr().err
     assert not (out / "place.json").exists()
+
+
+def test_place_refine_writes_the_swapped_sensors(tmp_path, capsys):
+    """--refine: place.json holds the sensors after the swaps (those of PixelReconstructor(refine=True)
+    on the same training images), their kept mass at least the greedy's, and the greedy's order beside."""
+    from pixsel import PixelReconstructor
+
+    path, X = _full_rank(tmp_path)
+    out = tmp_path / "refined"
+    assert main(["place", str(path), "-k", "4", "--refine", "--alpha", "0", "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    train = np.random.default_rng(rec["seed"]).permutation(100)[rec["n_test"]:]
+    ref = PixelReconstructor(4, alpha=0, refine=True).fit(X[train])
+    assert rec["refine"] is True and rec["sensors"] == ref.sensors_.tolist()
+    assert rec["greedy_order"] == ref.order_.tolist() and rec["n_swaps"] == ref.n_swaps_
+    assert rec["kept_mass_fraction_at_k"] >= rec["kept_mass_fraction"][-1] - 1e-12
+    assert main(["place", str(path), "-k", "4", "--refine", "--exact", "5", "--out", str(tmp_path / "x")]) == 2
+    assert "drop --refine" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
