@@ -17,7 +17,10 @@ Two measurements, each the median (and min-max spread) of 3 runs (`--repeat`), w
 command alone (the library's comparison takes minutes). `--baseline SRC`: also time the command of
 another pixsel source tree (a folder holding the `pixsel` package, e.g. a checkout's `src` of the
 commit before a change), run by the same interpreter and alternated with this one, so that both see
-the same load; the ratio of the medians is printed. Each command's CPU time (user + system, all its
+the same load; the ratio of the medians is printed. `--python PY`: the same, for the command under
+another environment's interpreter (the one `make demo` makes, with the runtime dependencies only: no
+Numba, none of the test extras such as pandas, which scikit-learn imports where it is installed).
+Each command's CPU time (user + system, all its
 threads) is printed beside its wall time: on a machine shared with other work, the wall time
 measures the load too. Each command first runs once untimed, writing the bytecode of the modules it
 imports as a user's first run does (the commands run without PYTHONDONTWRITEBYTECODE): the timed
@@ -93,9 +96,10 @@ def _stats(times):
     return {"median": float(np.median(times)), "min": float(min(times)), "max": float(max(times)), "runs": times}
 
 
-def _cli(args, threads, src=None):
+def _cli(args, threads, src=None, python=None):
     """Wall and CPU seconds (user + system, the child's threads included) of one fresh
-    `python -m pixsel select ARGS`; with ``src``, the pixsel package found first in that folder."""
+    `python -m pixsel select ARGS`; with ``src``, the pixsel package found first in that folder; with
+    ``python``, that interpreter (another environment's) instead of this one."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's run: the first one writes the bytecode
     if threads:  # the same BLAS pinning as the library runs
@@ -104,7 +108,8 @@ def _cli(args, threads, src=None):
         env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve()), *filter(None, [env.get("PYTHONPATH")])])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "pixsel", "select", *args], capture_output=True, text=True, env=env)
+    r = subprocess.run([python or sys.executable, "-m", "pixsel", "select", *args], capture_output=True, text=True,
+                       env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
@@ -126,6 +131,10 @@ def main():
     ap.add_argument("--baseline", metavar="SRC", default=None,
                     help="also time the command of the pixsel package in SRC, alternated with this one")
     ap.add_argument("--skip-auto", action="store_true", help="time -k 20 only, not --k auto")
+    ap.add_argument("--python", metavar="PY", default=None,
+                    help="also time the command under the interpreter PY (another environment with pixsel installed, "
+                         "e.g. .venv/bin/python of a clone after `make demo`: no Numba, no test extras), alternated "
+                         "with this one")
     args = ap.parse_args()
     _check_baseline(args.baseline)
     repeat = args.repeat
@@ -177,20 +186,24 @@ def _library(Xf, y, folds, repeat, args):
 def _command(X, y, shape, repeat, args):
     """`pixsel select` on the PNG folder in fresh processes: this pixsel, and with --baseline the
     other, alternated run by run; wall and CPU seconds, median [min-max]."""
-    trees = {"this": None} if args.baseline is None else {"this": None, "baseline": args.baseline}
+    trees = {"this": (None, None)}
+    if args.baseline is not None:
+        trees["baseline"] = (args.baseline, None)
+    if getattr(args, "python", None) is not None:
+        trees["other env"] = (None, args.python)
     figures = {"k20": ["-k", "20"]} if args.skip_auto else {"k20": ["-k", "20"], "auto": ["--k", "auto"]}
     runs = {(tree, name): {"wall": [], "cpu": []} for tree in trees for name in figures}
     reports = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "faces"
         _write_folder(root, X, y, shape)
-        for tree, src in trees.items() if not args.quick else ():  # untimed: each first run writes its bytecode
-            _cli([str(root), "-k", "20", "--out", str(Path(tmp) / f"out-{tree}-first"), "-q"], args.threads, src)
+        for tree, (src, py) in trees.items() if not args.quick else ():  # untimed: each first run writes its bytecode
+            _cli([str(root), "-k", "20", "--out", str(Path(tmp) / f"out-{tree}-first"), "-q"], args.threads, src, py)
         for r in range(repeat):
             for name, opts in figures.items():  # interleaved, so a busy moment hits every command alike
-                for tree, src in trees.items():
+                for tree, (src, py) in trees.items():
                     out = Path(tmp) / f"out-{tree}-{name}-{r}"
-                    wall, cpu = _cli([str(root), *opts, "--out", str(out), "-q"], args.threads, src)
+                    wall, cpu = _cli([str(root), *opts, "--out", str(out), "-q"], args.threads, src, py)
                     runs[tree, name]["wall"].append(wall)
                     runs[tree, name]["cpu"].append(cpu)
                     reports[tree, name] = json.loads((out / "selection.json").read_text())
@@ -206,13 +219,16 @@ def _command(X, y, shape, repeat, args):
             result.setdefault(tree, {})[name] = {**w, "cpu": c, **({"k": int(reports[tree, name]["k"])}
                                                                    if name == "auto" else {})}
             extra = f", k = {reports[tree, name]['k']} (goal <= {GOAL_K})" if name == "auto" else ""
-            who = "" if args.baseline is None else f" [{tree}]"
+            who = "" if len(trees) == 1 else f" [{tree}]"
             print(f"  {label:9s}{who:11s} {w['median']:6.2f} s [{w['min']:.2f}-{w['max']:.2f}], CPU {c['median']:5.2f} s "
                   f"[{c['min']:.2f}-{c['max']:.2f}] (goal <= {goal:g} s){extra}")
-        if args.baseline is not None:
-            ratio = {m: np.median(runs["baseline", name][m]) / np.median(runs["this", name][m]) for m in ("wall", "cpu")}
-            result.setdefault("ratio_baseline_to_this", {})[name] = ratio
-            print(f"  {label:9s} baseline / this: wall {ratio['wall']:.2f}x, CPU {ratio['cpu']:.2f}x")
+        for tree in trees:
+            if tree == "this":
+                continue
+            ratio = {m: np.median(runs[tree, name][m]) / np.median(runs["this", name][m]) for m in ("wall", "cpu")}
+            key = "ratio_baseline_to_this" if tree == "baseline" else "ratio_other_env_to_this"
+            result.setdefault(key, {})[name] = ratio
+            print(f"  {label:9s} {tree} / this: wall {ratio['wall']:.2f}x, CPU {ratio['cpu']:.2f}x")
     return result
 
 
