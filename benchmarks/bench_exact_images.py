@@ -13,9 +13,9 @@ Methods, each with the same time limit per instance (``--limit`` seconds; a sing
 ``limit / number of sizes`` for each size, one core each):
 
 * pixsel's ``exact_path`` (one search for every size ``k = 1..max_k``); ``pixsel-sdp`` (asked for
-  by name in ``--methods``) the same with ``bounds='sdp'``: a quarter of the time goes to one
-  semidefinite relaxation whose rank-one (pairwise) split caps every size the search leaves open
-  (needs the ``conic`` extra);
+  by name in ``--methods``) the same with ``bounds='sdp'``: 30 % of the time goes to one or two
+  semidefinite relaxations whose rank-one (pairwise) splits cap every size the search leaves
+  open (needs the ``conic`` extra);
 * OKRidge (Liu, Rosen, Zhong and Rudin, "OKRidge: scalable optimal k-sparse ridge regression",
   NeurIPS 2023; PyPI ``okridge``): branch and bound for k-sparse ridge regression;
 * l0bnb (Hazimeh, Mazumder and Saab, "Sparse regression at scale: branch-and-bound rooted in

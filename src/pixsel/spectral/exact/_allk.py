@@ -63,8 +63,8 @@ node, is only sampled once it has made fewer than half of the nodes it was tried
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
 whole set's value, for two-class LDA then by the perspective relaxation
 (:mod:`pixsel.spectral.bounds._perspective`, valid at any dual point) and, with ``bounds='sdp'``,
-by the rank-one (pairwise) convexification (:mod:`pixsel.spectral.bounds._sdp_root`: one
-semidefinite relaxation, whose split of ``B`` bounds every size), and every size's bound is
+by the rank-one (pairwise) convexification (:mod:`pixsel.spectral.bounds._sdp_root`: one or
+two semidefinite relaxations, each of whose splits of ``B`` bounds every size), and every size's bound is
 capped by the bound (or optimum) of the next larger size (monotonicity).
 
 Several cores (``n_jobs > 1``): the enumeration of one size and a window of the tree need nothing
@@ -137,7 +137,7 @@ _FIRST_WINDOW_MIN_FRACTION = 0.5
 _PERSPECTIVE_REFINE = 8
 #: ``bounds='sdp'`` under a time limit: the share of it kept from the search for the semidefinite
 #: relaxation that caps the open sizes (one solve, then one certified evaluation per open size)
-_SDP_SHARE = 0.25
+_SDP_SHARE = 0.3
 #: the bound sets of :func:`exact_path` (``bounds=``; the vocabulary of :func:`exact_support`)
 PATH_BOUNDS = ("cardinality", "sdp")
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
@@ -953,36 +953,48 @@ def _sdp_caps(M2, B, form, inc, ub, max_k, deadline):
     """Cap the bound of every open size by the rank-one (pairwise) convexification (two-class LDA,
     ``bounds='sdp'``, in place).
 
-    One semidefinite relaxation (:func:`pixsel.spectral.bounds.sdp_decomposition`, Clarabel, the
-    ``conic`` extra) at the median open size gives a split ``B = C + diag(d) + sum of 2 x 2
-    blocks`` that is valid for EVERY size; each open size then pays one certified evaluation
-    (:func:`pixsel.spectral.bounds.mixed_split_bound`: the split mixed with the perspective
-    diagonal, the best of five mixtures), largest size first. The bound is valid whatever the
-    solver's status (an early stop only weakens it). ``deadline``: a ``time.perf_counter()``
-    value that bounds the solve (its time limit) and the evaluations (sizes left are skipped).
+    A semidefinite relaxation (:func:`pixsel.spectral.bounds.sdp_decomposition`, Clarabel, the
+    ``conic`` extra) at one size gives a split ``B = C + diag(d) + sum of 2 x 2 blocks`` that is
+    valid for EVERY size, tightest near the size it was solved at; each open size then pays one
+    certified evaluation (:func:`pixsel.spectral.bounds.mixed_split_bound`: the split mixed with
+    the perspective diagonal, the best of five mixtures), largest size first. The first solve is
+    at the smallest open size (its gap is the largest), a second at the median open size when
+    the time left is predicted to fit it (the first solve's seconds, plus a fifth); each size
+    keeps its smallest bound. Valid whatever the solver's status (an early stop only weakens a
+    split). ``deadline``: a ``time.perf_counter()`` value that bounds the solves (their time
+    limits) and the evaluations (sizes left are skipped).
     """
     from ..bounds._sdp_root import mixed_split_bound, sdp_decomposition
 
     open_sizes = [j for j in range(max_k, 0, -1) if ub[j] > inc[j]]
-    info = {"k": None, "status": None, "sizes": 0, "improved": 0, "time_s": 0.0}
+    info = {"k": [], "status": [], "sizes": 0, "improved": 0, "time_s": 0.0}
     if form != "vector" or M2.shape[1] != 1 or not open_sizes:
         return info
     t = time.perf_counter()
     a = M2[:, 0]
     Bm = np.eye(M2.shape[0]) if B is None else B
-    ks = int(open_sizes[len(open_sizes) // 2])
-    # the solve may take the time left but a second per open size (the evaluations)
-    solve_s = None if deadline is None else max(1.0, deadline - t - 1.0 * len(open_sizes))
-    d, pairs, P, sdp = sdp_decomposition(a, Bm, ks, time_limit=solve_s)
-    info.update(k=ks, status=sdp["status"])
-    for j in open_sizes:
-        if deadline is not None and time.perf_counter() > deadline and info["sizes"] > 0:
-            break
-        b, _ = mixed_split_bound(a, Bm, j, d, pairs, P, iters=60, z0=sdp["z"] if j == ks else None)
-        info["sizes"] += 1
-        if b < ub[j]:
-            ub[j] = max(b, inc[j])
-            info["improved"] += 1
+    improved = set()
+    plan = list(dict.fromkeys([open_sizes[-1], open_sizes[len(open_sizes) // 2]]))
+    for n_solve, ks in enumerate(plan):
+        t1 = time.perf_counter()
+        if n_solve > 0 and deadline is not None and t1 + 1.2 * (t1 - t) > deadline:
+            break  # the second solve is predicted not to fit
+        # a solve may take the time left but a second per open size (the evaluations)
+        solve_s = None if deadline is None else max(1.0, deadline - t1 - 1.0 * len(open_sizes))
+        d, pairs, P, sdp = sdp_decomposition(a, Bm, int(ks), time_limit=solve_s)
+        info["k"].append(int(ks))
+        info["status"].append(sdp["status"])
+        done = 0
+        for j in open_sizes:
+            if deadline is not None and time.perf_counter() > deadline and (done > 0 or n_solve > 0):
+                break
+            b, _ = mixed_split_bound(a, Bm, j, d, pairs, P, iters=60, z0=sdp["z"] if j == ks else None)
+            done += 1
+            if b < ub[j]:
+                ub[j] = max(b, inc[j])
+                improved.add(j)
+        info["sizes"] = max(info["sizes"], done)
+    info["improved"] = len(improved)
     info["time_s"] = time.perf_counter() - t
     return info
 
@@ -1084,12 +1096,13 @@ def exact_path(
         capped by the perspective relaxation (two-class LDA). ``'sdp'`` (two-class LDA, a vector
         ``A``; else as ``'cardinality'``): the open sizes are also capped by the rank-one
         (pairwise) convexification of Atamtürk and Gómez ("Rank-one convexification for sparse
-        regression", JMLR 2025), from ONE semidefinite relaxation at the median open size whose
-        split of ``B`` bounds every size (:mod:`pixsel.spectral.bounds._sdp_root`; it needs the
-        conic solver Clarabel, ``pip install pixsel[conic]``). Under a time limit the search
-        keeps 75 % of it and the relaxation the rest. It tightens the certified bounds of the
-        open sizes (it certifies a size only when a bound reaches the incumbent); it costs the
-        search a quarter of its time, so it is not the default.
+        regression", JMLR 2025): a semidefinite relaxation at the smallest open size, and one at
+        the median open size where the time allows, each giving a split of ``B`` that bounds
+        every size (:mod:`pixsel.spectral.bounds._sdp_root`; it needs the conic solver
+        Clarabel, ``pip install pixsel[conic]``). Under a time limit the search keeps 70 % of it
+        and the relaxations the rest. It tightens the certified bounds of the open sizes (it
+        certifies a size only when a bound reaches the incumbent); it costs the search 30 % of
+        its time, so it is not the default.
 
     Returns
     -------
