@@ -12,7 +12,10 @@ the class means and ``B`` the pooled within-class covariance plus pixsel's ridge
 Methods, each with the same time limit per instance (``--limit`` seconds; a single-k solver gets
 ``limit / number of sizes`` for each size, one core each):
 
-* pixsel's ``exact_path`` (one search for every size ``k = 1..max_k``);
+* pixsel's ``exact_path`` (one search for every size ``k = 1..max_k``); ``pixsel-sdp`` (asked for
+  by name in ``--methods``) the same with ``bounds='sdp'``: 30 % of the time goes to one or two
+  semidefinite relaxations whose rank-one (pairwise) splits cap every size the search leaves
+  open (needs the ``conic`` extra);
 * OKRidge (Liu, Rosen, Zhong and Rudin, "OKRidge: scalable optimal k-sparse ridge regression",
   NeurIPS 2023; PyPI ``okridge``): branch and bound for k-sparse ridge regression;
 * l0bnb (Hazimeh, Mazumder and Saab, "Sparse regression at scale: branch-and-bound rooted in
@@ -65,8 +68,11 @@ from pixsel.io import save_figure
 from pixsel.spectral import exact_path, greedy_path, objective_on_support
 from pixsel.stats import class_statistics, regularize
 
-METHODS = ("pixsel", "okridge", "l0bnb", "gurobi", "scip")
-LABELS = {"pixsel": "pixsel exact_path", "okridge": "OKRidge", "l0bnb": "l0bnb",
+METHODS = ("pixsel", "pixsel-sdp", "okridge", "l0bnb", "gurobi", "scip")
+#: the methods run when ``--methods`` is not given (``pixsel-sdp`` is asked for by name)
+DEFAULT_METHODS = ("pixsel", "okridge", "l0bnb", "gurobi", "scip")
+LABELS = {"pixsel": "pixsel exact_path", "pixsel-sdp": "pixsel exact_path, bounds='sdp'", "okridge": "OKRidge",
+          "l0bnb": "l0bnb",
           "gurobi": "MIO (Bertsimas, King, Mazumder) + Gurobi", "scip": "MIO (Bertsimas, King, Mazumder) + SCIP"}
 INSTANCES = {"usps60": ("usps", 60), "usps100": ("usps", 100), "usps256": ("usps", 256),
              "yale60": ("yale", 60), "yale100": ("yale", 100)}
@@ -324,25 +330,29 @@ def run_instance(key, args, methods):
     out = {"p": p, "n": len(y), "pixels": pixels.tolist(), "ridge": rho, "max_k": max_k, "mapping_error": map_err,
            "limit_s": args.limit, "methods": {}}
     best = np.array([max(fw.objective[k - 1], bw.objective[k - 1]) for k in range(1, p + 1)])
-    if "pixsel" in methods:
+    for name in ("pixsel", "pixsel-sdp"):
+        if name not in methods:
+            continue
         t = time.perf_counter()
-        path = exact_path(a, B, max_k=max_k, time_limit=args.limit, n_jobs=args.n_jobs)
+        path = exact_path(a, B, max_k=max_k, time_limit=args.limit, n_jobs=args.n_jobs,
+                          bounds="sdp" if name == "pixsel-sdp" else "cardinality")
         el = time.perf_counter() - t
         rows = [{"k": k, "objective": float(path.objective[k - 1]), "upper_bound": float(path.upper_bound[k - 1]),
                  "gap": float(path.relative_gap[k - 1]), "certified": bool(path.certified[k - 1]),
                  "status": str(path.status[k - 1]), "support": path.support(k).tolist()} for k in ks]
         for r in rows:
             assert len(r["support"]) == r["k"]
-        out["methods"]["pixsel"] = {"rows": rows, "time_s": el, "search_status": path.search_status,
-                                    "n_nodes": int(path.n_nodes)}
+        out["methods"][name] = {"rows": rows, "time_s": el, "search_status": path.search_status,
+                                "n_nodes": int(path.n_nodes), "sdp": path.info.get("sdp")}
         best[:max_k] = np.maximum(best[:max_k], path.objective)
-        print(f"pixsel exact_path: {int(path.certified.sum())}/{max_k} certified in {el:.1f} s "
-              f"({path.search_status}, {path.n_nodes} nodes); largest gap {100 * float(path.relative_gap.max()):.3g} %",
-              flush=True)
+        extra = "" if name == "pixsel" else f"; caps {path.info.get('sdp')}"
+        print(f"{LABELS[name]}: {int(path.certified.sum())}/{max_k} certified in {el:.1f} s "
+              f"({path.search_status}, {path.n_nodes} nodes); largest gap {100 * float(path.relative_gap.max()):.3g} %"
+              f"{extra}", flush=True)
     per_k = args.limit / len(ks)
     best_f = np.concatenate(([0.0], best))
     for name in methods:
-        if name == "pixsel":
+        if name.startswith("pixsel"):
             continue
         why = peer_available(name)
         if why is not None:
@@ -389,7 +399,7 @@ def print_table(key, out):
             gtxt = "-" if not np.isfinite(g) else f"{100 * g:.3g}"
             if r.get("status") in ("too_large", "not_reachable") or str(r.get("status", "")).startswith("size_"):
                 gtxt = r["status"]
-            tt = "" if m == "pixsel" else f" {r['time_s']:5.1f}s"
+            tt = "" if m.startswith("pixsel") else f" {r['time_s']:5.1f}s"
             cells.append(f"{mark}{gtxt:>12s}{tt:>7s}")
         print(f"{i + 1:3d} | " + " | ".join(f"{c:>20s}" for c in cells))
 
@@ -430,11 +440,13 @@ def plot(results, path):
     nrows = -(-len(keys) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(max(6.5, 4.6 * ncols), 4.0 * nrows + 0.8), squeeze=False,
                              sharey=True)
-    short = {"pixsel": "pixsel", "okridge": "OKRidge", "l0bnb": "l0bnb", "gurobi": "Gurobi", "scip": "SCIP"}
+    short = {"pixsel": "pixsel", "pixsel-sdp": "pixsel (sdp)", "okridge": "OKRidge", "l0bnb": "l0bnb",
+             "gurobi": "Gurobi", "scip": "SCIP"}
     handles = {}
     for ax in axes.ravel()[len(keys):]:
         ax.set_visible(False)
-    styles = {"pixsel": ("k", "o", "-", 3.0), "okridge": ("tab:blue", "s", "--", 1.2),
+    styles = {"pixsel": ("k", "o", "-", 3.0), "pixsel-sdp": ("tab:orange", "o", "-", 1.6),
+              "okridge": ("tab:blue", "s", "--", 1.2),
               "l0bnb": ("tab:green", "^", ":", 1.2), "gurobi": ("tab:red", "D", "-.", 1.2),
               "scip": ("tab:purple", "v", (0, (5, 1, 1, 1)), 1.2)}
     # gaps below the floor (in %) are drawn on it (certified: 0); no bound at all (inf), or a
@@ -512,7 +524,9 @@ def main(argv=None):
                     help=f"comma-separated, of {', '.join(INSTANCES)}")
     ap.add_argument("--max-k", type=int, default=30, help="sizes k = 1..max_k (default 30)")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds per method and instance (default 600)")
-    ap.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
+    ap.add_argument("--methods", default=",".join(DEFAULT_METHODS),
+                    help=f"comma-separated, of {', '.join(METHODS)} (pixsel-sdp: exact_path with bounds='sdp', "
+                         "which needs the 'conic' extra)")
     ap.add_argument("--peer-gap", type=float, default=1e-4,
                     help="relative gap (on its own objective) at which a peer's size counts as certified")
     ap.add_argument("--n-jobs", type=int, default=1, help="worker processes of exact_path (peers: one core)")

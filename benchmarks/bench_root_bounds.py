@@ -6,7 +6,8 @@ Instance: the one of ``bench_exact_images`` (``usps100``): USPS 3 vs 5, the 767 
 covariance plus pixsel's ridge ``'auto'``. Root gap = bound / incumbent - 1, the incumbent the
 better of the forward and backward greedy paths (brute force in ``--quick``, where it is feasible),
 so the gaps are upper estimates of the true gaps; ``--exact-limit S`` takes them from ``exact_path``
-(certified optima where it finishes in ``S`` seconds).
+(certified optima where it finishes in ``S`` seconds), ``--incumbents JSON`` from a
+``bench_exact_images`` run on ``usps100`` (its best objective per size).
 
 Bounds, at each size ``k``:
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 import os
 import time
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 from _common import blas_threads, parser, write_results
@@ -53,7 +55,19 @@ def _timed(fn, repeat):
     return float(np.median(times)), float(min(times)), float(max(times)), out
 
 
-def incumbents(a, B, ks, brute, exact_limit=0.0):
+def incumbents(a, B, ks, brute, exact_limit=0.0, from_json=None):
+    if from_json is not None:
+        # the best objective per size over the methods of a bench_exact_images run (usps100)
+        import json
+
+        inst = json.loads(Path(from_json).read_text())["instances"]["usps100"]
+        best = {}
+        for m in inst["methods"].values():
+            for r in m.get("rows", []):
+                best[r["k"]] = max(best.get(r["k"], -np.inf), float(r["objective"]))
+        certified = sorted({r["k"] for m in inst["methods"].values() for r in m.get("rows", []) if r["certified"]})
+        print(f"incumbents from {from_json}: certified optimal at k = {[k for k in ks if k in certified]}", flush=True)
+        return {k: best[k] for k in ks}
     if exact_limit > 0:
         path = exact_path(a, B, max_k=max(ks), time_limit=exact_limit)
         certified = [k for k in ks if path.certified[k - 1]]
@@ -78,6 +92,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--exact-limit", type=float, default=0.0,
                     help="seconds of exact_path for the incumbents (certified optima where it finishes)")
+    ap.add_argument("--incumbents", type=Path, default=None, metavar="JSON",
+                    help="take the incumbents from a bench_exact_images run on usps100 (its best objective per k)")
     args = ap.parse_args()
     if args.quick:
         args.pixels, args.sizes, args.sdp_k, args.sdp_runs = 14, "3,5,7", 5, 3
@@ -85,12 +101,13 @@ def main():
     X, y, pixels = image_data("usps", args.pixels)
     a, B, _ = lda_problem(X, y)
     brute = args.pixels <= 16
-    kind = ("exact_path" if args.exact_limit > 0 else "brute force" if brute
+    kind = (f"bench_exact_images ({args.incumbents.name})" if args.incumbents is not None
+            else "exact_path" if args.exact_limit > 0 else "brute force" if brute
             else "best greedy (forward / backward)")
     print(f"USPS 3 vs 5, {a.size} pixels of highest variance, sizes {ks}; incumbent {kind}; "
           f"load {os.getloadavg()}", flush=True)
     with blas_threads(args):
-        inc = incumbents(a, B, ks, brute, args.exact_limit)
+        inc = incumbents(a, B, ks, brute, args.exact_limit, args.incumbents)
         pairs = strongest_pairs(B, args.pairs)
         med, lo, hi, (d, pairs, P, sdp) = _timed(lambda: sdp_decomposition(a, B, args.sdp_k, pairs, tol=1e-6),
                                                  args.sdp_runs)

@@ -175,3 +175,63 @@ def test_mixed_split_bound_other_sizes(oracle):
         # t = 0 is the perspective split (its ascent here, the same relaxation)
         assert bound <= perspective_bound(a, B, k, iters=40)[0] * (1 + 1e-3), k
         assert 0.0 <= t <= 1.0
+
+
+def _restricted_best(a, B, k, fixed, allowed):
+    """The optimum over the supports of size k with fixed <= S <= allowed (textbook solves)."""
+    fixed, rest = list(fixed), [i for i in allowed if i not in set(fixed)]
+    best = -np.inf
+    for T in combinations(rest, k - len(fixed)):
+        S = fixed + list(T)
+        best = max(best, float(a[S] @ np.linalg.solve(B[np.ix_(S, S)], a[S])))
+    return best
+
+
+def _node_problems(oracle, shared_data):
+    rng = np.random.default_rng(11)
+    p = 9
+    probs = {"random": (rng.standard_normal(p), oracle.spd(rng, p)), "brownian": (rng.standard_normal(p), _brownian(p))}
+    probs["usps"] = _usps_window(shared_data, 9)
+    return probs
+
+
+def test_pair_bound_at_nodes_never_below_brute_force(oracle, shared_data):
+    """Node version: with fixed-in and fixed-out variables the bound holds every support between
+    them (random, Brownian and real neighbouring pixels), with any split (a random one and the
+    semidefinite relaxation's), is exact when the whole allowed set is the only support, and is the
+    root bound when nothing is fixed."""
+    rng = np.random.default_rng(5)
+    for tag, (a, B) in _node_problems(oracle, shared_data).items():
+        p = a.size
+        pairs = strongest_pairs(B, 2)
+        G = rng.standard_normal((len(pairs), 2, 2))
+        splits = [(rng.uniform(0, 1, p) * np.diag(B), G @ G.transpose(0, 2, 1) * np.abs(B).max())]
+        if tag == "usps":
+            pytest.importorskip("clarabel")
+            d, _, P, _ = sdp_decomposition(a, B, 4, pairs)
+            splits.append((d, P))
+        for d, P in splits:
+            assert pair_bound(a, B, 3, d, pairs, P, iters=30)[0] == pytest.approx(
+                pair_bound(a, B, 3, d, pairs, P, iters=30, fixed_in=[], allowed=np.arange(p))[0], rel=1e-12)
+            for trial in range(2):
+                allowed = np.sort(rng.choice(p, int(rng.integers(4, p + 1)), replace=False))
+                fixed = rng.choice(allowed, int(rng.integers(0, 3)), replace=False)
+                f_allowed = float(a[allowed] @ np.linalg.solve(B[np.ix_(allowed, allowed)], a[allowed]))
+                for k in range(max(len(fixed), 1), allowed.size + 1):
+                    best = _restricted_best(a, B, k, fixed.tolist(), allowed.tolist())
+                    bound, info = pair_bound(a, B, k, d, pairs, P, iters=15, fixed_in=fixed, allowed=allowed)
+                    assert bound >= best * (1 - 1e-12), (tag, trial, k)
+                    if k == allowed.size:  # every allowed variable chosen: z = 1, the bound is exact
+                        assert bound == pytest.approx(f_allowed, rel=1e-6), (tag, trial)
+                    z = info["z"]
+                    assert np.all(z[fixed] == 1.0)
+                    assert np.all(z[np.setdiff1d(np.arange(p), allowed)] == 0.0)
+
+
+def test_pair_bound_node_input_errors():
+    a, B = np.ones(4), _brownian(4)
+    none, no_P = np.zeros((0, 2), int), np.zeros((0, 2, 2))
+    with pytest.raises(ValueError, match="fixed_in must lie inside allowed"):
+        pair_bound(a, B, 2, np.ones(4), none, no_P, fixed_in=[0], allowed=[1, 2])
+    with pytest.raises(ValueError, match="k must be between"):
+        pair_bound(a, B, 1, np.ones(4), none, no_P, fixed_in=[0, 1], allowed=[0, 1, 2])

@@ -38,6 +38,20 @@ Cholesky factorization) and the bound is evaluated by the formula above, so an i
 solve still yields a certified bound, only a looser one. Without the pair cones the relaxation is
 the perspective relaxation with the best diagonal (Dong, Chen and Linderoth, "Regularization vs.
 relaxation: a conic optimization perspective of statistical variable selection", 2015).
+
+Nothing in the split depends on ``k``: one solve gives a certified bound at EVERY size (tightest
+near the size it was solved at; :func:`mixed_split_bound` mixes it with the perspective diagonal
+for the others). :func:`pixsel.spectral.exact_path` with ``bounds='sdp'`` uses it so, to cap the
+sizes its search leaves open.
+
+Node version (``I`` fixed in, ``O`` fixed out, ``U`` the allowed variables): every support ``S``
+with ``I <= S <= U`` has ``w`` zero off ``U``, so only ``C_UU`` (a principal submatrix of a PSD
+matrix, hence PSD), ``d_U`` and the blocks meet it; a block with one end ``j`` outside ``U``
+contributes ``P_b[ii] w_i^2`` with ``s_b = min(1, z_i + 0) = z_i``: exactly a perspective term,
+so its entry joins ``d_i``. The same argument on ``U`` with ``z_i = 1`` on ``I`` (its terms are
+then exact) gives ``max h`` over ``{z_I = 1, z_free in [0, 1], sum z_free = k - |I|}`` as the
+bound, and the Frank-Wolfe bound at any ``z0`` counts ``g`` on ``I`` and the ``k - |I|`` largest
+free ``g``.
 """
 
 from __future__ import annotations
@@ -242,25 +256,18 @@ def _valid_split(B, d, pairs, P):
 
 
 def _project_capped(y, k, lo):
-    """Euclidean projection onto ``{z in [lo, 1]^n, sum z = k}`` (bisection on the shift)."""
-    a, b = float(y.min()) - 1.0, float(y.max())
-    buf = np.empty_like(y, dtype=np.float64)
-    for _ in range(100):
-        tau = (a + b) / 2
-        if not a < tau < b:  # a and b adjacent doubles: the rest of the loop leaves (a + b) / 2 at tau
-            break
-        np.subtract(y, tau, out=buf)  # clip(y - tau, lo, 1) without np.clip's call overhead
-        np.maximum(buf, lo, out=buf)
-        np.minimum(buf, 1.0, out=buf)
-        if np.add.reduce(buf) > k:  # buf.sum(), without its wrapper
-            a = tau
-        else:
-            b = tau
-    z = np.clip(y - (a + b) / 2, lo, 1.0)
-    free = (z > lo) & (z < 1.0)
-    if np.any(free):
-        z[free] += (k - z.sum()) / np.count_nonzero(free)
-    return np.clip(z, lo, 1.0)
+    """Euclidean projection onto ``{z in [lo, 1]^n, sum z = k}``, ``n lo <= k <= n``.
+
+    ``z = lo + (1 - lo) u`` maps the set onto ``{u in [0, 1]^n, sum u = (k - n lo) / (1 - lo)}``
+    and, being a uniform scaling plus a shift, maps projections onto projections: the sort-based
+    projection of :mod:`._perspective` (exact, no bisection) does the rest.
+    """
+    from ._perspective import _project_capped_simplex
+
+    n = y.size
+    kk = min(max((k - n * lo) / (1.0 - lo), 0.0), float(n))
+    u = _project_capped_simplex((np.asarray(y, dtype=np.float64) - lo) / (1.0 - lo), kk)
+    return np.clip(lo + (1.0 - lo) * u, lo, 1.0)
 
 
 class _Relaxation:
@@ -293,12 +300,39 @@ def _frank_wolfe(h, g, z, k):
     return h - float(g @ z) + float(np.partition(g, g.size - k)[g.size - k :].sum())
 
 
-def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None):
+def _restrict_split(d, pairs, P, C, U):
+    """The split on the allowed variables ``U`` (sorted): ``C_UU``, ``d_U`` plus the in-``U`` diagonal
+    entry of every block with one end outside ``U`` (there ``w`` vanishes on the other end, so
+    ``w_b^T P_b w_b / s_b = P_b[ii] w_i^2 / z_i``: a diagonal term), and the blocks inside ``U``
+    (re-indexed). ``C_UU`` is a principal submatrix of a PSD matrix, so the split stays valid."""
+    p = d.size
+    pos = np.full(p, -1, dtype=np.intp)
+    pos[U] = np.arange(U.size)
+    dU = d[U].copy()
+    keep = []
+    for b, (i, j) in enumerate(pairs):
+        if pos[i] >= 0 and pos[j] >= 0:
+            keep.append(b)
+        elif pos[i] >= 0:
+            dU[pos[i]] += P[b, 0, 0]
+        elif pos[j] >= 0:
+            dU[pos[j]] += P[b, 1, 1]
+    keep = np.asarray(keep, dtype=np.intp)
+    pairsU = pos[pairs[keep]].reshape(-1, 2) if keep.size else np.zeros((0, 2), dtype=np.intp)
+    return dU, pairsU, P[keep].reshape(-1, 2, 2), C[np.ix_(U, U)]
+
+
+def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None, fixed_in=None, allowed=None):
     """Certified upper bound on ``max a_S^T B_SS^{-1} a_S`` over ``|S| = k`` from a split of ``B``.
 
     Valid for ANY ``d >= 0`` and PSD 2 x 2 blocks ``P`` on ``pairs``: the split is first scaled so
     that ``C = B - diag(d) - sum P`` is positive definite, then projected gradient ascent on the
     concave ``h`` tracks the smallest Frank-Wolfe bound (see the module's notes).
+
+    Node version (``fixed_in`` ``I``, ``allowed`` ``U``): the split restricted to ``U`` (a block
+    with one end outside ``U`` acts on the other end as a diagonal term, since ``w`` vanishes off
+    ``U``), ``z_i = 1`` on ``I`` and the ascent over the free variables with ``sum z = k - |I|``;
+    the Frank-Wolfe bound counts ``g`` on ``I`` and the ``k - |I|`` largest free ``g``.
 
     Parameters
     ----------
@@ -312,42 +346,79 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None):
     iters : int
         Ascent steps (the bound is valid after any number).
     z0 : ndarray of shape (p,) or None
-        Where the ascent starts (e.g. the semidefinite relaxation's ``z``); default ``k / p``.
+        Where the ascent starts (e.g. the semidefinite relaxation's ``z``); default ``k / p``
+        (without fixed variables).
+    fixed_in : array-like of int or None
+        Variables every support must hold.
+    allowed : array-like of int or None
+        The variables supports may use (default all); ``fixed_in`` must lie inside.
 
     Returns
     -------
     bound : float
+        ``>= max f(S)`` over the supports of size ``k`` with ``fixed_in <= S <= allowed``.
     info : dict
         ``relaxation`` (the largest ``h`` reached: a lower bound on the relaxation's value),
-        ``z``, ``d``, ``P`` (the scaled split).
+        ``z`` (zero outside ``allowed``), ``d``, ``P`` (the scaled split, on all variables).
     """
     a = np.asarray(a, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     p = a.size
     k = int(k)
-    if not 1 <= k <= p:
-        raise ValueError(f"k must be between 1 and p = {p}; got k = {k}.")
     pairs = _check_pairs(pairs, p)
     if np.shape(d) != (p,) or np.size(P) != 4 * len(pairs):
         raise ValueError(f"d must have shape ({p},) and P shape ({len(pairs)}, 2, 2), one block per pair.")
+    U = np.arange(p) if allowed is None else np.unique(np.asarray(allowed, dtype=np.intp))
+    inn = np.zeros(p, dtype=bool)
+    if fixed_in is not None:
+        inn[np.asarray(fixed_in, dtype=np.intp)] = True
+    if not np.all(np.isin(np.flatnonzero(inn), U)):
+        raise ValueError("fixed_in must lie inside allowed.")
+    if not max(1, int(np.count_nonzero(inn))) <= k <= U.size:
+        raise ValueError(f"k must be between max(1, |fixed_in|) and |allowed| = {U.size}; got k = {k}.")
     d, P, C = _valid_split(B, d, pairs, P)
+    dfull, Pfull = d, P
+    node = U.size < p or np.any(inn)
+    if node:
+        d, pairs, P, C = _restrict_split(d, pairs, P, C, U)
+        aU, fixed = a[U], inn[U]
+    else:
+        aU, fixed = a, inn
+    n = aU.size
+    free = ~fixed
+    kf = k - int(np.count_nonzero(fixed))
+    nf = int(np.count_nonzero(free))
     # a little of the diagonal split keeps every d_i > 0 (a convex combination of valid splits)
-    d0 = np.diag(B) * 1e-9
+    d0 = np.diag(C) * 1e-9 if node else np.diag(B) * 1e-9
     C = C - np.diag(d0)
     if np.any(np.linalg.eigvalsh(C)[:1] <= 0):
         C = C + np.diag(d0)
-        d0 = np.zeros(p)
+        d0 = np.zeros(n)
     d = d + d0
-    rel = _Relaxation(a, C, d, pairs, P)
-    lo = min(_ZMIN, k / p)
-    z = _project_capped(np.full(p, k / p) if z0 is None else np.asarray(z0, dtype=np.float64), k, lo)
+    rel = _Relaxation(aU, C, d, pairs, P)
+    lo = min(_ZMIN, kf / nf) if kf > 0 else _ZMIN  # kf = 0: z tiny on the free variables
+    z = np.ones(n)
+    if nf:
+        start = np.full(nf, kf / nf) if z0 is None or node else np.asarray(z0, dtype=np.float64)
+        z[free] = _project_capped(start, kf, lo) if kf > 0 else lo
+
+    def fw(h, g, z):
+        top = float(g[fixed].sum())
+        if 0 < kf < nf:
+            gf = g[free]
+            top += float(np.partition(gf, nf - kf)[nf - kf :].sum())
+        elif kf >= nf:
+            top += float(g[free].sum())
+        return h - float(g @ z) + top
+
     h, g, _ = rel(z)
-    best, hbest = _frank_wolfe(h, g, z, k), h
-    if k < p:
-        eta = 0.5 / max(float(g.max()), np.finfo(float).tiny)
+    best, hbest = fw(h, g, z), h
+    if 0 < kf < nf:
+        eta = 0.5 / max(float(g[free].max()), np.finfo(float).tiny)
         for _ in range(iters):
             while True:
-                zn = _project_capped(z + eta * g, k, lo)
+                zn = z.copy()
+                zn[free] = _project_capped(z[free] + eta * g[free], kf, lo)
                 hn, gn, _ = rel(zn)
                 if hn >= h or eta < 1e-14:
                     break
@@ -355,10 +426,12 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None):
             z, h, g = zn, hn, gn
             eta *= 1.5
             hbest = max(hbest, h)
-            best = min(best, _frank_wolfe(h, g, z, k))
+            best = min(best, fw(h, g, z))
             if best - hbest <= 1e-9 * abs(best):
                 break
-    return best * (1.0 + _SLACK) + _SLACK, {"relaxation": hbest, "z": z, "d": d, "P": P}
+    zz = np.zeros(p)
+    zz[U] = z
+    return best * (1.0 + _SLACK) + _SLACK, {"relaxation": hbest, "z": zz, "d": dfull, "P": Pfull}
 
 
 def mixed_split_bound(a, B, k, d, pairs, P, *, weights=(0.0, 0.25, 0.5, 0.75, 1.0), iters=100, z0=None):

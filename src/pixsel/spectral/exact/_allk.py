@@ -62,7 +62,9 @@ compiled search the per-size factors are cardinality-aware (``nu_t``, ``mu_t`` f
 node, is only sampled once it has made fewer than half of the nodes it was tried on dead. Sizes no finished
 window certifies are bounded by the open subtrees of the window that was stopped, or by the
 whole set's value, for two-class LDA then by the perspective relaxation
-(:mod:`pixsel.spectral.bounds._perspective`, valid at any dual point), and every size's bound is
+(:mod:`pixsel.spectral.bounds._perspective`, valid at any dual point) and, with ``bounds='sdp'``,
+by the rank-one (pairwise) convexification (:mod:`pixsel.spectral.bounds._sdp_root`: one or
+two semidefinite relaxations, each of whose splits of ``B`` bounds every size), and every size's bound is
 capped by the bound (or optimum) of the next larger size (monotonicity).
 
 Several cores (``n_jobs > 1``): the enumeration of one size and a window of the tree need nothing
@@ -133,6 +135,11 @@ _FIRST_WINDOW_MIN_FRACTION = 0.5
 #: rounds of refining the perspective relaxation's diagonal (``bounds._perspective.refine_diagonal``)
 #: at the open size with the largest gap when a stopped two-class path is capped by the relaxation
 _PERSPECTIVE_REFINE = 8
+#: ``bounds='sdp'`` under a time limit: the share of it kept from the search for the semidefinite
+#: relaxation that caps the open sizes (one solve, then one certified evaluation per open size)
+_SDP_SHARE = 0.3
+#: the bound sets of :func:`exact_path` (``bounds=``; the vocabulary of :func:`exact_support`)
+PATH_BOUNDS = ("cardinality", "sdp")
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
 #: one process finishes first; tests lower it to run the parallel search on brute-force sizes
 _PARALLEL_MIN_FEATURES = 24
@@ -942,6 +949,56 @@ def _perspective_caps(M2, B, form, inc, ub, max_k, time_limit):
     return info
 
 
+def _sdp_caps(M2, B, form, inc, ub, max_k, deadline):
+    """Cap the bound of every open size by the rank-one (pairwise) convexification (two-class LDA,
+    ``bounds='sdp'``, in place).
+
+    A semidefinite relaxation (:func:`pixsel.spectral.bounds.sdp_decomposition`, Clarabel, the
+    ``conic`` extra) at one size gives a split ``B = C + diag(d) + sum of 2 x 2 blocks`` that is
+    valid for EVERY size, tightest near the size it was solved at; each open size then pays one
+    certified evaluation (:func:`pixsel.spectral.bounds.mixed_split_bound`: the split mixed with
+    the perspective diagonal, the best of five mixtures), largest size first. The first solve is
+    at the smallest open size (its gap is the largest), a second at the median open size when
+    the time left is predicted to fit it (the first solve's seconds, plus a fifth); each size
+    keeps its smallest bound. Valid whatever the solver's status (an early stop only weakens a
+    split). ``deadline``: a ``time.perf_counter()`` value that bounds the solves (their time
+    limits) and the evaluations (sizes left are skipped).
+    """
+    from ..bounds._sdp_root import mixed_split_bound, sdp_decomposition
+
+    open_sizes = [j for j in range(max_k, 0, -1) if ub[j] > inc[j]]
+    info = {"k": [], "status": [], "sizes": 0, "improved": 0, "time_s": 0.0}
+    if form != "vector" or M2.shape[1] != 1 or not open_sizes:
+        return info
+    t = time.perf_counter()
+    a = M2[:, 0]
+    Bm = np.eye(M2.shape[0]) if B is None else B
+    improved = set()
+    plan = list(dict.fromkeys([open_sizes[-1], open_sizes[len(open_sizes) // 2]]))
+    for n_solve, ks in enumerate(plan):
+        t1 = time.perf_counter()
+        if n_solve > 0 and deadline is not None and t1 + 1.2 * (t1 - t) > deadline:
+            break  # the second solve is predicted not to fit
+        # a solve may take the time left but a second per open size (the evaluations)
+        solve_s = None if deadline is None else max(1.0, deadline - t1 - 1.0 * len(open_sizes))
+        d, pairs, P, sdp = sdp_decomposition(a, Bm, int(ks), time_limit=solve_s)
+        info["k"].append(int(ks))
+        info["status"].append(sdp["status"])
+        done = 0
+        for j in open_sizes:
+            if deadline is not None and time.perf_counter() > deadline and (done > 0 or n_solve > 0):
+                break
+            b, _ = mixed_split_bound(a, Bm, j, d, pairs, P, iters=60, z0=sdp["z"] if j == ks else None)
+            done += 1
+            if b < ub[j]:
+                ub[j] = max(b, inc[j])
+                improved.add(j)
+        info["sizes"] = max(info["sizes"], done)
+    info["improved"] = len(improved)
+    info["time_s"] = time.perf_counter() - t
+    return info
+
+
 def _excluded_path(A, B, never_select, criterion, max_k, initial, options):
     """:func:`exact_path` without the features of ``never_select``, or None where it excludes none:
     the search on the other features, mapped back (:mod:`._exclude`)."""
@@ -973,6 +1030,7 @@ def exact_path(
     n_jobs: int | None = None,
     never_select: ArrayLike | None = None,
     route: Route | None = None,
+    bounds: Literal["cardinality", "sdp"] = "cardinality",
 ) -> ExactPath:
     """The certified best support of every size ``k = 1..max_k`` from one search tree.
 
@@ -1033,6 +1091,18 @@ def exact_path(
         compiled greedy kernels or the NumPy ones, by the size; the search's own tree is compiled
         at every size); an estimator passes the route its ``fit`` resolved, None asks the route
         table once for the arrays given.
+    bounds : {'cardinality', 'sdp'}
+        ``'cardinality'`` (default): the search's bounds, and every size the search leaves open
+        capped by the perspective relaxation (two-class LDA). ``'sdp'`` (two-class LDA, a vector
+        ``A``; else as ``'cardinality'``): the open sizes are also capped by the rank-one
+        (pairwise) convexification of Atamtürk and Gómez ("Rank-one convexification for sparse
+        regression", JMLR 2025): a semidefinite relaxation at the smallest open size, and one at
+        the median open size where the time allows, each giving a split of ``B`` that bounds
+        every size (:mod:`pixsel.spectral.bounds._sdp_root`; it needs the conic solver
+        Clarabel, ``pip install pixsel[conic]``). Under a time limit the search keeps 70 % of it
+        and the relaxations the rest. It tightens the certified bounds of the open sizes (it
+        certifies a size only when a bound reaches the incumbent); it costs the search 30 % of
+        its time, so it is not the default.
 
     Returns
     -------
@@ -1065,7 +1135,7 @@ def exact_path(
     require_compiled("The exact search (exact_path)")  # a compiled branch and bound: Numba is optional
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
-                       n_jobs=n_jobs, route=route)
+                       n_jobs=n_jobs, route=route, bounds=bounds)
         path = _excluded_path(A, B, never_select, criterion, max_k, initial, options)
         if path is not None:
             return path
@@ -1083,6 +1153,14 @@ def exact_path(
         )
     max_k = p if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
     time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
+    if bounds not in PATH_BOUNDS:
+        raise ValueError(f"{owner}: bounds must be one of {PATH_BOUNDS}; got {bounds!r}.")
+    use_sdp = bounds == "sdp" and form == "vector"
+    if use_sdp:
+        from ..bounds._sdp_root import _need_clarabel
+
+        _need_clarabel()  # before the search: a clear error naming the extra
+    search_limit = time_limit if not use_sdp or time_limit is None else (1.0 - _SDP_SHARE) * time_limit
     n_jobs = _allk_parallel.effective_jobs(n_jobs, owner)
     shift = 0.0
     if form == "full":
@@ -1102,7 +1180,7 @@ def exact_path(
     if gap_tol == 0 and _USE_NUMBA:
         _compile_kernels(additive, route)  # the search plans from its timings: none may include compilation
     with blas_limit(1):
-        search = _PathSearch(M2, B, max_k, additive, gap_tol, time_limit, node_limit, callback)
+        search = _PathSearch(M2, B, max_k, additive, gap_tol, search_limit, node_limit, callback)
         search.t0 = t0
         # (the factor's greedy paths, not the full matrix's: faster, and the same supports)
         with follow(route):  # the greedy starts on the route
@@ -1147,7 +1225,10 @@ def exact_path(
         # f is monotone under inclusion, so the optimum of size j is at most that of size j + 1:
         # a certified bound of a larger size caps every smaller one
         ub = np.asarray(ub, dtype=np.float64).copy()
-        relax_info = _perspective_caps(M2, B, form, inc, ub, max_k, time_limit)
+        relax_info = _perspective_caps(M2, B, form, inc, ub, max_k, search_limit)
+        sdp_info = None
+        if use_sdp:
+            sdp_info = _sdp_caps(M2, B, form, inc, ub, max_k, None if time_limit is None else t0 + time_limit)
         _spectral_caps(M2, B, criterion, inc, ub, max_k)
         for j in range(max_k - 1, 0, -1):
             ub[j] = min(ub[j], max(ub[j + 1], inc[j + 1]))
@@ -1180,5 +1261,5 @@ def exact_path(
         criterion=criterion.name,
         info={"form": form, "shift": shift, "greedy_forward": greedy[0], "greedy_backward": greedy[1],
               "enumeration": enum_info, "tree": search.tree_info, "swap": swap_info, "parallel": parallel_info,
-              "perspective": relax_info},
+              "perspective": relax_info, "sdp": sdp_info},
     )
