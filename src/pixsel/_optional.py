@@ -67,7 +67,8 @@ def missing(*, extra: str, package: str, needed_for: str) -> MissingExtraError:
 
 
 #: What the compiled kernels serve, completing "... needs the optional package 'numba'".
-NUMBA_NEEDED_FOR = "The compiled kernels (the exact search, and large problems' greedy paths where asked for)"
+NUMBA_NEEDED_FOR = ("A compiled kernel (the branch and bound of an exact search, or a greedy loop asked for with "
+                    "compiled=True)")
 
 
 def numba():
