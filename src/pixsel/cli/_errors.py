@@ -74,7 +74,8 @@ def user_message(exc: BaseException) -> str | None:
 _FLAGS = {
     "select": {"n_features_to_select": "-k", "time_limit": "--time-limit", "node_limit": "--node-limit",
                "gap_tol": "--gap-tol", "random_state": "--seed", "direction": "--direction",
-               "regularization": "--regularization", "solver": "--solver", "cv": "--cv", "rule": "--rule"},
+               "regularization": "--regularization", "solver": "--solver", "cv": "--cv", "rule": "--rule",
+               "mode": "--param mode"},
     "path": {"time_limit": "--time-limit", "n_jobs": "--n-jobs", "regularization": "--regularization",
              "solver": "--solver"},
     "project": {"n_components": "-n", "random_state": "--seed"},

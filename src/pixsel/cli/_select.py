@@ -165,10 +165,13 @@ def _check_cv(args, data):
                      f"only {counts[small]}: use --cv {counts[small]}, add samples of that class, or give -k K.")
 
 
-def _k_grid(args, data):
-    """The k scored by ``--k auto``: PathSelectorCV's own grid, except for cardinal-spls, whose k
-    stops at the features that vary in every training fold (constant ones are never selected)."""
-    if args.method != "cardinal-spls":
+def _k_grid(args, data, est):
+    """The k scored by ``--k auto``: PathSelectorCV's own grid, except for the methods refitted at
+    every k that never select a constant feature (cardinal-spls; subspace, whose sampling modes
+    draw only features of positive score): their k stops at the features that vary in every
+    training fold, or a fold with a constant pixel would refuse the largest k."""
+    if not (args.method == "cardinal-spls"
+            or (args.method == "subspace" and est.get_params().get("mode") != "top")):
         return "auto"
     import numpy as np
 
@@ -208,7 +211,7 @@ def _choose_k(args, est, data):
     from ..selection import PathSelectorCV
 
     tol = K_AUTO_TOL if args.tol is None else args.tol
-    cvsel = PathSelectorCV(est, cv=_folds(args), rule=args.rule, tol=tol, k_grid=_k_grid(args, data),
+    cvsel = PathSelectorCV(est, cv=_folds(args), rule=args.rule, tol=tol, k_grid=_k_grid(args, data, est),
                            progress=show_progress(args))
     cvsel.fit(data.X, data.y)
     return cvsel, cvsel.selector_, int(cvsel.n_features_to_select_), tol
