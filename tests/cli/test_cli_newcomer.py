@@ -122,8 +122,19 @@ def test_cv_advice_is_never_circular(tmp_path, capsys):
 
 
 def test_one_image_per_class_is_warned(tmp_path, capsys):
+    """The within-class covariance is zero: the default shrinkage (of a zero matrix) is refused in
+    the command's words, before any search (it used to fail inside it, on a singular B, or to
+    report the same objective for every support); a ridge runs."""
     folder = _folder(tmp_path / "f", classes=3, n=1)
-    assert main(["select", str(folder), "-k", "2", "--out", str(tmp_path / "o"), "-q"]) == 0
+    for command in (["select", str(folder), "-k", "2"], ["path", str(folder)]):
+        assert main([*command, "--out", str(tmp_path / "r"), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert "the within-class scatter is zero" in err
+        assert "--regularization 'ledoit-wolf-floor'" in err and "use --regularization 'auto'" in err
+        assert "leading minor" not in err and "regularization=" not in err
+        assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    assert main(["select", str(folder), "-k", "2", "--regularization", "auto", "--out", str(tmp_path / "o"),
+                 "-q"]) == 0
     err = capsys.readouterr().err
     assert "pixsel select: warning: every class of" in err and "the within-class scatter is zero" in err
     report = json.loads((tmp_path / "o" / "selection.json").read_text())

@@ -299,8 +299,8 @@ def one_sample_note(y, where):
         return None
     if single == len(counts):
         return (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
-                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
-                "give at least 2 samples per class")
+                "cannot be told from noise (sparse LDA's shrinkage has nothing to shrink; with --regularization auto "
+                "or a ridge it ranks pixels by the class means alone); give at least 2 samples per class")
     return (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
             "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
 
