@@ -84,12 +84,12 @@ def _run(args, stages):
     steps = stages.steps(args.method, "path")  # None when the stages are not shown
     if args.method == "gspca":
         ps = pca_paths(data.X, progress=steps or False)
-        what = "sparse PCA variance"
+        what, crit = "sparse PCA variance", ""
     else:
         # the criterion of `pixsel select -m gslda` (SparseLDASelector's 'auto'): the same objective per k
         ps = lda_paths(data.X, data.y, regularization=regularization(args), criterion="auto",
                        progress=steps or False)
-        what = "sparse LDA objective" + (" (correlation criterion)" if ps.criterion == "correlation" else "")
+        what, crit = "sparse LDA objective", (", correlation criterion" if ps.criterion == "correlation" else "")
     stages.done()
     out = Path(args.out)
     report = provenance(
@@ -114,14 +114,14 @@ def _run(args, stages):
     title = f"{Path(args.data).name}: {what} vs k"
     if exact is None:
         fig = plot_paths({n: p.objective for n, p in ps.paths.items()}, upper_bound=ps.upper_bound,
-                         lower_bound=ps.lower_bound, title=f"{title} (greedy paths)")
+                         lower_bound=ps.lower_bound, title=f"{title}\n(greedy paths{crit})" if crit else f"{title} (greedy paths)")
     else:
         n_opt = int((exact.status == "optimal").sum())
         how = ("interrupted (Ctrl-C)" if interrupted else
                "all k certified optimal" if n_opt == exact.max_k else f"stopped ({exact.search_status.replace('_', ' ')})")
         fig = plot_exact_path({n: ps.paths[n].objective for n in ("forward", "backward")}, exact.objective,
                               exact.upper_bound, exact.status,
-                              title=f"{title}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
+                              title=f"{title}{crit}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
                                     f"largest gap {_percent(100 * float(exact.relative_gap.max()))}")
     save_figure(fig, out / "path.png", dpi=120)
     if not args.quiet:
