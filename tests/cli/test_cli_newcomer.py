@@ -118,6 +118,24 @@ def test_cv_advice_is_never_circular(tmp_path, capsys):
     assert "every class needs at least 2" in err and "--cv 2 or fewer" not in err and "cv=" not in err
 
 
+def test_direction_cv_advice_names_the_option_that_sets_its_folds(tmp_path, capsys):
+    """--direction cv cross-validates with the selector's folds (--param cv=N); its advice named
+    --cv, which sets the folds of --k auto only: following it repeated the same error. --cv with
+    a fixed -k, which nothing read, is refused."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "small.npz"
+    np.savez(path, X=rng.normal(size=(10, 6)), y=np.array([0] * 8 + [1] * 2))
+    base = ["select", str(path), "-k", "2", "--direction", "cv", "-q"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "Use --param cv=2" in err and "--cv 2" not in err and "--param --param" not in err
+    assert main([*base, "--param", "cv=2", "--out", str(tmp_path / "b")]) == 0
+    assert json.loads((tmp_path / "b" / "selection.json").read_text())["parameters"]["cv"] == 2
+    assert main(["select", str(path), "-k", "2", "--cv", "2", "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "--cv sets the folds of --k auto" in err and "--param cv=N" in err and "--param --param" not in err
+
+
 # -- degenerate data said ------------------------------------------------------------------------
 
 

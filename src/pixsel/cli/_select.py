@@ -32,6 +32,8 @@ from ._methods import METHODS
 
 #: ``--k auto --rule within``: the mean CV accuracy given up, at most, for fewer pixels (one point)
 K_AUTO_TOL = 0.01
+#: the folds of ``--k auto`` when --cv is not given
+K_AUTO_CV = 5
 
 #: methods whose estimator takes ``progress=callable`` and calls it at each step of its paths
 _PATH_STEPS = ("gslda",)
@@ -59,8 +61,9 @@ def add_parser(sub):
                         "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
                         "classes needed): by default the smallest k within --tol of the best mean "
                         "accuracy (see --rule); writes cv_path.png")
-    p.add_argument("--cv", type=int, default=5,
-                   help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
+    p.add_argument("--cv", type=int, default=None,
+                   help=f"with --k auto: number of stratified folds, shuffled with --seed (default {K_AUTO_CV}; "
+                        "--direction cv takes its folds from --param cv=N)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
                         "of the best mean, so that a flat curve gives few pixels (the k are scored by octave, and "
@@ -110,6 +113,11 @@ def _check_options(args, method):
 
     if args.k != "auto" and (args.tol is not None or args.rule != "within"):
         raise UsageError("--rule and --tol choose k with --k auto; drop them, or use --k auto.")
+    if args.k != "auto" and args.cv is not None:
+        raise UsageError("--cv sets the folds of --k auto; drop it with -k K (--direction cv takes its folds from "
+                         "--param cv=N).")
+    if args.cv is None:
+        args.cv = K_AUTO_CV
     if args.tol is not None and args.rule != "within":
         raise UsageError(f"--tol applies to --rule within; drop it for --rule {args.rule}.")
     if args.tol is not None and not 0 <= args.tol < 1:
