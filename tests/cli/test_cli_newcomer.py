@@ -379,3 +379,12 @@ def test_paths_report_to_a_callable():
     calls.clear()
     pca_paths(d.X, progress=lambda *a: calls.append(a))
     assert calls[-1] == (3, 3, "paths")
+
+
+def test_limits_without_the_exact_search_are_refused_in_plain_words(digits_npz, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "-k", "2", "--time-limit", "1", "--out", str(out)]) == 2
+    assert "--time-limit only limits the exact search: add --solver exact" in capsys.readouterr().err
+    assert main(["select", str(digits_npz), "-k", "2", "--time-limit", "1", "--gap-tol", "0.1", "--out", str(out)]) == 2
+    assert "--time-limit, --gap-tol only limit the exact search" in capsys.readouterr().err
+    assert not out.exists()

@@ -129,7 +129,8 @@ def _check_options(args, method):
         raise UsageError(f"--solver exact is available for --method {exact}; method {method.name!r} has no "
                          "exact solver: drop --solver or change --method.")
     if limits and args.solver != "exact":
-        raise UsageError(f"{', '.join(limits)} only limit the exact search: add --solver exact, or drop "
+        raise UsageError(f"{', '.join(limits)} only limit{'s' if len(limits) == 1 else ''} the exact search: add "
+                         "--solver exact, or drop "
                          f"{' and '.join(limits)}.")
     if args.direction is not None and method.name not in ("gslda", "gspca"):
         raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
