@@ -388,3 +388,21 @@ def test_limits_without_the_exact_search_are_refused_in_plain_words(digits_npz, 
     assert main(["select", str(digits_npz), "-k", "2", "--time-limit", "1", "--gap-tol", "0.1", "--out", str(out)]) == 2
     assert "--time-limit, --gap-tol only limit the exact search" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_warning_repeated_by_every_fold_is_shown_once():
+    """--k auto refits in every fold: the same estimator warning, with other numbers, came once
+    per fold and component; it is shown once, then one line says how many more came."""
+    import io
+
+    from pixsel.cli import _warn_in_one_line
+
+    show, stream = _warn_in_one_line("select"), io.StringIO()
+    for comps in ("[5]", "[4, 5]", "[2]"):
+        show(f"did not converge within max_iter=100 for component(s) {comps}", UserWarning, "f", 1, file=stream)
+    show("every class of f holds one sample", UserWarning, "f", 1, file=stream)
+    show.summary(stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "pixsel select: warning: did not converge within max_iter=100 for component(s) [5]"
+    assert lines[1] == "pixsel select: warning: every class of f holds one sample"
+    assert "came 2 more time(s)" in lines[2] and "'did not converge" in lines[2] and len(lines) == 3
