@@ -406,3 +406,17 @@ def test_a_warning_repeated_by_every_fold_is_shown_once():
     assert lines[0] == "pixsel select: warning: did not converge within max_iter=100 for component(s) [5]"
     assert lines[1] == "pixsel select: warning: every class of f holds one sample"
     assert "came 2 more time(s)" in lines[2] and "'did not converge" in lines[2] and len(lines) == 3
+
+
+def test_a_store_without_its_reader_is_a_user_error(tmp_path, capsys, monkeypatch):
+    """An HDF5 file where h5py is not installed (the environment of `make demo`): one line naming
+    the extra, exit status 2 (it was an ImportError with a traceback, exit status 1)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "h5py", None)  # import h5py raises ImportError
+    path = tmp_path / "d.h5"
+    path.write_bytes(b"\x89HDF\r\n\x1a\n")
+    assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "needs the optional package 'h5py'" in err and "pip install 'pixsel[cluster]'" in err
+    assert "Traceback" not in err

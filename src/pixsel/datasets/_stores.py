@@ -52,13 +52,16 @@ _HDF5_SUFFIXES = {".h5", ".hdf5", ".hdf", ".he5"}
 def _need(module, extra="cluster", package=None):
     import importlib
 
+    from .._optional import MissingExtraError
+
     try:
         return importlib.import_module(module)
     except ImportError:
         package = package or module
-        raise ImportError(
+        # MissingExtraError (an ImportError): the command line says it in one line, exit status 2
+        raise MissingExtraError(
             f"Reading or writing this store needs the optional package {package!r}. Install it with "
-            f"`pip install pixsel[{extra}]` (or `pip install {package}`)."
+            f"`pip install 'pixsel[{extra}]'` (or `pip install '{package}'`)."
         ) from None
 
 
