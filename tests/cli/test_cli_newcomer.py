@@ -340,7 +340,7 @@ def test_the_hdf5_dataset_read_is_said(tmp_path, capsys):
         f.create_dataset("images", data=rng.normal(size=(12, 4, 4)))
         f.create_dataset("y", data=np.arange(12) % 2)
     assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
-    assert "read X from the HDF5 dataset 'images' of d.h5 and y from its labels" in capsys.readouterr().out
+    assert "read X from the HDF5 dataset 'images' of d.h5 and y from 'y'" in capsys.readouterr().out
 
 
 # -- progress ----------------------------------------------------------------------------------

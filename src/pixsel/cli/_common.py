@@ -244,7 +244,8 @@ def _open_store(args):
     if array is not None:
         kind = {"hdf5": "HDF5 dataset", "zarr": "Zarr array"}.get(fmt, "array")
         data.notes.append(f"read X from the {kind} {array!r} of {Path(args.data).name}"
-                          + (" and y from its labels" if data.y is not None else " (no labels found)"))
+                          + (f" and y from {data.extra.get('labels') or 'its labels'!r}" if data.y is not None
+                             else " (no labels found: no array y, Y, labels, label, gnd, target or class)"))
     if data.y is not None and data.class_names is None:
         data.class_names = [str(c) for c in np.unique(data.y)]
     return data
