@@ -118,12 +118,41 @@ def test_cv_advice_is_never_circular(tmp_path, capsys):
     assert "every class needs at least 2" in err and "--cv 2 or fewer" not in err and "cv=" not in err
 
 
+def test_direction_cv_advice_names_the_option_that_sets_its_folds(tmp_path, capsys):
+    """--direction cv cross-validates with the selector's folds (--param cv=N); its advice named
+    --cv, which sets the folds of --k auto only: following it repeated the same error. --cv with
+    a fixed -k, which nothing read, is refused."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "small.npz"
+    np.savez(path, X=rng.normal(size=(10, 6)), y=np.array([0] * 8 + [1] * 2))
+    base = ["select", str(path), "-k", "2", "--direction", "cv", "-q"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "Use --param cv=2" in err and "--cv 2" not in err and "--param --param" not in err
+    assert main([*base, "--param", "cv=2", "--out", str(tmp_path / "b")]) == 0
+    assert json.loads((tmp_path / "b" / "selection.json").read_text())["parameters"]["cv"] == 2
+    assert main(["select", str(path), "-k", "2", "--cv", "2", "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "--cv sets the folds of --k auto" in err and "--param cv=N" in err and "--param --param" not in err
+
+
 # -- degenerate data said ------------------------------------------------------------------------
 
 
 def test_one_image_per_class_is_warned(tmp_path, capsys):
+    """The within-class covariance is zero: the default shrinkage (of a zero matrix) is refused in
+    the command's words, before any search (it used to fail inside it, on a singular B, or to
+    report the same objective for every support); a ridge runs."""
     folder = _folder(tmp_path / "f", classes=3, n=1)
-    assert main(["select", str(folder), "-k", "2", "--out", str(tmp_path / "o"), "-q"]) == 0
+    for command in (["select", str(folder), "-k", "2"], ["path", str(folder)]):
+        assert main([*command, "--out", str(tmp_path / "r"), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert "the within-class scatter is zero" in err
+        assert "--regularization 'ledoit-wolf-floor'" in err and "use --regularization 'auto'" in err
+        assert "leading minor" not in err and "regularization=" not in err
+        assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    assert main(["select", str(folder), "-k", "2", "--regularization", "auto", "--out", str(tmp_path / "o"),
+                 "-q"]) == 0
     err = capsys.readouterr().err
     assert "pixsel select: warning: every class of" in err and "the within-class scatter is zero" in err
     report = json.loads((tmp_path / "o" / "selection.json").read_text())
@@ -311,7 +340,7 @@ def test_the_hdf5_dataset_read_is_said(tmp_path, capsys):
         f.create_dataset("images", data=rng.normal(size=(12, 4, 4)))
         f.create_dataset("y", data=np.arange(12) % 2)
     assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
-    assert "read X from the HDF5 dataset 'images' of d.h5 and y from its labels" in capsys.readouterr().out
+    assert "read X from the HDF5 dataset 'images' of d.h5 and y from 'y'" in capsys.readouterr().out
 
 
 # -- progress ----------------------------------------------------------------------------------
@@ -350,3 +379,44 @@ def test_paths_report_to_a_callable():
     calls.clear()
     pca_paths(d.X, progress=lambda *a: calls.append(a))
     assert calls[-1] == (3, 3, "paths")
+
+
+def test_limits_without_the_exact_search_are_refused_in_plain_words(digits_npz, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "-k", "2", "--time-limit", "1", "--out", str(out)]) == 2
+    assert "--time-limit only limits the exact search: add --solver exact" in capsys.readouterr().err
+    assert main(["select", str(digits_npz), "-k", "2", "--time-limit", "1", "--gap-tol", "0.1", "--out", str(out)]) == 2
+    assert "--time-limit, --gap-tol only limit the exact search" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_warning_repeated_by_every_fold_is_shown_once():
+    """--k auto refits in every fold: the same estimator warning, with other numbers, came once
+    per fold and component; it is shown once, then one line says how many more came."""
+    import io
+
+    from pixsel.cli import _warn_in_one_line
+
+    show, stream = _warn_in_one_line("select"), io.StringIO()
+    for comps in ("[5]", "[4, 5]", "[2]"):
+        show(f"did not converge within max_iter=100 for component(s) {comps}", UserWarning, "f", 1, file=stream)
+    show("every class of f holds one sample", UserWarning, "f", 1, file=stream)
+    show.summary(stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "pixsel select: warning: did not converge within max_iter=100 for component(s) [5]"
+    assert lines[1] == "pixsel select: warning: every class of f holds one sample"
+    assert "came 2 more time(s)" in lines[2] and "'did not converge" in lines[2] and len(lines) == 3
+
+
+def test_a_store_without_its_reader_is_a_user_error(tmp_path, capsys, monkeypatch):
+    """An HDF5 file where h5py is not installed (the environment of `make demo`): one line naming
+    the extra, exit status 2 (it was an ImportError with a traceback, exit status 1)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "h5py", None)  # import h5py raises ImportError
+    path = tmp_path / "d.h5"
+    path.write_bytes(b"\x89HDF\r\n\x1a\n")
+    assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "needs the optional package 'h5py'" in err and "pip install 'pixsel[cluster]'" in err
+    assert "Traceback" not in err

@@ -66,6 +66,42 @@ def test_path_and_select_agree_on_the_same_data_and_k(digits_npz, tmp_path):
         assert len(set(sel["indices"]) - set(forward["order"][:10])) <= sel["n_swaps"]
 
 
+def test_path_and_select_agree_with_more_than_two_classes(tmp_path):
+    """Three classes: path runs select's criterion ('auto': correlation), says so, and its forward
+    pass at k is select's support before the swaps (the paths were the largest eigenvalue's)."""
+    from sklearn.datasets import load_digits
+
+    from pixsel import SparseLDASelector
+    from pixsel.selection import lda_paths
+    from pixsel.spectral import criterion_named
+
+    X, y = load_digits(return_X_y=True)
+    keep = np.isin(y, [1, 3, 5])
+    X, y = X[keep][:150], y[keep][:150]
+    data = tmp_path / "three.npz"
+    np.savez(data, X=X, y=y, image_shape=np.array([8, 8]))
+    path_out, sel_out = tmp_path / "path", tmp_path / "sel"
+    assert main(["path", str(data), "--out", str(path_out), "-q"]) == 0
+    assert main(["select", str(data), "-k", "6", "--param", "refine=False", "--out", str(sel_out), "-q"]) == 0
+    path = json.loads((path_out / "path.json").read_text())
+    sel = json.loads((sel_out / "selection.json").read_text())
+    assert path["criterion"] == sel["criterion"] == "correlation"
+    forward = path["paths"]["forward"]
+    assert sorted(forward["order"][:6]) == sel["indices"]
+    assert forward["objective"][5] == pytest.approx(sel["objective"], rel=1e-9)
+    sel_lib = SparseLDASelector(6, refine=False).fit(X, y)
+    assert sel_lib.get_support(indices=True).tolist() == sel["indices"]
+    # the objective is the correlation criterion's, from the statistics themselves
+    from pixsel.stats import class_statistics, regularize
+
+    st = class_statistics(X, y)
+    B, _ = regularize(st.within, LDA_REGULARIZATION, X=X, y=y, means=st.means, classes=st.classes)
+    value = criterion_named("correlation").objective(st.between_factor, B, forward["order"][:6])
+    assert forward["objective"][5] == pytest.approx(value, rel=1e-9)
+    # the library's default is unchanged: the largest eigenvalue's paths
+    assert lda_paths(X, y, regularization=LDA_REGULARIZATION).criterion == "max-eig"
+
+
 def test_regularization_given_is_used_and_written(digits_npz, tmp_path):
     out = tmp_path / "path"
     assert main(["path", str(digits_npz), "--regularization", "auto", "--out", str(out), "-q"]) == 0

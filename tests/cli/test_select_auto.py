@@ -87,3 +87,35 @@ def test_select_auto_within_is_the_library_rule(digits_npz, tmp_path):
     auto = report["k_auto"]
     assert auto["n_features"] == ref.cv_results_["n_features"].tolist()
     assert auto["best_k"] == int(ref.cv_results_["n_features"][ref.best_index_]) >= report["k"]
+
+
+def test_select_auto_subspace_with_constant_pixels(digits_npz, tmp_path, capsys):
+    """The digits' border pixels are constant; subspace's default mode draws only features of
+    positive score, so --k auto scores k up to the pixels that vary in every training fold (a
+    grid up to all 64 refused its largest k), and the refusal of a fixed -k names --param."""
+    d = load_digits_pair(3, 5)
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "--k", "auto", "-m", "subspace", "--cv", "3", "--out", str(out)]) == 0
+    auto = json.loads((out / "selection.json").read_text())["k_auto"]
+    folds = StratifiedKFold(3, shuffle=True, random_state=0).split(d.X, d.y)
+    varying = min(int((np.ptp(d.X[train], axis=0) > 0).sum()) for train, _ in folds)
+    assert varying < d.X.shape[1] and max(auto["n_features"]) == varying
+    assert main(["select", str(digits_npz), "-k", "60", "-m", "subspace", "--out", str(tmp_path / "o2")]) == 2
+    assert "--param mode='top'" in capsys.readouterr().err
+
+
+def test_select_auto_gspca_certifies_the_chosen_k_only(digits_npz, tmp_path):
+    """gspca's per-k certified bounds are for the report: the folds search without them (computed
+    along every fold's path they made --k auto take minutes on 1024 pixels), the chosen k is
+    refitted with them; the pixels are those of the search without."""
+    from pixsel import SparsePCASelector
+
+    out = tmp_path / "o"
+    assert main(["select", str(digits_npz), "--k", "auto", "-m", "gspca", "--cv", "3", "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "selection.json").read_text())
+    d = load_digits_pair(3, 5)
+    ref = PathSelectorCV(SparsePCASelector(certificate=False), cv=StratifiedKFold(3, shuffle=True, random_state=0),
+                         rule="within", tol=0.01).fit(d.X, d.y)
+    assert report["k"] == ref.n_features_to_select_
+    assert report["indices"] == ref.get_support(indices=True).tolist()
+    assert report["parameters"]["certificate"] is True and report["upper_bound"] >= report["objective"]

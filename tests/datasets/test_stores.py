@@ -231,3 +231,23 @@ def test_readers_never_warn_on_row_chunked_stores(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         open_zarr(_zarr_store(tmp_path / "s.zarr", X, y))
+
+
+@pytest.mark.parametrize("name", ["labels", "target"])
+def test_store_labels_found_under_the_usual_names(tmp_path, name, capsys):
+    """A store whose labels are not named y (scikit-learn's 'target', MATLAB's 'labels'): found as
+    in a .mat file, and the command says which dataset it read (it said 'no labels' and refused)."""
+    h5py = pytest.importorskip("h5py")
+    X, y = _images()
+    path = tmp_path / "d.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=X)
+        f.create_dataset(name, data=y)
+    ds = open_hdf5(path)
+    np.testing.assert_array_equal(ds.y, y)
+    assert ds.extra["labels"] == name and ds.extra["array"] == "images"
+    assert open_hdf5(path, labels=None).y is None and open_hdf5(path, labels="other").y is None
+    from pixsel.cli import main
+
+    assert main(["select", str(path), "-k", "2", "--out", str(tmp_path / "o")]) == 0
+    assert f"read X from the HDF5 dataset 'images' of d.h5 and y from {name!r}" in capsys.readouterr().out

@@ -438,3 +438,19 @@ def test_small_integer_statistics_by_column_panels(panel, monkeypatch):
     W = sum((X64[y == c] - means[c]).T @ (X64[y == c] - means[c]) for c in range(3)) / len(X)
     np.testing.assert_allclose(st.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
     assert np.array_equal(st.within, st.within.T)
+
+
+@pytest.mark.parametrize("method", ["ledoit-wolf", "ledoit-wolf-floor"])
+def test_shrinkage_of_a_zero_covariance_is_refused(method):
+    """One sample per class: the within-class covariance is zero and so is any shrinkage of it
+    towards its mean variance; refused with the fix, where a ridge still regularizes."""
+    from pixsel.stats import class_statistics, regularize
+
+    X = np.arange(12.0).reshape(3, 4) ** 2
+    y = np.array([0, 1, 2])
+    st = class_statistics(X, y)
+    assert not np.any(st.within)
+    with pytest.raises(ValueError, match="within-class covariance is zero.*regularization='auto'"):
+        regularize(st.within, method, X=X, y=y, means=st.means, classes=st.classes)
+    B, info = regularize(st.within, "auto", X=X, y=y, means=st.means, classes=st.classes)
+    assert info.alpha > 0 and np.all(np.linalg.eigvalsh(B) > 0)

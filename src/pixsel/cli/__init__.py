@@ -119,17 +119,43 @@ def check_out_dir(out, *, overwrite=False) -> None:
 
 def _warn_in_one_line(command, params=()):
     """Show warnings as ``pixsel CMD: warning: ...`` lines (no file names, no source lines), in the
-    command's words (:func:`pixsel.cli._errors.in_cli_words`)."""
+    command's words (:func:`pixsel.cli._errors.in_cli_words`).
+
+    A warning that differs from one shown only in its numbers (the same estimator warning from
+    every cross-validation fold, component or k) is shown once; ``show.summary()`` then writes
+    one line that says how many more came."""
+    import re
+
     from ._errors import in_cli_words
+
+    repeats = {}  # the warning with its numbers masked -> [its first text, how many more came]
 
     def show(message, category, filename, lineno, file=None, line=None):
         from .._progress import _emit, is_terminal
 
         text = in_cli_words(" ".join(str(message).split()), command, params)
         stream = file or sys.stderr
+        key = (id(stream), re.sub(r"\d+(\.\d+)?", "#", re.sub(r"\[[^\]]*\]", "[#]", text)))
+        if key in repeats:
+            repeats[key][1] += 1
+            return
+        repeats[key] = [text, 0]
         # the one progress writer: on a terminal the line goes above the bar, never glued to it
         _emit(f"pixsel {command}: warning: {text}", stream, terminal=is_terminal(stream))
 
+    def summary(stream=None):
+        from .._progress import _emit, is_terminal
+
+        stream = stream or sys.stderr
+        for first, more in repeats.values():
+            if more:
+                head = first if len(first) <= 60 else first[:57] + "..."
+                _emit(f"pixsel {command}: warning: the warning '{head}' came {more} more time(s), with other "
+                      "numbers (other folds, components or sizes): shown once", stream,
+                      terminal=is_terminal(stream))
+        repeats.clear()
+
+    show.summary = summary
     return show
 
 
@@ -158,10 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             # ConvergenceWarning) is part of the command's output: always a line on stderr, whatever
             # the interpreter's filters (deprecations keep them)
             warnings.simplefilter("always", UserWarning)
-            warnings.showwarning = _warn_in_one_line(command, params)
+            warnings.showwarning = show = _warn_in_one_line(command, params)
             if getattr(args, "out", None) is not None:
                 check_out_dir(args.out, overwrite=getattr(args, "overwrite", False))
-            return int(args.func(args) or 0)
+            code = int(args.func(args) or 0)
+            show.summary()
+            return code
     except KeyboardInterrupt:
         print(f"pixsel {command}: interrupted (Ctrl-C); nothing more was written", file=sys.stderr)
         return EXIT_INTERRUPTED

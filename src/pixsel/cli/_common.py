@@ -244,7 +244,8 @@ def _open_store(args):
     if array is not None:
         kind = {"hdf5": "HDF5 dataset", "zarr": "Zarr array"}.get(fmt, "array")
         data.notes.append(f"read X from the {kind} {array!r} of {Path(args.data).name}"
-                          + (" and y from its labels" if data.y is not None else " (no labels found)"))
+                          + (f" and y from {data.extra.get('labels') or 'its labels'!r}" if data.y is not None
+                             else " (no labels found: no array y, Y, labels, label, gnd, target or class)"))
     if data.y is not None and data.class_names is None:
         data.class_names = [str(c) for c in np.unique(data.y)]
     return data
@@ -299,8 +300,8 @@ def one_sample_note(y, where):
         return None
     if single == len(counts):
         return (f"every class of {where} holds one sample: the within-class scatter is zero, so the classes "
-                "cannot be told from noise (sparse LDA then ranks pixels by the regularization alone); "
-                "give at least 2 samples per class")
+                "cannot be told from noise (sparse LDA's shrinkage has nothing to shrink; with --regularization auto "
+                "or a ridge it ranks pixels by the class means alone); give at least 2 samples per class")
     return (f"{single} of the {len(counts)} classes of {where} hold one sample: they add nothing to the "
             "within-class scatter and cannot be cross-validated; give at least 2 samples per class")
 

@@ -74,7 +74,9 @@ def user_message(exc: BaseException) -> str | None:
 _FLAGS = {
     "select": {"n_features_to_select": "-k", "time_limit": "--time-limit", "node_limit": "--node-limit",
                "gap_tol": "--gap-tol", "random_state": "--seed", "direction": "--direction",
-               "regularization": "--regularization", "solver": "--solver", "cv": "--cv", "rule": "--rule"},
+               "regularization": "--regularization", "solver": "--solver", "rule": "--rule",
+               # the selector's own folds (--direction cv); --cv sets those of --k auto
+               "cv": "--param cv", "mode": "--param mode"},
     "path": {"time_limit": "--time-limit", "n_jobs": "--n-jobs", "regularization": "--regularization",
              "solver": "--solver"},
     "project": {"n_components": "-n", "random_state": "--seed"},
@@ -88,8 +90,8 @@ def in_cli_words(text: str, command: str, params=()) -> str:
     """``text`` (an estimator's message) with its parameter names as the flags of ``command``.
 
     ``The 'time_limit' parameter of SparseLDASelector must be ...`` reads ``--time-limit must
-    be ...``; ``Lower n_features_to_select to 54`` reads ``Lower -k to 54``; ``cv=3`` reads
-    ``--cv 3``. Names set with ``--param`` (``params``) read ``--param NAME``; other names are
+    be ...``; ``Lower n_features_to_select to 54`` reads ``Lower -k to 54``; ``time_limit=3`` reads
+    ``--time-limit 3``. Names set with ``--param`` (``params``) read ``--param NAME``; other names are
     left as they are.
 
     Examples
@@ -101,8 +103,10 @@ def in_cli_words(text: str, command: str, params=()) -> str:
     '--time-limit must be a real number in the range [0, inf). Got -1.0 instead.'
     >>> in_cli_words("Lower n_features_to_select to at most 54.", "select")
     'Lower -k to at most 54.'
-    >>> in_cli_words("Use cv=2 or fewer folds.", "select")
-    'Use --cv 2 or fewer folds.'
+    >>> in_cli_words("Use cv=2 or fewer folds.", "select")  # the selector's folds; --cv is --k auto's
+    'Use --param cv=2 or fewer folds.'
+    >>> in_cli_words("Give --param cv=2.", "select")
+    'Give --param cv=2.'
     >>> in_cli_words("Pass n_components=3 or fewer.", "select", params=["n_components"])
     'Pass --param n_components=3 or fewer.'
     """
@@ -137,7 +141,7 @@ def in_cli_words(text: str, command: str, params=()) -> str:
         flag = flags[name]
         return f"{flag}={value}" if flag.startswith("--param ") else f"{flag} {value}"
 
-    text = re.sub(r"\b(\w+)=([^\s,;)]+)", assignment, text)
+    text = re.sub(r"(?<!--param )\b(\w+)=([^\s,;)]+)", assignment, text)  # '--param cv=2' is in its words
     named = [n for n in flags if "_" in n]  # free mentions: only names that cannot be ordinary words
     if named:
         text = re.sub(r"(?<!--param )(?<![\w'-])(" + "|".join(map(re.escape, named)) + r")(?![\w'])", lambda m: flags[m.group(1)],

@@ -27,8 +27,9 @@ def add_parser(sub):
         "path",
         help="objective vs k of forward, backward and thresholding paths (path.json, path.png)",
         description=(
-            "Compute the whole forward and backward greedy sparse LDA paths of DATA (two classes) "
-            "and the renormalized Fisher-thresholding and simple-thresholding paths, for every k, "
+            "Compute the whole forward and backward greedy sparse LDA paths of DATA and the "
+            "renormalized Fisher-thresholding (two classes) and simple-thresholding paths, for every k, "
+            "with the objective of 'pixsel select' (more than two classes: the correlation criterion), "
             "and write DIR/path.json and DIR/path.png (objective vs k, with the worst-case lower "
             "bound, Eq. 5 of Moghaddam, Weiss and Avidan 2007). Ctrl-C during --solver exact writes what was certified so far, "
             "marked \"status\": \"interrupted\", and exits 130."
@@ -83,16 +84,19 @@ def _run(args, stages):
     steps = stages.steps(args.method, "path")  # None when the stages are not shown
     if args.method == "gspca":
         ps = pca_paths(data.X, progress=steps or False)
-        what = "sparse PCA variance"
+        what, crit = "sparse PCA variance", ""
     else:
-        ps = lda_paths(data.X, data.y, regularization=regularization(args), progress=steps or False)
-        what = "sparse LDA objective"
+        # the criterion of `pixsel select -m gslda` (SparseLDASelector's 'auto'): the same objective per k
+        ps = lda_paths(data.X, data.y, regularization=regularization(args), criterion="auto",
+                       progress=steps or False)
+        what, crit = "sparse LDA objective", (", correlation criterion" if ps.criterion == "correlation" else "")
     stages.done()
     out = Path(args.out)
     report = provenance(
         args,
         **data_report(data),
         regularization=None if ps.regularization is None else ps.regularization.to_dict(),
+        **({} if ps.criterion is None else {"criterion": ps.criterion}),
         paths={n: {"order": p.order, "objective": p.objective} for n, p in ps.paths.items()},
         lower_bound_eq5=ps.lower_bound,
     )
@@ -110,14 +114,14 @@ def _run(args, stages):
     title = f"{Path(args.data).name}: {what} vs k"
     if exact is None:
         fig = plot_paths({n: p.objective for n, p in ps.paths.items()}, upper_bound=ps.upper_bound,
-                         lower_bound=ps.lower_bound, title=f"{title} (greedy paths)")
+                         lower_bound=ps.lower_bound, title=f"{title}\n(greedy paths{crit})" if crit else f"{title} (greedy paths)")
     else:
         n_opt = int((exact.status == "optimal").sum())
         how = ("interrupted (Ctrl-C)" if interrupted else
                "all k certified optimal" if n_opt == exact.max_k else f"stopped ({exact.search_status.replace('_', ' ')})")
         fig = plot_exact_path({n: ps.paths[n].objective for n in ("forward", "backward")}, exact.objective,
                               exact.upper_bound, exact.status,
-                              title=f"{title}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
+                              title=f"{title}{crit}\nexact search {how}: {n_opt}/{exact.max_k} k proved optimal, "
                                     f"largest gap {_percent(100 * float(exact.relative_gap.max()))}")
     save_figure(fig, out / "path.png", dpi=120)
     if not args.quiet:
@@ -157,7 +161,10 @@ def _exact(args, ps):
 
     fw = ps.paths["forward"]
     with search_progress(show_progress(args), desc="exact path") as callback:
-        res = exact_path(fw.A, fw.B, time_limit=args.time_limit, callback=callback, n_jobs=args.n_jobs)
+        # the paths' own objective: the correlation criterion is the trace of their pair (A, B + A)
+        crit = "max-eig" if ps.criterion in (None, "max-eig") else "trace"
+        res = exact_path(fw.A, fw.B, criterion=crit, time_limit=args.time_limit, callback=callback,
+                         n_jobs=args.n_jobs)
     if ps.upper_bound is not None:
         ub = np.maximum(np.minimum(res.upper_bound, ps.upper_bound[: res.max_k]), res.objective)
         # where the greedy certificate meets the best found, that size is proved as well

@@ -32,6 +32,8 @@ from ._methods import METHODS
 
 #: ``--k auto --rule within``: the mean CV accuracy given up, at most, for fewer pixels (one point)
 K_AUTO_TOL = 0.01
+#: the folds of ``--k auto`` when --cv is not given
+K_AUTO_CV = 5
 
 #: methods whose estimator takes ``progress=callable`` and calls it at each step of its paths
 _PATH_STEPS = ("gslda",)
@@ -59,8 +61,9 @@ def add_parser(sub):
                         "the path (PathSelectorCV: one fit per fold, shrinkage LDA scored at every k; "
                         "classes needed): by default the smallest k within --tol of the best mean "
                         "accuracy (see --rule); writes cv_path.png")
-    p.add_argument("--cv", type=int, default=5,
-                   help="with --k auto: number of stratified folds, shuffled with --seed (default 5)")
+    p.add_argument("--cv", type=int, default=None,
+                   help=f"with --k auto: number of stratified folds, shuffled with --seed (default {K_AUTO_CV}; "
+                        "--direction cv takes its folds from --param cv=N)")
     p.add_argument("--rule", choices=["within", "best", "one-se"], default="within",
                    help="with --k auto: 'within' (default): the smallest k whose mean CV accuracy is within --tol "
                         "of the best mean, so that a flat curve gives few pixels (the k are scored by octave, and "
@@ -110,6 +113,11 @@ def _check_options(args, method):
 
     if args.k != "auto" and (args.tol is not None or args.rule != "within"):
         raise UsageError("--rule and --tol choose k with --k auto; drop them, or use --k auto.")
+    if args.k != "auto" and args.cv is not None:
+        raise UsageError("--cv sets the folds of --k auto; drop it with -k K (--direction cv takes its folds from "
+                         "--param cv=N).")
+    if args.cv is None:
+        args.cv = K_AUTO_CV
     if args.tol is not None and args.rule != "within":
         raise UsageError(f"--tol applies to --rule within; drop it for --rule {args.rule}.")
     if args.tol is not None and not 0 <= args.tol < 1:
@@ -121,7 +129,8 @@ def _check_options(args, method):
         raise UsageError(f"--solver exact is available for --method {exact}; method {method.name!r} has no "
                          "exact solver: drop --solver or change --method.")
     if limits and args.solver != "exact":
-        raise UsageError(f"{', '.join(limits)} only limit the exact search: add --solver exact, or drop "
+        raise UsageError(f"{', '.join(limits)} only limit{'s' if len(limits) == 1 else ''} the exact search: add "
+                         "--solver exact, or drop "
                          f"{' and '.join(limits)}.")
     if args.direction is not None and method.name not in ("gslda", "gspca"):
         raise UsageError(f"--direction applies to --method gslda and gspca only; drop it for {method.name!r}.")
@@ -165,10 +174,13 @@ def _check_cv(args, data):
                      f"only {counts[small]}: use --cv {counts[small]}, add samples of that class, or give -k K.")
 
 
-def _k_grid(args, data):
-    """The k scored by ``--k auto``: PathSelectorCV's own grid, except for cardinal-spls, whose k
-    stops at the features that vary in every training fold (constant ones are never selected)."""
-    if args.method != "cardinal-spls":
+def _k_grid(args, data, est):
+    """The k scored by ``--k auto``: PathSelectorCV's own grid, except for the methods refitted at
+    every k that never select a constant feature (cardinal-spls; subspace, whose sampling modes
+    draw only features of positive score): their k stops at the features that vary in every
+    training fold, or a fold with a constant pixel would refuse the largest k."""
+    if not (args.method == "cardinal-spls"
+            or (args.method == "subspace" and est.get_params().get("mode") != "top")):
         return "auto"
     import numpy as np
 
@@ -205,13 +217,21 @@ def _choose_k(args, est, data):
     (for 'within': the smallest k within ``--tol`` of the best mean accuracy, on the 'auto' grid
     scored octave by octave until the curve has flattened). Returns it fitted, its selector
     fitted at the chosen k, that k and the tolerance."""
+    from sklearn.base import clone
+
     from ..selection import PathSelectorCV
 
     tol = K_AUTO_TOL if args.tol is None else args.tol
-    cvsel = PathSelectorCV(est, cv=_folds(args), rule=args.rule, tol=tol, k_grid=_k_grid(args, data),
+    # the per-k certified bounds (gspca) are for the report at the chosen k: computed along every
+    # fold's path up to n_features they made --k auto on 1024 pixels take minutes instead of seconds
+    certify = est.get_params(deep=False).get("certificate") is True
+    searched = clone(est).set_params(certificate=False) if certify else est
+    cvsel = PathSelectorCV(searched, cv=_folds(args), rule=args.rule, tol=tol, k_grid=_k_grid(args, data, est),
                            progress=show_progress(args))
     cvsel.fit(data.X, data.y)
-    return cvsel, cvsel.selector_, int(cvsel.n_features_to_select_), tol
+    k = int(cvsel.n_features_to_select_)
+    chosen = clone(est).set_params(n_features_to_select=k).fit(data.X, data.y) if certify else cvsel.selector_
+    return cvsel, chosen, k, tol
 
 
 def _groups_param(args, data, params):

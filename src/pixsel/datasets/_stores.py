@@ -52,13 +52,16 @@ _HDF5_SUFFIXES = {".h5", ".hdf5", ".hdf", ".he5"}
 def _need(module, extra="cluster", package=None):
     import importlib
 
+    from .._optional import MissingExtraError
+
     try:
         return importlib.import_module(module)
     except ImportError:
         package = package or module
-        raise ImportError(
+        # MissingExtraError (an ImportError): the command line says it in one line, exit status 2
+        raise MissingExtraError(
             f"Reading or writing this store needs the optional package {package!r}. Install it with "
-            f"`pip install pixsel[{extra}]` (or `pip install {package}`)."
+            f"`pip install 'pixsel[{extra}]'` (or `pip install '{package}'`)."
         ) from None
 
 
@@ -143,6 +146,19 @@ def _choose_data(data, names, ndim_of, where, kind, listed, shape_hint):
     return data
 
 
+#: where ``labels='y'`` (the default) names none of a store's arrays, the labels are looked for under
+#: these names, in this order (those of a MATLAB file, and scikit-learn's ``target``)
+_LABEL_NAMES = ("y", "Y", "labels", "label", "gnd", "target", "class")
+
+
+def _label_name(labels, names):
+    """The name the labels are read from: ``labels`` when the store holds it; for the default
+    ``'y'``, else the first of :data:`_LABEL_NAMES` it holds; None when there is none."""
+    if labels is None or labels in names:
+        return labels
+    return next((n for n in _LABEL_NAMES if n in names), None) if labels == "y" else None
+
+
 def _open(path, exists, opener, what, article, fix):
     """``(Path(path), opener(str(path)))``; a path that fails ``exists`` or a store ``opener`` cannot
     read is refused with a message that names ``what`` it should be and how to ``fix`` it."""
@@ -172,7 +188,8 @@ def _store_dataset(X, y, n, n_features, image_shape, labels, path, fmt, array):
     if y is not None:
         y = _check_labels(y, n, f"{labels!r} of {str(path)!r}")
     return Dataset(
-        X=X, y=y, image_shape=image_shape, name=path.stem, extra={"store": str(path), "format": fmt, "array": array}
+        X=X, y=y, image_shape=image_shape, name=path.stem,
+        extra={"store": str(path), "format": fmt, "array": array, "labels": labels if y is not None else None},
     )
 
 
@@ -198,7 +215,9 @@ def open_zarr(
         width[, channels])``. Default: ``'X'``, or the group's only array with 2 or more dimensions.
     labels : str or None, default='y'
         Name of the labels array in the group, read into memory; ignored (``y`` is None) when the
-        group has no such array or ``labels=None``.
+        group has no such array or ``labels=None``. With ``'y'`` and no array of that name, the
+        first array named ``Y``, ``labels``, ``label``, ``gnd``, ``target`` or ``class``
+        (``extra['labels']`` says which).
     chunk_rows : int, optional
         Rows per Dask chunk (default: about :data:`CHUNK_BYTES` of float64, whole store chunks).
 
@@ -234,7 +253,8 @@ def open_zarr(
         data = _choose_data(data, names, lambda n: node[n].ndim, f"Zarr group {str(path)!r}", "array", names,
                             "an array of shape (n_samples, n_features) or (n_images, h, w)")
         arr, component = node[data], data
-        if labels is not None and labels in names:
+        labels = _label_name(labels, names)
+        if labels is not None:
             y = np.asarray(node[labels][...])
     attrs_shape = dict(arr.attrs).get("image_shape", group_attrs.get("image_shape"))
     n, n_features, image_shape, rows = _row_layout(
@@ -373,7 +393,9 @@ def open_hdf5(
         Name of the data dataset: ``(n_samples, n_features)`` or ``(n_images, height, width[,
         channels])``. Default: ``'X'``, or the file's only dataset with 2 or more dimensions.
     labels : str or None, default='y'
-        Name of the labels dataset, read into memory; ``y`` is None when there is none.
+        Name of the labels dataset, read into memory; ``y`` is None when there is none. With
+        ``'y'`` and no dataset of that name, the first named ``Y``, ``labels``, ``label``,
+        ``gnd``, ``target`` or ``class`` (``extra['labels']`` says which).
     chunk_rows : int, optional
         Rows per Dask chunk (default: about :data:`CHUNK_BYTES` of float64, whole HDF5 chunks).
 
@@ -405,7 +427,8 @@ def open_hdf5(
         dset = f[data]
         shape, dtype, store_chunks = dset.shape, dset.dtype, dset.chunks
         attrs_shape = dset.attrs.get("image_shape", f.attrs.get("image_shape"))
-        y = np.asarray(f[labels][...]) if labels is not None and labels in names else None
+        labels = _label_name(labels, names)
+        y = np.asarray(f[labels][...]) if labels is not None else None
     if dtype.kind not in "uifb":
         raise TypeError(f"HDF5 dataset {data!r} of {str(path)!r} must hold numbers; got dtype {dtype}.")
     n, n_features, image_shape, rows = _row_layout(

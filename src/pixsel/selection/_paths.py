@@ -19,6 +19,7 @@ import numpy as np
 
 from ..spectral import (
     SparsePath,
+    criterion_named,
     fisher_thresholding_path,
     greedy_path,
     simple_thresholding,
@@ -53,12 +54,16 @@ class PathSet:
         Elementwise minimum of the certified per-k upper bounds of the paths, or None.
     regularization : Regularization or None
         What was done to the within-class covariance (None for sparse PCA).
+    criterion : str or None
+        The objective of the sparse LDA paths, ``'trace'`` or ``'correlation'`` (None for sparse
+        PCA).
     """
 
     paths: dict[str, SparsePath] = field(default_factory=dict)
     lower_bound: np.ndarray | None = None
     upper_bound: np.ndarray | None = None
     regularization: Regularization | None = None
+    criterion: str | None = None
 
 
 def _bar(total, desc, progress):
@@ -85,7 +90,8 @@ def _run(steps, bar):
     return out
 
 
-def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progress: Any = False) -> PathSet:
+def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", criterion: str = "max-eig",
+              progress: Any = False) -> PathSet:
     """All greedy and thresholding sparse LDA paths of a classification problem.
 
     Parameters
@@ -96,6 +102,13 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
         Two or more class labels.
     regularization : 'auto', 'none', None, float, 'ledoit-wolf' or 'ledoit-wolf-floor', default='auto'
         How the within-class covariance ``B`` is regularized (see :func:`pixsel.stats.regularize`).
+    criterion : {'max-eig', 'trace', 'correlation', 'auto'}, default='max-eig'
+        The objective of the paths, as :class:`SparseLDASelector`'s ``criterion``: ``'max-eig'``,
+        the largest generalized eigenvalue of ``(A_SS, B_SS)``; ``'trace'``, their sum (with two
+        classes both are the papers' Rayleigh quotient ``a_S^T B_SS^-1 a_S``); ``'correlation'``,
+        the trace with ``B`` the total covariance ``B + A`` (a sum of squared canonical
+        correlations, at most the number of classes - 1); ``'auto'``: ``'correlation'`` with more
+        than two classes and ``'trace'`` with two, the selector's default (``pixsel path`` runs it).
     progress : bool or callable, default=False
         Show a progress bar (for work longer than two seconds); a callable is called as
         ``progress(done, total, desc)`` after each path instead.
@@ -119,9 +132,17 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
     >>> bool((ps.upper_bound >= ps.paths['forward'].objective - 1e-9).all())
     True
     """
+    if criterion not in ("max-eig", "trace", "correlation", "auto"):
+        raise ValueError("The 'criterion' parameter of lda_paths must be 'max-eig', 'trace', 'correlation' or "
+                         f"'auto'. Got {criterion!r} instead.")
     with _bar(5, "paths", progress) as bar:
         st = class_statistics(X, y)
         B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
+        if criterion == "auto":
+            criterion = "correlation" if st.n_classes > 2 else "trace"
+        if criterion == "correlation":  # the trace of (A, B + A), B + A the total covariance
+            B = criterion_named("correlation").pair(st.between if st.n_classes == 2 else st.between_factor, B)[1]
+        search = "max-eig" if criterion == "max-eig" else "trace"  # correlation: the trace of the pair above
         # simple_thresholding of a factor and the Eq. (5) bound (one eigh of B) have no device
         # kernel: they run on a host copy of the statistics, made once (NumPy's float64
         # statistics pass unchanged)
@@ -132,12 +153,12 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
             M = st.between_factor
             Mh, Bh = host(M), host(B)
             paths = {
-                "forward": greedy_path(M, B, direction="forward", certificate="auto"),
-                "backward": greedy_path(M, B, direction="backward", certificate="auto"),
-                "simple": simple_thresholding(Mh, Bh),
+                "forward": greedy_path(M, B, direction="forward", criterion=search, certificate="auto"),
+                "backward": greedy_path(M, B, direction="backward", criterion=search, certificate="auto"),
+                "simple": simple_thresholding(Mh, Bh, criterion=search),
             }
             bar.update(4, "forward, backward and simple-thresholding paths")
-            return PathSet(paths, None, _min_upper(paths), reg)
+            return PathSet(paths, None, _min_upper(paths), reg, criterion)
         a = st.between
         ah, Bh = host(a), host(B)
         bar.update(1, "class statistics")
@@ -150,7 +171,7 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", progr
             ),
             bar,
         )
-    return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg)
+    return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg, criterion)
 
 
 def pca_paths(X: ArrayLike, *, progress: Any = False) -> PathSet:

@@ -66,6 +66,11 @@ def shrinkage_regularization(regularization: str, intensity: float, mu: float) -
     -------
     Regularization
 
+    Raises
+    ------
+    ValueError
+        When ``mu`` is 0: the covariance is zero and so is any shrinkage of it.
+
     Examples
     --------
     >>> shrinkage_regularization("ledoit-wolf-floor", 0.001, 2.0).shrinkage
@@ -75,6 +80,15 @@ def shrinkage_regularization(regularization: str, intensity: float, mu: float) -
     """
     if not is_shrinkage(regularization):
         raise ValueError(f"regularization must be one of {SHRINKAGE_METHODS}. Got {regularization!r} instead.")
+    if not float(mu) > 0:
+        # B == 0 (one sample per class, or every feature constant within its class): shrinking
+        # it towards mu I leaves it zero, and every f(S) would divide by a singular B_SS
+        raise ValueError(
+            f"The within-class covariance is zero (every class holds one sample, or every feature is constant "
+            f"within its class), so regularization={regularization!r}, a shrinkage towards its mean variance, "
+            "leaves it zero and singular. Give at least 2 samples of a class whose features vary, or use "
+            "regularization='auto', 'rda' or a ridge > 0."
+        )
     s = float(intensity)
     if regularization == "ledoit-wolf-floor":
         s = max(s, SHRINKAGE_FLOOR)
