@@ -89,7 +89,7 @@ def _run(args, stages):
         # the criterion of `pixsel select -m gslda` (SparseLDASelector's 'auto'): the same objective per k
         ps = lda_paths(data.X, data.y, regularization=regularization(args), criterion="auto",
                        progress=steps or False)
-        what, crit = "sparse LDA objective", (", correlation criterion" if ps.criterion == "correlation" else "")
+        what, crit = "sparse LDA objective", f", {ps.criterion} criterion"
     stages.done()
     out = Path(args.out)
     report = provenance(
@@ -157,12 +157,13 @@ def _exact(args, ps):
     import numpy as np
 
     from .._progress import search_progress
-    from ..spectral import exact_path
+    from ..spectral import criterion_named, exact_path
 
     fw = ps.paths["forward"]
     with search_progress(show_progress(args), desc="exact path") as callback:
-        # the paths' own objective: the correlation criterion is the trace of their pair (A, B + A)
-        crit = "max-eig" if ps.criterion in (None, "max-eig") else "trace"
+        # the paths' own objective on their own pair (the correlation criterion: the trace of (A, B + A));
+        # sparse PCA's paths (no criterion name) are the largest eigenvalue's
+        crit = criterion_named(ps.criterion or "max-eig")
         res = exact_path(fw.A, fw.B, criterion=crit, time_limit=args.time_limit, callback=callback,
                          n_jobs=args.n_jobs)
     if ps.upper_bound is not None:

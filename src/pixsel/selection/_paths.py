@@ -27,7 +27,9 @@ from ..spectral import (
     sparsity_lower_bound,
 )
 from .._array_api import to_numpy
+from .._validation import check_options
 from ..stats import Regularization, class_statistics, covariance, regularize
+from ._lda import criterion_for
 
 from typing import TYPE_CHECKING
 
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["PathSet", "lda_paths", "pca_paths"]
+
+#: The values of :func:`lda_paths`' ``criterion``: :class:`~pixsel.SparseLDASelector`'s names
+LDA_PATH_CRITERIA = ("max-eig", "trace", "correlation", "auto")
 
 
 @dataclass
@@ -132,17 +137,14 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", crite
     >>> bool((ps.upper_bound >= ps.paths['forward'].objective - 1e-9).all())
     True
     """
-    if criterion not in ("max-eig", "trace", "correlation", "auto"):
-        raise ValueError("The 'criterion' parameter of lda_paths must be 'max-eig', 'trace', 'correlation' or "
-                         f"'auto'. Got {criterion!r} instead.")
+    check_options(criterion, "criterion", LDA_PATH_CRITERIA, owner="lda_paths")
     with _bar(5, "paths", progress) as bar:
         st = class_statistics(X, y)
         B, reg = regularize(st.within, regularization, X=X, y=y, means=st.means, classes=st.classes)
-        if criterion == "auto":
-            criterion = "correlation" if st.n_classes > 2 else "trace"
-        if criterion == "correlation":  # the trace of (A, B + A), B + A the total covariance
-            B = criterion_named("correlation").pair(st.between if st.n_classes == 2 else st.between_factor, B)[1]
-        search = "max-eig" if criterion == "max-eig" else "trace"  # correlation: the trace of the pair above
+        # the criterion object answers for its name: the pair it searches (the correlation
+        # criterion: the trace of (A, B + A), B + A the total covariance) and the search itself
+        search = criterion_named(criterion_for(criterion, st.n_classes))
+        B = search.pair(st.between if st.n_classes == 2 else st.between_factor, B)[1]
         # simple_thresholding of a factor and the Eq. (5) bound (one eigh of B) have no device
         # kernel: they run on a host copy of the statistics, made once (NumPy's float64
         # statistics pass unchanged)
@@ -158,7 +160,7 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", crite
                 "simple": simple_thresholding(Mh, Bh, criterion=search),
             }
             bar.update(4, "forward, backward and simple-thresholding paths")
-            return PathSet(paths, None, _min_upper(paths), reg, criterion)
+            return PathSet(paths, None, _min_upper(paths), reg, search.name)
         a = st.between
         ah, Bh = host(a), host(B)
         bar.update(1, "class statistics")
@@ -171,7 +173,7 @@ def lda_paths(X: ArrayLike, y: ArrayLike, *, regularization: str = "auto", crite
             ),
             bar,
         )
-    return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg, criterion)
+    return PathSet(paths, sparsity_lower_bound(ah, Bh), _min_upper(paths), reg, search.name)
 
 
 def pca_paths(X: ArrayLike, *, progress: Any = False) -> PathSet:
