@@ -47,11 +47,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # what the suite needs besides: Numba (the exact searches and the compiled kernels, which the suite
-# checks against their NumPy oracles), pytest and the docs packages, pandas, scikit-image, PyTorch's
+# checks against their NumPy oracles), Clarabel (the extra `conic`: the exact search's semidefinite
+# bounds, 3 MB, whose tests would skip without it), pytest and the docs packages, pandas, scikit-image, PyTorch's
 # CPU build and array-api-strict, dask.distributed, zarr and h5py; then the Numba kernels compiled
 # ahead (about a minute), so that no test pays for compiling them
 $(TEST_STAMP): $(STAMP)
-	$(PIP) -e ".[test,numba,distributed,cluster,arrayapi]"
+	$(PIP) -e ".[test,numba,conic,distributed,cluster,arrayapi]"
 	$(BIN)/python -m pixsel._jit
 	touch $(TEST_STAMP)
 
