@@ -177,6 +177,18 @@ def _relaxation(a, C, d, k, fixed_in, iters, z0=None):
     return best, z, w, h
 
 
+def _node_sets(p, fixed_in, allowed):
+    """A node's checked sets: ``U`` (the allowed features, sorted) and the fixed-in mask over all
+    ``p`` features, which must lie inside ``U``. Shared by the node bounds of this package."""
+    U = np.arange(p) if allowed is None else np.unique(np.asarray(allowed, dtype=np.intp))
+    inn = np.zeros(p, dtype=bool)
+    if fixed_in is not None:
+        inn[np.asarray(fixed_in, dtype=np.intp)] = True
+    if not np.all(np.isin(np.flatnonzero(inn), U)):
+        raise ValueError("fixed_in must lie inside allowed.")
+    return U, inn
+
+
 def perspective_bound(a, B, k, *, d=None, fixed_in=None, allowed=None, iters=100):
     """Certified upper bound on ``max a_S^T B_SS^{-1} a_S`` over ``|S| = k`` (perspective relaxation).
 
@@ -208,12 +220,7 @@ def perspective_bound(a, B, k, *, d=None, fixed_in=None, allowed=None, iters=100
     a = np.asarray(a, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     p = a.size
-    U = np.arange(p) if allowed is None else np.unique(np.asarray(allowed, dtype=np.intp))
-    inn = np.zeros(p, dtype=bool)
-    if fixed_in is not None:
-        inn[np.asarray(fixed_in, dtype=np.intp)] = True
-    if not np.all(np.isin(np.flatnonzero(inn), U)):
-        raise ValueError("fixed_in must lie inside allowed.")
+    U, inn = _node_sets(p, fixed_in, allowed)
     if not (np.count_nonzero(inn) <= k <= U.size):
         raise ValueError(f"k must be between |fixed_in| and |allowed|; got k = {k}.")
     BU = B[np.ix_(U, U)]

@@ -59,6 +59,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ._perspective import _node_sets
+
 __all__ = ["mixed_split_bound", "pair_bound", "sdp_decomposition", "sdp_root_bound", "strongest_pairs"]
 
 #: relative shrink onto the PSD cone, slack on the bound, floor on z in the ascent
@@ -368,12 +370,7 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None, fixed_in=None, allow
     pairs = _check_pairs(pairs, p)
     if np.shape(d) != (p,) or np.size(P) != 4 * len(pairs):
         raise ValueError(f"d must have shape ({p},) and P shape ({len(pairs)}, 2, 2), one block per pair.")
-    U = np.arange(p) if allowed is None else np.unique(np.asarray(allowed, dtype=np.intp))
-    inn = np.zeros(p, dtype=bool)
-    if fixed_in is not None:
-        inn[np.asarray(fixed_in, dtype=np.intp)] = True
-    if not np.all(np.isin(np.flatnonzero(inn), U)):
-        raise ValueError("fixed_in must lie inside allowed.")
+    U, inn = _node_sets(p, fixed_in, allowed)
     if not max(1, int(np.count_nonzero(inn))) <= k <= U.size:
         raise ValueError(f"k must be between max(1, |fixed_in|) and |allowed| = {U.size}; got k = {k}.")
     d, P, C = _valid_split(B, d, pairs, P)
