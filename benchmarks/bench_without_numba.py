@@ -31,7 +31,7 @@ CASES = [
     ("Yale B, SparsePCASelector(20)", "yaleb", "SparsePCASelector(20)", False),
     ("Yale B, ColumnSubsetSelector(50)", "yaleb", "ColumnSubsetSelector(50)", False),
     ("Yale B, PixelReconstructor(50)", "yaleb", "PixelReconstructor(50)", False),
-    ("Brodatz 64x64 (400 patches), PixelReconstructor(20)", "brodatz", "PixelReconstructor(20)", False),
+    ("Brodatz 64x64 (bench_sensors' 400 patches), PixelReconstructor(20)", "brodatz", "PixelReconstructor(20)", False),
 ]
 QUICK = [("digits, SparseLDASelector(10)", "digits", "SparseLDASelector(10)", True)]
 
@@ -44,9 +44,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 threadpool_limits(1, user_api="blas")
 from pixsel.datasets import load_shared
+sys.path.insert(0, sys.argv[6])  # the benchmarks' folder: the data of the quality and sensor benchmarks
 
 def data(name):
-    rng = np.random.default_rng(0)
     if name == "digits":
         from sklearn.datasets import load_digits
         return load_digits(return_X_y=True)
@@ -56,22 +56,17 @@ def data(name):
     if name == "usps35":
         z = load_shared("usps_3v5_split.npz")
         return z["X_train"].reshape(len(z["X_train"]), -1).astype(float), z["y_train"]
-    if name in ("yaleb", "yaleb5", "pie"):
+    if name in ("yaleb", "pie"):  # every image: more images than pixels, the dense forms
         z = load_shared("cmupie_32x32.npz" if name == "pie" else "extyaleb_32x32.npz")
-        X, y = z["X"].reshape(len(z["X"]), -1).astype(float), z["y"]
-        if name == "yaleb5":
-            i = np.concatenate([rng.permutation(np.flatnonzero(y == c))[:5] for c in np.unique(y)])
-            X, y = X[i], y[i]
-        return X, y
-    if name == "brodatz":
-        z = load_shared("brodatz_112_640x640.npz")
-        imgs = z["X"].reshape(-1, 640, 640)
-        tex = rng.choice(len(imgs), 10, replace=False)
-        patches = []
-        for t in tex:
-            r, c = rng.integers(0, 640 - 64, (2, 40))
-            patches += [imgs[t, a:a + 64, b:b + 64].ravel() for a, b in zip(r, c)]
-        return np.asarray(patches, dtype=float), None
+        return z["X"].reshape(len(z["X"]), -1).astype(float), z["y"]
+    if name == "yaleb5":  # the quality benchmark's first split with 5 training images per person
+        from bench_quality import load_dataset, split
+        X, y, spec, _ = load_dataset(name, False)
+        tr, _ = split(X, y, spec, 0)
+        return np.asarray(X[tr], dtype=float), y[tr]
+    if name == "brodatz":  # the sensor benchmark's 64 x 64 texture patches, its training part
+        from bench_sensors import load
+        return load("brodatz", False)[0], None
     raise ValueError(name)
 
 X, y = data(sys.argv[2])
@@ -92,7 +87,8 @@ print(json.dumps({"times": times, "support": supports[-1], "same_every_fit": all
 
 def run_worker(mode, name, expr, labels, repeats):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", _WORKER, mode, name, expr, "1" if labels else "0", str(repeats)],
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run([sys.executable, "-c", _WORKER, mode, name, expr, "1" if labels else "0", str(repeats), here],
                           capture_output=True, text=True, env=env, timeout=1800)
     if proc.returncode != 0:
         raise RuntimeError(f"{mode} {name} {expr}: {proc.stderr[-2000:]}")
