@@ -209,24 +209,19 @@ def greedy_path(
     A, B, form = check_form_pair(A, B, form=form, owner=owner)
     p = A.shape[0]
     max_k = _checked_max_k(max_k, direction, 1, p, owner)
-    if kernel_options and not (form == "vector" and max_k is None):
+    if kernel_options and form != "vector":
         raise TypeError(
-            f"greedy_path got options {sorted(kernel_options)} that only the binary kernel (a vector A "
-            "without max_k) accepts."
+            f"greedy_path got options {sorted(kernel_options)} that only the binary kernel (a vector A) accepts."
         )
-    if form == "vector" and max_k is None:
-        path = rank_one_path(A, np.eye(p) if B is None else B, direction, **kernel_options)
+    if form == "vector":  # the rank-one elimination, to max_k steps when given
+        path = rank_one_path(A, np.eye(p) if B is None else B, direction, max_k=max_k, **kernel_options)
         path.info = dict(path.info, criterion=criterion.name, form="vector")
-    elif form == "vector":
-        path = multiclass_greedy_path(A[:, None], B, direction=direction, criterion=criterion, max_k=max_k,
-                                      callback=callback)
-        path.A, path.info["form"] = A, "vector"
     elif form == "factor":
         path = multiclass_greedy_path(A, B, direction=direction, criterion=criterion, max_k=max_k,
                                       callback=callback)
     else:
         path = _fullrank_path(A, B, direction=direction, criterion=criterion, max_k=max_k)
-    stepwise = form == "factor" or (form == "vector" and max_k is not None)  # the kernel reports
+    stepwise = form == "factor"  # the kernel reports
     if callback is not None and not stepwise:
         callback(len(path.order), len(path.order))
     if certificate is not None:

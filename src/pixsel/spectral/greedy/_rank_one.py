@@ -279,14 +279,15 @@ def _compiled_compact():
     return _compiled("compact_lower")
 
 
-def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, info, compiled=True):
-    """Run the greedy elimination to the end of the path.
+def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, info, compiled=True, stop=None):
+    """Run the greedy elimination to the end of the path (forward: to ``stop`` steps when given).
 
     ``checkpoint(k, st, flops_since)`` is called at panel ends; it may rebuild ``work`` and
     ``st`` (a refactor). Returns ``order`` and ``objective`` (float64, length ``p``).
     ``compiled=True`` runs each panel's steps in one Numba call (when Numba imports); ``False``
     keeps the NumPy loop (the oracle the compiled loop is tested against).
     """
+    end = p if stop is None or not forward else int(stop)  # the forward pass may stop early
     order = np.empty(p, dtype=np.intp)
     objective = np.empty(p)
     step = 0
@@ -294,10 +295,10 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
     loc = np.full(p, -1, dtype=np.intp)
     jit = _compiled_panel() if compiled else None
     fixed = np.empty(0, dtype=np.intp) if fixed_order is None else np.asarray(fixed_order, dtype=np.intp)
-    while step < p:
+    while step < end:
         m = work.m
         loc[st.ids] = np.arange(m)
-        T = min(block_size, p - step)
+        T = min(block_size, end - step)
         panel = np.empty((m, T), order="F")  # panel.T is C-ordered: the compiled loop fills its rows
         t = 0
         needs_refactor = False
@@ -355,6 +356,8 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
             checkpoint(p - step if not forward else step, st, flops_since, force=True)
             flops_since = 0.0
             continue
+        if step >= end and end < p:  # stopped early: the trailing update is never read
+            break
         work.syrk_update(panel[:, :t])
         flops_since += float(m) * m * t
         st.d = work.diag()
@@ -368,16 +371,18 @@ def _eliminate(work, st, *, p, forward, fixed_order, block_size, checkpoint, inf
         if work.m - n_live >= max(block_size, work.m // 8):
             st.compact(work, np.flatnonzero(st.live), compiled)
             info["compactions"] += 1
-    return order, objective
+    return order[:end], objective[:end]
 
 
 # --------------------------------------------------------------------------------------------
 # Forward
 # --------------------------------------------------------------------------------------------
 def _greedy_forward(
-    a, B, *, block_size, fixed_order=None, check_every=None, drift_tol=1e-10, force_refactor=False, compiled=True
+    a, B, *, block_size, fixed_order=None, check_every=None, drift_tol=1e-10, force_refactor=False, compiled=True,
+    max_k=None,
 ):
-    """Unchecked forward kernel: ``a`` float64 (p,), ``B`` float64 symmetric (p, p).
+    """Unchecked forward kernel: ``a`` float64 (p,), ``B`` float64 symmetric (p, p); ``max_k``
+    stops the pass after that many features (the path then has ``max_k`` entries).
 
     ``fixed_order`` (a permutation) replaces the greedy pivot rule by a prescribed order; the
     objective is then ``f`` of every prefix (used by the thresholding baselines). Returns
@@ -385,6 +390,17 @@ def _greedy_forward(
     """
     p = a.shape[0]
     info = _new_info(block_size)
+    if (fixed_order is None and (p if max_k is None else max_k) <= _SHORT_STEPS and check_every is None
+            and not force_refactor and compiled and not compiled_enabled()):
+        # a short pass on the NumPy route: the unblocked loop has fewer calls per step; kept when
+        # its objective agrees with a fresh solve on its support (else the checked pass below)
+        stop = p if max_k is None else int(max_k)
+        order, objective, zero_pivots = _forward_short(a, B, stop)
+        drift = _short_drift(a, B, order, objective, zero_pivots)
+        if drift <= drift_tol:
+            info["zero_pivots"] = zero_pivots
+            info["checkpoints"].append((stop, drift))
+            return order, objective, info
     work = _Working(p)
     work.load(B)
     diag = np.diag(B).copy()
@@ -428,9 +444,68 @@ def _greedy_forward(
 
     order, objective = _eliminate(
         work, st, p=p, forward=True, fixed_order=fixed_order, block_size=block_size, checkpoint=checkpoint, info=info,
-        compiled=compiled,
+        compiled=compiled, stop=max_k,
     )
     return order, objective, info
+
+
+#: A forward pass of at most this many steps on the NumPy route runs :func:`_forward_short`.
+_SHORT_STEPS = 64
+
+
+def _forward_short(a, B, stop):
+    """The first ``stop`` steps of the forward elimination, unblocked (NumPy): the same pivot rule
+    and ties as :func:`_eliminate`, with each new Schur column ``B[:, j] - L L[j]^T`` read from the
+    columns ``L`` taken so far (``O(p t)`` at step ``t``) and no working ``p x p`` matrix, no panel
+    bookkeeping and no checkpoint (the running ``f`` is the sum of ``stop`` non-negative gains;
+    the tests compare it with a fresh solve). Returns ``order, objective, zero_pivots``.
+    """
+    p = a.shape[0]
+    v = a.copy()
+    d = np.diag(B).copy()
+    tol = pivot_tol(d, p)
+    live = np.ones(p, dtype=bool)
+    L = np.empty((stop, p))  # row t: the t-th eliminated column, scaled
+    order = np.empty(stop, dtype=np.intp)
+    objective = np.empty(stop)
+    f, t, zero_pivots = 0.0, 0, 0
+    for step in range(stop):
+        j = _select_max(v, d, live, tol)
+        col = B[j].copy()  # B is symmetric: row j is column j
+        if t:
+            col -= L[:t, j] @ L[:t]
+        piv = col[j]
+        live[j] = False
+        order[step] = j
+        if piv > tol[j]:
+            s = 1.0 / math.sqrt(piv)
+            col *= s
+            g = v[j] * s
+            f += g * g
+            v -= g * col
+            d -= col * col
+            L[t] = col
+            t += 1
+        else:
+            zero_pivots += 1
+        tol[j] = np.inf
+        objective[step] = f
+    return order, objective, zero_pivots
+
+
+def _short_drift(a, B, order, objective, zero_pivots):
+    """The relative gap between the short pass's last ``f`` and a fresh Cholesky solve on its
+    support (``inf`` when a pivot was zero or the solve fails: the checked pass decides then)."""
+    if zero_pivots:
+        return np.inf
+    S = order
+    try:
+        c = lower_cholesky(B[np.ix_(S, S)], check_finite=False)
+    except np.linalg.LinAlgError:
+        return np.inf
+    y = solve_lower(c, a[S])
+    f_check = float(y @ y)
+    return abs(float(objective[-1]) - f_check) / max(abs(f_check), np.finfo(np.float64).tiny)
 
 
 # --------------------------------------------------------------------------------------------
@@ -602,15 +677,18 @@ def rank_one_greedy_path(
     return rank_one_path(a_arr, B_arr, direction, block_size, check_every, drift_tol, owner)
 
 
-def rank_one_path(a, B, direction, block_size=None, check_every=None, drift_tol=1e-10, owner="greedy_path"):
-    """The kernel on checked input (``a`` float64 (p,), ``B`` float64 symmetric (p, p))."""
+def rank_one_path(a, B, direction, block_size=None, check_every=None, drift_tol=1e-10, owner="greedy_path", max_k=None):
+    """The kernel on checked input (``a`` float64 (p,), ``B`` float64 symmetric (p, p)); ``max_k``
+    (forward only) stops the pass after that many features."""
     p = a.shape[0]
     block_size = _default_block_size(p) if block_size is None else check_int(block_size, "block_size", low=1, owner=owner)
     if check_every is not None:
         check_every = check_int(check_every, "check_every", low=1, owner=owner)
     drift_tol = check_real(drift_tol, "drift_tol", low=0.0, owner=owner)
+    options = {} if max_k is None else {"max_k": max_k}
     kernel = _greedy_forward if direction == "forward" else _greedy_backward
-    order, objective, info = kernel(a, B, block_size=block_size, check_every=check_every, drift_tol=drift_tol)
+    order, objective, info = kernel(a, B, block_size=block_size, check_every=check_every, drift_tol=drift_tol,
+                                    **options)
     return SparsePath(order=order, objective=objective, direction=direction, A=a, B=B, info=info)
 
 
