@@ -39,7 +39,7 @@ def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
     np.testing.assert_array_equal(full.forward_path_.order, ref.order)
 
 
-def test_dual_keeps_every_k_and_two_classes_keep_the_whole_path():
+def test_dual_keeps_every_k_and_the_forward_pass_stops_near_k():
     X, y = _classes()
     dual = SparseLDASelector(5, direction="dual").fit(X, y)
     assert len(dual.forward_path_.order) == 15 and len(dual.backward_path_.order) == X.shape[1]
@@ -47,8 +47,15 @@ def test_dual_keeps_every_k_and_two_classes_keep_the_whole_path():
     full = SparseLDASelector(5, direction="dual", path="full").fit(X, y)
     np.testing.assert_array_equal(dual.get_support(), full.get_support())
     np.testing.assert_allclose(dual.objective_path_[:15], full.objective_path_[:15])
+    # two classes: the forward pass alone stops where more classes stop; with the backward pass
+    # (the papers' dual path) both passes keep every k, and the shared prefix is the same
     two = SparseLDASelector(3, direction="forward", algorithm="dense").fit(X[y < 2], y[y < 2])
-    assert len(two.objective_path_) == X.shape[1]
+    assert len(two.objective_path_) == 13
+    two_dual = SparseLDASelector(3, direction="dual").fit(X[y < 2], y[y < 2])
+    assert len(two_dual.forward_path_.order) == len(two_dual.objective_path_) == X.shape[1]
+    np.testing.assert_array_equal(two.forward_path_.order, two_dual.forward_path_.order[:13])
+    with pytest.raises(ValueError, match="stopped at k = 13;.*path='full'"):
+        two.get_support_at(14)
     # fewer samples than features: 'auto' runs the forward pass through X, to k; path='full' keeps the whole path
     X2, y2 = _classes(n_classes=2, p=200)
     short = SparseLDASelector(3, direction="forward").fit(X2, y2)

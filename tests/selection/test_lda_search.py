@@ -79,7 +79,7 @@ def test_never_select_is_the_path_of_the_restricted_pair(direction, n_classes):
         A, B = path.A, path.B
         AR = A[R]
         ref = greedy_path(AR, B[np.ix_(R, R)], direction=path.direction, criterion="trace",
-                          max_k=None if path.direction == "backward" or n_classes == 2 else len(path.order))
+                          max_k=None if path.direction == "backward" or len(path.order) == len(R) else len(path.order))
         np.testing.assert_array_equal(path.order, R[ref.order])
         np.testing.assert_allclose(path.objective, ref.objective)
         for k in (1, 3, 5):

@@ -82,7 +82,7 @@ def _path_selection(name, direction):
         from ..selection import SparseLDASelector
 
         t0 = time.perf_counter()
-        sel = SparseLDASelector(1, direction=direction, regularization=regularization).fit(X, y)
+        sel = SparseLDASelector(1, direction=direction, regularization=regularization, path="full").fit(X, y)
         secs = time.perf_counter() - t0
         supports = {k: sel.get_support_at(k, indices=True) for k in ks}
         objective = {k: float(sel.objective_path_[k - 1]) for k in ks}

@@ -92,22 +92,26 @@ PATH_HINTS = {
 }
 
 
-def forward_length(n_features, k, n_classes, path):
+def forward_length(n_features, k, n_classes, path, direction="forward"):
     """Where a forward pass asked for ``k`` stops (None: the whole path), by the ``path`` rule.
 
-    Two classes (or ``path='full'``): the whole path (the binary kernel computes it for a few
-    inverses of ``B``). More classes: ``min(p, max(2 k, k + 10))`` steps, so that a fit asked for
-    ``k`` costs ``O(p k^2)`` and :meth:`~_PathSelector.get_support_at` still reads the sizes
-    around ``k``.
+    ``path='full'``: the whole path. ``'auto'``: ``min(p, max(2 k, k + 10))`` steps, so that a
+    fit asked for ``k`` costs ``O(p k^2)`` after the statistics (the whole path costs ``O(p^3)``,
+    and on small problems ``p`` steps of interpreted loop) and
+    :meth:`~_PathSelector.get_support_at` still reads the sizes around ``k``; but with two classes
+    a ``direction`` that runs the backward pass too (``'backward'``, ``'dual'``, ``'cv'``) keeps the
+    whole forward path, so that both passes meet at every ``k`` (the papers' dual path).
 
     Examples
     --------
     >>> forward_length(1024, 50, 38, "auto"), forward_length(1024, 50, 2, "auto")
-    (100, None)
+    (100, 100)
+    >>> forward_length(1024, 50, 2, "auto", "dual"), forward_length(1024, 50, 38, "auto", "dual")
+    (None, 100)
     >>> forward_length(1024, 3, 38, "auto"), forward_length(20, 15, 38, "auto"), forward_length(1024, 3, 38, "full")
     (13, None, None)
     """
-    if path == "full" or n_classes <= 2:
+    if path == "full" or (n_classes <= 2 and direction in ("backward", "dual", "cv")):
         return None
     stop = max(2 * int(k), int(k) + 10)
     return None if stop >= n_features else stop
@@ -405,8 +409,8 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         At ``k = n_features_to_select_`` this is the fitted ``support_`` (the certified or refined
         one when asked for); ``k`` can go up to ``len(objective_path_)``: ``n_features_in_``, or
         where the forward pass stopped when only a forward pass was run (``n_features_to_select_``
-        with the implicit algorithm; ``max(2 k, k + 10)`` with more than two classes unless the
-        selector's ``path='full'``).
+        with the implicit algorithm; ``max(2 k, k + 10)`` otherwise, unless the selector's
+        ``path='full'``).
 
         With ``always_select``, every support contains the forced features and ``k`` (which
         counts them) must be at least their number.

@@ -223,15 +223,20 @@ default='ledoit-wolf-floor'
         returned is then within ``gap_tol`` (as a fraction) of the optimum.
     path : {'auto', 'full'}, default='auto'
         How much of the forward path to compute. ``'full'``: every ``k`` up to ``n_features``.
-        ``'auto'``: the whole path for two classes where ``B`` is formed (it costs a few
-        inverses of ``B``, whatever ``k``); with more classes the forward pass stops at
-        ``min(n_features, max(2 k, k + 10))`` steps, where ``k = n_features_to_select`` (a
-        forward step costs ``O(p k)``, so a fit asked for ``k`` costs ``O(p k^2)`` rather than
-        ``O(p^3)``), which leaves :meth:`get_support_at` the sizes around ``k``; through ``X``
-        (the implicit algorithm, each step a pass over ``X``) it stops at ``k``. ``'full'``
-        keeps the ``p x p`` form where ``algorithm='auto'`` would take the implicit one for a
-        forward pass alone. The backward pass always starts from all
+        ``'auto'``: the forward pass stops at ``min(n_features, max(2 k, k + 10))`` steps,
+        where ``k = n_features_to_select`` (a forward step costs ``O(p k)``, so a fit asked for
+        ``k`` costs ``O(p k^2)`` rather than ``O(p^3)``), which leaves :meth:`get_support_at`
+        the sizes around ``k``; through ``X`` (the implicit algorithm, each step a pass over
+        ``X``) it stops at ``k``. With two classes and a direction that runs the backward pass
+        (``'backward'``, ``'dual'``, ``'cv'``) the forward path is whole, so both passes meet at
+        every ``k``. ``'full'`` keeps the ``p x p`` form where ``algorithm='auto'`` would take
+        the implicit one for a forward pass alone. The backward pass always starts from all
         features, so with ``direction='backward'`` or ``'dual'`` every ``k`` stays available.
+
+        .. versionchanged:: 0.1
+           With two classes and the forward pass alone, ``'auto'`` used to compute the whole
+           path; it now stops where it stops with more classes (pass ``path='full'`` for every
+           ``k``).
     progress : bool or callable, default=False
         Report the path steps (step ``i`` of ``n`` per pass, with the time left) and the exact
         search (nodes, best objective, certified bound, relative gap): a bar on a terminal,
@@ -322,8 +327,8 @@ default='ledoit-wolf-floor'
         ``objective_path_[k - 1]`` is, per k, the best objective of the computed directions
         (with ``direction='cv'``, that of the pass chosen at k; at ``n_features_to_select_``,
         that of ``support_``). ``n_path`` is ``n_features`` when a backward pass ran or the
-        forward path is whole (two classes, ``path='full'``); with more classes and only a
-        forward pass it is where the forward pass stopped (see ``path``), and
+        forward path is whole (``path='full'``); with only a forward pass it is where the
+        forward pass stopped (see ``path``), and
         ``n_features_to_select_`` with the implicit algorithm. Fit with ``path='full'`` for
         every k.
     forward_path_, backward_path_ : SparsePath or None
@@ -661,7 +666,7 @@ default='ledoit-wolf-floor'
         grouping, direction, p = plan.grouping, plan.direction, plan.p
         E = self.never_select_ if len(self.never_select_) else None
         max_k = forward_length(p - len(self.never_select_) if grouping is None else grouping.n_groups, plan.k,
-                               len(plan.classes), self.path)
+                               len(plan.classes), self.path, direction)
         if self.beam_width_ > 1 and max_k is None and self.path != "full":  # the beam stops near k, any classes
             max_k = forward_length(p - len(self.never_select_), plan.k, 3, self.path)
         fwd = bwd = None
