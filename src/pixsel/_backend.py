@@ -214,13 +214,42 @@ def validate_fit(estimator, route, X, y=_NO_Y, *, dtype=None, y_to_host=True, da
             if y_to_host:
                 y = to_numpy(y)
         return route.xp.astype(X, float_dtype(route.xp, X, route.device), copy=False), y
-    if not given:
+    if not check_params and (y is not None or not given) and _plain_rows(X, y, dtype):
+        # what validate_data would do with these (its checks cost more than a small fit's
+        # arithmetic): the feature count kept, no feature names; X's finiteness was checked above
+        estimator.n_features_in_ = int(X.shape[1])
+        estimator.__dict__.pop("feature_names_in_", None)
+    elif not given:
         X = validate_data(estimator, X, dtype=dtype, ensure_min_samples=2)
     else:
         X, y = validate_data(estimator, X, y, dtype=dtype, ensure_min_samples=2, **check_params)
     if X.dtype.kind not in "uifb":  # e.g. object arrays of numbers
         X = X.astype(np.float64)
     return (as_float_array(X) if as_float else X), y
+
+
+def _plain_rows(X, y, dtype):
+    """True for the input scikit-learn's ``validate_data`` would pass through unchanged: a NumPy
+    ``X`` of at least 2 rows and 1 column, of float32 / float64 (finite: :func:`check_input`
+    checked it), integer or boolean type accepted by ``dtype``, and a 1-D integer, boolean or
+    finite float ``y`` (or none) of one label per row. Anything else (lists, DataFrames, sparse
+    or object arrays, column-vector ``y``, NaN labels...) gets scikit-learn's checks and messages."""
+    if type(X) is not np.ndarray or X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+        return False
+    kind = X.dtype.kind
+    if not (kind in "iub" or (kind == "f" and X.dtype.itemsize in (4, 8))):
+        return False
+    if dtype is not None:
+        allowed = dtype if isinstance(dtype, (list, tuple)) else [dtype]
+        if not any(not isinstance(d, str) and np.dtype(d) == X.dtype for d in allowed):
+            return False
+    if y is None:
+        return True
+    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != X.shape[0]:
+        return False
+    if y.dtype.kind in "iub":
+        return True
+    return y.dtype.kind == "f" and bool(np.isfinite(y).all())
 
 
 def refuse(route, owner=None, *, foreign=None, dask=None):

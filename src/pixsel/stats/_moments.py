@@ -477,18 +477,18 @@ def _symmetrize_lower(W):
         D = W[j:k, j:k]
         # what tril(D) + tril(D, -1).T gives, without its temporaries: the lower triangle
         # mirrored, every entry plus 0.0 (the zeros that sum added: a -0.0 becomes 0.0)
-        upper = _upper_pairs(k - j)
-        D[upper] = D.T[upper]
+        np.copyto(D, D.T, where=_upper_mask(k - j))
         D += 0.0
         W[j:k, k:] = W[k:, j:k].T
 
 
 @functools.lru_cache(maxsize=4)
-def _upper_pairs(b):
-    """The indices of the strict upper triangle of a ``b x b`` tile (read-only, shared)."""
-    rows, cols = np.triu_indices(b, 1)
-    rows.flags.writeable = cols.flags.writeable = False
-    return rows, cols
+def _upper_mask(b):
+    """The strict upper triangle of a ``b x b`` tile as a mask (read-only, shared; a masked copy
+    costs half of the same copy through index arrays)."""
+    mask = np.triu(np.ones((b, b), dtype=bool), 1)
+    mask.flags.writeable = False
+    return mask
 
 
 def _merge(parts, *, inplace=False, cols=None):
@@ -498,6 +498,8 @@ def _merge(parts, *, inplace=False, cols=None):
     see ``block_reduce(merge_inplace=...)``): one ``p x p`` matrix less at the peak. ``cols``:
     the partials hold the panel ``cols`` of the scatter (see :func:`_block_partial`).
     """
+    if len(parts) == 1 and inplace:  # one partial is its own merge (its class means as they are)
+        return parts[0]
     counts = sum(p[0] for p in parts)
     C = len(counts)
     with np.errstate(invalid="ignore", divide="ignore"):
