@@ -21,8 +21,8 @@ Goals (each measured against a reference in the same run, one BLAS thread):
   correlations, the same trace criterion) on the splits of the quality benchmark
   (``bench_quality.py``: its every set and k, ``--fastcan-data`` to choose sets), beside the
   default on the dense form (``algorithm='dense'``) in the same run; one warm-up fit of each,
-  then the median and spread of ``--repeat`` fits, every library on ``--threads`` threads
-  (BLAS and OpenMP).
+  then the median and spread of ``--repeat`` fits of each, taken in turns (one fit of each
+  library per round), every library on ``--threads`` threads (BLAS and OpenMP).
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
@@ -170,15 +170,24 @@ def fastcan_rows(args):
             }
             row = {"data": label, "n_train": int(len(ytr)), "p": int(Xtr.shape[1]), "n_classes": int(Y.shape[1]),
                    "k": k}
-            for name, fit in fits.items():
-                # every library on the same threads: FastCan's loops are OpenMP, which the BLAS pin
-                # leaves alone (on a busy 2-core machine its default threads cost it 4 x)
-                with threadpool_limits(limits=args.threads or None):
+            # every library on the same threads: FastCan's loops are OpenMP, which the BLAS pin
+            # leaves alone (on a busy 2-core machine its default threads cost it 4 x); the fits
+            # take turns (one of each per round), so a burst of load falls on all of them alike
+            with threadpool_limits(limits=args.threads or None):
+                times = {name: [] for name in fits}
+                for name, fit in fits.items():
                     sel = fit()  # warm-up
-                    row[name], sel = timed(fit, args.repeat)
-                assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
-                if name == "default":
-                    row["algorithm"] = sel.algorithm_
+                    assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
+                    if name == "default":
+                        row["algorithm"] = sel.algorithm_
+                for _ in range(args.repeat):
+                    for name, fit in fits.items():
+                        t = time.perf_counter()
+                        fit()
+                        times[name].append(time.perf_counter() - t)
+            for name, ts in times.items():
+                row[name] = {"median": float(np.median(ts)), "min": float(min(ts)), "max": float(max(ts)),
+                             "runs": len(ts)}
             row["load_average"] = load_average()
             ref = row["FastCan"]["median"]
             row["ratio"] = row["default"]["median"] / ref
