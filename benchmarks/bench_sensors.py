@@ -259,7 +259,7 @@ PANELS = (("no constraint", ("pixsel", "pixsel refine", "QR r=k", "QR r=100", "T
           ("constrained", ("pixsel (centre <= k/5)", "pixsel refine (centre <= k/5)", "GQR r=k (centre <= k/5)",
                            "pixsel (budget = CCQR's cost)", "pixsel refine (budget = CCQR's cost)",
                            "CCQR r=k (costs)")),
-          ("shrunk model", ("pixsel shrink", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHRUNK_MODEL,
+          ("shrunk model", ("pixsel shrink", "pixsel", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHRUNK_MODEL,
                             "TPGR r=k" + SHRUNK_MODEL, "random" + SHRUNK_MODEL)),
           ("shrunk model, constrained", ("pixsel shrink (centre <= k/5)", "GQR r=k (centre <= k/5)" + SHRUNK_MODEL,
                                          "pixsel shrink (budget = CCQR's cost)", "CCQR r=k (costs)" + SHRUNK_MODEL)))
@@ -290,7 +290,8 @@ def plot(record, path):
             if col == 0:  # the first set has every row (TPGR does not run on 64x64 images)
                 ax.legend(fontsize=6, loc="upper right")
     fig.suptitle("Reconstruction from k pixels: pixsel beside PySensors (median of 3; same reconstruction for "
-                 "every placement in a row but 'own predict'; bottom rows: the shrunk covariance)", fontsize=10)
+                 "every placement in a row but 'own predict'; bottom rows: the shrunk covariance, with the plain "
+                 "pixsel row for reference)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

@@ -21,6 +21,13 @@ p-form kernel does; the caller may pass it) in the Gram form of the same steps: 
 ``F = A^T Q`` (``p x t``, kept), the residual Gram matrix is ``E = G - F F^T``, the new
 ``w = E_{:,i} / sqrt(E_ii)`` and ``z = E w`` (one pass over ``G``), so a step costs ``O(p^2)``.
 
+With ``shrinkage=rho`` the greedy runs on ``G' = (1 - rho) A^T A + rho (n - 1) T`` (``T`` a prior
+covariance, :class:`pixsel.stats.DCTPrior`), full rank, in the same Gram form with ``G'``
+applied by products: ``E_{:,i}`` and ``E w`` need ``A^T a_i`` and ``A^T (A e)`` (one pass over
+``A`` with two vectors; ``A e`` comes from ``A A^T a_i``, ``A T e_i`` and the kept ``A F``
+without a pass) and ``T e_i``, ``T w`` (two small transforms each); the initial
+``||G'_{:,j}||^2`` needs ``A^T A A^T``, ``A T`` and ``diag(T^2)``.
+
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
 ``trace(D_J^+ U_J)`` with the ``block x block`` matrices ``D_J = R_J^T R_J`` and
