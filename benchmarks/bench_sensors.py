@@ -18,7 +18,11 @@ own ``SSPOR.predict`` (square solve in its SVD basis of ``k`` modes) is printed 
 * constrained: ``GQR`` (``constraint_option='max_n'``, seeded with QR's ranking) with at most
   ``k // 5`` sensors in the central square beside ``pixsel`` with the same region maximum, and ``CCQR`` with costs rising to the right beside ``pixsel``
   with the budget set to what CCQR's sensors cost;
-* ``random``: uniformly drawn pixels (3 draws).
+* ``random``: uniformly drawn pixels (3 draws);
+* ``pixsel shrink``: ``PixelReconstructor(k, shrinkage='auto')`` (the covariance shrunk towards
+  its diagonal in the 2-D DCT basis, Ledoit-Wolf intensity, for the placement and the
+  reconstruction), with the centre maximum and the budget as well; every PySensors placement is
+  then scored by the same shrunk reconstruction too (rows ``..., shrunk model``).
 
 Times and errors are medians of 3 runs with the spread (max - min); ratios are pixsel over the
 peer in the same run; the load average is printed. ``--quick``: USPS only, small k.
@@ -43,6 +47,8 @@ REPEAT = 3
 PAIRED = {"GQR": "pixsel (centre <= k/5)", "CCQR": "pixsel (budget = CCQR's cost)"}
 #: The name of a pixsel row with ``refine=True``.
 REFINED = "pixsel refine"
+#: The name of a pixsel row with ``shrinkage='auto'``, and the suffix of a peer scored under that model.
+SHRUNK, SHRUNK_MODEL = "pixsel shrink", ", shrunk model"
 
 
 def refined(row):
@@ -81,9 +87,9 @@ def load(name, quick):
     raise ValueError(name)
 
 
-def rel_error(Xtr, Xte, S):
+def rel_error(Xtr, Xte, S, shape=None, shrinkage=None):
     """Held-out relative error of ``PixelReconstructor``'s reconstruction from the given pixels ``S``."""
-    est = PixelReconstructor(len(S), always_select=np.asarray(S)).fit(Xtr)
+    est = PixelReconstructor(len(S), always_select=np.asarray(S), image_shape=shape, shrinkage=shrinkage).fit(Xtr)
     assert sorted(est.order_.tolist()) == sorted(np.asarray(S).tolist())
     return 1.0 - est.score(Xte)
 
@@ -148,30 +154,33 @@ def one_run(Xtr, Xte, shape, k, rep):
     centre = np.flatnonzero(centre_mask)
     costs = 1.0 + cols / (w - 1)
     res = {}
-    for refine in (False, True):
-        t, est = timed(lambda: PixelReconstructor(k, refine=refine).fit(Xtr))
-        res[REFINED if refine else "pixsel"] = dict(time=t, error=1 - est.score(Xte))
+    variants = {"pixsel": {}, REFINED: {"refine": True}, SHRUNK: {"shrinkage": "auto"}}
+    for label, kw in variants.items():
+        t, est = timed(lambda: PixelReconstructor(k, image_shape=shape, **kw).fit(Xtr))
+        res[label] = dict(time=t, error=1 - est.score(Xte))
     peers, failed = pysensors_rows(Xtr, Xte, k, shape, centre, costs)
     for name, (t, s, model) in peers.items():
         res[name] = dict(time=t, error=rel_error(Xtr, Xte, s))
+        res[name + SHRUNK_MODEL] = dict(time=t, error=rel_error(Xtr, Xte, s, shape, "auto"))
         if name == "QR r=k":
             res["QR r=k, own predict"] = dict(time=t, error=own_qr_error(model, Xtr, Xte, k))
     n_const = max(1, k // 5)
     regions = centre_mask.astype(int)
-    for refine in (False, True):
+    for label, kw in variants.items():
         t, est = timed(lambda: PixelReconstructor(k, regions=regions, max_per_region={1: n_const},
-                                                  refine=refine).fit(Xtr))
+                                                  image_shape=shape, **kw).fit(Xtr))
         assert np.sum(centre_mask[est.sensors_]) <= n_const
-        row = "pixsel (centre <= k/5)"
-        res[refined(row) if refine else row] = dict(time=t, error=1 - est.score(Xte))
+        res[label + " (centre <= k/5)"] = dict(time=t, error=1 - est.score(Xte))
         if "CCQR r=k (costs)" in peers:
             budget = float(costs[peers["CCQR r=k (costs)"][1]].sum())
-            t, est = timed(lambda: PixelReconstructor(k, costs=costs, budget=budget, refine=refine).fit(Xtr))
+            t, est = timed(lambda: PixelReconstructor(k, costs=costs, budget=budget, image_shape=shape,
+                                                      **kw).fit(Xtr))
             assert costs[est.sensors_].sum() <= budget * (1 + 1e-9)
-            row = "pixsel (budget = CCQR's cost)"
-            res[refined(row) if refine else row] = dict(time=t, error=1 - est.score(Xte))
+            res[label + " (budget = CCQR's cost)"] = dict(time=t, error=1 - est.score(Xte))
     rng = np.random.default_rng(rep)
-    res["random"] = dict(time=0.0, error=rel_error(Xtr, Xte, rng.choice(h * w, k, replace=False)))
+    S = rng.choice(h * w, k, replace=False)
+    res["random"] = dict(time=0.0, error=rel_error(Xtr, Xte, S))
+    res["random" + SHRUNK_MODEL] = dict(time=0.0, error=rel_error(Xtr, Xte, S, shape, "auto"))
     return res, failed
 
 
@@ -211,10 +220,12 @@ def main(argv=None):
                 for row, v in summ.items():
                     e, t = v["error"], v["time"]
                     mine = PAIRED.get(row.split(" r=")[0], "pixsel")
+                    ours_all = ((SHRUNK + mine[len("pixsel"):],) if row.endswith(SHRUNK_MODEL)
+                                else (mine, refined(mine)))
                     ratio = "".join(
                         f"  {ours}/row: error {summ[ours]['error']['median'] / e['median']:.3f}, time "
                         f"{summ[ours]['time']['median'] / t['median']:.2f}"
-                        for ours in (mine, refined(mine))
+                        for ours in ours_all
                         if not row.startswith("pixsel") and ours in summ and t["median"] > 0)
                     print(f"  {row:32s} error {e['median']:.4f} (spread {e['spread']:.4f})  time {t['median']:.3f} s "
                           f"(spread {t['spread']:.3f}){ratio}")
@@ -236,21 +247,31 @@ STYLES = {
     "pixsel (budget = CCQR's cost)": ("#2ca02c", "-s"), "CCQR r=k (costs)": ("#98df8a", "--"),
     "pixsel refine": ("#17becf", "-^"), "pixsel refine (centre <= k/5)": ("#17becf", "-^"),
     "pixsel refine (budget = CCQR's cost)": ("#bcbd22", "-v"),
+    "pixsel shrink": ("#e377c2", "-D"), "pixsel shrink (centre <= k/5)": ("#e377c2", "-D"),
+    "pixsel shrink (budget = CCQR's cost)": ("#8c1d6b", "-D"),
+    **{peer + SHRUNK_MODEL: style for peer, style in (
+        ("QR r=k", ("#d62728", "--")), ("QR r=100", ("#ff9896", "--")), ("TPGR r=k", ("#9467bd", "--")),
+        ("random", ("#7f7f7f", ":")), ("GQR r=k (centre <= k/5)", ("#d62728", "--")),
+        ("CCQR r=k (costs)", ("#98df8a", "--")))},
 }
 PANELS = (("no constraint", ("pixsel", "pixsel refine", "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict",
                              "random")),
           ("constrained", ("pixsel (centre <= k/5)", "pixsel refine (centre <= k/5)", "GQR r=k (centre <= k/5)",
                            "pixsel (budget = CCQR's cost)", "pixsel refine (budget = CCQR's cost)",
-                           "CCQR r=k (costs)")))
+                           "CCQR r=k (costs)")),
+          ("shrunk model", ("pixsel shrink", "pixsel", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHRUNK_MODEL,
+                            "TPGR r=k" + SHRUNK_MODEL, "random" + SHRUNK_MODEL)),
+          ("shrunk model, constrained", ("pixsel shrink (centre <= k/5)", "GQR r=k (centre <= k/5)" + SHRUNK_MODEL,
+                                         "pixsel shrink (budget = CCQR's cost)", "CCQR r=k (costs)" + SHRUNK_MODEL)))
 
 
 def plot(record, path):
-    """Error vs k: one column per data set; top row without constraints, bottom row constrained."""
+    """Error vs k: one column per data set; rows: no constraint, constrained, and both under the shrunk model."""
     from matplotlib.figure import Figure
 
     names = list(record["datasets"])
-    fig = Figure(figsize=(4.0 * len(names), 6.8))
-    axes = fig.subplots(2, len(names), squeeze=False)
+    fig = Figure(figsize=(4.0 * len(names), 3.4 * len(PANELS)))
+    axes = fig.subplots(len(PANELS), len(names), squeeze=False)
     for col, name in enumerate(names):
         data = record["datasets"][name]
         ks = sorted(int(k) for k in data)
@@ -269,7 +290,8 @@ def plot(record, path):
             if col == 0:  # the first set has every row (TPGR does not run on 64x64 images)
                 ax.legend(fontsize=6, loc="upper right")
     fig.suptitle("Reconstruction from k pixels: pixsel beside PySensors (median of 3; same reconstruction for "
-                 "every placement but 'own predict')", fontsize=10)
+                 "every placement in a row but 'own predict'; bottom rows: the shrunk covariance, with the plain "
+                 "pixsel row for reference)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

@@ -33,4 +33,6 @@ def test_sensors_quick(shared_data, tmp_path, run_script):
     assert usps["10"]["rows"]["pixsel"]["error"]["median"] < usps["5"]["rows"]["pixsel"]["error"]["median"]
     assert "load average at start" in proc.stdout and "pixsel/row: error" in proc.stdout
     assert "pixsel refine/row: error" in proc.stdout
+    assert "pixsel shrink/row: error" in proc.stdout
+    assert {"pixsel shrink", "QR r=k, shrunk model", "pixsel shrink (centre <= k/5)"} <= set(usps["5"]["rows"])
     assert (tmp_path / "bench_sensors" / "bench_sensors.png").stat().st_size > 10_000

@@ -568,3 +568,97 @@ def test_swaps_leave_installed_sensors_alone():
     cons = placement_constraints(14, 5, always_select=[4, 0])
     res = refine_placement(A, 5, constraints=cons)
     assert res.support[:2].tolist() == [4, 0]
+
+
+# --- shrinkage towards a prior covariance: the greedy and the swaps on G' = (1 - rho) A^T A + rho (n - 1) T
+
+
+def _shrunk(A, shape, rho, seed=0):
+    from pixsel.stats import DCTPrior
+
+    lam = np.random.default_rng(seed).uniform(0.1, 3.0, shape)
+    prior = DCTPrior(lam)
+    T = prior.apply(np.eye(A.shape[1]))  # dense T = Phi diag(lam) Phi^T (symmetric)
+    return prior, (1 - rho) * A.T @ A + rho * (A.shape[0] - 1) * T
+
+
+def _shrunk_mass(G, S):
+    """Textbook ``trace(G_{:,S} G_SS^{-1} G_{S,:})``."""
+    S = list(S)
+    return float(np.trace(G[:, S] @ np.linalg.solve(G[np.ix_(S, S)], G[S]))) if S else 0.0
+
+
+def _brute_force_greedy(G, k, allowed=None):
+    S = []
+    for _ in range(k):
+        cand = [j for j in range(len(G)) if j not in S and (allowed is None or allowed(S, j))]
+        S.append(max(cand, key=lambda j: (_shrunk_mass(G, S + [j]), -j)))
+    return S
+
+
+@pytest.mark.parametrize("n", [6, 40])  # through A (n <= p) and with the Gram matrix (n > p)
+@pytest.mark.parametrize("rho", [0.3, 0.9])
+def test_shrunk_greedy_equals_the_brute_force_greedy_on_the_shrunk_gram_matrix(n, rho):
+    A = _data(n, n, 20)
+    prior, G = _shrunk(A, (4, 5), rho)
+    before = A.copy()
+    order, obj = greedy_placement(A, 5, shrinkage=rho, prior=prior)
+    assert np.array_equal(A, before)
+    assert order.tolist() == _brute_force_greedy(G, 5)
+    np.testing.assert_allclose(obj, [_shrunk_mass(G, order[:t + 1]) for t in range(5)], rtol=1e-9)
+    # the caller's products give the same path
+    gram = A @ A.T if n <= 20 else A.T @ A
+    o2, f2 = greedy_placement(A, 5, shrinkage=rho, prior=prior, gram=gram, prior_rows=prior.apply(A))
+    assert o2.tolist() == order.tolist() and np.allclose(f2, obj)
+
+
+def test_zero_shrinkage_is_the_plain_greedy():
+    A = _data(3, 9, 20)
+    prior, _ = _shrunk(A, (4, 5), 0.0)
+    for kernel in (greedy_placement, refine_placement):
+        a, b = kernel(A, 4, shrinkage=0.0, prior=prior), kernel(A, 4)
+        if kernel is refine_placement:
+            a, b = (a.order, a.support), (b.order, b.support)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("n", [7, 30])
+def test_shrunk_swaps_reach_a_local_optimum_of_the_shrunk_mass(n):
+    swaps = 0
+    for seed in range(5):
+        A = _data(seed, n, 12, rank=None if seed % 2 else 4)
+        prior, G = _shrunk(A, (3, 4), 0.1, seed)
+        res = refine_placement(A, 3 + seed % 2, shrinkage=0.1, prior=prior)
+        f = _shrunk_mass(G, res.support)
+        assert res.support_objective == pytest.approx(f, rel=1e-9)  # the closed form is the textbook mass
+        assert f >= res.objective[-1] * (1 - 1e-12)
+        assert res.converged
+        assert res.n_swaps == 0 or f > res.objective[-1]
+        for T in _swap_neighbours(res.support.tolist(), 12):  # no single swap improves
+            assert _shrunk_mass(G, T) <= f * (1 + 1e-9)
+        swaps += res.n_swaps
+    assert swaps >= 1  # the swaps ran (and moved the factors) in at least one draw
+
+
+def test_shrunk_greedy_keeps_the_constraints():
+    A = _data(4, 8, 20)
+    prior, G = _shrunk(A, (4, 5), 0.6)
+    labels = np.arange(20) % 3
+    cons = placement_constraints(20, 5, regions=labels, max_per_region=2, never_select=[0, 7])
+
+    def allowed(S, j):
+        return j not in (0, 7) and sum(labels[i] == labels[j] for i in S) < 2
+
+    order, _ = greedy_placement(A, 5, constraints=cons, shrinkage=0.6, prior=prior)
+    assert order.tolist() == _brute_force_greedy(G, 5, allowed)
+
+
+def test_shrinkage_needs_a_prior_grey_pixels_and_a_valid_intensity():
+    A = _data(0, 6, 20)
+    prior, _ = _shrunk(A, (4, 5), 0.5)
+    with pytest.raises(ValueError, match="needs the prior"):
+        greedy_placement(A, 3, shrinkage=0.5)
+    with pytest.raises(ValueError, match="grey pixels"):
+        greedy_placement(A, 3, block=2, shrinkage=0.5, prior=prior)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        greedy_placement(A, 3, shrinkage=1.5, prior=prior)

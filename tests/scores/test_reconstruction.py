@@ -5,6 +5,7 @@ import pytest
 
 from pixsel.scores._reconstruction import (
     conditional_solve,
+    fold_prior_products,
     fold_products,
     fold_products_from_outer,
     noise_cv_errors,
@@ -98,3 +99,44 @@ def test_conditional_solve_is_the_textbook_conditional(noise):
     else:
         assert np.all(var[rows] > 0.0)
     assert conditional_solve(C, rows, noise)[1] is None
+
+
+def _brute_force_shrunk_cv(A, cols, grid, T, rho, n_folds=3):
+    """Refit each fold with the shrunk covariance (1 - rho) C_fold + rho T, T fixed."""
+    n, p = A.shape
+    folds = np.arange(n) % n_folds
+    num, den = np.zeros(len(grid)), 0.0
+    for f in range(n_folds):
+        tr, te = A[folds != f], A[folds == f]
+        C = (1 - rho) * np.cov(tr, rowvar=False) + rho * T
+        R = te - tr.mean(axis=0)
+        den += np.sum(R ** 2)
+        for g, a in enumerate(grid):
+            K = C[np.ix_(cols, cols)] + a * np.trace(C) / p * np.eye(len(cols))
+            rec = np.linalg.solve(K, R[:, cols].T).T @ C[cols]
+            num[g] += np.sum((R - rec) ** 2)
+    return np.sqrt(num / den)
+
+
+@pytest.mark.parametrize("shape", [(31, 12), (20, 45)])
+@pytest.mark.parametrize("rho", [0.0, 0.4, 1.0])
+def test_shrunk_cv_errors_equal_the_brute_force_fold_refits(shape, rho):
+    """With a prior covariance T (any symmetric positive matrix), both forms of the fold products and
+    the prior's products give the refit errors of (1 - rho) C_fold + rho T; rho = 0 is the plain CV."""
+    n, p = shape
+    A = _data(7, n, p)
+    rng = np.random.default_rng(3)
+    L = rng.standard_normal((p, p))
+    T = L @ L.T / p + np.eye(p)
+    cols = rng.choice(p, 5, replace=False)
+    expected = _brute_force_shrunk_cv(A, cols, GRID, T, rho)
+    prior = {"rho": rho, "Tss": T[np.ix_(cols, cols)], "TtT": T[:, cols].T @ T[:, cols], "trace": np.trace(T)}
+    extra = fold_prior_products(A[:, cols], (A @ T)[:, cols], 3)
+    for folds in (fold_products(A, A.T @ A[:, cols], cols, 3), fold_products_from_outer(A @ A.T, A[:, cols], 3)):
+        for fo, more in zip(folds, extra):
+            fo.update(more)
+        np.testing.assert_allclose(noise_cv_errors(folds, p, GRID, prior=prior), expected, rtol=1e-8)
+    if rho == 0:
+        np.testing.assert_allclose(expected, _brute_force_cv(A, cols, GRID), rtol=1e-12)
+    else:
+        assert not np.allclose(expected, _brute_force_cv(A, cols, GRID), rtol=1e-3)  # the prior changes the errors

@@ -239,3 +239,98 @@ def test_refine_is_refused_on_colour_images():
     with pytest.raises(ValueError, match="refine swaps single grey pixels.*refine=False"):
         PixelReconstructor(3, refine=True).fit(X)
     assert PixelReconstructor(3, refine=0).fit(X).sensors_.size == 3
+
+
+# --- shrinkage towards the DCT-diagonal covariance
+
+
+def _shrunk_textbook(Xtr, shape, rho, S, alpha, Y, T=None):
+    """The conditional mean and std under (1 - rho) S + rho T, T the DCT-diagonal part of S."""
+    from scipy.fft import dctn
+
+    A = Xtr - Xtr.mean(0)
+    p = A.shape[1]
+    cov = A.T @ A / (len(Xtr) - 1)
+    if T is None:
+        Phi = dctn(np.eye(p).reshape(p, *shape), axes=(1, 2), norm="ortho").reshape(p, p)
+        T = Phi @ np.diag(np.diag(Phi.T @ cov @ Phi)) @ Phi.T
+    cov = (1 - rho) * cov + rho * T
+    s2 = alpha * np.trace(cov) / p
+    K = cov[np.ix_(S, S)] + s2 * np.eye(len(S))
+    mean = Xtr.mean(0) + np.linalg.solve(K, (Y - Xtr.mean(0)[S]).T).T @ cov[S]
+    var = np.diag(cov) - np.einsum("ij,ji->i", cov[:, S], np.linalg.solve(K, cov[S]))
+    return mean, np.sqrt(np.clip(var, 0, None)), T
+
+
+@pytest.mark.parametrize("n", [30, 60])  # fewer images than the 42 pixels, and more
+def test_shrunk_model_is_the_textbook_conditional_and_the_shrunk_greedy(n):
+    from pixsel.stats import DCTPrior, dct_spectrum
+
+    X = _images(21, n=n + 20, noise=0.3)
+    Xtr, Xte = X[:n], X[n:].reshape(20, -1)
+    rec = PixelReconstructor(6, alpha=0.05, shrinkage=0.7).fit(Xtr)
+    assert rec.shrinkage_ == 0.7
+    F = Xtr.reshape(n, -1)
+    A = F - F.mean(0)
+    order, _ = greedy_placement(A, 6, shrinkage=0.7, prior=DCTPrior(dct_spectrum(A, (6, 7))))
+    assert rec.order_.tolist() == order.tolist()
+    S = np.flatnonzero(rec.get_support())
+    mean, std, _ = _shrunk_textbook(F, (6, 7), 0.7, S, 0.05, Xte[:, S])
+    np.testing.assert_allclose(rec.predict(Xte).reshape(20, -1), mean, rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)
+    plain = PixelReconstructor(6, alpha=0.05).fit(Xtr)
+    assert not np.allclose(rec.predict(Xte), plain.predict(Xte))
+
+
+def test_zero_and_unusable_auto_shrinkage_are_the_sample_covariance():
+    X = _images(22, n=40)
+    base = PixelReconstructor(5).fit(X)
+    colour = np.repeat(X[..., None], 2, axis=3) + np.random.default_rng(0).normal(size=(40, 6, 7, 2))
+    for rec in (PixelReconstructor(5, shrinkage=0.0).fit(X), PixelReconstructor(5, shrinkage=None).fit(X)):
+        assert rec.shrinkage_ == 0.0 and rec.order_.tolist() == base.order_.tolist()
+        np.testing.assert_allclose(rec.predict(X[:3]), base.predict(X[:3]))
+    for rec, ref in ((PixelReconstructor(5, shrinkage="auto").fit(X.reshape(40, -1)), base),  # no image shape
+                     (PixelReconstructor(5, shrinkage="auto", basis="pca").fit(X), None),
+                     (PixelReconstructor(5, shrinkage="auto").fit(colour), None)):
+        assert rec.shrinkage_ == 0.0
+        if ref is not None:
+            assert rec.order_.tolist() == ref.order_.tolist()
+
+
+def test_auto_shrinkage_is_ledoit_wolf_and_its_noise_level_the_shrunk_cross_validation():
+    """The intensity is dct_shrinkage_intensity's; alpha_ the best of the textbook fold refits of the
+    shrunk covariance (each fold's sample covariance, the prior T of all training images)."""
+    from pixsel.selection._reconstruct import ALPHA_GRID
+    from pixsel.stats import dct_shrinkage_intensity, dct_spectrum
+
+    n = 30
+    X = _images(23, n=n, noise=0.5)
+    F = X.reshape(n, -1)
+    A = F - F.mean(0)
+    rec = PixelReconstructor(8, shrinkage="auto").fit(X)
+    rho = dct_shrinkage_intensity(A, dct_spectrum(A, (6, 7)))
+    assert 0 < rho < 1 and rec.shrinkage_ == pytest.approx(rho, rel=1e-12)
+    S = np.flatnonzero(rec.get_support())
+    _, _, T = _shrunk_textbook(F, (6, 7), rho, S, 0.0, F[:1, S])
+    folds = np.arange(n) % 3
+    for a in ALPHA_GRID:
+        num = den = 0.0
+        for f in range(3):
+            tr, te = F[folds != f], F[folds == f]
+            mean, _, _ = _shrunk_textbook(tr, (6, 7), rho, S, a, te[:, S], T=T)
+            num += np.sum((te - mean) ** 2)
+            den += np.sum((te - tr.mean(0)) ** 2)
+        assert rec.cv_errors_[a] == pytest.approx(np.sqrt(num / den), rel=1e-8)
+    assert rec.alpha_ == min(ALPHA_GRID, key=lambda a: (rec.cv_errors_[a], a))
+
+
+def test_shrinkage_refine_runs_and_bad_shrinkage_is_refused_before_work():
+    X = _images(24, n=30, noise=0.3)
+    rec = PixelReconstructor(5, shrinkage=0.5, refine=True).fit(X)
+    assert rec.objective_ >= rec.objective_path_[-1] * (1 - 1e-12)
+    with pytest.raises(ValueError, match="image_shape"):
+        PixelReconstructor(5, shrinkage=0.5).fit(X.reshape(30, -1))
+    with pytest.raises(ValueError, match="basis='pixels'"):
+        PixelReconstructor(5, shrinkage=0.5, basis="pca").fit(X)
+    with pytest.raises(ValueError, match="shrinkage"):
+        PixelReconstructor(5, shrinkage=1.5).fit(X)

@@ -38,7 +38,13 @@ from ._baselines import (
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
 from ._placement import PlacementConstraints, PlacementResult, greedy_placement, placement_constraints, refine_placement
-from ._reconstruction import conditional_solve, fold_products, fold_products_from_outer, noise_cv_errors
+from ._reconstruction import (
+    conditional_solve,
+    fold_prior_products,
+    fold_products,
+    fold_products_from_outer,
+    noise_cv_errors,
+)
 from ._sampling import sample_distinct_features, sample_features, top_features
 from ._subspace import SubspaceScores, subspace_scores
 
@@ -70,5 +76,6 @@ __all__ = [
     "conditional_solve",
     "fold_products",
     "fold_products_from_outer",
+    "fold_prior_products",
     "noise_cv_errors",
 ]

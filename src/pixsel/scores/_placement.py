@@ -21,6 +21,13 @@ p-form kernel does; the caller may pass it) in the Gram form of the same steps: 
 ``F = A^T Q`` (``p x t``, kept), the residual Gram matrix is ``E = G - F F^T``, the new
 ``w = E_{:,i} / sqrt(E_ii)`` and ``z = E w`` (one pass over ``G``), so a step costs ``O(p^2)``.
 
+With ``shrinkage=rho`` the greedy runs on ``G' = (1 - rho) A^T A + rho (n - 1) T`` (``T`` a prior
+covariance, :class:`pixsel.stats.DCTPrior`), full rank, in the same Gram form with ``G'``
+applied by products: ``E_{:,i}`` and ``E w`` need ``A^T a_i`` and ``A^T (A e)`` (one pass over
+``A`` with two vectors; ``A e`` comes from ``A A^T a_i``, ``A T e_i`` and the kept ``A F``
+without a pass) and ``T e_i``, ``T w`` (two small transforms each); the initial
+``||G'_{:,j}||^2`` needs ``A^T A A^T``, ``A T`` and ``diag(T^2)``.
+
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
 ``trace(D_J^+ U_J)`` with the ``block x block`` matrices ``D_J = R_J^T R_J`` and
@@ -63,6 +70,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from numpy.typing import ArrayLike, NDArray
+
+    from ..stats import DCTPrior
 
 __all__ = ["greedy_placement", "refine_placement", "placement_constraints", "PlacementConstraints", "PlacementResult"]
 
@@ -457,7 +466,8 @@ class _State:
 
 
 def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
-                     callback: Callable | None = None, gram: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
+                     callback: Callable | None = None, gram: ArrayLike | None = None, shrinkage: float = 0.0,
+                     prior: DCTPrior | None = None, prior_rows: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
     """Greedy column subset in the n-form (``O(n p)`` per step), under placement constraints.
 
     Parameters
@@ -476,6 +486,15 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         The smaller Gram matrix, when the caller has it (not modified): ``A^T A`` of shape
         ``(n_pixels * block, n_pixels * block)`` with more images than pixels, else ``A A^T`` of
         shape ``(n_samples, n_samples)``. Computed here when not given.
+    shrinkage : float, default=0.0
+        ``rho`` in ``[0, 1]``: the greedy runs on the shrunk Gram matrix ``G' = (1 - rho) A^T A +
+        rho (n - 1) T`` (``T`` the prior covariance; the objective is then ``trace(G'_{:,S}
+        G'_{SS}^{-1} G'_{S,:})``, the kept mass under the shrunk covariance). 0: ``A^T A``.
+        Grey pixels only (``block=1``).
+    prior : DCTPrior, optional
+        ``T``, needed when ``shrinkage > 0`` (:class:`pixsel.stats.DCTPrior`).
+    prior_rows : array-like of shape (n_samples, n_pixels), optional
+        ``A T`` when the caller has it (``prior.apply(A)``); computed here when not given.
 
     Returns
     -------
@@ -502,7 +521,7 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     >>> order.tolist(), np.round(f, 3).tolist()
     ([1, 0], [2.5, 3.0])
     """
-    run = _greedy(A, k, block, constraints, callback, gram)
+    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
     return run.order, run.objective
 
 
@@ -539,7 +558,8 @@ class PlacementResult:
 
 def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
                      max_swaps: int = MAX_SWAP_SWEEPS, callback: Callable | None = None,
-                     gram: ArrayLike | None = None) -> PlacementResult:
+                     gram: ArrayLike | None = None, shrinkage: float = 0.0, prior: DCTPrior | None = None,
+                     prior_rows: ArrayLike | None = None) -> PlacementResult:
     """The greedy placement, then swaps at ``k``: one placed pixel out, one other in, while the kept mass rises.
 
     A greedy path is nested, so its ``k`` pixels can miss sets that no sequence of single
@@ -560,8 +580,9 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 
     Parameters
     ----------
-    A, k, block, constraints, callback, gram
-        As :func:`greedy_placement`.
+    A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows
+        As :func:`greedy_placement` (with ``shrinkage`` the swaps raise the kept mass under the
+        shrunk Gram matrix).
     max_swaps : int, default=100
         Swaps allowed (0: the greedy placement alone).
 
@@ -586,7 +607,7 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     """
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
-    run = _greedy(A, k, block, constraints, callback, gram)
+    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
     support, value, n_swaps, converged = _swaps(run, int(max_swaps))
     return PlacementResult(run.order, run.objective, support, value, n_swaps, converged)
 
@@ -605,10 +626,16 @@ class _Basis:
     residual Gram matrix is ``G - F F^T``; with fewer images than pixels ``Q`` holds the ``q``.
     """
 
-    def __init__(self, A, gram, n_dirs):
+    def __init__(self, A, gram, n_dirs, op=None):
         n, p = A.shape
-        self.gram_form = n > p
-        if self.gram_form:
+        self.op = op
+        self.gram_form = n > p or op is not None
+        if op is not None:  # the shrunk Gram matrix, applied by the operator: full rank
+            self.limit = p
+            self.B = A
+            if not op.explicit:  # A F, kept with F: A w from n-vectors, no pass over A
+                self.AF = np.empty((n, min(p, n_dirs)))
+        elif self.gram_form:
             self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
             self.limit = p
         else:
@@ -626,13 +653,33 @@ class _Basis:
         ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``."""
         r = self.rank
         F = self.F[:, :r]
-        if self.gram_form:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
-            e = self.G[col] - F @ F[col] if r else self.G[col].copy()
+        op = self.op
+        if op is not None and not op.explicit:  # G' = a A^T A + b T through A: one pass over it
+            ai = self.B[:, col]
+            Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
+            if r:
+                Ae -= self.AF[:, :r] @ F[col]
+            P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e
+            e = op.a * P[0] + op.b * op.prior.column(col)
+            if r:
+                e -= F @ F[col]
+            nr2 = float(e[col])
+            if nr2 <= floor or r >= self.limit:
+                return None
+            s = np.sqrt(nr2)
+            w = e / s
+            z = op.a * (P[1] / s) + op.b * op.prior.matvec(w)
+            if r:
+                z -= F @ (F.T @ w)
+            self.AF[:, r] = Ae / s
+        elif self.gram_form:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
+            g = op.column(col) if op is not None else self.G[col]
+            e = g - F @ F[col] if r else g.copy()
             nr2 = float(e[col])
             if nr2 <= floor or r >= self.limit:
                 return None
             w = e / np.sqrt(nr2)
-            z = self.G @ w
+            z = op.matvec(w) if op is not None else self.G @ w
             if r:
                 z -= F @ (F.T @ w)
         else:
@@ -657,6 +704,13 @@ class _Basis:
     def residual_products(self):
         """``K = F^T E`` (``t x p``), ``E = A^T (I - Q Q^T) A`` the residual Gram matrix."""
         F = self.F[:, :self.rank]
+        if self.op is not None:
+            op = self.op
+            if op.explicit:
+                GF = op.gram @ F
+            else:
+                GF = (self.AF[:, :self.rank].T @ self.B).T
+            return (op.a * GF + op.b * op.prior.apply(F.T).T).T - (F.T @ F) @ F.T
         if self.gram_form:
             return F.T @ self.G - (F.T @ F) @ F.T
         Q = self.Q[:, :self.rank]
@@ -672,7 +726,10 @@ class _Basis:
         v = y.copy()
         v[-1] += 1.0 if y[-1] >= 0 else -1.0
         v *= np.sqrt(2.0 / float(v @ v))
-        for X in (self.F,) if self.gram_form else (self.F, self.Q):
+        mats = (self.F,) if self.gram_form else (self.F, self.Q)
+        if self.op is not None and not self.op.explicit:
+            mats = (self.F, self.AF)
+        for X in mats:
             Xr = X[:, :r]
             _ger(Xr, Xr @ v, v, -1.0)
         self.rank = r - 1
@@ -692,7 +749,7 @@ class _Run:
     block: int
 
 
-def _greedy(A, k, block, constraints, callback, gram) -> _Run:
+def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None) -> _Run:
     """The greedy path of :func:`greedy_placement`, with the state the swaps continue from."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
@@ -700,10 +757,14 @@ def _greedy(A, k, block, constraints, callback, gram) -> _Run:
     L = A.shape[1] // c
     cons = constraints if constraints is not None else placement_constraints(L, k)
     state = _State(cons)
-    basis = _Basis(A, gram, k * c)
+    op = _shrunk_gram(A, c, gram, shrinkage, prior, prior_rows)
+    basis = _Basis(A, gram, k * c, op)
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
-    if not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
+    if op is not None:  # the shrunk Gram matrix G': its diagonal and squared column norms
+        D = op.diag().reshape(L, 1, 1)
+        U = op.column_sq().reshape(L, 1, 1)
+    elif not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
         B3 = A.reshape(A.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
         U = np.einsum("nlc,nld->lcd", B3, (basis.M0 @ A).reshape(A.shape[0], L, c))
@@ -750,6 +811,64 @@ def _greedy(A, k, block, constraints, callback, gram) -> _Run:
         if callback is not None:
             callback(t + 1, total=k)
     return _Run(order, objective, D, U, basis, floor, total, cons, c)
+
+
+def _shrunk_gram(A, block, gram, shrinkage, prior, prior_rows):
+    """The operator of ``G' = (1 - rho) A^T A + rho (n - 1) T``, or None for ``rho = 0``."""
+    rho = float(shrinkage)
+    if not 0.0 <= rho <= 1.0:
+        raise ValueError(f"shrinkage must be in [0, 1]; got {shrinkage!r}.")
+    if rho == 0.0:
+        return None
+    if prior is None:
+        raise ValueError("shrinkage > 0 needs the prior covariance (prior=DCTPrior(...)).")
+    if int(block) != 1:
+        raise ValueError("shrinkage towards a prior places grey pixels (block=1); the data has "
+                         f"{block} channels per pixel.")
+    if prior.p != A.shape[1]:
+        raise ValueError(f"the prior is on {prior.p} pixels; A has {A.shape[1]} columns.")
+    return _ShrunkGram(A, gram, rho, prior, prior_rows)
+
+
+class _ShrunkGram:
+    """``G' = a A^T A + b T`` (``a = 1 - rho``, ``b = rho (n - 1)``) by its products.
+
+    ``A^T A`` is the caller's Gram matrix with more images than pixels, else applied through
+    ``A`` (``O(n p)`` per product); ``T`` through its transforms (``O(p log p)``).
+    """
+
+    def __init__(self, A, gram, rho, prior, prior_rows):
+        n, p = A.shape
+        self.A, self.prior = A, prior
+        self.a, self.b = 1.0 - rho, rho * (n - 1)
+        self.explicit = n > p
+        if gram is not None:
+            self.gram = np.asarray(gram, dtype=np.float64)
+        else:  # A^T A with more images than pixels, else A A^T
+            self.gram = A.T @ A if self.explicit else A @ A.T
+        self.prior_rows = prior.apply(A) if prior_rows is None else np.asarray(prior_rows, dtype=np.float64)
+
+    def column(self, i):
+        """``G'[:, i]`` (with more images than pixels)."""
+        return self.a * self.gram[i] + self.b * self.prior.column(i)
+
+    def matvec(self, w):
+        """``G' w`` (with more images than pixels)."""
+        return self.a * (self.gram @ w) + self.b * self.prior.matvec(w)
+
+    def diag(self):
+        return self.a * np.einsum("ij,ij->j", self.A, self.A) + self.b * self.prior.diag()
+
+    def column_sq(self):
+        """``||G'_{:,j}||^2 = a^2 ||G_j||^2 + 2 a b (G T)_jj + b^2 (T^2)_jj``, with ``(G T)_jj =
+        sum_m A_mj (A T)_mj``."""
+        A = self.A
+        if self.explicit:
+            g2 = np.einsum("ij,ij->j", self.gram, self.gram)
+        else:
+            g2 = np.einsum("ij,ij->j", A, self.gram @ A)
+        cross = np.einsum("ij,ij->j", A, self.prior_rows)
+        return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
 
 
 def _downdate(D, U, w, z, qv, L, c):

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["fold_products", "fold_products_from_outer", "noise_cv_errors", "conditional_solve"]
+__all__ = ["fold_products", "fold_products_from_outer", "fold_prior_products", "noise_cv_errors", "conditional_solve"]
 
 
 def _fold_rows(n, n_folds):
@@ -107,7 +107,35 @@ def fold_products_from_outer(M: ArrayLike, As: ArrayLike, n_folds: int) -> list[
     return out
 
 
-def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rtol: float = 1e-12) -> NDArray:
+def fold_prior_products(As: ArrayLike, ATs: ArrayLike, n_folds: int) -> list[dict]:
+    """What :func:`noise_cv_errors` needs of each fold for a shrunk covariance ``(1 - rho) C + rho T``.
+
+    With ``As = A[:, cols]`` and ``ATs = (A T)[:, cols]`` (``n x k``, ``T`` the prior
+    covariance), fold ``f`` (rows ``i % n_folds == f``) gets ``ArT = As_r^T ATs_r`` (its
+    training rows ``r``), ``AfT = As_f^T ATs_f`` and ``tT = 1^T ATs_f``: ``O(n k^2)`` in all.
+
+    Parameters
+    ----------
+    As, ATs : array-like of shape (n_samples, k)
+    n_folds : int
+
+    Returns
+    -------
+    folds : list of dict
+        Per fold: ``ArT``, ``AfT`` (``k x k``) and ``tT`` (``k``), to merge into the dicts of
+        :func:`fold_products` or :func:`fold_products_from_outer`.
+    """
+    As = np.asarray(As, dtype=np.float64)
+    ATs = np.asarray(ATs, dtype=np.float64)
+    out = []
+    for f_rows, r_rows in _fold_rows(As.shape[0], n_folds):
+        out.append({"ArT": As[r_rows].T @ ATs[r_rows], "AfT": As[f_rows].T @ ATs[f_rows],
+                    "tT": ATs[f_rows].sum(axis=0)})
+    return out
+
+
+def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rtol: float = 1e-12,
+                    prior: dict | None = None) -> NDArray:
     """Cross-validated relative reconstruction error of each noise level (sensors fixed).
 
     Fold ``f`` (rows ``T``; the others, ``m`` rows of mean ``mu``, its training part) fits the
@@ -129,6 +157,13 @@ def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rto
         Noise levels ``a`` (fractions of the mean pixel variance).
     rtol : float, default=1e-12
         Eigenvalues of ``C_SS + a s I`` below ``rtol`` times the largest are dropped (pseudo-inverse).
+    prior : dict, optional
+        The shrunk covariance ``(1 - rho) C + rho T`` in every fold, ``C`` the fold's training
+        covariance and ``T`` a fixed prior covariance (estimated once, on all the rows): keys
+        ``rho``, ``Tss`` (``T[cols][:, cols]``), ``TtT`` (``T[:, cols]^T T[:, cols]``) and ``trace``
+        (``trace(T)``); each fold then also holds the products of :func:`fold_prior_products`.
+        With ``T[:, cols]^T C``, ``R_S^T R T[:, cols]`` from them, every ``k x k`` term of the
+        fold is the same mix of its two parts.
 
     Returns
     -------
@@ -156,6 +191,15 @@ def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rto
         Z = a_ * (RtD - m * np.outer(Rtm, mu_s))  # R_S^T R C
         N = fo["Pss"] - np.outer(ts, mu_s) - np.outer(mu_s, ts) + nf * np.outer(mu_s, mu_s)  # R_S^T R_S
         scale = (total_sq - sqf - m * mm) / ((m - 1) * p)
+        if prior is not None and float(prior["rho"]) > 0:
+            rho = float(prior["rho"])
+            tT = np.asarray(fo["tT"], dtype=np.float64)  # 1^T R_raw T_S; mu^T T_S = -tT / m
+            X = a_ * (fo["ArT"] + np.outer(mu_s, tT))  # C_S^T T_S
+            Y = fo["AfT"] + np.outer(ts, tT) / m - np.outer(mu_s, tT) * (1.0 + nf / m)  # R_S^T R T_S
+            Css = (1.0 - rho) * Css + rho * prior["Tss"]
+            CtC = (1.0 - rho) ** 2 * CtC + rho * (1.0 - rho) * (X + X.T) + rho * rho * prior["TtT"]
+            Z = (1.0 - rho) * Z + rho * Y
+            scale = (1.0 - rho) * scale + rho * float(prior["trace"]) / p
         rr = sqf - 2.0 * tm + nf * mm
         lam, V = np.linalg.eigh((Css + Css.T) / 2)
         Zv = np.einsum("ik,ki->i", V.T @ Z, V)  # diag(V^T Z V)

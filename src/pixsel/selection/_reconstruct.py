@@ -12,12 +12,14 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from .._validation import MAX_SWAP_SWEEPS, Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
 from ..scores import (
     conditional_solve,
+    fold_prior_products,
     fold_products,
     fold_products_from_outer,
     noise_cv_errors,
     placement_constraints,
     refine_placement,
 )
+from ..stats import DCTPrior, dct_shrinkage_intensity, dct_spectrum
 
 from typing import TYPE_CHECKING
 
@@ -107,6 +109,16 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         100 swaps; an int: at most that many (0 is False). ``order_`` and the shorter prefixes
         read by ``get_support_at(k')``, ``predict(..., k=k')`` and ``get_std_at(k')`` stay the
         greedy path; ``sensors_`` holds the refined pixels. Grey images only.
+    shrinkage : {'auto'} or float, default=None
+        Shrink the covariance of the model towards a stationary one, for the placement and the
+        reconstruction: ``(1 - rho) S + rho T`` with ``S`` the sample covariance and ``T`` its
+        diagonal in the two-dimensional cosine (DCT) basis (:class:`pixsel.stats.DCTPrior`), a
+        full-rank covariance close to a translation-invariant one. ``'auto'``: ``rho`` is the
+        Ledoit-Wolf intensity towards ``T`` (:func:`pixsel.stats.dct_shrinkage_intensity`),
+        large with few images of many pixels (textures) and near 0 with many; a float: that
+        ``rho`` in ``[0, 1]``. ``None``: the sample covariance. Needs grey images of known
+        shape and ``basis='pixels'`` (``'auto'`` otherwise keeps the sample covariance). The
+        greedy then maximizes the kept mass under the shrunk covariance.
 
     Attributes
     ----------
@@ -119,7 +131,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         its place by the pixel it brought in.
     objective_path_ : ndarray of shape (n_features_to_select_,)
         Fraction of the training images' centred Frobenius mass spanned by the first ``t + 1``
-        pixels of the greedy path.
+        pixels of the greedy path (with ``shrinkage``: of the shrunk covariance's trace,
+        ``trace(C_{:,S} C_SS^{-1} C_{S,:}) / trace(C)``).
     objective_ : float
         The same fraction for ``sensors_`` (``objective_path_[-1]`` without swaps).
     n_swaps_ : int
@@ -133,6 +146,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         With ``alpha='auto'``: the cross-validated relative error of each candidate.
     noise_variance_ : float
         ``alpha_`` times the mean pixel variance.
+    shrinkage_ : float
+        The shrinkage intensity ``rho`` used (0: the sample covariance).
     std_ : ndarray of shape image_shape_ or (n_features_in_,)
         Posterior standard deviation of each pixel given the k readings.
     image_shape_ : tuple of int
@@ -186,6 +201,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         "budget": [Interval(Real, 0, None, closed="left"), None],
         "image_shape": [tuple, None],
         "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "shrinkage": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both"), None],
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, basis: Literal["pixels", "pca"] = "pixels",
@@ -193,7 +209,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                  never_select: ArrayLike | None = None, regions: ArrayLike | None = None,
                  max_per_region: int | dict | None = None, min_per_region: int | dict | None = None,
                  min_distance: float | None = None, costs: ArrayLike | None = None, budget: float | None = None,
-                 image_shape: tuple[int, ...] | None = None, refine: bool | int = False) -> None:
+                 image_shape: tuple[int, ...] | None = None, refine: bool | int = False,
+                 shrinkage: str | float | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.basis = basis
         self.n_basis = n_basis
@@ -208,6 +225,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.budget = budget
         self.image_shape = image_shape
         self.refine = refine
+        self.shrinkage = shrinkage
 
     # --- fit
 
@@ -261,12 +279,23 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                                      min_per_region=self.min_per_region,
                                      min_distance=self.min_distance, costs=self.costs, budget=self.budget, owner=owner)
         swaps = self._swaps(owner, c)
+        shrink = self._shrink(owner, c, shape)
         n = X.shape[0]
         self.mean_ = X.mean(axis=0, dtype=np.float64)
         A = np.subtract(X, self.mean_, dtype=np.float64)
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
         G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
-        res = refine_placement(A, k, block=c, constraints=cons, gram=G, max_swaps=swaps)
+        rho, prior, AT = 0.0, None, None
+        if shrink:
+            lam, coef = dct_spectrum(A, shape[:2], return_coefficients=True)
+            rho = dct_shrinkage_intensity(A, lam, gram=G) if shrink == "auto" else float(shrink)
+            if rho > 0:
+                prior = DCTPrior(lam)
+                # every centred image filtered by T: the greedy's and the folds'
+                AT = prior.apply(A, coefficients=coef)
+            del coef
+        res = refine_placement(A, k, block=c, constraints=cons, gram=G, max_swaps=swaps, shrinkage=rho,
+                               prior=prior, prior_rows=AT)
         order, mass, placed = res.order, res.objective, res.support
         # the covariance columns of the path's pixels, then of the pixels the swaps brought in
         pixels = np.concatenate([order, np.setdiff1d(placed, order)])
@@ -286,10 +315,19 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
             S = (As.T @ A).T  # this order runs BLAS on A as stored, not on its transpose
             if auto:
                 folds = fold_products_from_outer(G, As[:, index[cols]], _CV_FOLDS)
+        prior_cv = None
+        if rho > 0:  # the shrunk covariance (1 - rho) S + rho T, its columns and diagonal
+            TS = prior.columns(all_cols)
+            var = (1.0 - rho) * var + rho * prior.diag()
+            if auto:
+                for fo, extra in zip(folds, fold_prior_products(A[:, cols], AT[:, cols], _CV_FOLDS)):
+                    fo.update(extra)
+                prior_cv = {"rho": rho, "Tss": TS[cols][:, index[cols]], "trace": prior.trace(),
+                            "TtT": DCTPrior(prior.lam ** 2).columns(cols)[cols]}
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
-            self._cov = S / (n - 1)
+            self._cov = S / (n - 1) if rho == 0 else (1.0 - rho) * (S / (n - 1)) + rho * TS
         else:
             r = min(n - 1, p) if self.n_basis is None else min(int(self.n_basis), n - 1, p)
             r = max(r, 1)
@@ -303,7 +341,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self._block = c
         self._stacked = stacked
         if auto:
-            errors = noise_cv_errors(folds, p, ALPHA_GRID, rtol=_EIG_RTOL)
+            errors = noise_cv_errors(folds, p, ALPHA_GRID, rtol=_EIG_RTOL, prior=prior_cv)
             self.cv_errors_ = {a: float(e) for a, e in zip(ALPHA_GRID, errors)}
             self.alpha_ = min(ALPHA_GRID, key=lambda a: (self.cv_errors_[a], a))
         elif self.alpha == "auto":
@@ -312,6 +350,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
             self.alpha_, self.cv_errors_ = float(self.alpha), {}
         self.noise_variance_ = self.alpha_ * float(var.mean()) if var.size else 0.0
         self.n_features_to_select_ = k
+        self.shrinkage_ = float(rho)
         self.order_ = order
         self.sensors_ = placed
         self.objective_path_ = mass / total if total > 0 else np.zeros(k)
@@ -330,6 +369,20 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
             raise ValueError(f"{owner}: refine swaps single grey pixels; the images have {channels} channels. Use "
                              "refine=False with colour images.")
         return sweeps
+
+    def _shrink(self, owner, channels, shape):
+        """``'auto'``, a float > 0 or None: the shrinkage to run, refused before any work where it cannot."""
+        value = self.shrinkage
+        if value is None or (value != "auto" and float(value) == 0.0):
+            return None
+        usable = self.basis == "pixels" and channels == 1 and shape is not None
+        if value == "auto":
+            return "auto" if usable else None
+        if not usable:
+            raise ValueError(f"{owner}: shrinkage={value!r} shrinks towards a covariance of grey images of known shape "
+                             "with basis='pixels': pass an image stack (n_samples, height, width) or image_shape, "
+                             "basis='pixels', or shrinkage=None.")
+        return float(value)
 
     def transform(self, X: ArrayLike) -> NDArray:
         """The readings of the fitted sensors: ``X`` reduced to the measured features.

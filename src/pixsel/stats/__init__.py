@@ -10,6 +10,9 @@
   the identity), :func:`centered_gram_matmat` and
   :func:`centered_projected_gram` (the passes of the block Krylov SVD);
 * the sample covariance (sparse PCA): :func:`covariance`;
+* a stationary target for image covariances: :func:`dct_spectrum` (the variance of every 2-D DCT
+  coefficient), :class:`DCTPrior` (the covariance diagonal in the DCT basis, applied by
+  transforms) and :func:`dct_shrinkage_intensity` (the Ledoit-Wolf intensity towards it);
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`, :func:`ledoit_wolf_from_rows` (the Ledoit-Wolf intensity
   without the ``p x p`` matrix), :func:`shrinkage_regularization` (the intensity applied).
@@ -33,6 +36,7 @@ from ._moments import (
     class_statistics,
     covariance,
 )
+from ._prior import DCTPrior, dct_shrinkage_intensity, dct_spectrum
 from ._reduce import block_reduce
 from ._regularize import (
     AUTO_RIDGE,
@@ -47,6 +51,9 @@ from ._regularize import (
 )
 
 __all__ = [
+    "DCTPrior",
+    "dct_spectrum",
+    "dct_shrinkage_intensity",
     "ClassMeans",
     "ClassStatistics",
     "ClassSums",

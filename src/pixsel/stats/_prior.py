@@ -1,0 +1,197 @@
+"""A stationary covariance target for images: the sample covariance's diagonal in the DCT basis.
+
+With ``Phi`` the orthonormal two-dimensional DCT-II basis of ``h x w`` images (``p x p``), the
+target is ``T = Phi diag(lam) Phi^T`` with ``lam`` the variance of each DCT coefficient of the
+centred images: the sample covariance ``S`` with its off-diagonal entries in the DCT basis set to
+zero (so ``trace(T) = trace(S)`` and ``trace(S T) = ||T||_F^2 = sum(lam^2)``). A covariance that
+is diagonal in a cosine basis is close to a translation-invariant (stationary) one; ``T`` is full
+rank where ``S`` has rank below the number of images. ``(1 - rho) S + rho T`` is the shrunk
+covariance; :func:`dct_shrinkage_intensity` gives the Ledoit-Wolf intensity ``rho`` towards ``T``
+(Ledoit and Wolf, "A well-conditioned estimator for large-dimensional covariance matrices",
+Journal of Multivariate Analysis, 2004; with a structured target as in Schaefer and Strimmer, "A
+shrinkage approach to large-scale covariance matrix estimation and implications for functional
+genomics", Statistical Applications in Genetics and Molecular Biology, 2005).
+
+Every product with ``T`` is a DCT, a scaling and an inverse DCT (``O(p log p)`` per image); its
+diagonal and that of ``T^2`` are separable sums (``O(p (h + w))``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.fft import dct, dctn, idctn
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["DCTPrior", "dct_spectrum", "dct_shrinkage_intensity"]
+
+
+def _shape(image_shape, p):
+    h, w = (int(d) for d in image_shape[:2])
+    if h * w != p:
+        raise ValueError(f"image_shape {tuple(image_shape)} has {h * w} pixels; the data has {p} features.")
+    return h, w
+
+
+def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
+                 return_coefficients: bool = False) -> NDArray | tuple[NDArray, NDArray]:
+    """Variance of every 2-D DCT coefficient of the centred images ``A`` (one pass over them).
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, height * width)
+        Centred images, flattened row-major (not modified).
+    image_shape : tuple of int
+        ``(height, width)``.
+    ddof : int, default=1
+        The sums of squares are divided by ``n_samples - ddof``.
+    return_coefficients : bool, default=False
+        Also return the coefficients (for :meth:`DCTPrior.apply` on the same images).
+
+    Returns
+    -------
+    lam : ndarray of shape (height, width)
+        ``lam[u, v]``: the mean square of the orthonormal DCT-II coefficient ``(u, v)``; the
+        diagonal of ``Phi^T S Phi``, ``S`` the sample covariance.
+    coefficients : ndarray of shape (n_samples, height, width)
+        Only with ``return_coefficients``: the DCT of every image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, -1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, 1.0]])
+    >>> lam = dct_spectrum(A, (2, 2))   # 2x2 images [[1, -1], [1, -1]]: all at frequency (0, 1)
+    >>> np.round(lam, 6).tolist()
+    [[0.0, 8.0], [0.0, 0.0]]
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n, p = A.shape
+    h, w = _shape(image_shape, p)
+    coef = dctn(A.reshape(n, h, w), axes=(1, 2), norm="ortho", workers=1)
+    lam = np.einsum("nij,nij->ij", coef, coef) / max(n - ddof, 1)
+    return (lam, coef) if return_coefficients else lam
+
+
+def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | None = None) -> float:
+    """The Ledoit-Wolf intensity of the shrinkage of the sample covariance towards ``T``.
+
+    With ``B = A^T A / n`` and the target ``T = Phi diag(lam_n) Phi^T`` (``lam_n = lam (n - 1) /
+    n``, the same normalisation), Ledoit and Wolf's intensity is ``min(beta, delta) / delta``
+    with ``delta = ||B - T||_F^2 = ||B||_F^2 - sum(lam_n^2)`` and ``beta = (sum_i ||a_i||^4 / n
+    - ||B||_F^2) / n``, the estimated variance of the entries of ``B``. No ``p x p`` matrix is
+    formed: ``||B||_F^2 = ||A A^T||_F^2 / n^2``.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, n_features)
+        Centred data (not modified).
+    lam : array-like
+        :func:`dct_spectrum` of ``A`` (``ddof=1``).
+    gram : array-like, optional
+        ``A^T A`` or ``A A^T`` when the caller has it (its squared Frobenius norm is the same).
+
+    Returns
+    -------
+    rho : float
+        In ``[0, 1]``: 0 keeps the sample covariance, 1 is the target.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 64))
+    >>> A = X - X.mean(axis=0)
+    >>> rho = dct_shrinkage_intensity(A, dct_spectrum(A, (8, 8)))
+    >>> 0.5 < rho <= 1.0   # white noise, fewer images than pixels: shrink far towards T
+    True
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n, p = A.shape
+    G = (A @ A.T if n <= p else A.T @ A) if gram is None else np.asarray(gram, dtype=np.float64)
+    sum_sq = float(np.sum(G * G)) / (n * n)
+    lam_n = np.asarray(lam, dtype=np.float64) * (max(n - 1, 1) / n)
+    delta = sum_sq - float(np.sum(lam_n * lam_n))
+    fourth = float(np.sum(np.einsum("ij,ij->i", A, A) ** 2))
+    beta = (fourth / n - sum_sq) / n
+    if delta <= 1e-12 * sum_sq:  # the covariance is the target (up to rounding): nothing to shrink
+        return 0.0
+    return float(min(max(beta, 0.0), delta) / delta)
+
+
+class DCTPrior:
+    """``T = Phi diag(lam) Phi^T`` on ``h x w`` images, applied without forming it.
+
+    Parameters
+    ----------
+    lam : array-like of shape (height, width)
+        The variance of each DCT coefficient (:func:`dct_spectrum`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = DCTPrior(np.ones((4, 4)))       # a flat spectrum: the identity
+    >>> x = np.arange(16.0)
+    >>> bool(np.allclose(T.matvec(x), x)), bool(np.allclose(T.diag(), 1.0))
+    (True, True)
+    """
+
+    def __init__(self, lam: ArrayLike) -> None:
+        self.lam = np.asarray(lam, dtype=np.float64)
+        self.shape = self.lam.shape
+        self.p = int(self.lam.size)
+        h, w = self.shape
+        # the 1-D orthonormal DCT-II matrices: dctn(x) = Dh x Dw^T, Dh[u, y] = c_u(y)
+        self._dh = dct(np.eye(h), norm="ortho", axis=0)
+        self._dw = dct(np.eye(w), norm="ortho", axis=0)
+
+    def apply(self, X: ArrayLike, *, coefficients: ArrayLike | None = None) -> NDArray:
+        """``X T`` for rows ``X`` of shape (m, p): every row filtered by the spectrum.
+
+        ``coefficients``: the DCT of the rows (shape (m, height, width)) when the caller has
+        them (:func:`dct_spectrum`); they are not modified and ``X`` is then not read.
+        """
+        h, w = self.shape
+        if coefficients is None:
+            X = np.asarray(X, dtype=np.float64)
+            coef = dctn(X.reshape(X.shape[0], h, w), axes=(1, 2), norm="ortho", workers=1)
+        else:
+            coef = np.array(coefficients, dtype=np.float64)
+        m = coef.shape[0]
+        coef *= self.lam
+        return idctn(coef, axes=(1, 2), norm="ortho", workers=1).reshape(m, self.p)
+
+    def matvec(self, x: ArrayLike) -> NDArray:
+        """``T x`` for one vector of length p (two small matrix products each way)."""
+        dh, dw = self._dh, self._dw
+        coef = dh @ np.asarray(x, dtype=np.float64).reshape(self.shape) @ dw.T
+        coef *= self.lam
+        return (dh.T @ coef @ dw).ravel()
+
+    def column(self, i: int) -> NDArray:
+        """``T[:, i]``: the spectrum times the DCT of the unit image at pixel ``i``, transformed back."""
+        y, x = divmod(int(i), self.shape[1])
+        coef = np.outer(self._dh[:, y], self._dw[:, x])
+        coef *= self.lam
+        return (self._dh.T @ coef @ self._dw).ravel()
+
+    def columns(self, idx: ArrayLike) -> NDArray:
+        """``T[:, idx]``, shape (p, len(idx))."""
+        idx = np.asarray(idx, dtype=np.intp)
+        y, x = np.divmod(idx, self.shape[1])
+        coef = self._dh[:, y].T[:, :, None] * self._dw[:, x].T[:, None, :]
+        coef *= self.lam
+        return idctn(coef, axes=(1, 2), norm="ortho", workers=1).reshape(idx.size, self.p).T
+
+    def diag(self) -> NDArray:
+        """``diag(T)``, length p: ``sum_f Phi_jf^2 lam_f``."""
+        return ((self._dh ** 2).T @ self.lam @ self._dw ** 2).ravel()
+
+    def diag_sq(self) -> NDArray:
+        """``diag(T^2)`` (the squared norm of every column of ``T``), length p."""
+        return ((self._dh ** 2).T @ (self.lam * self.lam) @ self._dw ** 2).ravel()
+
+    def trace(self) -> float:
+        return float(self.lam.sum())

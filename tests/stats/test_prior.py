@@ -1,0 +1,70 @@
+"""The DCT-diagonal prior covariance and its Ledoit-Wolf intensity against dense textbook forms."""
+
+import numpy as np
+import pytest
+from scipy.fft import dctn
+
+from pixsel.stats import DCTPrior, dct_shrinkage_intensity, dct_spectrum
+
+
+def _phi(h, w):
+    """Dense orthonormal 2-D DCT-II basis: column f is the image of frequency f (p x p)."""
+    p = h * w
+    return dctn(np.eye(p).reshape(p, h, w), axes=(1, 2), norm="ortho").reshape(p, p)  # [pixel, frequency]
+
+
+def _images(seed, n, h, w):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, h * w)) @ rng.standard_normal((h * w, h * w)) * 0.3 + rng.standard_normal((n, h * w))
+    return X - X.mean(axis=0)
+
+
+@pytest.mark.parametrize(("n", "h", "w"), [(9, 4, 5), (40, 3, 6)])
+def test_prior_products_equal_the_dense_matrix(n, h, w):
+    A = _images(n, n, h, w)
+    before = A.copy()
+    lam, coef = dct_spectrum(A, (h, w), return_coefficients=True)
+    assert np.array_equal(A, before)
+    Phi = _phi(h, w)
+    S = np.cov(A, rowvar=False)
+    np.testing.assert_allclose(lam.ravel(), np.diag(Phi.T @ S @ Phi), rtol=1e-10)  # the DCT-domain variances
+    T = Phi @ np.diag(lam.ravel()) @ Phi.T
+    prior = DCTPrior(lam)
+    np.testing.assert_allclose(prior.apply(A), A @ T, atol=1e-10)
+    np.testing.assert_allclose(prior.apply(None, coefficients=coef), A @ T, atol=1e-10)
+    np.testing.assert_allclose(prior.matvec(A[0]), T @ A[0], atol=1e-10)
+    np.testing.assert_allclose(prior.column(7), T[:, 7], atol=1e-12)
+    np.testing.assert_allclose(prior.columns([3, 0, 11]), T[:, [3, 0, 11]], atol=1e-12)
+    np.testing.assert_allclose(prior.diag(), np.diag(T), rtol=1e-10)
+    np.testing.assert_allclose(prior.diag_sq(), np.diag(T @ T), rtol=1e-10)
+    assert prior.trace() == pytest.approx(np.trace(S))  # T keeps the total variance
+
+
+@pytest.mark.parametrize(("n", "h", "w"), [(9, 4, 5), (60, 3, 4)])
+def test_intensity_is_ledoit_wolf_towards_the_target(n, h, w):
+    """Ledoit and Wolf's formula with dense matrices: B = A^T A / n, target T scaled alike."""
+    A = _images(2 * n, n, h, w)
+    lam = dct_spectrum(A, (h, w))
+    Phi = _phi(h, w)
+    B = A.T @ A / n
+    T = Phi @ np.diag(lam.ravel() * (n - 1) / n) @ Phi.T
+    delta = np.sum((B - T) ** 2)
+    beta = (sum(np.sum(np.outer(a, a) ** 2) for a in A) / n - np.sum(B * B)) / n
+    expected = min(beta, delta) / delta
+    assert 0 < expected < 1
+    assert dct_shrinkage_intensity(A, lam) == pytest.approx(expected, rel=1e-10)
+    assert dct_shrinkage_intensity(A, lam, gram=A.T @ A) == pytest.approx(expected, rel=1e-10)
+
+
+def test_intensity_is_zero_when_the_covariance_is_already_the_target():
+    """Images that are each one DCT frequency: the sample covariance is diagonal in the DCT basis."""
+    h, w = 3, 3
+    Phi = _phi(h, w)
+    X = np.vstack([s * 2.0 * Phi[:, f] for f in range(9) for s in (1, -1)])  # centred, DCT-diagonal covariance
+    lam = dct_spectrum(X, (h, w))
+    assert dct_shrinkage_intensity(X, lam) == 0.0
+
+
+def test_spectrum_checks_the_image_shape():
+    with pytest.raises(ValueError, match="image_shape"):
+        dct_spectrum(np.zeros((3, 10)), (3, 4))
