@@ -266,8 +266,9 @@ default='ledoit-wolf-floor'
         member (ties to the earlier entry in the full-data path); with fewer clusters than
         features, their second members follow. ``0.9`` pools features that explain at least
         81 % of each other's variance; ``1.0`` only exact duplicates (up to sign and scale).
-        ``None``: plain stability selection, each feature counted alone. It steadies which
-        *regions* are chosen more than which pixels: see the quality page's stability section.
+        ``None``: plain stability selection, each feature counted alone. The support spreads
+        over more distinct regions; on face images it does not make the chosen pixels steadier
+        across draws of the training images (the documentation's quality page, *Stability*).
     random_state : int, RandomState instance or None, default=None
         Draws the half-samples of ``stability`` (unused otherwise).
     always_select : array-like of int or None, default=None
