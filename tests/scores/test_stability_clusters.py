@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pixsel.scores._stability import cluster_stability_order, correlation_clusters
+from pixsel.scores import cluster_stability_order, correlation_clusters
 
 
 def _textbook_order(S, labels, ranking):

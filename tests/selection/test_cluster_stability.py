@@ -109,3 +109,12 @@ def test_threshold_without_stability_is_refused():
         SparseLDASelector(2, stability_correlation=0.9).fit(X, y)
     with pytest.raises(ValueError, match="stability=N"):
         SparsePCASelector(2, stability_correlation=0.9).fit(X)
+
+
+def test_a_refit_without_clusters_leaves_no_cluster_attributes():
+    X, y, _ = _planted_copies(1, copies=(1, 3, 3), noise=3)
+    sel = SparseLDASelector(3, stability=4, stability_correlation=0.9, random_state=0).fit(X, y)
+    assert sel.stability_clusters_.shape == (X.shape[1],)
+    sel.set_params(stability_correlation=None).fit(X, y)
+    assert not hasattr(sel, "stability_clusters_") and not hasattr(sel, "cluster_frequencies_")
+    assert sel.selection_frequencies_.shape == (X.shape[1],)

@@ -52,7 +52,7 @@ from .._progress import step_progress
 from .._validation import (
     N_FEATURES_TO_SELECT, check_forced, Interval, StrOptions, check_input, check_int, get_support_image, image_stack, resolve_k,
 )
-from ..scores._stability import cluster_stability_order, correlation_clusters
+from ..scores import cluster_stability_order, correlation_clusters
 from ..spectral import best_objective, pick_path
 from ..stats import covariance
 from ._exact_fit import SOLVERS, _exact_fit_attributes
@@ -360,10 +360,12 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         """``selection_frequencies_`` over ``n_resamples`` half-sample paths; ``support_`` becomes
         the ``k`` most frequent features (ties to the earlier entry in the full-data path), or,
         with ``stability_correlation``, the ``k`` most frequent clusters of correlated features
-        (:func:`pixsel.scores._stability.cluster_stability_order`).
+        (:func:`pixsel.scores.cluster_stability_order`).
 
         Returns True when the support was replaced (the caller recomputes what depends on it).
         """
+        for name in ("stability_clusters_", "cluster_frequencies_"):  # none left from an earlier fit
+            self.__dict__.pop(name, None)
         if not n_resamples:
             return False
         if not isinstance(X, np.ndarray):
