@@ -77,6 +77,13 @@ def test_clusters_of_planted_blocks():
     assert correlation_clusters(np.cov(np.column_stack(cols), rowvar=False), 1.0).tolist() == list(range(8))
 
 
+def test_threshold_one_pools_exact_duplicates_only():
+    rng = np.random.default_rng(1)
+    x, z = rng.standard_normal((2, 50)) * 7.3
+    X = np.column_stack([x, z, 3.1 * x - 2.0, -x / 7, z + 1e-3 * x])  # copies of x up to sign and scale
+    assert correlation_clusters(np.cov(X, rowvar=False), 1.0).tolist() == [0, 1, 0, 0, 2]
+
+
 @pytest.mark.parametrize("threshold", [0.3, 0.5, 0.8])
 def test_every_pair_in_a_cluster_reaches_the_threshold(threshold):
     """Complete linkage: no chaining, every pair inside a cluster has |r| >= threshold; and two

@@ -28,15 +28,20 @@ if TYPE_CHECKING:
 
 __all__ = ["correlation_clusters", "cluster_stability_order"]
 
+#: The rounding allowed on a correlation: ``threshold=1`` pools exact duplicates (up to sign and
+#: scale) however the correlation of two copies rounds.
+_ROUNDING = 1e-12
+
 
 def correlation_clusters(cov: ArrayLike, threshold: float) -> NDArray:
     """Clusters of features whose pairwise absolute correlations are all ``>= threshold``.
 
     Complete-linkage agglomeration of the features on the dissimilarity ``1 - |r_ij|``, cut at
     height ``1 - threshold``: within a cluster *every* pair is correlated at least
-    ``threshold`` in absolute value (no chaining through intermediate features, as single
-    linkage would allow along the smooth regions of an image). A feature of zero variance is a
-    cluster of its own.
+    ``threshold`` in absolute value, up to a rounding of ``1e-12`` (no chaining through
+    intermediate features, as single linkage would allow along the smooth regions of an image);
+    ``threshold=1`` pools exact duplicates up to sign and scale. A feature of zero variance is
+    a cluster of its own.
 
     Parameters
     ----------
@@ -79,8 +84,8 @@ def correlation_clusters(cov: ArrayLike, threshold: float) -> NDArray:
     D = 1.0 - np.clip(np.abs(R), 0.0, 1.0)
     D = (D + D.T) / 2  # exactly symmetric, zero diagonal
     np.fill_diagonal(D, 0.0)
-    raw = fcluster(linkage(squareform(D, checks=False), method="complete"), 1.0 - float(threshold),
-                   criterion="distance")
+    height = 1.0 - float(threshold) + _ROUNDING  # a correlation of 1 may be computed as 1 - 2e-16
+    raw = fcluster(linkage(squareform(D, checks=False), method="complete"), height, criterion="distance")
     _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
     renumber = np.empty(len(first), dtype=np.intp)
     renumber[np.argsort(first, kind="stable")] = np.arange(len(first))
