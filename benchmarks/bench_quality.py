@@ -10,7 +10,8 @@ clusters as classes): accuracy after the Hungarian matching of clusters to class
 
 Supervised selectors: ``SparseLDASelector`` at its defaults and with the documented options
 (the criteria, directions and ridges it offers; the stability option as a user asks for it,
-the defaults with ``stability=20``, and with the papers' settings), ``CardinalSPLSSelector``
+the defaults with ``stability=20``, the same with cluster stability selection,
+``stability_correlation=0.9``, and with the papers' settings), ``CardinalSPLSSelector``
 and ``ScoreSelector(criterion='fisher')`` at their defaults; peers ``SelectKBest(f_classif)``,
 ``SelectKBest(mutual_info_classif)``, L1-logistic (``SelectFromModel(max_features=k,
 threshold=-inf)`` on standardized pixels, ``C`` chosen by 3-fold ``LogisticRegressionCV``),
@@ -319,6 +320,8 @@ LDA_ROWS = {
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
 STABLE = "pixsel LDA stability"
+#: The same with cluster stability selection: features correlated at least 0.9 pool their counts.
+CLUSTER_STABLE = "pixsel LDA cluster stability"
 
 
 def default_lda_row():
@@ -337,6 +340,8 @@ def supervised_selectors():
     return {
         **rows,
         STABLE: lambda X, y, s: _per_k(pixsel.SparseLDASelector(stability=20, random_state=s))(X, y, s),
+        CLUSTER_STABLE: lambda X, y, s: _per_k(pixsel.SparseLDASelector(
+            stability=20, stability_correlation=0.9, random_state=s))(X, y, s),
         "pixsel LDA trace stability": lambda X, y, s: _per_k(pixsel.SparseLDASelector(
             criterion="trace", direction="forward", regularization="auto", stability=20, random_state=s))(X, y, s),
         "pixsel CardinalSPLS": lambda X, y, s: _per_k(pixsel.CardinalSPLSSelector())(X, y, s),
@@ -832,6 +837,17 @@ def print_tables(results, skipped):
         print("|---|---|---|---|---|---|---|")
         for line in against_lines(ok, sels, ref):
             print(line)
+    if any(CLUSTER_STABLE in r["accuracy"] and STABLE in r["accuracy"] for r in ok.values()):
+        print(f"\n{CLUSTER_STABLE} against {STABLE}, cell by cell (points of accuracy), and the Jaccard at k = 25 "
+              "(cluster / plain / L1-logistic)")
+        print("| data | cells | mean difference | min / max | cells ahead > 1 pt | cells behind > 1 pt "
+              "| fit s (this / plain) | Jaccard k=25 |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, line in zip([n for n, r in ok.items() if CLUSTER_STABLE in r["accuracy"] and STABLE in r["accuracy"]],
+                              paired_lines(ok, CLUSTER_STABLE, STABLE)):
+            jac = ok[name]["jaccard"]
+            print(f"{line} {_fmt(jac.get(CLUSTER_STABLE))} / {_fmt(jac.get(STABLE))} / "
+                  f"{_fmt(jac.get('L1-logistic (CV)'))} |")
     for a in ("pixsel LDA cv forward", "pixsel LDA trace forward", "pixsel LDA trace auto", "pixsel LDA trace auto rda",
               "pixsel LDA correlation auto rda", "pixsel LDA correlation auto auto"):
         if a == default_lda_row():
@@ -848,7 +864,7 @@ def print_tables(results, skipped):
           "| fit / L1 | Jaccard k=25 | L1 Jaccard |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n, r in ok.items():
-        for line in summary_lines(n, r, default, *LDA_ROWS, STABLE, "pixsel LDA trace stability"):
+        for line in summary_lines(n, r, default, *LDA_ROWS, STABLE, CLUSTER_STABLE, "pixsel LDA trace stability"):
             print(line)
     print("\nUnsupervised: k-means accuracy (%) of the column-subset default, and its margin over "
           "random pixels, highest-variance pixels and PCA with k components")

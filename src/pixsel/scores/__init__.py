@@ -12,6 +12,8 @@ neighbour graph) is a :mod:`pixsel.stats` function.
   :func:`supervised_laplacian_score`, :func:`fisher_score`, :func:`uniform_score`;
 * from scores to features: :func:`importance` (any named score as "higher is better"),
   :func:`top_features`, :func:`sample_features`, :func:`sample_distinct_features`;
+* cluster stability selection: :func:`correlation_clusters` (features all correlated at least a
+  threshold) and :func:`cluster_stability_order` (resampled supports pooled over the clusters);
 * column subsets: :func:`greedy_column_subset`, :func:`pivoted_qr_columns` and their objective
   :func:`column_subset_objective`;
 * sensor placement: :func:`greedy_placement` (the greedy column subset in ``O(n p)`` per step,
@@ -46,6 +48,7 @@ from ._reconstruction import (
     noise_cv_errors,
 )
 from ._sampling import sample_distinct_features, sample_features, top_features
+from ._stability import cluster_stability_order, correlation_clusters
 from ._subspace import SubspaceScores, subspace_scores
 
 # For the selectors of pixsel.selection (the score names they accept); not public.
@@ -65,6 +68,8 @@ __all__ = [
     "top_features",
     "sample_features",
     "sample_distinct_features",
+    "correlation_clusters",
+    "cluster_stability_order",
     "greedy_column_subset",
     "pivoted_qr_columns",
     "column_subset_objective",

@@ -52,7 +52,9 @@ from .._progress import step_progress
 from .._validation import (
     N_FEATURES_TO_SELECT, check_forced, Interval, StrOptions, check_input, check_int, get_support_image, image_stack, resolve_k,
 )
+from ..scores import cluster_stability_order, correlation_clusters
 from ..spectral import best_objective, pick_path
+from ..stats import covariance
 from ._exact_fit import SOLVERS, _exact_fit_attributes
 
 from typing import TYPE_CHECKING
@@ -80,6 +82,7 @@ PATH_CONSTRAINTS = {
     "groups": ["array-like", StrOptions(("channels",)), None],
     "patch_size": ["array-like", None],
     "stability": [Interval(Integral, 2, None, closed="left"), None],
+    "stability_correlation": [Interval(Real, 0, 1, closed="right"), None],
     "random_state": ["random_state"],
     "always_select": ["array-like", None],
 }
@@ -89,6 +92,8 @@ PATH_HINTS = {
     "groups": "An array holds one group id per feature.",
     "patch_size": "Pass a pair of ints (rows, columns).",
     "always_select": "Pass the indices of the forced features, e.g. always_select=[0, 5].",
+    "stability_correlation": "Pass the smallest absolute correlation inside a cluster, e.g. 0.9, or None "
+                             "(plain stability selection).",
 }
 
 
@@ -261,6 +266,9 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         :func:`pixsel._constraints.check_params` after the parameters' own constraints)."""
         owner = type(self).__name__
         grouped = (self.groups is not None and not isinstance(self.groups, str)) or self.patch_size is not None
+        if self.stability_correlation is not None and self.stability is None:
+            raise ValueError(f"{owner}: stability_correlation pools the counts of stability selection; pass "
+                             "stability=N (e.g. 20) with it, or stability_correlation=None.")
         if self.stability is not None:
             if self.solver == "exact":
                 raise ValueError(f"{owner}: stability selection reads greedy paths; use solver='greedy' "
@@ -354,10 +362,14 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
 
     def _stabilize(self, X, y, k, n_resamples, route):
         """``selection_frequencies_`` over ``n_resamples`` half-sample paths; ``support_`` becomes
-        the ``k`` most frequent features (ties to the earlier entry in the full-data path).
+        the ``k`` most frequent features (ties to the earlier entry in the full-data path), or,
+        with ``stability_correlation``, the ``k`` most frequent clusters of correlated features
+        (:func:`pixsel.scores.cluster_stability_order`).
 
         Returns True when the support was replaced (the caller recomputes what depends on it).
         """
+        for name in ("stability_clusters_", "cluster_frequencies_"):  # none left from an earlier fit
+            self.__dict__.pop(name, None)
         if not n_resamples:
             return False
         if not isinstance(X, np.ndarray):
@@ -367,13 +379,21 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
             )
         rng = check_random_state(self.random_state)
         sub = clone(self).set_params(stability=None, progress=False, n_features_to_select=k, **self._resample_params())
-        counts = np.zeros(X.shape[1])
-        for _ in range(n_resamples):
+        threshold = self.stability_correlation
+        if threshold is not None:
+            sub.set_params(stability_correlation=None)
+        supports = np.zeros((n_resamples, X.shape[1]), dtype=bool)
+        for r in range(n_resamples):
             idx = half_samples(y, X.shape[0], rng)
             fitted = sub.fit(X[idx], None if y is None else np.asarray(y)[idx])
-            counts += np.asarray(to_numpy(fitted.support_), dtype=bool)
-        freq = counts / n_resamples
-        order = np.lexsort((self.ranking_, -freq))  # most frequent first, then earlier entry
+            supports[r] = np.asarray(to_numpy(fitted.support_), dtype=bool)
+        if threshold is None:
+            freq = supports.sum(axis=0) / n_resamples
+            order = np.lexsort((self.ranking_, -freq))  # most frequent first, then earlier entry
+        else:  # clusters of the full data's correlations pool their members' counts
+            labels = correlation_clusters(covariance(X), threshold)
+            order, freq, self.cluster_frequencies_ = cluster_stability_order(supports, labels, self.ranking_)
+            self.stability_clusters_ = labels
         support = np.zeros(X.shape[1], dtype=bool)
         support[order[:k]] = True
         self.selection_frequencies_ = freq
