@@ -143,8 +143,11 @@ _PERSPECTIVE_REFINE = 8
 _SDP_SHARE = 0.3
 #: a stopped search's open sizes get a 2-swap local search from their incumbents
 #: (:func:`._swap.two_swap_search`) where one sweep costs at most this much arithmetic
-#: (:func:`._swap.two_swap_work`: every size of 100 features up to about 40, of 256 up to about 12)
+#: (:func:`._swap.two_swap_work`: the sizes up to 48 of 100 features, up to 32 of 256)
 _TWO_SWAP_WORK = 1.5e8
+#: ... and all of them together at most this much (deterministic, so that a path under a node limit
+#: stays reproducible; a time limit caps the seconds as well)
+_TWO_SWAP_TOTAL = 3e9
 #: the bound sets of :func:`exact_path` (``bounds=``; the vocabulary of :func:`exact_support`)
 PATH_BOUNDS = ("cardinality", "sdp")
 #: ``n_jobs > 1`` starts worker processes (about a second) only from this many features on: below,
@@ -921,7 +924,8 @@ def _refine_open(search, inc, sup, ub, max_k, time_limit):
     The search's incumbents are 1-swap optima already (its swap pass and the neighbour
     exchanges), but not always 2-swap ones. Every value kept is its support's, and a size only
     changes when the new support is better, so no incumbent is ever lowered. Sizes whose sweep
-    costs more than ``_TWO_SWAP_WORK`` are skipped; under a time limit the seconds are capped like
+    costs more than ``_TWO_SWAP_WORK`` are skipped, and it stops once the sweeps have cost
+    ``_TWO_SWAP_TOTAL``; under a time limit the seconds are capped like
     the perspective caps' (2 s, or 2 % of the limit if more). Returns ``{'sizes', 'improved',
     'time_s'}``.
     """
@@ -931,10 +935,12 @@ def _refine_open(search, inc, sup, ub, max_k, time_limit):
     sizes = [j for j in range(1, max_k + 1) if ub[j] > inc[j] and sup[j] is not None
              and _swap.two_swap_work(p, j) <= _TWO_SWAP_WORK]
     deadline = None if time_limit is None else t + max(2.0, 0.02 * time_limit)
+    work = 0.0
     for j in sizes:
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or work > _TWO_SWAP_TOTAL:
             break
-        S, f, _ = _swap.two_swap_search(search.M, search.B, sup[j], deadline=deadline)
+        S, f, moves = _swap.two_swap_search(search.M, search.B, sup[j], deadline=deadline)
+        work += (moves + 1) * _swap.two_swap_work(p, j)
         info["sizes"] += 1
         if _swap._beats(f, inc[j]):
             inc[j], sup[j] = f, S
