@@ -343,9 +343,11 @@ def run_instance(key, args, methods):
         for r in rows:
             assert len(r["support"]) == r["k"]
         out["methods"][name] = {"rows": rows, "time_s": el, "search_status": path.search_status,
-                                "n_nodes": int(path.n_nodes), "sdp": path.info.get("sdp")}
+                                "n_nodes": int(path.n_nodes), "sdp": path.info.get("sdp"),
+                                "two_swap": path.info.get("two_swap")}
         best[:max_k] = np.maximum(best[:max_k], path.objective)
-        extra = "" if name == "pixsel" else f"; caps {path.info.get('sdp')}"
+        extra = f"; 2-swaps {path.info.get('two_swap')}"
+        extra += "" if name == "pixsel" else f"; caps {path.info.get('sdp')}"
         print(f"{LABELS[name]}: {int(path.certified.sum())}/{max_k} certified in {el:.1f} s "
               f"({path.search_status}, {path.n_nodes} nodes); largest gap {100 * float(path.relative_gap.max()):.3g} %"
               f"{extra}", flush=True)

@@ -235,3 +235,28 @@ def test_pair_bound_node_input_errors():
         pair_bound(a, B, 2, np.ones(4), none, no_P, fixed_in=[0], allowed=[1, 2])
     with pytest.raises(ValueError, match="k must be between"):
         pair_bound(a, B, 1, np.ones(4), none, no_P, fixed_in=[0, 1], allowed=[0, 1, 2])
+
+
+def test_pair_bound_warm_start_at_nodes(oracle, shared_data):
+    """A start ``z0`` on all features (a parent's ``z``, here a random one) only moves where the ascent
+    starts: the bound still holds every support between the node's sets, on random, Brownian and real
+    pixels, and a ``z0`` of the wrong shape is refused."""
+    rng = np.random.default_rng(11)
+    for tag, (a, B) in _node_problems(oracle, shared_data).items():
+        p = a.size
+        pairs = strongest_pairs(B, 2)
+        G = rng.standard_normal((len(pairs), 2, 2))
+        d, P = rng.uniform(0, 1, p) * np.diag(B), G @ G.transpose(0, 2, 1) * np.abs(B).max()
+        for trial in range(2):
+            allowed = np.sort(rng.choice(p, int(rng.integers(5, p + 1)), replace=False))
+            fixed = rng.choice(allowed, int(rng.integers(1, 3)), replace=False)
+            z0 = rng.uniform(0.0, 1.0, p)
+            for k in range(len(fixed) + 1, allowed.size):
+                best = _restricted_best(a, B, k, fixed.tolist(), allowed.tolist())
+                for iters in (0, 10):
+                    bound, info = pair_bound(a, B, k, d, pairs, P, iters=iters, z0=z0, fixed_in=fixed,
+                                             allowed=allowed)
+                    assert bound >= best * (1 - 1e-12), (tag, trial, k, iters)
+                    assert info["z"][allowed].sum() == pytest.approx(k)
+    with pytest.raises(ValueError, match="z0 must have shape"):
+        pair_bound(a, B, 2, d, pairs, P, z0=np.ones(p - 1), fixed_in=[0], allowed=np.arange(p))

@@ -348,8 +348,10 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None, fixed_in=None, allow
     iters : int
         Ascent steps (the bound is valid after any number).
     z0 : ndarray of shape (p,) or None
-        Where the ascent starts (e.g. the semidefinite relaxation's ``z``); default ``k / p``
-        (without fixed variables).
+        Where the ascent starts (e.g. the semidefinite relaxation's ``z``, or at a node its
+        parent's ``z``: a warm start); default ``k / p``, at a node ``(k - |fixed_in|)`` over the
+        free allowed features. At a node only its entries on the free allowed features are read,
+        projected onto the node's set.
     fixed_in : array-like of int or None
         Variables every support must hold.
     allowed : array-like of int or None
@@ -396,7 +398,13 @@ def pair_bound(a, B, k, d, pairs, P, *, iters=100, z0=None, fixed_in=None, allow
     lo = min(_ZMIN, kf / nf) if kf > 0 else _ZMIN  # kf = 0: z tiny on the free variables
     z = np.ones(n)
     if nf:
-        start = np.full(nf, kf / nf) if z0 is None or node else np.asarray(z0, dtype=np.float64)
+        if z0 is None:
+            start = np.full(nf, kf / nf)
+        else:
+            z0 = np.asarray(z0, dtype=np.float64)
+            if z0.shape != (p,):
+                raise ValueError(f"z0 must have shape ({p},) (a value per feature); got {z0.shape}.")
+            start = z0[U][free] if node else z0
         z[free] = _project_capped(start, kf, lo) if kf > 0 else lo
 
     def fw(h, g, z):

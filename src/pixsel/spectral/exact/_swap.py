@@ -31,7 +31,7 @@ from scipy.linalg import cho_solve, get_lapack_funcs
 
 from .._linalg import lower_cholesky
 
-__all__ = ["improve_incumbents", "swap_search"]
+__all__ = ["best_two_swap", "improve_incumbents", "swap_search", "two_swap_search", "two_swap_work"]
 
 #: a move is taken only if it raises f by more than this relative amount (rounding)
 _RTOL = 1e-12
@@ -146,6 +146,81 @@ def swap_search(M, B, S, max_swaps: int = 100):
         S, f, P, W = T, g, Pt, Wt
         n += 1
     return S, f, n
+
+
+def two_swap_work(p: int, k: int) -> float:
+    """The arithmetic of one sweep of :func:`best_two_swap` (``C(k, 2)`` drops of two, each a
+    Schur complement on the ``p - k + 2`` features outside and a ``(p - k + 2)^2`` table)."""
+    q = p - k + 2
+    return math.comb(k, 2) * (q * q + k * k * q) if k >= 2 else 0.0
+
+
+def best_two_swap(M, B, S):
+    """The best support that exchanges two features of ``S`` for two others, and its value.
+
+    Every drop of two (``i, j`` in ``S``, leaving ``T``) is followed by the best pair ``u, v`` of the
+    features outside ``T`` (``i`` and ``j`` included, so the 1-swaps and ``S`` itself are candidates):
+    with the Schur complement ``s`` and residual ``R`` of ``M`` given ``T``, and ``G = R R^T``,
+
+        f(T + u + v) = f(T) + G_uu / s_uu + (G_vv - 2 c G_uv + c^2 G_uu) / (s_vv - c s_uv),
+        c = s_uv / s_uu,
+
+    a ``(p - k + 2)^2`` table per drop. Returns ``(support, value)`` with the value recomputed from
+    scratch; ``(S, f(S))`` when no exchange is better (by a relative ``1e-12``).
+    """
+    S = np.sort(np.asarray(S, dtype=np.intp))
+    p, k = B.shape[0], S.size
+    f0 = _value(M, B, S)[0]
+    best_S, best_f = S, f0
+    if k < 2 or k >= p - 1:
+        return best_S, best_f
+    out = _complement(p, S)
+    cand = []
+    for a in range(k - 1):
+        for b in range(a + 1, k):
+            T = np.delete(S, (a, b))
+            O = np.concatenate((out, S[[a, b]]))
+            fT, P, W = _value(M, B, T)
+            X = P @ B[np.ix_(T, O)]
+            Sc = B[np.ix_(O, O)] - B[np.ix_(O, T)] @ X
+            R = M[O] - X.T @ M[T]
+            G = R @ R.T
+            d = np.diag(Sc).copy()
+            gd = np.diag(G).copy()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c = Sc / d[:, None]
+                sl = d[None, :] - c * Sc
+                val = fT + (gd / d)[:, None] + (gd[None, :] - 2 * c * G + c * c * gd[:, None]) / sl
+            val[~((sl > 0) & (d[:, None] > 0))] = -np.inf
+            np.fill_diagonal(val, -np.inf)
+            u, v = np.unravel_index(int(np.argmax(val)), val.shape)
+            if _beats(val[u, v], best_f):
+                cand.append((float(val[u, v]), T, O[u], O[v]))
+    for _, T, u, v in sorted(cand, key=lambda t: -t[0]):
+        # the table's value is checked on the support itself (rounding cannot make the search cycle)
+        U = np.sort(np.concatenate((T, [u, v])))
+        g = _value(M, B, U)[0]
+        if _beats(g, best_f):
+            return U, g
+    return best_S, best_f
+
+
+def two_swap_search(M, B, S, max_moves: int = 20, deadline=None):
+    """Local search by exchanges of one and of two features from ``S``; returns ``(support, value,
+    moves)``, the value that of the support and never below ``f(S)``.
+
+    Each round first takes 1-swaps while they improve (:func:`swap_search`), then the best 2-swap
+    (:func:`best_two_swap`); it ends when neither improves, after ``max_moves`` 2-swaps, or past
+    ``deadline`` (a ``time.perf_counter()`` value)."""
+    S, f, n = swap_search(M, B, S)
+    moves = 0
+    while moves < max_moves and (deadline is None or time.perf_counter() < deadline):
+        T, g = best_two_swap(M, B, S)
+        if not _beats(g, f):
+            break
+        S, f, _ = swap_search(M, B, T)
+        moves += 1
+    return S, f, moves
 
 
 def _neighbour(M, B, S, grow):
