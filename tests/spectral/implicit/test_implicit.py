@@ -155,6 +155,21 @@ def test_blocking_changes_passes_not_the_path(C):
     assert paths[64].info["n_column_passes"] + paths[64].info["n_column_hits"] == 30
 
 
+def test_a_short_pass_reads_no_column_it_cannot_use():
+    # 3 steps with blocks of 64: the passes read at most the columns of the steps left
+    rng = np.random.default_rng(9)
+    X, y = _data(rng, n=50, p=120, C=2)
+    a, B = _lda_args(X, y, 0.05)
+    read = []
+    columns = B.columns
+    B.columns = lambda idx: read.append(len(np.atleast_1d(idx))) or columns(idx)
+    short = implicit_greedy_path(a, B, max_k=3, block_size=64)
+    assert read and sum(read) <= 3
+    whole = implicit_greedy_path(*_lda_args(X, y, 0.05), max_k=30, block_size=64)
+    np.testing.assert_array_equal(short.order, whole.order[:3])
+    np.testing.assert_allclose(short.objective, whole.objective[:3], rtol=1e-12)
+
+
 def _lda_args(X, y, alpha):
     B = CenteredGramOperator(X, y, alpha=alpha)
     cm = B.class_means

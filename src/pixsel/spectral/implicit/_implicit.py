@@ -293,8 +293,9 @@ def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
 
     The loop of the multiclass kernel (:func:`~pixsel.spectral.greedy._steps.left_looking_forward`:
     same path, same tie rule), with the columns of ``B`` fetched in blocks: when the chosen
-    index's column is not at hand, the columns of the ``block_size`` best-scoring candidates are
-    fetched in one pass over the data (``op.columns``) and kept (at most ``2 block_size``); a
+    index's column is not at hand, the columns of the ``block_size`` best-scoring candidates (no
+    more than the steps left) are fetched in one pass over the data (``op.columns``) and kept
+    (at most ``2 block_size``); a
     later step whose winner is among them costs no pass. The raw columns are exact, so blocking
     changes the number of passes, never the path. Every Schur column is recomputed from its raw
     column (``B[:, j] - L L[j]^T``, left looking), so no rounding accumulates in ``R``; all of it
@@ -310,10 +311,12 @@ def _forward_lda(M, op, criterion, n_steps, block_size, callback=None):
         if j in slot_of:
             count["hit"] += 1
         else:
-            # the block: j and the best-scoring other candidates whose columns are not at hand
+            # the block: j and the best-scoring other candidates whose columns are not at hand,
+            # no more of them than steps are left (a short pass reads no column it cannot use)
+            size = max(1, min(block_size, n_steps - count["fetch"] - count["hit"]))
             cand, estimate = ranking()
-            ranked = cand[_first_by_key(-estimate[cand], block_size + 1)]
-            top = [j] + [int(i) for i in ranked if i != j][: block_size - 1]
+            ranked = cand[_first_by_key(-estimate[cand], size + 1)]
+            top = [j] + [int(i) for i in ranked if i != j][: size - 1]
             new = [i for i in top if i not in slot_of]
             keep = set(top)
             stale = sorted((i for i in slot_of if i not in keep), key=lambda i: estimate[i])
