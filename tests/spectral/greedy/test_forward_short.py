@@ -88,3 +88,27 @@ def test_zero_pivots_hand_over_to_the_checked_pass(monkeypatch):
     ref = _greedy_forward(a, B, block_size=16, compiled=False, max_k=8)
     np.testing.assert_array_equal(order, ref[0])
     assert info["zero_pivots"] == ref[2]["zero_pivots"]
+
+
+def test_which_passes_run_unblocked():
+    # the NumPy route: any pass of at most 64 steps, and a pass asked to stop by 3 p / 4;
+    # the compiled route: a pass asked to stop by max(64, p / 4); whole paths keep the panels
+    with compiled_kernels(False):
+        assert _rank_one._short_pays(40, None) and _rank_one._short_pays(300, 200)
+        assert not _rank_one._short_pays(300, None) and not _rank_one._short_pays(300, 260)
+    with compiled_kernels(True):
+        assert _rank_one._short_pays(2048, 400) and _rank_one._short_pays(100, 64)
+        assert not _rank_one._short_pays(40, None) and not _rank_one._short_pays(1024, 512)
+
+
+def test_short_pass_on_the_compiled_route_equals_the_blocked_loop(monkeypatch):
+    rng = np.random.default_rng(11)
+    a, B = _pair(rng, 300)
+    with monkeypatch.context() as m:
+        m.setattr(_rank_one, "_eliminate", lambda *args, **kw: pytest.fail("the blocked loop ran"))
+        with compiled_kernels(True):
+            order, obj, info = _greedy_forward(a, B, block_size=32, max_k=60)
+    assert info["checkpoints"][0][0] == 60  # the short pass's one check
+    ref_order, ref_obj, _ = _greedy_forward(a, B, block_size=32, compiled=False, max_k=60)
+    np.testing.assert_array_equal(order, ref_order)
+    np.testing.assert_allclose(obj, ref_obj, rtol=1e-10)
