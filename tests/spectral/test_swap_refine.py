@@ -280,3 +280,48 @@ def test_ties_go_to_the_lowest_features_in_any_order_of_positions():
     assert _best(val, sweep) == (2, 1)
     sweep.sorted = True  # sorted positions: the first maximum, row-major
     assert _best(np.where(np.isnan(val), 0.0, val), sweep) == (0, 1)
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_compiled_sweep_chooses_the_numpy_sweeps_swap_with_the_same_value(r):
+    # the one-pass kernel repeats the NumPy table's operations in their order: the same best swap
+    # and the same number, with the masks, in sorted and in moved (unsorted) positions
+    pytest.importorskip("numba")
+    from pixsel.spectral.greedy._swap import _Columns, _Sweep
+
+    rng = np.random.default_rng(91 + r)
+    for t in range(6):
+        p = int(rng.integers(12, 30))
+        M, Bin = _gram_problem(rng, p, r, 15)[:2] if t % 2 else _problem(rng, p, r)
+        M = M.reshape(p, -1)
+        k = int(rng.integers(3, p - 3))
+        cols = _Columns(Bin)
+        sweep = _Sweep(M, cols, np.sort(rng.choice(p, k, replace=False)))
+        leave, enter = np.ones(p, bool), np.ones(p, bool)
+        leave[sweep.S[0]] = enter[sweep.out[-1]] = False
+        for _ in range(4):
+            a, b, v = sweep.best(leave, enter, compiled=False)
+            assert (a, b, v) == sweep.best(leave, enter, compiled=True)
+            assert leave[sweep.S[a]] and enter[sweep.out[b]]
+            St = sweep.S.copy()
+            St[a] = sweep.out[b]
+            St.sort()
+            sweep.move(a, b, *cols.state(M, St), St)
+    nothing = np.zeros(p, bool)  # every swap barred: no swap, on both paths
+    assert sweep.best(nothing, enter, compiled=False)[0] == sweep.best(nothing, enter, compiled=True)[0] == -1
+
+
+@pytest.mark.parametrize("r", [0, 2])
+def test_compiled_and_numpy_searches_take_the_same_moves(r):
+    pytest.importorskip("numba")
+    from pixsel._routes import compiled_kernels
+
+    rng = np.random.default_rng(101 + r)
+    M, B = _problem(rng, 40, r)
+    start = np.sort(rng.choice(40, 12, replace=False))
+    runs = []
+    for compiled in (False, True):
+        with compiled_kernels(compiled):
+            runs.append(swap_refine(M, B, start, criterion="trace", always_select=start[:2]))
+    assert runs[0].support.tolist() == runs[1].support.tolist() and runs[0].n_swaps == runs[1].n_swaps > 0
+    assert runs[0].objective == runs[1].objective

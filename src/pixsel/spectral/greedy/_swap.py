@@ -25,7 +25,8 @@ Two ways of valuing a swap, by criterion:
   B_jc``. A move whose value from the updated sweep strays from its value recomputed from scratch
   sends the next sweep back to scratch, and a move that the recompute refuses is decided again by
   a sweep from scratch, so the moves are those of a search that recomputes every sweep (up to
-  rounding).
+  rounding). On the compiled route (Numba) a sweep values the swaps and keeps the best in one
+  pass (:mod:`pixsel.spectral.greedy._swap_jit`, the same numbers) instead of writing the table.
 * **largest eigenvalue** (``criterion='max-eig'`` with a factor or a full symmetric ``A``): with
   ``(lambda, z)`` the top generalized eigenpair of ``(A_SS, B_SS)``, every swap gets the certified
   lower bound of the Rayleigh-Ritz problem on ``span(z without entry i, e_j)`` (a 2 x 2 pencil whose
@@ -55,6 +56,7 @@ from scipy.linalg.blas import dger as _GER
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
 from ..exact._swap import _beats, _complement, _outside_of_columns, _value_of_block
+from ..._routes import compiled_enabled, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
@@ -98,6 +100,7 @@ class SwapResult:
     converged: bool
 
 
+@sized_kernels
 def swap_refine(
     A: ArrayLike,
     B: ArrayLike | None,
@@ -287,6 +290,32 @@ class _Sweep:
             self._buffers = np.empty(self.T.shape), np.empty(self.T.shape)
         return _swap_values(self.T, self.s0, self.R0, self.P, self.W, self.f, *self._buffers)
 
+    def best(self, can_leave, can_enter, compiled):
+        """``(a, b, value)`` of the best swap allowed (:func:`_best`'s choice among equal values);
+        ``a = -1`` when none has a finite value. ``compiled``: in one pass of
+        :func:`pixsel.spectral.greedy._swap_jit.best_swap` (the same numbers), without the table."""
+        if not compiled:
+            val = self.values()
+            if not can_leave.all():
+                val[~can_leave[self.S], :] = -np.inf
+            if not can_enter.all():
+                val[:, ~can_enter[self.out]] = -np.inf
+            a, b = _best(val, self)
+            return (a, b, float(val[a, b])) if val[a, b] > -np.inf else (-1, -1, -np.inf)
+        from ._swap_jit import best_swap
+
+        W, R0 = self.W, self.R0
+        e = 1.0 / np.diag(self.P)
+        wl = np.einsum("ij,ij->i", W, W)
+        if R0.shape[1] == 1:
+            C2, rr = np.empty((1, 1)), np.empty(1)
+        else:
+            C2, rr = (2.0 * W) @ R0.T, np.einsum("ij,ij->i", R0, R0)
+        c = np.ascontiguousarray
+        a, b, v = best_swap(c(self.T), self.s0, c(R0), c(W), e, self.f - wl * e, c(C2), wl, rr,
+                            can_leave[self.S], can_enter[self.out], self.S, self.out)
+        return int(a), int(b), float(v)
+
     def move(self, a, b, g, Pt, Wt, St):
         """Take the swap of ``S[a]`` out and ``out[b]`` in; ``St`` is the new support sorted, ``g``,
         ``Pt``, ``Wt`` its value, ``B_StSt^{-1}`` and ``P M_St`` (the move's check)."""
@@ -345,17 +374,13 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
     p = len(B.diag)
     if len(S) == p or not can_enter[sweep.out].any() or not can_leave[S].any():
         return SwapResult(S, sweep.f, f0, 0, True)
-    fixed, barred = not can_leave.all(), not can_enter.all()  # none: the masks below change nothing
+    compiled = compiled_enabled()  # the route's choice (Numba installed, and worth loading at this size)
     while n < max_sweeps and not _out_of_time(deadline):
         if sweep.moves >= refresh:
             sweep.reset(np.sort(sweep.S), sweep.f, *_sorted_state(sweep))
-        val, f = sweep.values(), sweep.f
-        if fixed:
-            val[~can_leave[sweep.S], :] = -np.inf
-        if barred:
-            val[:, ~can_enter[sweep.out]] = -np.inf
-        a, b = _best(val, sweep)
-        if not _beats(val[a, b], f):
+        f = sweep.f
+        a, b, value = sweep.best(can_leave, can_enter, compiled)
+        if a < 0 or not _beats(value, f):
             converged = True
             break
         St = sweep.S.copy()  # S - i + j, sorted
@@ -368,7 +393,7 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
                 continue
             converged = True
             break
-        drift = abs(val[a, b] - g) > _DRIFT * abs(g)
+        drift = abs(value - g) > _DRIFT * abs(g)
         if refresh > 1 and not drift:
             sweep.move(a, b, g, Pt, Wt, St)
         else:
