@@ -144,3 +144,184 @@ def test_a_spent_time_limit_returns_the_start(r, criterion):
     res = swap_refine(A, B, start, criterion=criterion, time_limit=0.0)
     assert res.support.tolist() == start and res.n_swaps == 0 and not res.converged
     assert res.objective == res.start_objective
+
+
+# -- the updated sweeps: exact to rounding, the moves of the search from scratch --
+
+
+def _gram_problem(rng, p, r, n):
+    from pixsel.stats import CenteredGramOperator
+
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.7 * rng.standard_normal((p, p)) / np.sqrt(p))
+    op = CenteredGramOperator(X, rng.integers(0, 2, n), alpha=0.05)
+    M = rng.standard_normal((p, r)) if r else rng.standard_normal(p)
+    return M, op, op.submatrix(np.arange(p))
+
+
+def _textbook_search(M, B, S, can_leave, can_enter):
+    """Best-improvement 1-swaps, every swap valued by its objective from scratch; ties: the lowest
+    (i, j) in the sorted orders. Returns (support, moves)."""
+    S, n = np.sort(S), 0
+    f = objective_on_support(M, B, S, criterion="trace")
+    while True:
+        out = np.setdiff1d(np.arange(len(B)), S)
+        best, move = -np.inf, None
+        for i in S[can_leave[S]]:
+            for j in out[can_enter[out]]:
+                g = objective_on_support(M, B, np.sort(np.append(S[S != i], j)), criterion="trace")
+                if g > best:
+                    best, move = g, (i, j)
+        if move is None or not best > f + 1e-12 * abs(f):
+            return S, n
+        S, f, n = np.sort(np.append(S[S != move[0]], move[1])), best, n + 1
+
+
+@pytest.mark.parametrize("r", [0, 3])
+@pytest.mark.parametrize("gram", [False, True])
+def test_updated_search_takes_the_moves_of_the_textbook_search(r, gram):
+    from pixsel.spectral.greedy._swap import _additive, _Columns
+
+    rng = np.random.default_rng(61 + r + 10 * gram)
+    total = 0
+    for t in range(12):
+        p = int(rng.integers(9, 15))
+        if gram:
+            M, Bin, B = _gram_problem(rng, p, r, int(rng.integers(5, 2 * p)))
+        else:
+            M, B = _problem(rng, p, r)
+            Bin = B
+        k = int(rng.integers(2, p - 2))
+        S0 = np.sort(rng.choice(p, k, replace=False))
+        can_leave, can_enter = np.ones(p, bool), np.ones(p, bool)
+        if t % 2:  # always_select and never_select
+            can_leave[rng.choice(S0, 1)] = False
+            can_enter[rng.choice(np.setdiff1d(np.arange(p), S0), 2, replace=False)] = False
+        Mm = M[:, None] if M.ndim == 1 else M
+        want, moves = _textbook_search(Mm, B, S0, can_leave, can_enter)
+        res = _additive(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None)
+        assert res.support.tolist() == want.tolist() and res.n_swaps == moves
+        assert res.objective == pytest.approx(objective_on_support(M, B, res.support, criterion="trace"), rel=1e-10)
+        total += moves
+    assert total >= 12  # the searches moved
+
+
+@pytest.mark.parametrize("r", [0, 2])
+@pytest.mark.parametrize("gram", [False, True])
+def test_updated_search_equals_the_search_from_scratch_over_many_moves(r, gram):
+    # larger problems than brute force allows, started far from a local optimum: many moves, so
+    # the recomputes from scratch every few moves (and their re-sorting) are crossed
+    from pixsel.spectral.greedy._swap import _REFRESH, _additive, _Columns
+
+    rng = np.random.default_rng(71 + r + 10 * gram)
+    longest = 0
+    for _ in range(4):
+        p = 60
+        M, Bin = _gram_problem(rng, p, r, 40)[:2] if gram else _problem(rng, p, r)
+        S0 = np.sort(rng.choice(p, 20, replace=False))
+        Mm = M[:, None] if M.ndim == 1 else M
+        ones = np.ones(p, bool)
+        scratch = _additive(Mm, _Columns(Bin), S0, ones, ones, 100, None, refresh=1)
+        updated = _additive(Mm, _Columns(Bin), S0, ones, ones, 100, None)
+        assert updated.support.tolist() == scratch.support.tolist() and updated.n_swaps == scratch.n_swaps
+        assert updated.objective == scratch.objective  # both the value of the same support from scratch
+        longest = max(longest, updated.n_swaps)
+    assert longest > _REFRESH
+
+
+@pytest.mark.parametrize("r", [1, 3])
+@pytest.mark.parametrize("gram", [False, True])
+def test_updated_sweep_matches_a_recompute_from_scratch(r, gram):
+    from pixsel.spectral.greedy._swap import _Columns, _Sweep
+
+    rng = np.random.default_rng(81 + r + 10 * gram)
+    p, k = 30, 10
+    if gram:
+        M, Bin, B = _gram_problem(rng, p, r, 20)
+    else:
+        M, B = _problem(rng, p, r)
+        Bin = B
+    cols = _Columns(Bin)
+    sweep = _Sweep(M, cols, np.sort(rng.choice(p, k, replace=False)))
+    for _ in range(7):  # arbitrary moves, improving or not
+        a, b = int(rng.integers(k)), int(rng.integers(p - k))
+        St = sweep.S.copy()
+        St[a] = sweep.out[b]
+        St.sort()
+        sweep.move(a, b, *cols.state(M, St), St)
+        S, out = sweep.S, sweep.out
+        assert sorted(S.tolist() + out.tolist()) == list(range(p))
+        P = np.linalg.inv(B[np.ix_(S, S)])
+        T = P @ B[np.ix_(S, out)]
+        np.testing.assert_allclose(sweep.P, P, atol=1e-10)
+        np.testing.assert_allclose(sweep.W, P @ M[S], atol=1e-10)
+        np.testing.assert_allclose(sweep.T, T, atol=1e-10)
+        np.testing.assert_allclose(sweep.s0, B[out, out] - np.einsum("ij,ij->j", B[np.ix_(S, out)], T), atol=1e-10)
+        np.testing.assert_allclose(sweep.R0, M[out] - T.T @ M[S], atol=1e-10)
+        assert sweep.f == pytest.approx(objective_on_support(M, B, S, criterion="trace"), rel=1e-12)
+        # and the values of every swap, against their objectives from scratch
+        val = sweep.values()
+        for x in range(0, k, 3):
+            for y in range(0, p - k, 5):
+                T2 = np.sort(np.append(np.delete(S, x), out[y]))
+                assert val[x, y] == pytest.approx(objective_on_support(M, B, T2, criterion="trace"), rel=1e-9)
+
+
+def test_ties_go_to_the_lowest_features_in_any_order_of_positions():
+    from types import SimpleNamespace
+
+    from pixsel.spectral.greedy._swap import _best
+
+    val = np.zeros((3, 4))
+    val[[0, 0, 2, 2], [1, 3, 1, 3]] = 5.0  # four equal best swaps
+    sweep = SimpleNamespace(S=np.array([9, 4, 2]), out=np.array([0, 7, 3, 6]), sorted=False)
+    # rows: features 9, 4, 2; the ties are (9, 7), (9, 6), (2, 7), (2, 6): the lowest is (2, 6)
+    assert _best(val, sweep) == (2, 3)
+    val[2, 3] = np.nan  # a value that is not one is never chosen
+    assert _best(val, sweep) == (2, 1)
+    sweep.sorted = True  # sorted positions: the first maximum, row-major
+    assert _best(np.where(np.isnan(val), 0.0, val), sweep) == (0, 1)
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_compiled_sweep_chooses_the_numpy_sweeps_swap_with_the_same_value(r):
+    # the one-pass kernel repeats the NumPy table's operations in their order: the same best swap
+    # and the same number, with the masks, in sorted and in moved (unsorted) positions
+    pytest.importorskip("numba")
+    from pixsel.spectral.greedy._swap import _Columns, _Sweep
+
+    rng = np.random.default_rng(91 + r)
+    for t in range(6):
+        p = int(rng.integers(12, 30))
+        M, Bin = _gram_problem(rng, p, r, 15)[:2] if t % 2 else _problem(rng, p, r)
+        M = M.reshape(p, -1)
+        k = int(rng.integers(3, p - 3))
+        cols = _Columns(Bin)
+        sweep = _Sweep(M, cols, np.sort(rng.choice(p, k, replace=False)))
+        leave, enter = np.ones(p, bool), np.ones(p, bool)
+        leave[sweep.S[0]] = enter[sweep.out[-1]] = False
+        for _ in range(4):
+            a, b, v = sweep.best(leave, enter, compiled=False)
+            assert (a, b, v) == sweep.best(leave, enter, compiled=True)
+            assert leave[sweep.S[a]] and enter[sweep.out[b]]
+            St = sweep.S.copy()
+            St[a] = sweep.out[b]
+            St.sort()
+            sweep.move(a, b, *cols.state(M, St), St)
+    nothing = np.zeros(p, bool)  # every swap barred: no swap, on both paths
+    assert sweep.best(nothing, enter, compiled=False)[0] == sweep.best(nothing, enter, compiled=True)[0] == -1
+
+
+@pytest.mark.parametrize("r", [0, 2])
+def test_compiled_and_numpy_searches_take_the_same_moves(r):
+    pytest.importorskip("numba")
+    from pixsel._routes import compiled_kernels
+
+    rng = np.random.default_rng(101 + r)
+    M, B = _problem(rng, 40, r)
+    start = np.sort(rng.choice(40, 12, replace=False))
+    runs = []
+    for compiled in (False, True):
+        with compiled_kernels(compiled):
+            runs.append(swap_refine(M, B, start, criterion="trace", always_select=start[:2]))
+    assert runs[0].support.tolist() == runs[1].support.tolist() and runs[0].n_swaps == runs[1].n_swaps > 0
+    assert runs[0].objective == runs[1].objective

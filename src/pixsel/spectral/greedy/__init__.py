@@ -11,7 +11,7 @@
   and certified Krylov updates (``_fullrank``, ``_fullrank_dense``, ``_fullrank_krylov``,
   ``_fullrank_jit``, ``_fullrank_xp``; the primitives in ``_secular`` and ``_secular_jit``);
 * the local improvement of one sparse PCA support (``_refine``, ``_refine_jit``) and the swap
-  refinement of any support (``_swap``), the beam search (``_beam``) and excluded features (``_exclude``);
+  refinement of any support (``_swap``, its one-pass sweep ``_swap_jit``), the beam search (``_beam``) and excluded features (``_exclude``);
 * the unblocked ``O(p^3)`` reference of the rank-one path, for tests (``_reference``);
 * what every step shares (``_steps``): the pivot tolerance, the criterion value and the
   left-looking forward loop that the multiclass and the implicit kernels both run.

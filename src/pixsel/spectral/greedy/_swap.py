@@ -16,7 +16,17 @@ Two ways of valuing a swap, by criterion:
   ``A = M M^T``): ``f(S) = tr(M_S^T B_SS^{-1} M_S)`` and every swap's value is exact in closed form
   from ``P = B_SS^{-1}``: dropping ``i`` is a rank-one downdate of ``P``, adding ``j`` a Schur
   complement (the formulas of :mod:`pixsel.spectral.exact._swap`, which this reuses); all
-  ``k (p - k)`` values cost ``O(k^2 p + k p r)``.
+  ``k (p - k)`` values cost ``O(k p r)`` from ``T = P B_S,out``, the Schur complements and the
+  residuals of the features outside. Those are computed from scratch (``O(k^2 p + k p r)``) at
+  the start and every few moves; after each move in between they are updated, ``O(k p + p r + k^2)``:
+  dropping ``i`` is the downdate ``T <- T - (P_:i / P_ii) T_i,:``, adding ``j`` a bordering whose
+  row for ``j`` is ``-v / s`` and whose rank one ``u v^T / s`` joins the other rows, with
+  ``u = T_:j`` (given ``S - i``), ``s`` the Schur complement of ``j`` and ``v_c = B_j,S-i t_c -
+  B_jc``. A move whose value from the updated sweep strays from its value recomputed from scratch
+  sends the next sweep back to scratch, and a move that the recompute refuses is decided again by
+  a sweep from scratch, so the moves are those of a search that recomputes every sweep (up to
+  rounding). On the compiled route (Numba) a sweep values the swaps and keeps the best in one
+  pass (:mod:`pixsel.spectral.greedy._swap_jit`, the same numbers) instead of writing the table.
 * **largest eigenvalue** (``criterion='max-eig'`` with a factor or a full symmetric ``A``): with
   ``(lambda, z)`` the top generalized eigenpair of ``(A_SS, B_SS)``, every swap gets the certified
   lower bound of the Rayleigh-Ritz problem on ``span(z without entry i, e_j)`` (a 2 x 2 pencil whose
@@ -31,7 +41,7 @@ Forced features (``always_select``) never leave and excluded ones (``never_selec
 The additive search reads ``B`` only through its columns on the support and its diagonal
 (``B_S,:`` and ``diag B``), so ``B`` may also be a Gram operator of the data (the column-access
 protocol of :class:`pixsel.stats.CenteredGramOperator`: ``p``, ``diag()``, ``columns(idx)``),
-never formed: each move reads one more column, ``O(n p)``, and the sweep costs ``O(k^2 p + k p r)``.
+never formed: each move reads one more column, ``O(n p)``.
 """
 
 from __future__ import annotations
@@ -41,10 +51,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.blas import dger as _GER
 
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
-from ..exact._swap import _beats, _complement, _outside_of_columns, _swap_values_of, _value_of_block
+from ..exact._swap import _beats, _complement, _outside_of_columns, _value_of_block
+from ..._routes import compiled_enabled, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
@@ -88,6 +100,7 @@ class SwapResult:
     converged: bool
 
 
+@sized_kernels
 def swap_refine(
     A: ArrayLike,
     B: ArrayLike | None,
@@ -206,59 +219,244 @@ class _Columns:
         """``B[:, S]`` (``p x k``), columns read once each."""
         if self.array:
             return self.B[:, S]
+        self._read(S)
+        return np.stack([self._cache[int(j)] for j in S], axis=1)
+
+    def _read(self, S):
         missing = [int(j) for j in S if int(j) not in self._cache]
         if missing:
             cols = np.asarray(self.B.columns(np.asarray(missing, dtype=np.intp)), dtype=np.float64)
             for c, j in enumerate(missing):
                 self._cache[j] = cols[:, c]
-        return np.stack([self._cache[int(j)] for j in S], axis=1)
+
+    def column(self, j):
+        """``B[:, j]``."""
+        if self.array:
+            return self.B[:, j]
+        self._read([j])
+        return self._cache[int(j)]
+
+    def block(self, S):
+        """``B[S][:, S]``, the same numbers as ``panel(S)[S]`` without the ``p x k`` panel."""
+        if self.array:
+            return self.B[np.ix_(S, S)]
+        self._read(S)
+        return np.stack([self._cache[int(j)][S] for j in S], axis=1)
 
     def state(self, M, S):
-        """``f(S)``, ``P = B_SS^{-1}``, ``W = P M_S`` and ``B[:, S]``."""
-        BS = self.panel(S)
-        f, P, W = _value_of_block(M, BS[S], S)
-        return f, P, W, BS
+        """``f(S)``, ``P = B_SS^{-1}`` and ``W = P M_S`` from one Cholesky of ``B_SS``."""
+        return _value_of_block(M, self.block(S), S)
 
-    def swap_values(self, M, S, P, W, f, BS):
-        """Every 1-swap's value (``k x (p - k)``) and the features outside ``S``."""
+    def outside(self, M, S, P):
+        """The features outside ``S`` (sorted) and their ``T = P B_S,out``, ``s0``, ``R0``
+        (:func:`pixsel.spectral.exact._swap._outside_of_columns`)."""
         out = _complement(len(self.diag), S)
-        T, s0, R0 = _outside_of_columns(M, BS[out].T, self.diag[out], S, out, P)
-        return _swap_values_of(T, s0, R0, P, W, f), out
+        return (out, *_outside_of_columns(M, self.panel(S)[out].T, self.diag[out], S, out, P))
 
 
 def _out_of_time(deadline):
     return deadline is not None and time.perf_counter() >= deadline
 
 
-def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline):
+class _Sweep:
+    """What every sweep of the additive search reads, for the support ``S`` and the features
+    ``out`` outside it, both in the order of their positions (sorted after a recompute from
+    scratch; a move puts the feature that enters at the position of the one that leaves, and
+    that one at the position of the other outside): ``f``, ``P = B_SS^{-1}``, ``W = P M_S`` and
+    ``T = P B_S,out``, ``s0``, ``R0`` (the module docstring of :mod:`pixsel.spectral.exact._swap`).
+
+    :meth:`move` updates ``T``, ``s0`` and ``R0`` for ``S - i + j`` by a downdate and a bordering
+    (``O(k q + q r + k^2)``, ``q = p - k``) instead of the ``k x k`` by ``k x q`` product; ``P``
+    and ``W`` of the new support are those of the Cholesky that checks the move."""
+
+    def __init__(self, M, B, S):
+        self.M, self.B = M, B
+        self._buffers = None  # the k x q tables of the values, written again by every sweep
+        self.reset(S, *B.state(M, S))
+
+    def reset(self, S, f, P, W):
+        """From scratch for the sorted support ``S`` of value ``f`` (``P``, ``W`` its own)."""
+        self.S, self.f, self.P, self.W = S, f, P, W
+        self.out, self.T, self.s0, self.R0 = self.B.outside(self.M, S, P)
+        self.moves = 0  # since the last recompute from scratch
+
+    @property
+    def sorted(self):
+        return self.moves == 0
+
+    def values(self):
+        """Every swap's value, ``(k, q)`` (rows: ``S``, columns: ``out``, in their position order)."""
+        if self._buffers is None or self._buffers[0].shape != self.T.shape:
+            self._buffers = np.empty(self.T.shape), np.empty(self.T.shape)
+        return _swap_values(self.T, self.s0, self.R0, self.P, self.W, self.f, *self._buffers)
+
+    def best(self, can_leave, can_enter, compiled):
+        """``(a, b, value)`` of the best swap allowed (:func:`_best`'s choice among equal values);
+        ``a = -1`` when none has a finite value. ``compiled``: in one pass of
+        :func:`pixsel.spectral.greedy._swap_jit.best_swap` (the same numbers), without the table."""
+        if not compiled:
+            val = self.values()
+            if not can_leave.all():
+                val[~can_leave[self.S], :] = -np.inf
+            if not can_enter.all():
+                val[:, ~can_enter[self.out]] = -np.inf
+            a, b = _best(val, self)
+            return (a, b, float(val[a, b])) if val[a, b] > -np.inf else (-1, -1, -np.inf)
+        from ._swap_jit import best_swap
+
+        W, R0 = self.W, self.R0
+        e = 1.0 / np.diag(self.P)
+        wl = np.einsum("ij,ij->i", W, W)
+        if R0.shape[1] == 1:
+            C2, rr = np.empty((1, 1)), np.empty(1)
+        else:
+            C2, rr = (2.0 * W) @ R0.T, np.einsum("ij,ij->i", R0, R0)
+        c = np.ascontiguousarray
+        a, b, v = best_swap(c(self.T), self.s0, c(R0), c(W), e, self.f - wl * e, c(C2), wl, rr,
+                            can_leave[self.S], can_enter[self.out], self.S, self.out)
+        return int(a), int(b), float(v)
+
+    def move(self, a, b, g, Pt, Wt, St):
+        """Take the swap of ``S[a]`` out and ``out[b]`` in; ``St`` is the new support sorted, ``g``,
+        ``Pt``, ``Wt`` its value, ``B_StSt^{-1}`` and ``P M_St`` (the move's check)."""
+        M, B, S, out, T, P = self.M, self.B, self.S, self.out, self.T, self.P
+        i, j = int(S[a]), int(out[b])
+        Ta = T[a].copy()
+        c = P[:, a] / P[a, a]  # dropping i: P_-i = P - c P_a,: (row and column a then zero)
+        c[a] = 0.0
+        Bj = B.column(j)
+        BjS = Bj[S]
+        BjS[a] = 0.0  # B_j,S-i (i's position holds nothing)
+        u = T[:, b] - c * Ta[b]  # t_j given S - i
+        u[a] = 0.0
+        s = B.diag[j] - BjS @ u  # Schur complement of j given S - i
+        v = BjS @ T - (BjS @ c) * Ta - Bj[out]  # B_j,S-i t_c - B_jc for every c outside (t_c given S - i)
+        # s0 and R0 of every feature outside, given S - i, then given S - i + j
+        Ra = (Ta[b] / P[a, a]) * self.W[a] + self.R0[b]  # j's residual given S - i
+        self.s0 += Ta * Ta / P[a, a] - v * v / s
+        self.R0 += np.outer(Ta / P[a, a], self.W[a]) + np.outer(v / s, Ra)
+        # T given S - i + j: the rows of S - i lose the downdate's rank one and gain the bordering's
+        # (in place: two rank-one updates of T's transpose, Fortran-ordered), j's row is -v / s
+        Tt = _GER(-1.0, Ta, c, a=T.T, overwrite_a=True)
+        Tt = _GER(1.0, v, u / s, a=Tt, overwrite_a=True)
+        T = self.T = Tt.T
+        T[a] = -v / s
+        S = S.copy()
+        S[a] = j
+        out = out.copy()
+        out[b] = i
+        # P and W of the new support in the positions' order, from its check's Cholesky (sorted)
+        rank = np.searchsorted(St, S)
+        P, W = Pt[np.ix_(rank, rank)], Wt[rank]
+        # i's own column, now outside: directly (O(k^2 + k r))
+        BiS = B.column(i)[S]
+        ti = P @ BiS
+        T[:, b] = ti
+        self.s0[b] = B.diag[i] - BiS @ ti
+        self.R0[b] = M[i] - ti @ M[S]
+        self.S, self.out, self.f, self.P, self.W = S, out, g, P, W
+        self.moves += 1
+
+
+#: Moves between two recomputes from scratch of what the sweeps read (the updates in between are
+#: exact up to rounding, which this bounds)
+_REFRESH = 8
+#: A move's value from the updated sweep and from the refit may differ by this relative amount;
+#: beyond it the next sweep starts from scratch
+_DRIFT = 1e-9
+
+
+def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFRESH):
     """Best-improvement swaps valued in closed form (:mod:`pixsel.spectral.exact._swap`); ``B`` a
-    :class:`_Columns`."""
-    f, P, W, BS = B.state(M, S)
-    f0, n, converged = f, 0, False
+    :class:`_Columns`. ``refresh``: moves between recomputes from scratch (1: every sweep)."""
+    sweep = _Sweep(M, B, S)
+    f0, n, converged = sweep.f, 0, False
     p = len(B.diag)
-    if len(S) == p or not can_enter[_complement(p, S)].any() or not can_leave[S].any():
-        return SwapResult(S, f, f0, 0, True)
-    fixed, barred = not can_leave.all(), not can_enter.all()  # none: the masks below change nothing
+    if len(S) == p or not can_enter[sweep.out].any() or not can_leave[S].any():
+        return SwapResult(S, sweep.f, f0, 0, True)
+    compiled = compiled_enabled()  # the route's choice (Numba installed, and worth loading at this size)
     while n < max_sweeps and not _out_of_time(deadline):
-        val, out = B.swap_values(M, S, P, W, f, BS)
-        if fixed:
-            val[~can_leave[S], :] = -np.inf
-        if barred:
-            val[:, ~can_enter[out]] = -np.inf
-        i, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (i, j), row-major
-        if not _beats(val[i, j], f):
+        if sweep.moves >= refresh:
+            sweep.reset(np.sort(sweep.S), sweep.f, *_sorted_state(sweep))
+        f = sweep.f
+        a, b, value = sweep.best(can_leave, can_enter, compiled)
+        if a < 0 or not _beats(value, f):
             converged = True
             break
-        T = S.copy()  # S - i + j, sorted (np.sort(np.append(np.delete(S, i), out[j])))
-        T[i] = out[j]
-        T.sort()
-        g, Pt, Wt, BT = B.state(M, T)
+        St = sweep.S.copy()  # S - i + j, sorted
+        St[a] = sweep.out[b]
+        St.sort()
+        g, Pt, Wt = B.state(M, St)
         if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
+            if not sweep.sorted:  # the sweep from scratch decides (as every sweep did before updates)
+                sweep.reset(np.sort(sweep.S), f, *_sorted_state(sweep))
+                continue
             converged = True
             break
-        S, f, P, W, BS = T, g, Pt, Wt, BT
+        drift = abs(value - g) > _DRIFT * abs(g)
+        if refresh > 1 and not drift:
+            sweep.move(a, b, g, Pt, Wt, St)
+        else:
+            sweep.reset(St, g, Pt, Wt)
         n += 1
-    return SwapResult(S, f, f0, n, converged)
+    return SwapResult(np.sort(sweep.S), sweep.f, f0, n, converged)
+
+
+def _swap_values(T, s0, R0, P, W, f, num=None, den=None):
+    """The values of :func:`pixsel.spectral.exact._swap._swap_values_of` (``k x q``), in fewer
+    passes over the table: with ``e_i = 1 / P_ii``,
+
+        val_ij = f - e_i |W_i|^2 + |R0_j + e_i T_ij W_i|^2 / (s0_j + e_i T_ij^2),
+
+    the residual's square written as a square with one column (two classes), expanded through
+    ``W R0^T`` with more. ``num`` and ``den``: ``k x q`` arrays to write into (``num`` is
+    returned), else new ones. Entries that are not finite are left as they are (:func:`_best`
+    reads them as ``-inf``)."""
+    num = np.empty(T.shape) if num is None else num
+    den = np.empty(T.shape) if den is None else den
+    e = 1.0 / np.diag(P)
+    wl = np.einsum("ij,ij->i", W, W)
+    if R0.shape[1] == 1:
+        np.multiply(T, (W[:, 0] * e)[:, None], out=num)
+        num += R0[:, 0]
+        num *= num
+        np.multiply(T, T, out=den)
+        den *= e[:, None]
+    else:
+        np.matmul(2.0 * W, R0.T, out=num)
+        np.multiply(T, e[:, None], out=den)  # U = T / P_ii
+        num += den * wl[:, None]
+        num *= den  # 2 U (W R0^T) + U^2 |W|^2
+        num += np.einsum("ij,ij->i", R0, R0)[None, :]
+        den *= T
+    den += s0[None, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        num /= den
+    num += (f - wl * e)[:, None]
+    return num
+
+
+def _sorted_state(sweep):
+    """``P`` and ``W`` of ``sweep`` in the sorted order of its support."""
+    order = np.argsort(sweep.S)
+    return sweep.P[np.ix_(order, order)], sweep.W[order]
+
+
+def _best(val, sweep):
+    """The position ``(a, b)`` of the best swap; ties: the lowest ``(S[a], out[b])``, row-major
+    in the sorted orders (the first maximum once the sweep is sorted)."""
+    a, b = divmod(int(np.argmax(val)), val.shape[1])
+    if not np.isfinite(val[a, b]) and not val[a, b] == -np.inf:  # nan or +inf: not a value
+        val[~np.isfinite(val)] = -np.inf
+        a, b = divmod(int(np.argmax(val)), val.shape[1])
+    if sweep.sorted:
+        return a, b
+    tie = np.flatnonzero(val == val[a, b])
+    if len(tie) > 1:
+        ra, rb = np.divmod(tie, val.shape[1])
+        c = np.lexsort((sweep.out[rb], sweep.S[ra]))[0]
+        a, b = int(ra[c]), int(rb[c])
+    return a, b
 
 
 def _max_eig(A, B, S, full, can_leave, can_enter, max_sweeps, n_exact, deadline):
