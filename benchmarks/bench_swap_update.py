@@ -108,8 +108,13 @@ def main():
     p.add_argument("--repeat", type=int, default=7, help="fits of each kind per process (default 7)")
     p.add_argument("--rounds", type=int, default=3, help="processes of each version, in turns (default 3)")
     p.add_argument("--before", default="4f2bf7d", help="git revision of the search before (default 4f2bf7d)")
+    p.add_argument("--cases", default=None,
+                   help="sets and k of the quality benchmark instead, e.g. 'sonar:5,10,25;ionosphere:5,10'")
     args = p.parse_args()
     cases = QUICK_CASES if args.quick else CASES
+    if args.cases:
+        cases = [(key, [int(k) for k in ks.split(",")]) for key, ks in
+                 (part.split(":") for part in args.cases.split(";") if part)]
     if args.quick:
         args.repeat, args.rounds = min(args.repeat, 3), min(args.rounds, 2)
     print(f"load average before: {load_average()}", flush=True)

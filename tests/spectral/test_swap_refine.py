@@ -312,9 +312,12 @@ def test_compiled_sweep_chooses_the_numpy_sweeps_swap_with_the_same_value(r):
 
 
 @pytest.mark.parametrize("r", [0, 2])
-def test_compiled_and_numpy_searches_take_the_same_moves(r):
+def test_compiled_and_numpy_searches_take_the_same_moves(r, monkeypatch):
     pytest.importorskip("numba")
     from pixsel._routes import compiled_kernels
+    from pixsel.spectral.greedy import _swap
+
+    monkeypatch.setattr(_swap, "_PLAIN_TABLE", 0)  # the updated search on the compiled route, at this size
 
     rng = np.random.default_rng(101 + r)
     M, B = _problem(rng, 40, r)
@@ -325,3 +328,30 @@ def test_compiled_and_numpy_searches_take_the_same_moves(r):
             runs.append(swap_refine(M, B, start, criterion="trace", always_select=start[:2]))
     assert runs[0].support.tolist() == runs[1].support.tolist() and runs[0].n_swaps == runs[1].n_swaps > 0
     assert runs[0].objective == runs[1].objective
+
+
+@pytest.mark.parametrize("gram", [False, True])
+@pytest.mark.parametrize("r", [0, 2])
+def test_the_search_from_scratch_and_the_updated_one_take_the_same_moves(r, gram):
+    # swap_refine runs the plain search on small tables and on the NumPy route, the updated one on
+    # a Gram operator or a large table on the compiled route: the same moves either way
+    from pixsel.spectral.greedy._swap import _additive, _additive_plain, _Columns
+
+    rng = np.random.default_rng(300 + r)
+    p = 45
+    if gram:
+        M, Bin, _ = _gram_problem(rng, p, r, 30)
+    else:
+        M, Bin = _problem(rng, p, r)
+    Mm = M[:, None] if M.ndim == 1 else M
+    can_leave, can_enter = np.ones(p, bool), np.ones(p, bool)
+    can_leave[:2], can_enter[-3:] = False, False
+    moved = 0
+    for _ in range(3):
+        S0 = np.sort(np.r_[0, 1, rng.choice(np.arange(2, p - 3), 9, replace=False)])
+        plain = _additive_plain(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None)
+        updated = _additive(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None)
+        assert plain.support.tolist() == updated.support.tolist()
+        assert plain.n_swaps == updated.n_swaps and plain.objective == pytest.approx(updated.objective, rel=1e-12)
+        moved += plain.n_swaps
+    assert moved > 0  # the case is exercised
