@@ -325,8 +325,11 @@ def follow(route, A=None):
     if _COMPILED.get() is not None:
         yield
         return
-    with compiled_kernels(_decided(route, A)):
+    token = _COMPILED.set(_decided(route, A))  # compiled_kernels' effect, without its second generator
+    try:
         yield
+    finally:
+        _COMPILED.reset(token)
 
 
 def sized_kernels(fn):
