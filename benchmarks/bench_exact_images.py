@@ -104,6 +104,17 @@ def lda_problem(X, y):
     return a, B, rho
 
 
+def best_known(results_json, instance="usps100"):
+    """From a results file of this benchmark: the best objective per size over its methods, and the
+    sizes some method certified optimal (sorted)."""
+    inst = json.loads(Path(results_json).read_text())["instances"][instance]
+    rows = [r for m in inst["methods"].values() for r in m.get("rows", [])]
+    best = {}
+    for r in rows:
+        best[r["k"]] = max(best.get(r["k"], -np.inf), float(r["objective"]))
+    return best, sorted({r["k"] for r in rows if r["certified"]})
+
+
 class RidgeTwin:
     """The k-sparse ridge regression with the same optimal supports as ``max f(S)``, ``|S| = k``."""
 

@@ -37,14 +37,13 @@ Run: ``python benchmarks/bench_node_bounds.py --incumbents exact_images.json`` (
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 from _common import blas_threads, parser, write_results
-from bench_exact_images import image_data, lda_problem
+from bench_exact_images import best_known, image_data, lda_problem
 
 from pixsel.spectral import greedy_path, swap_refine
 from pixsel.spectral.bounds import pair_bound, perspective_bound, sdp_decomposition
@@ -165,11 +164,7 @@ def check_order(a, B, K, inc):
 
 def incumbents(a, B, ks, from_json):
     if from_json is not None:
-        inst = json.loads(Path(from_json).read_text())["instances"]["usps100"]
-        best = {}
-        for m in inst["methods"].values():
-            for r in m.get("rows", []):
-                best[r["k"]] = max(best.get(r["k"], -np.inf), float(r["objective"]))
+        best, _ = best_known(from_json)
         return {k: best[k] for k in ks}, f"the best of {from_json}"
     fw, bw = greedy_path(a, B, direction="forward"), greedy_path(a, B, direction="backward")
     out = {}

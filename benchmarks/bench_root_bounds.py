@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import blas_threads, parser, write_results
-from bench_exact_images import image_data, lda_problem
+from bench_exact_images import best_known, image_data, lda_problem
 
 from pixsel.spectral import exact_path, greedy_path, objective_on_support
 from pixsel.spectral.bounds import mixed_split_bound, perspective_bound, sdp_decomposition, strongest_pairs
@@ -58,14 +58,7 @@ def _timed(fn, repeat):
 def incumbents(a, B, ks, brute, exact_limit=0.0, from_json=None):
     if from_json is not None:
         # the best objective per size over the methods of a bench_exact_images run (usps100)
-        import json
-
-        inst = json.loads(Path(from_json).read_text())["instances"]["usps100"]
-        best = {}
-        for m in inst["methods"].values():
-            for r in m.get("rows", []):
-                best[r["k"]] = max(best.get(r["k"], -np.inf), float(r["objective"]))
-        certified = sorted({r["k"] for m in inst["methods"].values() for r in m.get("rows", []) if r["certified"]})
+        best, certified = best_known(from_json)
         print(f"incumbents from {from_json}: certified optimal at k = {[k for k in ks if k in certified]}", flush=True)
         return {k: best[k] for k in ks}
     if exact_limit > 0:

@@ -20,16 +20,18 @@ def _data(seed, n, p, rank=4, noise=0.3):
     return X - X.mean(axis=0)
 
 
-def _brute_force_cv(A, cols, grid, n_folds=3):
-    """Refit each fold: the training part's covariance, the textbook conditional mean of the held-out rows."""
+def _brute_force_cv(A, cols, grid, n_folds=3, T=None, rho=0.0):
+    """Refit each fold: the training part's covariance (shrunk to ``(1 - rho) C_fold + rho T``, T
+    fixed, when given), the textbook conditional mean of the held-out rows."""
     n, p = A.shape
     folds = np.arange(n) % n_folds
     num, den = np.zeros(len(grid)), 0.0
     for f in range(n_folds):
         tr, te = A[folds != f], A[folds == f]
-        mu = tr.mean(axis=0)
         C = np.cov(tr, rowvar=False)
-        R = te - mu
+        if T is not None:
+            C = (1 - rho) * C + rho * T
+        R = te - tr.mean(axis=0)
         den += np.sum(R ** 2)
         for g, a in enumerate(grid):
             K = C[np.ix_(cols, cols)] + a * np.trace(C) / p * np.eye(len(cols))
@@ -101,23 +103,6 @@ def test_conditional_solve_is_the_textbook_conditional(noise):
     assert conditional_solve(C, rows, noise)[1] is None
 
 
-def _brute_force_shrunk_cv(A, cols, grid, T, rho, n_folds=3):
-    """Refit each fold with the shrunk covariance (1 - rho) C_fold + rho T, T fixed."""
-    n, p = A.shape
-    folds = np.arange(n) % n_folds
-    num, den = np.zeros(len(grid)), 0.0
-    for f in range(n_folds):
-        tr, te = A[folds != f], A[folds == f]
-        C = (1 - rho) * np.cov(tr, rowvar=False) + rho * T
-        R = te - tr.mean(axis=0)
-        den += np.sum(R ** 2)
-        for g, a in enumerate(grid):
-            K = C[np.ix_(cols, cols)] + a * np.trace(C) / p * np.eye(len(cols))
-            rec = np.linalg.solve(K, R[:, cols].T).T @ C[cols]
-            num[g] += np.sum((R - rec) ** 2)
-    return np.sqrt(num / den)
-
-
 @pytest.mark.parametrize("shape", [(31, 12), (20, 45)])
 @pytest.mark.parametrize("rho", [0.0, 0.4, 1.0])
 def test_shrunk_cv_errors_equal_the_brute_force_fold_refits(shape, rho):
@@ -129,7 +114,7 @@ def test_shrunk_cv_errors_equal_the_brute_force_fold_refits(shape, rho):
     L = rng.standard_normal((p, p))
     T = L @ L.T / p + np.eye(p)
     cols = rng.choice(p, 5, replace=False)
-    expected = _brute_force_shrunk_cv(A, cols, GRID, T, rho)
+    expected = _brute_force_cv(A, cols, GRID, T=T, rho=rho)
     prior = {"rho": rho, "Tss": T[np.ix_(cols, cols)], "TtT": T[:, cols].T @ T[:, cols], "trace": np.trace(T)}
     extra = fold_prior_products(A[:, cols], (A @ T)[:, cols], 3)
     for folds in (fold_products(A, A.T @ A[:, cols], cols, 3), fold_products_from_outer(A @ A.T, A[:, cols], 3)):
