@@ -333,9 +333,9 @@ def test_compiled_and_numpy_searches_take_the_same_moves(r, monkeypatch):
 @pytest.mark.parametrize("gram", [False, True])
 @pytest.mark.parametrize("r", [0, 2])
 def test_the_search_from_scratch_and_the_updated_one_take_the_same_moves(r, gram):
-    # swap_refine runs the plain search on small tables and on the NumPy route, the updated one on
-    # a Gram operator or a large table on the compiled route: the same moves either way
-    from pixsel.spectral.greedy._swap import _additive, _additive_plain, _Columns
+    # swap_refine sweeps from scratch on small tables and on the NumPy route, updates on a Gram
+    # operator or a large table on the compiled route: the same moves either way, under masks
+    from pixsel.spectral.greedy._swap import _additive, _Columns
 
     rng = np.random.default_rng(300 + r)
     p = 45
@@ -349,7 +349,7 @@ def test_the_search_from_scratch_and_the_updated_one_take_the_same_moves(r, gram
     moved = 0
     for _ in range(3):
         S0 = np.sort(np.r_[0, 1, rng.choice(np.arange(2, p - 3), 9, replace=False)])
-        plain = _additive_plain(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None)
+        plain = _additive(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None, refresh=1)
         updated = _additive(Mm, _Columns(Bin), S0, can_leave, can_enter, 100, None)
         assert plain.support.tolist() == updated.support.tolist()
         assert plain.n_swaps == updated.n_swaps and plain.objective == pytest.approx(updated.objective, rel=1e-12)

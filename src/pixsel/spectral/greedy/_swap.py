@@ -55,7 +55,7 @@ from scipy.linalg.blas import dger as _GER
 
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
-from ..exact._swap import _beats, _complement, _outside_of_columns, _swap_values_of, _value_of_block
+from ..exact._swap import _beats, _complement, _outside_of_columns, _value_of_block
 from ..._routes import compiled_enabled, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
@@ -195,9 +195,8 @@ def swap_refine(
         # the updated sweeps pay where a column is a pass over the data (a Gram operator) or the
         # swaps are valued in one compiled pass over a large table; else the sweeps from scratch
         updated = operator or (compiled_enabled() and len(S) * (p - len(S)) > _PLAIN_TABLE)
-        search = _additive if updated else _additive_plain
-        return search(M, _Columns(np.eye(p) if B is None else B), S, can_leave, can_enter, int(max_sweeps),
-                      deadline)
+        return _additive(M, _Columns(np.eye(p) if B is None else B), S, can_leave, can_enter, int(max_sweeps),
+                         deadline, refresh=_REFRESH if updated else 1)
     if operator:
         raise ValueError(f"{owner}: with a Gram operator B the swaps run for additive criteria (a vector A, or "
                          "criterion='trace' with a factor); pass B as a p x p array for criterion='max-eig'.")
@@ -362,46 +361,14 @@ class _Sweep:
         self.moves += 1
 
 
-#: On the compiled route, swap tables (``k (p - k)`` values) up to this size are searched by
-#: :func:`_additive_plain`, and so is every table on the NumPy route (B an array): there the
-#: updates' bookkeeping costs more than recomputing. Measured on the default fit (the search from
-#: scratch against the updated one): USPS 3 vs 5, NumPy route, k = 10 / 50 / 100: 0.67 / 3.1 /
-#: 11.9 ms against 0.76 / 3.6 / 13.2 ms (the swaps alone); Extended Yale B, 5 per person,
-#: compiled route, k = 10 (about 10,000 values): 11.7 against 13.5 ms, k = 50: 73 against 53 ms;
-#: colon (a Gram operator) k = 5 / 50: 5.0 / 47.5 against 4.5 / 27.7 ms.
+#: On the compiled route, swap tables (``k (p - k)`` values) up to this size are searched from
+#: scratch at every sweep (``refresh=1``), and so is every table on the NumPy route (B an array):
+#: there the updates' bookkeeping costs more than recomputing. Measured on the default fit (from
+#: scratch against updated): USPS 3 vs 5, NumPy route, k = 10 / 50 / 100: 0.67 / 3.1 / 11.9 ms
+#: against 0.76 / 3.6 / 13.2 ms (the swaps alone); Extended Yale B, 5 per person, compiled route,
+#: k = 10 (about 10,000 values): 11.7 against 13.5 ms, k = 50: 73 against 53 ms; colon (a Gram
+#: operator) k = 5 / 50: 5.0 / 47.5 against 4.5 / 27.7 ms.
 _PLAIN_TABLE = 16384
-
-
-def _additive_plain(M, B, S, can_leave, can_enter, max_sweeps, deadline):
-    """:func:`_additive` for small tables: every sweep from scratch (``P``, ``T``, ``s0``,
-    ``R0`` of the current support, then the ``k x (p - k)`` values), the same moves."""
-    f, P, W = B.state(M, S)
-    f0, n, converged = f, 0, False
-    p = len(B.diag)
-    if len(S) == p or not can_enter[_complement(p, S)].any() or not can_leave[S].any():
-        return SwapResult(S, f, f0, 0, True)
-    fixed, barred = not can_leave.all(), not can_enter.all()  # none: the masks below change nothing
-    while n < max_sweeps and not _out_of_time(deadline):
-        out, T, s0, R0 = B.outside(M, S, P)
-        val = _swap_values_of(T, s0, R0, P, W, f)
-        if fixed:
-            val[~can_leave[S], :] = -np.inf
-        if barred:
-            val[:, ~can_enter[out]] = -np.inf
-        i, j = divmod(int(np.argmax(val)), val.shape[1])  # ties: the lowest (i, j), row-major
-        if not _beats(val[i, j], f):
-            converged = True
-            break
-        St = S.copy()  # S - i + j, sorted
-        St[i] = out[j]
-        St.sort()
-        g, Pt, Wt = B.state(M, St)
-        if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
-            converged = True
-            break
-        S, f, P, W = St, g, Pt, Wt
-        n += 1
-    return SwapResult(S, f, f0, n, converged)
 
 
 #: Moves between two recomputes from scratch of what the sweeps read (the updates in between are
