@@ -53,6 +53,27 @@ def test_first_fits_on_digits_import_no_numba(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing written to the cache
 
 
+_FRESH_FACES = r"""
+import json, sys
+import numpy as np
+from pixsel import SparseLDASelector
+rng = np.random.default_rng(0)
+y = np.repeat(np.arange(38), 5)  # 38 people, 5 images each, 32 x 32 pixels: the implicit form
+X = rng.standard_normal((len(y), 1024)) + 0.5 * rng.standard_normal((38, 1024))[y]
+sel = SparseLDASelector(50).fit(X, y)  # the swaps at k = 50: a table of 48,700 values
+print(json.dumps({"numba": "numba" in sys.modules, "algorithm": sel.algorithm_}))
+"""
+
+
+def test_first_fit_on_many_classes_of_faces_imports_no_numba(tmp_path):
+    """The swaps' compiled pass waits for compiled kernels loaded by something else: a fresh
+    process's default fit of many classes (no Numba kernel of its own) does not import Numba."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _FRESH_FACES], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"numba": False, "algorithm": "implicit"}
+
+
 @pytest.mark.parametrize("make, which", [
     (lambda: SparseLDASelector(8), "binary"),
     (lambda: SparseLDASelector(8, direction="dual"), "binary"),

@@ -318,6 +318,7 @@ def test_compiled_and_numpy_searches_take_the_same_moves(r, monkeypatch):
     from pixsel.spectral.greedy import _swap
 
     monkeypatch.setattr(_swap, "_PLAIN_TABLE", 0)  # the updated search on the compiled route, at this size
+    import pixsel.spectral.greedy._swap_jit  # noqa: F401  (loaded: the compiled pass may run)
 
     rng = np.random.default_rng(101 + r)
     M, B = _problem(rng, 40, r)
