@@ -21,12 +21,18 @@ p-form kernel does; the caller may pass it) in the Gram form of the same steps: 
 ``F = A^T Q`` (``p x t``, kept), the residual Gram matrix is ``E = G - F F^T``, the new
 ``w = E_{:,i} / sqrt(E_ii)`` and ``z = E w`` (one pass over ``G``), so a step costs ``O(p^2)``.
 
+The first step's numerators ``u_j = a_j^T M a_j`` are the squared column norms of ``L^T A``,
+``M = L L^T`` a (pivoted) Cholesky factorization: a triangular product, half the multiply-adds
+of ``M A``.
+
 With ``shrinkage=rho`` the greedy runs on ``G' = (1 - rho) A^T A + rho (n - 1) T`` (``T`` a prior
 covariance, :class:`pixsel.stats.DCTPrior`), full rank, in the same Gram form with ``G'``
 applied by products: ``E_{:,i}`` and ``E w`` need ``A^T a_i`` and ``A^T (A e)`` (one pass over
 ``A`` with two vectors; ``A e`` comes from ``A A^T a_i``, ``A T e_i`` and the kept ``A F``
-without a pass) and ``T e_i``, ``T w`` (two small transforms each); the initial
-``||G'_{:,j}||^2`` needs ``A^T A A^T``, ``A T`` and ``diag(T^2)``.
+without a pass) and ``T e_i``, ``T w`` (two small transforms each). With ``G' F`` and ``F^T F``
+kept beside ``F``, ``F^T E_{:,i} = (G' F)_{i,:} - F^T F F_{i,:}`` needs no pass over ``F``, and
+``F F_{i,:}`` and ``F F^T w`` are one product of ``F`` with two vectors. The initial
+``||G'_{:,j}||^2`` needs the plain ``u_j``, ``A T`` and ``diag(T^2)``.
 
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
@@ -61,6 +67,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg.blas import get_blas_funcs
+from scipy.linalg.lapack import get_lapack_funcs
 
 from .._validation import MAX_SWAP_SWEEPS
 
@@ -82,8 +89,10 @@ _RESIDUAL_RTOL = 1e-10
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
 
-#: BLAS's float64 rank-one update, in place
-(_DGER,) = get_blas_funcs(("ger",), (np.empty(1),))
+#: BLAS's float64 rank-one update, in place, and triangular product
+_DGER, _DTRMM = get_blas_funcs(("ger", "trmm"), (np.empty(1),))
+#: LAPACK's float64 Cholesky factorization with pivoting (for positive semidefinite matrices)
+(_DPSTRF,) = get_lapack_funcs(("pstrf",), (np.empty(1),))
 
 
 @dataclass(frozen=True)
@@ -633,8 +642,11 @@ class _Basis:
         if op is not None:  # the shrunk Gram matrix, applied by the operator: full rank
             self.limit = p
             self.B = A
+            m = min(p, n_dirs)
             if not op.explicit:  # A F, kept with F: A w from n-vectors, no pass over A
-                self.AF = np.empty((n, min(p, n_dirs)))
+                self.AF = np.empty((n, m))
+            self.GF = np.empty((p, m))  # G' F: F^T E_{:,i} from row i, no pass over F
+            self.FtF = np.empty((m, m))
         elif self.gram_form:
             self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
             self.limit = p
@@ -654,24 +666,41 @@ class _Basis:
         r = self.rank
         F = self.F[:, :r]
         op = self.op
-        if op is not None and not op.explicit:  # G' = a A^T A + b T through A: one pass over it
-            ai = self.B[:, col]
-            Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
-            if r:
-                Ae -= self.AF[:, :r] @ F[col]
-            P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e
-            e = op.a * P[0] + op.b * op.prior.column(col)
-            if r:
-                e -= F @ F[col]
-            nr2 = float(e[col])
+        if op is not None:  # the shrunk Gram matrix G' = a A^T A + b T
+            if not op.explicit:  # through A: one pass over it
+                ai = self.B[:, col]
+                Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
+                if r:
+                    Ae -= self.AF[:, :r] @ F[col]
+                P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e
+                g = op.a * P[0] + op.b * op.prior.column(col)
+            else:
+                g = op.column(col)
+            nr2 = float(g[col] - F[col] @ F[col]) if r else float(g[col])
             if nr2 <= floor or r >= self.limit:
                 return None
             s = np.sqrt(nr2)
-            w = e / s
-            z = op.a * (P[1] / s) + op.b * op.prior.matvec(w)
+            if r:  # F^T w = ((G' F)_col - F^T F F_col) / s, then F F_col and F F^T w in one product
+                ftw = (self.GF[col, :r] - self.FtF[:r, :r] @ F[col]) / s
+                FV = F @ np.stack([F[col], ftw], axis=1)
+                w = (g - FV[:, 0]) / s
+            else:
+                w = g / s
+            if not op.explicit:
+                gw = op.a * (P[1] / s) + op.b * op.prior.matvec(w)  # G' w
+                self.AF[:, r] = Ae / s
+            else:
+                gw = op.matvec(w)
+            z = gw - FV[:, 1] if r else gw.copy()
+            self.GF[:, r] = gw
+            qv = float(w @ w)
             if r:
-                z -= F @ (F.T @ w)
-            self.AF[:, r] = Ae / s
+                self.FtF[:r, r] = ftw
+                self.FtF[r, :r] = ftw
+            self.FtF[r, r] = qv
+            self.F[:, r] = w
+            self.rank = r + 1
+            return w, z, qv
         elif self.gram_form:  # w = E_{:,col} / sqrt(E_col,col), z = E w: one pass over G
             g = op.column(col) if op is not None else self.G[col]
             e = g - F @ F[col] if r else g.copy()
@@ -705,12 +734,8 @@ class _Basis:
         """``K = F^T E`` (``t x p``), ``E = A^T (I - Q Q^T) A`` the residual Gram matrix."""
         F = self.F[:, :self.rank]
         if self.op is not None:
-            op = self.op
-            if op.explicit:
-                GF = op.gram @ F
-            else:
-                GF = (self.AF[:, :self.rank].T @ self.B).T
-            return (op.a * GF + op.b * op.prior.apply(F.T).T).T - (F.T @ F) @ F.T
+            r = self.rank
+            return self.GF[:, :r].T - self.FtF[:r, :r] @ F.T
         if self.gram_form:
             return F.T @ self.G - (F.T @ F) @ F.T
         Q = self.Q[:, :self.rank]
@@ -727,8 +752,11 @@ class _Basis:
         v[-1] += 1.0 if y[-1] >= 0 else -1.0
         v *= np.sqrt(2.0 / float(v @ v))
         mats = (self.F,) if self.gram_form else (self.F, self.Q)
-        if self.op is not None and not self.op.explicit:
-            mats = (self.F, self.AF)
+        if self.op is not None:  # G' F and A F turn with F; F^T F -> R F^T F R
+            mats = (self.F, self.GF) if self.op.explicit else (self.F, self.GF, self.AF)
+            Xr = self.FtF[:r, :r]
+            _ger(Xr, Xr @ v, v, -1.0)
+            _ger(Xr, v, v @ Xr, -1.0)
         for X in mats:
             Xr = X[:, :r]
             _ger(Xr, Xr @ v, v, -1.0)
@@ -767,7 +795,9 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     elif not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
         B3 = A.reshape(A.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
-        U = np.einsum("nlc,nld->lcd", B3, (basis.M0 @ A).reshape(A.shape[0], L, c))
+        Y3 = _outer_root(A, basis.M0).reshape(A.shape[0], L, c)  # Y^T Y = A^T M0 A
+        U = np.einsum("nlc,nld->lcd", Y3, Y3)
+        del Y3
     else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
         G = basis.G
         G3 = G.reshape(G.shape[0], L, c)
@@ -861,14 +891,35 @@ class _ShrunkGram:
 
     def column_sq(self):
         """``||G'_{:,j}||^2 = a^2 ||G_j||^2 + 2 a b (G T)_jj + b^2 (T^2)_jj``, with ``(G T)_jj =
-        sum_m A_mj (A T)_mj``."""
+        sum_m A_mj (A T)_mj`` and ``||G_j||^2 = ||(L^T A)_j||^2`` (``A A^T = L L^T``)."""
         A = self.A
         if self.explicit:
             g2 = np.einsum("ij,ij->j", self.gram, self.gram)
         else:
-            g2 = np.einsum("ij,ij->j", A, self.gram @ A)
+            Y = _outer_root(A, self.gram)
+            g2 = np.einsum("ij,ij->j", Y, Y)
+            del Y
         cross = np.einsum("ij,ij->j", A, self.prior_rows)
         return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
+
+
+def _outer_root(A, M):
+    """``Y`` (``n x p``) with ``Y^T Y = A^T M A``, for ``M = A A^T`` (positive semidefinite).
+
+    ``Y = L^T P^T A`` with ``P^T M P = L L^T`` the Cholesky factorization with pivoting (LAPACK
+    ``pstrf``; the trailing block below its tolerance, the rounding of a rank-deficient ``M``,
+    is dropped): one triangular product, half the multiply-adds of ``M A``.
+    """
+    n = M.shape[0]
+    if n == 0 or A.shape[1] == 0:
+        return np.zeros(A.shape)
+    c, piv, rank, info = _DPSTRF(M, lower=1)
+    if info < 0:
+        raise ValueError(f"pstrf failed with info={info}")
+    L = np.tril(c)
+    L[rank:, rank:] = 0.0  # pstrf leaves the trailing block of a rank-deficient M unfactored
+    Ap = A[piv - 1]  # a C-ordered copy: Ap^T is Fortran-ordered, overwritten by the product
+    return _DTRMM(1.0, L, Ap.T, side=1, lower=1, overwrite_b=1).T  # (Ap^T L)^T = L^T Ap
 
 
 def _downdate(D, U, w, z, qv, L, c):

@@ -12,14 +12,16 @@ Journal of Multivariate Analysis, 2004; with a structured target as in Schaefer 
 shrinkage approach to large-scale covariance matrix estimation and implications for functional
 genomics", Statistical Applications in Genetics and Molecular Biology, 2005).
 
-Every product with ``T`` is a DCT, a scaling and an inverse DCT (``O(p log p)`` per image); its
-diagonal and that of ``T^2`` are separable sums (``O(p (h + w))``).
+Every product with ``T`` is a DCT, a scaling and an inverse DCT; its diagonal and that of ``T^2``
+are separable sums (``O(p (h + w))``). The transforms of a stack of images are products with the
+two small DCT matrices (``O(p (h + w))`` multiply-adds per image, in blocks of images that stay in
+cache), which at these sizes is faster than a fast transform image by image.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.fft import dct, dctn, idctn
+from scipy.fft import dct
 
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,22 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["DCTPrior", "dct_spectrum", "dct_shrinkage_intensity"]
+
+
+#: Images per block of the stack transforms: the intermediate product of a block stays in cache.
+_BLOCK = 16
+
+
+def _dct_matrix(m):
+    """The 1-D orthonormal DCT-II matrix: ``D[u, y] = c_u(y)``, ``dct(x) = D x``."""
+    return dct(np.eye(m), norm="ortho", axis=0)
+
+
+def _transform(X3, left, right, out):
+    """``out[i] = left @ X3[i] @ right`` for every image of the stack (``out`` may be ``X3``)."""
+    for s in range(0, X3.shape[0], _BLOCK):
+        np.matmul(np.matmul(left, X3[s:s + _BLOCK]), right, out=out[s:s + _BLOCK])
+    return out
 
 
 def _shape(image_shape, p):
@@ -37,7 +55,7 @@ def _shape(image_shape, p):
 
 
 def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
-                 return_coefficients: bool = False) -> NDArray | tuple[NDArray, NDArray]:
+                 return_coefficients: bool = False, gram: ArrayLike | None = None) -> NDArray | tuple[NDArray, NDArray]:
     """Variance of every 2-D DCT coefficient of the centred images ``A`` (one pass over them).
 
     Parameters
@@ -50,6 +68,11 @@ def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
         The sums of squares are divided by ``n_samples - ddof``.
     return_coefficients : bool, default=False
         Also return the coefficients (for :meth:`DCTPrior.apply` on the same images).
+    gram : array-like of shape (height * width, height * width), optional
+        ``A^T A`` when the caller has it: the spectrum is then its diagonal in the DCT basis,
+        ``O(p^2 (height + width))`` without reading the images (fewer multiply-adds than
+        transforming them when there are more images than pixels). Not with
+        ``return_coefficients``.
 
     Returns
     -------
@@ -66,11 +89,26 @@ def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
     >>> lam = dct_spectrum(A, (2, 2))   # 2x2 images [[1, -1], [1, -1]]: all at frequency (0, 1)
     >>> np.round(lam, 6).tolist()
     [[0.0, 8.0], [0.0, 0.0]]
+    >>> np.round(dct_spectrum(A, (2, 2), gram=A.T @ A), 6).tolist()   # the same from A^T A
+    [[0.0, 8.0], [0.0, 0.0]]
     """
     A = np.asarray(A, dtype=np.float64)
     n, p = A.shape
     h, w = _shape(image_shape, p)
-    coef = dctn(A.reshape(n, h, w), axes=(1, 2), norm="ortho", workers=1)
+    dh, dw = _dct_matrix(h), _dct_matrix(w)
+    if gram is not None:
+        if return_coefficients:
+            raise ValueError("dct_spectrum: return_coefficients needs the images; pass gram=None.")
+        G = np.asarray(gram, dtype=np.float64)
+        if G.shape != (p, p):
+            raise ValueError(f"dct_spectrum: gram must be A^T A of shape ({p}, {p}); got {G.shape}.")
+        # lam[u, v] = sum Dh[u, y] Dw[v, x] Dh[u, y'] Dw[v, x'] G[(y, x), (y', x')], contracted
+        # over x', then x (at the same v), then y and y'
+        H = (G.reshape(p * h, w) @ dw.T).reshape(h, w, h, w)  # [y, x, y', v]
+        K = np.einsum("yxzv,vx->vyz", H, dw)  # [v, y, y']
+        lam = np.einsum("vuz,uz->uv", np.matmul(dh, K), dh)
+        return lam / max(n - ddof, 1)
+    coef = _transform(A.reshape(n, h, w), dh, np.ascontiguousarray(dw.T), np.empty((n, h, w)))
     lam = np.einsum("nij,nij->ij", coef, coef) / max(n - ddof, 1)
     return (lam, coef) if return_coefficients else lam
 
@@ -144,24 +182,32 @@ class DCTPrior:
         self.p = int(self.lam.size)
         h, w = self.shape
         # the 1-D orthonormal DCT-II matrices: dctn(x) = Dh x Dw^T, Dh[u, y] = c_u(y)
-        self._dh = dct(np.eye(h), norm="ortho", axis=0)
-        self._dw = dct(np.eye(w), norm="ortho", axis=0)
+        self._dh = _dct_matrix(h)
+        self._dw = _dct_matrix(w)
 
-    def apply(self, X: ArrayLike, *, coefficients: ArrayLike | None = None) -> NDArray:
+    def apply(self, X: ArrayLike, *, coefficients: ArrayLike | None = None, overwrite: bool = False) -> NDArray:
         """``X T`` for rows ``X`` of shape (m, p): every row filtered by the spectrum.
 
         ``coefficients``: the DCT of the rows (shape (m, height, width)) when the caller has
-        them (:func:`dct_spectrum`); they are not modified and ``X`` is then not read.
+        them (:func:`dct_spectrum`); ``X`` is then not read. They are not modified unless
+        ``overwrite`` (a float64 C-ordered array): the result is then written over them,
+        which saves a copy of the data.
         """
         h, w = self.shape
+        dht, dw = np.ascontiguousarray(self._dh.T), self._dw
         if coefficients is None:
             X = np.asarray(X, dtype=np.float64)
-            coef = dctn(X.reshape(X.shape[0], h, w), axes=(1, 2), norm="ortho", workers=1)
+            m = X.shape[0]
+            coef = _transform(X.reshape(m, h, w), self._dh, np.ascontiguousarray(dw.T), np.empty((m, h, w)))
         else:
-            coef = np.array(coefficients, dtype=np.float64)
-        m = coef.shape[0]
+            given = coefficients
+            coef = given if overwrite and isinstance(given, np.ndarray) else np.array(given, dtype=np.float64)
+            if coef.dtype != np.float64 or not coef.flags.c_contiguous or not coef.flags.writeable:
+                coef = np.array(coef, dtype=np.float64)
+            m = coef.shape[0]
+            coef = coef.reshape(m, h, w)
         coef *= self.lam
-        return idctn(coef, axes=(1, 2), norm="ortho", workers=1).reshape(m, self.p)
+        return _transform(coef, dht, dw, coef).reshape(m, self.p)
 
     def matvec(self, x: ArrayLike) -> NDArray:
         """``T x`` for one vector of length p (two small matrix products each way)."""
@@ -183,7 +229,7 @@ class DCTPrior:
         y, x = np.divmod(idx, self.shape[1])
         coef = self._dh[:, y].T[:, :, None] * self._dw[:, x].T[:, None, :]
         coef *= self.lam
-        return idctn(coef, axes=(1, 2), norm="ortho", workers=1).reshape(idx.size, self.p).T
+        return _transform(coef, np.ascontiguousarray(self._dh.T), self._dw, coef).reshape(idx.size, self.p).T
 
     def diag(self) -> NDArray:
         """``diag(T)``, length p: ``sum_f Phi_jf^2 lam_f``."""
