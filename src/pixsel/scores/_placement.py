@@ -645,7 +645,7 @@ class _Basis:
             m = min(p, n_dirs)
             if not op.explicit:  # A F, kept with F: A w from n-vectors, no pass over A
                 self.AF = np.empty((n, m))
-            self.GF = np.empty((p, m))  # G' F: F^T E_{:,i} from row i, no pass over F
+            self.GFt = np.empty((m, p))  # (G' F)^T: F^T E_{:,i} from its column i, no pass over F
             self.FtF = np.empty((m, m))
         elif self.gram_form:
             self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
@@ -681,7 +681,7 @@ class _Basis:
                 return None
             s = np.sqrt(nr2)
             if r:  # F^T w = ((G' F)_col - F^T F F_col) / s, then F F_col and F F^T w in one product
-                ftw = (self.GF[col, :r] - self.FtF[:r, :r] @ F[col]) / s
+                ftw = (self.GFt[:r, col] - self.FtF[:r, :r] @ F[col]) / s
                 FV = F @ np.stack([F[col], ftw], axis=1)
                 w = (g - FV[:, 0]) / s
             else:
@@ -692,7 +692,7 @@ class _Basis:
             else:
                 gw = op.matvec(w)
             z = gw - FV[:, 1] if r else gw.copy()
-            self.GF[:, r] = gw
+            self.GFt[r] = gw
             qv = float(w @ w)
             if r:
                 self.FtF[:r, r] = ftw
@@ -735,7 +735,7 @@ class _Basis:
         F = self.F[:, :self.rank]
         if self.op is not None:
             r = self.rank
-            return self.GF[:, :r].T - self.FtF[:r, :r] @ F.T
+            return self.GFt[:r] - self.FtF[:r, :r] @ F.T
         if self.gram_form:
             return F.T @ self.G - (F.T @ F) @ F.T
         Q = self.Q[:, :self.rank]
@@ -752,11 +752,12 @@ class _Basis:
         v[-1] += 1.0 if y[-1] >= 0 else -1.0
         v *= np.sqrt(2.0 / float(v @ v))
         mats = (self.F,) if self.gram_form else (self.F, self.Q)
-        if self.op is not None:  # G' F and A F turn with F; F^T F -> R F^T F R
-            mats = (self.F, self.GF) if self.op.explicit else (self.F, self.GF, self.AF)
+        if self.op is not None:  # G' F and A F turn with F: (G' F)^T -> R (G' F)^T, F^T F -> R F^T F R
+            mats = (self.F,) if self.op.explicit else (self.F, self.AF)
+            for Xr in (self.FtF[:r, :r], self.GFt[:r]):
+                _ger(Xr, v, v @ Xr, -1.0)
             Xr = self.FtF[:r, :r]
             _ger(Xr, Xr @ v, v, -1.0)
-            _ger(Xr, v, v @ Xr, -1.0)
         for X in mats:
             Xr = X[:, :r]
             _ger(Xr, Xr @ v, v, -1.0)
@@ -916,10 +917,10 @@ def _outer_root(A, M):
     c, piv, rank, info = _DPSTRF(M, lower=1)
     if info < 0:
         raise ValueError(f"pstrf failed with info={info}")
-    L = np.tril(c)
-    L[rank:, rank:] = 0.0  # pstrf leaves the trailing block of a rank-deficient M unfactored
+    c[rank:, rank:] = 0.0  # pstrf leaves the trailing block of a rank-deficient M unfactored
     Ap = A[piv - 1]  # a C-ordered copy: Ap^T is Fortran-ordered, overwritten by the product
-    return _DTRMM(1.0, L, Ap.T, side=1, lower=1, overwrite_b=1).T  # (Ap^T L)^T = L^T Ap
+    # (Ap^T L)^T = L^T Ap; trmm reads only the lower triangle of c (above it: M's entries)
+    return _DTRMM(1.0, c, Ap.T, side=1, lower=1, overwrite_b=1).T
 
 
 def _downdate(D, U, w, z, qv, L, c):

@@ -40,10 +40,15 @@ def _dct_matrix(m):
     return dct(np.eye(m), norm="ortho", axis=0)
 
 
-def _transform(X3, left, right, out):
-    """``out[i] = left @ X3[i] @ right`` for every image of the stack (``out`` may be ``X3``)."""
+def _transform(X3, left, right, out, *, scale=None, squares=None):
+    """``out[i] = left @ (X3[i] * scale) @ right`` for every image of the stack (``out`` may be
+    ``X3``), block by block; with ``squares`` (an ``(h, w)`` array) the sum of ``out[i] ** 2``
+    is added to it while each block is in cache."""
     for s in range(0, X3.shape[0], _BLOCK):
-        np.matmul(np.matmul(left, X3[s:s + _BLOCK]), right, out=out[s:s + _BLOCK])
+        blk = X3[s:s + _BLOCK] if scale is None else X3[s:s + _BLOCK] * scale
+        res = np.matmul(np.matmul(left, blk), right, out=out[s:s + _BLOCK])
+        if squares is not None:
+            squares += np.einsum("nij,nij->ij", res, res)
     return out
 
 
@@ -108,8 +113,9 @@ def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
         K = np.einsum("yxzv,vx->vyz", H, dw)  # [v, y, y']
         lam = np.einsum("vuz,uz->uv", np.matmul(dh, K), dh)
         return lam / max(n - ddof, 1)
-    coef = _transform(A.reshape(n, h, w), dh, np.ascontiguousarray(dw.T), np.empty((n, h, w)))
-    lam = np.einsum("nij,nij->ij", coef, coef) / max(n - ddof, 1)
+    lam = np.zeros((h, w))
+    coef = _transform(A.reshape(n, h, w), dh, np.ascontiguousarray(dw.T), np.empty((n, h, w)), squares=lam)
+    lam /= max(n - ddof, 1)
     return (lam, coef) if return_coefficients else lam
 
 
@@ -149,10 +155,12 @@ def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | N
     A = np.asarray(A, dtype=np.float64)
     n, p = A.shape
     G = (A @ A.T if n <= p else A.T @ A) if gram is None else np.asarray(gram, dtype=np.float64)
-    sum_sq = float(np.sum(G * G)) / (n * n)
+    sum_sq = float(np.einsum("ij,ij->", G, G)) / (n * n)
     lam_n = np.asarray(lam, dtype=np.float64) * (max(n - 1, 1) / n)
     delta = sum_sq - float(np.sum(lam_n * lam_n))
-    fourth = float(np.sum(np.einsum("ij,ij->i", A, A) ** 2))
+    # the squared row norms: the diagonal of A A^T when that is the Gram matrix at hand
+    rows = np.diagonal(G) if n < p and G.shape == (n, n) else np.einsum("ij,ij->i", A, A)
+    fourth = float(np.sum(rows ** 2))
     beta = (fourth / n - sum_sq) / n
     if delta <= 1e-12 * sum_sq:  # the covariance is the target (up to rounding): nothing to shrink
         return 0.0
@@ -206,8 +214,7 @@ class DCTPrior:
                 coef = np.array(coef, dtype=np.float64)
             m = coef.shape[0]
             coef = coef.reshape(m, h, w)
-        coef *= self.lam
-        return _transform(coef, dht, dw, coef).reshape(m, self.p)
+        return _transform(coef, dht, dw, coef, scale=self.lam).reshape(m, self.p)
 
     def matvec(self, x: ArrayLike) -> NDArray:
         """``T x`` for one vector of length p (two small matrix products each way)."""
