@@ -662,3 +662,46 @@ def test_shrinkage_needs_a_prior_grey_pixels_and_a_valid_intensity():
         greedy_placement(A, 3, block=2, shrinkage=0.5, prior=prior)
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         greedy_placement(A, 3, shrinkage=1.5, prior=prior)
+
+
+def test_first_step_numerators_from_the_pivoted_cholesky_factor():
+    """Y^T Y = A^T (A A^T) A for centred data (A A^T singular), duplicated images (rank n - 2),
+    and a zero matrix: the dropped trailing block of pstrf is only the rounding."""
+    from pixsel.scores._placement import _outer_root
+
+    rng = np.random.default_rng(3)
+    dup = rng.standard_normal((9, 30))
+    dup[5], dup[7] = dup[1], dup[2]
+    for A in (_data(0, 12, 40), dup - dup.mean(axis=0), _data(1, 8, 40, rank=3), np.zeros((5, 7))):
+        M = A @ A.T
+        before = (A.copy(), M.copy())
+        Y = _outer_root(A, M)
+        assert np.array_equal(A, before[0]) and np.array_equal(M, before[1])
+        expected = A.T @ M @ A
+        np.testing.assert_allclose(Y.T @ Y, expected, atol=1e-10 * max(np.abs(expected).max(), 1.0))
+
+
+@pytest.mark.parametrize("n", [6, 40])  # through A (n <= p) and with the Gram matrix (n > p)
+def test_long_shrunk_path_equals_the_brute_force_greedy(n):
+    """k = 14 of 20 pixels: many steps of the kept (G' F, F^T F) products, then the full path."""
+    A = _data(n + 1, n, 20)
+    prior, G = _shrunk(A, (4, 5), 0.7, seed=n)
+    order, obj = greedy_placement(A, 14, shrinkage=0.7, prior=prior)
+    assert order.tolist() == _brute_force_greedy(G, 14)
+    np.testing.assert_allclose(obj, [_shrunk_mass(G, order[:t + 1]) for t in range(14)], rtol=1e-9)
+    order, obj = greedy_placement(A, 20, shrinkage=0.7, prior=prior)  # every pixel: the whole trace of G'
+    assert sorted(order.tolist()) == list(range(20))
+    assert obj[-1] == pytest.approx(np.trace(G), rel=1e-9)
+
+
+def test_greedy_with_duplicated_images_equals_the_p_form_kernel():
+    """Duplicated images (A A^T of rank n - 2 after centring): the first step's numerators from the
+    pivoted factor give the p-form kernel's path."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((10, 4)) @ rng.standard_normal((4, 30)) + 0.1 * rng.standard_normal((10, 30))
+    X[8], X[9] = X[0], X[3]
+    A = X - X.mean(axis=0)
+    o1, f1 = greedy_column_subset(A.T @ A, 6)
+    o2, f2 = greedy_placement(A, 6)
+    assert o2.tolist() == o1.tolist()
+    np.testing.assert_allclose(f2, f1, rtol=1e-9)

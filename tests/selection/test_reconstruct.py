@@ -334,3 +334,59 @@ def test_shrinkage_refine_runs_and_bad_shrinkage_is_refused_before_work():
         PixelReconstructor(5, shrinkage=0.5, basis="pca").fit(X)
     with pytest.raises(ValueError, match="shrinkage"):
         PixelReconstructor(5, shrinkage=1.5).fit(X)
+
+
+def test_auto_shrinkage_below_the_threshold_is_the_plain_fit():
+    """Many images of few pixels: the intensity is below AUTO_SHRINKAGE_MIN (but not 0), so 'auto'
+    is the plain fit, attribute for attribute; above it (few images) 'auto' shrinks by it."""
+    from pixsel.selection._reconstruct import AUTO_SHRINKAGE_MIN
+    from pixsel.stats import dct_shrinkage_intensity, dct_spectrum
+
+    for n, below in ((400, True), (25, False)):
+        X = _images(25, n=n, noise=0.5)
+        F = X.reshape(n, -1)
+        A = F - F.mean(0)
+        rho = dct_shrinkage_intensity(A, dct_spectrum(A, (6, 7)))
+        assert 0 < rho and (rho < AUTO_SHRINKAGE_MIN) == below
+        auto = PixelReconstructor(6, shrinkage="auto", refine=True).fit(X)
+        plain = PixelReconstructor(6, refine=True).fit(X)
+        if not below:
+            assert auto.shrinkage_ == pytest.approx(rho, rel=1e-12)
+            assert not np.allclose(auto.std_, plain.std_)
+            continue
+        assert auto.shrinkage_ == 0.0
+        for name in ("order_", "sensors_", "objective_path_", "std_", "support_", "mean_"):
+            np.testing.assert_array_equal(getattr(auto, name), getattr(plain, name))
+        assert (auto.alpha_, auto.cv_errors_, auto.objective_, auto.n_swaps_) == (
+            plain.alpha_, plain.cv_errors_, plain.objective_, plain.n_swaps_)
+        np.testing.assert_array_equal(auto.predict(X[:5]), plain.predict(X[:5]))
+
+
+@pytest.mark.parametrize("n", [30, 60])  # fewer images than the 42 pixels (spectrum of the images), and more (of A^T A)
+def test_auto_shrunk_fit_is_the_brute_force_greedy_and_the_textbook_model(n):
+    """'auto' above the threshold: the textbook intensity, the brute-force greedy on the dense shrunk
+    Gram matrix (1 - rho) A^T A + rho (n - 1) T, and the textbook conditional under it."""
+    from scipy.fft import dctn
+
+    from pixsel.stats import dct_shrinkage_intensity
+
+    X = _images(26, n=n + 20, noise=0.8)
+    Xtr, Xte = X[:n], X[n:].reshape(20, -1)
+    F = Xtr.reshape(n, -1)
+    A = F - F.mean(0)
+    p = A.shape[1]
+    Phi = dctn(np.eye(p).reshape(p, 6, 7), axes=(1, 2), norm="ortho").reshape(p, p)
+    lam = np.diag(Phi.T @ (A.T @ A / (n - 1)) @ Phi)
+    rho = dct_shrinkage_intensity(A, lam.reshape(6, 7))
+    rec = PixelReconstructor(7, alpha=0.05, shrinkage="auto").fit(Xtr)
+    assert rec.shrinkage_ == pytest.approx(rho, rel=1e-10) and rho > 0.05
+    G = (1 - rho) * A.T @ A + rho * (n - 1) * (Phi @ np.diag(lam) @ Phi.T)
+    S = []
+    for _ in range(7):  # brute force: the pixel whose addition keeps the most of G'
+        mass = {j: np.trace(G[:, S + [j]] @ np.linalg.solve(G[np.ix_(S + [j], S + [j])], G[S + [j]]))
+                for j in range(p) if j not in S}
+        S.append(max(mass, key=lambda j: (mass[j], -j)))
+    assert rec.order_.tolist() == S
+    mean, std, _ = _shrunk_textbook(F, (6, 7), rho, np.sort(S), 0.05, Xte[:, np.sort(S)])
+    np.testing.assert_allclose(rec.predict(Xte).reshape(20, -1), mean, rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)

@@ -68,3 +68,53 @@ def test_intensity_is_zero_when_the_covariance_is_already_the_target():
 def test_spectrum_checks_the_image_shape():
     with pytest.raises(ValueError, match="image_shape"):
         dct_spectrum(np.zeros((3, 10)), (3, 4))
+
+
+@pytest.mark.parametrize(("n", "h", "w"), [(37, 4, 5), (60, 3, 6)])  # fewer images than pixels and more
+def test_spectrum_from_the_gram_matrix_is_the_images_spectrum(n, h, w):
+    """The spectrum read from A^T A (the DCT-domain diagonal of the dense Gram matrix) is the one of
+    the images' coefficients, over more than one block of images."""
+    A = _images(3 * n, n, h, w)
+    Phi = _phi(h, w)
+    expected = np.diag(Phi.T @ np.cov(A, rowvar=False) @ Phi)
+    np.testing.assert_allclose(dct_spectrum(A, (h, w)).ravel(), expected, rtol=1e-10)
+    np.testing.assert_allclose(dct_spectrum(A, (h, w), gram=A.T @ A).ravel(), expected, rtol=1e-10)
+    np.testing.assert_allclose(dct_spectrum(A, (h, w), gram=A.T @ A, ddof=0).ravel(), expected * (n - 1) / n,
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="return_coefficients"):
+        dct_spectrum(A, (h, w), gram=A.T @ A, return_coefficients=True)
+    with pytest.raises(ValueError, match="gram"):
+        dct_spectrum(A, (h, w), gram=A @ A.T)
+
+
+def test_prior_applied_over_the_coefficients_in_place():
+    """overwrite=True filters the caller's coefficients in place (no copy of the data) into A T; a
+    float32 or non-contiguous array is copied, never written."""
+    n, h, w = 37, 4, 5
+    A = _images(5, n, h, w)
+    lam, coef = dct_spectrum(A, (h, w), return_coefficients=True)
+    Phi = _phi(h, w)
+    np.testing.assert_allclose(coef.reshape(n, -1), A @ Phi, atol=1e-12)  # the orthonormal DCT of every image
+    expected = A @ (Phi @ np.diag(lam.ravel()) @ Phi.T)
+    prior = DCTPrior(lam)
+    c32 = coef.astype(np.float32)
+    before32 = c32.copy()
+    np.testing.assert_allclose(prior.apply(None, coefficients=c32, overwrite=True), expected, rtol=1e-5, atol=1e-5)
+    assert np.array_equal(c32, before32)
+    strided = np.asfortranarray(coef)
+    out = prior.apply(None, coefficients=strided, overwrite=True)
+    np.testing.assert_allclose(out, expected, atol=1e-10)
+    np.testing.assert_array_equal(strided, coef)
+    out = prior.apply(None, coefficients=coef, overwrite=True)
+    np.testing.assert_allclose(out, expected, atol=1e-10)
+    assert np.shares_memory(out, coef)
+
+
+def test_intensity_reads_the_row_norms_from_the_sample_gram_matrix():
+    """With fewer images than pixels, gram=A A^T gives the same intensity as the images alone."""
+    A = _images(7, 9, 4, 5)
+    lam = dct_spectrum(A, (4, 5))
+    rho = dct_shrinkage_intensity(A, lam)
+    assert 0 < rho < 1
+    assert dct_shrinkage_intensity(A, lam, gram=A @ A.T) == pytest.approx(rho, rel=1e-12)
+    assert dct_shrinkage_intensity(A, lam, gram=A.T @ A) == pytest.approx(rho, rel=1e-12)
