@@ -1095,7 +1095,7 @@ def _gains(D, U, floor, c):
         d = D[:, 0, 0]
         live = d > floor
         gain = np.zeros(d.shape)
-        gain[live] = U[live, 0, 0] / d[live]
+        np.divide(U[:, 0, 0], d, out=gain, where=live)
         return gain, live
     lam, V = np.linalg.eigh(D)
     keep = lam > floor

@@ -108,10 +108,11 @@ def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
         if G.shape != (p, p):
             raise ValueError(f"dct_spectrum: gram must be A^T A of shape ({p}, {p}); got {G.shape}.")
         # lam[u, v] = sum Dh[u, y] Dw[v, x] Dh[u, y'] Dw[v, x'] G[(y, x), (y', x')], contracted
-        # over x', then x (at the same v), then y and y'
-        H = (G.reshape(p * h, w) @ dw.T).reshape(h, w, h, w)  # [y, x, y', v]
-        K = np.einsum("yxzv,vx->vyz", H, dw)  # [v, y, y']
-        lam = np.einsum("vuz,uz->uv", np.matmul(dh, K), dh)
+        # over x' (a product per row of G), then x at the same v, then y and y'
+        H = np.matmul(G.reshape(p, h, w), np.ascontiguousarray(dw.T)).reshape(h, w, p)  # [y, x, (y', v)]
+        H *= np.broadcast_to(dw.T[:, None, :], (w, h, w)).reshape(w, p)
+        K = H.sum(axis=1).reshape(h, h, w)  # [y, y', v]
+        lam = np.einsum("vuz,uz->uv", np.matmul(dh, K.transpose(2, 0, 1)), dh)
         return lam / max(n - ddof, 1)
     lam = np.zeros((h, w))
     coef = _transform(A.reshape(n, h, w), dh, np.ascontiguousarray(dw.T), np.empty((n, h, w)), squares=lam)
