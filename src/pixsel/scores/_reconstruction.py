@@ -203,12 +203,12 @@ def noise_cv_errors(folds: Sequence[dict], p: int, grid: Sequence[float], *, rto
         rr = sqf - 2.0 * tm + nf * mm
         lam, V = np.linalg.eigh((Css + Css.T) / 2)
         Zv = np.einsum("ik,ki->i", V.T @ Z, V)  # diag(V^T Z V)
-        Nv, Hv = V.T @ N @ V, V.T @ CtC @ V
+        NH = (V.T @ N @ V) * (V.T @ CtC @ V).T  # sum_ij inv_i inv_j Nv_ij Hv_ji = inv^T NH inv
         den += rr
         for g, a in enumerate(grid):
             d = lam + a * scale
             inv = np.where(d > rtol * max(float(d.max(initial=0.0)), np.finfo(float).tiny), 1.0 / d, 0.0)
-            num[g] += max(rr - 2.0 * float(inv @ Zv) + float(np.einsum("i,ij,j,ji->", inv, Nv, inv, Hv)), 0.0)
+            num[g] += max(rr - 2.0 * float(inv @ Zv) + float(inv @ NH @ inv), 0.0)
     return np.sqrt(num / den) if den > 0 else np.zeros(grid.size)
 
 
