@@ -705,3 +705,23 @@ def test_greedy_with_duplicated_images_equals_the_p_form_kernel():
     o2, f2 = greedy_placement(A, 6)
     assert o2.tolist() == o1.tolist()
     np.testing.assert_allclose(f2, f1, rtol=1e-9)
+
+
+@pytest.mark.parametrize("n", [7, 30])
+def test_shrunk_result_holds_the_columns_of_every_pixel_taken(n):
+    """result.columns: G'[:, i] and T[:, i] of every pixel of the path and of the swaps (the dense
+    matrices); None without shrinkage."""
+    for seed in range(5):
+        A = _data(seed, n, 12, rank=None if seed % 2 else 4)
+        prior, G = _shrunk(A, (3, 4), 0.1, seed)
+        res = refine_placement(A, 3 + seed % 2, shrinkage=0.1, prior=prior)
+        T = prior.apply(np.eye(12))
+        taken = set(res.order.tolist()) | set(res.support.tolist())
+        assert taken <= set(res.columns)
+        for i, (g, t) in res.columns.items():
+            np.testing.assert_allclose(g, G[:, i], rtol=1e-10, atol=1e-10 * np.abs(G).max())
+            np.testing.assert_allclose(t, T[:, i], rtol=1e-10, atol=1e-12)
+        if res.n_swaps:
+            break
+    assert res.n_swaps  # a draw with swaps was checked
+    assert refine_placement(A, 3).columns is None

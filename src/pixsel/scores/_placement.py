@@ -555,6 +555,11 @@ class PlacementResult:
         True when no admissible single swap raises the kept mass (a 1-swap local optimum under
         the constraints); False when ``max_swaps`` stopped the search, or when it did not run
         (colour pixels, or a path whose pixels are linearly dependent).
+    columns : dict or None
+        With ``shrinkage > 0``: ``{pixel: (G'[:, pixel], T[:, pixel])}`` for every pixel the
+        greedy and the swaps took, the columns of the shrunk Gram matrix and of the prior they
+        computed (the covariance columns of a model on them, with no further pass over the
+        data); None without shrinkage.
     """
 
     order: np.ndarray
@@ -563,6 +568,7 @@ class PlacementResult:
     support_objective: float
     n_swaps: int
     converged: bool
+    columns: dict | None = None
 
 
 def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
@@ -618,7 +624,8 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
     run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
     support, value, n_swaps, converged = _swaps(run, int(max_swaps))
-    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged)
+    columns = run.basis.columns if run.basis.op is not None else None
+    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged, columns)
 
 
 #: A swap is taken only when it raises the kept mass by more than this fraction (rounding of the
@@ -647,6 +654,7 @@ class _Basis:
                 self.AF = np.empty((n, m))
             self.GFt = np.empty((m, p))  # (G' F)^T: F^T E_{:,i} from its column i, no pass over F
             self.FtF = np.empty((m, m))
+            self.columns = {}  # pixel -> (G'[:, pixel], T[:, pixel]) of every column added
         elif self.gram_form:
             self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
             self.limit = p
@@ -673,9 +681,12 @@ class _Basis:
                 if r:
                     Ae -= self.AF[:, :r] @ F[col]
                 P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e
-                g = op.a * P[0] + op.b * op.prior.column(col)
+                t = op.prior.column(col)
+                g = op.a * P[0] + op.b * t
             else:
-                g = op.column(col)
+                t = op.prior.column(col)
+                g = op.a * op.gram[col] + op.b * t
+            self.columns.setdefault(int(col), (g, t))
             nr2 = float(g[col] - F[col] @ F[col]) if r else float(g[col])
             if nr2 <= floor or r >= self.limit:
                 return None

@@ -325,6 +325,11 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         cols = np.sort((placed[:, None] * c + np.arange(c)).ravel())  # the measured features at k
         index = np.full(p, -1, dtype=np.intp)
         index[all_cols] = np.arange(all_cols.size)
+        # with shrinkage the placement computed the columns of G' = (1 - rho) A^T A + rho (n - 1) T
+        # and of T at every pixel it took: the model's covariance columns without a pass over A
+        shrunk = res.columns if rho > 0 else None
+        if shrunk is not None and not all(int(i) in shrunk for i in all_cols):
+            shrunk = None
         folds = None
         if n > p:
             var = np.diagonal(G) / (n - 1)
@@ -333,13 +338,13 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                 folds = fold_products(A, S[:, index[cols]], cols, _CV_FOLDS)
         else:
             var = np.einsum("ij,ij->j", A, A) / (n - 1)
-            As = A[:, all_cols]
-            S = (As.T @ A).T  # this order runs BLAS on A as stored, not on its transpose
+            # A^T A[:, all_cols], this order running BLAS on A as stored, not on its transpose
+            S = None if shrunk is not None else (A[:, all_cols].T @ A).T
             if auto:
-                folds = fold_products_from_outer(G, As[:, index[cols]], _CV_FOLDS)
+                folds = fold_products_from_outer(G, A[:, cols], _CV_FOLDS)
         prior_cv = None
         if rho > 0:  # the shrunk covariance (1 - rho) S + rho T, its columns and diagonal
-            TS = prior.columns(all_cols)
+            TS = prior.columns(all_cols) if shrunk is None else np.column_stack([shrunk[int(i)][1] for i in all_cols])
             var = (1.0 - rho) * var + rho * prior.diag()
             if auto:
                 for fo, extra in zip(folds, fold_prior_products(A[:, cols], AT[:, cols], _CV_FOLDS)):
@@ -349,7 +354,13 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
-            self._cov = S / (n - 1) if rho == 0 else (1.0 - rho) * (S / (n - 1)) + rho * TS
+            if rho == 0:
+                self._cov = S / (n - 1)
+            elif shrunk is not None:  # G'[:, all_cols] / (n - 1) = (1 - rho) S / (n - 1) + rho T[:, all_cols]
+                self._cov = np.column_stack([shrunk[int(i)][0] for i in all_cols])
+                self._cov /= n - 1
+            else:
+                self._cov = (1.0 - rho) * (S / (n - 1)) + rho * TS
         else:
             r = min(n - 1, p) if self.n_basis is None else min(int(self.n_basis), n - 1, p)
             r = max(r, 1)
