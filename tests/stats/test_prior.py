@@ -118,3 +118,23 @@ def test_intensity_reads_the_row_norms_from_the_sample_gram_matrix():
     assert 0 < rho < 1
     assert dct_shrinkage_intensity(A, lam, gram=A @ A.T) == pytest.approx(rho, rel=1e-12)
     assert dct_shrinkage_intensity(A, lam, gram=A.T @ A) == pytest.approx(rho, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "h", "w"), [(60, 4, 5), (15, 4, 5), (200, 3, 6)])
+def test_intensity_bound_is_never_below_the_intensity(n, h, w):
+    """The bound from the lowest block x block frequencies is at least the intensity for every block,
+    and is the intensity once the block covers the image."""
+    from pixsel.stats import dct_shrinkage_intensity_bound
+
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((n, h * w)).cumsum(axis=1) + 0.3 * rng.standard_normal((n, h * w))
+        A = X - X.mean(axis=0)
+        rho = dct_shrinkage_intensity(A, dct_spectrum(A, (h, w)))
+        bounds = [dct_shrinkage_intensity_bound(A, (h, w), gram=A.T @ A, block=b) for b in range(1, max(h, w) + 1)]
+        assert all(rho <= b * (1 + 1e-10) + 1e-12 for b in bounds)
+        assert bounds[-1] == pytest.approx(rho, rel=1e-9, abs=1e-12)
+    with pytest.raises(ValueError, match="gram"):
+        dct_shrinkage_intensity_bound(A, (h, w), gram=A @ A.T)
+    with pytest.raises(ValueError, match="block"):
+        dct_shrinkage_intensity_bound(A, (h, w), gram=A.T @ A, block=0)

@@ -19,7 +19,7 @@ from ..scores import (
     placement_constraints,
     refine_placement,
 )
-from ..stats import DCTPrior, dct_shrinkage_intensity, dct_spectrum
+from ..stats import DCTPrior, dct_shrinkage_intensity, dct_shrinkage_intensity_bound, dct_spectrum
 
 from typing import TYPE_CHECKING
 
@@ -300,6 +300,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
         G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
         rho, prior, AT = 0.0, None, None
+        if shrink == "auto" and n > p and dct_shrinkage_intensity_bound(A, shape[:2], gram=G) < AUTO_SHRINKAGE_MIN:
+            shrink = None  # the intensity is below the threshold (its bound from the lowest frequencies says so)
         if shrink:
             # the spectrum from the p x p Gram matrix when there are more images than pixels (no
             # pass over the images), else from the images' coefficients, kept for A T

@@ -12,7 +12,8 @@
 * the sample covariance (sparse PCA): :func:`covariance`;
 * a stationary target for image covariances: :func:`dct_spectrum` (the variance of every 2-D DCT
   coefficient), :class:`DCTPrior` (the covariance diagonal in the DCT basis, applied by
-  transforms) and :func:`dct_shrinkage_intensity` (the Ledoit-Wolf intensity towards it);
+  transforms), :func:`dct_shrinkage_intensity` (the Ledoit-Wolf intensity towards it) and
+  :func:`dct_shrinkage_intensity_bound` (an upper bound on it from the lowest frequencies);
 * regularization of a covariance, always explicit and recorded: :func:`regularize`,
   :func:`ridge_regularization`, :func:`ledoit_wolf_from_rows` (the Ledoit-Wolf intensity
   without the ``p x p`` matrix), :func:`shrinkage_regularization` (the intensity applied).
@@ -36,7 +37,7 @@ from ._moments import (
     class_statistics,
     covariance,
 )
-from ._prior import DCTPrior, dct_shrinkage_intensity, dct_spectrum
+from ._prior import DCTPrior, dct_shrinkage_intensity, dct_shrinkage_intensity_bound, dct_spectrum
 from ._reduce import block_reduce
 from ._regularize import (
     AUTO_RIDGE,
@@ -54,6 +55,7 @@ __all__ = [
     "DCTPrior",
     "dct_spectrum",
     "dct_shrinkage_intensity",
+    "dct_shrinkage_intensity_bound",
     "ClassMeans",
     "ClassStatistics",
     "ClassSums",

@@ -20,6 +20,8 @@ cache), which at these sizes is faster than a fast transform image by image.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.fft import dct
 
@@ -28,16 +30,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["DCTPrior", "dct_spectrum", "dct_shrinkage_intensity"]
+__all__ = ["DCTPrior", "dct_spectrum", "dct_shrinkage_intensity", "dct_shrinkage_intensity_bound"]
 
 
 #: Images per block of the stack transforms: the intermediate product of a block stays in cache.
 _BLOCK = 16
 
 
+@functools.lru_cache(maxsize=8)
 def _dct_matrix(m):
-    """The 1-D orthonormal DCT-II matrix: ``D[u, y] = c_u(y)``, ``dct(x) = D x``."""
-    return dct(np.eye(m), norm="ortho", axis=0)
+    """The 1-D orthonormal DCT-II matrix: ``D[u, y] = c_u(y)``, ``dct(x) = D x`` (read-only, shared)."""
+    D = dct(np.eye(m), norm="ortho", axis=0)
+    D.setflags(write=False)
+    return D
 
 
 def _transform(X3, left, right, out, *, scale=None, squares=None):
@@ -107,17 +112,24 @@ def dct_spectrum(A: ArrayLike, image_shape: tuple[int, ...], *, ddof: int = 1,
         G = np.asarray(gram, dtype=np.float64)
         if G.shape != (p, p):
             raise ValueError(f"dct_spectrum: gram must be A^T A of shape ({p}, {p}); got {G.shape}.")
-        # lam[u, v] = sum Dh[u, y] Dw[v, x] Dh[u, y'] Dw[v, x'] G[(y, x), (y', x')], contracted
-        # over x' (a product per row of G), then x at the same v, then y and y'
-        H = np.matmul(G.reshape(p, h, w), np.ascontiguousarray(dw.T)).reshape(h, w, p)  # [y, x, (y', v)]
-        H *= np.broadcast_to(dw.T[:, None, :], (w, h, w)).reshape(w, p)
-        K = H.sum(axis=1).reshape(h, h, w)  # [y, y', v]
-        lam = np.einsum("vuz,uz->uv", np.matmul(dh, K.transpose(2, 0, 1)), dh)
-        return lam / max(n - ddof, 1)
+        return _gram_spectrum(G, dh, dw) / max(n - ddof, 1)
     lam = np.zeros((h, w))
     coef = _transform(A.reshape(n, h, w), dh, np.ascontiguousarray(dw.T), np.empty((n, h, w)), squares=lam)
     lam /= max(n - ddof, 1)
     return (lam, coef) if return_coefficients else lam
+
+
+def _gram_spectrum(G, dh, dw):
+    """``diag(Phi^T G Phi)`` on the frequencies of the rows of ``dh`` and ``dw`` (all, or the lowest)."""
+    h, w = dh.shape[1], dw.shape[1]
+    bh, bw = dh.shape[0], dw.shape[0]
+    p = h * w
+    # lam[u, v] = sum Dh[u, y] Dw[v, x] Dh[u, y'] Dw[v, x'] G[(y, x), (y', x')], contracted over x'
+    # (a product per row of G), then x at the same v, then y and y'
+    H = np.matmul(G.reshape(p, h, w), np.ascontiguousarray(dw.T)).reshape(h, w, h * bw)  # [y, x, (y', v)]
+    H *= np.broadcast_to(dw.T[:, None, :], (w, h, bw)).reshape(w, h * bw)
+    K = H.sum(axis=1).reshape(h, h, bw)  # [y, y', v]
+    return np.einsum("vuz,uz->uv", np.matmul(dh, K.transpose(2, 0, 1)), dh).reshape(bh, bw)
 
 
 def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | None = None) -> float:
@@ -166,6 +178,65 @@ def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | N
     if delta <= 1e-12 * sum_sq:  # the covariance is the target (up to rounding): nothing to shrink
         return 0.0
     return float(min(max(beta, 0.0), delta) / delta)
+
+
+def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *, gram: ArrayLike,
+                                  block: int = 8) -> float:
+    """An upper bound on :func:`dct_shrinkage_intensity`, from the lowest frequencies of the spectrum.
+
+    With ``lam`` known on the ``block x block`` lowest frequencies and the others summing to ``R``
+    (the trace is ``trace(A^T A)``), ``sum(lam^2) <= sum_block(lam^2) + R^2``, so ``delta`` is at
+    least ``||B||_F^2`` minus that and the intensity at most ``beta`` over it (1 when that says
+    nothing). On images whose variance sits in the low frequencies (faces, digits) it is close
+    to the intensity, at ``O(p^2 block)`` from ``A^T A`` instead of ``O(p^2 (height + width))``:
+    enough to tell that an intensity is small without the whole spectrum.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, height * width)
+        Centred images (not modified; read once, for the row norms).
+    image_shape : tuple of int
+        ``(height, width)``.
+    gram : array-like of shape (height * width, height * width)
+        ``A^T A``.
+    block : int, default=8
+        The lowest frequencies read along each axis.
+
+    Returns
+    -------
+    bound : float
+        In ``[0, 1]``, never below ``dct_shrinkage_intensity(A, dct_spectrum(A, image_shape))``
+        (up to rounding); equal to it when ``block`` covers the image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 16)).cumsum(axis=1)   # smooth rows: most variance at low frequencies
+    >>> A = X - X.mean(axis=0)
+    >>> rho = dct_shrinkage_intensity(A, dct_spectrum(A, (4, 4)))
+    >>> bound = dct_shrinkage_intensity_bound(A, (4, 4), gram=A.T @ A, block=2)
+    >>> bool(rho <= bound < 1.0)
+    True
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n, p = A.shape
+    h, w = _shape(image_shape, p)
+    G = np.asarray(gram, dtype=np.float64)
+    if G.shape != (p, p):
+        raise ValueError(f"dct_shrinkage_intensity_bound: gram must be A^T A of shape ({p}, {p}); got {G.shape}.")
+    b = int(block)
+    if b < 1:
+        raise ValueError(f"dct_shrinkage_intensity_bound: block must be an int >= 1; got {block!r}.")
+    lam_n = _gram_spectrum(G, _dct_matrix(h)[:b], _dct_matrix(w)[:b]) / n  # the block of lam (n - 1) / n
+    rest = max(float(np.trace(G)) / n - float(lam_n.sum()), 0.0)
+    sum_sq = float(np.einsum("ij,ij->", G, G)) / (n * n)
+    delta_low = sum_sq - float(np.sum(lam_n * lam_n)) - rest * rest
+    rows = np.einsum("ij,ij->i", A, A)
+    beta = (float(rows @ rows) / n - sum_sq) / n
+    if beta <= 0:
+        return 0.0
+    return float(min(beta / delta_low, 1.0)) if delta_low > 0 else 1.0
 
 
 class DCTPrior:
