@@ -82,8 +82,8 @@ _RESIDUAL_RTOL = 1e-10
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
 
-#: BLAS's float64 rank-one update, in place
-(_DGER,) = get_blas_funcs(("ger",), (np.empty(1),))
+#: BLAS's float64 rank-one update and matrix product, in place
+_DGER, _DGEMM = get_blas_funcs(("ger", "gemm"), (np.empty(1),))
 
 
 @dataclass(frozen=True)
@@ -617,6 +617,12 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 _SWAP_RTOL = 1e-9
 #: Swaps between two recomputations of the swap state from the factors (rounding of its updates).
 _REFRESH = 32
+#: Largest drift of the updated ``K`` on a probe vector, relative to its bound, before ``K`` is
+#: recomputed from the factors.
+_PROBE_RTOL = 1e-10
+#: Entries of the ``k x p`` swap values formed at once when every placed pixel is valued (a few
+#: megabytes of temporaries, in cache-sized slices of placed pixels).
+_GAIN_BLOCK = 1 << 19
 
 
 class _Basis:
@@ -718,22 +724,43 @@ class _Basis:
         V -= Q @ (Q.T @ V)
         return V.T @ self.B
 
-    def remove(self, y):
+    def residual_apply(self, x):
+        """``E x`` (``E`` the residual Gram matrix), or None with a shrunk Gram matrix."""
+        if self.op is not None:
+            return None
+        F = self.F[:, :self.rank]
+        if self.gram_form:
+            return self.G @ x - F @ (F.T @ x)
+        Q = self.Q[:, :self.rank]
+        v = self.B @ x
+        v -= Q @ (Q.T @ v)
+        return v @ self.B
+
+    def remove(self, y, Fy=None):
         """Drop the direction ``Q y`` (``y`` a unit vector): the Householder reflection
         ``R = I - v v^T`` of the directions takes it to the last one, which is then discarded;
-        returns ``v``."""
+        returns ``v``. ``Fy``: ``F y`` when the caller has it (``F v`` then needs no pass over ``F``)."""
         r = self.rank
-        v = y.copy()
-        v[-1] += 1.0 if y[-1] >= 0 else -1.0
-        v *= np.sqrt(2.0 / float(v @ v))
+        v, a, s = _reflector(y)
         mats = (self.F,) if self.gram_form else (self.F, self.Q)
         if self.op is not None and not self.op.explicit:
             mats = (self.F, self.AF)
         for X in mats:
             Xr = X[:, :r]
-            _ger(Xr, Xr @ v, v, -1.0)
+            Xv = a * (Fy + s * Xr[:, r - 1]) if X is self.F and Fy is not None else Xr @ v
+            _ger(Xr, Xv, v, -1.0)
         self.rank = r - 1
         return v
+
+
+def _reflector(y):
+    """The Householder vector ``v = a (y + s e_last)`` of ``R = I - v v^T``, ``R y = -s e_last``:
+    ``(v, a, s)``."""
+    s = 1.0 if y[-1] >= 0 else -1.0
+    a = np.sqrt(2.0 / (float(y @ y) + 2.0 * abs(float(y[-1])) + 1.0))
+    v = y * a
+    v[-1] += s * a
+    return v, a, s
 
 
 @dataclass
@@ -747,6 +774,9 @@ class _Run:
     total: float
     cons: PlacementConstraints
     block: int
+    #: ``z = E w`` of each direction as it joined (``E`` the residual Gram matrix before it), the
+    #: columns of ``basis.F``'s order; grey pixels only (the swaps start from them), else None
+    Z: np.ndarray | None = None
 
 
 def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None) -> _Run:
@@ -779,6 +809,7 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     objective = np.empty(k)
     total = 0.0
     forced = [int(i) for i in cons.always]
+    Zs = np.empty_like(basis.F) if c == 1 else None
     for t in range(k):
         if t < len(forced):
             i = forced[t]
@@ -805,12 +836,14 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
             if step is None:
                 continue
             w, z, qv = step  # qv = ||A^T q||^2, the kept mass the direction adds
+            if Zs is not None:
+                Zs[:, basis.rank - 1] = z
             _downdate(D, U, w, z, qv, L, c)
             total += qv
         objective[t] = total
         if callback is not None:
             callback(t + 1, total=k)
-    return _Run(order, objective, D, U, basis, floor, total, cons, c)
+    return _Run(order, objective, D, U, basis, floor, total, cons, c, Zs)
 
 
 def _shrunk_gram(A, block, gram, shrinkage, prior, prior_rows):
@@ -885,90 +918,196 @@ def _downdate(D, U, w, z, qv, L, c):
         U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
 
 
-def _swaps(run: _Run, max_swaps: int):
+def _swaps(run: _Run, max_swaps: int, order: str = "best"):
     """Swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
 
-    The placed pixels are visited in turn; for pixel ``i`` every admissible replacement ``j`` is
-    valued and the best is taken when it raises the kept mass. The search stops once ``k``
-    pixels in a row found no such swap (a 1-swap local optimum), or after ``max_swaps``.
+    For a placed pixel ``i`` every admissible replacement ``j`` is valued and the best is taken
+    when it raises the kept mass. ``order="best"``: every placed pixel's best replacement is
+    valued in one pass (two ``p x k`` matrix products, see :meth:`_SwapSearch.gains`), then the
+    pixels whose best swap raises the kept mass are visited again one at a time, the largest
+    gain first, each valued afresh after the swaps before it; a pass that finds no improving
+    swap ends the search (a 1-swap local optimum). ``order="cyclic"``: the placed pixels are
+    visited in turn and the search stops once ``k`` pixels in a row found no improving swap.
+    Both stop after ``max_swaps`` swaps.
 
     With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
     ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and
     ``K = F^T E``, so ``h_i = F y_i`` and ``z_i = K^T y_i`` (normalised): ``O(p k)`` per pixel
     visited. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to the last
     one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of row
-    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by rank-one
+    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by low-rank
     terms, ``O(p k + k^2)`` and one greedy step per swap, and are recomputed from the factors
     every ``_REFRESH`` swaps.
     """
     members = run.order.copy()
-    basis, cons, floor = run.basis, run.cons, run.floor
     k = members.size
-    if run.block != 1 or basis.rank != k or max_swaps == 0:
+    if run.block != 1 or run.basis.rank != k or max_swaps == 0:
         return members, run.total, 0, False
-    d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
-    f = run.total
-    rows = _SwapRows(cons, members)
-    if len(rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
-        return members, f, 0, True
-    n_swaps, fresh, idle, m = 0, -1, 0, 0
-    while idle < k:
-        if n_swaps - fresh >= _REFRESH or fresh < 0:
-            try:
-                Y = np.linalg.inv(basis.F[members, :k])
-            except np.linalg.LinAlgError:  # the chosen columns became dependent by rounding: stop here
-                return members, f, n_swaps, False
-            K = basis.residual_products()
-            fresh = n_swaps
-        m = m % k
-        ok = rows.admissible(m)
-        y = Y[:, m]
-        sc = 1.0 / float(np.sqrt(y @ y))
+    s = _SwapSearch(run)
+    if len(s.rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
+        return s.members, s.f, 0, True
+    if order == "cyclic":
+        idle, m = 0, 0
+        while idle < k:
+            if not s.fresh_enough():
+                return s.members, s.f, s.n_swaps, False
+            step = s.visit(m)
+            if step is None:
+                idle, m = idle + 1, (m + 1) % k
+                continue
+            if s.n_swaps == max_swaps:
+                return s.members, s.f, s.n_swaps, False
+            s.take(m, *step)
+            idle, m = 0, (m + 1) % k
+        return s.members, s.f, s.n_swaps, True
+    while True:
+        if not s.fresh_enough():
+            return s.members, s.f, s.n_swaps, False
+        gain = s.gains()
+        cand = np.flatnonzero(gain > s.tol())
+        if not cand.size:
+            return s.members, s.f, s.n_swaps, True
+        for m in cand[np.argsort(-gain[cand], kind="stable")]:  # ties: the lowest position
+            if not s.fresh_enough():
+                return s.members, s.f, s.n_swaps, False
+            step = s.visit(int(m))
+            if step is None:  # the swaps before it took its gain
+                continue
+            if s.n_swaps == max_swaps:
+                return s.members, s.f, s.n_swaps, False
+            s.take(int(m), *step)
+
+
+class _SwapSearch:
+    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass and ``Y``, ``K``."""
+
+    def __init__(self, run: _Run):
+        self.members = run.order.copy()
+        self.basis, self.floor = run.basis, run.floor
+        self.k = self.members.size
+        self.D, self.U = run.D, run.U
+        self.d, self.u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
+        self.f = run.total
+        self.rows = _SwapRows(run.cons, self.members)
+        self.n_swaps, self.fresh = 0, -1
+        self.Y = self.K = None
+        self.Zg = run.Z
+
+    def tol(self):
+        return _SWAP_RTOL * abs(self.f)
+
+    def fresh_enough(self) -> bool:
+        """Recompute ``Y`` from the factors every ``_REFRESH`` swaps (and ``K`` when a product
+        with a probe vector shows its updates drifted); False when the chosen columns became
+        dependent by rounding (the search stops there)."""
+        if self.fresh >= 0 and self.n_swaps - self.fresh < _REFRESH:
+            return True
+        k, F = self.k, self.basis.F[:, :self.k]
+        try:
+            self.Y = np.linalg.inv(F[self.members])
+        except np.linalg.LinAlgError:
+            return False
+        if self.K is None and self.Zg is not None:
+            # K = F^T E from the greedy's z_t = E_t w_t: E = E_t - sum_{s >= t} w_s w_s^T, so row t
+            # is z_t - sum_{s >= t} (w_t . w_s) w_s
+            self.K = self.Zg[:, :k].T - np.triu(F.T @ F) @ F.T
+        elif self.K is None or not self._probe_agrees():
+            self.K = self.basis.residual_products()
+        self.fresh = self.n_swaps
+        return True
+
+    def _probe_agrees(self) -> bool:
+        """``K x`` against ``F^T (E x)`` for a fixed probe ``x`` (one product with the data)."""
+        x = np.cos(np.arange(self.d.size) * 0.7071)  # fixed, dense, not aligned with any pixel
+        Ex = self.basis.residual_apply(x)
+        if Ex is None:
+            return False
+        want = self.basis.F[:, :self.k].T @ Ex
+        scale = float(np.sqrt(np.einsum("ij,ij->i", self.K, self.K).max() * (x @ x)))  # bounds |K x|
+        return bool(np.abs(self.K @ x - want).max() <= _PROBE_RTOL * scale)
+
+    def visit(self, m: int):
+        """The best admissible replacement of the ``m``-th placed pixel when it raises the kept
+        mass: ``(j, y, sc, h, z, lo)``; else None."""
+        ok = self.rows.admissible(m)
         if not ok.any():
-            idle, m = idle + 1, m + 1
-            continue
-        F = basis.F[:, :k]
-        h = (F @ y) * sc  # A^T q_i
-        z = (y @ K) * sc  # E h_i
+            return None
+        y = self.Y[:, m]
+        sc = 1.0 / float(np.sqrt(y @ y))
+        h = (self.basis.F[:, :self.k] @ y) * sc  # A^T q_i
+        z = (y @ self.K) * sc  # E h_i
         lo = float(h @ h)
         h2 = h * h
-        den = d + h2  # residual norm of j once i is dropped
-        ok &= den > 2 * floor
+        den = self.d + h2  # residual norm of j once i is dropped
+        ok &= den > 2 * self.floor
         with np.errstate(divide="ignore", invalid="ignore"):
-            val = np.where(ok, (u + 2.0 * h * z + lo * h2) / den, -np.inf)
+            val = np.where(ok, (self.u + 2.0 * h * z + lo * h2) / den, -np.inf)
         j = int(np.argmax(val))  # ties: the lowest index
-        if not val[j] - lo > _SWAP_RTOL * abs(f):
-            idle, m = idle + 1, m + 1
-            continue
-        if n_swaps == max_swaps:
-            return members, f, n_swaps, False
-        i = int(members[m])
-        d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
-        u += 2.0 * h * z + lo * h2
-        f -= lo
-        v = basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
-        Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
-        _ger(K, v, v @ K, -1.0)  # R K
+        if not val[j] - lo > self.tol():
+            return None
+        return j, y, sc, h, z, lo
+
+    def gains(self) -> NDArray:
+        """The kept mass the best admissible swap of each placed pixel adds (``-inf``: none),
+        every pixel valued at once from ``H = F Y`` and ``Z = K^T Y`` (columns normalised): the
+        gain of ``i -> j`` is ``val - ||h||^2 = (u_j + 2 h_j z_j - ||h||^2 d_j) / (d_j + h_j^2)``."""
+        k, p = self.k, self.d.size
+        Yn = self.Y / np.sqrt(np.einsum("ij,ij->j", self.Y, self.Y))
+        gain = np.full(k, -np.inf)
+        mask = self.rows.admissible_all()
+        F = self.basis.F[:, :k]
+        dd = self.d if mask.ndim == 2 else np.where(mask, self.d, np.inf)  # d_j + h_j^2 = inf: never chosen
+        lim = 2 * self.floor
+        step = max(1, min(k, _GAIN_BLOCK // max(p, 1)))
+        for a in range(0, k, step):
+            rows = slice(a, min(k, a + step))
+            Ht = Yn[:, rows].T @ F.T  # rows of H: h_i for the placed pixels a..
+            Zt = (2.0 * Yn[:, rows]).T @ self.K  # 2 z_i
+            lo = np.einsum("ij,ij->i", Ht, Ht)
+            Zt *= Ht
+            Zt += self.u
+            Zt -= lo[:, None] * self.d
+            Ht *= Ht
+            Ht += dd
+            if mask.ndim == 2:
+                np.putmask(Ht, ~mask[rows], np.inf)
+            np.putmask(Ht, Ht <= lim, np.inf)  # j in the span once i is dropped
+            Zt /= Ht
+            np.putmask(Zt, np.isinf(Ht), -np.inf)
+            gain[rows] = Zt.max(axis=1)
+        return gain
+
+    def take(self, m, j, y, sc, h, z, lo):
+        """Swap the ``m``-th placed pixel for ``j`` (valued by :meth:`visit`)."""
+        basis, k, K = self.basis, self.k, self.K
+        i = int(self.members[m])
+        self.d += h * h  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        self.u += 2.0 * h * z + lo * (h * h)
+        self.f -= lo
+        _, a, sg = _reflector(y * sc)
+        vK = a * (z + sg * K[k - 1])  # v^T K (z = K^T y sc)
+        v = basis.remove(y * sc, h)  # F -> F R, R = I - v v^T takes q_i to the last direction (h = F y sc)
+        Yr = self.Y
+        _ger(Yr, v, v @ Yr, -1.0)  # (F[S] R)^{-1} = R Y
         F1 = basis.F[:, :k - 1]
         old_row = basis.F[i, :k].copy()
         w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
-        _downdate(run.D, run.U, w, zj, qv, cons.n_pixels, 1)
-        f += qv
-        # K -> F'^T E' with E' = E + h h^T - w w^T: rows 0..k-2 gain (F1^T h) h^T - (F1^T w) w^T,
-        # the last row is E' w = z_j - qv w (z_j = (E + h h^T) w)
+        _downdate(self.D, self.U, w, zj, qv, self.d.size, 1)
+        self.f += qv
+        # K -> F'^T E' with R K first and E' = E + h h^T - w w^T: rows 0..k-2 gain
+        # -v (v^T K) + (F1^T h) h^T - (F1^T w) w^T (one product), the last row is E' w = z_j - qv w
+        # (z_j = (E + h h^T) w)
+        Fhw = F1.T @ np.column_stack([h, w])
+        _gemm_update(K[:k - 1], np.column_stack([-v[:k - 1], Fhw[:, 0], -Fhw[:, 1]]), np.stack([vK, h, w]))
         K[k - 1] = zj - qv * w
-        _ger(K[:k - 1], F1.T @ h, h, 1.0)
-        _ger(K[:k - 1], F1.T @ w, w, -1.0)
         # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
         delta = basis.F[j, :k] - old_row
         g = Yr[:, m]
         s = Yr.T @ delta
-        Y = Yr - np.outer(g, s / (1.0 + float(delta @ g)))
-        rows.swap(m, j)
-        members[m] = j
-        n_swaps += 1
-        idle, m = 0, m + 1
-    return members, f, n_swaps, True
+        _ger(Yr, g.copy(), s / (1.0 + float(delta @ g)), -1.0)
+        self.rows.swap(m, j)
+        self.members[m] = j
+        self.n_swaps += 1
 
 
 class _SwapRows:
@@ -1009,6 +1148,19 @@ class _SwapRows:
             ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
         return ok
 
+    def admissible_all(self) -> NDArray:
+        """``admissible(m)`` for every placed pixel, shape ``(k, n_pixels)``; without regions,
+        distance or budget the free pixels, shape ``(n_pixels,)``, for every movable pixel."""
+        c = self.cons
+        if self.counts is None and self.near is None and not self.budget:
+            if not self.fixed:
+                return self.free
+            out = np.broadcast_to(self.free, (self.members.size, c.n_pixels)).copy()
+        else:
+            out = np.stack([self.admissible(m) for m in range(self.members.size)])
+        out[[m for m, i in enumerate(self.members.tolist()) if i in self.fixed]] = False
+        return out
+
     def swap(self, m: int, j: int) -> None:
         c, i = self.cons, int(self.members[m])
         self.free[i] = not c.never[i]
@@ -1021,6 +1173,14 @@ class _SwapRows:
         if self.budget:
             self.spent += float(c.costs[j] - c.costs[i])
         self.members[m] = j
+
+
+def _gemm_update(C, X, W):
+    """``C += X @ W`` in place (BLAS ``dgemm`` on a C-ordered float64 ``C``: one pass over it)."""
+    if C.flags.c_contiguous and C.dtype == np.float64 and C.size:
+        _DGEMM(1.0, W, X, beta=1.0, c=C.T, trans_a=1, trans_b=1, overwrite_c=1)  # C^T += W^T X^T
+    else:
+        C += X @ W
 
 
 def _ger(X, x, y, alpha):
