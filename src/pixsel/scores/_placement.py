@@ -620,9 +620,6 @@ _REFRESH = 32
 #: Largest drift of the updated ``K`` on a probe vector, relative to its bound, before ``K`` is
 #: recomputed from the factors.
 _PROBE_RTOL = 1e-10
-#: Entries of the ``k x p`` swap values formed at once when every placed pixel is valued (a few
-#: megabytes of temporaries, in cache-sized slices of placed pixels).
-_GAIN_BLOCK = 1 << 19
 
 
 class _Basis:
@@ -918,26 +915,23 @@ def _downdate(D, U, w, z, qv, L, c):
         U -= z[:, :, None] * w[:, None, :] + w[:, :, None] * z[:, None, :] - qv * ww
 
 
-def _swaps(run: _Run, max_swaps: int, order: str = "best"):
+def _swaps(run: _Run, max_swaps: int):
     """Swaps from the path's ``k`` pixels: ``(support, kept mass, swaps, converged)``.
 
-    For a placed pixel ``i`` every admissible replacement ``j`` is valued and the best is taken
-    when it raises the kept mass. ``order="best"``: every placed pixel's best replacement is
-    valued in one pass (two ``p x k`` matrix products, see :meth:`_SwapSearch.gains`), then the
-    pixels whose best swap raises the kept mass are visited again one at a time, the largest
-    gain first, each valued afresh after the swaps before it; a pass that finds no improving
-    swap ends the search (a 1-swap local optimum). ``order="cyclic"``: the placed pixels are
-    visited in turn and the search stops once ``k`` pixels in a row found no improving swap.
-    Both stop after ``max_swaps`` swaps.
+    The placed pixels are visited in turn; for pixel ``i`` every admissible replacement ``j`` is
+    valued and the best is taken when it raises the kept mass. The search stops once ``k``
+    pixels in a row found no such swap (a 1-swap local optimum), or after ``max_swaps``.
 
     With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
-    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and
-    ``K = F^T E``, so ``h_i = F y_i`` and ``z_i = K^T y_i`` (normalised): ``O(p k)`` per pixel
-    visited. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to the last
-    one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of row
-    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by low-rank
-    terms, ``O(p k + k^2)`` and one greedy step per swap, and are recomputed from the factors
-    every ``_REFRESH`` swaps.
+    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and the
+    products ``H = F Y`` and ``Z = K^T Y`` with ``K = F^T E``: column ``m`` holds ``h_i`` and
+    ``z_i`` of the ``m``-th placed pixel (normalised by ``||y_i||``), so a visit costs ``O(p)``
+    and reads no factor. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to
+    the last one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of
+    row ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y``, ``H`` and ``Z`` move by
+    low-rank terms (``O(p k + k^2)``) and one greedy step per swap. ``K`` itself is formed once,
+    from the greedy's own products; every ``_REFRESH`` swaps ``Y`` and ``H`` are recomputed from
+    the factors, and ``Z`` too when a probe product shows its updates drifted.
     """
     members = run.order.copy()
     k = members.size
@@ -946,40 +940,25 @@ def _swaps(run: _Run, max_swaps: int, order: str = "best"):
     s = _SwapSearch(run)
     if len(s.rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
         return s.members, s.f, 0, True
-    if order == "cyclic":
-        idle, m = 0, 0
-        while idle < k:
-            if not s.fresh_enough():
-                return s.members, s.f, s.n_swaps, False
-            step = s.visit(m)
-            if step is None:
-                idle, m = idle + 1, (m + 1) % k
-                continue
-            if s.n_swaps == max_swaps:
-                return s.members, s.f, s.n_swaps, False
-            s.take(m, *step)
-            idle, m = 0, (m + 1) % k
-        return s.members, s.f, s.n_swaps, True
-    while True:
+    idle, m = 0, 0
+    while idle < k:
         if not s.fresh_enough():
             return s.members, s.f, s.n_swaps, False
-        gain = s.gains()
-        cand = np.flatnonzero(gain > s.tol())
-        if not cand.size:
-            return s.members, s.f, s.n_swaps, True
-        for m in cand[np.argsort(-gain[cand], kind="stable")]:  # ties: the lowest position
-            if not s.fresh_enough():
-                return s.members, s.f, s.n_swaps, False
-            step = s.visit(int(m))
-            if step is None:  # the swaps before it took its gain
-                continue
-            if s.n_swaps == max_swaps:
-                return s.members, s.f, s.n_swaps, False
-            s.take(int(m), *step)
+        step = s.visit(m)
+        if step is None:
+            idle, m = idle + 1, (m + 1) % k
+            continue
+        if s.n_swaps == max_swaps:
+            return s.members, s.f, s.n_swaps, False
+        s.take(m, *step)
+        idle, m = 0, (m + 1) % k
+    return s.members, s.f, s.n_swaps, True
 
 
 class _SwapSearch:
-    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass and ``Y``, ``K``."""
+    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass, ``Y`` and
+    the rows ``Ht = Y^T F^T`` and ``Zt = Y^T K`` (row ``m``: ``h`` and ``z`` of the ``m``-th
+    placed pixel, before normalisation), so that valuing a pixel's swaps reads no factor."""
 
     def __init__(self, run: _Run):
         self.members = run.order.copy()
@@ -990,16 +969,16 @@ class _SwapSearch:
         self.f = run.total
         self.rows = _SwapRows(run.cons, self.members)
         self.n_swaps, self.fresh = 0, -1
-        self.Y = self.K = None
+        self.Y = self.Ht = self.Zt = self.Kl = None
         self.Zg = run.Z
 
     def tol(self):
         return _SWAP_RTOL * abs(self.f)
 
     def fresh_enough(self) -> bool:
-        """Recompute ``Y`` from the factors every ``_REFRESH`` swaps (and ``K`` when a product
-        with a probe vector shows its updates drifted); False when the chosen columns became
-        dependent by rounding (the search stops there)."""
+        """Recompute ``Y`` and ``Ht`` from the factors every ``_REFRESH`` swaps, and ``Zt`` when a
+        product with a probe vector shows that its updates drifted; False when the chosen
+        columns became dependent by rounding (the search stops there)."""
         if self.fresh >= 0 and self.n_swaps - self.fresh < _REFRESH:
             return True
         k, F = self.k, self.basis.F[:, :self.k]
@@ -1007,35 +986,41 @@ class _SwapSearch:
             self.Y = np.linalg.inv(F[self.members])
         except np.linalg.LinAlgError:
             return False
-        if self.K is None and self.Zg is not None:
+        self.Ht = self.Y.T @ F.T
+        if self.Zt is None and self.Zg is not None:
             # K = F^T E from the greedy's z_t = E_t w_t: E = E_t - sum_{s >= t} w_s w_s^T, so row t
             # is z_t - sum_{s >= t} (w_t . w_s) w_s
-            self.K = self.Zg[:, :k].T - np.triu(F.T @ F) @ F.T
-        elif self.K is None or not self._probe_agrees():
-            self.K = self.basis.residual_products()
+            K = self.Zg[:, :k].T - np.triu(F.T @ F) @ F.T
+        elif self.Zt is None or not self._probe_agrees():
+            K = self.basis.residual_products()
+        else:
+            K = None
+        if K is not None:
+            self.Zt = self.Y.T @ K
+            self.Kl = K[k - 1].copy()
         self.fresh = self.n_swaps
         return True
 
     def _probe_agrees(self) -> bool:
-        """``K x`` against ``F^T (E x)`` for a fixed probe ``x`` (one product with the data)."""
+        """``Zt x`` against ``Ht (E x)`` for a fixed probe ``x`` (one product with the data)."""
         x = np.cos(np.arange(self.d.size) * 0.7071)  # fixed, dense, not aligned with any pixel
         Ex = self.basis.residual_apply(x)
         if Ex is None:
             return False
-        want = self.basis.F[:, :self.k].T @ Ex
-        scale = float(np.sqrt(np.einsum("ij,ij->i", self.K, self.K).max() * (x @ x)))  # bounds |K x|
-        return bool(np.abs(self.K @ x - want).max() <= _PROBE_RTOL * scale)
+        want = self.Ht @ Ex
+        scale = float(np.sqrt(np.einsum("ij,ij->i", self.Zt, self.Zt).max() * (x @ x)))  # bounds |Zt x|
+        return bool(np.abs(self.Zt @ x - want).max() <= _PROBE_RTOL * scale)
 
     def visit(self, m: int):
         """The best admissible replacement of the ``m``-th placed pixel when it raises the kept
-        mass: ``(j, y, sc, h, z, lo)``; else None."""
+        mass: ``(j, sc, h, z, lo)``; else None."""
         ok = self.rows.admissible(m)
         if not ok.any():
             return None
         y = self.Y[:, m]
         sc = 1.0 / float(np.sqrt(y @ y))
-        h = (self.basis.F[:, :self.k] @ y) * sc  # A^T q_i
-        z = (y @ self.K) * sc  # E h_i
+        h = self.Ht[m] * sc  # A^T q_i
+        z = self.Zt[m] * sc  # E h_i
         lo = float(h @ h)
         h2 = h * h
         den = self.d + h2  # residual norm of j once i is dropped
@@ -1045,66 +1030,49 @@ class _SwapSearch:
         j = int(np.argmax(val))  # ties: the lowest index
         if not val[j] - lo > self.tol():
             return None
-        return j, y, sc, h, z, lo
+        return j, sc, h, z, lo
 
-    def gains(self) -> NDArray:
-        """The kept mass the best admissible swap of each placed pixel adds (``-inf``: none),
-        every pixel valued at once from ``H = F Y`` and ``Z = K^T Y`` (columns normalised): the
-        gain of ``i -> j`` is ``val - ||h||^2 = (u_j + 2 h_j z_j - ||h||^2 d_j) / (d_j + h_j^2)``."""
-        k, p = self.k, self.d.size
-        Yn = self.Y / np.sqrt(np.einsum("ij,ij->j", self.Y, self.Y))
-        gain = np.full(k, -np.inf)
-        mask = self.rows.admissible_all()
-        F = self.basis.F[:, :k]
-        dd = self.d if mask.ndim == 2 else np.where(mask, self.d, np.inf)  # d_j + h_j^2 = inf: never chosen
-        lim = 2 * self.floor
-        step = max(1, min(k, _GAIN_BLOCK // max(p, 1)))
-        for a in range(0, k, step):
-            rows = slice(a, min(k, a + step))
-            Ht = Yn[:, rows].T @ F.T  # rows of H: h_i for the placed pixels a..
-            Zt = (2.0 * Yn[:, rows]).T @ self.K  # 2 z_i
-            lo = np.einsum("ij,ij->i", Ht, Ht)
-            Zt *= Ht
-            Zt += self.u
-            Zt -= lo[:, None] * self.d
-            Ht *= Ht
-            Ht += dd
-            if mask.ndim == 2:
-                np.putmask(Ht, ~mask[rows], np.inf)
-            np.putmask(Ht, Ht <= lim, np.inf)  # j in the span once i is dropped
-            Zt /= Ht
-            np.putmask(Zt, np.isinf(Ht), -np.inf)
-            gain[rows] = Zt.max(axis=1)
-        return gain
+    def take(self, m, j, sc, h, z, lo):
+        """Swap the ``m``-th placed pixel for ``j`` (valued by :meth:`visit`).
 
-    def take(self, m, j, y, sc, h, z, lo):
-        """Swap the ``m``-th placed pixel for ``j`` (valued by :meth:`visit`)."""
-        basis, k, K = self.basis, self.k, self.K
+        With ``R = I - v v^T`` the reflection, ``F' = F R + c e_k^T`` (``c = w - (F R) e_k``, ``w``
+        the new direction), ``Y' = R Y - g t^T`` (``g = R Y e_m``, the rank-one change of row ``m``
+        of ``F[S]``) and ``K' = R K + P [h; w; r]`` (``P = [F_1^T h, -F_1^T w, e_k]``, ``r`` the
+        change of the last row): with ``R R = I``, ``Ht' = Ht + (Y_r[k-1] - g_k t) c^T - t Ht[m]``
+        and ``Zt' = Zt - t Zt[m] + (Y_r^T P - t g^T P) [h; w; r]``."""
+        basis, k = self.basis, self.k
         i = int(self.members[m])
+        y = self.Y[:, m] * sc
         self.d += h * h  # i leaves: the span loses q_i, R gains q_i q_i^T A
         self.u += 2.0 * h * z + lo * (h * h)
         self.f -= lo
-        _, a, sg = _reflector(y * sc)
-        vK = a * (z + sg * K[k - 1])  # v^T K (z = K^T y sc)
-        v = basis.remove(y * sc, h)  # F -> F R, R = I - v v^T takes q_i to the last direction (h = F y sc)
+        _, a, sg = _reflector(y)
+        vK = a * (z + sg * self.Kl)  # v^T K (z = K^T y)
+        v = basis.remove(y, h)  # F -> F R, R takes q_i to the last direction (h = F y)
         Yr = self.Y
-        _ger(Yr, v, v @ Yr, -1.0)  # (F[S] R)^{-1} = R Y
+        _ger(Yr, v, v @ Yr, -1.0)  # R Y
         F1 = basis.F[:, :k - 1]
         old_row = basis.F[i, :k].copy()
+        c = -basis.F[:, k - 1]  # -(F R) e_k, before the new direction replaces it
+        rl = self.Kl - v[k - 1] * vK  # (R K)[k-1]
         w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
+        c += w
         _downdate(self.D, self.U, w, zj, qv, self.d.size, 1)
         self.f += qv
-        # K -> F'^T E' with R K first and E' = E + h h^T - w w^T: rows 0..k-2 gain
-        # -v (v^T K) + (F1^T h) h^T - (F1^T w) w^T (one product), the last row is E' w = z_j - qv w
-        # (z_j = (E + h h^T) w)
+        self.Kl = zj - qv * w  # E' w (zj = (E + h h^T) w)
         Fhw = F1.T @ np.column_stack([h, w])
-        _gemm_update(K[:k - 1], np.column_stack([-v[:k - 1], Fhw[:, 0], -Fhw[:, 1]]), np.stack([vK, h, w]))
-        K[k - 1] = zj - qv * w
         # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
         delta = basis.F[j, :k] - old_row
-        g = Yr[:, m]
-        s = Yr.T @ delta
-        _ger(Yr, g.copy(), s / (1.0 + float(delta @ g)), -1.0)
+        g = Yr[:, m].copy()
+        t = (Yr.T @ delta) / (1.0 + float(delta @ g))
+        P = np.zeros((k, 3))
+        P[:k - 1, 0], P[:k - 1, 1], P[k - 1, 2] = Fhw[:, 0], -Fhw[:, 1], 1.0
+        B = Yr.T @ P - np.outer(t, g @ P)
+        alpha = Yr[k - 1] - g[k - 1] * t
+        hm, zm = self.Ht[m].copy(), self.Zt[m].copy()
+        _gemm_update(self.Ht, np.column_stack([alpha, -t]), np.stack([c, hm]))
+        _gemm_update(self.Zt, np.column_stack([-t, B]), np.stack([zm, h, w, self.Kl - rl]))
+        _ger(Yr, g, t, -1.0)  # Y' = R Y - g t^T
         self.rows.swap(m, j)
         self.members[m] = j
         self.n_swaps += 1
@@ -1147,19 +1115,6 @@ class _SwapRows:
         if self.budget:
             ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
         return ok
-
-    def admissible_all(self) -> NDArray:
-        """``admissible(m)`` for every placed pixel, shape ``(k, n_pixels)``; without regions,
-        distance or budget the free pixels, shape ``(n_pixels,)``, for every movable pixel."""
-        c = self.cons
-        if self.counts is None and self.near is None and not self.budget:
-            if not self.fixed:
-                return self.free
-            out = np.broadcast_to(self.free, (self.members.size, c.n_pixels)).copy()
-        else:
-            out = np.stack([self.admissible(m) for m in range(self.members.size)])
-        out[[m for m, i in enumerate(self.members.tolist()) if i in self.fixed]] = False
-        return out
 
     def swap(self, m: int, j: int) -> None:
         c, i = self.cons, int(self.members[m])
