@@ -629,7 +629,7 @@ def test_swap_state_updates_match_the_state_recomputed_from_the_factors(n, monke
     p, k = 16, 5
     A = _data(6, n, p, rank=4)
     G = A.T @ A
-    run = P._greedy(A, k, 1, None, None, None)
+    run = P._greedy(A, k, 1, None, None, None, keep_z=True)
     s = P._SwapSearch(run)
     assert s.fresh_enough()
     F = s.basis.F[:, :k]
@@ -660,7 +660,7 @@ def test_a_drifted_swap_state_is_recomputed_at_the_refresh():
     from pixsel.scores import _placement as P
 
     A = _data(3, 30, 12)
-    run = P._greedy(A, 4, 1, None, None, None)
+    run = P._greedy(A, 4, 1, None, None, None, keep_z=True)
     s = P._SwapSearch(run)
     assert s.fresh_enough()
     good = s.Zt.copy()

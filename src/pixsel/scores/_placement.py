@@ -607,7 +607,7 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     """
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
-    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
+    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0)
     support, value, n_swaps, converged = _swaps(run, int(max_swaps))
     return PlacementResult(run.order, run.objective, support, value, n_swaps, converged)
 
@@ -771,13 +771,15 @@ class _Run:
     total: float
     cons: PlacementConstraints
     block: int
-    #: ``z = E w`` of each direction as it joined (``E`` the residual Gram matrix before it), the
-    #: columns of ``basis.F``'s order; grey pixels only (the swaps start from them), else None
+    #: ``z = E w`` of each direction as it joined (``E`` the residual Gram matrix before it), in
+    #: the order of ``basis.F``'s columns; only when asked for, grey pixels only, else None
     Z: np.ndarray | None = None
 
 
-def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None) -> _Run:
-    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from."""
+def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None,
+            keep_z=False) -> _Run:
+    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from
+    (``keep_z``: each step's ``z = E w`` too, which the swaps start from)."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
@@ -806,7 +808,7 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     objective = np.empty(k)
     total = 0.0
     forced = [int(i) for i in cons.always]
-    Zs = np.empty_like(basis.F) if c == 1 else None
+    Zs = np.empty_like(basis.F) if keep_z and c == 1 else None
     for t in range(k):
         if t < len(forced):
             i = forced[t]
@@ -970,7 +972,7 @@ class _SwapSearch:
         self.rows = _SwapRows(run.cons, self.members)
         self.n_swaps, self.fresh = 0, -1
         self.Y = self.Ht = self.Zt = self.Kl = None
-        self.Zg = run.Z
+        self.Zg, run.Z = run.Z, None  # used once, for the first K
 
     def tol(self):
         return _SWAP_RTOL * abs(self.f)
@@ -991,6 +993,7 @@ class _SwapSearch:
             # K = F^T E from the greedy's z_t = E_t w_t: E = E_t - sum_{s >= t} w_s w_s^T, so row t
             # is z_t - sum_{s >= t} (w_t . w_s) w_s
             K = self.Zg[:, :k].T - np.triu(F.T @ F) @ F.T
+            self.Zg = None
         elif self.Zt is None or not self._probe_agrees():
             K = self.basis.residual_products()
         else:
@@ -1025,8 +1028,8 @@ class _SwapSearch:
         h2 = h * h
         den = self.d + h2  # residual norm of j once i is dropped
         ok &= den > 2 * self.floor
-        with np.errstate(divide="ignore", invalid="ignore"):
-            val = np.where(ok, (self.u + 2.0 * h * z + lo * h2) / den, -np.inf)
+        val = np.full(den.size, -np.inf)
+        np.divide(self.u + 2.0 * h * z + lo * h2, den, out=val, where=ok)
         j = int(np.argmax(val))  # ties: the lowest index
         if not val[j] - lo > self.tol():
             return None
@@ -1043,8 +1046,9 @@ class _SwapSearch:
         basis, k = self.basis, self.k
         i = int(self.members[m])
         y = self.Y[:, m] * sc
-        self.d += h * h  # i leaves: the span loses q_i, R gains q_i q_i^T A
-        self.u += 2.0 * h * z + lo * (h * h)
+        h2 = h * h
+        self.d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        self.u += 2.0 * h * z + lo * h2
         self.f -= lo
         _, a, sg = _reflector(y)
         vK = a * (z + sg * self.Kl)  # v^T K (z = K^T y)
@@ -1140,9 +1144,9 @@ def _symv(S, x):
 
 
 def _gemm_update(C, X, W):
-    """``C += X @ W`` in place (BLAS ``dgemm`` on a C-ordered float64 ``C``: one pass over it)."""
+    """``C += X @ W`` in place (BLAS ``dgemm`` on C-ordered float64 arrays: one pass over ``C``, no copies)."""
     if C.flags.c_contiguous and C.dtype == np.float64 and C.size:
-        _DGEMM(1.0, W, X, beta=1.0, c=C.T, trans_a=1, trans_b=1, overwrite_c=1)  # C^T += W^T X^T
+        _DGEMM(1.0, W.T, X.T, beta=1.0, c=C.T, overwrite_c=1)  # C^T += W^T X^T, all Fortran-ordered
     else:
         C += X @ W
 
