@@ -51,7 +51,10 @@ that only pixel ``i`` spans is ``q_i = Q F[S]^{-1} e_i`` (normalised, as ``F[S] 
 A_S^T A_S``); dropping ``i`` is the step above backwards (``d <- d + h^2``, ``u <- u + 2 h z +
 ||h||^2 h^2`` with ``h = A^T q_i`` and ``z = A^T (I - Q Q^T) A h``) and adding ``j`` a greedy
 step, so the value of every replacement of ``i`` is ``f - ||h||^2 + (u + 2 h z + ||h||^2 h^2) /
-(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known.
+(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known. The swaps keep ``h`` and ``z`` of
+every placed pixel (``F F[S]^{-1}`` and ``E F F[S]^{-1}``, column by column) up to date by
+low-rank updates, so a swap costs one greedy step and ``O(p k)`` more, and a pixel that has no
+improving swap costs ``O(p)``; ``E F`` is formed once, from the greedy's own products.
 """
 
 from __future__ import annotations
@@ -570,10 +573,11 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     ``||h_i||^2`` and then adding ``j`` gains ``(u_j + 2 h_ij z_ij + h_ij^2 ||h_i||^2) /
     (d_j + h_ij^2)``, with the residual norms ``d_j`` and gains' numerators ``u_j`` of the
     greedy (see the module docstring). The placed pixels are visited in turn: every
-    replacement of one pixel is valued in ``O(p k)``, and the best is taken when it raises the
-    kept mass, as a rank-one downdate (a Householder reflection of the factors) and one greedy
-    step; the search stops once no placed pixel has an improving replacement (a 1-swap local
-    optimum) or after ``max_swaps`` swaps.
+    replacement of one pixel is valued in ``O(p)`` (``h_i`` and ``z_i`` of every placed pixel are
+    kept up to date by low-rank updates, ``O(p k)`` per swap), and the best is taken when it
+    raises the kept mass, as a rank-one downdate (a Householder reflection of the factors) and
+    one greedy step; the search stops once no placed pixel has an improving replacement (a
+    1-swap local optimum) or after ``max_swaps`` swaps.
 
     Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
     region maxima and minima, the minimum distance and the budget hold after each swap.
