@@ -621,8 +621,8 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 _SWAP_RTOL = 1e-9
 #: Swaps between two recomputations of the swap state from the factors (rounding of its updates).
 _REFRESH = 32
-#: Largest drift of the updated ``K`` on a probe vector, relative to its bound, before ``K`` is
-#: recomputed from the factors.
+#: Largest drift of the updated ``Z = K^T Y`` on a probe vector, relative to its bound, before it
+#: is recomputed from the factors.
 _PROBE_RTOL = 1e-10
 
 
