@@ -1021,8 +1021,8 @@ class _SwapSearch:
     def visit(self, m: int):
         """The best admissible replacement of the ``m``-th placed pixel when it raises the kept
         mass: ``(j, sc, h, z, lo)``; else None."""
-        ok = self.rows.admissible(m)
-        if not ok.any():
+        adm = self.rows.admissible(m)
+        if adm is None:
             return None
         y = self.Y[:, m]
         sc = 1.0 / float(np.sqrt(y @ y))
@@ -1031,7 +1031,8 @@ class _SwapSearch:
         lo = float(h @ h)
         h2 = h * h
         den = self.d + h2  # residual norm of j once i is dropped
-        ok &= den > 2 * self.floor
+        ok = den > 2 * self.floor
+        ok &= adm
         val = np.full(den.size, -np.inf)
         np.divide(self.u + 2.0 * h * z + lo * h2, den, out=val, where=ok)
         j = int(np.argmax(val))  # ties: the lowest index
@@ -1106,11 +1107,15 @@ class _SwapRows:
         diff = self.cons.coords - self.cons.coords[i]
         return np.einsum("jc,jc->j", diff, diff) < self.cons.min_distance ** 2
 
-    def admissible(self, m: int) -> NDArray:
-        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint."""
+    def admissible(self, m: int) -> NDArray | None:
+        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint (None: no
+        pixel may; without regions, distance or budget the mask of free pixels itself, not a
+        copy: read it only)."""
         c, i = self.cons, int(self.members[m])
         if i in self.fixed:
-            return np.zeros(c.n_pixels, dtype=bool)
+            return None
+        if self.counts is None and self.near is None and not self.budget:
+            return self.free
         ok = self.free.copy()
         if self.counts is not None:
             li = c.labels[i]
@@ -1122,7 +1127,7 @@ class _SwapRows:
             ok &= self.near - self._close(i) == 0  # j is near no chosen pixel but i
         if self.budget:
             ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
-        return ok
+        return ok if ok.any() else None
 
     def swap(self, m: int, j: int) -> None:
         c, i = self.cons, int(self.members[m])
