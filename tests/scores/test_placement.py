@@ -625,7 +625,8 @@ def test_constrained_swaps_take_the_moves_of_the_textbook_search(case):
 @pytest.mark.parametrize("n", [9, 50])  # the n-form and the Gram form
 def test_swap_state_updates_match_the_state_recomputed_from_the_factors(n, monkeypatch):
     """Oracle for the updated state: after each swap (no refresh), ``Y = F[S]^{-1}``, ``Ht = Y^T F^T``,
-    ``Zt = Y^T F^T E`` (``E x`` checked against the dense ``G - F F^T``) and the last row of ``K``."""
+    ``Zt = Y^T F^T E`` (``E x`` checked against the dense ``G - F F^T``), the last row of ``K`` and
+    ``F^T F``."""
     from pixsel.scores import _placement as P
 
     monkeypatch.setattr(P, "_REFRESH", 10 ** 9)
@@ -654,6 +655,7 @@ def test_swap_state_updates_match_the_state_recomputed_from_the_factors(n, monke
             np.testing.assert_allclose(s.Ht, Y.T @ F.T, atol=1e-9 * np.abs(Y.T @ F.T).max())
             np.testing.assert_allclose(s.Zt, Y.T @ K, atol=1e-9 * np.abs(Y.T @ K).max())
             np.testing.assert_allclose(s.Kl, K[k - 1], atol=1e-9 * scale)
+            np.testing.assert_allclose(s.FtF, F.T @ F, atol=1e-9 * np.abs(F.T @ F).max())
             assert s.f == pytest.approx(_kept_mass(A, s.members.tolist()), rel=1e-10)
         idle, m = idle + 1, (m + 1) % k
     assert taken >= 2  # this draw moves

@@ -654,13 +654,16 @@ class _Basis:
             self.Q = np.empty((n, n_dirs))
         self.F = np.empty((p, n_dirs))
         self.rank = 0
+        self.Ftw = None
 
     def add(self, col, floor):
         """Add column ``col``'s residual direction: ``(w, z, ||w||^2)`` with ``w = A^T q``,
-        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``."""
+        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``.
+        Keeps ``Ftw = F^T w`` (the earlier directions), or None where it is not formed."""
         r = self.rank
         F = self.F[:, :r]
         op = self.op
+        self.Ftw = None
         if op is not None and not op.explicit:  # G' = a A^T A + b T through A: one pass over it
             ai = self.B[:, col]
             Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
@@ -688,7 +691,8 @@ class _Basis:
             w = e / np.sqrt(nr2)
             z = op.matvec(w) if op is not None else _symv(self.G, w)
             if r:
-                z -= F @ (F.T @ w)
+                self.Ftw = F.T @ w
+                z -= F @ self.Ftw
         else:
             Q = self.Q[:, :r]
             x = self.B[:, col].copy()
@@ -701,7 +705,8 @@ class _Basis:
             q = x / np.sqrt(nr2)
             v = _symv(self.M0, q)
             if r:
-                v -= Q @ (Q.T @ v)
+                self.Ftw = Q.T @ v  # Q^T A A^T q = F^T w
+                v -= Q @ self.Ftw
             w, z = np.stack([q, v]) @ self.B  # one pass over the data
             self.Q[:, r] = q
         self.F[:, r] = w
@@ -962,9 +967,10 @@ def _swaps(run: _Run, max_swaps: int):
 
 
 class _SwapSearch:
-    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass, ``Y`` and
-    the rows ``Ht = Y^T F^T`` and ``Zt = Y^T K`` (row ``m``: ``h`` and ``z`` of the ``m``-th
-    placed pixel, before normalisation), so that valuing a pixel's swaps reads no factor."""
+    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass, ``Y``, the
+    rows ``Ht = Y^T F^T`` and ``Zt = Y^T K`` (row ``m``: ``h`` and ``z`` of the ``m``-th placed
+    pixel, before normalisation), so that valuing a pixel's swaps reads no factor, the last row
+    ``Kl`` of ``K`` and ``FtF = F^T F`` (which the updates of ``Zt`` need)."""
 
     def __init__(self, run: _Run):
         self.members = run.order.copy()
@@ -975,7 +981,7 @@ class _SwapSearch:
         self.f = run.total
         self.rows = _SwapRows(run.cons, self.members)
         self.n_swaps, self.fresh = 0, -1
-        self.Y = self.Ht = self.Zt = self.Kl = None
+        self.Y = self.Ht = self.Zt = self.Kl = self.FtF = None
         self.Zg, run.Z = run.Z, None  # used once, for the first K
 
     def tol(self):
@@ -996,9 +1002,11 @@ class _SwapSearch:
         if self.Zt is None and self.Zg is not None:
             # K = F^T E from the greedy's z_t = E_t w_t: E = E_t - sum_{s >= t} w_s w_s^T, so row t
             # is z_t - sum_{s >= t} (w_t . w_s) w_s
-            K = self.Zg[:, :k].T - np.triu(F.T @ F) @ F.T
+            self.FtF = F.T @ F
+            K = self.Zg[:, :k].T - np.triu(self.FtF) @ F.T
             self.Zg = None
         elif self.Zt is None or not self._probe_agrees():
+            self.FtF = F.T @ F
             K = self.basis.residual_products()
         else:
             K = None
@@ -1057,9 +1065,15 @@ class _SwapSearch:
         self.f -= lo
         _, a, sg = _reflector(y)
         vK = a * (z + sg * self.Kl)  # v^T K (z = K^T y)
+        FtF = self.FtF
+        Fth = FtF @ y  # F^T h (h = F y)
         v = basis.remove(y, h)  # F -> F R, R takes q_i to the last direction (h = F y)
         Yr = self.Y
         _ger(Yr, v, v @ Yr, -1.0)  # R Y
+        Fv = FtF @ v
+        _ger(FtF, v, Fv, -1.0)  # R F^T F R (its last row and column are replaced below)
+        _ger(FtF, Fv - float(v @ Fv) * v, v, -1.0)
+        F1h = (Fth - float(v @ Fth) * v)[:k - 1]  # (F R)^T h
         F1 = basis.F[:, :k - 1]
         old_row = basis.F[i, :k].copy()
         c = -basis.F[:, k - 1]  # -(F R) e_k, before the new direction replaces it
@@ -1069,13 +1083,15 @@ class _SwapSearch:
         _downdate(self.D, self.U, w, zj, qv, self.d.size, 1)
         self.f += qv
         self.Kl = zj - qv * w  # E' w (zj = (E + h h^T) w)
-        Fhw = F1.T @ np.column_stack([h, w])
+        F1w = basis.Ftw if basis.Ftw is not None else F1.T @ w
+        FtF[:k - 1, k - 1] = FtF[k - 1, :k - 1] = F1w
+        FtF[k - 1, k - 1] = qv
         # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
         delta = basis.F[j, :k] - old_row
         g = Yr[:, m].copy()
         t = (Yr.T @ delta) / (1.0 + float(delta @ g))
         P = np.zeros((k, 3))
-        P[:k - 1, 0], P[:k - 1, 1], P[k - 1, 2] = Fhw[:, 0], -Fhw[:, 1], 1.0
+        P[:k - 1, 0], P[:k - 1, 1], P[k - 1, 2] = F1h, -F1w, 1.0
         B = Yr.T @ P - np.outer(t, g @ P)
         alpha = Yr[k - 1] - g[k - 1] * t
         hm, zm = self.Ht[m].copy(), self.Zt[m].copy()
