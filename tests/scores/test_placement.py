@@ -570,6 +570,113 @@ def test_swaps_leave_installed_sensors_alone():
     assert res.support[:2].tolist() == [4, 0]
 
 
+def _textbook_swaps(A, S, admissible=lambda T: True, max_swaps=100, rtol=1e-9):
+    """The search of refine_placement by brute force: the placed pixels visited in turn, each
+    replaced by the admissible pixel of largest kept mass (lowest index on ties, by textbook
+    least squares) when that raises the mass, until ``k`` visits in a row change nothing."""
+    S, p = list(S), A.shape[1]
+    f, n_swaps, idle, m = _kept_mass(A, S), 0, 0, 0
+    while idle < len(S):
+        cand = [T for T in (S[:m] + [j] + S[m + 1:] for j in range(p) if j not in S) if admissible(T)]
+        mass = [_kept_mass(A, T) for T in cand]
+        if cand and max(mass) - f > rtol * f:
+            if n_swaps == max_swaps:
+                return S, f, n_swaps, False
+            S, f = cand[int(np.argmax(mass))], max(mass)
+            n_swaps, idle = n_swaps + 1, -1
+        idle, m = idle + 1, (m + 1) % len(S)
+    return S, f, n_swaps, True
+
+
+@pytest.mark.parametrize("shape", [(7, 12), (40, 10)])  # the n-form and the Gram form
+@pytest.mark.parametrize("seed", [51, 53, 57, 58])  # draws that take 1 to 7 swaps in each form
+def test_swaps_take_the_moves_of_the_textbook_search(shape, seed):
+    """Every swap, in order, is the one the brute-force search takes from the same greedy path:
+    the closed-form values and the updated state pick the same pixel at every visit."""
+    n, p = shape
+    A = _data(seed, n, p, rank=4)
+    k = 4 + seed % 2
+    for max_swaps in (100, 2):
+        res = refine_placement(A, k, max_swaps=max_swaps)
+        assert res.n_swaps >= 1
+        S, f, n_swaps, converged = _textbook_swaps(A, res.order.tolist(), max_swaps=max_swaps)
+        assert res.support.tolist() == S
+        assert (res.n_swaps, res.converged) == (n_swaps, converged)
+        assert res.support_objective == pytest.approx(f, rel=1e-9)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_constrained_swaps_take_the_moves_of_the_textbook_search(case):
+    """The same under every constrained case (two low-rank draws each: most of them swap)."""
+    shape, p, k = (3, 4), 12, 4
+    kw = _resolve(CASES[case], p, shape, case)
+    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
+                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
+                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
+                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    for seed in (case, case + 100):
+        A = _data(seed, 8, p, rank=4)
+        res = refine_placement(A, k, constraints=cons)
+        S, f, n_swaps, _ = _textbook_swaps(A, res.order.tolist(), lambda T: _admissible(T, shape=shape, **kw))
+        assert res.support.tolist() == S and res.n_swaps == n_swaps
+        assert res.support_objective == pytest.approx(f, rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [9, 50])  # the n-form and the Gram form
+def test_swap_state_updates_match_the_state_recomputed_from_the_factors(n, monkeypatch):
+    """Oracle for the updated state: after each swap (no refresh), ``Y = F[S]^{-1}``, ``Ht = Y^T F^T``,
+    ``Zt = Y^T F^T E`` (``E x`` checked against the dense ``G - F F^T``), the last row of ``K`` and
+    ``F^T F``."""
+    from pixsel.scores import _placement as P
+
+    monkeypatch.setattr(P, "_REFRESH", 10 ** 9)
+    p, k = 16, 5
+    A = _data(6, n, p, rank=4)
+    G = A.T @ A
+    run = P._greedy(A, k, 1, None, None, None, keep_z=True)
+    s = P._SwapSearch(run)
+    assert s.fresh_enough()
+    F = s.basis.F[:, :k]
+    K0 = F.T @ (G - F @ F.T)
+    np.testing.assert_allclose(s.Zt, s.Y.T @ K0, atol=1e-9 * np.abs(K0).max())  # K from the greedy's products
+    x = np.random.default_rng(0).standard_normal(p)
+    np.testing.assert_allclose(s.basis.residual_apply(x), (G - F @ F.T) @ x, rtol=1e-9, atol=1e-9 * np.abs(G).max())
+    taken, m, idle = 0, 0, 0
+    while idle < k and taken < 6:
+        step = s.visit(m)
+        if step is not None:
+            s.take(m, *step)
+            taken, idle = taken + 1, -1
+            F = s.basis.F[:, :k]
+            K = F.T @ (G - F @ F.T)
+            Y = np.linalg.inv(F[s.members])
+            scale = np.abs(K).max()
+            np.testing.assert_allclose(s.Y, Y, atol=1e-9 * np.abs(Y).max())
+            np.testing.assert_allclose(s.Ht, Y.T @ F.T, atol=1e-9 * np.abs(Y.T @ F.T).max())
+            np.testing.assert_allclose(s.Zt, Y.T @ K, atol=1e-9 * np.abs(Y.T @ K).max())
+            np.testing.assert_allclose(s.Kl, K[k - 1], atol=1e-9 * scale)
+            np.testing.assert_allclose(s.FtF, F.T @ F, atol=1e-9 * np.abs(F.T @ F).max())
+            assert s.f == pytest.approx(_kept_mass(A, s.members.tolist()), rel=1e-10)
+        idle, m = idle + 1, (m + 1) % k
+    assert taken >= 2  # this draw moves
+
+
+def test_a_drifted_swap_state_is_recomputed_at_the_refresh():
+    from pixsel.scores import _placement as P
+
+    A = _data(3, 30, 12)
+    run = P._greedy(A, 4, 1, None, None, None, keep_z=True)
+    s = P._SwapSearch(run)
+    assert s.fresh_enough()
+    good = s.Zt.copy()
+    assert s._probe_agrees()
+    s.Zt[1, 3] += 1e-6 * np.abs(good).max()
+    assert not s._probe_agrees()
+    s.fresh = -1  # as if _REFRESH swaps had passed
+    assert s.fresh_enough()
+    np.testing.assert_allclose(s.Zt, good, atol=1e-10 * np.abs(good).max())
+
+
 # --- shrinkage towards a prior covariance: the greedy and the swaps on G' = (1 - rho) A^T A + rho (n - 1) T
 
 

@@ -57,7 +57,10 @@ that only pixel ``i`` spans is ``q_i = Q F[S]^{-1} e_i`` (normalised, as ``F[S] 
 A_S^T A_S``); dropping ``i`` is the step above backwards (``d <- d + h^2``, ``u <- u + 2 h z +
 ||h||^2 h^2`` with ``h = A^T q_i`` and ``z = A^T (I - Q Q^T) A h``) and adding ``j`` a greedy
 step, so the value of every replacement of ``i`` is ``f - ||h||^2 + (u + 2 h z + ||h||^2 h^2) /
-(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known.
+(d + h^2)`` in ``O(p)`` each once ``h`` and ``z`` are known. The swaps keep ``h`` and ``z`` of
+every placed pixel (``F F[S]^{-1}`` and ``E F F[S]^{-1}``, column by column) up to date by
+low-rank updates, so a swap costs one greedy step and ``O(p k)`` more, and a pixel that has no
+improving swap costs ``O(p)``; ``E F`` is formed once, from the greedy's own products.
 """
 
 from __future__ import annotations
@@ -89,8 +92,9 @@ _RESIDUAL_RTOL = 1e-10
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
 
-#: BLAS's float64 rank-one update, in place, and triangular product
-_DGER, _DTRMM = get_blas_funcs(("ger", "trmm"), (np.empty(1),))
+#: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product
+#: and triangular product
+_DGER, _DGEMM, _DSYMV, _DTRMM = get_blas_funcs(("ger", "gemm", "symv", "trmm"), (np.empty(1),))
 #: LAPACK's float64 Cholesky factorization with pivoting (for positive semidefinite matrices)
 (_DPSTRF,) = get_lapack_funcs(("pstrf",), (np.empty(1),))
 
@@ -585,10 +589,11 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     ``||h_i||^2`` and then adding ``j`` gains ``(u_j + 2 h_ij z_ij + h_ij^2 ||h_i||^2) /
     (d_j + h_ij^2)``, with the residual norms ``d_j`` and gains' numerators ``u_j`` of the
     greedy (see the module docstring). The placed pixels are visited in turn: every
-    replacement of one pixel is valued in ``O(p k)``, and the best is taken when it raises the
-    kept mass, as a rank-one downdate (a Householder reflection of the factors) and one greedy
-    step; the search stops once no placed pixel has an improving replacement (a 1-swap local
-    optimum) or after ``max_swaps`` swaps.
+    replacement of one pixel is valued in ``O(p)`` (``h_i`` and ``z_i`` of every placed pixel are
+    kept up to date by low-rank updates, ``O(p k)`` per swap), and the best is taken when it
+    raises the kept mass, as a rank-one downdate (a Householder reflection of the factors) and
+    one greedy step; the search stops once no placed pixel has an improving replacement (a
+    1-swap local optimum) or after ``max_swaps`` swaps.
 
     Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
     region maxima and minima, the minimum distance and the budget hold after each swap.
@@ -622,7 +627,7 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     """
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
-    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
+    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0)
     support, value, n_swaps, converged = _swaps(run, int(max_swaps))
     columns = run.basis.columns if run.basis.op is not None else None
     return PlacementResult(run.order, run.objective, support, value, n_swaps, converged, columns)
@@ -633,6 +638,9 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 _SWAP_RTOL = 1e-9
 #: Swaps between two recomputations of the swap state from the factors (rounding of its updates).
 _REFRESH = 32
+#: Largest drift of the updated ``Z = K^T Y`` on a probe vector, relative to its bound, before it
+#: is recomputed from the factors.
+_PROBE_RTOL = 1e-10
 
 
 class _Basis:
@@ -667,13 +675,16 @@ class _Basis:
             self.Q = np.empty((n, n_dirs))
         self.F = np.empty((p, n_dirs))
         self.rank = 0
+        self.Ftw = None
 
     def add(self, col, floor):
         """Add column ``col``'s residual direction: ``(w, z, ||w||^2)`` with ``w = A^T q``,
-        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``."""
+        ``z = A^T (I - Q Q^T) A A^T q``, or None when its residual is at or below ``floor``.
+        Keeps ``Ftw = F^T w`` (the earlier directions), or None where it is not formed."""
         r = self.rank
         F = self.F[:, :r]
         op = self.op
+        self.Ftw = None
         if op is not None:  # the shrunk Gram matrix G' = a A^T A + b T
             if not op.explicit:  # through A: one pass over it
                 ai = self.B[:, col]
@@ -708,6 +719,7 @@ class _Basis:
             if r:
                 self.FtF[:r, r] = ftw
                 self.FtF[r, :r] = ftw
+                self.Ftw = ftw
             self.FtF[r, r] = qv
             self.F[:, r] = w
             self.rank = r + 1
@@ -719,9 +731,10 @@ class _Basis:
             if nr2 <= floor or r >= self.limit:
                 return None
             w = e / np.sqrt(nr2)
-            z = op.matvec(w) if op is not None else self.G @ w
+            z = op.matvec(w) if op is not None else _symv(self.G, w)
             if r:
-                z -= F @ (F.T @ w)
+                self.Ftw = F.T @ w
+                z -= F @ self.Ftw
         else:
             Q = self.Q[:, :r]
             x = self.B[:, col].copy()
@@ -732,9 +745,10 @@ class _Basis:
             if nr2 <= floor or r >= self.limit:
                 return None
             q = x / np.sqrt(nr2)
-            v = self.M0 @ q
+            v = _symv(self.M0, q)
             if r:
-                v -= Q @ (Q.T @ v)
+                self.Ftw = Q.T @ v  # Q^T A A^T q = F^T w
+                v -= Q @ self.Ftw
             w, z = np.stack([q, v]) @ self.B  # one pass over the data
             self.Q[:, r] = q
         self.F[:, r] = w
@@ -754,14 +768,24 @@ class _Basis:
         V -= Q @ (Q.T @ V)
         return V.T @ self.B
 
-    def remove(self, y):
+    def residual_apply(self, x):
+        """``E x`` (``E`` the residual Gram matrix), or None with a shrunk Gram matrix."""
+        if self.op is not None:
+            return None
+        F = self.F[:, :self.rank]
+        if self.gram_form:
+            return self.G @ x - F @ (F.T @ x)
+        Q = self.Q[:, :self.rank]
+        v = self.B @ x
+        v -= Q @ (Q.T @ v)
+        return v @ self.B
+
+    def remove(self, y, Fy=None):
         """Drop the direction ``Q y`` (``y`` a unit vector): the Householder reflection
         ``R = I - v v^T`` of the directions takes it to the last one, which is then discarded;
-        returns ``v``."""
+        returns ``v``. ``Fy``: ``F y`` when the caller has it (``F v`` then needs no pass over ``F``)."""
         r = self.rank
-        v = y.copy()
-        v[-1] += 1.0 if y[-1] >= 0 else -1.0
-        v *= np.sqrt(2.0 / float(v @ v))
+        v, a, s = _reflector(y)
         mats = (self.F,) if self.gram_form else (self.F, self.Q)
         if self.op is not None:  # G' F and A F turn with F: (G' F)^T -> R (G' F)^T, F^T F -> R F^T F R
             mats = (self.F,) if self.op.explicit else (self.F, self.AF)
@@ -771,9 +795,20 @@ class _Basis:
             _ger(Xr, Xr @ v, v, -1.0)
         for X in mats:
             Xr = X[:, :r]
-            _ger(Xr, Xr @ v, v, -1.0)
+            Xv = a * (Fy + s * Xr[:, r - 1]) if X is self.F and Fy is not None else Xr @ v
+            _ger(Xr, Xv, v, -1.0)
         self.rank = r - 1
         return v
+
+
+def _reflector(y):
+    """The Householder vector ``v = a (y + s e_last)`` of ``R = I - v v^T``, ``R y = -s e_last``:
+    ``(v, a, s)``."""
+    s = 1.0 if y[-1] >= 0 else -1.0
+    a = np.sqrt(2.0 / (float(y @ y) + 2.0 * abs(float(y[-1])) + 1.0))
+    v = y * a
+    v[-1] += s * a
+    return v, a, s
 
 
 @dataclass
@@ -787,10 +822,15 @@ class _Run:
     total: float
     cons: PlacementConstraints
     block: int
+    #: ``z = E w`` of each direction as it joined (``E`` the residual Gram matrix before it), in
+    #: the order of ``basis.F``'s columns; only when asked for, grey pixels only, else None
+    Z: np.ndarray | None = None
 
 
-def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None) -> _Run:
-    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from."""
+def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None,
+            keep_z=False) -> _Run:
+    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from
+    (``keep_z``: each step's ``z = E w`` too, which the swaps start from)."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
@@ -821,6 +861,7 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     objective = np.empty(k)
     total = 0.0
     forced = [int(i) for i in cons.always]
+    Zs = np.empty_like(basis.F) if keep_z and c == 1 else None
     for t in range(k):
         if t < len(forced):
             i = forced[t]
@@ -847,12 +888,14 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
             if step is None:
                 continue
             w, z, qv = step  # qv = ||A^T q||^2, the kept mass the direction adds
+            if Zs is not None:
+                Zs[:, basis.rank - 1] = z
             _downdate(D, U, w, z, qv, L, c)
             total += qv
         objective[t] = total
         if callback is not None:
             callback(t + 1, total=k)
-    return _Run(order, objective, D, U, basis, floor, total, cons, c)
+    return _Run(order, objective, D, U, basis, floor, total, cons, c, Zs)
 
 
 def _shrunk_gram(A, block, gram, shrinkage, prior, prior_rows):
@@ -956,82 +999,173 @@ def _swaps(run: _Run, max_swaps: int):
     pixels in a row found no such swap (a 1-swap local optimum), or after ``max_swaps``.
 
     With ``F`` the directions' ``w = A^T q`` (``p x k``) and ``E = G - F F^T``, the state is
-    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and
-    ``K = F^T E``, so ``h_i = F y_i`` and ``z_i = K^T y_i`` (normalised): ``O(p k)`` per pixel
-    visited. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to the last
-    one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of row
-    ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y`` and ``K`` move by rank-one
-    terms, ``O(p k + k^2)`` and one greedy step per swap, and are recomputed from the factors
-    every ``_REFRESH`` swaps.
+    ``Y = F[S]^{-1}`` (``q_i = Q Y e_i`` up to its norm: ``F[S] F[S]^T = A_S^T A_S``) and the
+    products ``H = F Y`` and ``Z = K^T Y`` with ``K = F^T E``: column ``m`` holds ``h_i`` and
+    ``z_i`` of the ``m``-th placed pixel (normalised by ``||y_i||``), so a visit costs ``O(p)``
+    and reads no factor. A swap reflects the directions (``F -> F R``, ``R`` taking ``y_i`` to
+    the last one), replaces that direction by the new pixel's (a rank-one change of ``F`` and of
+    row ``i`` of ``F[S]``) and changes ``E`` by ``h h^T - w w^T``: ``Y``, ``H`` and ``Z`` move by
+    low-rank terms (``O(p k + k^2)``) and one greedy step per swap. ``K`` itself is formed once,
+    from the greedy's own products; every ``_REFRESH`` swaps ``Y`` and ``H`` are recomputed from
+    the factors, and ``Z`` too when a probe product shows its updates drifted.
     """
     members = run.order.copy()
-    basis, cons, floor = run.basis, run.cons, run.floor
     k = members.size
-    if run.block != 1 or basis.rank != k or max_swaps == 0:
+    if run.block != 1 or run.basis.rank != k or max_swaps == 0:
         return members, run.total, 0, False
-    d, u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
-    f = run.total
-    rows = _SwapRows(cons, members)
-    if len(rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
-        return members, f, 0, True
-    n_swaps, fresh, idle, m = 0, -1, 0, 0
+    s = _SwapSearch(run)
+    if len(s.rows.fixed) == k:  # every placed pixel is an installed sensor: nothing may move
+        return s.members, s.f, 0, True
+    idle, m = 0, 0
     while idle < k:
-        if n_swaps - fresh >= _REFRESH or fresh < 0:
-            try:
-                Y = np.linalg.inv(basis.F[members, :k])
-            except np.linalg.LinAlgError:  # the chosen columns became dependent by rounding: stop here
-                return members, f, n_swaps, False
-            K = basis.residual_products()
-            fresh = n_swaps
-        m = m % k
-        ok = rows.admissible(m)
-        y = Y[:, m]
-        sc = 1.0 / float(np.sqrt(y @ y))
-        if not ok.any():
-            idle, m = idle + 1, m + 1
+        if not s.fresh_enough():
+            return s.members, s.f, s.n_swaps, False
+        step = s.visit(m)
+        if step is None:
+            idle, m = idle + 1, (m + 1) % k
             continue
-        F = basis.F[:, :k]
-        h = (F @ y) * sc  # A^T q_i
-        z = (y @ K) * sc  # E h_i
+        if s.n_swaps == max_swaps:
+            return s.members, s.f, s.n_swaps, False
+        s.take(m, *step)
+        idle, m = 0, (m + 1) % k
+    return s.members, s.f, s.n_swaps, True
+
+
+class _SwapSearch:
+    """The state of the swaps (see :func:`_swaps`): the placed pixels, the kept mass, ``Y``, the
+    rows ``Ht = Y^T F^T`` and ``Zt = Y^T K`` (row ``m``: ``h`` and ``z`` of the ``m``-th placed
+    pixel, before normalisation), so that valuing a pixel's swaps reads no factor, the last row
+    ``Kl`` of ``K`` and ``FtF = F^T F`` (which the updates of ``Zt`` need)."""
+
+    def __init__(self, run: _Run):
+        self.members = run.order.copy()
+        self.basis, self.floor = run.basis, run.floor
+        self.k = self.members.size
+        self.D, self.U = run.D, run.U
+        self.d, self.u = run.D[:, 0, 0], run.U[:, 0, 0]  # views: updated in place
+        self.f = run.total
+        self.rows = _SwapRows(run.cons, self.members)
+        self.n_swaps, self.fresh = 0, -1
+        self.Y = self.Ht = self.Zt = self.Kl = self.FtF = None
+        self.Zg, run.Z = run.Z, None  # used once, for the first K
+
+    def tol(self):
+        return _SWAP_RTOL * abs(self.f)
+
+    def fresh_enough(self) -> bool:
+        """Recompute ``Y`` and ``Ht`` from the factors every ``_REFRESH`` swaps, and ``Zt`` when a
+        product with a probe vector shows that its updates drifted; False when the chosen
+        columns became dependent by rounding (the search stops there)."""
+        if self.fresh >= 0 and self.n_swaps - self.fresh < _REFRESH:
+            return True
+        k, F = self.k, self.basis.F[:, :self.k]
+        try:
+            self.Y = np.linalg.inv(F[self.members])
+        except np.linalg.LinAlgError:
+            return False
+        self.Ht = self.Y.T @ F.T
+        if self.Zt is None and self.Zg is not None:
+            # K = F^T E from the greedy's z_t = E_t w_t: E = E_t - sum_{s >= t} w_s w_s^T, so row t
+            # is z_t - sum_{s >= t} (w_t . w_s) w_s
+            self.FtF = F.T @ F
+            K = self.Zg[:, :k].T - np.triu(self.FtF) @ F.T
+            self.Zg = None
+        elif self.Zt is None or not self._probe_agrees():
+            self.FtF = F.T @ F
+            K = self.basis.residual_products()
+        else:
+            K = None
+        if K is not None:
+            self.Zt = self.Y.T @ K
+            self.Kl = K[k - 1].copy()
+        self.fresh = self.n_swaps
+        return True
+
+    def _probe_agrees(self) -> bool:
+        """``Zt x`` against ``Ht (E x)`` for a fixed probe ``x`` (one product with the data)."""
+        x = np.cos(np.arange(self.d.size) * 0.7071)  # fixed, dense, not aligned with any pixel
+        Ex = self.basis.residual_apply(x)
+        if Ex is None:
+            return False
+        want = self.Ht @ Ex
+        scale = float(np.sqrt(np.einsum("ij,ij->i", self.Zt, self.Zt).max() * (x @ x)))  # bounds |Zt x|
+        return bool(np.abs(self.Zt @ x - want).max() <= _PROBE_RTOL * scale)
+
+    def visit(self, m: int):
+        """The best admissible replacement of the ``m``-th placed pixel when it raises the kept
+        mass: ``(j, sc, h, z, lo)``; else None."""
+        adm = self.rows.admissible(m)
+        if adm is None:
+            return None
+        y = self.Y[:, m]
+        sc = 1.0 / float(np.sqrt(y @ y))
+        h = self.Ht[m] * sc  # A^T q_i
+        z = self.Zt[m] * sc  # E h_i
         lo = float(h @ h)
         h2 = h * h
-        den = d + h2  # residual norm of j once i is dropped
-        ok &= den > 2 * floor
-        with np.errstate(divide="ignore", invalid="ignore"):
-            val = np.where(ok, (u + 2.0 * h * z + lo * h2) / den, -np.inf)
+        den = self.d + h2  # residual norm of j once i is dropped
+        ok = den > 2 * self.floor
+        ok &= adm
+        val = np.full(den.size, -np.inf)
+        np.divide(self.u + 2.0 * h * z + lo * h2, den, out=val, where=ok)
         j = int(np.argmax(val))  # ties: the lowest index
-        if not val[j] - lo > _SWAP_RTOL * abs(f):
-            idle, m = idle + 1, m + 1
-            continue
-        if n_swaps == max_swaps:
-            return members, f, n_swaps, False
-        i = int(members[m])
-        d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
-        u += 2.0 * h * z + lo * h2
-        f -= lo
-        v = basis.remove(y * sc)  # F -> F R, R = I - v v^T takes q_i to the last direction
-        Yr = Y - np.outer(v, v @ Y)  # (F[S] R)^{-1} = R Y
-        _ger(K, v, v @ K, -1.0)  # R K
+        if not val[j] - lo > self.tol():
+            return None
+        return j, sc, h, z, lo
+
+    def take(self, m, j, sc, h, z, lo):
+        """Swap the ``m``-th placed pixel for ``j`` (valued by :meth:`visit`).
+
+        With ``R = I - v v^T`` the reflection, ``F' = F R + c e_k^T`` (``c = w - (F R) e_k``, ``w``
+        the new direction), ``Y' = R Y - g t^T`` (``g = R Y e_m``, the rank-one change of row ``m``
+        of ``F[S]``) and ``K' = R K + P [h; w; r]`` (``P = [F_1^T h, -F_1^T w, e_k]``, ``r`` the
+        change of the last row): with ``R R = I``, ``Ht' = Ht + (Y_r[k-1] - g_k t) c^T - t Ht[m]``
+        and ``Zt' = Zt - t Zt[m] + (Y_r^T P - t g^T P) [h; w; r]``."""
+        basis, k = self.basis, self.k
+        i = int(self.members[m])
+        y = self.Y[:, m] * sc
+        h2 = h * h
+        self.d += h2  # i leaves: the span loses q_i, R gains q_i q_i^T A
+        self.u += 2.0 * h * z + lo * h2
+        self.f -= lo
+        _, a, sg = _reflector(y)
+        vK = a * (z + sg * self.Kl)  # v^T K (z = K^T y)
+        FtF = self.FtF
+        Fth = FtF @ y  # F^T h (h = F y)
+        v = basis.remove(y, h)  # F -> F R, R takes q_i to the last direction (h = F y)
+        Yr = self.Y
+        _ger(Yr, v, v @ Yr, -1.0)  # R Y
+        Fv = FtF @ v
+        _ger(FtF, v, Fv, -1.0)  # R F^T F R (its last row and column are replaced below)
+        _ger(FtF, Fv - float(v @ Fv) * v, v, -1.0)
+        F1h = (Fth - float(v @ Fth) * v)[:k - 1]  # (F R)^T h
         F1 = basis.F[:, :k - 1]
         old_row = basis.F[i, :k].copy()
+        c = -basis.F[:, k - 1]  # -(F R) e_k, before the new direction replaces it
+        rl = self.Kl - v[k - 1] * vK  # (R K)[k-1]
         w, zj, qv = basis.add(j, 0.0)  # j joins (its residual is above the floor: den > 2 floor)
-        _downdate(run.D, run.U, w, zj, qv, cons.n_pixels, 1)
-        f += qv
-        # K -> F'^T E' with E' = E + h h^T - w w^T: rows 0..k-2 gain (F1^T h) h^T - (F1^T w) w^T,
-        # the last row is E' w = z_j - qv w (z_j = (E + h h^T) w)
-        K[k - 1] = zj - qv * w
-        _ger(K[:k - 1], F1.T @ h, h, 1.0)
-        _ger(K[:k - 1], F1.T @ w, w, -1.0)
+        c += w
+        _downdate(self.D, self.U, w, zj, qv, self.d.size, 1)
+        self.f += qv
+        self.Kl = zj - qv * w  # E' w (zj = (E + h h^T) w)
+        F1w = basis.Ftw if basis.Ftw is not None else F1.T @ w
+        FtF[:k - 1, k - 1] = FtF[k - 1, :k - 1] = F1w
+        FtF[k - 1, k - 1] = qv
         # F[S] R -> F'[S']: row m changes by delta (the new last column is zero on S - i)
         delta = basis.F[j, :k] - old_row
-        g = Yr[:, m]
-        s = Yr.T @ delta
-        Y = Yr - np.outer(g, s / (1.0 + float(delta @ g)))
-        rows.swap(m, j)
-        members[m] = j
-        n_swaps += 1
-        idle, m = 0, m + 1
-    return members, f, n_swaps, True
+        g = Yr[:, m].copy()
+        t = (Yr.T @ delta) / (1.0 + float(delta @ g))
+        P = np.zeros((k, 3))
+        P[:k - 1, 0], P[:k - 1, 1], P[k - 1, 2] = F1h, -F1w, 1.0
+        B = Yr.T @ P - np.outer(t, g @ P)
+        alpha = Yr[k - 1] - g[k - 1] * t
+        hm, zm = self.Ht[m].copy(), self.Zt[m].copy()
+        _gemm_update(self.Ht, np.column_stack([alpha, -t]), np.stack([c, hm]))
+        _gemm_update(self.Zt, np.column_stack([-t, B]), np.stack([zm, h, w, self.Kl - rl]))
+        _ger(Yr, g, t, -1.0)  # Y' = R Y - g t^T
+        self.rows.swap(m, j)
+        self.members[m] = j
+        self.n_swaps += 1
 
 
 class _SwapRows:
@@ -1054,11 +1188,15 @@ class _SwapRows:
         diff = self.cons.coords - self.cons.coords[i]
         return np.einsum("jc,jc->j", diff, diff) < self.cons.min_distance ** 2
 
-    def admissible(self, m: int) -> NDArray:
-        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint."""
+    def admissible(self, m: int) -> NDArray | None:
+        """``ok[j]``: replacing the ``m``-th placed pixel by ``j`` keeps every constraint (None: no
+        pixel may; without regions, distance or budget the mask of free pixels itself, not a
+        copy: read it only)."""
         c, i = self.cons, int(self.members[m])
         if i in self.fixed:
-            return np.zeros(c.n_pixels, dtype=bool)
+            return None
+        if self.counts is None and self.near is None and not self.budget:
+            return self.free
         ok = self.free.copy()
         if self.counts is not None:
             li = c.labels[i]
@@ -1070,7 +1208,7 @@ class _SwapRows:
             ok &= self.near - self._close(i) == 0  # j is near no chosen pixel but i
         if self.budget:
             ok &= self.spent - c.costs[i] + c.costs <= c.budget * (1 + _BUDGET_RTOL)
-        return ok
+        return ok if ok.any() else None
 
     def swap(self, m: int, j: int) -> None:
         c, i = self.cons, int(self.members[m])
@@ -1084,6 +1222,23 @@ class _SwapRows:
         if self.budget:
             self.spent += float(c.costs[j] - c.costs[i])
         self.members[m] = j
+
+
+def _symv(S, x):
+    """``S @ x`` for a symmetric float64 ``S``, reading one triangle (BLAS ``dsymv``: half the memory traffic)."""
+    if S.dtype == np.float64 and S.flags.c_contiguous:
+        return _DSYMV(1.0, S.T, x, lower=1)  # S^T is the same matrix, Fortran-ordered
+    if S.dtype == np.float64 and S.flags.f_contiguous:
+        return _DSYMV(1.0, S, x)
+    return S @ x
+
+
+def _gemm_update(C, X, W):
+    """``C += X @ W`` in place (BLAS ``dgemm`` on C-ordered float64 arrays: one pass over ``C``, no copies)."""
+    if C.flags.c_contiguous and C.dtype == np.float64 and C.size:
+        _DGEMM(1.0, W.T, X.T, beta=1.0, c=C.T, overwrite_c=1)  # C^T += W^T X^T, all Fortran-ordered
+    else:
+        C += X @ W
 
 
 def _ger(X, x, y, alpha):
