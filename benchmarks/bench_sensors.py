@@ -10,19 +10,24 @@ under the training covariance, the noise level cross-validated on the training i
 the rows compare placements; PySensors ``QR`` with its
 own ``SSPOR.predict`` (square solve in its SVD basis of ``k`` modes) is printed beside it. Rows:
 
-* ``pixsel``: ``PixelReconstructor(k)`` (fit time: placement and reconstruction model);
-  ``pixsel refine``: ``PixelReconstructor(k, refine=True)``, the greedy's ``k`` sensors then
-  improved by swaps (every pixsel row is run both ways);
+* ``pixsel``: ``PixelReconstructor(k)``, the default (fit time: placement and reconstruction
+  model): ``shrinkage='auto'`` and ``refine='auto'``, so the covariance shrunk where its
+  Ledoit-Wolf intensity is at least 0.05 (the textures) and the swaps with more images than
+  pixels (faces, digits); ``pixsel greedy``: ``refine=False, shrinkage=None`` (the greedy on the
+  sample covariance, the default before); ``pixsel refine``: ``refine=True, shrinkage=None``
+  (the greedy's ``k`` sensors then improved by swaps); every pixsel row is run with each
+  constraint;
 * ``QR r=k`` / ``QR r=100``: ``SSPOR(SVD(r), QR())`` on the centred data (PySensors' examples
   use ``r = k`` and a fixed ``r``); ``TPGR r=k`` where it runs (16x16 and 32x32);
 * constrained: ``GQR`` (``constraint_option='max_n'``, seeded with QR's ranking) with at most
   ``k // 5`` sensors in the central square beside ``pixsel`` with the same region maximum, and ``CCQR`` with costs rising to the right beside ``pixsel``
   with the budget set to what CCQR's sensors cost;
 * ``random``: uniformly drawn pixels (3 draws);
-* ``pixsel shrink``: ``PixelReconstructor(k, shrinkage='auto')`` (the covariance shrunk towards
-  its diagonal in the 2-D DCT basis, Ledoit-Wolf intensity, for the placement and the
-  reconstruction), with the centre maximum and the budget as well; every PySensors placement is
-  then scored by the same shrunk reconstruction too (rows ``..., shrunk model``).
+* ``pixsel shrink``: ``PixelReconstructor(k, shrinkage='auto', refine=False)`` (the covariance
+  shrunk towards its diagonal in the 2-D DCT basis, Ledoit-Wolf intensity, for the placement and
+  the reconstruction, where the intensity is at least 0.05), with the centre maximum and the
+  budget as well; every PySensors placement is also scored by the default reconstruction
+  (``shrinkage='auto'``: rows ``..., default model``), the one the ``pixsel`` row uses.
 
 Times and errors are medians of 3 runs with the spread (max - min); ratios are pixsel over the
 peer in the same run; the load average is printed. ``--quick``: USPS only, small k.
@@ -48,12 +53,19 @@ PAIRED = {"GQR": "pixsel (centre <= k/5)", "CCQR": "pixsel (budget = CCQR's cost
 #: The name of a pixsel row with ``refine=True``.
 REFINED = "pixsel refine"
 #: The name of a pixsel row with ``shrinkage='auto'``, and the suffix of a peer scored under that model.
-SHRUNK, SHRUNK_MODEL = "pixsel shrink", ", shrunk model"
+SHRUNK, SHRUNK_MODEL = "pixsel shrink", ", default model"
+#: The name of the pixsel row on the sample covariance without swaps (the default before).
+GREEDY = "pixsel greedy"
 
 
 def refined(row):
     """``'pixsel refine ...'`` for the pixsel row ``'pixsel ...'``."""
     return REFINED + row[len("pixsel"):]
+
+
+def variant(name, row):
+    """The pixsel variant ``name`` (``GREEDY``, ``REFINED``, ``SHRUNK``) of the pixsel row ``'pixsel ...'``."""
+    return name + row[len("pixsel"):]
 
 
 def _split(X, rng, frac=0.8):
@@ -154,7 +166,8 @@ def one_run(Xtr, Xte, shape, k, rep):
     centre = np.flatnonzero(centre_mask)
     costs = 1.0 + cols / (w - 1)
     res = {}
-    variants = {"pixsel": {}, REFINED: {"refine": True}, SHRUNK: {"shrinkage": "auto"}}
+    variants = {"pixsel": {}, GREEDY: {"refine": False, "shrinkage": None},
+                REFINED: {"refine": True, "shrinkage": None}, SHRUNK: {"refine": False, "shrinkage": "auto"}}
     for label, kw in variants.items():
         t, est = timed(lambda: PixelReconstructor(k, image_shape=shape, **kw).fit(Xtr))
         res[label] = dict(time=t, error=1 - est.score(Xte))
@@ -220,8 +233,8 @@ def main(argv=None):
                 for row, v in summ.items():
                     e, t = v["error"], v["time"]
                     mine = PAIRED.get(row.split(" r=")[0], "pixsel")
-                    ours_all = ((SHRUNK + mine[len("pixsel"):],) if row.endswith(SHRUNK_MODEL)
-                                else (mine, refined(mine)))
+                    ours_all = ((mine, variant(SHRUNK, mine)) if row.endswith(SHRUNK_MODEL)
+                                else (variant(GREEDY, mine), refined(mine)))
                     ratio = "".join(
                         f"  {ours}/row: error {summ[ours]['error']['median'] / e['median']:.3f}, time "
                         f"{summ[ours]['time']['median'] / t['median']:.2f}"
@@ -241,32 +254,36 @@ def main(argv=None):
 
 #: One colour and style per row, the same in every panel; pixsel solid, PySensors dashed.
 STYLES = {
-    "pixsel": ("#1f5fa8", "-o"), "QR r=k": ("#d62728", "--"), "QR r=100": ("#ff9896", "--"),
+    "QR r=k": ("#d62728", "--"), "QR r=100": ("#ff9896", "--"),
     "TPGR r=k": ("#9467bd", "--"), "QR r=k, own predict": ("#8c564b", ":"), "random": ("#7f7f7f", ":"),
-    "pixsel (centre <= k/5)": ("#1f5fa8", "-o"), "GQR r=k (centre <= k/5)": ("#d62728", "--"),
-    "pixsel (budget = CCQR's cost)": ("#2ca02c", "-s"), "CCQR r=k (costs)": ("#98df8a", "--"),
-    "pixsel refine": ("#17becf", "-^"), "pixsel refine (centre <= k/5)": ("#17becf", "-^"),
-    "pixsel refine (budget = CCQR's cost)": ("#bcbd22", "-v"),
-    "pixsel shrink": ("#e377c2", "-D"), "pixsel shrink (centre <= k/5)": ("#e377c2", "-D"),
-    "pixsel shrink (budget = CCQR's cost)": ("#8c1d6b", "-D"),
+    "GQR r=k (centre <= k/5)": ("#d62728", "--"), "CCQR r=k (costs)": ("#98df8a", "--"),
+    **{name + suffix: style for suffix, styles in (
+        ("", (("pixsel", ("#1f5fa8", "-o")), (GREEDY, ("#6baed6", "-s")), (REFINED, ("#17becf", "-^")),
+              (SHRUNK, ("#e377c2", "-D")))),
+        (" (centre <= k/5)", (("pixsel", ("#1f5fa8", "-o")), (GREEDY, ("#6baed6", "-s")),
+                              (REFINED, ("#17becf", "-^")))),
+        (" (budget = CCQR's cost)", (("pixsel", ("#2ca02c", "-o")), (GREEDY, ("#98df8a", "-s")),
+                                     (REFINED, ("#bcbd22", "-v")))))
+       for name, style in styles},
     **{peer + SHRUNK_MODEL: style for peer, style in (
         ("QR r=k", ("#d62728", "--")), ("QR r=100", ("#ff9896", "--")), ("TPGR r=k", ("#9467bd", "--")),
         ("random", ("#7f7f7f", ":")), ("GQR r=k (centre <= k/5)", ("#d62728", "--")),
         ("CCQR r=k (costs)", ("#98df8a", "--")))},
 }
-PANELS = (("no constraint", ("pixsel", "pixsel refine", "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict",
-                             "random")),
-          ("constrained", ("pixsel (centre <= k/5)", "pixsel refine (centre <= k/5)", "GQR r=k (centre <= k/5)",
-                           "pixsel (budget = CCQR's cost)", "pixsel refine (budget = CCQR's cost)",
-                           "CCQR r=k (costs)")),
-          ("shrunk model", ("pixsel shrink", "pixsel", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHRUNK_MODEL,
-                            "TPGR r=k" + SHRUNK_MODEL, "random" + SHRUNK_MODEL)),
-          ("shrunk model, constrained", ("pixsel shrink (centre <= k/5)", "GQR r=k (centre <= k/5)" + SHRUNK_MODEL,
-                                         "pixsel shrink (budget = CCQR's cost)", "CCQR r=k (costs)" + SHRUNK_MODEL)))
+PANELS = (("default model", ("pixsel", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHRUNK_MODEL, "TPGR r=k" + SHRUNK_MODEL,
+                             "random" + SHRUNK_MODEL)),
+          ("default model, constrained", ("pixsel (centre <= k/5)", "GQR r=k (centre <= k/5)" + SHRUNK_MODEL,
+                                          "pixsel (budget = CCQR's cost)", "CCQR r=k (costs)" + SHRUNK_MODEL)),
+          ("sample covariance", (GREEDY, REFINED, "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict", "random")),
+          ("sample covariance, constrained", (variant(GREEDY, "pixsel (centre <= k/5)"),
+                                              refined("pixsel (centre <= k/5)"), "GQR r=k (centre <= k/5)",
+                                              variant(GREEDY, "pixsel (budget = CCQR's cost)"),
+                                              refined("pixsel (budget = CCQR's cost)"), "CCQR r=k (costs)")))
 
 
 def plot(record, path):
-    """Error vs k: one column per data set; rows: no constraint, constrained, and both under the shrunk model."""
+    """Error vs k: one column per data set; rows: the default's model (the covariance shrunk where
+    its intensity asks for it) without and with constraints, then the sample covariance."""
     from matplotlib.figure import Figure
 
     names = list(record["datasets"])
@@ -289,9 +306,9 @@ def plot(record, path):
             ax.grid(alpha=0.3)
             if col == 0:  # the first set has every row (TPGR does not run on 64x64 images)
                 ax.legend(fontsize=6, loc="upper right")
-    fig.suptitle("Reconstruction from k pixels: pixsel beside PySensors (median of 3; same reconstruction for "
-                 "every placement in a row but 'own predict'; bottom rows: the shrunk covariance, with the plain "
-                 "pixsel row for reference)", fontsize=10)
+    fig.suptitle("Reconstruction from k pixels: pixsel beside PySensors (median of 3; the same reconstruction for "
+                 "every placement in a panel but 'own predict'; top: the default's model, bottom: the sample "
+                 "covariance)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

@@ -24,15 +24,15 @@ def test_sensors_quick(shared_data, tmp_path, run_script):
     assert set(usps) == {"5", "10"}
     for k in ("5", "10"):
         rows = usps[k]["rows"]
-        assert {"pixsel", "pixsel refine", "QR r=k", "random", "pixsel (centre <= k/5)",
-                "pixsel refine (centre <= k/5)"} <= set(rows)
+        assert {"pixsel", "pixsel greedy", "pixsel refine", "QR r=k", "random", "pixsel (centre <= k/5)",
+                "pixsel refine (centre <= k/5)", "pixsel greedy (centre <= k/5)"} <= set(rows)
         for row, v in rows.items():
             assert 0 < v["error"]["median"] < 1.5, row
         # more sensors, smaller error; pixsel below random pixels
         assert rows["pixsel"]["error"]["median"] < rows["random"]["error"]["median"]
     assert usps["10"]["rows"]["pixsel"]["error"]["median"] < usps["5"]["rows"]["pixsel"]["error"]["median"]
     assert "load average at start" in proc.stdout and "pixsel/row: error" in proc.stdout
-    assert "pixsel refine/row: error" in proc.stdout
+    assert "pixsel refine/row: error" in proc.stdout and "pixsel greedy/row: error" in proc.stdout
     assert "pixsel shrink/row: error" in proc.stdout
-    assert {"pixsel shrink", "QR r=k, shrunk model", "pixsel shrink (centre <= k/5)"} <= set(usps["5"]["rows"])
+    assert {"pixsel shrink", "QR r=k, default model", "pixsel shrink (centre <= k/5)"} <= set(usps["5"]["rows"])
     assert (tmp_path / "bench_sensors" / "bench_sensors.png").stat().st_size > 10_000

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from pixsel.cli import main
 
@@ -18,9 +19,10 @@ def _data(tmp_path):
 def test_place_writes_json_and_pictures(tmp_path):
     out = tmp_path / "out"
     assert main(["place", str(_data(tmp_path)), "-k", "5", "--min-distance", "2", "--always-select", "0", "--alpha", "0",
-                 "--out", str(out), "-q"]) == 0
+                 "--shrinkage", "none", "--out", str(out), "-q"]) == 0
     rec = json.loads((out / "place.json").read_text())
     assert rec["sensors"][0] == 0 and len(rec["sensors"]) == 5 and rec["n_test"] == 12
+    assert rec["shrinkage"] == "none" and rec["shrinkage_used"] == 0.0
     err = rec["heldout_relative_error"]
     assert len(err) == 5 and err[-1] < 1e-6 < err[0]  # rank-3 images: exact from 3+ well-placed sensors
     rows, cols = np.divmod(np.array(rec["sensors"]), 10)
@@ -30,6 +32,26 @@ def test_place_writes_json_and_pictures(tmp_path):
         assert (out / name).stat().st_size > 2000
 
 
+def test_place_defaults_are_the_estimator_defaults(tmp_path):
+    """Without --refine and --shrinkage: PixelReconstructor's defaults on the same training images
+    (48 images of 100 pixels: the covariance shrunk, no swaps), and their record in place.json."""
+    from pixsel import PixelReconstructor
+
+    path = _data(tmp_path)
+    out = tmp_path / "default"
+    assert main(["place", str(path), "-k", "4", "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    X = np.load(path)["X"]
+    train = np.random.default_rng(rec["seed"]).permutation(60)[rec["n_test"]:]
+    ref = PixelReconstructor(4).fit(X[train])
+    assert rec["refine"] == "auto" and rec["shrinkage"] == "auto" and "n_swaps" not in rec
+    assert rec["shrinkage_used"] == ref.shrinkage_ > 0 and rec["sensors"] == ref.sensors_.tolist()
+    out = tmp_path / "fixed"
+    assert main(["place", str(path), "-k", "4", "--shrinkage", "0.3", "--refine", "no", "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    assert rec["shrinkage_used"] == 0.3 and rec["refine"] is False
+
+
 def test_place_user_errors_exit_2_and_write_nothing(tmp_path, capsys):
     data = _data(tmp_path)
     out = tmp_path / "bad"
@@ -37,6 +59,9 @@ def test_place_user_errors_exit_2_and_write_nothing(tmp_path, capsys):
     assert "min_distance=8 leaves room for only" in capsys.readouterr().err
     assert not (out / "place.json").exists()
     assert main(["place", str(data), "-k", "5", "--holdout", "1.5", "--out", str(out)]) == 2
+    with pytest.raises(SystemExit) as exc:  # argparse refuses the value before any work
+        main(["place", str(data), "-k", "5", "--shrinkage", "2", "--out", str(out)])
+    assert exc.value.code == 2 and not (out / "place.json").exists()
 
 
 def _full_rank(tmp_path):
@@ -72,6 +97,8 @@ def test_place_exact_user_errors_exit_2(tmp_path, capsys):
     out = tmp_path / "bad"
     assert main(["place", str(path), "-k", "3", "--exact", "5", "--min-distance", "2", "--out", str(out)]) == 2
     assert "--exact places K sensors without constraints" in capsys.readouterr().err
+    assert main(["place", str(path), "-k", "3", "--exact", "5", "--shrinkage", "0.5", "--out", str(out)]) == 2
+    assert "drop --shrinkage or --exact" in capsys.readouterr().err
     assert main(["place", str(_data(tmp_path)), "-k", "3", "--exact", "5", "--out", str(out)]) == 2  # 48 images of 100 pixels
     assert "positive definite" in capsys.readouterr().err
     assert not (out / "place.json").exists()
@@ -87,7 +114,7 @@ def test_place_refine_writes_the_swapped_sensors(tmp_path, capsys):
     assert main(["place", str(path), "-k", "4", "--refine", "--alpha", "0", "--out", str(out), "-q"]) == 0
     rec = json.loads((out / "place.json").read_text())
     train = np.random.default_rng(rec["seed"]).permutation(100)[rec["n_test"]:]
-    ref = PixelReconstructor(4, alpha=0, refine=True).fit(X[train])
+    ref = PixelReconstructor(4, alpha=0, refine=True, image_shape=(5, 5)).fit(X[train])
     assert rec["refine"] is True and rec["sensors"] == ref.sensors_.tolist()
     assert rec["greedy_order"] == ref.order_.tolist() and rec["n_swaps"] == ref.n_swaps_
     assert rec["kept_mass_fraction_at_k"] >= rec["kept_mass_fraction"][-1] - 1e-12

@@ -57,7 +57,7 @@ def test_support_is_the_placement_kernel_and_every_k_of_the_path():
 
 def test_planted_low_rank_images_are_recovered_exactly():
     X = _images(3, rank=3, noise=0.0)
-    rec = PixelReconstructor(3, alpha=0.0).fit(X[:60])
+    rec = PixelReconstructor(3, alpha=0.0, shrinkage=None).fit(X[:60])  # the sample covariance: exact
     assert rec.score(X[60:]) == pytest.approx(1.0, abs=1e-8)
     np.testing.assert_allclose(rec.predict(rec.transform(X[60:])), X[60:], atol=1e-8)
     assert rec.std_.shape == (6, 7) and np.max(rec.std_) < 1e-5 * np.max(X.std(axis=0))  # sqrt of rounding
@@ -131,7 +131,7 @@ def test_constraints_hold_through_the_estimator_and_input_is_untouched():
     regions = np.repeat(np.arange(4), 16).reshape(8, 8)
     costs = np.linspace(1, 2, 64).reshape(8, 8)
     rec = PixelReconstructor(6, always_select=[9], never_select=[0, 1, 2], regions=regions, max_per_region=2,
-                             min_distance=2.5, costs=costs, budget=10.0).fit(X)
+                             min_distance=2.5, costs=costs, budget=10.0, shrinkage=None).fit(X)
     assert np.array_equal(X, before)
     o = rec.order_
     assert o[0] == 9 and not set(o.tolist()) & {0, 1, 2}
@@ -207,9 +207,9 @@ def test_refine_swaps_the_fitted_sensors_and_keeps_the_path():
     X = _images(12, n=60, shape=(8, 8), rank=6, noise=0.3)
     before = X.copy()
     regions = np.repeat(np.arange(4), 16).reshape(8, 8)
-    kw = dict(alpha=0.01, always_select=[9], regions=regions, max_per_region=3, min_distance=1.5)
+    kw = dict(alpha=0.01, always_select=[9], regions=regions, max_per_region=3, min_distance=1.5, shrinkage=None)
     rec = PixelReconstructor(7, refine=True, **kw).fit(X)
-    plain = PixelReconstructor(7, **kw).fit(X)
+    plain = PixelReconstructor(7, refine=False, **kw).fit(X)
     assert np.array_equal(X, before)
     A = X.reshape(60, -1) - X.reshape(60, -1).mean(0)
     cons = placement_constraints(64, 7, image_shape=(8, 8), always_select=[9], regions=regions, max_per_region=3,
@@ -232,6 +232,29 @@ def test_refine_swaps_the_fitted_sensors_and_keeps_the_path():
         Y = Xf[:3, np.sort(plain.order_[:k])]
         np.testing.assert_allclose(rec.predict(Y, k=k), plain.predict(Y, k=k), rtol=1e-10, atol=1e-10)
     assert not hasattr(plain, "n_swaps_")
+
+
+def test_default_swaps_with_more_images_than_pixels_and_shrinks_with_fewer():
+    """The defaults (refine='auto', shrinkage='auto'): with more images than pixels and the
+    intensity below the threshold, the sample covariance and the swaps (the fit of refine=True,
+    shrinkage=None); with fewer, the shrunk covariance and no swaps (refine=False,
+    shrinkage='auto'); colour images neither swap nor shrink."""
+    many = _images(26, n=400, noise=0.5)  # 400 images of 42 pixels
+    default = PixelReconstructor(6).fit(many)
+    ref = PixelReconstructor(6, refine=True, shrinkage=None).fit(many)
+    assert default.shrinkage_ == 0.0 and default.n_swaps_ == ref.n_swaps_ > 0
+    for name in ("order_", "sensors_", "objective_path_", "std_", "support_"):
+        np.testing.assert_array_equal(getattr(default, name), getattr(ref, name))
+    few = _images(27, n=25, noise=0.5)  # 25 images of 42 pixels
+    default = PixelReconstructor(6).fit(few)
+    ref = PixelReconstructor(6, refine=False, shrinkage="auto").fit(few)
+    assert default.shrinkage_ == ref.shrinkage_ > 0 and not hasattr(default, "n_swaps_")
+    for name in ("order_", "sensors_", "objective_path_", "std_"):
+        np.testing.assert_array_equal(getattr(default, name), getattr(ref, name))
+    colour = PixelReconstructor(4).fit(np.stack([many, 0.5 * many], axis=-1))
+    assert colour.shrinkage_ == 0.0 and not hasattr(colour, "n_swaps_")
+    with pytest.raises(ValueError, match="'refine' parameter of PixelReconstructor"):
+        PixelReconstructor(4, refine="always").fit(few)
 
 
 def test_refine_is_refused_on_colour_images():
@@ -284,7 +307,7 @@ def test_shrunk_model_is_the_textbook_conditional_and_the_shrunk_greedy(n):
 
 def test_zero_and_unusable_auto_shrinkage_are_the_sample_covariance():
     X = _images(22, n=40)
-    base = PixelReconstructor(5).fit(X)
+    base = PixelReconstructor(5, shrinkage=None).fit(X)
     colour = np.repeat(X[..., None], 2, axis=3) + np.random.default_rng(0).normal(size=(40, 6, 7, 2))
     for rec in (PixelReconstructor(5, shrinkage=0.0).fit(X), PixelReconstructor(5, shrinkage=None).fit(X)):
         assert rec.shrinkage_ == 0.0 and rec.order_.tolist() == base.order_.tolist()
@@ -349,7 +372,7 @@ def test_auto_shrinkage_below_the_threshold_is_the_plain_fit():
         rho = dct_shrinkage_intensity(A, dct_spectrum(A, (6, 7)))
         assert 0 < rho and (rho < AUTO_SHRINKAGE_MIN) == below
         auto = PixelReconstructor(6, shrinkage="auto", refine=True).fit(X)
-        plain = PixelReconstructor(6, refine=True).fit(X)
+        plain = PixelReconstructor(6, refine=True, shrinkage=None).fit(X)
         if not below:
             assert auto.shrinkage_ == pytest.approx(rho, rel=1e-12)
             assert not np.allclose(auto.std_, plain.std_)

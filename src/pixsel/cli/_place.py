@@ -1,7 +1,7 @@
 """``pixsel place``: place k sensors (pixels) on images and reconstruct the images from them.
 
 Writes ``DIR/place.json`` (the sensors in the order chosen, after the swaps of ``--refine`` when
-asked, the greedy's order, the kept-mass path, the held-out
+they ran, the greedy's order, the shrinkage used, the kept-mass path, the held-out
 relative error at every k of the path, the parameters) and, for image data,
 ``DIR/sensors.png`` (the sensors over the mean training image), ``DIR/reconstructions.png``
 (a few held-out images above their reconstructions), ``DIR/uncertainty.png`` (the posterior
@@ -23,6 +23,19 @@ def _indices(text):
 
 def _alpha(text):
     return text if text == "auto" else float(text)
+
+
+def _shrinkage(text):
+    if text in ("auto", "none"):
+        return text
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError(f"--shrinkage must be auto, none or a number in [0, 1]; got {text}.")
+    return value
+
+
+#: --refine's words and PixelReconstructor's values
+_REFINE = {"auto": "auto", "yes": True, "no": False}
 
 
 def add_parser(sub):
@@ -51,10 +64,16 @@ def add_parser(sub):
                    help="certified placement: the best K pixels for the kept mass, searched for at most SECONDS "
                         "(ColumnSubsetSelector(solver='exact')); place.json reports the status and the certified "
                         "gap. Without constraints, grey images only; needs Numba: pip install 'pixsel[numba]'")
-    p.add_argument("--refine", action="store_true",
+    p.add_argument("--refine", nargs="?", const="yes", default="auto", choices=tuple(_REFINE),
                    help="improve the K greedy sensors by swaps that raise the kept mass, under the same constraints "
-                        "(PixelReconstructor(refine=True)): a lower held-out error on most image sets, a longer "
-                        "placement; grey images only")
+                        "(PixelReconstructor(refine=...)): yes (also --refine alone), no, or auto: swaps with more "
+                        "training images than pixels when the covariance is not shrunk, where they lower the "
+                        "held-out error (default: auto); grey images only")
+    p.add_argument("--shrinkage", type=_shrinkage, default="auto",
+                   help="shrink the pixel covariance towards a stationary one (PixelReconstructor(shrinkage=...)): "
+                        "auto (the Ledoit-Wolf intensity, applied when it is at least 0.05: few images of many "
+                        "pixels), none (the sample covariance), or an intensity in [0, 1]; grey images of known "
+                        "shape (default: auto; none with --exact, whose certificate is on the sample covariance)")
     p.add_argument("--holdout", type=float, default=0.2,
                    help="fraction of the images held out to measure the reconstruction (default: 0.2)")
     add_seed_argument(p, "the held-out split")
@@ -74,9 +93,12 @@ def run(args):
     if args.exact is not None:
         if args.exact < 0:
             raise ValueError(f"--exact must be a number of seconds >= 0; got {args.exact}.")
-        if args.refine:
+        if args.refine == "yes":
             raise ValueError("--exact places the certified best K pixels already; drop --refine (the swaps of the "
                              "greedy placement) or --exact.")
+        if args.shrinkage not in ("auto", "none"):
+            raise ValueError("--exact certifies the kept mass of the sample covariance, and the sensors are "
+                             "reconstructed under it: drop --shrinkage or --exact.")
         if args.min_distance is not None or args.always_select or args.never_select:
             raise ValueError("--exact places K sensors without constraints: drop --min-distance, --always-select "
                              "and --never-select, or drop --exact for the greedy placement that honours them.")
@@ -105,7 +127,8 @@ def run(args):
     rec = PixelReconstructor(args.k, alpha=args.alpha, min_distance=args.min_distance,
                              always_select=always, never_select=_indices(args.never_select),
                              image_shape=None if shape is None else shape[:2] if len(shape) == 2 else None,
-                             refine=args.refine)
+                             refine=_REFINE[args.refine],
+                             shrinkage=None if args.shrinkage == "none" or exact is not None else args.shrinkage)
     if shape is not None and len(shape) == 3:
         rec.fit(X[train].reshape((-1, *shape)))
     else:
@@ -123,10 +146,11 @@ def run(args):
     report = provenance(args, **data_report(data), k=k, alpha=args.alpha, alpha_used=rec.alpha_, min_distance=args.min_distance,
                         always_select=_indices(args.always_select), never_select=_indices(args.never_select),
                         n_train=int(train.size), n_test=int(test.size), seed=args.seed,
-                        refine=args.refine, sensors=rec.sensors_.tolist(), greedy_order=rec.order_.tolist(),
+                        refine=_REFINE[args.refine], shrinkage=args.shrinkage, shrinkage_used=rec.shrinkage_,
+                        sensors=rec.sensors_.tolist(), greedy_order=rec.order_.tolist(),
                         kept_mass_fraction=rec.objective_path_.tolist(), kept_mass_fraction_at_k=float(rec.objective_),
                         heldout_relative_error=errors)
-    if args.refine:
+    if hasattr(rec, "n_swaps_"):  # the swaps ran (asked for, or refine=auto took them)
         report["n_swaps"] = int(rec.n_swaps_)
     if exact is not None:
         report["exact"] = {"time_limit_s": args.exact, "status": exact.status_, "kept_mass_fraction":
