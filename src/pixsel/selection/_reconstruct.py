@@ -202,11 +202,13 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
     >>> from pixsel import PixelReconstructor
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.standard_normal((60, 3)) @ rng.standard_normal((3, 64))).reshape(60, 8, 8)
-    >>> rec = PixelReconstructor(4, alpha=0.0, min_distance=2.0).fit(X[:50])
+    >>> rec = PixelReconstructor(4, alpha=0.0, min_distance=2.0, shrinkage=None).fit(X[:50])
     >>> int(rec.get_support_image().sum()), rec.predict(rec.transform(X[50:])).shape
     (4, (10, 8, 8))
     >>> round(rec.score(X[50:]), 6)  # 1 - relative error: rank-3 images are exact from 4 readings
     1.0
+    >>> PixelReconstructor(4).fit(X[:50]).shrinkage_ > 0  # 50 images of 64 pixels: the default shrinks
+    True
     """
 
     _parameter_constraints: dict = {
