@@ -98,3 +98,24 @@ def test_the_estimators_state_the_words_of_the_old_checks():
     with pytest.raises(InvalidParameterError, match=r"The 'direction' parameter of SparseLDASelector must be one of "
                                                     r"\{'forward', 'backward', 'dual', 'cv', 'auto'\}\. Got 'both'"):
         SparseLDASelector(direction="both").fit(np.zeros((4, 2)), [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("values", [[3], [0, 2, 7], np.array([1, 4], dtype=np.int32), [7, 2, 0], [5, 1, 5], [9]])
+def test_index_set_sorted_input_reads_as_np_unique(values):
+    """A sorted, unique index list skips np.unique: the same indices and dtype as the general
+    path; unsorted lists are sorted, repeats and indices out of range still refused."""
+    from pixsel._validation import index_set
+
+    v = np.asarray(values)
+    if v.max() >= 8:
+        with pytest.raises(ValueError, match="outside"):
+            index_set(values, 8, "support", owner="t")
+        return
+    if len(np.unique(v)) < len(v):
+        with pytest.raises(ValueError, match="repeats"):
+            index_set(values, 8, "support", owner="t")
+        return
+    got = index_set(values, 8, "support", owner="t")
+    assert got.dtype == np.intp
+    np.testing.assert_array_equal(got, np.unique(v))
+    assert not np.shares_memory(got, v)  # a copy, never the caller's array

@@ -578,6 +578,8 @@ def index_set(values, n_features: int, name: str, *, owner: str) -> np.ndarray:
     if bad.size:
         raise ValueError(f"{owner}: {name} has indices {bad.tolist()} outside [0, {n_features - 1}] (X has "
                          f"{n_features} features); pass indices of existing features.")
+    if v.size == 1 or (v[1:] > v[:-1]).all():  # sorted and unique already: np.unique would return v
+        return v.astype(np.intp)
     u, counts = np.unique(v, return_counts=True)
     if (counts > 1).any():
         raise ValueError(f"{owner}: {name} repeats indices {u[counts > 1].tolist()}; list each feature once.")
