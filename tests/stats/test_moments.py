@@ -213,3 +213,27 @@ def test_one_block_fast_path_is_block_reduce_to_the_bit(dtype, monkeypatch):
     bad[123, 4] = np.nan
     with pytest.raises(ValueError, match="123"):
         class_statistics(bad, y)
+
+
+@pytest.mark.parametrize("method", ["ledoit-wolf", "ledoit-wolf-floor"])
+def test_ledoit_wolf_one_block_is_the_reduction_to_the_bit(method, monkeypatch):
+    """The fourth moment of a NumPy X of one block is its partial, merged: the same intensity as
+    through block_reduce (a Dask X of one chunk goes that way)."""
+    import dask.array as da
+
+    import pixsel.stats._reduce as red
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 12)) * 3 + 7
+    y = np.arange(40) % 2
+    st = class_statistics(X, y)
+    calls = []
+    real_reduce = red.block_reduce
+    monkeypatch.setattr(red, "block_reduce", lambda *a, **k: calls.append(1) or real_reduce(*a, **k))
+    B, info = regularize(st.within, method, X=X, y=y, means=st.means, classes=st.classes)
+    assert not calls  # one NumPy block: its partial directly
+    B2, info2 = regularize(st.within, method, X=da.from_array(X, chunks=(40, 12)), y=y, means=st.means,
+                           classes=st.classes)
+    assert calls  # the general path ran
+    assert info.shrinkage == info2.shrinkage and info.shrinkage > 0
+    np.testing.assert_array_equal(B, B2)
