@@ -77,14 +77,14 @@ def _value_of_block(M, BSS, S):
     P = _cholesky_inverse(BSS)
     MS = M[S]
     W = P @ MS
-    return float(np.sum(MS * W)), (P + P.T) / 2, W
+    return float((MS * W).sum()), (P + P.T) / 2, W
 
 
 def _complement(p, S):
     """The features ``0..p-1`` not in ``S``, sorted (``np.setdiff1d(np.arange(p), S)`` without its sort)."""
     keep = np.ones(p, dtype=bool)
     keep[np.asarray(S, dtype=np.intp)] = False
-    return np.flatnonzero(keep)
+    return keep.nonzero()[0]
 
 
 def _outside(M, B, S, P):

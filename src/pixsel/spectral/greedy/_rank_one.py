@@ -516,7 +516,7 @@ def _short_drift(a, B, order, objective, zero_pivots):
         return np.inf
     S = order
     try:
-        c = lower_cholesky(B[np.ix_(S, S)], check_finite=False)
+        c = lower_cholesky(B[S][:, S], check_finite=False)  # the numbers of B[np.ix_(S, S)]
     except np.linalg.LinAlgError:
         return np.inf
     y = solve_lower(c, a[S])
