@@ -119,3 +119,22 @@ def test_index_set_sorted_input_reads_as_np_unique(values):
     assert got.dtype == np.intp
     np.testing.assert_array_equal(got, np.unique(v))
     assert not np.shares_memory(got, v)  # a copy, never the caller's array
+
+
+def test_check_int_and_check_real_messages_name_the_value_given():
+    """The messages (written only on failure) name the parameter, the range and the value as given."""
+    from pixsel._validation import check_int, check_real
+
+    with pytest.raises(ValueError, match=r"^The 'k' parameter of Sel must be an int in the range \[1, 5\]\. "
+                                         r"Got np\.int64\(7\) instead\.$"):
+        check_int(np.int64(7), "k", low=1, high=5, owner="Sel")
+    with pytest.raises(TypeError, match=r"must be an int in the range \[0, inf\)\. Got 2\.5 instead\."):
+        check_int(2.5, "sweeps", low=0)
+    with pytest.raises(ValueError, match=r"^The 'tol' parameter must be a real number in the range \(0, 1\]\. "
+                                         r"Got np\.float32\(nan\) instead\.$"):
+        check_real(np.float32("nan"), "tol", low=0, high=1, low_open=True)
+    with pytest.raises(TypeError, match=r"range \[-inf, inf\]\. Got 'a' instead\."):
+        check_real("a", "x")
+    with pytest.raises(ValueError, match=r"Got 0 instead"):
+        check_real(0, "tol", low=0, low_open=True)
+    assert check_int(np.int32(3), "k", low=1, high=5) == 3 and check_real(1, "x", high=1) == 1.0
