@@ -131,7 +131,8 @@ class Regularization:
             eye = xp.eye(B.shape[0], dtype=B.dtype, device=dev)
             return (1.0 - self.shrinkage) * B + (self.shrinkage * self.mu + self.alpha) * eye
         out = (1.0 - self.shrinkage) * np.asarray(B, dtype=np.float64)
-        out[np.diag_indices_from(out)] += self.shrinkage * self.mu + self.alpha
+        diagonal = np.einsum("ii->i", out)  # a writable view of out's diagonal, whatever its memory order
+        diagonal += self.shrinkage * self.mu + self.alpha
         return out
 
 
