@@ -335,9 +335,11 @@ def _block_partial(Xb, codes, C, cols=None):
     p = Xb.shape[1]
     j0, j1 = cols or (0, p)
     counts = np.bincount(codes, minlength=C).astype(np.float64)
-    # Xb.mean(axis=0, dtype=np.float64) by the two calls it makes (the sum, then one division)
-    m0 = np.add.reduce(Xb, axis=0, dtype=np.float64)
-    m0 /= Xb.shape[0]
+    if Xb.shape[0]:  # Xb.mean(axis=0, dtype=np.float64) by the two calls it makes (the sum, then one division)
+        m0 = np.add.reduce(Xb, axis=0, dtype=np.float64)
+        m0 /= Xb.shape[0]
+    else:  # an empty chunk: NumPy's mean and its warning
+        m0 = Xb.mean(axis=0, dtype=np.float64)
     R = np.empty(Xb.shape, dtype=np.float64)
     np.subtract(Xb, m0, out=R)
     # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one

@@ -58,10 +58,15 @@ def _cholesky_inverse(BSS):
     c = lower_cholesky(BSS)
     if not (c.dtype == np.float64 and c.ndim == 2 and c.size):
         return cho_solve((c, True), np.eye(len(BSS)))
-    P, info = _POTRS(c, _identity(len(BSS)), lower=True, overwrite_b=False)
+    k = len(BSS)
+    P, info = _POTRS(c, _identity(k) if k <= _SHARED_IDENTITY else np.eye(k), lower=True, overwrite_b=False)
     if info != 0:
         raise ValueError(f"illegal value in {-info}th argument of internal potrs")
     return P
+
+
+#: supports up to this size solve against a shared identity (at most 8 of them kept, 32 KiB each)
+_SHARED_IDENTITY = 64
 
 
 @functools.lru_cache(maxsize=8)
