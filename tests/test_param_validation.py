@@ -98,3 +98,43 @@ def test_the_estimators_state_the_words_of_the_old_checks():
     with pytest.raises(InvalidParameterError, match=r"The 'direction' parameter of SparseLDASelector must be one of "
                                                     r"\{'forward', 'backward', 'dual', 'cv', 'auto'\}\. Got 'both'"):
         SparseLDASelector(direction="both").fit(np.zeros((4, 2)), [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("values", [[3], [0, 2, 7], np.array([1, 4], dtype=np.int32), [7, 2, 0], [5, 1, 5], [9]])
+def test_index_set_sorted_input_reads_as_np_unique(values):
+    """A sorted, unique index list skips np.unique: the same indices and dtype as the general
+    path; unsorted lists are sorted, repeats and indices out of range still refused."""
+    from pixsel._validation import index_set
+
+    v = np.asarray(values)
+    if v.max() >= 8:
+        with pytest.raises(ValueError, match="outside"):
+            index_set(values, 8, "support", owner="t")
+        return
+    if len(np.unique(v)) < len(v):
+        with pytest.raises(ValueError, match="repeats"):
+            index_set(values, 8, "support", owner="t")
+        return
+    got = index_set(values, 8, "support", owner="t")
+    assert got.dtype == np.intp
+    np.testing.assert_array_equal(got, np.unique(v))
+    assert not np.shares_memory(got, v)  # a copy, never the caller's array
+
+
+def test_check_int_and_check_real_messages_name_the_value_given():
+    """The messages (written only on failure) name the parameter, the range and the value as given."""
+    from pixsel._validation import check_int, check_real
+
+    with pytest.raises(ValueError, match=r"^The 'k' parameter of Sel must be an int in the range \[1, 5\]\. "
+                                         r"Got np\.int64\(7\) instead\.$"):
+        check_int(np.int64(7), "k", low=1, high=5, owner="Sel")
+    with pytest.raises(TypeError, match=r"must be an int in the range \[0, inf\)\. Got 2\.5 instead\."):
+        check_int(2.5, "sweeps", low=0)
+    with pytest.raises(ValueError, match=r"^The 'tol' parameter must be a real number in the range \(0, 1\]\. "
+                                         r"Got np\.float32\(nan\) instead\.$"):
+        check_real(np.float32("nan"), "tol", low=0, high=1, low_open=True)
+    with pytest.raises(TypeError, match=r"range \[-inf, inf\]\. Got 'a' instead\."):
+        check_real("a", "x")
+    with pytest.raises(ValueError, match=r"Got 0 instead"):
+        check_real(0, "tol", low=0, low_open=True)
+    assert check_int(np.int32(3), "k", low=1, high=5) == 3 and check_real(1, "x", high=1) == 1.0

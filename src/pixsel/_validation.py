@@ -12,6 +12,7 @@ conversion is needed a new array is returned, and the dtype policy is explicit (
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -73,16 +74,20 @@ def check_int(value, name, *, low=None, high=None, owner=None):
     ...
     ValueError: The 'k' parameter of SparseLDASelector must be an int in the range [1, 5]. Got 0 instead.
     """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(_int_message(value, name, low, high, owner))
+    given, value = value, int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(_int_message(given, name, low, high, owner))
+    return value
+
+
+def _int_message(value, name, low, high, owner):
+    """:func:`check_int`'s message (written only when it is raised)."""
     lo = "-inf" if low is None else str(low)
     hi = "inf" if high is None else str(high)
     rng = f"[{lo}, {hi}]" if high is not None else f"[{lo}, inf)"
-    msg = f"The '{name}' parameter{_owner(owner)} must be an int in the range {rng}. Got {value!r} instead."
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(msg)
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(msg)
-    return value
+    return f"The '{name}' parameter{_owner(owner)} must be an int in the range {rng}. Got {value!r} instead."
 
 
 def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, owner=None):
@@ -93,23 +98,24 @@ def check_real(value, name, *, low=None, high=None, low_open=False, high_open=Fa
     >>> check_real(0.5, "eta", low=0, high=1, low_open=True, high_open=True)
     0.5
     """
-    lb = "(" if low_open else "["
-    rb = ")" if high_open else "]"
-    lo = "-inf" if low is None else f"{low}"
-    hi = "inf" if high is None else f"{high}"
-    msg = (
-        f"The '{name}' parameter{_owner(owner)} must be a real number in the range "
-        f"{lb}{lo}, {hi}{rb}. Got {value!r} instead."
-    )
+    def message():  # written only when it is raised
+        lb = "(" if low_open else "["
+        rb = ")" if high_open else "]"
+        lo = "-inf" if low is None else f"{low}"
+        hi = "inf" if high is None else f"{high}"
+        return (f"The '{name}' parameter{_owner(owner)} must be a real number in the range "
+                f"{lb}{lo}, {hi}{rb}. Got {given!r} instead.")
+
+    given = value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(msg)
+        raise TypeError(message())
     value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(msg)
+    if not math.isfinite(value):
+        raise ValueError(message())
     if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(msg)
+        raise ValueError(message())
     if high is not None and (value > high or (high_open and value == high)):
-        raise ValueError(msg)
+        raise ValueError(message())
     return value
 
 
@@ -172,7 +178,7 @@ def check_classification_labels(y):
 def check_finite(x, name="X"):
     """Raise a ``ValueError`` (:class:`NonFiniteError`) locating the first NaN or infinite entry."""
     x = np.asarray(x)
-    if x.dtype.kind in "fc" and not np.all(np.isfinite(x)):
+    if x.dtype.kind in "fc" and not np.isfinite(x).all():
         bad = np.argwhere(~np.isfinite(x))
         raise NonFiniteError(name, len(bad), bad[0])
     return x
@@ -431,7 +437,7 @@ def _max_asymmetry(M):
     for i0 in range(0, p, rows):
         blk = M[i0 : i0 + rows]
         top = float(np.abs(blk).max())  # NaN or inf when the block holds one (max propagates NaN)
-        if not np.isfinite(top):
+        if not math.isfinite(top):
             return float("nan"), float("nan")
         scale = max(scale, top)
         mirror = M[:, i0 : i0 + rows].T
@@ -578,6 +584,8 @@ def index_set(values, n_features: int, name: str, *, owner: str) -> np.ndarray:
     if bad.size:
         raise ValueError(f"{owner}: {name} has indices {bad.tolist()} outside [0, {n_features - 1}] (X has "
                          f"{n_features} features); pass indices of existing features.")
+    if v.size == 1 or (v[1:] > v[:-1]).all():  # sorted and unique already: np.unique would return v
+        return v.astype(np.intp)
     u, counts = np.unique(v, return_counts=True)
     if (counts > 1).any():
         raise ValueError(f"{owner}: {name} repeats indices {u[counts > 1].tolist()}; list each feature once.")

@@ -336,3 +336,36 @@ def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion, reg):
     lazy = SparseLDASelector(6, algorithm="implicit", **kw).fit(da.from_array(X, chunks=(15, 100)), y)
     assert lazy.regularization_["shrinkage"] == pytest.approx(dense.regularization_["shrinkage"], rel=1e-10)
     assert np.array_equal(lazy.get_support(), dense.get_support())
+
+
+@pytest.mark.parametrize("direction", ["auto", "dual"])
+def test_two_class_forward_pass_is_greedy_paths(digits, direction, monkeypatch):
+    """On the NumPy route the two-class forward pass runs without greedy_path's checks of the pair
+    the fit formed: the same path (order, objectives, info) as greedy_path on that pair and route,
+    and the progress callback told; Dask statistics still go through greedy_path."""
+    import dask.array as da
+
+    import pixsel.selection._lda as lda
+    from pixsel.spectral import greedy_path
+
+    seen, calls, formed = [], [], []
+    real, real_formed = lda.greedy_path, lda.formed_vector_path
+    monkeypatch.setattr(lda, "greedy_path", lambda *a, **k: calls.append(k.get("direction")) or real(*a, **k))
+
+    def recording(a, B, **kwargs):
+        formed.append((a, B, kwargs))
+        return real_formed(a, B, **kwargs)
+
+    monkeypatch.setattr(lda, "formed_vector_path", recording)
+    sel = SparseLDASelector(6, direction=direction, progress=lambda *a: seen.append(a)).fit(digits.X, digits.y)
+    assert "forward" not in calls and len(formed) == 1  # the formed pair's pass
+    a, B, kwargs = formed[0]
+    want = greedy_path(a, B, criterion=kwargs["criterion"], max_k=kwargs["max_k"], route=kwargs["route"])
+    np.testing.assert_array_equal(sel.forward_path_.order, want.order)
+    np.testing.assert_array_equal(sel.forward_path_.objective, want.objective)
+    assert sel.forward_path_.info == want.info
+    assert seen  # progress reached the callback
+    calls.clear()
+    lazy = SparseLDASelector(6, direction=direction).fit(da.from_array(digits.X, chunks=(100, 64)), digits.y)
+    assert "forward" in calls and len(formed) == 1  # Dask statistics: the checked entry point
+    np.testing.assert_array_equal(lazy.forward_path_.order[:12], sel.forward_path_.order[:12])

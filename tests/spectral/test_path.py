@@ -82,3 +82,22 @@ def test_weights_on_support_accepts_arrays_of_another_library(form):
     got = weights_on_support(xps.asarray(A), xps.asarray(B), S)
     assert type(got) is type(xps.asarray(B)) and got.shape == (p,)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+
+
+def test_weights_on_support_vector_solves_or_falls_back_to_the_pseudo_inverse():
+    """The two-class discriminant: ``B_SS^{-1} a_S`` (a textbook solve) for a positive definite
+    block, the minimum-norm least squares solution for a singular one; zero off the support."""
+    rng = np.random.default_rng(3)
+    p = 7
+    R = rng.normal(size=(p, p))
+    B = R @ R.T + np.eye(p)
+    a = rng.normal(size=p)
+    S = np.array([1, 3, 4, 6])
+    z = weights_on_support(a, B, S)
+    np.testing.assert_allclose(z[S], np.linalg.solve(B[np.ix_(S, S)], a[S]), rtol=1e-12)
+    assert not z[np.setdiff1d(np.arange(p), S)].any()
+    Bs = B.copy()
+    Bs[:, 4] = Bs[:, 3]  # columns and rows 3 and 4 equal: B_SS singular
+    Bs[4, :] = Bs[3, :]
+    z = weights_on_support(a, Bs, S)
+    np.testing.assert_allclose(z[S], np.linalg.pinv(Bs[np.ix_(S, S)]) @ a[S], rtol=1e-8, atol=1e-10)

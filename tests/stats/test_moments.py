@@ -170,3 +170,70 @@ def test_ledoit_wolf_floor_is_the_intensity_or_its_floor():
     assert shrinkage_regularization("ledoit-wolf-floor", 0.5, 1.0).shrinkage == 0.5
     with pytest.raises(ValueError, match="must be one of"):
         shrinkage_regularization("rda", 0.5, 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_one_block_fast_path_is_block_reduce_to_the_bit(dtype, monkeypatch):
+    """A NumPy X of one block takes its partial directly: the same bits as block_reduce's
+    single-block fold, to rounding the same as many blocks; Dask input still goes through
+    block_reduce; a NaN is still reported at its row."""
+    import dask.array as da
+
+    import pixsel.stats._moments as mo
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 9)) * 200 + 50).astype(dtype)
+    y = rng.integers(0, 3, len(X))
+    calls = []
+    real_reduce = mo.block_reduce
+
+    def counting_reduce(*args, **kwargs):
+        calls.append(type(args[2]).__name__)
+        return real_reduce(*args, **kwargs)
+
+    monkeypatch.setattr(mo, "block_reduce", counting_reduce)
+    fast = class_statistics(X, y)
+    assert calls == []  # one block: no reduction machinery
+    monkeypatch.setattr(mo, "block_rows", lambda *a, **k: 0)  # the general path, still one block
+    general = class_statistics(X, y)
+    assert calls == ["ndarray"]
+    for name in ("classes", "counts", "means", "mean", "within"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(general, name))
+    assert fast.n_samples == general.n_samples
+    monkeypatch.setattr(mo, "BLOCK_BYTES", 8 * 9 * 7)  # 7 rows per block (min_rows 256 -> 256): two blocks
+    blocked = class_statistics(X, y)
+    np.testing.assert_allclose(blocked.within, fast.within, rtol=1e-10, atol=1e-12 * np.abs(fast.within).max())
+    np.testing.assert_allclose(blocked.means, fast.means, rtol=1e-12)
+    monkeypatch.undo()
+    monkeypatch.setattr(mo, "block_reduce", counting_reduce)
+    lazy = class_statistics(da.from_array(X, chunks=(300, 9)), y)
+    assert calls[-1] == "Array"  # a Dask array goes the general way
+    np.testing.assert_allclose(lazy.within, fast.within, rtol=1e-12, atol=1e-14 * np.abs(fast.within).max())
+    bad = X.astype(np.float64)
+    bad[123, 4] = np.nan
+    with pytest.raises(ValueError, match="123"):
+        class_statistics(bad, y)
+
+
+@pytest.mark.parametrize("method", ["ledoit-wolf", "ledoit-wolf-floor"])
+def test_ledoit_wolf_one_block_is_the_reduction_to_the_bit(method, monkeypatch):
+    """The fourth moment of a NumPy X of one block is its partial, merged: the same intensity as
+    through block_reduce (a Dask X of one chunk goes that way)."""
+    import dask.array as da
+
+    import pixsel.stats._reduce as red
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 12)) * 3 + 7
+    y = np.arange(40) % 2
+    st = class_statistics(X, y)
+    calls = []
+    real_reduce = red.block_reduce
+    monkeypatch.setattr(red, "block_reduce", lambda *a, **k: calls.append(1) or real_reduce(*a, **k))
+    B, info = regularize(st.within, method, X=X, y=y, means=st.means, classes=st.classes)
+    assert not calls  # one NumPy block: its partial directly
+    B2, info2 = regularize(st.within, method, X=da.from_array(X, chunks=(40, 12)), y=y, means=st.means,
+                           classes=st.classes)
+    assert calls  # the general path ran
+    assert info.shrinkage == info2.shrinkage and info.shrinkage > 0
+    np.testing.assert_array_equal(B, B2)

@@ -21,6 +21,7 @@ from .._validation import (
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
 from ..spectral import swap_refine, weights_on_support
+from ..spectral._dispatch import formed_vector_path
 from ..stats import (
     ShrunkGramOperator, class_statistics, gram_operator, is_shrinkage, ledoit_wolf_from_rows, regularize,
     regularized_factor, ridge_regularization, shrinkage_regularization,
@@ -61,6 +62,15 @@ def criterion_for(name: str, n_classes: int) -> str:
     if name == "auto":
         return "correlation" if n_classes > 2 else "trace"
     return name
+
+
+def _formed_pair(a, B, plan, excluded, beam_width) -> bool:
+    """Whether the forward pass of :meth:`SparseLDASelector._search` is the plain two-class path
+    on the NumPy route (no forced or excluded features, no beam), of float64 arrays this fit
+    formed: then :func:`pixsel.spectral._dispatch.formed_vector_path` runs it unchecked."""
+    return (plan.route.backend == "numpy" and plan.route.name in ("numpy", "compiled") and excluded is None
+            and not len(plan.F) and beam_width == 1 and type(a) is np.ndarray and type(B) is np.ndarray
+            and a.ndim == 1 and a.dtype == np.float64 and B.dtype == np.float64 and B.shape == (a.shape[0],) * 2)
 
 
 def cv_sizes(k: int) -> list[int]:
@@ -695,6 +705,10 @@ default='ledoit-wolf-floor'
             if grouping is not None:  # whole groups enter and leave (host statistics)
                 fwd, bwd = group_paths(grouping, a, B, direction, criterion=criterion, max_k=max_k,
                                        progress=progress)
+            elif direction in ("forward", "dual", "cv") and _formed_pair(a, B, plan, E, self.beam_width_):
+                # two classes on the NumPy route: the pair this fit formed, without greedy_path's checks
+                fwd = formed_vector_path(a, B, criterion=criterion, max_k=max_k, callback=progress("forward path"),
+                                         route=plan.route)
             elif direction in ("forward", "dual", "cv"):
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
                                   callback=progress("forward path"), always_select=plan.F, never_select=E,

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
-from .._routes import choose, compiled_enabled, sized_kernels
+from .._routes import choose, compiled_enabled, follow, sized_kernels
 from .._validation import check_excluded, check_forced, check_int, check_options, check_search
 from ._criteria import as_criterion
 from ._forced import forced_path
@@ -227,6 +227,21 @@ def greedy_path(
     if certificate is not None:
         dual = certificate == "dual" or (certificate == "auto" and p <= 256)
         certify(path, dual=dual)
+    return path
+
+
+def formed_vector_path(a, B, *, criterion, max_k, callback=None, route=None):
+    """:func:`greedy_path` forward for a two-class pair that the caller formed itself, without its
+    checks of the input: ``a`` a float64 NumPy vector and ``B`` a float64 NumPy ``p x p`` matrix,
+    finite and symmetric by construction (an estimator's statistics, whose data were checked),
+    ``criterion`` a :class:`~pixsel.spectral._criteria.Criterion`, ``max_k`` None or an int in
+    ``[1, p]``, ``route`` the NumPy route (or None). The same kernel, path, ``info`` and progress
+    call as ``greedy_path(a, B, criterion=criterion, max_k=max_k, callback=callback, route=route)``."""
+    with follow(route, a):
+        path = rank_one_path(a, B, "forward", max_k=max_k)
+    path.info = dict(path.info, criterion=criterion.name, form="vector")
+    if callback is not None:
+        callback(len(path.order), len(path.order))
     return path
 
 

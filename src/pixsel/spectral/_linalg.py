@@ -118,7 +118,7 @@ def support_weights(xp, A, B, S):
         return xp.zeros((p,), dtype=dtype, device=dev)
     numpy_vector = xp is np and A.ndim == 1  # the two-class discriminant of a fit: NumPy's indexing
     if numpy_vector:
-        BSS = None if B is None else B[np.ix_(S, S)]
+        BSS = None if B is None else B[S][:, S]  # the numbers of B[np.ix_(S, S)]
         aS = A[S].astype(dtype)
     else:
         BSS = None if B is None else submatrix(xp, B, S)
@@ -129,7 +129,10 @@ def support_weights(xp, A, B, S):
             zS = aS
         else:
             try:
-                xp.linalg.cholesky(BSS)
+                if numpy_vector:  # the same test of positive definiteness by LAPACK's potrf itself
+                    lower_cholesky(BSS, check_finite=False)
+                else:
+                    xp.linalg.cholesky(BSS)
                 zS = xp.linalg.solve(BSS, aS[:, None])[:, 0]
             except Exception:
                 zS = xp.linalg.pinv(BSS) @ aS

@@ -32,7 +32,7 @@ from .._array_api import (
     call_on_host, float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy,
 )
 from .._validation import check_finite, check_options, is_dask_array
-from ._reduce import BLOCK_BYTES, block_reduce, sum_partials
+from ._reduce import BLOCK_BYTES, _located, block_reduce, block_rows, sum_partials
 
 from typing import TYPE_CHECKING
 
@@ -335,7 +335,11 @@ def _block_partial(Xb, codes, C, cols=None):
     p = Xb.shape[1]
     j0, j1 = cols or (0, p)
     counts = np.bincount(codes, minlength=C).astype(np.float64)
-    m0 = Xb.mean(axis=0, dtype=np.float64)
+    if Xb.shape[0]:  # Xb.mean(axis=0, dtype=np.float64) by the two calls it makes (the sum, then one division)
+        m0 = np.add.reduce(Xb, axis=0, dtype=np.float64)
+        m0 /= Xb.shape[0]
+    else:  # an empty chunk: NumPy's mean and its warning
+        m0 = Xb.mean(axis=0, dtype=np.float64)
     R = np.empty(Xb.shape, dtype=np.float64)
     np.subtract(Xb, m0, out=R)
     # (R^T 1_c)^T: OpenBLAS is slow on the short-and-wide product 1_c^T R, fast on this one
@@ -349,7 +353,7 @@ def _block_partial(Xb, codes, C, cols=None):
         np.matmul(R[:, j1:].T, Rj, out=W[j1 - j0 :])
     del R
     _rank_update(W, -(d.T * counts)[j0:], d[:, j0:j1])  # the lower triangle is the scatter's
-    if not (np.all(np.isfinite(m0)) and np.all(np.isfinite(np.diagonal(W)))):
+    if not (np.isfinite(m0).all() and np.isfinite(W.diagonal()).all()):
         check_finite(np.asarray(Xb, dtype=np.float64), "a block of rows of X")  # raises, locating it
     return counts, m0 + d, W
 
@@ -599,6 +603,12 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
     else:
         part, block_bytes = _block_partial, BLOCK_BYTES
     p = X.shape[1]
+    if isinstance(X, np.ndarray) and X.shape[0] <= block_rows(p, block_bytes, min_rows=256):
+        # one block of rows: block_reduce would return its partial as it is (a single partial is
+        # its own in-place merge), so the partial is taken directly, with the same error for a NaN
+        counts, means, W = _located(part, 0, X, codes, C)
+        _check_counts(classes, counts)
+        return _finish(classes, counts, means, W)
     panels = _column_panels(p) if is_dask_array(X) else [(0, p)]
     W = None
     for cols in panels:  # one pass over X per panel (one panel unless p x p is large)

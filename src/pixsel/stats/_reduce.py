@@ -76,10 +76,16 @@ def _located(part, start, Xb, *rb):
         raise NonFiniteError(f"X (rows {start} to {start + len(Xb) - 1})", exc.count, index) from None
 
 
+def block_rows(p: int, block_bytes: int = BLOCK_BYTES, min_rows: int = 1) -> int:
+    """Rows per block of :func:`block_reduce` for ``p`` columns (a NumPy ``X`` of at most this
+    many rows is one block: its partial, through one fold, is the result)."""
+    return max(min_rows, block_bytes // (8 * max(p, 1)), 1)
+
+
 def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0, merge_inplace=None):
     """Fold the blocks' partials into one as they come (one block partial alive at a time)."""
     n, p = X.shape
-    rows = max(min_rows, block_bytes // (8 * max(p, 1)), 1)
+    rows = block_rows(p, block_bytes, min_rows)
     fold = merge_inplace or merge
     acc = None
     for i in range(0, max(n, 1), rows):

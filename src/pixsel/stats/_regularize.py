@@ -131,7 +131,8 @@ class Regularization:
             eye = xp.eye(B.shape[0], dtype=B.dtype, device=dev)
             return (1.0 - self.shrinkage) * B + (self.shrinkage * self.mu + self.alpha) * eye
         out = (1.0 - self.shrinkage) * np.asarray(B, dtype=np.float64)
-        out[np.diag_indices_from(out)] += self.shrinkage * self.mu + self.alpha
+        diagonal = np.einsum("ii->i", out)  # a writable view of out's diagonal, whatever its memory order
+        diagonal += self.shrinkage * self.mu + self.alpha
         return out
 
 
@@ -275,7 +276,7 @@ def regularize(
     mu = float(np.trace(B) / p) if p else 0.0
     if is_shrinkage(regularization):
         _need_data(X, y, means, classes)
-        from ._reduce import block_reduce, sum_partials
+        from ._reduce import _located, block_reduce, block_rows, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
         means64 = np.asarray(means, dtype=np.float64)
@@ -286,7 +287,10 @@ def regularize(
 
         # B is at hand: sum(B * B) costs p^2 and the fourth moment one pass (n p), where
         # scikit-learn's ledoit_wolf_shrinkage forms R^T R again (n p^2); the same estimator (tested)
-        fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
+        if isinstance(X, np.ndarray) and X.shape[0] <= block_rows(X.shape[1]):  # one block: its partial, merged
+            fourth = float(sum_partials([_located(fourth_part, 0, X, idx)]))
+        else:
+            fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
         shrinkage = _ledoit_wolf_from_moments(B, fourth, X.shape[0])
         info = shrinkage_regularization(regularization, shrinkage, mu)
     else:

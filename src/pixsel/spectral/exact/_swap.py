@@ -23,6 +23,7 @@ Every value returned is that of its support, so the incumbents stay valid lower 
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -57,24 +58,38 @@ def _cholesky_inverse(BSS):
     c = lower_cholesky(BSS)
     if not (c.dtype == np.float64 and c.ndim == 2 and c.size):
         return cho_solve((c, True), np.eye(len(BSS)))
-    P, info = _POTRS(c, np.eye(len(BSS)), lower=True, overwrite_b=False)
+    k = len(BSS)
+    P, info = _POTRS(c, _identity(k) if k <= _SHARED_IDENTITY else np.eye(k), lower=True, overwrite_b=False)
     if info != 0:
         raise ValueError(f"illegal value in {-info}th argument of internal potrs")
     return P
 
 
+#: supports up to this size solve against a shared identity (at most 8 of them kept, 32 KiB each)
+_SHARED_IDENTITY = 64
+
+
+@functools.lru_cache(maxsize=8)
+def _identity(k):
+    """The ``k x k`` identity, shared and read-only (``potrs`` solves on its own copy)."""
+    eye = np.eye(k)
+    eye.flags.writeable = False
+    return eye
+
+
 def _value_of_block(M, BSS, S):
     """:func:`_value` from ``B_SS`` itself (a block read from B's columns ``S``)."""
     P = _cholesky_inverse(BSS)
-    W = P @ M[S]
-    return float(np.sum(M[S] * W)), (P + P.T) / 2, W
+    MS = M[S]
+    W = P @ MS
+    return float((MS * W).sum()), (P + P.T) / 2, W
 
 
 def _complement(p, S):
     """The features ``0..p-1`` not in ``S``, sorted (``np.setdiff1d(np.arange(p), S)`` without its sort)."""
     keep = np.ones(p, dtype=bool)
     keep[np.asarray(S, dtype=np.intp)] = False
-    return np.flatnonzero(keep)
+    return keep.nonzero()[0]
 
 
 def _outside(M, B, S, P):

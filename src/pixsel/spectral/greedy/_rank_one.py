@@ -488,9 +488,8 @@ def _forward_short(a, B, stop):
     f, t, zero_pivots = 0.0, 0, 0
     for step in range(stop):
         j = _select_max(v, d, live, tol)
-        col = B[j].copy()  # B is symmetric: row j is column j
-        if t:
-            col -= L[:t, j] @ L[:t]
+        # B is symmetric: row j is column j (a copy, or the difference: the same numbers)
+        col = B[j] - L[:t, j] @ L[:t] if t else B[j].copy()
         piv = col[j]
         live[j] = False
         order[step] = j
@@ -517,7 +516,7 @@ def _short_drift(a, B, order, objective, zero_pivots):
         return np.inf
     S = order
     try:
-        c = lower_cholesky(B[np.ix_(S, S)], check_finite=False)
+        c = lower_cholesky(B[S][:, S], check_finite=False)  # the numbers of B[np.ix_(S, S)]
     except np.linalg.LinAlgError:
         return np.inf
     y = solve_lower(c, a[S])

@@ -46,6 +46,7 @@ never formed: each move reads one more column, ``O(n p)``.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -243,7 +244,7 @@ class _Columns:
     def block(self, S):
         """``B[S][:, S]``, the same numbers as ``panel(S)[S]`` without the ``p x k`` panel."""
         if self.array:
-            return self.B[np.ix_(S, S)]
+            return self.B[S][:, S]  # the numbers of B[np.ix_(S, S)], without building the index grid
         self._read(S)
         return np.stack([self._cache[int(j)][S] for j in S], axis=1)
 
@@ -294,18 +295,21 @@ class _Sweep:
             self._buffers = np.empty(self.T.shape), np.empty(self.T.shape)
         return _swap_values(self.T, self.s0, self.R0, self.P, self.W, self.f, *self._buffers)
 
-    def best(self, can_leave, can_enter, compiled):
+    def best(self, can_leave, can_enter, compiled, limited=(True, True)):
         """``(a, b, value)`` of the best swap allowed (:func:`_best`'s choice among equal values);
         ``a = -1`` when none has a finite value. ``compiled``: in one pass of
-        :func:`pixsel.spectral.greedy._swap_jit.best_swap` (the same numbers), without the table."""
+        :func:`pixsel.spectral.greedy._swap_jit.best_swap` (the same numbers), without the table.
+        ``limited``: whether some feature cannot leave and whether some cannot enter (False: the
+        mask is all True and is not read)."""
         if not compiled:
             val = self.values()
-            if not can_leave.all():
+            if limited[0] and not can_leave.all():
                 val[~can_leave[self.S], :] = -np.inf
-            if not can_enter.all():
+            if limited[1] and not can_enter.all():
                 val[:, ~can_enter[self.out]] = -np.inf
             a, b = _best(val, self)
-            return (a, b, float(val[a, b])) if val[a, b] > -np.inf else (-1, -1, -np.inf)
+            v = float(val[a, b])
+            return (a, b, v) if v > -math.inf else (-1, -1, -math.inf)
         from ._swap_jit import best_swap
 
         W, R0 = self.W, self.R0
@@ -401,11 +405,12 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
     if len(S) == p or not can_enter[sweep.out].any() or not can_leave[S].any():
         return SwapResult(S, sweep.f, f0, 0, True)
     compiled = _compiled_sweep()
+    limited = (not can_leave.all(), not can_enter.all())
     while n < max_sweeps and not _out_of_time(deadline):
         if sweep.moves >= refresh:
             sweep.reset(np.sort(sweep.S), sweep.f, *_sorted_state(sweep))
         f = sweep.f
-        a, b, value = sweep.best(can_leave, can_enter, compiled)
+        a, b, value = sweep.best(can_leave, can_enter, compiled, limited)
         if a < 0 or not _beats(value, f):
             converged = True
             break
@@ -440,7 +445,7 @@ def _swap_values(T, s0, R0, P, W, f, num=None, den=None):
     reads them as ``-inf``)."""
     num = np.empty(T.shape) if num is None else num
     den = np.empty(T.shape) if den is None else den
-    e = 1.0 / np.diag(P)
+    e = 1.0 / P.diagonal()
     wl = np.einsum("ij,ij->i", W, W)
     if R0.shape[1] == 1:
         np.multiply(T, (W[:, 0] * e)[:, None], out=num)
@@ -471,10 +476,11 @@ def _sorted_state(sweep):
 def _best(val, sweep):
     """The position ``(a, b)`` of the best swap; ties: the lowest ``(S[a], out[b])``, row-major
     in the sorted orders (the first maximum once the sweep is sorted)."""
-    a, b = divmod(int(np.argmax(val)), val.shape[1])
-    if not np.isfinite(val[a, b]) and not val[a, b] == -np.inf:  # nan or +inf: not a value
+    a, b = divmod(int(val.argmax()), val.shape[1])
+    top = float(val[a, b])
+    if not math.isfinite(top) and not top == -math.inf:  # nan or +inf: not a value
         val[~np.isfinite(val)] = -np.inf
-        a, b = divmod(int(np.argmax(val)), val.shape[1])
+        a, b = divmod(int(val.argmax()), val.shape[1])
     if sweep.sorted:
         return a, b
     tie = np.flatnonzero(val == val[a, b])
