@@ -20,8 +20,7 @@ from .._validation import (
     check_search,
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
-from ..spectral import swap_refine, weights_on_support
-from ..spectral._dispatch import formed_vector_path
+from ..spectral import formed_vector_path, swap_refine, weights_on_support
 from ..stats import (
     ShrunkGramOperator, class_statistics, gram_operator, is_shrinkage, ledoit_wolf_from_rows, regularize,
     regularized_factor, ridge_regularization, shrinkage_regularization,
@@ -67,7 +66,7 @@ def criterion_for(name: str, n_classes: int) -> str:
 def _formed_pair(a, B, plan, excluded, beam_width) -> bool:
     """Whether the forward pass of :meth:`SparseLDASelector._search` is the plain two-class path
     on the NumPy route (no forced or excluded features, no beam), of float64 arrays this fit
-    formed: then :func:`pixsel.spectral._dispatch.formed_vector_path` runs it unchecked."""
+    formed: then ``formed_vector_path`` (for the estimators, not public) runs it unchecked."""
     return (plan.route.backend == "numpy" and plan.route.name in ("numpy", "compiled") and excluded is None
             and not len(plan.F) and beam_width == 1 and type(a) is np.ndarray and type(B) is np.ndarray
             and a.ndim == 1 and a.dtype == np.float64 and B.dtype == np.float64 and B.shape == (a.shape[0],) * 2)
