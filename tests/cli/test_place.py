@@ -32,7 +32,7 @@ def test_place_writes_json_and_pictures(tmp_path):
         assert (out / name).stat().st_size > 2000
 
 
-def test_place_defaults_are_the_estimator_defaults(tmp_path):
+def test_place_defaults_are_the_estimator_defaults(tmp_path, capsys):
     """Without --refine and --shrinkage: PixelReconstructor's defaults on the same training images
     (48 images of 100 pixels: the covariance shrunk, no swaps), and their record in place.json."""
     from pixsel import PixelReconstructor
@@ -46,6 +46,8 @@ def test_place_defaults_are_the_estimator_defaults(tmp_path):
     ref = PixelReconstructor(4).fit(X[train])
     assert rec["refine"] == "auto" and rec["shrinkage"] == "auto" and "n_swaps" not in rec
     assert rec["shrinkage_used"] == ref.shrinkage_ > 0 and rec["sensors"] == ref.sensors_.tolist()
+    assert main(["place", str(path), "-k", "4", "--out", str(tmp_path / "said")]) == 0
+    assert f"covariance shrunk by {ref.shrinkage_:.3g}" in capsys.readouterr().out
     out = tmp_path / "fixed"
     assert main(["place", str(path), "-k", "4", "--shrinkage", "0.3", "--refine", "no", "--out", str(out), "-q"]) == 0
     rec = json.loads((out / "place.json").read_text())

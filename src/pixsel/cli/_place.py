@@ -163,6 +163,10 @@ def run(args):
         print(f"placed {k} sensors on {p // (shape[2] if shape and len(shape) == 3 else 1)} pixels "
               f"({train.size} training images); held-out relative error {errors[-1]:.4f} "
               f"(1 sensor: {errors[0]:.4f})")
+        if rec.shrinkage_ > 0 or hasattr(rec, "n_swaps_"):  # what the defaults (or the options) did
+            done = ([f"covariance shrunk by {rec.shrinkage_:.3g}"] if rec.shrinkage_ > 0 else []) + (
+                [f"{rec.n_swaps_} swap(s) after the greedy"] if hasattr(rec, "n_swaps_") else [])
+            print("; ".join(done))
         if exact is not None:
             print(f"exact placement: {exact.status_}, kept mass {exact.objective_path_[-1]:.4f}, certified gap "
                   f"{100 * exact.gap_:.3g} % ({exact.n_nodes_} nodes)")
