@@ -340,32 +340,56 @@ def test_implicit_ledoit_wolf_is_the_dense_one(n_classes, criterion, reg):
 
 @pytest.mark.parametrize("direction", ["auto", "dual"])
 def test_two_class_forward_pass_is_greedy_paths(digits, direction, monkeypatch):
-    """On the NumPy route the two-class forward pass runs without greedy_path's checks of the pair
-    the fit formed: the same path (order, objectives, info) as greedy_path on that pair and route,
-    and the progress callback told; Dask statistics still go through greedy_path."""
+    """On the NumPy route the two-class forward pass runs greedy_path with check_input=False (the
+    pair the fit formed), which skips its checks of the pair: the same path (order, objectives,
+    info) as the checked call on that pair and route, and the progress callback told; Dask
+    statistics go through the checked path."""
     import dask.array as da
 
     import pixsel.selection._lda as lda
+    import pixsel.spectral._dispatch as dispatch
     from pixsel.spectral import greedy_path
 
     seen, calls, formed = [], [], []
-    real, real_formed = lda.greedy_path, lda.formed_vector_path
-    monkeypatch.setattr(lda, "greedy_path", lambda *a, **k: calls.append(k.get("direction")) or real(*a, **k))
+    real, real_formed = lda.greedy_path, dispatch._formed_vector_path
+    monkeypatch.setattr(lda, "greedy_path", lambda *a, **k: calls.append((a, k)) or real(*a, **k))
 
     def recording(a, B, **kwargs):
-        formed.append((a, B, kwargs))
+        formed.append((a, B))
         return real_formed(a, B, **kwargs)
 
-    monkeypatch.setattr(lda, "formed_vector_path", recording)
+    monkeypatch.setattr(dispatch, "_formed_vector_path", recording)
     sel = SparseLDASelector(6, direction=direction, progress=lambda *a: seen.append(a)).fit(digits.X, digits.y)
-    assert "forward" not in calls and len(formed) == 1  # the formed pair's pass
-    a, B, kwargs = formed[0]
-    want = greedy_path(a, B, criterion=kwargs["criterion"], max_k=kwargs["max_k"], route=kwargs["route"])
+    forward = [(a, k) for a, k in calls if k.get("direction") == "forward"]
+    assert len(forward) == 1 and forward[0][1]["check_input"] is False and len(formed) == 1  # the unchecked pass
+    (a, B), kw = forward[0]
+    want = greedy_path(a, B, criterion=kw["criterion"], max_k=kw["max_k"], route=kw["route"])
     np.testing.assert_array_equal(sel.forward_path_.order, want.order)
     np.testing.assert_array_equal(sel.forward_path_.objective, want.objective)
     assert sel.forward_path_.info == want.info
     assert seen  # progress reached the callback
-    calls.clear()
     lazy = SparseLDASelector(6, direction=direction).fit(da.from_array(digits.X, chunks=(100, 64)), digits.y)
-    assert "forward" in calls and len(formed) == 1  # Dask statistics: the checked entry point
+    assert len(formed) == 1  # Dask statistics: the checked path
     np.testing.assert_array_equal(lazy.forward_path_.order[:12], sel.forward_path_.order[:12])
+
+
+def test_greedy_path_check_input_false_is_the_checked_path_and_checks_the_rest():
+    """check_input=False on a formed two-class pair: the same path as the checked call; with an
+    option that takes another entry point (forced features) or a pair it cannot vouch for (float32),
+    greedy_path checks as always."""
+    from pixsel.spectral import greedy_path
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 12))
+    B = X.T @ X / 40 + 0.1 * np.eye(12)
+    a = rng.standard_normal(12)
+    for max_k in (None, 5):
+        fast = greedy_path(a, B, max_k=max_k, check_input=False)
+        slow = greedy_path(a, B, max_k=max_k)
+        np.testing.assert_array_equal(fast.order, slow.order)
+        np.testing.assert_array_equal(fast.objective, slow.objective)
+        assert fast.info == slow.info
+    forced = greedy_path(a, B, always_select=[3], check_input=False)
+    assert forced.order[0] == 3
+    with pytest.raises(ValueError, match="symmetric"):
+        greedy_path(a, (B + np.triu(B, 1)).astype(np.float32), check_input=False)

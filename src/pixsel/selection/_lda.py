@@ -20,7 +20,7 @@ from .._validation import (
     check_search,
 )
 from ..spectral import DIRECTIONS, criterion_named, greedy_path, lowrank_backward_path
-from ..spectral import formed_vector_path, swap_refine, weights_on_support
+from ..spectral import swap_refine, weights_on_support
 from ..stats import (
     ShrunkGramOperator, class_statistics, gram_operator, is_shrinkage, ledoit_wolf_from_rows, regularize,
     regularized_factor, ridge_regularization, shrinkage_regularization,
@@ -61,15 +61,6 @@ def criterion_for(name: str, n_classes: int) -> str:
     if name == "auto":
         return "correlation" if n_classes > 2 else "trace"
     return name
-
-
-def _formed_pair(a, B, plan, excluded, beam_width) -> bool:
-    """Whether the forward pass of :meth:`SparseLDASelector._search` is the plain two-class path
-    on the NumPy route (no forced or excluded features, no beam), of float64 arrays this fit
-    formed: then ``formed_vector_path`` (for the estimators, not public) runs it unchecked."""
-    return (plan.route.backend == "numpy" and plan.route.name in ("numpy", "compiled") and excluded is None
-            and not len(plan.F) and beam_width == 1 and type(a) is np.ndarray and type(B) is np.ndarray
-            and a.ndim == 1 and a.dtype == np.float64 and B.dtype == np.float64 and B.shape == (a.shape[0],) * 2)
 
 
 def cv_sizes(k: int) -> list[int]:
@@ -704,14 +695,12 @@ default='ledoit-wolf-floor'
             if grouping is not None:  # whole groups enter and leave (host statistics)
                 fwd, bwd = group_paths(grouping, a, B, direction, criterion=criterion, max_k=max_k,
                                        progress=progress)
-            elif direction in ("forward", "dual", "cv") and _formed_pair(a, B, plan, E, self.beam_width_):
-                # two classes on the NumPy route: the pair this fit formed, without greedy_path's checks
-                fwd = formed_vector_path(a, B, criterion=criterion, max_k=max_k, callback=progress("forward path"),
-                                         route=plan.route)
             elif direction in ("forward", "dual", "cv"):
+                # check_input=False: the pair is this fit's own statistics (a two-class pass on the
+                # NumPy route then skips the checks of the pair; every other call is checked)
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
                                   callback=progress("forward path"), always_select=plan.F, never_select=E,
-                                  beam_width=self.beam_width_, route=plan.route)
+                                  beam_width=self.beam_width_, route=plan.route, check_input=False)
             if grouping is None and direction in ("backward", "dual", "cv") and getattr(plan, "lowrank", None) is not None:
                 U, lam = plan.lowrank  # n < p: removals update an n x n system, never a p x p inverse
                 with follow(plan.route, a):  # compiled or NumPy loops, as the route chose for the dense kernels

@@ -80,7 +80,6 @@ from .greedy._swap import swap_refine  # after the door: the swap reuses the exa
 # For the estimators of pixsel.selection and pixsel.decomposition (being folded into their
 # parameter validation); not public.
 from ._components import DIRECTIONS as DIRECTIONS
-from ._dispatch import formed_vector_path as formed_vector_path
 from ._groups import check_groups as check_groups
 from ._path import best_objective as best_objective
 from ._path import pick_path as pick_path

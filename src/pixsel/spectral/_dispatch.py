@@ -23,7 +23,7 @@ import functools
 import numpy as np
 
 from .._array_api import get_namespace, host_view, to_numpy
-from .._routes import choose, compiled_enabled, follow, sized_kernels
+from .._routes import choose, compiled_enabled, sized_kernels
 from .._validation import check_excluded, check_forced, check_int, check_options, check_search
 from ._criteria import as_criterion
 from ._forced import forced_path
@@ -74,6 +74,7 @@ def greedy_path(
     beam_width: int = 1,
     refine: bool | int = False,
     route: Route | None = None,
+    check_input: bool = True,
     **kernel_options: Any,
 ) -> SparsePath:
     """Greedy forward or backward path of ``max x^T A x / x^T B x`` subject to ``card(x) = k``.
@@ -145,6 +146,13 @@ def greedy_path(
         Where the kernels run (:func:`pixsel._routes.choose`, ``'greedy'`` family): an estimator
         passes the route its ``fit`` resolved; None asks the route table for the arrays given.
         The form follows the arguments (a Gram operator runs the implicit kernel).
+    check_input : bool, default True
+        False: the caller vouches for ``A`` and ``B`` (finite, ``B`` symmetric, float64 NumPy
+        arrays it formed itself) and for ``max_k`` (None or in ``[1, p]``), as scikit-learn's
+        ``check_input``; a two-class forward pass (a vector ``A``, no forced or excluded
+        features, beam, refinement, certificate or kernel options, on the NumPy route) then runs
+        without the checks of the pair, which cost about as much as the pass on small tables.
+        Every other call is checked as with True.
 
     Returns
     -------
@@ -178,6 +186,9 @@ def greedy_path(
     owner = "greedy_path"
     check_options(direction, "direction", ("forward", "backward"), owner=owner)
     criterion = as_criterion(criterion, owner=owner)
+    if not check_input and _formed_vector(A, B, direction, form, certificate, beam_width, refine, always_select,
+                                          never_select, kernel_options, route):
+        return _formed_vector_path(A, B, criterion=criterion, max_k=max_k, callback=callback)
     if certificate is not None:
         check_options(certificate, "certificate", CERTIFICATES, owner=owner)
     if beam_width != 1 or refine:
@@ -230,15 +241,23 @@ def greedy_path(
     return path
 
 
-def formed_vector_path(a, B, *, criterion, max_k, callback=None, route=None):
-    """:func:`greedy_path` forward for a two-class pair that the caller formed itself, without its
-    checks of the input: ``a`` a float64 NumPy vector and ``B`` a float64 NumPy ``p x p`` matrix,
-    finite and symmetric by construction (an estimator's statistics, whose data were checked),
-    ``criterion`` a :class:`~pixsel.spectral._criteria.Criterion`, ``max_k`` None or an int in
-    ``[1, p]``, ``route`` the NumPy route (or None). The same kernel, path, ``info`` and progress
-    call as ``greedy_path(a, B, criterion=criterion, max_k=max_k, callback=callback, route=route)``."""
-    with follow(route, a):
-        path = rank_one_path(a, B, "forward", max_k=max_k)
+def _formed_vector(A, B, direction, form, certificate, beam_width, refine, always_select, never_select,
+                   kernel_options, route):
+    """Whether :func:`greedy_path` with ``check_input=False`` may run the two-class forward pass
+    unchecked: a float64 NumPy vector ``A`` and ``p x p`` float64 NumPy ``B``, no option that
+    takes another entry point, the NumPy route."""
+    return (direction == "forward" and form in ("auto", "vector") and certificate is None and beam_width == 1
+            and not refine and not kernel_options and (route is None or route.backend == "numpy")
+            and (always_select is None or not len(always_select)) and (never_select is None or not len(never_select))
+            and type(A) is np.ndarray and A.ndim == 1 and A.dtype == np.float64
+            and type(B) is np.ndarray and B.dtype == np.float64 and B.shape == (A.shape[0], A.shape[0]))
+
+
+def _formed_vector_path(a, B, *, criterion, max_k, callback):
+    """The forward pass of a two-class pair the caller formed (:func:`greedy_path`'s
+    ``check_input=False``): the kernel, path, ``info`` and progress call of the checked entry
+    point, which has chosen the kernels (its decorator) already."""
+    path = rank_one_path(a, B, "forward", max_k=max_k)
     path.info = dict(path.info, criterion=criterion.name, form="vector")
     if callback is not None:
         callback(len(path.order), len(path.order))
