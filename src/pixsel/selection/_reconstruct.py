@@ -114,8 +114,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         from the greedy's factors, no refit). True: up to 100 swaps; an int: at most that many
         (0 is False). ``'auto'``: True with more training images than pixels when the sample
         covariance is kept (``shrinkage_ == 0``), False otherwise: there the swaps lowered the
-        held-out error of every measured placement (faces and digits) within PySensors' QR
-        time, while with fewer images than pixels (textures) they raised it at small ``k``,
+        held-out error of every measured placement (faces and digits), the fit staying about
+        PySensors' QR time, while with fewer images than pixels (textures) they raised it at small ``k``,
         most of all on the shrunk covariance, at up to 3 times the fit (see the sensor placement
         page's benchmark). ``order_`` and the shorter prefixes read by ``get_support_at(k')``,
         ``predict(..., k=k')`` and ``get_std_at(k')`` stay the greedy path; ``sensors_`` holds
