@@ -116,7 +116,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         covariance is kept (``shrinkage_ == 0``), False otherwise: there the swaps lowered the
         held-out error of every measured placement (faces and digits), the fit staying about
         PySensors' QR time, while with fewer images than pixels (textures) they raised it at small ``k``,
-        most of all on the shrunk covariance, at up to 3 times the fit (see the sensor placement
+        most of all on the shrunk covariance, at up to 2.5 times the fit (see the sensor placement
         page's benchmark). ``order_`` and the shorter prefixes read by ``get_support_at(k')``,
         ``predict(..., k=k')`` and ``get_std_at(k')`` stay the greedy path; ``sensors_`` holds
         the refined pixels. Grey images only (``'auto'`` does not swap colour pixels).
