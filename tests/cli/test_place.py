@@ -61,9 +61,11 @@ def test_place_user_errors_exit_2_and_write_nothing(tmp_path, capsys):
     assert "min_distance=8 leaves room for only" in capsys.readouterr().err
     assert not (out / "place.json").exists()
     assert main(["place", str(data), "-k", "5", "--holdout", "1.5", "--out", str(out)]) == 2
-    with pytest.raises(SystemExit) as exc:  # argparse refuses the value before any work
-        main(["place", str(data), "-k", "5", "--shrinkage", "2", "--out", str(out)])
-    assert exc.value.code == 2 and not (out / "place.json").exists()
+    for bad in ("2", "lots"):
+        with pytest.raises(SystemExit) as exc:  # argparse refuses the value before any work
+            main(["place", str(data), "-k", "5", "--shrinkage", bad, "--out", str(out)])
+        assert exc.value.code == 2 and not (out / "place.json").exists()
+        assert "must be auto, none or an intensity in [0, 1]" in capsys.readouterr().err
 
 
 def _full_rank(tmp_path):

@@ -26,11 +26,16 @@ def _alpha(text):
 
 
 def _shrinkage(text):
+    import argparse
+
     if text in ("auto", "none"):
         return text
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError(f"--shrinkage must be auto, none or a number in [0, 1]; got {text}.")
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 1:  # argparse prints this message and exits 2
+        raise argparse.ArgumentTypeError(f"must be auto, none or an intensity in [0, 1]; got {text!r}")
     return value
 
 
