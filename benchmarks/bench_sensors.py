@@ -58,11 +58,6 @@ SHRUNK, SHRUNK_MODEL = "pixsel shrink", ", default model"
 GREEDY = "pixsel greedy"
 
 
-def refined(row):
-    """``'pixsel refine ...'`` for the pixsel row ``'pixsel ...'``."""
-    return REFINED + row[len("pixsel"):]
-
-
 def variant(name, row):
     """The pixsel variant ``name`` (``GREEDY``, ``REFINED``, ``SHRUNK``) of the pixsel row ``'pixsel ...'``."""
     return name + row[len("pixsel"):]
@@ -234,7 +229,7 @@ def main(argv=None):
                     e, t = v["error"], v["time"]
                     mine = PAIRED.get(row.split(" r=")[0], "pixsel")
                     ours_all = ((mine, variant(SHRUNK, mine)) if row.endswith(SHRUNK_MODEL)
-                                else (variant(GREEDY, mine), refined(mine)))
+                                else (variant(GREEDY, mine), variant(REFINED, mine)))
                     ratio = "".join(
                         f"  {ours}/row: error {summ[ours]['error']['median'] / e['median']:.3f}, time "
                         f"{summ[ours]['time']['median'] / t['median']:.2f}"
@@ -276,9 +271,9 @@ PANELS = (("default model", ("pixsel", "QR r=k" + SHRUNK_MODEL, "QR r=100" + SHR
                                           "pixsel (budget = CCQR's cost)", "CCQR r=k (costs)" + SHRUNK_MODEL)),
           ("sample covariance", (GREEDY, REFINED, "QR r=k", "QR r=100", "TPGR r=k", "QR r=k, own predict", "random")),
           ("sample covariance, constrained", (variant(GREEDY, "pixsel (centre <= k/5)"),
-                                              refined("pixsel (centre <= k/5)"), "GQR r=k (centre <= k/5)",
+                                              variant(REFINED, "pixsel (centre <= k/5)"), "GQR r=k (centre <= k/5)",
                                               variant(GREEDY, "pixsel (budget = CCQR's cost)"),
-                                              refined("pixsel (budget = CCQR's cost)"), "CCQR r=k (costs)")))
+                                              variant(REFINED, "pixsel (budget = CCQR's cost)"), "CCQR r=k (costs)")))
 
 
 def plot(record, path):

@@ -158,6 +158,15 @@ def _gram_problem(rng, p, r, n):
     return M, op, op.submatrix(np.arange(p))
 
 
+def _pair(rng, p, r, gram, n_gram):
+    """``(M, B as the search reads it, B as an array)``: a Gram operator over ``n_gram`` rows, or a
+    ``p x p`` array (both roles)."""
+    if gram:
+        return _gram_problem(rng, p, r, n_gram)
+    M, B = _problem(rng, p, r)
+    return M, B, B
+
+
 def _textbook_search(M, B, S, can_leave, can_enter):
     """Best-improvement 1-swaps, every swap valued by its objective from scratch; ties: the lowest
     (i, j) in the sorted orders. Returns (support, moves)."""
@@ -185,11 +194,7 @@ def test_updated_search_takes_the_moves_of_the_textbook_search(r, gram):
     total = 0
     for t in range(12):
         p = int(rng.integers(9, 15))
-        if gram:
-            M, Bin, B = _gram_problem(rng, p, r, int(rng.integers(5, 2 * p)))
-        else:
-            M, B = _problem(rng, p, r)
-            Bin = B
+        M, Bin, B = _pair(rng, p, r, gram, int(rng.integers(5, 2 * p)) if gram else None)
         k = int(rng.integers(2, p - 2))
         S0 = np.sort(rng.choice(p, k, replace=False))
         can_leave, can_enter = np.ones(p, bool), np.ones(p, bool)
@@ -216,7 +221,7 @@ def test_updated_search_equals_the_search_from_scratch_over_many_moves(r, gram):
     longest = 0
     for _ in range(4):
         p = 60
-        M, Bin = _gram_problem(rng, p, r, 40)[:2] if gram else _problem(rng, p, r)
+        M, Bin, _ = _pair(rng, p, r, gram, 40)
         S0 = np.sort(rng.choice(p, 20, replace=False))
         Mm = M[:, None] if M.ndim == 1 else M
         ones = np.ones(p, bool)
@@ -235,11 +240,7 @@ def test_updated_sweep_matches_a_recompute_from_scratch(r, gram):
 
     rng = np.random.default_rng(81 + r + 10 * gram)
     p, k = 30, 10
-    if gram:
-        M, Bin, B = _gram_problem(rng, p, r, 20)
-    else:
-        M, B = _problem(rng, p, r)
-        Bin = B
+    M, Bin, B = _pair(rng, p, r, gram, 20)
     cols = _Columns(Bin)
     sweep = _Sweep(M, cols, np.sort(rng.choice(p, k, replace=False)))
     for _ in range(7):  # arbitrary moves, improving or not
@@ -292,7 +293,7 @@ def test_compiled_sweep_chooses_the_numpy_sweeps_swap_with_the_same_value(r):
     rng = np.random.default_rng(91 + r)
     for t in range(6):
         p = int(rng.integers(12, 30))
-        M, Bin = _gram_problem(rng, p, r, 15)[:2] if t % 2 else _problem(rng, p, r)
+        M, Bin, _ = _pair(rng, p, r, t % 2, 15)
         M = M.reshape(p, -1)
         k = int(rng.integers(3, p - 3))
         cols = _Columns(Bin)
@@ -340,10 +341,7 @@ def test_the_search_from_scratch_and_the_updated_one_take_the_same_moves(r, gram
 
     rng = np.random.default_rng(300 + r)
     p = 45
-    if gram:
-        M, Bin, _ = _gram_problem(rng, p, r, 30)
-    else:
-        M, Bin = _problem(rng, p, r)
+    M, Bin, _ = _pair(rng, p, r, gram, 30)
     Mm = M[:, None] if M.ndim == 1 else M
     can_leave, can_enter = np.ones(p, bool), np.ones(p, bool)
     can_leave[:2], can_enter[-3:] = False, False
