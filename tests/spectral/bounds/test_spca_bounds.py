@@ -12,6 +12,7 @@ import pytest
 from pixsel.spectral import exact_support
 from pixsel.spectral.exact._solve import BOUND_SETS
 from pixsel.spectral.bounds._spca_bounds import (
+    RowTable,
     generalize,
     row_bound,
     row_bounds_path,
@@ -19,6 +20,8 @@ from pixsel.spectral.bounds._spca_bounds import (
     sdp_dual_bound,
     sdp_dual_value,
     spca_bounds_path,
+    top_eigenpair_bound,
+    top_eigenvalue_bound,
 )
 
 from ..exact.test_exact_support import _pair, brute_force
@@ -158,3 +161,65 @@ def test_bad_node():
         row_bound(A, 2, candidates=[0, 1], fixed=[2])
     with pytest.raises(ValueError, match="no support of size"):
         row_bound(A, 3, candidates=[0, 1])
+
+
+def _row_bound_textbook(A, k, C, F, psd):
+    """The row bounds written out row by row (Gershgorin, Frobenius, trace), no sorting tricks."""
+    C, F = list(C), set(F)
+    t = k - len(F)
+    gersh, fro_rows = {}, {}
+    for i in C:
+        fixed = [abs(A[i, j]) for j in F if j != i]
+        free = sorted((abs(A[i, j]) for j in C if j not in F and j != i), reverse=True)
+        slots = t if i in F else t - 1
+        top = free[:max(slots, 0)]
+        gersh[i] = A[i, i] + sum(fixed) + sum(top)
+        fro_rows[i] = A[i, i] ** 2 + sum(x * x for x in fixed) + sum(x * x for x in top)
+    if t > 0:
+        g = max(gersh.values())
+        fro_free = sum(sorted((fro_rows[i] for i in C if i not in F), reverse=True)[:t])
+    else:
+        g = max(gersh[i] for i in F)
+        fro_free = 0.0
+    best = min(g, np.sqrt(max(sum(fro_rows[i] for i in F) + fro_free, 0.0)))
+    if psd:
+        best = min(best, sum(A[i, i] for i in F) + sum(sorted((A[i, i] for i in C if i not in F), reverse=True)[:t]))
+    return best
+
+
+def test_row_table_answers_every_node_of_its_candidates_as_the_textbook_bound():
+    """One table per (A, C), asked at many F (as a dive asks it): each answer is the textbook row
+    bound (to the rounding slack), also with ties among the entries and an indefinite A."""
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        p = int(rng.integers(3, 14))
+        A = _matrix(rng, p, ["psd", "indefinite", "lowrank"][trial % 3])
+        if trial % 4 == 0:
+            A = np.round(A * 2) / 2  # ties
+        psd = bool(np.linalg.eigvalsh(A)[0] >= -1e-12 * np.abs(A).max())
+        k = int(rng.integers(1, p + 1))
+        C = np.sort(rng.choice(p, size=int(rng.integers(k, p + 1)), replace=False))
+        table = RowTable(A, C, k, psd)
+        for _ in range(6):
+            F = np.sort(rng.choice(C, size=int(rng.integers(0, k + 1)), replace=False))
+            want = _row_bound_textbook(A, k, C, F, psd)
+            got = table.bound(np.isin(C, F))
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+            assert got == row_bound(A, k, candidates=C, fixed=F, psd=psd)
+            assert not _below(got, node_optimum(A, k, C, F))
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_top_eigenpair_bound_is_certified_and_its_vector_is_the_eigenvector(n):
+    """Dense below 256 (exact to rounding, which the callers' slack covers), Lanczos and a
+    Cholesky proof above (never below lambda_max): within a relative 1e-6 of it, the same value
+    as top_eigenvalue_bound, and the vector the top one."""
+    rng = np.random.default_rng(n)
+    Y = rng.standard_normal((n, n // 2)) + 0.3
+    M = Y @ Y.T / n
+    w, V = np.linalg.eigh(M)
+    value, v = top_eigenpair_bound(M)
+    assert value >= w[-1] * (1 - (1e-12 if n <= 256 else 0.0)) and value <= w[-1] * (1 + 1e-6)
+    assert value == top_eigenvalue_bound(M)
+    assert top_eigenpair_bound(M, vector=False)[1] is None
+    assert abs(float(v @ V[:, -1])) == pytest.approx(1.0, abs=1e-8)

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "row_bound",
+    "RowTable",
     "row_bounds_path",
     "sdp_dual_value",
     "sdp_dual_bound",
@@ -62,6 +63,7 @@ __all__ = [
     "spca_bounds_path",
     "generalize",
     "top_eigenvalue_bound",
+    "top_eigenpair_bound",
     "accelerated_dual",
 ]
 
@@ -84,12 +86,27 @@ def top_eigenvalue_bound(M):
     Cholesky factorization of ``tau I - M`` succeeds, which proves ``lambda_max(M) < tau``;
     dense LAPACK when that fails three times.
     """
+    return top_eigenpair_bound(M, vector=False)[0]
+
+
+def top_eigenpair_bound(M, vector=True):
+    """:func:`top_eigenvalue_bound` and (``vector=True``) a unit eigenvector estimate of the
+    largest eigenvalue (exact to rounding where dense LAPACK answered, else Lanczos's); with
+    ``vector=False`` the vector is None."""
     n = M.shape[0]
+
+    def dense():
+        if not vector:
+            return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], check_finite=False)[0]), None
+        w, V = sla.eigh(M, subset_by_index=[n - 1, n - 1], check_finite=False)
+        return float(w[0]), V[:, 0]
+
     if n <= _DENSE_MAX:
-        return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
+        return dense()
     from scipy.sparse.linalg import eigsh
 
-    theta = float(eigsh(M, k=1, which="LA", tol=1e-10, v0=np.ones(n), return_eigenvectors=False)[0])
+    out = eigsh(M, k=1, which="LA", tol=1e-10, v0=np.ones(n), return_eigenvectors=vector)
+    theta, v = (float(out[0][0]), out[1][:, 0]) if vector else (float(out[0]), None)
     scale = float(np.abs(np.diag(M)).max()) + abs(theta) + 1e-300
     step = 1e-9 * scale
     for _ in range(3):
@@ -98,10 +115,10 @@ def top_eigenvalue_bound(M):
         T[np.diag_indices(n)] += tau
         try:
             sla.cholesky(T, lower=True, check_finite=False, overwrite_a=True)
-            return tau
+            return tau, v
         except np.linalg.LinAlgError:
             step *= 100
-    return float(sla.eigh(M, eigvals_only=True, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
+    return dense()
 
 
 def _top_eigs(M, m):
@@ -193,51 +210,81 @@ def row_bound(
     A = np.asarray(A, dtype=np.float64)
     p = A.shape[0]
     C, inF, m = _node(p, k, candidates, fixed)
-    sub = np.abs(A[np.ix_(C, C)])
-    d = np.diag(A)[C]
-    n = len(C)
-    t = k - m  # free slots
-    fsum = sub[:, inF].sum(axis=1)
-    fsq = (sub[:, inF] ** 2).sum(axis=1)
-    # rows in F counted their own diagonal among the fixed columns: take it back out
-    fsum[inF] -= np.abs(d[inF])
-    fsq[inF] -= d[inF] ** 2
-    free = ~inF
-    rest = sub[:, free]
-    # a free row must not pick its own diagonal among the free columns
-    fidx = np.flatnonzero(free)
-    rest[fidx, np.arange(len(fidx))] = 0.0
-    if t > 0 and rest.shape[1] > 0:
-        tt = min(t, rest.shape[1])
-        if tt < rest.shape[1]:
-            top = -np.partition(-rest, tt - 1, axis=1)[:, :tt]
-        else:
-            top = rest
-        top = -np.sort(-top, axis=1)
-        cs = np.concatenate([np.zeros((n, 1)), np.cumsum(top, axis=1)], axis=1)
-        cs2 = np.concatenate([np.zeros((n, 1)), np.cumsum(top**2, axis=1)], axis=1)
-        slots = np.where(inF, t, t - 1).clip(0, tt)
-        g = cs[np.arange(n), slots]
-        g2 = cs2[np.arange(n), slots]
-    else:
-        g = g2 = np.zeros(n)
-    gersh_rows = d + fsum + g
-    fro_rows = d**2 + fsq + g2
-    if t > 0:
-        # rows in S: every row in F and t free rows
-        gersh = float(gersh_rows.max())
-        fro_free = np.sort(fro_rows[free])[::-1][:t].sum()
-    else:
-        gersh = float(gersh_rows[inF].max())
-        fro_free = 0.0
-    fro = math.sqrt(max(float(fro_rows[inF].sum() + fro_free), 0.0))
-    best = min(gersh, fro)
     if psd is None:
         psd = bool(np.linalg.eigvalsh(A)[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
-    if psd:
-        tr = float(d[inF].sum() + (np.sort(d[free])[::-1][:t].sum() if t > 0 else 0.0))
-        best = min(best, tr)
-    return _inflate(best, float(np.abs(d).max()) if n else 0.0)
+    return RowTable(A, C, k, psd).bound(inF)
+
+
+class RowTable:
+    """:func:`row_bound`'s work that depends on ``(A, C)`` alone, for many nodes with the same
+    candidates ``C`` and any ``F`` (a depth-first dive fixes features in and keeps ``C``).
+
+    A row of ``|A_CC|`` needs at most its ``k - |F|`` largest entries outside ``F`` and off its
+    own diagonal, hence among its ``k + 1`` largest entries: these are sorted once, here, and
+    each :meth:`bound` reads the first ones that are free, in the same descending order, so it
+    returns what the row bound computed from scratch returns."""
+
+    def __init__(self, A, C, k, psd):
+        self.k = k
+        self.psd = psd
+        self.sub = sub = np.abs(A[np.ix_(C, C)])
+        self.d = np.diag(A)[C]
+        n = len(C)
+        self.scale = float(np.abs(self.d).max()) if n else 0.0
+        w = min(k + 1, n)
+        if w < n:
+            idx = np.argpartition(-sub, w - 1, axis=1)[:, :w]
+        else:
+            idx = np.broadcast_to(np.arange(n), (n, n))
+        vals = np.take_along_axis(sub, idx, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        self.top_idx = np.take_along_axis(idx, order, axis=1)
+        self.top_vals = np.take_along_axis(vals, order, axis=1)
+
+    def bound(self, inF):
+        """The row bound at the node whose fixed features are ``C[inF]`` (``inF`` a mask over ``C``)."""
+        sub, d, k = self.sub, self.d, self.k
+        n = len(d)
+        m = int(np.count_nonzero(inF))
+        t = k - m  # free slots
+        fsum = sub[:, inF].sum(axis=1)
+        fsq = (sub[:, inF] ** 2).sum(axis=1)
+        # rows in F counted their own diagonal among the fixed columns: take it back out
+        fsum[inF] -= np.abs(d[inF])
+        fsq[inF] -= d[inF] ** 2
+        free = ~inF
+        if t > 0 and n > m:
+            tt = min(t, n - m)
+            # a row's candidates: its entries in free columns off its own diagonal (which would
+            # count 0, so can only fill slots that zeros fill anyway), the first tt of them in the
+            # table's descending order
+            keep = free[self.top_idx] & (self.top_idx != np.arange(n)[:, None])
+            rank = np.cumsum(keep, axis=1)
+            r, c = np.nonzero(keep & (rank <= tt))
+            top = np.zeros((n, tt))
+            top[r, rank[r, c] - 1] = self.top_vals[r, c]
+            cs = np.concatenate([np.zeros((n, 1)), np.cumsum(top, axis=1)], axis=1)
+            cs2 = np.concatenate([np.zeros((n, 1)), np.cumsum(top**2, axis=1)], axis=1)
+            slots = np.where(inF, t, t - 1).clip(0, tt)
+            g = cs[np.arange(n), slots]
+            g2 = cs2[np.arange(n), slots]
+        else:
+            g = g2 = np.zeros(n)
+        gersh_rows = d + fsum + g
+        fro_rows = d**2 + fsq + g2
+        if t > 0:
+            # rows in S: every row in F and t free rows
+            gersh = float(gersh_rows.max())
+            fro_free = np.sort(fro_rows[free])[::-1][:t].sum()
+        else:
+            gersh = float(gersh_rows[inF].max())
+            fro_free = 0.0
+        fro = math.sqrt(max(float(fro_rows[inF].sum() + fro_free), 0.0))
+        best = min(gersh, fro)
+        if self.psd:
+            tr = float(d[inF].sum() + (np.sort(d[free])[::-1][:t].sum() if t > 0 else 0.0))
+            best = min(best, tr)
+        return _inflate(best, self.scale)
 
 
 def row_bounds_path(A: ArrayLike, max_k: int | None = None, *, psd: bool | None = None) -> np.ndarray:

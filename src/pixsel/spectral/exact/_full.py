@@ -32,16 +32,23 @@ import scipy.linalg as sla
 
 from ._batch_numba import drop_values
 from ..bounds import accelerated_dual, generalize, row_bound, sdp_dual_bound, top_eigenvalue_bound
+from ..bounds._spca_bounds import RowTable, top_eigenpair_bound
 
 __all__ = ["FullBnB"]
 
 #: variable fixing needs every eigenpair of the node (one dense ``eigh``): above this size only
 #: the top one is computed and nothing is fixed
 _FIX_MAX = 512
+#: above this size a node's dual bound is a certified Lanczos bound (no Cholesky pre-test)
+_PRETEST_MAX = 256
 
 
 class FullBnB:
     """Branch and bound for a full symmetric ``A`` with ``'max-eig'`` (fresh work per node)."""
+
+    #: reuse a dive's work on its candidates from node to node (False: every node recomputes it,
+    #: the reference the tests compare the search with)
+    reuse = True
 
     def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False,
                  fixing=False):
@@ -70,22 +77,42 @@ class FullBnB:
         """The best bound computed before the search (the dual bound at the root), or inf."""
         return self.sdp_root
 
-    def _row(self, Imask, Umask):
-        b = row_bound(self.A, self.k, candidates=Umask, fixed=Imask, psd=self.psd)
+    def _row(self, Imask, Umask, memo=None):
+        if memo is None:
+            b = row_bound(self.A, self.k, candidates=Umask, fixed=Imask, psd=self.psd)
+        else:  # the dive's table of the rows' largest entries on U, sorted once
+            U = np.flatnonzero(Umask)
+            if "row" not in memo:
+                memo["row"] = RowTable(self.A, U, self.k, self.psd)
+            b = memo["row"].bound(Imask[U])
         return generalize(b, self.lmin_B, self.lmax_B)
 
-    def _sdp(self, U, key):
+    def _sdp(self, U, key, memo=None):
         """(discard?, bound) from the dive's dual point restricted to ``U``, improved in place by a
-        few warm-started first-order iterations when it does not discard the node."""
+        few warm-started first-order iterations when it does not discard the node.
+
+        ``memo`` (a dict, or None) holds what an earlier node of the same dive computed on the same
+        ``U`` and dual point: the eigen work is then read back instead of repeated, and the Cholesky
+        test is repeated only when the incumbent moved since it failed."""
         s = self.s
-        ix = np.ix_(U, U)
-        Z = self.Zd[ix]
-        M = self.A[ix] - Z
-        rho = float(np.abs(Z).max()) if len(U) > 1 else 0.0
         theta = s.theta
         lB = self.lmin_B
         target = theta * lB if math.isfinite(theta) and theta > 0 else -math.inf
-        if math.isfinite(target):
+        if memo is not None and "sdp" in memo:
+            rho, M = memo["sdp_rho"], None
+        else:
+            ix = np.ix_(U, U)
+            Z = self.Zd[ix]
+            M = self.A[ix] - Z
+            rho = float(np.abs(Z).max()) if len(U) > 1 else 0.0
+        # a large node without node iterations: the certified Lanczos bound below costs about one
+        # Cholesky factorization, and a node it does not discard would pay for two
+        pretest = not (len(U) > _PRETEST_MAX and not self.node_iter and not self.sdp_branch
+                       and not (self.fixing and self.identity and len(U) <= _FIX_MAX))
+        if pretest and math.isfinite(target) and not (memo is not None and memo.get("sdp_failed_at") == theta):
+            if M is None:
+                ix = np.ix_(U, U)
+                M = self.A[ix] - self.Zd[ix]
             shift = target - (self.k - 1) * rho  # bound / lmin_B < theta
             shift -= 1e-9 * (abs(target) + rho * self.k)
             T = -M
@@ -96,7 +123,11 @@ class FullBnB:
                     s.tol_max = max(s.tol_max, theta)
                 return True, key
             except np.linalg.LinAlgError:
-                pass
+                if memo is not None:
+                    memo["sdp_failed_at"] = theta
+        if memo is not None and "sdp" in memo:
+            b, self.sdp_eig, self.vsdp = memo["sdp"]
+            return self._sdp_verdict(b, key, theta)
         if self.fixing and self.identity and len(U) <= _FIX_MAX:
             w, V = np.linalg.eigh(M)  # all of them: every deletion's bound follows (variable fixing)
             b = float(w[-1]) + (self.k - 1) * rho
@@ -113,6 +144,13 @@ class FullBnB:
                 b = val
                 self.Zd[ix] = Zn
         b += 1e-10 * (abs(b) + float(np.abs(np.diag(self.A)[U]).max()) + self.k * rho)
+        if memo is not None:
+            memo["sdp"], memo["sdp_rho"] = (b, self.sdp_eig, self.vsdp), rho
+        return self._sdp_verdict(b, key, theta)
+
+    def _sdp_verdict(self, b, key, theta):
+        """(discard?, key) for the dual bound ``b`` of a node (before :func:`generalize`)."""
+        s = self.s
         bound = generalize(b, self.lmin_B, self.lmax_B)
         if bound < theta:
             if theta > s.best:
@@ -120,9 +158,12 @@ class FullBnB:
             return True, key
         return False, min(key, bound)
 
-    def _below(self, U, theta):
-        """True when lambda_max(A_UU, B_UU) < theta (Cholesky of theta B - A succeeds)."""
+    def _below(self, U, theta, memo=None):
+        """True when lambda_max(A_UU, B_UU) < theta (Cholesky of theta B - A succeeds); with a
+        ``memo`` of the dive, not tested again at the ``theta`` where it last failed on ``U``."""
         if not math.isfinite(theta):
+            return False
+        if memo is not None and memo.get("below_failed_at") == theta:
             return False
         Mx = theta * self.B[np.ix_(U, U)] - self.A[np.ix_(U, U)]
         try:
@@ -131,12 +172,29 @@ class FullBnB:
                 self.s.tol_max = max(self.s.tol_max, theta)
             return True
         except np.linalg.LinAlgError:
+            if memo is not None:
+                memo["below_failed_at"] = theta
             return False
 
-    def _eig(self, U, full=False):
+    def _eig(self, U, full=False, memo=None):
         """``lambda_max`` of the pair on ``U`` and its eigenvector; with ``full``, also all
-        eigenvalues (descending) and ``B``-orthonormal eigenvectors (columns in that order)."""
+        eigenvalues (descending) and ``B``-orthonormal eigenvectors (columns in that order).
+        With a ``memo`` of the dive, the decomposition of ``U`` is computed once (the same call
+        answers both forms)."""
+        if memo is not None:
+            if "eig" in memo:
+                return memo["eig"] if full else memo["eig"][:2]
+            name = "eig" if full else "top"
+            if name not in memo:
+                memo[name] = self._eig(U, full)
+            return memo[name]
         ix = np.ix_(U, U)
+        if not full and self.identity and len(U) > max(_FIX_MAX, self.k):
+            # a large node that fixes nothing needs its bound and a direction to branch on: a
+            # certified upper bound (Lanczos, then a Cholesky proof) and Lanczos's vector cost a
+            # fraction of a dense decomposition (a node of size k, whose value is offered as an
+            # incumbent, is always decomposed exactly)
+            return top_eigenpair_bound(self.A[ix])
         if self.identity:
             vals, vecs = np.linalg.eigh(self.A[ix])
         else:
@@ -169,6 +227,11 @@ class FullBnB:
         key = min(key, self.sdp_root)
         if self.Z is not None:
             self.Zd = self.Z.copy()  # the dive's dual point: any symmetric matrix certifies
+        # A dive only fixes variables in: U is the same at every node of it, so the work that
+        # depends on U alone (the eigendecompositions, the dual bound) is done at its first node
+        # and read back at the others; the Cholesky tests are repeated only where the incumbent
+        # moved. Not with node iterations, which change the dual point from node to node.
+        memo = {} if self.reuse and not self.node_iter else None
         while True:
             s.tick()
             U = np.flatnonzero(Umask)
@@ -180,21 +243,24 @@ class FullBnB:
             self.sdp_eig = None
             if u > k and m < k:
                 if "row" in self.bounds:
-                    key = min(key, self._row(Imask, Umask))
+                    key = min(key, self._row(Imask, Umask, memo))
                     if s.discard(key):
                         return
                 if self.Z is not None:
-                    gone, key = self._sdp(U, key)
+                    gone, key = self._sdp(U, key, memo)
                     if gone or s.discard(key):
                         return
                 s.dive_key = key
-            if self.bounds and self._below(U, s.theta):
-                return
             fix = self.fixing and u > k and m < k and u <= _FIX_MAX
+            # the Cholesky test of the inclusion bound, unless the node's eigenvalue comes from the
+            # certified Lanczos bound, which costs about as much and discards the node as well
+            lanczos = not fix and self.identity and u > max(_FIX_MAX, k)
+            if self.bounds and not lanczos and self._below(U, s.theta, memo):
+                return
             if fix:
-                fU, v, d, X = self._eig(U, full=True)
+                fU, v, d, X = self._eig(U, full=True, memo=memo)
             else:
-                fU, v = self._eig(U)
+                fU, v = self._eig(U, memo=memo)
             if s.discard(fU):
                 return
             key = min(key, fU)
