@@ -688,7 +688,7 @@ class _Basis:
         if op is not None:  # the shrunk Gram matrix G' = a A^T A + b T
             if not op.explicit:  # through A: one pass over it
                 ai = self.B[:, col]
-                Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
+                Ae = op.a * _symv(op.gram, ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
                 if r:
                     Ae -= self.AF[:, :r] @ F[col]
                 P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e

@@ -181,7 +181,7 @@ def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | N
 
 
 def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *, gram: ArrayLike,
-                                  block: int = 8) -> float:
+                                  block: int = 8, row_sq: ArrayLike | None = None) -> float:
     """An upper bound on :func:`dct_shrinkage_intensity`, from the lowest frequencies of the spectrum.
 
     With ``lam`` known on the ``block x block`` lowest frequencies and the others summing to ``R``
@@ -201,6 +201,8 @@ def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *,
         ``A^T A``.
     block : int, default=8
         The lowest frequencies read along each axis.
+    row_sq : array-like of shape (n_samples,), optional
+        The squared norms of the rows of ``A`` when the caller has them (``A`` is then not read).
 
     Returns
     -------
@@ -232,7 +234,10 @@ def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *,
     rest = max(float(np.trace(G)) / n - float(lam_n.sum()), 0.0)
     sum_sq = float(np.einsum("ij,ij->", G, G)) / (n * n)
     delta_low = sum_sq - float(np.sum(lam_n * lam_n)) - rest * rest
-    rows = np.einsum("ij,ij->i", A, A)
+    rows = np.einsum("ij,ij->i", A, A) if row_sq is None else np.asarray(row_sq, dtype=np.float64)
+    if rows.shape != (n,):
+        raise ValueError(f"dct_shrinkage_intensity_bound: row_sq must hold the {n} squared row norms of A; got shape "
+                         f"{rows.shape}.")
     beta = (float(rows @ rows) / n - sum_sq) / n
     if beta <= 0:
         return 0.0
