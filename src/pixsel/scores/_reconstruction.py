@@ -110,16 +110,27 @@ def fold_products_from_outer(M: ArrayLike, As: ArrayLike, n_folds: int) -> list[
     """
     M = np.asarray(M, dtype=np.float64)
     As = np.asarray(As, dtype=np.float64)
+    n = M.shape[0]
+    rows = [np.arange(f, n, n_folds) for f in range(n_folds)]
+    order = np.concatenate(rows)
+    Ms = M[np.ix_(order, order)]  # rows and columns fold by fold: each fold's blocks are slices (one copy of M)
+    Ass = As[order]
+    B = Ms @ Ass  # M As, whose rows give every fold's products with the others' (no block of M copied)
     out = []
-    for f_rows, r_rows in _fold_rows(M.shape[0], n_folds):
-        Af, Ar = As[f_rows], As[r_rows]
-        Mff, Mfr = M[np.ix_(f_rows, f_rows)], M[np.ix_(f_rows, r_rows)]
-        Mrr = M[np.ix_(r_rows, r_rows)]
-        mf1 = Mff.sum(axis=1)  # T T^T 1
-        MrrAr = Mrr @ Ar
-        out.append({"size": f_rows.size, "sq": float(np.trace(Mff)), "tt": float(mf1.sum()), "ts": Af.sum(axis=0),
-                    "DtD": Ar.T @ MrrAr, "PtD": Af.T @ (Mfr @ Ar), "Dss": Ar.T @ Ar, "Pss": Af.T @ Af,
-                    "dt": Mfr.sum(axis=0) @ Ar, "pt": mf1 @ Af})
+    s = 0
+    for f_rows in rows:
+        e = s + f_rows.size
+        r = np.r_[0:s, e:n]
+        Af, Ar = Ass[s:e], Ass[r]
+        MfAf = Ms[:, s:e] @ Af  # M_{:,f} As_f
+        MrrAr = B[r] - MfAf[r]  # M_rr As_r = (M As)_r - M_rf As_f
+        MfrAr = B[s:e] - MfAf[s:e]  # M_fr As_r
+        Mf = Ms[s:e]
+        mf1 = Mf[:, s:e].sum(axis=1)  # T T^T 1
+        out.append({"size": e - s, "sq": float(np.trace(Mf[:, s:e])), "tt": float(mf1.sum()), "ts": Af.sum(axis=0),
+                    "DtD": Ar.T @ MrrAr, "PtD": Af.T @ MfrAr, "Dss": Ar.T @ Ar, "Pss": Af.T @ Af,
+                    "dt": Mf.sum(axis=0)[r] @ Ar, "pt": mf1 @ Af})
+        s = e
     return out
 
 

@@ -49,8 +49,11 @@ def _transform(X3, left, right, out, *, scale=None, squares=None):
     """``out[i] = left @ (X3[i] * scale) @ right`` for every image of the stack (``out`` may be
     ``X3``), block by block; with ``squares`` (an ``(h, w)`` array) the sum of ``out[i] ** 2``
     is added to it while each block is in cache."""
+    in_place = out is X3
     for s in range(0, X3.shape[0], _BLOCK):
-        blk = X3[s:s + _BLOCK] if scale is None else X3[s:s + _BLOCK] * scale
+        blk = X3[s:s + _BLOCK]
+        if scale is not None:  # scaled where it is overwritten anyway, else into a copy
+            blk = np.multiply(blk, scale, out=blk if in_place else None)
         res = np.matmul(np.matmul(left, blk), right, out=out[s:s + _BLOCK])
         if squares is not None:
             squares += np.einsum("nij,nij->ij", res, res)
