@@ -673,7 +673,9 @@ class _Basis:
         n_dirs = min(self.limit, n_dirs)
         if not self.gram_form:
             self.Q = np.empty((n, n_dirs))
-        self.F = np.empty((p, n_dirs))
+        # column-major: each direction's w contiguous, and F^T (a row-major t x p block) read by the
+        # products with F as the data are, one p-row per direction
+        self.F = np.empty((p, n_dirs), order="F")
         self.rank = 0
         self.Ftw = None
 
@@ -704,8 +706,8 @@ class _Basis:
             s = np.sqrt(nr2)
             if r:  # F^T w = ((G' F)_col - F^T F F_col) / s, then F F_col and F F^T w in one product
                 ftw = (self.GFt[:r, col] - self.FtF[:r, :r] @ F[col]) / s
-                FV = F @ np.stack([F[col], ftw], axis=1)
-                w = (g - FV[:, 0]) / s
+                FV = np.stack([F[col], ftw]) @ F.T  # rows F F_col and F F^T w, F^T read row by row
+                w = (g - FV[0]) / s
             else:
                 w = g / s
             if not op.explicit:
@@ -713,7 +715,7 @@ class _Basis:
                 self.AF[:, r] = Ae / s
             else:
                 gw = op.matvec(w)
-            z = gw - FV[:, 1] if r else gw.copy()
+            z = gw - FV[1] if r else gw.copy()
             self.GFt[r] = gw
             qv = float(w @ w)
             if r:
@@ -1242,9 +1244,12 @@ def _gemm_update(C, X, W):
 
 
 def _ger(X, x, y, alpha):
-    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C-ordered float64 ``X``: no temporary)."""
+    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C- or Fortran-ordered float64 ``X``: no
+    temporary)."""
     if X.flags.c_contiguous and X.dtype == np.float64 and X.size:
         _DGER(alpha, y, x, a=X.T, overwrite_a=1)  # X^T is Fortran-ordered: X^T += alpha y x^T
+    elif X.flags.f_contiguous and X.dtype == np.float64 and X.size:
+        _DGER(alpha, x, y, a=X, overwrite_a=1)
     else:
         X += alpha * np.outer(x, y)
 
