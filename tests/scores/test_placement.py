@@ -851,3 +851,14 @@ def test_in_place_rank_one_and_symmetric_products_are_the_textbook_ones(layout):
     v = rng.standard_normal(7)
     for M in (S, np.asfortranarray(S)):
         np.testing.assert_allclose(_symv(M, v), S @ v, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 128, 129, 300])
+def test_row_blocked_product_is_the_product(n):
+    """The greedy's data pass with fewer images than pixels, summed over row blocks: ``V @ B``."""
+    from pixsel.scores._placement import _ROW_BLOCK, _rows_times
+
+    rng = np.random.default_rng(n)
+    B, V = rng.standard_normal((n, 37)), rng.standard_normal((2, n))
+    np.testing.assert_allclose(_rows_times(V, B), V @ B, rtol=1e-12, atol=1e-12 * np.abs(V).sum() * np.abs(B).max())
+    assert (n > 2 * _ROW_BLOCK) == (n in (129, 300))  # both sides of the threshold are run
