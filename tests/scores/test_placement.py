@@ -832,3 +832,33 @@ def test_shrunk_result_holds_the_columns_of_every_pixel_taken(n):
             break
     assert res.n_swaps  # a draw with swaps was checked
     assert refine_placement(A, 3).columns is None
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_in_place_rank_one_and_symmetric_products_are_the_textbook_ones(layout):
+    """The BLAS helpers of the placement: ``X += alpha x y^T`` in place whatever the layout (a block of
+    a column-major array, as the basis keeps its directions, included), and ``S x`` from one triangle."""
+    from pixsel.scores._placement import _ger, _symv
+
+    rng = np.random.default_rng(4)
+    base = rng.standard_normal((7, 9))
+    X = {"C": base.copy(), "F": np.asfortranarray(base)[:, :5], "strided": base.copy()[:, ::2]}[layout]
+    before = X.copy()
+    x, y = rng.standard_normal(X.shape[0]), rng.standard_normal(X.shape[1])
+    _ger(X, x, y, -0.5)
+    np.testing.assert_allclose(X, before - 0.5 * np.outer(x, y), rtol=1e-13, atol=1e-13)
+    S = base @ base.T
+    v = rng.standard_normal(7)
+    for M in (S, np.asfortranarray(S)):
+        np.testing.assert_allclose(_symv(M, v), S @ v, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 128, 129, 300])
+def test_row_blocked_product_is_the_product(n):
+    """The greedy's data pass with fewer images than pixels, summed over row blocks: ``V @ B``."""
+    from pixsel.scores._placement import _ROW_BLOCK, _rows_times
+
+    rng = np.random.default_rng(n)
+    B, V = rng.standard_normal((n, 37)), rng.standard_normal((2, n))
+    np.testing.assert_allclose(_rows_times(V, B), V @ B, rtol=1e-12, atol=1e-12 * np.abs(V).sum() * np.abs(B).max())
+    assert (n > 2 * _ROW_BLOCK) == (n in (129, 300))  # both sides of the threshold are run

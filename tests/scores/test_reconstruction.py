@@ -62,11 +62,29 @@ def test_fold_products_agree_in_both_forms_and_leave_the_input_untouched():
     cols = np.array([3, 0, 29, 11])
     a = fold_products(A, A.T @ A[:, cols], cols, 4)
     b = fold_products_from_outer(A @ A.T, A[:, cols], 4)
+    # the squared row norms given (each fold's sum of squares from them, its rows not read for it)
+    c = fold_products(A, A.T @ A[:, cols], cols, 4, row_sq=np.einsum("ij,ij->i", A, A))
     assert np.array_equal(A, before)
-    assert [f["size"] for f in a] == [5, 4, 4, 4] == [f["size"] for f in b]
-    for fa, fb in zip(a, b):
+    assert [f["size"] for f in a] == [5, 4, 4, 4] == [f["size"] for f in b] == [f["size"] for f in c]
+    for fa, fb, fc in zip(a, b, c):
         for key in fa:
             np.testing.assert_allclose(fa[key], fb[key], rtol=1e-10, atol=1e-10 * np.sum(A * A))
+            np.testing.assert_allclose(fc[key], fb[key], rtol=1e-10, atol=1e-10 * np.sum(A * A))
+
+
+@pytest.mark.parametrize("n_folds", [2, 3, 5])
+def test_fold_products_are_the_textbook_products_of_every_fold(n_folds):
+    """Each fold's products against the direct ones of its rows (the last fold's P is S minus the others')."""
+    A = _data(11, 23, 9)
+    cols = np.array([8, 2, 5])
+    for f, fo in enumerate(fold_products(A, A.T @ A[:, cols], cols, n_folds)):
+        T, R = A[f::n_folds], np.delete(A, np.s_[f::n_folds], axis=0)
+        P, D, t = T.T @ T[:, cols], R.T @ R[:, cols], T.sum(axis=0)
+        want = {"size": T.shape[0], "sq": np.sum(T * T), "tt": t @ t, "ts": t[cols], "DtD": D.T @ D, "PtD": P.T @ D,
+                "Dss": D[cols], "Pss": P[cols], "dt": t @ D, "pt": t @ P}
+        assert want.keys() == fo.keys()
+        for key in want:
+            np.testing.assert_allclose(fo[key], want[key], rtol=1e-10, atol=1e-10 * np.sum(A * A) ** 2)
 
 
 def test_cv_errors_without_noise_and_a_duplicated_reading():
@@ -85,12 +103,14 @@ def test_cv_errors_without_noise_and_a_duplicated_reading():
     assert errors[0] == pytest.approx(np.sqrt(num / den), rel=1e-7)
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("noise", [0.0, 0.05, 3.0])
-def test_conditional_solve_is_the_textbook_conditional(noise):
+def test_conditional_solve_is_the_textbook_conditional(noise, order):
+    """The same map and variances whether the covariance columns are stored row- or column-major."""
     A = _data(2, 40, 15)
     C_full = A.T @ A / 39
     rows = np.array([6, 2, 13])
-    C = C_full[:, rows]
+    C = np.asarray(C_full[:, rows], order=order)
     W, var = conditional_solve(C, rows, noise, np.diag(C_full))
     K = C_full[np.ix_(rows, rows)] + noise * np.eye(3)
     np.testing.assert_allclose(W, np.linalg.inv(K), rtol=1e-9)

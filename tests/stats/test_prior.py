@@ -134,6 +134,11 @@ def test_intensity_bound_is_never_below_the_intensity(n, h, w):
         bounds = [dct_shrinkage_intensity_bound(A, (h, w), gram=A.T @ A, block=b) for b in range(1, max(h, w) + 1)]
         assert all(rho <= b * (1 + 1e-10) + 1e-12 for b in bounds)
         assert bounds[-1] == pytest.approx(rho, rel=1e-9, abs=1e-12)
+        # the squared row norms given by the caller: the same bound
+        given = dct_shrinkage_intensity_bound(A, (h, w), gram=A.T @ A, block=2, row_sq=np.einsum("ij,ij->i", A, A))
+        assert given == pytest.approx(bounds[1], rel=1e-12, abs=1e-15)
+    with pytest.raises(ValueError, match="row_sq"):
+        dct_shrinkage_intensity_bound(A, (h, w), gram=A.T @ A, row_sq=np.ones(n + 1))
     with pytest.raises(ValueError, match="gram"):
         dct_shrinkage_intensity_bound(A, (h, w), gram=A @ A.T)
     with pytest.raises(ValueError, match="block"):

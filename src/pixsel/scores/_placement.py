@@ -673,7 +673,9 @@ class _Basis:
         n_dirs = min(self.limit, n_dirs)
         if not self.gram_form:
             self.Q = np.empty((n, n_dirs))
-        self.F = np.empty((p, n_dirs))
+        # column-major: each direction's w contiguous, and F^T (a row-major t x p block) read by the
+        # products with F as the data are, one p-row per direction
+        self.F = np.empty((p, n_dirs), order="F")
         self.rank = 0
         self.Ftw = None
 
@@ -688,10 +690,10 @@ class _Basis:
         if op is not None:  # the shrunk Gram matrix G' = a A^T A + b T
             if not op.explicit:  # through A: one pass over it
                 ai = self.B[:, col]
-                Ae = op.a * (op.gram @ ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
+                Ae = op.a * _symv(op.gram, ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
                 if r:
                     Ae -= self.AF[:, :r] @ F[col]
-                P = np.stack([ai, Ae]) @ self.B  # A^T a_col and A^T A e
+                P = _rows_times(np.stack([ai, Ae]), self.B)  # A^T a_col and A^T A e
                 t = op.prior.column(col)
                 g = op.a * P[0] + op.b * t
             else:
@@ -704,8 +706,8 @@ class _Basis:
             s = np.sqrt(nr2)
             if r:  # F^T w = ((G' F)_col - F^T F F_col) / s, then F F_col and F F^T w in one product
                 ftw = (self.GFt[:r, col] - self.FtF[:r, :r] @ F[col]) / s
-                FV = F @ np.stack([F[col], ftw], axis=1)
-                w = (g - FV[:, 0]) / s
+                FV = np.stack([F[col], ftw]) @ F.T  # rows F F_col and F F^T w, F^T read row by row
+                w = (g - FV[0]) / s
             else:
                 w = g / s
             if not op.explicit:
@@ -713,7 +715,7 @@ class _Basis:
                 self.AF[:, r] = Ae / s
             else:
                 gw = op.matvec(w)
-            z = gw - FV[:, 1] if r else gw.copy()
+            z = gw - FV[1] if r else gw.copy()
             self.GFt[r] = gw
             qv = float(w @ w)
             if r:
@@ -749,7 +751,7 @@ class _Basis:
             if r:
                 self.Ftw = Q.T @ v  # Q^T A A^T q = F^T w
                 v -= Q @ self.Ftw
-            w, z = np.stack([q, v]) @ self.B  # one pass over the data
+            w, z = _rows_times(np.stack([q, v]), self.B)  # one pass over the data
             self.Q[:, r] = q
         self.F[:, r] = w
         self.rank = r + 1
@@ -1233,6 +1235,26 @@ def _symv(S, x):
     return S @ x
 
 
+#: Rows of the data per product in :func:`_rows_times`.
+_ROW_BLOCK = 64
+
+
+def _rows_times(V, B):
+    """``V @ B`` for a few rows ``V`` (``m x n``) and the data ``B`` (``n x p``), as a sum over blocks of
+    ``_ROW_BLOCK`` rows of ``B``: one pass over ``B`` as one product is, but BLAS (OpenBLAS) runs a
+    product this flat faster on blocks that stay in cache than on a tall ``B`` at once (the data
+    pass of every greedy step with fewer images than pixels)."""
+    n = B.shape[0]
+    if n <= 2 * _ROW_BLOCK:
+        return V @ B
+    out = V[:, :_ROW_BLOCK] @ B[:_ROW_BLOCK]
+    part = np.empty_like(out)
+    for s in range(_ROW_BLOCK, n, _ROW_BLOCK):
+        np.matmul(V[:, s:s + _ROW_BLOCK], B[s:s + _ROW_BLOCK], out=part)
+        out += part
+    return out
+
+
 def _gemm_update(C, X, W):
     """``C += X @ W`` in place (BLAS ``dgemm`` on C-ordered float64 arrays: one pass over ``C``, no copies)."""
     if C.flags.c_contiguous and C.dtype == np.float64 and C.size:
@@ -1242,9 +1264,12 @@ def _gemm_update(C, X, W):
 
 
 def _ger(X, x, y, alpha):
-    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C-ordered float64 ``X``: no temporary)."""
+    """``X += alpha * outer(x, y)`` in place (BLAS ``dger`` on a C- or Fortran-ordered float64 ``X``: no
+    temporary)."""
     if X.flags.c_contiguous and X.dtype == np.float64 and X.size:
         _DGER(alpha, y, x, a=X.T, overwrite_a=1)  # X^T is Fortran-ordered: X^T += alpha y x^T
+    elif X.flags.f_contiguous and X.dtype == np.float64 and X.size:
+        _DGER(alpha, x, y, a=X, overwrite_a=1)
     else:
         X += alpha * np.outer(x, y)
 

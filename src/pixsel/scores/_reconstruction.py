@@ -32,12 +32,15 @@ def _fold_rows(n, n_folds):
     return [(rows[f::n_folds], rows[rows % n_folds != f]) for f in range(n_folds)]
 
 
-def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int) -> list[dict]:
+def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int, *,
+                  row_sq: ArrayLike | None = None) -> list[dict]:
     """What :func:`noise_cv_errors` needs of each fold, from the data (one pass over ``A``).
 
     Fold ``f`` holds the rows ``T`` of ``A`` with index ``i % n_folds == f``; with
     ``P = T^T T[:, cols]`` and ``D = S - P`` (the cross-products of the other rows) the
     returned ``k x k`` products are ``D^T D``, ``P^T D`` and the rows ``cols`` of ``D`` and ``P``.
+    The folds' ``P`` sum to ``S``: the last fold's is ``S`` minus the others' (no product over
+    its rows).
 
     Parameters
     ----------
@@ -48,6 +51,9 @@ def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int) -> 
     cols : array-like of int of shape (k,)
         The measured columns.
     n_folds : int
+    row_sq : array-like of shape (n_samples,), optional
+        The squared norms of the rows of ``A`` when the caller has them (each fold's ``sq`` is
+        then their sum over its rows, without reading its rows again).
 
     Returns
     -------
@@ -59,13 +65,23 @@ def fold_products(A: ArrayLike, S: ArrayLike, cols: ArrayLike, n_folds: int) -> 
     A = np.asarray(A, dtype=np.float64)
     S = np.asarray(S, dtype=np.float64)
     cols = np.asarray(cols, dtype=np.intp)
+    k = cols.size
     out = []
+    rest = S.copy()  # S minus the folds' P so far: the last fold's P (the folds' P sum to S)
     for f in range(n_folds):
         T = A[f::n_folds]  # a strided view: BLAS reads it in place
-        t = T.sum(axis=0)
-        P = (T[:, cols].T @ T).T  # T^T T[:, cols], with BLAS on T as stored
+        if f < n_folds - 1:
+            Tc1 = np.empty((T.shape[0], k + 1))
+            Tc1[:, :k] = T[:, cols]
+            Tc1[:, k] = 1.0
+            Pt = Tc1.T @ T  # [T[:, cols], 1]^T T: P^T and the column sums t in one product, BLAS on T as stored
+            P, t = Pt[:k].T, Pt[k]
+            rest -= P
+        else:  # the last fold's P without a product over its rows
+            P, t = rest, T.sum(axis=0)
         D = S - P
-        out.append({"size": T.shape[0], "sq": float(np.einsum("ij,ij->", T, T)), "tt": float(t @ t),
+        sq = float(np.einsum("ij,ij->", T, T)) if row_sq is None else float(np.sum(row_sq[f::n_folds]))
+        out.append({"size": T.shape[0], "sq": sq, "tt": float(t @ t),
                     "ts": t[cols], "DtD": D.T @ D, "PtD": P.T @ D, "Dss": D[cols], "Pss": P[cols],
                     "dt": t @ D, "pt": t @ P})
     return out
@@ -94,16 +110,27 @@ def fold_products_from_outer(M: ArrayLike, As: ArrayLike, n_folds: int) -> list[
     """
     M = np.asarray(M, dtype=np.float64)
     As = np.asarray(As, dtype=np.float64)
+    n = M.shape[0]
+    rows = [np.arange(f, n, n_folds) for f in range(n_folds)]
+    order = np.concatenate(rows)
+    Ms = M[np.ix_(order, order)]  # rows and columns fold by fold: each fold's blocks are slices (one copy of M)
+    Ass = As[order]
+    B = Ms @ Ass  # M As, whose rows give every fold's products with the others' (no block of M copied)
     out = []
-    for f_rows, r_rows in _fold_rows(M.shape[0], n_folds):
-        Af, Ar = As[f_rows], As[r_rows]
-        Mff, Mfr = M[np.ix_(f_rows, f_rows)], M[np.ix_(f_rows, r_rows)]
-        Mrr = M[np.ix_(r_rows, r_rows)]
-        mf1 = Mff.sum(axis=1)  # T T^T 1
-        MrrAr = Mrr @ Ar
-        out.append({"size": f_rows.size, "sq": float(np.trace(Mff)), "tt": float(mf1.sum()), "ts": Af.sum(axis=0),
-                    "DtD": Ar.T @ MrrAr, "PtD": Af.T @ (Mfr @ Ar), "Dss": Ar.T @ Ar, "Pss": Af.T @ Af,
-                    "dt": Mfr.sum(axis=0) @ Ar, "pt": mf1 @ Af})
+    s = 0
+    for f_rows in rows:
+        e = s + f_rows.size
+        r = np.r_[0:s, e:n]
+        Af, Ar = Ass[s:e], Ass[r]
+        MfAf = Ms[:, s:e] @ Af  # M_{:,f} As_f
+        MrrAr = B[r] - MfAf[r]  # M_rr As_r = (M As)_r - M_rf As_f
+        MfrAr = B[s:e] - MfAf[s:e]  # M_fr As_r
+        Mf = Ms[s:e]
+        mf1 = Mf[:, s:e].sum(axis=1)  # T T^T 1
+        out.append({"size": e - s, "sq": float(np.trace(Mf[:, s:e])), "tt": float(mf1.sum()), "ts": Af.sum(axis=0),
+                    "DtD": Ar.T @ MrrAr, "PtD": Af.T @ MfrAr, "Dss": Ar.T @ Ar, "Pss": Af.T @ Af,
+                    "dt": Mf.sum(axis=0)[r] @ Ar, "pt": mf1 @ Af})
+        s = e
     return out
 
 
@@ -246,6 +273,10 @@ def conditional_solve(C: ArrayLike, rows: ArrayLike, noise: float, var: ArrayLik
     if var is None:
         return W, None
     var = np.asarray(var, dtype=np.float64)
-    post = var - np.einsum("ij,ij->i", C @ W, C)  # one product, p k^2
+    if C.flags.f_contiguous and not C.flags.c_contiguous:  # C^T C-ordered: the product in that order
+        Ct = C.T
+        post = var - np.einsum("ij,ij->j", W.T @ Ct, Ct)  # one product, p k^2
+    else:
+        post = var - np.einsum("ij,ij->i", C @ W, C)
     # below the rounding of that difference (a measured pixel without noise): zero
     return W, np.where(post > rtol * var, post, 0.0)

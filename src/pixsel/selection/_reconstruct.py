@@ -311,7 +311,10 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
         G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
         rho, prior, AT = 0.0, None, None
-        if shrink == "auto" and n > p and dct_shrinkage_intensity_bound(A, shape[:2], gram=G) < AUTO_SHRINKAGE_MIN:
+        # the squared norms of the images, read once for the bound and the folds (more images than pixels)
+        row_sq = np.einsum("ij,ij->i", A, A) if n > p and (auto or shrink == "auto") else None
+        if shrink == "auto" and n > p and dct_shrinkage_intensity_bound(A, shape[:2], gram=G,
+                                                                        row_sq=row_sq) < AUTO_SHRINKAGE_MIN:
             shrink = None  # the intensity is below the threshold (its bound from the lowest frequencies says so)
         if shrink:
             # the spectrum from the p x p Gram matrix when there are more images than pixels (no
@@ -350,7 +353,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
             var = np.diagonal(G) / (n - 1)
             S = G[:, all_cols]
             if auto:
-                folds = fold_products(A, S[:, index[cols]], cols, _CV_FOLDS)
+                folds = fold_products(A, S[:, index[cols]], cols, _CV_FOLDS, row_sq=row_sq)
         else:
             var = np.einsum("ij,ij->j", A, A) / (n - 1)
             # A^T A[:, all_cols], this order running BLAS on A as stored, not on its transpose
@@ -359,20 +362,26 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                 folds = fold_products_from_outer(G, A[:, cols], _CV_FOLDS)
         prior_cv = None
         if rho > 0:  # the shrunk covariance (1 - rho) S + rho T, its columns and diagonal
-            TS = prior.columns(all_cols) if shrunk is None else np.column_stack([shrunk[int(i)][1] for i in all_cols])
+            # T[:, all_cols], Fortran-ordered (p, k): a contiguous copy per column
+            TS = prior.columns(all_cols) if shrunk is None else np.array([shrunk[int(i)][1] for i in all_cols]).T
             var = (1.0 - rho) * var + rho * prior.diag()
             if auto:
                 for fo, extra in zip(folds, fold_prior_products(A[:, cols], AT[:, cols], _CV_FOLDS)):
                     fo.update(extra)
-                Tc = TS[:, index[cols]]  # T[:, cols]
-                prior_cv = {"rho": rho, "Tss": Tc[cols], "trace": prior.trace(), "TtT": Tc.T @ Tc}
+                at = index[cols]  # the columns of TS at cols: T[:, cols] = TS[:, at]
+                if at.size == all_cols.size:  # TS is T[:, cols] in another order: its Gram matrix, reordered
+                    TtT = (TS.T @ TS)[np.ix_(at, at)]
+                else:
+                    Tc = TS[:, at]
+                    TtT = Tc.T @ Tc
+                prior_cv = {"rho": rho, "Tss": TS[cols][:, at], "trace": prior.trace(), "TtT": TtT}
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
             if rho == 0:
                 self._cov = S / (n - 1)
             elif shrunk is not None:  # G'[:, all_cols] / (n - 1) = (1 - rho) S / (n - 1) + rho T[:, all_cols]
-                self._cov = np.column_stack([shrunk[int(i)][0] for i in all_cols])
+                self._cov = np.array([shrunk[int(i)][0] for i in all_cols]).T  # Fortran-ordered, as S
                 self._cov /= n - 1
             else:
                 self._cov = (1.0 - rho) * (S / (n - 1)) + rho * TS

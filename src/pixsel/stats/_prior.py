@@ -49,8 +49,11 @@ def _transform(X3, left, right, out, *, scale=None, squares=None):
     """``out[i] = left @ (X3[i] * scale) @ right`` for every image of the stack (``out`` may be
     ``X3``), block by block; with ``squares`` (an ``(h, w)`` array) the sum of ``out[i] ** 2``
     is added to it while each block is in cache."""
+    in_place = out is X3
     for s in range(0, X3.shape[0], _BLOCK):
-        blk = X3[s:s + _BLOCK] if scale is None else X3[s:s + _BLOCK] * scale
+        blk = X3[s:s + _BLOCK]
+        if scale is not None:  # scaled where it is overwritten anyway, else into a copy
+            blk = np.multiply(blk, scale, out=blk if in_place else None)
         res = np.matmul(np.matmul(left, blk), right, out=out[s:s + _BLOCK])
         if squares is not None:
             squares += np.einsum("nij,nij->ij", res, res)
@@ -181,7 +184,7 @@ def dct_shrinkage_intensity(A: ArrayLike, lam: ArrayLike, *, gram: ArrayLike | N
 
 
 def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *, gram: ArrayLike,
-                                  block: int = 8) -> float:
+                                  block: int = 8, row_sq: ArrayLike | None = None) -> float:
     """An upper bound on :func:`dct_shrinkage_intensity`, from the lowest frequencies of the spectrum.
 
     With ``lam`` known on the ``block x block`` lowest frequencies and the others summing to ``R``
@@ -201,6 +204,8 @@ def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *,
         ``A^T A``.
     block : int, default=8
         The lowest frequencies read along each axis.
+    row_sq : array-like of shape (n_samples,), optional
+        The squared norms of the rows of ``A`` when the caller has them (``A`` is then not read).
 
     Returns
     -------
@@ -232,7 +237,10 @@ def dct_shrinkage_intensity_bound(A: ArrayLike, image_shape: tuple[int, ...], *,
     rest = max(float(np.trace(G)) / n - float(lam_n.sum()), 0.0)
     sum_sq = float(np.einsum("ij,ij->", G, G)) / (n * n)
     delta_low = sum_sq - float(np.sum(lam_n * lam_n)) - rest * rest
-    rows = np.einsum("ij,ij->i", A, A)
+    rows = np.einsum("ij,ij->i", A, A) if row_sq is None else np.asarray(row_sq, dtype=np.float64)
+    if rows.shape != (n,):
+        raise ValueError(f"dct_shrinkage_intensity_bound: row_sq must hold the {n} squared row norms of A; got shape "
+                         f"{rows.shape}.")
     beta = (float(rows @ rows) / n - sum_sq) / n
     if beta <= 0:
         return 0.0
