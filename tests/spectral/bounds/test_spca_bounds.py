@@ -223,3 +223,10 @@ def test_top_eigenpair_bound_is_certified_and_its_vector_is_the_eigenvector(n):
     assert value == top_eigenvalue_bound(M)
     assert top_eigenpair_bound(M, vector=False)[1] is None
     assert abs(float(v @ V[:, -1])) == pytest.approx(1.0, abs=1e-8)
+    # a cap the caller holds: Lanczos reaching it skips the proof (inf, the vector still given);
+    # a cap above lambda_max changes nothing; the dense route ignores it
+    below, above = w[-1] * 0.999, w[-1] * 1.5
+    capped, v2 = top_eigenpair_bound(M, cap=below)
+    assert (capped == np.inf) if n > 256 else (capped == value)
+    assert abs(float(v2 @ V[:, -1])) == pytest.approx(1.0, abs=1e-8)
+    assert top_eigenpair_bound(M, cap=above)[0] == value

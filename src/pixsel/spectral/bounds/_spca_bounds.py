@@ -89,10 +89,14 @@ def top_eigenvalue_bound(M):
     return top_eigenpair_bound(M, vector=False)[0]
 
 
-def top_eigenpair_bound(M, vector=True):
+def top_eigenpair_bound(M, vector=True, cap=math.inf):
     """:func:`top_eigenvalue_bound` and (``vector=True``) a unit eigenvector estimate of the
     largest eigenvalue (exact to rounding where dense LAPACK answered, else Lanczos's); with
-    ``vector=False`` the vector is None."""
+    ``vector=False`` the vector is None.
+
+    ``cap``: a bound the caller already holds. Where Lanczos's estimate, never above
+    ``lambda_max(M)``, reaches it, no certified bound could be lower: the proof is skipped and
+    the bound returned is ``inf``."""
     n = M.shape[0]
 
     def dense():
@@ -107,6 +111,8 @@ def top_eigenpair_bound(M, vector=True):
 
     out = eigsh(M, k=1, which="LA", tol=1e-10, v0=np.ones(n), return_eigenvectors=vector)
     theta, v = (float(out[0][0]), out[1][:, 0]) if vector else (float(out[0]), None)
+    if theta >= cap:
+        return math.inf, v
     scale = float(np.abs(np.diag(M)).max()) + abs(theta) + 1e-300
     step = 1e-9 * scale
     for _ in range(3):

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._batch_numba import drop_values
-from ..bounds import accelerated_dual, generalize, row_bound, sdp_dual_bound, top_eigenvalue_bound
+from ..bounds import accelerated_dual, generalize, row_bound, sdp_dual_bound
 from ..bounds._spca_bounds import RowTable, top_eigenpair_bound
 
 __all__ = ["FullBnB"]
@@ -137,7 +137,11 @@ class FullBnB:
             b = float(w[0]) + (self.k - 1) * rho
             self.vsdp = V[:, 0]
         else:
-            b = top_eigenvalue_bound(M) + (self.k - 1) * rho
+            # without node iterations, a bound no lower than the key is not needed: Lanczos's
+            # estimate, where it reaches the key, spares the Cholesky proof (B = I: the key is
+            # on b's scale)
+            cap = key - (self.k - 1) * rho if self.identity and not self.node_iter else math.inf
+            b = top_eigenpair_bound(M, vector=False, cap=cap)[0] + (self.k - 1) * rho
         if self.node_iter and len(U) > self.k:
             val, Zn = accelerated_dual(self.A[ix], self.k, Z, b, self.node_iter, 0.0, len(U), target=target, mu_rel=0.005)
             if val < b:
@@ -176,7 +180,7 @@ class FullBnB:
                 memo["below_failed_at"] = theta
             return False
 
-    def _eig(self, U, full=False, memo=None):
+    def _eig(self, U, full=False, memo=None, cap=math.inf):
         """``lambda_max`` of the pair on ``U`` and its eigenvector; with ``full``, also all
         eigenvalues (descending) and ``B``-orthonormal eigenvectors (columns in that order).
         With a ``memo`` of the dive, the decomposition of ``U`` is computed once (the same call
@@ -185,8 +189,8 @@ class FullBnB:
             if "eig" in memo:
                 return memo["eig"] if full else memo["eig"][:2]
             name = "eig" if full else "top"
-            if name not in memo:
-                memo[name] = self._eig(U, full)
+            if name not in memo:  # (the key only falls along a dive: a cap met stays met)
+                memo[name] = self._eig(U, full, cap=cap)
             return memo[name]
         ix = np.ix_(U, U)
         if not full and self.identity and len(U) > max(_FIX_MAX, self.k):
@@ -194,7 +198,7 @@ class FullBnB:
             # certified upper bound (Lanczos, then a Cholesky proof) and Lanczos's vector cost a
             # fraction of a dense decomposition (a node of size k, whose value is offered as an
             # incumbent, is always decomposed exactly)
-            return top_eigenpair_bound(self.A[ix])
+            return top_eigenpair_bound(self.A[ix], cap=cap)
         if self.identity:
             vals, vecs = np.linalg.eigh(self.A[ix])
         else:
@@ -260,7 +264,9 @@ class FullBnB:
             if fix:
                 fU, v, d, X = self._eig(U, full=True, memo=memo)
             else:
-                fU, v = self._eig(U, memo=memo)
+                # where the node's key is already below what the inclusion bound can prove, only
+                # the direction is needed (the bound reads inf)
+                fU, v = self._eig(U, memo=memo, cap=key if lanczos else math.inf)
             if s.discard(fU):
                 return
             key = min(key, fU)
