@@ -15,6 +15,13 @@ Bounds at a node ``(I, U)``, cheapest first, each tried only while the node is s
 Every bound computed at a node lowers its key (the queue's certified upper bound), so a stopped
 search reports the smallest bound it proved, not only the inclusion bound.
 
+A dive (the depth-first descent from a popped node) only fixes features in: ``U`` is the same at
+every node of it, so what depends on ``U`` alone (the eigendecompositions, the dual bound, the
+row bound's sorted rows) is computed at its first node and read back at the others. Above
+``_FIX_MAX`` features, where nothing is fixed, a node's eigenvalues are Lanczos estimates with a
+Cholesky proof of the bound (:func:`top_eigenpair_bound`), and the proof is skipped where the
+estimate already reaches the node's key.
+
 Variable fixing (``fixing=True``, the default of every bound set but ``'inclusion'``): the node's
 eigendecomposition gives, for every free ``j`` at once, ``lambda_max`` of the pair on ``U - j``
 (the largest root of a secular equation, :func:`._batch_numba.drop_values`), and with
