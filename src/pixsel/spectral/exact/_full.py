@@ -39,15 +39,13 @@ import scipy.linalg as sla
 
 from ._batch_numba import drop_values
 from ..bounds import accelerated_dual, generalize, row_bound, sdp_dual_bound
-from ..bounds._spca_bounds import RowTable, top_eigenpair_bound
+from ..bounds._spca_bounds import _DENSE_MAX, RowTable, top_eigenpair_bound
 
 __all__ = ["FullBnB"]
 
 #: variable fixing needs every eigenpair of the node (one dense ``eigh``): above this size only
 #: the top one is computed and nothing is fixed
 _FIX_MAX = 512
-#: above this size a node's dual bound is a certified Lanczos bound (no Cholesky pre-test)
-_PRETEST_MAX = 256
 
 
 class FullBnB:
@@ -114,7 +112,7 @@ class FullBnB:
             rho = float(np.abs(Z).max()) if len(U) > 1 else 0.0
         # a large node without node iterations: the certified Lanczos bound below costs about one
         # Cholesky factorization, and a node it does not discard would pay for two
-        pretest = not (len(U) > _PRETEST_MAX and not self.node_iter and not self.sdp_branch
+        pretest = not (len(U) > _DENSE_MAX and not self.node_iter and not self.sdp_branch
                        and not (self.fixing and self.identity and len(U) <= _FIX_MAX))
         if pretest and math.isfinite(target) and not (memo is not None and memo.get("sdp_failed_at") == theta):
             if M is None:
@@ -187,6 +185,11 @@ class FullBnB:
                 memo["below_failed_at"] = theta
             return False
 
+    def _by_lanczos(self, u, full):
+        """Whether :meth:`_eig` bounds a node of ``u`` features by Lanczos (a certified bound and an
+        estimated vector) rather than a dense decomposition: a large node that fixes nothing."""
+        return not full and self.identity and u > max(_FIX_MAX, self.k)
+
     def _eig(self, U, full=False, memo=None, cap=math.inf):
         """``lambda_max`` of the pair on ``U`` and its eigenvector; with ``full``, also all
         eigenvalues (descending) and ``B``-orthonormal eigenvectors (columns in that order).
@@ -200,7 +203,7 @@ class FullBnB:
                 memo[name] = self._eig(U, full, cap=cap)
             return memo[name]
         ix = np.ix_(U, U)
-        if not full and self.identity and len(U) > max(_FIX_MAX, self.k):
+        if self._by_lanczos(len(U), full):
             # a large node that fixes nothing needs its bound and a direction to branch on: a
             # certified upper bound (Lanczos, then a Cholesky proof) and Lanczos's vector cost a
             # fraction of a dense decomposition (a node of size k, whose value is offered as an
@@ -265,7 +268,7 @@ class FullBnB:
             fix = self.fixing and u > k and m < k and u <= _FIX_MAX
             # the Cholesky test of the inclusion bound, unless the node's eigenvalue comes from the
             # certified Lanczos bound, which costs about as much and discards the node as well
-            lanczos = not fix and self.identity and u > max(_FIX_MAX, k)
+            lanczos = self._by_lanczos(u, fix)
             if self.bounds and not lanczos and self._below(U, s.theta, memo):
                 return
             if fix:
