@@ -194,7 +194,7 @@ def test_one_block_fast_path_is_block_reduce_to_the_bit(dtype, monkeypatch):
     monkeypatch.setattr(mo, "block_reduce", counting_reduce)
     fast = class_statistics(X, y)
     assert calls == []  # one block: no reduction machinery
-    monkeypatch.setattr(mo, "block_rows", lambda *a, **k: 0)  # the general path, still one block
+    monkeypatch.setattr(mo, "single_block", lambda *a, **k: None)  # the general path, still one block
     general = class_statistics(X, y)
     assert calls == ["ndarray"]
     for name in ("classes", "counts", "means", "mean", "within"):

@@ -32,7 +32,7 @@ from .._array_api import (
     call_on_host, float_dtype, from_numpy, get_namespace, is_numpy, one_hot, to_numpy,
 )
 from .._validation import check_finite, check_options, is_dask_array
-from ._reduce import BLOCK_BYTES, _located, block_reduce, block_rows, sum_partials
+from ._reduce import BLOCK_BYTES, block_reduce, single_block, sum_partials
 
 from typing import TYPE_CHECKING
 
@@ -603,10 +603,11 @@ def class_statistics(X: ArrayLike, y: ArrayLike, *, classes: Any = None,
     else:
         part, block_bytes = _block_partial, BLOCK_BYTES
     p = X.shape[1]
-    if isinstance(X, np.ndarray) and X.shape[0] <= block_rows(p, block_bytes, min_rows=256):
-        # one block of rows: block_reduce would return its partial as it is (a single partial is
-        # its own in-place merge), so the partial is taken directly, with the same error for a NaN
-        counts, means, W = _located(part, 0, X, codes, C)
+    # one block of rows: block_reduce would return its partial as it is (a single partial is its
+    # own in-place merge), so the partial is taken directly
+    one = single_block(part, X, codes, C, block_bytes=block_bytes, min_rows=256)
+    if one is not None:
+        counts, means, W = one
         _check_counts(classes, counts)
         return _finish(classes, counts, means, W)
     panels = _column_panels(p) if is_dask_array(X) else [(0, p)]

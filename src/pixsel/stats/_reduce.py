@@ -82,6 +82,16 @@ def block_rows(p: int, block_bytes: int = BLOCK_BYTES, min_rows: int = 1) -> int
     return max(min_rows, block_bytes // (8 * max(p, 1)), 1)
 
 
+def single_block(part, X, *args, block_bytes: int = BLOCK_BYTES, min_rows: int = 1):
+    """``part(X, *args)`` when :func:`block_reduce` would read a NumPy ``X`` as one block (its
+    result is then this partial through one merge), with the same error for a NaN; None for
+    more rows, or for Dask and other arrays. For callers whose merge of a single partial is
+    cheaper done by hand than through the reduction's machinery (small tables)."""
+    if not isinstance(X, np.ndarray) or X.shape[0] > block_rows(X.shape[1], block_bytes, min_rows):
+        return None
+    return _located(part, 0, X, *args)
+
+
 def _numpy_reduce(part, merge, X, rows_arrays, block_bytes, min_rows, start=0, merge_inplace=None):
     """Fold the blocks' partials into one as they come (one block partial alive at a time)."""
     n, p = X.shape

@@ -276,7 +276,7 @@ def regularize(
     mu = float(np.trace(B) / p) if p else 0.0
     if is_shrinkage(regularization):
         _need_data(X, y, means, classes)
-        from ._reduce import _located, block_reduce, block_rows, sum_partials
+        from ._reduce import block_reduce, single_block, sum_partials
 
         idx = np.searchsorted(classes, np.asarray(y))
         means64 = np.asarray(means, dtype=np.float64)
@@ -287,10 +287,8 @@ def regularize(
 
         # B is at hand: sum(B * B) costs p^2 and the fourth moment one pass (n p), where
         # scikit-learn's ledoit_wolf_shrinkage forms R^T R again (n p^2); the same estimator (tested)
-        if isinstance(X, np.ndarray) and X.shape[0] <= block_rows(X.shape[1]):  # one block: its partial, merged
-            fourth = float(sum_partials([_located(fourth_part, 0, X, idx)]))
-        else:
-            fourth = float(block_reduce(fourth_part, sum_partials, X, idx))
+        one = single_block(fourth_part, X, idx)  # one block: its partial, merged as block_reduce would
+        fourth = float(sum_partials([one]) if one is not None else block_reduce(fourth_part, sum_partials, X, idx))
         shrinkage = _ledoit_wolf_from_moments(B, fourth, X.shape[0])
         info = shrinkage_regularization(regularization, shrinkage, mu)
     else:
