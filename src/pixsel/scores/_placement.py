@@ -48,13 +48,15 @@ first, in the order given.
 
 Under a budget the greedy that takes the largest gain may spend the budget on its first, costly
 pixels and be left with the cheapest for the rest, however little they add; the greedy that takes
-the largest gain per unit cost may instead pass over a costly pixel worth its price. Neither
-alone has a guarantee, the better of the two has (for a monotone submodular objective under a
-budget: Khuller, Moss and Naor, "The budgeted maximum coverage problem", 1999; Leskovec et al.,
-"Cost-effective outbreak detection in networks", KDD 2007), so with a budget both paths are run
-(each with its swaps in :func:`refine_placement`) and the one that keeps more mass is returned,
-the plain one on a tie. Both keep every constraint exactly: the choice rule ranks the
-candidates, the same checks admit them.
+the largest gain per unit cost may instead pass over a costly pixel worth its price. For a
+monotone submodular objective under a budget neither alone has a constant-factor guarantee and
+the better of the two has (Khuller, Moss and Naor, "The budgeted maximum coverage problem",
+1999; Leskovec, Krause, Guestrin, Faloutsos, VanBriesen and Glance, "Cost-effective outbreak
+detection in networks", KDD 2007). The kept mass is monotone but not submodular in general, so
+here this is the rule, not a bound: with a budget both paths are run (each with its swaps in
+:func:`refine_placement`) and the one that keeps more mass is returned, the plain one on a tie.
+Both keep every constraint exactly: the rule only ranks the candidates, the same checks admit
+them.
 
 Ties go to the lowest index. Columns whose residual is below a relative tolerance of the
 largest squared column norm add nothing; they are taken (lowest admissible index first, no
