@@ -222,12 +222,12 @@ def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed
 BUDGETED = [i for i, case in enumerate(CASES) if "budget" in case]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))  # the cost-ratio path is returned in three of these draws
 @pytest.mark.parametrize("case", BUDGETED)
 def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_by_gain_per_cost(case, seed):
     """Under a budget each rule's path is its brute-force constrained greedy (the cost-ratio one
     ranking the same admissible pixels by gain / cost), and the path returned is the one of more
-    kept mass (the plain one on a tie)."""
+    kept mass (the plain one on a tie, or when no ``k`` admissible pixels exceed the budget)."""
     from pixsel.scores._placement import _greedy
 
     shape, p, k = (3, 4), 12, 4
@@ -244,7 +244,9 @@ def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_b
     assert run.order.tolist() == ratio
     _check_constraints_hold(ratio, shape=shape, **kw)
     assert run.total == pytest.approx(_kept_mass(A, ratio), rel=1e-9)
-    better = ratio if _kept_mass(A, ratio) > _kept_mass(A, plain) * (1 + 1e-9) else plain
+    pool = np.delete(kw["costs"], list(kw.get("never", ())))
+    binds = np.sort(pool)[-k:].sum() > kw["budget"]
+    better = ratio if binds and _kept_mass(A, ratio) > _kept_mass(A, plain) * (1 + 1e-9) else plain
     order, obj = greedy_placement(A, k, constraints=cons)
     assert order.tolist() == better
     assert obj[-1] == pytest.approx(_kept_mass(A, better), rel=1e-9)
@@ -280,9 +282,13 @@ def test_a_costly_first_pixel_that_strands_the_plain_greedy_is_beaten_by_gain_pe
     plain = _greedy(A, 2, 1, cons, None, None, keep_z=True)  # the plain path's swaps stay at 10.1
     support, value, _, converged = _swaps(plain, 100)
     assert sorted(support.tolist()) == [0, 3] and value == pytest.approx(10.1, rel=1e-9) and converged
-    # without a budget the rule is not used: the plain greedy, and per_cost is False
-    res = refine_placement(A, 2, constraints=placement_constraints(5, 2, costs=costs))
-    assert sorted(res.support.tolist()) == [0, 1] and not res.per_cost
+    # without a budget, or with one that no two pixels exceed, the rule is not used: the plain greedy
+    for budget in (None, 8.0):
+        res = refine_placement(A, 2, constraints=placement_constraints(5, 2, costs=costs, budget=budget))
+        assert sorted(res.support.tolist()) == [0, 1] and not res.per_cost
+    # one just below the two costliest pixels' 8 binds: the plain path is stranded again
+    res = refine_placement(A, 2, constraints=placement_constraints(5, 2, costs=costs, budget=7.9))
+    assert sorted(res.support.tolist()) == [1, 2] and res.per_cost
 
 
 def test_pixels_of_no_cost_rank_first_by_gain_per_cost():

@@ -555,16 +555,21 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     ([1, 0], [2.5, 3.0])
     """
     run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
-    if _budgeted(constraints):  # the better of the plain and the cost-ratio greedy
+    if _budgeted(constraints, k):  # the better of the plain and the cost-ratio greedy
         alt = _greedy(A, k, block, constraints, None, gram, shrinkage, prior, prior_rows, per_cost=True)
         if alt.total > run.total + _RULE_RTOL * abs(run.total):
             run = alt
     return run.order, run.objective
 
 
-def _budgeted(cons: PlacementConstraints | None) -> bool:
-    """Whether ``cons`` sets a budget (then the greedy runs twice: gain, and gain per cost)."""
-    return cons is not None and cons.costs is not None and bool(np.isfinite(cons.budget))
+def _budgeted(cons: PlacementConstraints | None, k: int) -> bool:
+    """Whether ``cons`` sets a budget that ``k`` pixels may exceed (then the greedy runs twice: by
+    gain, and by gain per cost); a budget above the ``k`` costliest admissible pixels changes nothing."""
+    if cons is None or cons.costs is None or not np.isfinite(cons.budget):
+        return False
+    pool = cons.costs[~cons.never]
+    top = float(np.sort(pool)[max(pool.size - int(k), 0):].sum())
+    return top > cons.budget * (1 + _BUDGET_RTOL)
 
 
 @dataclass
@@ -665,7 +670,7 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
     best, per_cost = None, False
-    for rule in (False, True) if _budgeted(constraints) else (False,):
+    for rule in (False, True) if _budgeted(constraints, k) else (False,):
         run = _greedy(A, k, block, constraints, None if rule else callback, gram, shrinkage, prior, prior_rows,
                       keep_z=max_swaps > 0, per_cost=rule)
         found = (run, *_swaps(run, int(max_swaps)))
