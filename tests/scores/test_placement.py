@@ -97,8 +97,9 @@ def test_block_of_one_equals_the_scalar_path_and_input_is_untouched():
 # --- constraints: a brute-force constrained greedy as the oracle
 
 def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, floors=None, dmin=0.0, costs=None,
-            budget=np.inf):
-    """Step by step: the admissible pixels by direct checks, the best by brute-force kept mass.
+            budget=np.inf, per_cost=False):
+    """Step by step: the admissible pixels by direct checks, the best by brute-force kept mass
+    (``per_cost``: by the gain of kept mass divided by the pixel's cost).
 
     A pixel is admissible when the constraints allow it and, after it, a packing of the pixels
     still to come (first the pixels the regions lack below their minima, region by region in
@@ -144,8 +145,11 @@ def _oracle(A, k, *, shape, always=(), never=(), regions=None, caps=None, floors
             continue
         cand = [j for j in range(p) if free(j, chosen) and completes(chosen + [j], k - t - 1)]
         mass = {j: _kept_mass(A, chosen + [j]) for j in cand}
+        if per_cost:
+            base = _kept_mass(A, chosen)
+            mass = {j: (m - base) / costs[j] for j, m in mass.items()}
         best = max(mass.values())
-        chosen.append(min(j for j in cand if mass[j] >= best * (1 - 1e-9)))
+        chosen.append(min(j for j in cand if mass[j] >= best - 1e-9 * abs(best)))
     return chosen
 
 
@@ -213,6 +217,90 @@ def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed
     assert order.tolist() == _oracle(A, k, shape=shape, **kw)
     _check_constraints_hold(order, shape=shape, **kw)
     assert obj[-1] == pytest.approx(_kept_mass(A, order.tolist()), rel=1e-9)
+
+
+BUDGETED = [i for i, case in enumerate(CASES) if "budget" in case]
+
+
+@pytest.mark.parametrize("seed", range(12))  # the cost-ratio path is returned in three of these draws
+@pytest.mark.parametrize("case", BUDGETED)
+def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_by_gain_per_cost(case, seed):
+    """Under a budget each rule's path is its brute-force constrained greedy (the cost-ratio one
+    ranking the same admissible pixels by gain / cost), and the path returned is the one of more
+    kept mass (the plain one on a tie, or when no ``k`` admissible pixels exceed the budget)."""
+    from pixsel.scores._placement import _greedy
+
+    shape, p, k = (3, 4), 12, 4
+    A = _data(seed, 8, p)
+    kw = _resolve(CASES[case], p, shape, seed)
+    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
+                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
+                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
+                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    plain = _oracle(A, k, shape=shape, **kw)
+    ratio = _oracle(A, k, shape=shape, per_cost=True, **kw)
+    assert _greedy(A, k, 1, cons, None, None).order.tolist() == plain
+    run = _greedy(A, k, 1, cons, None, None, per_cost=True)
+    assert run.order.tolist() == ratio
+    _check_constraints_hold(ratio, shape=shape, **kw)
+    assert run.total == pytest.approx(_kept_mass(A, ratio), rel=1e-9)
+    pool = np.delete(kw["costs"], list(kw.get("never", ())))
+    binds = np.sort(pool)[-k:].sum() > kw["budget"]
+    better = ratio if binds and _kept_mass(A, ratio) > _kept_mass(A, plain) * (1 + 1e-9) else plain
+    order, obj = greedy_placement(A, k, constraints=cons)
+    assert order.tolist() == better
+    assert obj[-1] == pytest.approx(_kept_mass(A, better), rel=1e-9)
+
+
+def _independent(gains, n=30, seed=0):
+    """Centred data whose columns are orthogonal with squared norms ``gains`` (the kept mass is additive)."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.standard_normal((n, len(gains))) - rng.standard_normal((n, 1)))
+    X = Q - Q.mean(axis=0)
+    X /= np.linalg.norm(X, axis=0)
+    X = np.linalg.qr(X)[0]  # orthonormal and centred (the columns span a subspace orthogonal to ones)
+    return X * np.sqrt(np.asarray(gains, dtype=float))
+
+
+def test_a_costly_first_pixel_that_strands_the_plain_greedy_is_beaten_by_gain_per_cost():
+    """Pixel 0 keeps 10 and costs 5, pixels 1 and 2 keep 8 and cost 3, pixels 3 and 4 keep 0.1 and
+    0.05, cost 1; k = 2 within a budget of 6. By gain the greedy takes 0 and must then take a pixel of
+    cost 1 (10.1), from which no single swap within the budget gains; by gain per cost it takes 1
+    and 2 (16), the best pair (brute force)."""
+    gains, costs = [10.0, 8.0, 8.0, 0.1, 0.05], np.array([5.0, 3.0, 3.0, 1.0, 1.0])
+    A = _independent(gains)
+    cons = placement_constraints(5, 2, costs=costs, budget=6.0)
+    best = max((S for S in combinations(range(5), 2) if costs[list(S)].sum() <= 6.0),
+               key=lambda S: _kept_mass(A, list(S)))
+    order, obj = greedy_placement(A, 2, constraints=cons)
+    assert sorted(order.tolist()) == sorted(best) == [1, 2] and obj[-1] == pytest.approx(16.0, rel=1e-9)
+    res = refine_placement(A, 2, constraints=cons)
+    assert res.per_cost and sorted(res.support.tolist()) == [1, 2]
+    assert res.support_objective == pytest.approx(16.0, rel=1e-9)
+    from pixsel.scores._placement import _greedy, _swaps
+
+    plain = _greedy(A, 2, 1, cons, None, None, keep_z=True)  # the plain path's swaps stay at 10.1
+    support, value, _, converged = _swaps(plain, 100)
+    assert sorted(support.tolist()) == [0, 3] and value == pytest.approx(10.1, rel=1e-9) and converged
+    # without a budget, or with one that no two pixels exceed, the rule is not used: the plain greedy
+    for budget in (None, 8.0):
+        res = refine_placement(A, 2, constraints=placement_constraints(5, 2, costs=costs, budget=budget))
+        assert sorted(res.support.tolist()) == [0, 1] and not res.per_cost
+    # one just below the two costliest pixels' 8 binds: the plain path is stranded again
+    res = refine_placement(A, 2, constraints=placement_constraints(5, 2, costs=costs, budget=7.9))
+    assert sorted(res.support.tolist()) == [1, 2] and res.per_cost
+
+
+def test_pixels_of_no_cost_rank_first_by_gain_per_cost():
+    """A free pixel has an unbounded gain per cost: the cost-ratio path takes the free ones first,
+    the better of them first."""
+    from pixsel.scores._placement import _greedy
+
+    A = _independent([1.0, 2.0, 12.0, 5.0])
+    costs = np.array([0.0, 0.0, 2.0, 1.0])
+    cons = placement_constraints(4, 3, costs=costs, budget=3.0)
+    assert _greedy(A, 3, 1, cons, None, None, per_cost=True).order.tolist() == [1, 0, 2]
+    assert _greedy(A, 3, 1, cons, None, None).order.tolist() == [2, 3, 1]
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -46,6 +46,18 @@ still leaves enough steps for the regions below their minimum, and it still leav
 room for the cheapest pixels that must follow. Installed sensors (``always_select``) come
 first, in the order given.
 
+Under a budget the greedy that takes the largest gain may spend the budget on its first, costly
+pixels and be left with the cheapest for the rest, however little they add; the greedy that takes
+the largest gain per unit cost may instead pass over a costly pixel worth its price. For a
+monotone submodular objective under a budget neither alone has a constant-factor guarantee and
+the better of the two has (Khuller, Moss and Naor, "The budgeted maximum coverage problem",
+1999; Leskovec, Krause, Guestrin, Faloutsos, VanBriesen and Glance, "Cost-effective outbreak
+detection in networks", KDD 2007). The kept mass is monotone but not submodular in general, so
+here this is the rule, not a bound: with a budget both paths are run (each with its swaps in
+:func:`refine_placement`) and the one that keeps more mass is returned, the plain one on a tie.
+Both keep every constraint exactly: the rule only ranks the candidates, the same checks admit
+them.
+
 Ties go to the lowest index. Columns whose residual is below a relative tolerance of the
 largest squared column norm add nothing; they are taken (lowest admissible index first, no
 gain) only once no other candidate is left.
@@ -91,6 +103,10 @@ _RESIDUAL_RTOL = 1e-10
 
 #: Relative slack when a sum of costs is compared with the budget (rounding of the sums).
 _BUDGET_RTOL = 1e-12
+
+#: Under a budget the cost-ratio greedy's placement replaces the plain greedy's only when it keeps
+#: more mass by more than this fraction (rounding of the two sums): a tie keeps the plain greedy.
+_RULE_RTOL = 1e-9
 
 #: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product
 #: and triangular product
@@ -483,6 +499,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
                      prior: DCTPrior | None = None, prior_rows: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
     """Greedy column subset in the n-form (``O(n p)`` per step), under placement constraints.
 
+    With a budget the path is the better (more kept mass; the first on a tie) of two greedy
+    paths under the same constraints: the one taking the largest gain at each step and the one
+    taking the largest gain per unit cost (see the module docstring).
+
     Parameters
     ----------
     A : array-like of shape (n_samples, n_pixels * block)
@@ -494,7 +514,7 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     constraints : PlacementConstraints, optional
         From :func:`placement_constraints` (validated there). ``None``: no constraint.
     callback : callable, optional
-        Called as ``callback(t, total=k)`` after each pixel.
+        Called as ``callback(t, total=k)`` after each pixel (of the first path, with a budget).
     gram : array-like, optional
         The smaller Gram matrix, when the caller has it (not modified): ``A^T A`` of shape
         ``(n_pixels * block, n_pixels * block)`` with more images than pixels, else ``A A^T`` of
@@ -535,7 +555,21 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     ([1, 0], [2.5, 3.0])
     """
     run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
+    if _budgeted(constraints, k):  # the better of the plain and the cost-ratio greedy
+        alt = _greedy(A, k, block, constraints, None, gram, shrinkage, prior, prior_rows, per_cost=True)
+        if alt.total > run.total + _RULE_RTOL * abs(run.total):
+            run = alt
     return run.order, run.objective
+
+
+def _budgeted(cons: PlacementConstraints | None, k: int) -> bool:
+    """Whether ``cons`` sets a budget that ``k`` pixels may exceed (then the greedy runs twice: by
+    gain, and by gain per cost); a budget above the ``k`` costliest admissible pixels changes nothing."""
+    if cons is None or cons.costs is None or not np.isfinite(cons.budget):
+        return False
+    pool = cons.costs[~cons.never]
+    top = float(np.sort(pool)[max(pool.size - int(k), 0):].sum())
+    return top > cons.budget * (1 + _BUDGET_RTOL)
 
 
 @dataclass
@@ -564,6 +598,10 @@ class PlacementResult:
         greedy and the swaps took, the columns of the shrunk Gram matrix and of the prior they
         computed (the covariance columns of a model on them, with no further pass over the
         data); None without shrinkage.
+    per_cost : bool
+        True when, under a budget, the greedy that ranks pixels by gain per unit cost (then its
+        swaps) kept more mass than the greedy by gain and its placement was returned: ``order``
+        and ``objective`` are then its path.
     """
 
     order: np.ndarray
@@ -573,6 +611,7 @@ class PlacementResult:
     n_swaps: int
     converged: bool
     columns: dict | None = None
+    per_cost: bool = False
 
 
 def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
@@ -596,7 +635,10 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     1-swap local optimum) or after ``max_swaps`` swaps.
 
     Swaps respect every constraint: installed sensors never leave, excluded pixels never enter,
-    region maxima and minima, the minimum distance and the budget hold after each swap.
+    region maxima and minima, the minimum distance and the budget hold after each swap. With a
+    budget the swaps run from both greedy paths of :func:`greedy_placement` (by gain, and by
+    gain per unit cost: one costly pixel taken first can leave only cheap, poor ones that no
+    single swap within the budget replaces) and the placement that keeps more mass is returned.
 
     Parameters
     ----------
@@ -627,10 +669,16 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     """
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
-    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0)
-    support, value, n_swaps, converged = _swaps(run, int(max_swaps))
+    best, per_cost = None, False
+    for rule in (False, True) if _budgeted(constraints, k) else (False,):
+        run = _greedy(A, k, block, constraints, None if rule else callback, gram, shrinkage, prior, prior_rows,
+                      keep_z=max_swaps > 0, per_cost=rule)
+        found = (run, *_swaps(run, int(max_swaps)))
+        if best is None or found[2] > best[2] + _RULE_RTOL * abs(best[2]):
+            best, per_cost = found, rule
+    run, support, value, n_swaps, converged = best
     columns = run.basis.columns if run.basis.op is not None else None
-    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged, columns)
+    return PlacementResult(run.order, run.objective, support, value, n_swaps, converged, columns, per_cost)
 
 
 #: A swap is taken only when it raises the kept mass by more than this fraction (rounding of the
@@ -830,9 +878,11 @@ class _Run:
 
 
 def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None,
-            keep_z=False) -> _Run:
+            keep_z=False, per_cost=False) -> _Run:
     """The greedy path of :func:`greedy_placement`, with the state the swaps continue from
-    (``keep_z``: each step's ``z = E w`` too, which the swaps start from)."""
+    (``keep_z``: each step's ``z = E w`` too, which the swaps start from). ``per_cost``: each step
+    ranks the admissible pixels by gain per unit cost (a pixel of zero cost before any that costs,
+    by its gain) instead of by gain; the same pixels are admissible."""
     A = np.asarray(A, dtype=np.float64)
     c = int(block)
     k = int(k)
@@ -864,6 +914,10 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     total = 0.0
     forced = [int(i) for i in cons.always]
     Zs = np.empty_like(basis.F) if keep_z and c == 1 else None
+    per = free = None
+    if per_cost and cons.costs is not None:  # gain per cost; pixels that cost nothing rank first, by gain
+        free = cons.costs <= 0
+        per = 1.0 / np.where(free, 1.0, cons.costs)
     for t in range(k):
         if t < len(forced):
             i = forced[t]
@@ -874,11 +928,19 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
                                  "lower k or min_distance, or raise max_per_region or the budget.")
             gain, live = _gains(D, U, floor, c)
             g = np.where(ok & live, gain, -np.inf)  # in the span: after every live pixel, lowest index first
+            first = None
+            if per is not None:
+                first = free & np.isfinite(g)  # admissible live pixels of no cost: before the others
+                g = np.where(free, g, g * per)
             if not state.needs_packing:
-                i = int(np.argmax(g)) if np.isfinite(g).any() else int(np.argmax(ok))  # ties: lowest index
+                pick = np.where(first, g, -np.inf) if first is not None and first.any() else g
+                i = int(np.argmax(pick)) if np.isfinite(pick).any() else int(np.argmax(ok))  # ties: lowest index
             else:
                 ranked = np.flatnonzero(ok)
-                ranked = ranked[np.argsort(-g[ranked], kind="stable")]
+                if first is None:
+                    ranked = ranked[np.argsort(-g[ranked], kind="stable")]
+                else:  # lexsort is stable: ties keep the lowest index
+                    ranked = ranked[np.lexsort((-g[ranked], ~first[ranked]))]
                 i = next((int(j) for j in ranked if state.completes_after(int(j), k - t - 1)), None)
                 if i is None:
                     raise ValueError(f"the constraints admit no further pixel after {t} of k={k} were chosen: "
