@@ -941,12 +941,16 @@ def test_in_place_rank_one_and_symmetric_products_are_the_textbook_ones(layout):
         np.testing.assert_allclose(_symv(M, v), S @ v, rtol=1e-12)
 
 
-@pytest.mark.parametrize("n", [5, 128, 129, 300])
-def test_row_blocked_product_is_the_product(n):
-    """The greedy's data pass with fewer images than pixels, summed over row blocks: ``V @ B``."""
-    from pixsel.scores._placement import _ROW_BLOCK, _rows_times
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_row_product_is_the_product(layout, m):
+    """The greedy's data pass with fewer images than pixels (a matrix-vector product per row): ``V @ B``."""
+    from pixsel.scores._placement import _rows_times
 
-    rng = np.random.default_rng(n)
-    B, V = rng.standard_normal((n, 37)), rng.standard_normal((2, n))
+    rng = np.random.default_rng(m)
+    base = rng.standard_normal((300, 74))
+    B = {"C": base[:, :37].copy(), "F": np.asfortranarray(base[:, :37]), "strided": base[:, ::2]}[layout]
+    V = rng.standard_normal((m, 300))
+    before = B.copy()
     np.testing.assert_allclose(_rows_times(V, B), V @ B, rtol=1e-12, atol=1e-12 * np.abs(V).sum() * np.abs(B).max())
-    assert (n > 2 * _ROW_BLOCK) == (n in (129, 300))  # both sides of the threshold are run
+    assert np.array_equal(B, before)

@@ -108,9 +108,9 @@ _BUDGET_RTOL = 1e-12
 #: more mass by more than this fraction (rounding of the two sums): a tie keeps the plain greedy.
 _RULE_RTOL = 1e-9
 
-#: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product
-#: and triangular product
-_DGER, _DGEMM, _DSYMV, _DTRMM = get_blas_funcs(("ger", "gemm", "symv", "trmm"), (np.empty(1),))
+#: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product,
+#: triangular product and matrix-vector product
+_DGER, _DGEMM, _DSYMV, _DTRMM, _DGEMV = get_blas_funcs(("ger", "gemm", "symv", "trmm", "gemv"), (np.empty(1),))
 #: LAPACK's float64 Cholesky factorization with pivoting (for positive semidefinite matrices)
 (_DPSTRF,) = get_lapack_funcs(("pstrf",), (np.empty(1),))
 
@@ -1297,23 +1297,17 @@ def _symv(S, x):
     return S @ x
 
 
-#: Rows of the data per product in :func:`_rows_times`.
-_ROW_BLOCK = 64
-
-
 def _rows_times(V, B):
-    """``V @ B`` for a few rows ``V`` (``m x n``) and the data ``B`` (``n x p``), as a sum over blocks of
-    ``_ROW_BLOCK`` rows of ``B``: one pass over ``B`` as one product is, but BLAS (OpenBLAS) runs a
-    product this flat faster on blocks that stay in cache than on a tall ``B`` at once (the data
-    pass of every greedy step with fewer images than pixels)."""
-    n = B.shape[0]
-    if n <= 2 * _ROW_BLOCK:
+    """``V @ B`` for a few rows ``V`` (``m x n``) and the data ``B`` (``n x p``, C-ordered), one
+    matrix-vector product per row (BLAS ``dgemv`` on ``B^T``, Fortran-ordered: no copy). ``B`` is
+    read once per row, but a product this flat runs at memory speed as ``dgemv`` and well below it
+    as a matrix product (OpenBLAS packs ``B`` for ``dgemm``): two rows this way take about half the
+    time of one blocked product (the data pass of every greedy step with fewer images than pixels)."""
+    if not (B.dtype == np.float64 and B.flags.c_contiguous):
         return V @ B
-    out = V[:, :_ROW_BLOCK] @ B[:_ROW_BLOCK]
-    part = np.empty_like(out)
-    for s in range(_ROW_BLOCK, n, _ROW_BLOCK):
-        np.matmul(V[:, s:s + _ROW_BLOCK], B[s:s + _ROW_BLOCK], out=part)
-        out += part
+    out = np.empty((V.shape[0], B.shape[1]))
+    for r in range(V.shape[0]):
+        out[r] = _DGEMV(1.0, B.T, V[r])
     return out
 
 
