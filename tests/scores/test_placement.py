@@ -954,3 +954,99 @@ def test_row_product_is_the_product(layout, m):
     before = B.copy()
     np.testing.assert_allclose(_rows_times(V, B), V @ B, rtol=1e-12, atol=1e-12 * np.abs(V).sum() * np.abs(B).max())
     assert np.array_equal(B, before)
+
+
+# --- the first step's numerators known within bounds until they could win (fewer images than pixels)
+
+
+def _bounded_data(seed, n=80, shape=(16, 25)):
+    """Centred data with many images (the bounds' route) and its DCT prior: low rank plus noise,
+    duplicated images, a pixel without variance, or rank 3 exactly."""
+    from pixsel.stats import DCTPrior, dct_spectrum
+
+    p = shape[0] * shape[1]
+    rng = np.random.default_rng(seed)
+    kind = seed % 4
+    if kind == 0:
+        X = rng.standard_normal((n, 6)) @ rng.standard_normal((6, p)) + 0.05 * rng.standard_normal((n, p))
+    elif kind == 1:
+        X = rng.standard_normal((n, p)).cumsum(axis=1)
+        X[10:20] = X[:10]  # duplicated images: A A^T singular beyond the centring
+    elif kind == 2:
+        X = rng.standard_normal((n, p)) * rng.uniform(0.2, 2.0, p)
+        X[:, 7] = 0.0
+    else:
+        X = rng.standard_normal((n, 3)) @ rng.standard_normal((3, p))
+    A = X - X.mean(axis=0)
+    return A, DCTPrior(dct_spectrum(A, shape))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
+    """lo <= ||G'_j||^2 <= lo + width at every pixel; settling makes the best pixel's numerator exact,
+    and settling all of them gives the exact numerators."""
+    from pixsel.scores._placement import _ShrunkGram
+
+    A, prior = _bounded_data(seed)
+    before = A.copy()
+    op = _ShrunkGram(A, None, 0.6, prior, None)
+    assert op.bounded()
+    exact = op.column_sq()
+    U, pending = op.column_sq_bounds()
+    scale = np.abs(exact).max()
+    assert np.all(U <= exact + 1e-12 * scale)
+    assert np.all(exact <= U + pending.width + 1e-12 * scale)
+    d = op.diag()
+    live = d > 1e-10 * d.max()
+    dd = np.where(live, d, 1.0)
+    gain = U / dd
+    pending.settle(gain, live, dd, U)
+    best = int(np.argmax(np.where(live, exact / dd, -np.inf)))
+    assert not pending.pending[best]
+    assert gain[best] == pytest.approx(exact[best] / dd[best], rel=1e-12)
+    pending.settle(np.full(U.size, -np.inf), np.ones(U.size, bool), np.ones(U.size), U)  # every pixel
+    np.testing.assert_allclose(U, exact, rtol=1e-12, atol=1e-12 * scale)
+    assert not pending.pending.any() and not pending.width.any()
+    assert np.array_equal(A, before)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, monkeypatch):
+    """The greedy with the bounded numerators takes the pixels of the one with every numerator exact,
+    unconstrained and under constraints, and (at small k) those of the brute-force greedy on G'."""
+    from pixsel.scores._placement import _ShrunkGram
+
+    A, prior = _bounded_data(seed)
+    p = A.shape[1]
+    labels = np.arange(p) % 5
+    costs = 1.0 + np.arange(p) / p
+    cases = [dict(), dict(constraints=placement_constraints(p, 12, regions=labels, max_per_region=3)),
+             dict(constraints=placement_constraints(p, 12, costs=costs, budget=14.0)),
+             dict(constraints=placement_constraints(p, 12, always_select=[3, 200], never_select=np.arange(100, 160)))]
+    runs = [greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw) for kw in cases]
+    with monkeypatch.context() as m:
+        m.setattr(_ShrunkGram, "bounded", lambda self: False)  # every numerator exact from the start
+        for kw, (order, obj) in zip(cases, runs):
+            o2, f2 = greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw)
+            assert order.tolist() == o2.tolist()
+            np.testing.assert_allclose(obj, f2, rtol=1e-10)
+    if seed < 2:
+        G = (1 - 0.7) * A.T @ A + 0.7 * (A.shape[0] - 1) * prior.apply(np.eye(p))
+        assert runs[0][0][:3].tolist() == _brute_force_greedy(G, 3)
+
+
+def test_bounded_first_step_settles_few_numerators(monkeypatch):
+    """On low-rank data most numerators stay bounds: the exact ones are a small part of the pixels."""
+    from pixsel.scores import _placement
+
+    A, prior = _bounded_data(0)
+    settled = []
+    real = _placement._PendingSq.settle
+
+    def spy(self, gain, cand, d, u):
+        real(self, gain, cand, d, u)
+        settled.append(int((~self.pending).sum()))
+
+    monkeypatch.setattr(_placement._PendingSq, "settle", spy)
+    greedy_placement(A, 10, shrinkage=0.7, prior=prior)
+    assert len(settled) == 10 and 0 < settled[-1] < A.shape[1] // 4

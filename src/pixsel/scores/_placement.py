@@ -32,7 +32,12 @@ applied by products: ``E_{:,i}`` and ``E w`` need ``A^T a_i`` and ``A^T (A e)`` 
 without a pass) and ``T e_i``, ``T w`` (two small transforms each). With ``G' F`` and ``F^T F``
 kept beside ``F``, ``F^T E_{:,i} = (G' F)_{i,:} - F^T F F_{i,:}`` needs no pass over ``F``, and
 ``F F_{i,:}`` and ``F F^T w`` are one product of ``F`` with two vectors. The initial
-``||G'_{:,j}||^2`` needs the plain ``u_j``, ``A T`` and ``diag(T^2)``.
+``||G'_{:,j}||^2`` needs the plain ``u_j``, ``A T`` and ``diag(T^2)``. With fewer images than
+pixels the plain ``u_j = a_j^T M a_j`` enters it with the weight ``(1 - rho)^2`` (small where the
+data ask for shrinkage) and is first only bounded, from the top eigenpairs of ``M``; the greedy's
+updates of the numerators add terms that do not depend on them, so a bound keeps its width along
+the path, and ``u_j`` is computed exactly (``n^2`` each) only for the pixels whose upper gain
+reaches the best lower one at some step: the same pixels, for a small part of the ``n^2 p / 2``.
 
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
@@ -81,6 +86,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 from scipy.linalg.blas import get_blas_funcs
 from scipy.linalg.lapack import get_lapack_funcs
 
@@ -893,9 +899,15 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     basis = _Basis(A, gram, k * c, op)
 
     # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
+    pending = None  # numerators known only within bounds until they could win (see _PendingSq)
     if op is not None:  # the shrunk Gram matrix G': its diagonal and squared column norms
         D = op.diag().reshape(L, 1, 1)
-        U = op.column_sq().reshape(L, 1, 1)
+        if keep_z or state.needs_packing or not op.bounded():
+            # the swaps read every numerator and the packing ranks them all: exact from the start there
+            U = op.column_sq().reshape(L, 1, 1)
+        else:
+            U, pending = op.column_sq_bounds()
+            U = U.reshape(L, 1, 1)
     elif not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
         B3 = A.reshape(A.shape[0], L, c)
         D = np.einsum("nlc,nld->lcd", B3, B3)
@@ -927,6 +939,8 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
                 raise ValueError(f"the constraints admit no further pixel after {t} of k={k} were chosen: "
                                  "lower k or min_distance, or raise max_per_region or the budget.")
             gain, live = _gains(D, U, floor, c)
+            if pending is not None:  # exact numerators wherever a pixel could still be the best
+                pending.settle(gain, ok & live, D[:, 0, 0], U[:, 0, 0])
             g = np.where(ok & live, gain, -np.inf)  # in the span: after every live pixel, lowest index first
             first = None
             if per is not None:
@@ -1020,6 +1034,80 @@ class _ShrunkGram:
             del Y
         cross = np.einsum("ij,ij->j", A, self.prior_rows)
         return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
+
+    def bounded(self):
+        """Whether :meth:`column_sq_bounds` pays: fewer images than pixels, and enough images that
+        ``A A^T`` has the top eigenpairs the bounds use and ``n^2 p`` is worth saving."""
+        n, p = self.A.shape
+        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n
+
+    def column_sq_bounds(self):
+        """Lower values of :meth:`column_sq` and the :class:`_PendingSq` that makes any of them exact.
+
+        ``||G_j||^2 = a_j^T M a_j`` (``M = A A^T``) enters with weight ``a^2``; with the top
+        ``r + 1`` eigenpairs ``(mu_m, v_m)`` of ``M`` and ``c_mj = v_m^T a_j`` it lies in
+        ``[sum_{m<=r} mu_m c_mj^2, that + mu_{r+1} (||a_j||^2 - sum_{m<=r} c_mj^2)]``, for
+        ``r n p`` multiply-adds instead of ``n^2 p / 2``.
+        """
+        A = self.A
+        n = A.shape[0]
+        r = min(_BOUND_RANK, n - 1)
+        mu, V = scipy.linalg.eigh(self.gram, subset_by_index=(n - r - 1, n - 1), driver="evr")
+        mu = np.maximum(mu, 0.0)
+        C = V[:, 1:].T @ A  # c_mj for the top r
+        d = np.einsum("ij,ij->j", A, A)
+        lo = np.einsum("m,mj,mj->j", mu[1:], C, C)
+        rest = np.maximum(d - np.einsum("ij,ij->j", C, C), 0.0)
+        # rounding of the eigenpairs and of the sums: a margin far below the gaps the bounds leave
+        slack = _BOUND_SLACK * float(mu[-1]) * d
+        hi = lo + mu[0] * rest + slack
+        lo = np.maximum(lo - slack, 0.0)
+        cross = np.einsum("ij,ij->j", A, self.prior_rows)
+        a, b = self.a, self.b
+        U = a * a * lo + 2.0 * a * b * cross + b * b * self.prior.diag_sq()
+        return U, _PendingSq(A, self.gram, lo, a * a * (hi - lo), a * a)
+
+
+#: Top eigenpairs of ``A A^T`` behind the bounds of :meth:`_ShrunkGram.column_sq_bounds` (a larger
+#: rank narrows the bounds, fewer numerators are then made exact, for ``n p`` more per pair).
+_BOUND_RANK = 20
+#: Fewest images for the bounds (below, the exact numerators cost little).
+_BOUND_MIN_SAMPLES = 64
+#: Margin of those bounds, relative to ``mu_1 ||a_j||^2`` (the largest ``a_j^T M a_j`` can be):
+#: covers the rounding of the eigenpairs and the sums, ``O(n eps)``.
+_BOUND_SLACK = 1e-10
+
+
+class _PendingSq:
+    """The ``a^2 ||G_j||^2`` part of the first-step numerators ``U`` while only bounded.
+
+    ``U`` holds the lower bound; ``width`` the distance to the upper one (0 once exact). The
+    greedy's later updates of ``U`` add terms that do not depend on it, so a bound stays a bound
+    of the same width, and the exact value is the lower one plus ``a^2 (g2_j - lo_j)`` at any step.
+    """
+
+    def __init__(self, A, M, lo, width, weight):
+        self.A, self.M = A, M
+        self.lo, self.width, self.weight = lo, width, weight
+        self.pending = np.ones(lo.size, dtype=bool)
+
+    def settle(self, gain, cand, d, u):
+        """Make ``u`` (and ``gain = u / d``, in place) exact at every candidate whose upper gain
+        reaches the best lower one: the best candidate and its ties are then exact."""
+        while True:
+            if not cand.any():
+                return
+            best = float(np.max(gain[cand]))
+            J = np.flatnonzero(cand & self.pending)
+            J = J[(u[J] + self.width[J]) / d[J] >= best]
+            if J.size == 0:
+                return
+            AJ = self.A[:, J]
+            g2 = np.einsum("ij,ij->j", self.M @ AJ, AJ)  # a_j^T (A A^T) a_j
+            u[J] += self.weight * (g2 - self.lo[J])
+            self.width[J] = 0.0
+            self.pending[J] = False
+            gain[J] = u[J] / d[J]
 
 
 def _outer_root(A, M):
