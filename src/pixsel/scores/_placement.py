@@ -1010,6 +1010,7 @@ class _ShrunkGram:
         else:  # A^T A with more images than pixels, else A A^T
             self.gram = A.T @ A if self.explicit else A @ A.T
         self.prior_rows = prior.apply(A) if prior_rows is None else np.asarray(prior_rows, dtype=np.float64)
+        self._col_sq = None
 
     def column(self, i):
         """``G'[:, i]`` (with more images than pixels)."""
@@ -1019,8 +1020,14 @@ class _ShrunkGram:
         """``G' w`` (with more images than pixels)."""
         return self.a * (self.gram @ w) + self.b * self.prior.matvec(w)
 
+    def col_sq(self):
+        """``||a_j||^2`` of every column of ``A`` (one pass over it, read once for the diagonal and the bounds)."""
+        if self._col_sq is None:
+            self._col_sq = np.einsum("ij,ij->j", self.A, self.A)
+        return self._col_sq
+
     def diag(self):
-        return self.a * np.einsum("ij,ij->j", self.A, self.A) + self.b * self.prior.diag()
+        return self.a * self.col_sq() + self.b * self.prior.diag()
 
     def column_sq(self):
         """``||G'_{:,j}||^2 = a^2 ||G_j||^2 + 2 a b (G T)_jj + b^2 (T^2)_jj``, with ``(G T)_jj =
@@ -1055,7 +1062,7 @@ class _ShrunkGram:
         mu, V = scipy.linalg.eigh(self.gram, subset_by_index=(n - r - 1, n - 1), driver="evr")
         mu = np.maximum(mu, 0.0)
         C = V[:, 1:].T @ A  # c_mj for the top r
-        d = np.einsum("ij,ij->j", A, A)
+        d = self.col_sq()
         lo = np.einsum("m,mj,mj->j", mu[1:], C, C)
         rest = np.maximum(d - np.einsum("ij,ij->j", C, C), 0.0)
         # rounding of the eigenpairs and of the sums: a margin far below the gaps the bounds leave
