@@ -981,6 +981,27 @@ def _bounded_data(seed, n=80, shape=(16, 25)):
     return A, DCTPrior(dct_spectrum(A, shape))
 
 
+@pytest.mark.parametrize("s, iters", [(1, 0), (5, 2), (16, 2), (30, 4), (80, 1)])
+@pytest.mark.parametrize("seed", range(4))
+def test_quadratic_bounds_hold_for_any_directions(seed, s, iters):
+    """lo <= a_j^T M a_j <= hi for every column, however few directions or iterations (the bound on
+    the rest holds for any orthonormal directions), for rank-deficient M and more directions than its
+    rank; with enough directions to span M's range the bounds close (up to the margin)."""
+    from pixsel.scores._placement import _quadratic_bounds
+
+    A, _ = _bounded_data(seed)
+    M = A @ A.T
+    d = np.einsum("ij,ij->j", A, A)
+    before = (A.copy(), M.copy())
+    lo, hi = _quadratic_bounds(M, A, d, s, iters)
+    assert np.array_equal(A, before[0]) and np.array_equal(M, before[1])
+    exact = np.einsum("ij,ij->j", M @ A, A)
+    tol = 1e-12 * np.abs(exact).max()
+    assert np.all(lo <= exact + tol) and np.all(exact <= hi + tol) and np.all(lo >= 0)
+    if s == 80:  # every direction of R^n: nothing left outside them
+        np.testing.assert_allclose(hi - lo, 0.0, atol=1e-8 * np.linalg.norm(M) * d.max())
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     """lo <= ||G'_j||^2 <= lo + width at every pixel; settling makes the best pixel's numerator exact,

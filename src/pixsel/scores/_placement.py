@@ -34,10 +34,11 @@ kept beside ``F``, ``F^T E_{:,i} = (G' F)_{i,:} - F^T F F_{i,:}`` needs no pass 
 ``F F_{i,:}`` and ``F F^T w`` are one product of ``F`` with two vectors. The initial
 ``||G'_{:,j}||^2`` needs the plain ``u_j``, ``A T`` and ``diag(T^2)``. With fewer images than
 pixels the plain ``u_j = a_j^T M a_j`` enters it with the weight ``(1 - rho)^2`` (small where the
-data ask for shrinkage) and is first only bounded, from the top eigenpairs of ``M``; the greedy's
-updates of the numerators add terms that do not depend on them, so a bound keeps its width along
-the path, and ``u_j`` is computed exactly (``n^2`` each) only for the pixels whose upper gain
-reaches the best lower one at some step: the same pixels, for a small part of the ``n^2 p / 2``.
+data ask for shrinkage) and is first only bounded, from directions close to the top eigenvectors
+of ``M``; the greedy's updates of the numerators add terms that do not depend on them, so a bound
+keeps its width along the path, and ``u_j`` is computed exactly (``n^2`` each) only for the pixels
+whose upper gain reaches the best lower one at some step: the same pixels, for a small part of
+the ``n^2 p / 2``.
 
 A pixel may carry ``block`` channels (colour images: ``A`` has ``p * block`` columns, the
 channels of a pixel adjacent): choosing the pixel adds all its channels, its gain is
@@ -86,7 +87,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from scipy.linalg.blas import get_blas_funcs
 from scipy.linalg.lapack import get_lapack_funcs
 
@@ -1051,38 +1051,64 @@ class _ShrunkGram:
     def column_sq_bounds(self):
         """Lower values of :meth:`column_sq` and the :class:`_PendingSq` that makes any of them exact.
 
-        ``||G_j||^2 = a_j^T M a_j`` (``M = A A^T``) enters with weight ``a^2``; with the top
-        ``r + 1`` eigenpairs ``(mu_m, v_m)`` of ``M`` and ``c_mj = v_m^T a_j`` it lies in
-        ``[sum_{m<=r} mu_m c_mj^2, that + mu_{r+1} (||a_j||^2 - sum_{m<=r} c_mj^2)]``, for
-        ``r n p`` multiply-adds instead of ``n^2 p / 2``.
+        ``||G_j||^2 = a_j^T M a_j`` (``M = A A^T``) enters with weight ``a^2``; it is bounded by
+        :func:`_quadratic_bounds` for ``2 s n p`` multiply-adds instead of ``n^2 p / 2``.
         """
         A = self.A
-        n = A.shape[0]
-        r = min(_BOUND_RANK, n - 1)
-        mu, V = scipy.linalg.eigh(self.gram, subset_by_index=(n - r - 1, n - 1), driver="evr")
-        mu = np.maximum(mu, 0.0)
-        C = V[:, 1:].T @ A  # c_mj for the top r
         d = self.col_sq()
-        lo = np.einsum("m,mj,mj->j", mu[1:], C, C)
-        rest = np.maximum(d - np.einsum("ij,ij->j", C, C), 0.0)
-        # rounding of the eigenpairs and of the sums: a margin far below the gaps the bounds leave
-        slack = _BOUND_SLACK * float(mu[-1]) * d
-        hi = lo + mu[0] * rest + slack
-        lo = np.maximum(lo - slack, 0.0)
+        lo, hi = _quadratic_bounds(self.gram, A, d)
         cross = np.einsum("ij,ij->j", A, self.prior_rows)
         a, b = self.a, self.b
         U = a * a * lo + 2.0 * a * b * cross + b * b * self.prior.diag_sq()
         return U, _PendingSq(A, self.gram, lo, a * a * (hi - lo), a * a)
 
 
-#: Top eigenpairs of ``A A^T`` behind the bounds of :meth:`_ShrunkGram.column_sq_bounds` (a larger
-#: rank narrows the bounds, fewer numerators are then made exact, for ``n p`` more per pair).
-_BOUND_RANK = 20
+#: Directions of the bounds of :func:`_quadratic_bounds` (more narrow the bounds, so fewer
+#: numerators are made exact, for ``2 n p`` more multiply-adds each) and the subspace iterations
+#: that turn them towards the top eigenvectors of ``A A^T``.
+_BOUND_DIRS, _BOUND_ITERS = 16, 2
 #: Fewest images for the bounds (below, the exact numerators cost little).
 _BOUND_MIN_SAMPLES = 64
-#: Margin of those bounds, relative to ``mu_1 ||a_j||^2`` (the largest ``a_j^T M a_j`` can be):
-#: covers the rounding of the eigenpairs and the sums, ``O(n eps)``.
+#: Margin of those bounds, relative to ``||M||_F ||a_j||^2`` (at least the largest ``a_j^T M a_j``
+#: can be): covers the rounding of the products and sums, ``O(n eps)``.
 _BOUND_SLACK = 1e-10
+
+
+def _quadratic_bounds(M, A, d, s=_BOUND_DIRS, iters=_BOUND_ITERS):
+    """``lo <= a_j^T M a_j <= hi`` for every column ``a_j`` of ``A`` (``M`` positive semidefinite,
+    ``d_j = ||a_j||^2``), from ``s`` orthonormal directions ``V`` close to the top eigenvectors of ``M``.
+
+    ``V``: the columns of ``M`` with the largest diagonal, ``iters`` subspace iterations, then the
+    Ritz vectors (``V^T M V = diag(theta)``, ``R = M V - V diag(theta)``). With ``c = V^T a`` and
+    ``e = a - V c`` (orthogonal to ``V``), ``a^T M a = c^T diag(theta) c + 2 c^T R^T a + e^T M e``
+    exactly (``V^T M e = R^T a``), and ``0 <= e^T M e <= lam ||e||^2`` with ``lam`` the largest
+    eigenvalue of ``B = P M P`` (``P = I - V V^T``), bounded by ``||B^2||_F^{1/2}`` (``B``
+    positive semidefinite: ``lam^4 <= trace(B^4)``). Any ``V`` gives valid bounds; one close to
+    the top eigenvectors gives narrow ones (``lam`` near the ``(s+1)``-th eigenvalue). Cost: ``2 s
+    n p`` for ``[V R]^T A`` and ``O(n^3 / 2)`` for ``B^2``.
+    """
+    n = M.shape[0]
+    s = min(int(s), n)
+    idx = np.argsort(-np.diagonal(M), kind="stable")[:s]
+    Y = M[:, idx]
+    for _ in range(int(iters)):
+        Y = M @ np.linalg.qr(Y)[0]
+    V = np.linalg.qr(Y)[0]
+    W = M @ V
+    theta, Z = np.linalg.eigh(0.5 * (V.T @ W + W.T @ V))
+    V, W = V @ Z, W @ Z
+    R = W - V * theta
+    # B = M - V W^T - W V^T + V diag(theta) V^T = M - X V^T - V X^T with X = W - V diag(theta) / 2
+    X = W - 0.5 * V * theta
+    B = M - X @ V.T
+    B -= V @ X.T
+    lam = float(np.sqrt(np.linalg.norm(B @ B.T)))  # B symmetric: B B^T = B^2 (one symmetric product)
+    CR = np.concatenate([V, R], axis=1).T @ A  # c_j and R^T a_j of every column
+    C = CR[:s]
+    mid = np.einsum("m,mj,mj->j", theta, C, C) + 2.0 * np.einsum("mj,mj->j", C, CR[s:])
+    rest = np.maximum(d - np.einsum("mj,mj->j", C, C), 0.0)
+    slack = _BOUND_SLACK * float(np.linalg.norm(M)) * d
+    return np.maximum(mid - slack, 0.0), mid + lam * rest + slack
 
 
 class _PendingSq:
