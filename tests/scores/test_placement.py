@@ -1011,7 +1011,7 @@ def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     A, prior = _bounded_data(seed)
     before = A.copy()
     op = _ShrunkGram(A, None, 0.6, prior, None)
-    assert op.bounded()
+    assert op.bounded(5) and not op.bounded(7)  # at most p / 64 steps
     exact = op.column_sq()
     U, pending = op.column_sq_bounds()
     scale = np.abs(exact).max()
@@ -1031,12 +1031,16 @@ def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     assert np.array_equal(A, before)
 
 
+@pytest.mark.parametrize("settle_all", [1 / 4, 0.0])  # one by one, and all at once at the first step
 @pytest.mark.parametrize("seed", range(8))
-def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, monkeypatch):
+def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, monkeypatch):
     """The greedy with the bounded numerators takes the pixels of the one with every numerator exact,
     unconstrained and under constraints, and (at small k) those of the brute-force greedy on G'."""
+    from pixsel.scores import _placement
     from pixsel.scores._placement import _ShrunkGram
 
+    monkeypatch.setattr(_placement, "_BOUND_MAX_STEPS", 1.0)  # the bounds at every k of these 400 pixels
+    monkeypatch.setattr(_placement, "_SETTLE_ALL", settle_all)
     A, prior = _bounded_data(seed)
     p = A.shape[1]
     labels = np.arange(p) % 5
@@ -1046,7 +1050,7 @@ def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, monkeypatch):
              dict(constraints=placement_constraints(p, 12, always_select=[3, 200], never_select=np.arange(100, 160)))]
     runs = [greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw) for kw in cases]
     with monkeypatch.context() as m:
-        m.setattr(_ShrunkGram, "bounded", lambda self: False)  # every numerator exact from the start
+        m.setattr(_ShrunkGram, "bounded", lambda self, k: False)  # every numerator exact from the start
         for kw, (order, obj) in zip(cases, runs):
             o2, f2 = greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw)
             assert order.tolist() == o2.tolist()
@@ -1060,6 +1064,7 @@ def test_bounded_first_step_settles_few_numerators(monkeypatch):
     """On low-rank data most numerators stay bounds: the exact ones are a small part of the pixels."""
     from pixsel.scores import _placement
 
+    monkeypatch.setattr(_placement, "_BOUND_MAX_STEPS", 1.0)
     A, prior = _bounded_data(0)
     settled = []
     real = _placement._PendingSq.settle
@@ -1070,4 +1075,4 @@ def test_bounded_first_step_settles_few_numerators(monkeypatch):
 
     monkeypatch.setattr(_placement._PendingSq, "settle", spy)
     greedy_placement(A, 10, shrinkage=0.7, prior=prior)
-    assert len(settled) == 10 and 0 < settled[-1] < A.shape[1] // 4
+    assert len(settled) == 10 and 0 < settled[-1] < A.shape[1] * _placement._SETTLE_ALL  # never all at once

@@ -902,7 +902,7 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
     pending = None  # numerators known only within bounds until they could win (see _PendingSq)
     if op is not None:  # the shrunk Gram matrix G': its diagonal and squared column norms
         D = op.diag().reshape(L, 1, 1)
-        if keep_z or state.needs_packing or not op.bounded():
+        if keep_z or state.needs_packing or not op.bounded(k):
             # the swaps read every numerator and the packing ranks them all: exact from the start there
             U = op.column_sq().reshape(L, 1, 1)
         else:
@@ -1042,11 +1042,13 @@ class _ShrunkGram:
         cross = np.einsum("ij,ij->j", A, self.prior_rows)
         return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
 
-    def bounded(self):
-        """Whether :meth:`column_sq_bounds` pays: fewer images than pixels, and enough images that
-        ``A A^T`` has the top eigenpairs the bounds use and ``n^2 p`` is worth saving."""
+    def bounded(self, k):
+        """Whether :meth:`column_sq_bounds` pays for a path of ``k`` steps: fewer images than pixels,
+        enough images that ``n^2 p`` is worth saving, and few steps (each makes some numerators
+        exact, ``n^2`` each: about ten per step on textures, so past ``p / 64`` steps the exact
+        start costs less)."""
         n, p = self.A.shape
-        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n
+        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n and k <= p * _BOUND_MAX_STEPS
 
     def column_sq_bounds(self):
         """Lower values of :meth:`column_sq` and the :class:`_PendingSq` that makes any of them exact.
@@ -1069,6 +1071,11 @@ class _ShrunkGram:
 _BOUND_DIRS, _BOUND_ITERS = 16, 2
 #: Fewest images for the bounds (below, the exact numerators cost little).
 _BOUND_MIN_SAMPLES = 64
+#: Most steps for the bounds, as a fraction of the pixels (see :meth:`_ShrunkGram.bounded`).
+_BOUND_MAX_STEPS = 1 / 64
+#: Once this fraction of the numerators has been made exact one by one, the rest are made exact
+#: at once (a triangular product, half the multiply-adds of one at a time).
+_SETTLE_ALL = 1 / 4
 #: Margin of those bounds, relative to ``||M||_F ||a_j||^2`` (at least the largest ``a_j^T M a_j``
 #: can be): covers the rounding of the products and sums, ``O(n eps)``.
 _BOUND_SLACK = 1e-10
@@ -1135,11 +1142,17 @@ class _PendingSq:
             J = J[(u[J] + self.width[J]) / d[J] >= best]
             if J.size == 0:
                 return
-            AJ = self.A[:, J]
-            g2 = np.einsum("ij,ij->j", self.M @ AJ, AJ)  # a_j^T (A A^T) a_j
+            if np.count_nonzero(~self.pending) + J.size > _SETTLE_ALL * self.pending.size:
+                J = np.flatnonzero(self.pending)  # many made exact already: all the rest at once
+                Y = _outer_root(self.A[:, J], self.M)
+                g2 = np.einsum("ij,ij->j", Y, Y)
+            else:
+                AJ = self.A[:, J]
+                g2 = np.einsum("ij,ij->j", self.M @ AJ, AJ)  # a_j^T (A A^T) a_j
             u[J] += self.weight * (g2 - self.lo[J])
             self.width[J] = 0.0
             self.pending[J] = False
+            J = J[cand[J]]
             gain[J] = u[J] / d[J]
 
 
