@@ -1065,7 +1065,7 @@ class _ShrunkGram:
         return U, _PendingSq(A, self.gram, lo, a * a * (hi - lo), a * a)
 
 
-#: Directions of the bounds of :func:`_quadratic_bounds` (more narrow the bounds, so fewer
+#: Directions of the bounds of :func:`_quadratic_bounds` (more of them narrow the bounds, so fewer
 #: numerators are made exact, for ``2 n p`` more multiply-adds each) and the subspace iterations
 #: that turn them towards the top eigenvectors of ``A A^T``.
 _BOUND_DIRS, _BOUND_ITERS = 16, 2
