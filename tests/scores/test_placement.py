@@ -1031,28 +1031,41 @@ def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     assert np.array_equal(A, before)
 
 
-@pytest.mark.parametrize("settle_all", [1 / 4, 0.0])  # one by one, and all at once at the first step
+@pytest.mark.parametrize("settle_all, wide", [(1 / 4, False), (0.0, False), (1.0, True)])
 @pytest.mark.parametrize("seed", range(8))
-def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, monkeypatch):
+def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, wide, monkeypatch):
     """The greedy with the bounded numerators takes the pixels of the one with every numerator exact,
-    unconstrained and under constraints, and (at small k) those of the brute-force greedy on G'."""
+    unconstrained and under constraints, by gain and by gain per cost, and (at small k) those of the
+    brute-force greedy on G'; with the numerators made exact one by one, all at once at the first
+    step, or from bounds so wide (one direction) that many are."""
     from pixsel.scores import _placement
     from pixsel.scores._placement import _ShrunkGram
 
     monkeypatch.setattr(_placement, "_BOUND_MAX_STEPS", 1.0)  # the bounds at every k of these 400 pixels
     monkeypatch.setattr(_placement, "_SETTLE_ALL", settle_all)
+    if wide:
+        monkeypatch.setattr(_placement._quadratic_bounds, "__defaults__", (1, 0))
     A, prior = _bounded_data(seed)
     p = A.shape[1]
     labels = np.arange(p) % 5
-    costs = 1.0 + np.arange(p) / p
+    costs = 1.0 + 9.0 * np.random.default_rng(seed).uniform(size=p)
     cases = [dict(), dict(constraints=placement_constraints(p, 12, regions=labels, max_per_region=3)),
-             dict(constraints=placement_constraints(p, 12, costs=costs, budget=14.0)),
+             dict(constraints=placement_constraints(p, 12, costs=costs, budget=40.0)),
              dict(constraints=placement_constraints(p, 12, always_select=[3, 200], never_select=np.arange(100, 160)))]
-    runs = [greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw) for kw in cases]
+    free_costs = costs.copy()  # pixels of no cost, ranked first by gain: here the ones of least variance
+    free_costs[np.argsort(np.einsum("ij,ij->j", A, A))[:40]] = 0.0
+    ratio = [placement_constraints(p, 12, costs=costs, budget=40.0),
+             placement_constraints(p, 12, costs=free_costs, budget=30.0)]
+
+    def paths():  # every case, and the greedy by gain per cost under the budgets
+        return ([greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw) for kw in cases]
+                + [(r.order, r.objective) for r in (_placement._greedy(A, 12, 1, cons, None, None, 0.7, prior,
+                                                                       per_cost=True) for cons in ratio)])
+
+    runs = paths()
     with monkeypatch.context() as m:
         m.setattr(_ShrunkGram, "bounded", lambda self, k: False)  # every numerator exact from the start
-        for kw, (order, obj) in zip(cases, runs):
-            o2, f2 = greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw)
+        for (order, obj), (o2, f2) in zip(runs, paths()):
             assert order.tolist() == o2.tolist()
             np.testing.assert_allclose(obj, f2, rtol=1e-10)
     if seed < 2:

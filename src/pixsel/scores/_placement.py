@@ -939,8 +939,14 @@ def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None,
                 raise ValueError(f"the constraints admit no further pixel after {t} of k={k} were chosen: "
                                  "lower k or min_distance, or raise max_per_region or the budget.")
             gain, live = _gains(D, U, floor, c)
-            if pending is not None:  # exact numerators wherever a pixel could still be the best
-                pending.settle(gain, ok & live, D[:, 0, 0], U[:, 0, 0])
+            if pending is not None:  # exact numerators wherever a pixel could still be the one ranked first
+                cand = ok & live
+                if per is None:
+                    pending.settle(gain, cand, D[:, 0, 0], U[:, 0, 0])
+                elif (cand & free).any():  # a pixel of no cost is taken first, by gain
+                    pending.settle(gain, cand & free, D[:, 0, 0], U[:, 0, 0])
+                else:
+                    pending.settle(gain, cand, D[:, 0, 0], U[:, 0, 0], per)
             g = np.where(ok & live, gain, -np.inf)  # in the span: after every live pixel, lowest index first
             first = None
             if per is not None:
@@ -1131,15 +1137,20 @@ class _PendingSq:
         self.lo, self.width, self.weight = lo, width, weight
         self.pending = np.ones(lo.size, dtype=bool)
 
-    def settle(self, gain, cand, d, u):
+    def settle(self, gain, cand, d, u, scale=None):
         """Make ``u`` (and ``gain = u / d``, in place) exact at every candidate whose upper gain
-        reaches the best lower one: the best candidate and its ties are then exact."""
+        reaches the best lower one: the best candidate and its ties are then exact. ``scale``: the
+        candidates are ranked by ``gain * scale`` (positive; the gain per cost) instead."""
         while True:
             if not cand.any():
                 return
-            best = float(np.max(gain[cand]))
             J = np.flatnonzero(cand & self.pending)
-            J = J[(u[J] + self.width[J]) / d[J] >= best]
+            if scale is None:
+                best = float(np.max(gain[cand]))
+                J = J[(u[J] + self.width[J]) / d[J] >= best]
+            else:
+                best = float(np.max(gain[cand] * scale[cand]))
+                J = J[(u[J] + self.width[J]) / d[J] * scale[J] >= best]
             if J.size == 0:
                 return
             if np.count_nonzero(~self.pending) + J.size > _SETTLE_ALL * self.pending.size:
