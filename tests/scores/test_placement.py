@@ -959,7 +959,7 @@ def test_row_product_is_the_product(layout, m):
 # --- the first step's numerators known within bounds until they could win (fewer images than pixels)
 
 
-def _bounded_data(seed, n=80, shape=(16, 25)):
+def _bounded_data(seed, n=130, shape=(16, 25)):
     """Centred data with many images (the bounds' route) and its DCT prior: low rank plus noise,
     duplicated images, a pixel without variance, or rank 3 exactly."""
     from pixsel.stats import DCTPrior, dct_spectrum
@@ -981,7 +981,7 @@ def _bounded_data(seed, n=80, shape=(16, 25)):
     return A, DCTPrior(dct_spectrum(A, shape))
 
 
-@pytest.mark.parametrize("s, iters", [(1, 0), (5, 2), (16, 2), (30, 4), (80, 1)])
+@pytest.mark.parametrize("s, iters", [(1, 0), (5, 2), (16, 2), (30, 4), (130, 1)])
 @pytest.mark.parametrize("seed", range(4))
 def test_quadratic_bounds_hold_for_any_directions(seed, s, iters):
     """lo <= a_j^T M a_j <= hi for every column, however few directions or iterations (the bound on
@@ -998,7 +998,7 @@ def test_quadratic_bounds_hold_for_any_directions(seed, s, iters):
     exact = np.einsum("ij,ij->j", M @ A, A)
     tol = 1e-12 * np.abs(exact).max()
     assert np.all(lo <= exact + tol) and np.all(exact <= hi + tol) and np.all(lo >= 0)
-    if s == 80:  # every direction of R^n: nothing left outside them
+    if s == 130:  # every direction of R^n: nothing left outside them
         np.testing.assert_allclose(hi - lo, 0.0, atol=1e-8 * np.linalg.norm(M) * d.max())
 
 

@@ -1075,8 +1075,9 @@ class _ShrunkGram:
 #: numerators are made exact, for ``2 n p`` more multiply-adds each) and the subspace iterations
 #: that turn them towards the top eigenvectors of ``A A^T``.
 _BOUND_DIRS, _BOUND_ITERS = 16, 2
-#: Fewest images for the bounds (below, the exact numerators cost little).
-_BOUND_MIN_SAMPLES = 64
+#: Fewest images for the bounds: their product ``2 s n p`` is then at most a quarter of the exact
+#: start's ``n^2 p / 2`` (below, the bounds would save little or nothing).
+_BOUND_MIN_SAMPLES = 8 * _BOUND_DIRS
 #: Most steps for the bounds, as a fraction of the pixels (see :meth:`_ShrunkGram.bounded`).
 _BOUND_MAX_STEPS = 1 / 64
 #: Once this fraction of the numerators has been made exact one by one, the rest are made exact
