@@ -19,6 +19,14 @@ def _kept_mass(A, S, c=1):
     return float(np.sum((C @ coef) ** 2))
 
 
+def _path(A, k, cons, *, per_cost=False, keep_z=False, block=1, gram=None, shrinkage=0.0, prior=None):
+    """One greedy path from its own set-up (as each rule's path was run before they shared one)."""
+    from pixsel.scores._placement import _greedy, _Start
+
+    start = _Start(A, k, block, cons, gram, shrinkage, prior, None, keep_z=keep_z)
+    return _greedy(start, k, None, keep_z=keep_z, per_cost=per_cost)
+
+
 def _data(seed, n, p, rank=None):
     rng = np.random.default_rng(seed)
     if rank is None:
@@ -228,8 +236,6 @@ def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_b
     """Under a budget each rule's path is its brute-force constrained greedy (the cost-ratio one
     ranking the same admissible pixels by gain / cost), and the path returned is the one of more
     kept mass (the plain one on a tie, or when no ``k`` admissible pixels exceed the budget)."""
-    from pixsel.scores._placement import _greedy
-
     shape, p, k = (3, 4), 12, 4
     A = _data(seed, 8, p)
     kw = _resolve(CASES[case], p, shape, seed)
@@ -239,8 +245,8 @@ def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_b
                                  min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
     plain = _oracle(A, k, shape=shape, **kw)
     ratio = _oracle(A, k, shape=shape, per_cost=True, **kw)
-    assert _greedy(A, k, 1, cons, None, None).order.tolist() == plain
-    run = _greedy(A, k, 1, cons, None, None, per_cost=True)
+    assert _path(A, k, cons).order.tolist() == plain
+    run = _path(A, k, cons, per_cost=True)
     assert run.order.tolist() == ratio
     _check_constraints_hold(ratio, shape=shape, **kw)
     assert run.total == pytest.approx(_kept_mass(A, ratio), rel=1e-9)
@@ -277,9 +283,9 @@ def test_a_costly_first_pixel_that_strands_the_plain_greedy_is_beaten_by_gain_pe
     res = refine_placement(A, 2, constraints=cons)
     assert res.per_cost and sorted(res.support.tolist()) == [1, 2]
     assert res.support_objective == pytest.approx(16.0, rel=1e-9)
-    from pixsel.scores._placement import _greedy, _swaps
+    from pixsel.scores._placement import _swaps
 
-    plain = _greedy(A, 2, 1, cons, None, None, keep_z=True)  # the plain path's swaps stay at 10.1
+    plain = _path(A, 2, cons, keep_z=True)  # the plain path's swaps stay at 10.1
     support, value, _, converged = _swaps(plain, 100)
     assert sorted(support.tolist()) == [0, 3] and value == pytest.approx(10.1, rel=1e-9) and converged
     # without a budget, or with one that no two pixels exceed, the rule is not used: the plain greedy
@@ -294,13 +300,11 @@ def test_a_costly_first_pixel_that_strands_the_plain_greedy_is_beaten_by_gain_pe
 def test_pixels_of_no_cost_rank_first_by_gain_per_cost():
     """A free pixel has an unbounded gain per cost: the cost-ratio path takes the free ones first,
     the better of them first."""
-    from pixsel.scores._placement import _greedy
-
     A = _independent([1.0, 2.0, 12.0, 5.0])
     costs = np.array([0.0, 0.0, 2.0, 1.0])
     cons = placement_constraints(4, 3, costs=costs, budget=3.0)
-    assert _greedy(A, 3, 1, cons, None, None, per_cost=True).order.tolist() == [1, 0, 2]
-    assert _greedy(A, 3, 1, cons, None, None).order.tolist() == [2, 3, 1]
+    assert _path(A, 3, cons, per_cost=True).order.tolist() == [1, 0, 2]
+    assert _path(A, 3, cons).order.tolist() == [2, 3, 1]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -721,7 +725,7 @@ def test_swap_state_updates_match_the_state_recomputed_from_the_factors(n, monke
     p, k = 16, 5
     A = _data(6, n, p, rank=4)
     G = A.T @ A
-    run = P._greedy(A, k, 1, None, None, None, keep_z=True)
+    run = _path(A, k, None, keep_z=True)
     s = P._SwapSearch(run)
     assert s.fresh_enough()
     F = s.basis.F[:, :k]
@@ -753,7 +757,7 @@ def test_a_drifted_swap_state_is_recomputed_at_the_refresh():
     from pixsel.scores import _placement as P
 
     A = _data(3, 30, 12)
-    run = P._greedy(A, 4, 1, None, None, None, keep_z=True)
+    run = _path(A, 4, None, keep_z=True)
     s = P._SwapSearch(run)
     assert s.fresh_enough()
     good = s.Zt.copy()
@@ -1059,7 +1063,7 @@ def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, wi
 
     def paths():  # every case, and the greedy by gain per cost under the budgets
         return ([greedy_placement(A, 12, shrinkage=0.7, prior=prior, **kw) for kw in cases]
-                + [(r.order, r.objective) for r in (_placement._greedy(A, 12, 1, cons, None, None, 0.7, prior,
+                + [(r.order, r.objective) for r in (_path(A, 12, cons, shrinkage=0.7, prior=prior,
                                                                        per_cost=True) for cons in ratio)])
 
     runs = paths()
@@ -1089,3 +1093,111 @@ def test_bounded_first_step_settles_few_numerators(monkeypatch):
     monkeypatch.setattr(_placement._PendingSq, "settle", spy)
     greedy_placement(A, 10, shrinkage=0.7, prior=prior)
     assert len(settled) == 10 and 0 < settled[-1] < A.shape[1] * _placement._SETTLE_ALL  # never all at once
+
+
+def _separate(A, k, cons, *, max_swaps=None, **kw):
+    """The rule with each path from its own set-up (the code before the paths shared one):
+    ``(order, objective, per_cost)`` of the greedy, or with ``max_swaps`` also ``(support, value)``."""
+    from pixsel.scores._placement import _budgeted, _swaps
+
+    best = None
+    for rule in (False, True) if _budgeted(cons, k) else (False,):
+        keep_z = max_swaps is not None and max_swaps > 0
+        run = _path(A, k, cons, per_cost=rule, keep_z=keep_z, **kw)
+        support, value = (run.order.copy(), run.total) if max_swaps is None else _swaps(run, max_swaps)[:2]
+        if best is None or value > best[4] + 1e-9 * abs(best[4]):
+            best = (run.order, run.objective, rule, support, value)
+    return best
+
+
+def _shared_setup_cases(seed):
+    """Budgets alone and with every other constraint, on 16 x 25 pixels (400), and their kwargs."""
+    shape, p, k = (16, 25), 400, 12
+    rng = np.random.default_rng(seed)
+    costs = 1.0 + np.arange(p) % shape[1] / (shape[1] - 1)  # rising left to right, as in the benchmark
+    if seed % 2:
+        costs = rng.uniform(0.0, 3.0, p) * (rng.uniform(size=p) > 0.1)  # some pixels free
+    cheap = float(np.sort(costs)[:k].sum())
+    budget = cheap + 0.4 * (float(np.sort(costs)[-k:].sum()) - cheap)  # binds
+    regions = np.arange(p) // shape[1] * 4 // shape[0]  # four bands of rows
+    common = dict(image_shape=shape, costs=costs, budget=budget)
+    return k, [dict(common),
+               dict(common, regions=regions, max_per_region=4),
+               dict(common, regions=regions, min_per_region={0: 2, 3: 3}),
+               dict(common, regions=regions, min_per_region=3, max_per_region=3),
+               dict(common, min_distance=2.0),
+               dict(common, always_select=[30, 377], never_select=np.arange(100, 160)),
+               dict(common, always_select=[5], never_select=[6, 7], regions=regions, max_per_region={1: 2},
+                    min_per_region={2: 2}, min_distance=1.5)]
+
+
+@pytest.mark.parametrize("data", ["random", "fewer images", "more images", "textures"])
+@pytest.mark.parametrize("seed", range(2))
+def test_budgeted_paths_from_one_setup_equal_paths_from_their_own(seed, data, monkeypatch):
+    """Under a budget the two paths start from one set-up (operator, basis, initial numerators and
+    their bounds computed once): the placements, objectives and rule equal those of each path from
+    its own set-up, on random and on image-like data with fewer and with more images than pixels,
+    with and without shrinkage and swaps, under a budget alone and with every other constraint; and
+    the set-up runs once per fit, the second path making no numerator exact that the first made."""
+    from pixsel.scores import _placement as P
+
+    monkeypatch.setattr(P, "_BOUND_MAX_STEPS", 1.0)  # the bounded numerators at k = 12 of 400 pixels
+    if data == "textures":
+        A, prior = _bounded_data(seed)  # 130 images: the bounds' route with shrinkage
+    else:
+        n = {"random": 60, "fewer images": 160, "more images": 700}[data]
+        A = _data(seed, n, 400, rank=None if data == "random" else 8)
+        prior = _bounded_data(0)[1]
+    before = A.copy()
+    k, cases = _shared_setup_cases(seed)
+    counts = {"setup": 0, "settled": []}
+    real_init, real_settle = P._Start.__init__, P._PendingSq.settle
+
+    def init(self, *a, **kw):
+        counts["setup"] += 1
+        real_init(self, *a, **kw)
+
+    def settle(self, gain, cand, d, u, scale=None):
+        was = self.pending.copy()
+        real_settle(self, gain, cand, d, u, scale)
+        counts["settled"].append((id(self), np.flatnonzero(was & ~self.pending)))
+
+    for kw in cases:
+        cons = placement_constraints(400, k, **kw)
+        assert P._budgeted(cons, k)
+        for shrinkage in (0.0, 0.6):
+            sk = dict(shrinkage=shrinkage, prior=prior)
+            want = _separate(A, k, cons, **sk)
+            with monkeypatch.context() as m:
+                m.setattr(P._Start, "__init__", init)
+                m.setattr(P._PendingSq, "settle", settle)
+                counts["setup"], counts["settled"] = 0, []
+                for name in ("_shrunk_gram", "_outer_root", "_quadratic_bounds"):
+                    real = getattr(P, name)
+                    counts[name] = 0
+
+                    def spy(*a, _real=real, _name=name, **kw2):
+                        counts[_name] += 1
+                        return _real(*a, **kw2)
+
+                    m.setattr(P, name, spy)
+                order, obj = greedy_placement(A, k, constraints=cons, **sk)
+            assert counts["setup"] == 1 and counts["_shrunk_gram"] == 1
+            assert counts["_outer_root"] + counts["_quadratic_bounds"] <= 1  # the numerators, once
+            paths = {}
+            for owner, J in counts["settled"]:
+                paths.setdefault(owner, []).extend(J.tolist())
+            made = [J for J in paths.values()]
+            assert len(made) <= 2 and sum(len(J) for J in made) == len(set().union(*made))  # none twice
+            if shrinkage and data == "textures" and "regions" not in kw and "min_distance" not in kw:
+                assert made and len(made[0])  # the bounded route (no packing to rank every pixel) ran
+            assert order.tolist() == want[0].tolist()
+            np.testing.assert_allclose(obj, want[1], rtol=1e-12)
+            for swaps in (0, 100):
+                res = refine_placement(A, k, constraints=cons, max_swaps=swaps, **sk)
+                ref = _separate(A, k, cons, max_swaps=swaps, **sk)
+                assert res.order.tolist() == ref[0].tolist() and res.per_cost == ref[2]
+                np.testing.assert_allclose(res.objective, ref[1], rtol=1e-12)
+                assert res.support.tolist() == ref[3].tolist()
+                assert res.support_objective == pytest.approx(ref[4], rel=1e-12)
+    assert np.array_equal(A, before)

@@ -61,6 +61,8 @@ the better of the two has (Khuller, Moss and Naor, "The budgeted maximum coverag
 detection in networks", KDD 2007). The kept mass is monotone but not submodular in general, so
 here this is the rule, not a bound: with a budget both paths are run (each with its swaps in
 :func:`refine_placement`) and the one that keeps more mass is returned, the plain one on a tie.
+The two paths share their set-up (the operator, the initial residual norms and numerators, and
+those of the numerators the first path made exact): only the steps depend on the rule.
 Both keep every constraint exactly: the rule only ranks the candidates, the same checks admit
 them.
 
@@ -560,9 +562,10 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     >>> order.tolist(), np.round(f, 3).tolist()
     ([1, 0], [2.5, 3.0])
     """
-    run = _greedy(A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows)
-    if _budgeted(constraints, k):  # the better of the plain and the cost-ratio greedy
-        alt = _greedy(A, k, block, constraints, None, gram, shrinkage, prior, prior_rows, per_cost=True)
+    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=False)
+    run = _greedy(start, k, callback)
+    if _budgeted(constraints, k):  # the better of the plain and the cost-ratio greedy, from one set-up
+        alt = _greedy(start, k, None, per_cost=True)
         if alt.total > run.total + _RULE_RTOL * abs(run.total):
             run = alt
     return run.order, run.objective
@@ -676,9 +679,9 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
     best, per_cost = None, False
-    for rule in (False, True) if _budgeted(constraints, k) else (False,):
-        run = _greedy(A, k, block, constraints, None if rule else callback, gram, shrinkage, prior, prior_rows,
-                      keep_z=max_swaps > 0, per_cost=rule)
+    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0)
+    for rule in (False, True) if _budgeted(constraints, k) else (False,):  # both paths from one set-up
+        run = _greedy(start, k, None if rule else callback, keep_z=max_swaps > 0, per_cost=rule)
         found = (run, *_swaps(run, int(max_swaps)))
         if best is None or found[2] > best[2] + _RULE_RTOL * abs(best[2]):
             best, per_cost = found, rule
@@ -706,17 +709,15 @@ class _Basis:
 
     def __init__(self, A, gram, n_dirs, op=None):
         n, p = A.shape
+        self.A_shape = (n, p)
         self.op = op
         self.gram_form = n > p or op is not None
         if op is not None:  # the shrunk Gram matrix, applied by the operator: full rank
             self.limit = p
             self.B = A
-            m = min(p, n_dirs)
-            if not op.explicit:  # A F, kept with F: A w from n-vectors, no pass over A
-                self.AF = np.empty((n, m))
-            self.GFt = np.empty((m, p))  # (G' F)^T: F^T E_{:,i} from its column i, no pass over F
-            self.FtF = np.empty((m, m))
-            self.columns = {}  # pixel -> (G'[:, pixel], T[:, pixel]) of every column added
+            # kept with F (see _empty): A F (without an explicit A^T A: A w from n-vectors, no pass
+            # over A), (G' F)^T (F^T E_{:,i} from its column i, no pass over F), F^T F, and
+            # columns: pixel -> (G'[:, pixel], T[:, pixel]) of every column added
         elif self.gram_form:
             self.G = A.T @ A if gram is None else np.asarray(gram, dtype=np.float64)
             self.limit = p
@@ -724,7 +725,19 @@ class _Basis:
             self.B = A
             self.M0 = A @ A.T if gram is None else np.asarray(gram, dtype=np.float64)
             self.limit = n
-        n_dirs = min(self.limit, n_dirs)
+        self.n_dirs = min(self.limit, n_dirs)
+        self._empty()
+
+    def _empty(self):
+        """The directions' arrays, with no direction yet."""
+        n, p = self.A_shape
+        n_dirs = self.n_dirs
+        if self.op is not None:
+            if not self.op.explicit:
+                self.AF = np.empty((n, n_dirs))
+            self.GFt = np.empty((n_dirs, p))
+            self.FtF = np.empty((n_dirs, n_dirs))
+            self.columns = {}
         if not self.gram_form:
             self.Q = np.empty((n, n_dirs))
         # column-major: each direction's w contiguous, and F^T (a row-major t x p block) read by the
@@ -732,6 +745,14 @@ class _Basis:
         self.F = np.empty((p, n_dirs), order="F")
         self.rank = 0
         self.Ftw = None
+
+    def fresh(self) -> _Basis:
+        """A basis with no direction that shares this one's operator (``G``, ``A A^T`` or the shrunk
+        Gram matrix: read only), for another path from the same set-up."""
+        new = object.__new__(_Basis)
+        new.__dict__.update(self.__dict__)
+        new._empty()
+        return new
 
     def add(self, col, floor):
         """Add column ``col``'s residual direction: ``(w, z, ||w||^2)`` with ``w = A^T q``,
@@ -883,44 +904,71 @@ class _Run:
     Z: np.ndarray | None = None
 
 
-def _greedy(A, k, block, constraints, callback, gram, shrinkage=0.0, prior=None, prior_rows=None,
-            keep_z=False, per_cost=False) -> _Run:
-    """The greedy path of :func:`greedy_placement`, with the state the swaps continue from
-    (``keep_z``: each step's ``z = E w`` too, which the swaps start from). ``per_cost``: each step
-    ranks the admissible pixels by gain per unit cost (a pixel of zero cost before any that costs,
-    by its gain) instead of by gain; the same pixels are admissible."""
-    A = np.asarray(A, dtype=np.float64)
-    c = int(block)
-    k = int(k)
-    L = A.shape[1] // c
-    cons = constraints if constraints is not None else placement_constraints(L, k)
-    state = _State(cons)
-    op = _shrunk_gram(A, c, gram, shrinkage, prior, prior_rows)
-    basis = _Basis(A, gram, k * c, op)
+class _Start:
+    """What a greedy path starts from that does not depend on its ranking rule: the operator (the
+    shrunk Gram matrix, the Gram matrix or ``A A^T``, held by a template :class:`_Basis` with no
+    direction yet), the initial ``D`` and ``U`` (with the pending bounds of ``U``) and the floor.
 
-    # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
-    pending = None  # numerators known only within bounds until they could win (see _PendingSq)
-    if op is not None:  # the shrunk Gram matrix G': its diagonal and squared column norms
-        D = op.diag().reshape(L, 1, 1)
-        if keep_z or state.needs_packing or not op.bounded(k):
-            # the swaps read every numerator and the packing ranks them all: exact from the start there
-            U = op.column_sq().reshape(L, 1, 1)
-        else:
-            U, pending = op.column_sq_bounds()
-            U = U.reshape(L, 1, 1)
-    elif not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
-        B3 = A.reshape(A.shape[0], L, c)
-        D = np.einsum("nlc,nld->lcd", B3, B3)
-        Y3 = _outer_root(A, basis.M0).reshape(A.shape[0], L, c)  # Y^T Y = A^T M0 A
-        U = np.einsum("nlc,nld->lcd", Y3, Y3)
-        del Y3
-    else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
-        G = basis.G
-        G3 = G.reshape(G.shape[0], L, c)
-        D = _diag_blocks(G, L, c)
-        U = np.einsum("nlc,nld->lcd", G3, G3)
-        del G3
-    floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
+    Under a budget both greedy paths start from one set-up: :meth:`path` hands each its own copies
+    of the mutable state. A numerator the first path made exact stays exact in the set-up (the
+    initial ``U`` and the pending bounds' state are updated with it), so the second path starts
+    from the more exact state and does not make it exact again.
+    """
+
+    def __init__(self, A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z):
+        A = np.asarray(A, dtype=np.float64)
+        c, k = int(block), int(k)
+        L = A.shape[1] // c
+        self.A, self.c, self.L = A, c, L
+        self.cons = constraints if constraints is not None else placement_constraints(L, k)
+        needs_packing = _State(self.cons).needs_packing
+        op = _shrunk_gram(A, c, gram, shrinkage, prior, prior_rows)
+        self.basis = _Basis(A, gram, k * c, op)
+        basis = self.basis
+
+        # Initial D_J = A_J^T A_J and U_J = A_J^T (A A^T) A_J, blocks of shape (L, c, c).
+        self.pending = None  # numerators known only within bounds until they could win (see _PendingSq)
+        if op is not None:  # the shrunk Gram matrix G': its diagonal and squared column norms
+            D = op.diag().reshape(L, 1, 1)
+            if keep_z or needs_packing or not op.bounded(k):
+                # the swaps read every numerator and the packing ranks them all: exact from the start there
+                U = op.column_sq().reshape(L, 1, 1)
+            else:
+                U, self.pending = op.column_sq_bounds()
+                U = U.reshape(L, 1, 1)
+        elif not basis.gram_form:  # n <= p: work on A, with M0 = A A^T (n x n)
+            B3 = A.reshape(A.shape[0], L, c)
+            D = np.einsum("nlc,nld->lcd", B3, B3)
+            Y3 = _outer_root(A, basis.M0).reshape(A.shape[0], L, c)  # Y^T Y = A^T M0 A
+            U = np.einsum("nlc,nld->lcd", Y3, Y3)
+            del Y3
+        else:  # n > p: the Gram matrix G = A^T A (the greedy depends on G only)
+            G = basis.G
+            G3 = G.reshape(G.shape[0], L, c)
+            D = _diag_blocks(G, L, c)
+            U = np.einsum("nlc,nld->lcd", G3, G3)
+            del G3
+        self.D, self.U = D, U
+        if self.pending is not None:
+            self.pending.start = U[:, 0, 0]  # a view: the exact values found along a path land in U too
+        self.floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
+
+    def path(self):
+        """A path's own mutable state: ``(basis, D, U, pending)``, copies of the set-up's."""
+        pending = None if self.pending is None else self.pending.copy()
+        return self.basis.fresh(), self.D.copy(), self.U.copy(), pending
+
+
+def _greedy(start: _Start, k, callback, keep_z=False, per_cost=False) -> _Run:
+    """The greedy path of :func:`greedy_placement` from the set-up ``start`` (not changed, but for
+    the numerators the path makes exact), with the state the swaps continue from (``keep_z``: each
+    step's ``z = E w`` too, which the swaps start from). ``per_cost``: each step ranks the
+    admissible pixels by gain per unit cost (a pixel of zero cost before any that costs, by its
+    gain) instead of by gain; the same pixels are admissible."""
+    c, L, cons, floor = start.c, start.L, start.cons, start.floor
+    k = int(k)
+    state = _State(cons)
+    basis, D, U, pending = start.path()
     order = np.empty(k, dtype=np.intp)
     objective = np.empty(k)
     total = 0.0
@@ -1137,6 +1185,21 @@ class _PendingSq:
         self.A, self.M = A, M
         self.lo, self.width, self.weight = lo, width, weight
         self.pending = np.ones(lo.size, dtype=bool)
+        #: the initial numerators (a view into the set-up's ``U``, see :class:`_Start`) and the
+        #: set-up's own bounds: a value a path makes exact is made exact there too, for the paths
+        #: that start later (they copy it: :meth:`copy`); None: no set-up to record in
+        self.start = self.root = None
+
+    def copy(self) -> _PendingSq:
+        """The same bounds with their own state, recording what it makes exact in this one's (see
+        ``start``)."""
+        new = object.__new__(_PendingSq)
+        new.__dict__.update(self.__dict__)
+        new.width, new.pending = self.width.copy(), self.pending.copy()
+        new.start = new.root = None
+        if self.start is not None:
+            new.root = self
+        return new
 
     def settle(self, gain, cand, d, u, scale=None):
         """Make ``u`` (and ``gain = u / d``, in place) exact at every candidate whose upper gain
@@ -1161,7 +1224,14 @@ class _PendingSq:
             else:
                 AJ = self.A[:, J]
                 g2 = np.einsum("ij,ij->j", self.M @ AJ, AJ)  # a_j^T (A A^T) a_j
-            u[J] += self.weight * (g2 - self.lo[J])
+            exact = self.weight * (g2 - self.lo[J])
+            u[J] += exact
+            root = self.root
+            if root is not None:  # the set-up's numerators: exact from now on for every later path
+                up = root.pending[J]
+                root.start[J[up]] += exact[up]
+                root.width[J] = 0.0
+                root.pending[J] = False
             self.width[J] = 0.0
             self.pending[J] = False
             J = J[cand[J]]
