@@ -209,6 +209,14 @@ def _resolve(case, p, shape, seed):
     return case
 
 
+def _case_constraints(kw, p, k, shape):
+    """The :func:`placement_constraints` of a resolved oracle case (``_resolve``'s keywords)."""
+    return placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
+                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
+                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
+                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed):
@@ -217,10 +225,7 @@ def test_constrained_greedy_equals_the_brute_force_constrained_greedy(case, seed
     A = _data(seed, 8, p)
     kw = _resolve(CASES[case], p, shape, seed)
     k = 4
-    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
-                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
-                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
-                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    cons = _case_constraints(kw, p, k, shape)
     order, obj = greedy_placement(A, k, constraints=cons)
     assert order.tolist() == _oracle(A, k, shape=shape, **kw)
     _check_constraints_hold(order, shape=shape, **kw)
@@ -239,10 +244,7 @@ def test_budgeted_greedy_is_the_better_of_the_brute_force_greedies_by_gain_and_b
     shape, p, k = (3, 4), 12, 4
     A = _data(seed, 8, p)
     kw = _resolve(CASES[case], p, shape, seed)
-    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
-                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
-                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
-                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    cons = _case_constraints(kw, p, k, shape)
     plain = _oracle(A, k, shape=shape, **kw)
     ratio = _oracle(A, k, shape=shape, per_cost=True, **kw)
     assert _path(A, k, cons).order.tolist() == plain
@@ -608,10 +610,7 @@ def test_swaps_keep_every_constraint_and_no_admissible_swap_improves(case, seed)
     shape, p, k = (3, 4), 12, 4
     A = _data(seed, 8, p)
     kw = _resolve(CASES[case], p, shape, seed)
-    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
-                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
-                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
-                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    cons = _case_constraints(kw, p, k, shape)
     res = refine_placement(A, k, constraints=cons)
     S = res.support.tolist()
     _check_constraints_hold(S, shape=shape, **kw)
@@ -702,10 +701,7 @@ def test_constrained_swaps_take_the_moves_of_the_textbook_search(case):
     """The same under every constrained case (two low-rank draws each: most of them swap)."""
     shape, p, k = (3, 4), 12, 4
     kw = _resolve(CASES[case], p, shape, case)
-    cons = placement_constraints(p, k, image_shape=shape, always_select=list(kw.get("always", ())) or None,
-                                 never_select=list(kw.get("never", ())) or None, regions=kw.get("regions"),
-                                 max_per_region=kw.get("caps"), min_per_region=kw.get("floors"),
-                                 min_distance=kw.get("dmin"), costs=kw.get("costs"), budget=kw.get("budget"))
+    cons = _case_constraints(kw, p, k, shape)
     for seed in (case, case + 100):
         A = _data(seed, 8, p, rank=4)
         res = refine_placement(A, k, constraints=cons)
