@@ -315,7 +315,11 @@ LDA_ROWS = {
                                          "refine": "auto"},
     # the same intensity, at least 2 % (it tends to 0 with many images per class)
     "pixsel LDA auto auto ledoit-wolf-floor": {"criterion": "auto", "direction": "auto",
-                                               "regularization": "ledoit-wolf-floor", "refine": "auto"},
+                                               "regularization": "ledoit-wolf-floor", "refine": "auto",
+                                               "beam_width": 1},
+    # the same with a beam of width 3 over the forward pass (then the swaps)
+    "pixsel LDA beam3": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf-floor",
+                         "refine": "auto", "beam_width": 3},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.

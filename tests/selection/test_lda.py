@@ -275,8 +275,14 @@ def test_auto_algorithm_runs_a_forward_pass_alone_through_x():
     assert np.array_equal(two.get_support(indices=True),
                           SparseLDASelector(3, algorithm="dense").fit(X, y % 2).get_support(indices=True))
     for needs_matrix in ({"direction": "dual"}, {"path": "full"}, {"always_select": [0]}, {"never_select": [1]},
-                         {"beam_width": 2}, {"stability": 2, "random_state": 0}, {"criterion": "max-eig"}):
+                         {"stability": 2, "random_state": 0}, {"criterion": "max-eig"}):
         assert SparseLDASelector(5, **needs_matrix).fit(X, y).algorithm_ == "dense", needs_matrix
+    # the beam reads B through its columns too: the dense beam's support at k, through X
+    beam = SparseLDASelector(5, beam_width=3).fit(X, y)
+    assert beam.algorithm_ == "implicit" and beam.beam_width_ == 3
+    dense_beam = SparseLDASelector(5, beam_width=3, algorithm="dense").fit(X, y)
+    assert np.array_equal(beam.get_support(indices=True), dense_beam.get_support(indices=True))
+    assert beam.objective_path_[4] == pytest.approx(dense_beam.objective_path_[4], rel=1e-8)
     assert SparseLDASelector(5, criterion="max-eig", refine=False).fit(X, y).algorithm_ == "implicit"
 
 

@@ -252,3 +252,24 @@ def test_correlation_criterion_is_the_trace_with_the_total_covariance():
     a = SparseLDASelector(4, criterion="correlation", refine=False).fit(Xb, yb)
     b = SparseLDASelector(4, criterion="trace", refine=False).fit(Xb, yb)
     np.testing.assert_array_equal(a.forward_path_.order, b.forward_path_.order)
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("refine", [False, "auto"])
+@pytest.mark.parametrize("regularization", ["ledoit-wolf-floor", "auto"])
+def test_beam_through_x_is_the_dense_beam(n_classes, refine, regularization):
+    """``algorithm='implicit'`` runs the beam on the Gram operator of ``X`` (its columns read as the
+    beam needs them): the dense beam's supports, objectives and discriminant, with and without the
+    swaps after it."""
+    X, y = _data(21, n_classes, n=60, p=80)  # fewer images than pixels, as on faces
+    k = 6
+    kw = dict(beam_width=3, refine=refine, regularization=regularization)
+    dense = SparseLDASelector(k, algorithm="dense", **kw).fit(X, y)
+    implicit = SparseLDASelector(k, algorithm="implicit", **kw).fit(X, y)
+    assert implicit.algorithm_ == "implicit" and implicit.beam_width_ == 3
+    for j in range(1, k + 1):
+        np.testing.assert_array_equal(implicit.get_support_at(j, indices=True), dense.get_support_at(j, indices=True))
+    np.testing.assert_allclose(implicit.objective_path_, dense.objective_path_[:k], rtol=1e-8)
+    np.testing.assert_allclose(implicit.coef_, dense.coef_, rtol=1e-6, atol=1e-10)
+    plain = SparseLDASelector(k, algorithm="implicit", refine=False, regularization=regularization).fit(X, y)
+    assert implicit.objective_path_[k - 1] >= plain.objective_path_[k - 1] * (1 - 1e-12)

@@ -104,3 +104,39 @@ def test_beam_with_a_full_matrix_is_the_beam_with_its_factor():
     np.testing.assert_allclose(full.objective, factor.objective, rtol=1e-9)
     for k in range(1, 7):
         np.testing.assert_array_equal(full.support(k), factor.support(k))
+
+
+@pytest.mark.parametrize("r", [0, 3])
+@pytest.mark.parametrize(("width", "refine"), [(3, False), (4, True)])
+def test_searches_through_a_gram_operator_are_the_dense_searches(r, width, refine):
+    """The implicit form: ``B`` read through its columns gives the supports of the formed matrix."""
+    from pixsel.stats import CenteredGramOperator
+
+    rng = np.random.default_rng(11 + r)
+    n, p = 30, 40  # fewer samples than features: the ridge makes B positive definite
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.6 * rng.standard_normal((p, p)) / np.sqrt(p))
+    op = CenteredGramOperator(X, alpha=0.2)
+    B = op.columns(np.arange(p))  # the same matrix, formed
+    A = rng.standard_normal((p, r)) if r else rng.standard_normal(p)
+    dense = greedy_path(A, B, criterion="trace", max_k=8, beam_width=width, refine=refine)
+    implicit = greedy_path(A, op, criterion="trace", max_k=8, beam_width=width, refine=refine)
+    assert len(implicit.objective) == 8
+    np.testing.assert_allclose(implicit.objective, dense.objective, rtol=1e-9)
+    for k in range(1, 9):
+        np.testing.assert_array_equal(np.sort(implicit.support(k)), np.sort(dense.support(k)))
+    assert implicit.weights(8).shape == (p,)  # the operator's path: its weights read the operator
+
+
+def test_searches_through_a_gram_operator_refuse_what_needs_the_matrix():
+    from pixsel.stats import CenteredGramOperator
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((20, 12))
+    op = CenteredGramOperator(X, alpha=0.1)
+    a = rng.standard_normal((12, 2))
+    with pytest.raises(ValueError, match="drop always_select and never_select"):
+        greedy_path(a, op, criterion="trace", max_k=4, beam_width=2, never_select=[1])
+    with pytest.raises(ValueError, match="criterion='trace' or beam_width=1"):
+        greedy_path(a, op, criterion="max-eig", max_k=4, beam_width=2)
+    with pytest.raises(ValueError, match="needs max_k"):
+        greedy_path(a, op, criterion="trace", beam_width=2)

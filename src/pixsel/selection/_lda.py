@@ -197,8 +197,8 @@ default='ledoit-wolf-floor'
         dense fit would cost over ``1e10`` operations and the passes over ``X`` for ``k``
         features at least 4 times less (``pixsel._routes.path_costs``: the scatter ``n p^2``
         and the inverse and backward pass ``~p^3`` against ``2 n p k``), or when the fit runs
-        the forward pass alone (the default search; not with another direction, groups,
-        ``always_select``, ``never_select``, a beam, ``stability``, the exact solver,
+        the forward pass alone, or its beam (the default search; not with another direction, groups,
+        ``always_select``, ``never_select``, ``stability``, the exact solver,
         ``path='full'``, no ridge, or the swaps of ``'max-eig'``) and its passes over ``X``
         cost at least 4 times less than forming the matrix (``n p^2``, plus ``p^3`` with two
         classes; the ``n x n`` products of the rows that ``'ledoit-wolf'`` needs, ``n^2 p``,
@@ -314,10 +314,11 @@ default='ledoit-wolf-floor'
         size are kept and each is extended by every feature (one rank-one update per extension;
         see :func:`pixsel.spectral.greedy_path`); every size reads the better of the beam's best
         support and the forward pass's, so the objective is never below the forward pass's. 1
-        is the forward pass. With the trace criterion or two classes, the dense algorithm,
-        single features and ``solver='greedy'``; the forward pass then stops at
+        is the forward pass. With the trace criterion (or ``'correlation'``) or two classes,
+        single features and ``solver='greedy'``. The dense algorithm's beam stops at
         ``min(n_features, max(2 k, k + 10))`` features (unless ``path='full'``) whatever the
-        number of classes.
+        number of classes; the implicit algorithm's at ``n_features_to_select``, each step
+        reading the columns of its ``beam_width`` new supports' features in one pass over ``X``.
     cv : int or cross-validation splitter, default=3
         Used only with ``direction='cv'`` or when ``criterion`` or ``regularization`` lists
         several values (with two classes the criteria coincide and only the regularizations are
@@ -609,10 +610,10 @@ default='ledoit-wolf-floor'
         additive = self._additive(owner, len(classes))
         if route.implicit and isinstance(self.refine, str) and not additive:
             sweeps = 0  # refine='auto': the largest eigenvalue's swaps read the p x p matrix, not formed here
-        if route.implicit and ((sweeps and not additive) or len(self.never_select_) or self.beam_width_ > 1):
-            raise ValueError(f"{owner}: never_select, beam_width and the swaps of criterion='max-eig' need "
+        if route.implicit and ((sweeps and not additive) or len(self.never_select_)):
+            raise ValueError(f"{owner}: never_select and the swaps of criterion='max-eig' need "
                              "algorithm='dense' (they read the p x p within-class covariance); pass "
-                             "algorithm='dense', or refine=False, never_select=None and beam_width=1.")
+                             "algorithm='dense', or refine=False and never_select=None.")
         if route.implicit and n_resamples:
             raise ValueError(f"{owner}: stability needs algorithm='dense' (the resampled paths are "
                              "dense fits); pass algorithm='dense' or stability=None.")
@@ -624,12 +625,12 @@ default='ledoit-wolf-floor'
     def _forward_steps(self, p, k, n_classes, grouping, n_resamples, sweeps, criterion, regularization):
         """The length of the forward pass when this fit runs that pass alone and reads nothing else
         of the ``p x p`` matrix (then ``algorithm='auto'`` may take the implicit form); None when
-        it needs the matrix: another pass, groups, forced or excluded features, a beam, stability,
+        it needs the matrix: another pass, groups, forced or excluded features, stability,
         the exact search, the whole path, no ridge, or the swaps of the largest eigenvalue."""
         crit = criterion_named(criterion)
         needs_matrix = (
             self.direction not in ("auto", "forward") or grouping is not None or n_resamples
-            or self.solver != "greedy" or self.path == "full" or self.beam_width_ > 1
+            or self.solver != "greedy" or self.path == "full"
             or len(self.never_select_) or len(check_forced(self.always_select, p, owner=type(self).__name__))
             or regularization is None or (isinstance(regularization, str) and regularization == "none")
             or (not isinstance(regularization, str) and regularization == 0)
@@ -769,8 +770,6 @@ default='ledoit-wolf-floor'
         if grouping is not None:
             raise ValueError(f"{owner}: beam_width searches single features; use it without groups, patch_size or a "
                              "colour image stack, or beam_width=1.")
-        if self.algorithm == "implicit":
-            raise ValueError(f"{owner}: beam_width needs algorithm='dense'; pass algorithm='dense' or beam_width=1.")
         if self.direction == "backward":
             raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
                              "or 'cv', or beam_width=1.")
@@ -1045,7 +1044,7 @@ default='ledoit-wolf-floor'
                 info = ridge_regularization(reg, B.mean_variance())  # the ridge from the within-class variance
                 G = T.with_alpha(info.alpha)
             with path_progress(self) as progress:  # to k only: each step is a pass over X
-                path = greedy_path(a, G, max_k=k, criterion=total or criterion,
+                path = greedy_path(a, G, max_k=k, criterion=total or criterion, beam_width=self.beam_width_,
                                    callback=progress("forward path (implicit)"))
             self.classes_ = classes
             self.regularization_ = info.to_dict()

@@ -335,6 +335,9 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
     from .greedy._search import searched_path  # the swaps import the exact search, which imports us
 
     width, sweeps = check_search(beam_width, refine, owner="greedy_path")
+    if _is_operator(B) and not _is_operator(A):
+        return _searched_implicit(A, B, width, sweeps, direction=direction, criterion=criterion, form=form,
+                                  certificate=certificate, kernel_options=kernel_options, **options)
     A, B, form = _dense_on_host(A, B, form, "beam_width > 1 and refine need dense A and B; pass the matrices, not "
                                 "a Gram operator, or beam_width=1 and refine=False.",
                                 plain="beam_width > 1 and refine run", certificate=certificate,
@@ -346,6 +349,33 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
                          "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
     return searched_path(_host_paths(route), A, B, beam_width=width, sweeps=sweeps, direction=direction,
                          criterion=criterion, form=form, **options)
+
+
+def _searched_implicit(A, B, width, sweeps, *, direction, criterion, form, certificate, kernel_options, max_k,
+                       callback, always_select, never_select):
+    """The beam search and the swaps over the implicit forward pass: ``A`` a vector or factor,
+    ``B`` a Gram operator read through its columns (:mod:`pixsel.spectral.greedy._search`)."""
+    from .greedy._search import searched_path
+
+    if (always_select is not None and len(np.atleast_1d(always_select))) or (
+            never_select is not None and len(np.atleast_1d(never_select))):
+        raise ValueError("greedy_path: always_select and never_select with a Gram operator need the dense pair; "
+                         "pass the matrices, or drop always_select and never_select.")
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim not in (1, 2) or A.shape[0] != B.p or (A.ndim == 2 and A.shape[1] >= A.shape[0]):
+        raise ValueError(f"greedy_path: with a Gram operator B, A is a vector ({B.p},) or a factor ({B.p}, r) with "
+                         f"r < {B.p}; got shape {A.shape}.")
+    if width > 1 and not (A.ndim == 1 or as_criterion(criterion).additive):
+        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
+                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
+
+    def implicit(A, B, *, criterion, max_k, **_):
+        return _implicit_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k,
+                              certificate=certificate, callback=callback, kernel_options=kernel_options)
+
+    return searched_path(implicit, A, B, beam_width=width, sweeps=sweeps, criterion=criterion,
+                         form="vector" if A.ndim == 1 else "factor", max_k=max_k, always_select=None,
+                         never_select=None)
 
 
 def _is_operator(M):

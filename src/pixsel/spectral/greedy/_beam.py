@@ -15,13 +15,20 @@ The best member of a size need not beat the forward pass at that size (the greed
 leave the beam), so the returned support of every size is the better of the beam's best and the
 forward pass's: never below the forward pass, by construction. Width 1 is not run here: the
 door (:func:`pixsel.spectral.greedy_path`) runs the forward kernel itself.
+
+``B`` may also be a Gram operator (the implicit form: ``B`` read through its columns and its
+diagonal, never formed). A beam step then reads the columns of its ``w`` new features in one
+pass over the data; the path is the one the ``p x p`` matrix gives, up to rounding.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .._path import SparsePath, objective_on_support
+from ._swap import _Columns
 
 __all__ = ["beam_path"]
 
@@ -45,9 +52,10 @@ class _Member:
         g[ok] = np.einsum("ij,ij->i", self.R[ok], self.R[ok]) / self.s[ok]
         return g
 
-    def grown(self, j, gain, B, M):
+    def grown(self, j, gain, b, M):
+        """The member with ``j`` added (``b``: column ``j`` of ``B``)."""
         piv = np.sqrt(self.s[j])
-        gj = (B[j] - self.G[:, j] @ self.G) / piv
+        gj = (b - self.G[:, j] @ self.G) / piv
         hj = (M[j] - self.G[:, j] @ self.H) / piv
         return _Member(self.order + [int(j)], self.value + gain, np.vstack([self.G, gj]), np.vstack([self.H, hj]),
                        self.s - gj * gj, self.R - np.outer(gj, hj))
@@ -55,7 +63,7 @@ class _Member:
 
 def beam_path(
     A: np.ndarray,
-    B: np.ndarray | None,
+    B,
     width: int,
     *,
     max_k: int,
@@ -65,22 +73,25 @@ def beam_path(
 ) -> SparsePath:
     """Beam search of width ``width`` to ``max_k`` features (checked NumPy arrays, additive criterion).
 
-    ``A`` a vector or a factor; ``forward`` the forward pass to ``max_k`` on the same problem
+    ``A`` a vector or a factor; ``B`` a ``p x p`` array, a Gram operator (``diag()``,
+    ``columns(idx)``) or None; ``forward`` the forward pass to ``max_k`` on the same problem
     (the floor of every size). Returns a path whose ``order`` is the best final member's and
     whose ``info['supports']`` holds, per size, the support read at that size where it is not
     ``order[:k]``; ``info['beam_width']`` is ``width``.
     """
     M = A[:, None] if A.ndim == 1 else A
     p = M.shape[0]
-    B = np.eye(p) if B is None else B
-    diag = np.diag(B).copy()
+    cols = _Columns(np.eye(p) if B is None else B)
+    # a row of an array (the same numbers as before the operators), a column of an operator
+    column = cols.B.__getitem__ if cols.array else cols.column
+    diag = cols.diag.copy()
     allowed = np.ones(p, bool)
     if never_select is not None:
         allowed[np.asarray(never_select, dtype=np.intp)] = False
     F = [] if always_select is None else [int(i) for i in always_select]
     root = _Member([], 0.0, np.zeros((0, p)), np.zeros((0, M.shape[1])), diag.copy(), M.copy())
     for j in F:  # the forced features first, in index order (as the forward pass)
-        root = root.grown(j, float(root.R[j] @ root.R[j] / root.s[j]), B, M)
+        root = root.grown(j, float(root.R[j] @ root.R[j] / root.s[j]), column(j), M)
     beam = [root]
     best = {}
     for t in range(len(F) + 1, max_k + 1):
@@ -92,22 +103,24 @@ def beam_path(
         if not cands:
             break
         cands.sort(key=lambda c: (-c[0], c[1], c[2]))
-        seen, nxt = set(), []
+        seen, chosen = set(), []
         for value, m, j in cands:
             key = frozenset(beam[m].order) | {j}
             if key in seen:
                 continue
             seen.add(key)
-            nxt.append(beam[m].grown(j, value - beam[m].value, B, M))
-            if len(nxt) == width:
+            chosen.append((value, m, j))
+            if len(chosen) == width:
                 break
-        beam = nxt
+        if not cols.array:  # the new columns in one pass over the data
+            cols.read([j for _, _, j in chosen])
+        beam = [beam[m].grown(j, value - beam[m].value, column(j), M) for value, m, j in chosen]
         best[t] = (np.array(beam[0].order, dtype=np.intp), beam[0].value)
     order = np.array(beam[0].order, dtype=np.intp)
     n = len(order)
     objective = np.full(n, np.nan)
     if F:
-        objective[len(F) - 1] = objective_on_support(A, B, F, criterion="trace")
+        objective[len(F) - 1] = objective_on_support(A, B, F, criterion="trace")  # forced: arrays only
     supports = {}
     for k in range(len(F) + 1, n + 1):
         S, f_beam = best[k]
@@ -117,4 +130,5 @@ def beam_path(
         if not np.array_equal(np.sort(S), np.sort(order[:k])):
             supports[k] = np.sort(S)
     info = dict(forward.info, beam_width=int(width), supports=supports)
-    return SparsePath(order=order, objective=objective, direction="forward", A=forward.A, B=forward.B, info=info)
+    # the forward pass's kind of path (an implicit one keeps its operator and its bound on the optimum)
+    return dataclasses.replace(forward, order=order, objective=objective, direction="forward", info=info)

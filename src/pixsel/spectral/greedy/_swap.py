@@ -224,10 +224,11 @@ class _Columns:
         """``B[:, S]`` (``p x k``), columns read once each."""
         if self.array:
             return self.B[:, S]
-        self._read(S)
+        self.read(S)
         return np.stack([self._cache[int(j)] for j in S], axis=1)
 
-    def _read(self, S):
+    def read(self, S):
+        """Read the columns of ``S`` not read yet, in one call of the operator (one pass over the data)."""
         missing = [int(j) for j in S if int(j) not in self._cache]
         if missing:
             cols = np.asarray(self.B.columns(np.asarray(missing, dtype=np.intp)), dtype=np.float64)
@@ -238,14 +239,14 @@ class _Columns:
         """``B[:, j]``."""
         if self.array:
             return self.B[:, j]
-        self._read([j])
+        self.read([j])
         return self._cache[int(j)]
 
     def block(self, S):
         """``B[S][:, S]``, the same numbers as ``panel(S)[S]`` without the ``p x k`` panel."""
         if self.array:
             return self.B[S][:, S]  # the numbers of B[np.ix_(S, S)], without building the index grid
-        self._read(S)
+        self.read(S)
         return np.stack([self._cache[int(j)][S] for j in S], axis=1)
 
     def state(self, M, S):
