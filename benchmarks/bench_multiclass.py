@@ -23,7 +23,9 @@ Goals (each measured against a reference in the same run, one BLAS thread):
   default on the dense form (``algorithm='dense'``) in the same run; one warm-up fit of each,
   then the median and spread of at least ``--repeat`` fits of each (more, up to 200, until a
   second has gone by), taken in turns (one fit of each library per round), every library on
-  ``--threads`` threads (BLAS and OpenMP).
+  ``--threads`` threads (BLAS and OpenMP); ``--beam W`` adds beams of width ``W``:
+  ``SparseLDASelector(k, beam_width=W)`` (through ``X``, the algorithm ``'auto'`` takes), the same
+  on the dense form and ``FastCan(k, beam_width=W)``, taking turns with the others.
 
 Data: Extended Yale B (38 people, 32 x 32), CMU PIE (68 people, 32 x 32), USPS (10 digits,
 16 x 16, the 7291 training images) and 50 Brodatz textures cut into 64 x 64 patches (100 per
@@ -169,6 +171,13 @@ def fastcan_rows(args):
                 "dense form": lambda: SparseLDASelector(k, algorithm="dense").fit(Xtr, ytr),
                 "FastCan": lambda: FastCan(k, verbose=0).fit(Xtr[:, live], Y),
             }
+            w = args.beam
+            if w > 1:  # the beams: pixsel's through X (the default algorithm) and on the dense form, FastCan's
+                fits.update({
+                    "beam": lambda: SparseLDASelector(k, beam_width=w).fit(Xtr, ytr),
+                    "beam dense form": lambda: SparseLDASelector(k, beam_width=w, algorithm="dense").fit(Xtr, ytr),
+                    "FastCan beam": lambda: FastCan(k, beam_width=w, verbose=0).fit(Xtr[:, live], Y),
+                })
             row = {"data": label, "n_train": int(len(ytr)), "p": int(Xtr.shape[1]), "n_classes": int(Y.shape[1]),
                    "k": k}
             # every library on the same threads: FastCan's loops are OpenMP, which the BLAS pin
@@ -179,8 +188,8 @@ def fastcan_rows(args):
                 for name, fit in fits.items():
                     sel = fit()  # warm-up
                     assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
-                    if name == "default":
-                        row["algorithm"] = sel.algorithm_
+                    if name in ("default", "beam"):
+                        row["algorithm" if name == "default" else "beam algorithm"] = sel.algorithm_
                 # at least --repeat rounds, and more (up to 200) until a second has gone by: the
                 # millisecond fits get enough rounds for a median that a burst of load cannot move
                 start, rounds = time.perf_counter(), 0
@@ -200,6 +209,13 @@ def fastcan_rows(args):
                   f"({row['algorithm']}) {fmt(row['default'])} = {row['ratio']:.2f} x FastCan {fmt(row['FastCan'])} "
                   f"(goal <= 2); dense form {fmt(row['dense form'])} = {row['dense form']['median'] / ref:.2f} x; "
                   f"load {row['load_average']}", flush=True)
+            if w > 1:
+                row["beam_width"] = w
+                beam = row["beam"]["median"]
+                print(f"    beam_width={w}: pixsel {fmt(row['beam'])} = {beam / ref:.2f} x FastCan's greedy, "
+                      f"{beam / row['FastCan beam']['median']:.2f} x FastCan's beam {fmt(row['FastCan beam'])}; "
+                      f"dense form {fmt(row['beam dense form'])} = {row['beam dense form']['median'] / beam:.2f} x "
+                      "pixsel's beam", flush=True)
             rows.append(row)
     met = [r for r in rows if r["ratio"] <= 2]
     print(f"default <= 2 x FastCan's greedy fit: {len(met)} of {len(rows)} (set, k); the others: "
@@ -383,6 +399,9 @@ def main(argv=None):
     ap.add_argument("--cv-before-repeat", type=int, default=1,
                     help="runs of PathSelectorCV's previous scoring (0 skips it)")
     ap.add_argument("--rows", default="selector,cv,cli", help="which rows: selector, cv, cli, fastcan")
+    ap.add_argument("--beam", type=int, default=1,
+                    help="--rows fastcan: also time beams of this width (pixsel's through X and on the dense "
+                         "form, FastCan's); 1: none")
     ap.add_argument("--fastcan-data", default=None,
                     help=f"--rows fastcan: comma-separated sets among {','.join(FASTCAN_SETS)} (default: all)")
     ap.add_argument("--data", default="extended,cmu,usps,brodatz",

@@ -140,3 +140,17 @@ def test_searches_through_a_gram_operator_refuse_what_needs_the_matrix():
         greedy_path(a, op, criterion="max-eig", max_k=4, beam_width=2)
     with pytest.raises(ValueError, match="needs max_k"):
         greedy_path(a, op, criterion="trace", beam_width=2)
+
+
+def test_the_beams_top_candidates_are_the_stable_sorts():
+    """Each member's ``w`` best additions come from a partition: the first ``w`` of a stable sort
+    of all the gains (ties to the lower index), with ties and excluded (-inf) features."""
+    from pixsel.spectral.greedy._beam import _top
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        p = int(rng.integers(1, 40))
+        g = rng.integers(-3, 4, p).astype(float)  # many ties
+        g[rng.random(p) < 0.2] = -np.inf
+        w = int(rng.integers(1, 8))
+        np.testing.assert_array_equal(_top(g, w), np.argsort(-g, kind="stable")[:w])

@@ -49,7 +49,8 @@ class _Member:
         g = np.full(len(self.s), -np.inf)
         ok = allowed & (self.s > _PIVOT_RTOL * diag)
         ok[self.order] = False
-        g[ok] = np.einsum("ij,ij->i", self.R[ok], self.R[ok]) / self.s[ok]
+        num = np.einsum("ij,ij->i", self.R, self.R)  # every row, read in place (no copy of the rows allowed)
+        g[ok] = num[ok] / self.s[ok]
         return g
 
     def grown(self, j, gain, b, M):
@@ -59,6 +60,16 @@ class _Member:
         hj = (M[j] - self.G[:, j] @ self.H) / piv
         return _Member(self.order + [int(j)], self.value + gain, np.vstack([self.G, gj]), np.vstack([self.H, hj]),
                        self.s - gj * gj, self.R - np.outer(gj, hj))
+
+
+def _top(g, w):
+    """The indices of the ``w`` largest entries of ``g``, ties to the lower index: the first ``w``
+    of ``argsort(-g, kind='stable')``, from a partition instead of a sort of all ``p``."""
+    if w >= g.size:
+        return np.argsort(-g, kind="stable")
+    thr = np.partition(g, g.size - w)[g.size - w]  # the w-th largest value
+    idx = np.flatnonzero(g >= thr)  # ascending: the stable sort below breaks ties by index
+    return idx[np.argsort(-g[idx], kind="stable")][:w]
 
 
 def beam_path(
@@ -98,7 +109,7 @@ def beam_path(
         cands = []
         for m, member in enumerate(beam):
             g = member.gains(allowed, diag)
-            top = np.argsort(-g, kind="stable")[:width]
+            top = _top(g, width)
             cands += [(member.value + g[j], m, int(j)) for j in top if np.isfinite(g[j])]
         if not cands:
             break
