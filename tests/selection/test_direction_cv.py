@@ -115,7 +115,7 @@ def test_stability_uses_the_direction_chosen_at_k(count_calls):
     calls = count_calls(SparseLDASelector, "_cross_validate_direction")
     sel = SparseLDASelector(2, direction="cv", stability=4, random_state=0, **AUTO).fit(X, y)
     assert len(calls) == 1  # no cross-validation per resample
-    assert sel._resample_params() == {"direction": "backward"}
+    assert sel._resample_params() == {"direction": "backward", "beam_width": 1}
     assert sel.selection_frequencies_[[0, 1]].min() > 0.5
 
 
@@ -152,13 +152,16 @@ def test_bad_input():
 def test_auto_runs_the_forward_pass_then_swaps():
     X, y = _classes(0)
     auto = SparseLDASelector(3).fit(X, y)
-    forward = SparseLDASelector(3, direction="forward", refine=True).fit(X, y)
+    # more than two classes: beam_width='auto' widens the forward pass to a beam of 3
+    forward = SparseLDASelector(3, direction="forward", refine=True, beam_width=3).fit(X, y)
     assert auto.direction_ == "forward" and not hasattr(auto, "direction_by_k_")
+    assert auto.beam_width_ == 3
     assert np.array_equal(auto.get_support(), forward.get_support())
     assert auto.n_swaps_ == forward.n_swaps_
-    # the stability option's resamples run the greedy pass without swaps
+    # the stability option's resamples run the greedy pass without swaps or beam, and so does its fit
     st = SparseLDASelector(3, stability=3, random_state=0).fit(X, y)
-    assert st._resample_params() == {"direction": "forward", "refine": False}
+    assert st._resample_params() == {"direction": "forward", "refine": False, "beam_width": 1}
+    assert st.beam_width_ == 1
 
 
 def test_progress_reports_the_folds_then_the_passes():

@@ -172,7 +172,7 @@ def test_multiclass_path_is_the_low_rank_greedy(criterion):
     y = np.arange(120) % 4
     X = rng.standard_normal((120, 8))
     X[:, [1, 5]] += y[:, None] * np.array([1.0, -0.7])
-    sel = SparseLDASelector(3, criterion=criterion, regularization=0.01).fit(X, y)
+    sel = SparseLDASelector(3, beam_width=1, criterion=criterion, regularization=0.01).fit(X, y)
     st = class_statistics(X, y)
     B, _ = regularize(st.within, 0.01)
     M = st.between_factor
@@ -202,7 +202,7 @@ def test_implicit_swaps_match_the_dense_swaps(n_classes, criterion):
     X = rng.standard_normal((n, p)) + 0.6 * rng.standard_normal((n_classes, p))[y]
     X[:, :30] += 2.5 * rng.standard_normal((n, 1))  # a correlated block: the greedy support is not a local optimum
     moved = 0
-    kw = dict(criterion=criterion, regularization="rda")  # a ridge under which these greedy supports move
+    kw = dict(criterion=criterion, regularization="rda", beam_width=1)  # a ridge under which these greedy supports move
     for k in (4, 7, 10):
         dense = SparseLDASelector(k, algorithm="dense", **kw).fit(X, y)
         imp = SparseLDASelector(k, algorithm="implicit", **kw).fit(X, y)
@@ -227,8 +227,8 @@ def test_implicit_algorithm_matches_dense_forward(n_classes, criterion):
     X[:, [5, 50, 99]] += 1.2 * y[:, None]
     X0 = X.copy()
     # the forward passes alone (refine=False); the swaps of both routes are compared below
-    dense = SparseLDASelector(6, direction="forward", algorithm="dense", refine=False, criterion=criterion).fit(X, y)
-    imp = SparseLDASelector(6, direction="forward", algorithm="implicit", refine=False, criterion=criterion).fit(X, y)
+    dense = SparseLDASelector(6, beam_width=1, direction="forward", algorithm="dense", refine=False, criterion=criterion).fit(X, y)
+    imp = SparseLDASelector(6, beam_width=1, direction="forward", algorithm="implicit", refine=False, criterion=criterion).fit(X, y)
     # 'auto': with 3 classes the correlation criterion, searched implicitly on X's covariance about its mean
     assert imp.criterion_ == dense.criterion_ == ("correlation" if (n_classes, criterion) == (3, "auto") else "trace")
     assert imp.algorithm_ == "implicit" and dense.algorithm_ == "dense"

@@ -20,8 +20,8 @@ def _classes(n_classes=6, n_per=12, p=40, seed=0):
 def test_forward_stops_where_k_asks_and_full_gives_every_k(criterion):
     X, y = _classes()
     p = X.shape[1]
-    short = SparseLDASelector(5, direction="forward", criterion=criterion).fit(X, y)
-    full = SparseLDASelector(5, direction="forward", criterion=criterion, path="full").fit(X, y)
+    short = SparseLDASelector(5, beam_width=1, direction="forward", criterion=criterion).fit(X, y)
+    full = SparseLDASelector(5, beam_width=1, direction="forward", criterion=criterion, path="full").fit(X, y)
     assert len(short.forward_path_.order) == len(short.objective_path_) == 15  # max(2k, k + 10)
     assert len(full.objective_path_) == p
     np.testing.assert_array_equal(short.forward_path_.order, full.forward_path_.order[:15])

@@ -48,7 +48,7 @@ def test_refine_never_below_the_greedy_support(n_classes, criterion, seed):
 
 def test_refine_off_is_the_greedy_path_bit_for_bit():
     X, y = _data(3)
-    sel = SparseLDASelector(5, direction="forward", refine=False).fit(X, y)
+    sel = SparseLDASelector(5, beam_width=1, direction="forward", refine=False).fit(X, y)
     path = sel.forward_path_
     direct = greedy_path(path.A, path.B, criterion="trace", max_k=len(path.order))
     np.testing.assert_array_equal(path.order, direct.order)
@@ -69,7 +69,7 @@ def test_refine_with_forced_and_excluded_features():
 def test_never_select_is_the_path_of_the_restricted_pair(direction, n_classes):
     X, y = _data(5, n_classes)
     E = [1, 7, 8, 20]
-    sel = SparseLDASelector(5, direction=direction, never_select=E).fit(X, y)
+    sel = SparseLDASelector(5, beam_width=1, direction=direction, never_select=E).fit(X, y)
     assert not set(sel.get_support(indices=True).tolist()) & set(E)
     np.testing.assert_array_equal(sel.never_select_, E)
     R = np.setdiff1d(np.arange(X.shape[1]), E)
@@ -153,7 +153,7 @@ def test_refine_with_groups_is_refused():
 def test_beam_never_below_the_forward_pass(n_classes):
     X, y = _data(9, n_classes)
     k = 5
-    fwd = SparseLDASelector(k, direction="forward", refine=False).fit(X, y)
+    fwd = SparseLDASelector(k, beam_width=1, direction="forward", refine=False).fit(X, y)
     one = SparseLDASelector(k, direction="forward", refine=False, beam_width=1).fit(X, y)
     np.testing.assert_array_equal(fwd.forward_path_.order, one.forward_path_.order)
     np.testing.assert_array_equal(fwd.objective_path_, one.objective_path_)
@@ -169,7 +169,7 @@ def test_beam_never_below_the_forward_pass(n_classes):
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"beam_width": 0}, r"'beam_width' parameter of SparseLDASelector must be an int in the range \[1, inf\)"),
+        ({"beam_width": 0}, r"'beam_width' parameter of SparseLDASelector must be 'auto' or an int in the range \[1, inf\)"),
         ({"beam_width": 3, "solver": "exact"}, "Use beam_width=1 with solver='exact'"),
         ({"beam_width": 3, "criterion": "max-eig"}, "criterion='trace' or beam_width=1"),
         ({"beam_width": 3, "criterion": "cv"}, "criterion='trace' or beam_width=1"),
@@ -229,7 +229,7 @@ def test_correlation_criterion_is_fastcans_greedy_search(seed):
     X, y = _fastcan_data(seed)
     Y = (y[:, None] == np.unique(y)[None, :]).astype(float)
     fc = fastcan.FastCan(10, verbose=0).fit(X, Y)
-    sel = SparseLDASelector(10, criterion="correlation", regularization="none", direction="forward",
+    sel = SparseLDASelector(10, beam_width=1, criterion="correlation", regularization="none", direction="forward",
                             refine=False).fit(X, y)
     np.testing.assert_array_equal(sel.forward_path_.order[:10], fc.indices_)
     np.testing.assert_allclose(sel.objective_path_[:10], np.cumsum(fc.scores_), rtol=1e-8)
@@ -237,8 +237,8 @@ def test_correlation_criterion_is_fastcans_greedy_search(seed):
 
 def test_correlation_criterion_is_the_trace_with_the_total_covariance():
     X, y = _fastcan_data(2)
-    sel = SparseLDASelector(6, criterion="correlation", direction="forward", refine=True).fit(X, y)
-    trace = SparseLDASelector(6, criterion="trace", direction="forward", refine=False).fit(X, y)
+    sel = SparseLDASelector(6, beam_width=1, criterion="correlation", direction="forward", refine=True).fit(X, y)
+    trace = SparseLDASelector(6, beam_width=1, criterion="trace", direction="forward", refine=False).fit(X, y)
     M, W = trace.forward_path_.A, trace.forward_path_.B  # the between factor and the regularized within
     T = W + M @ M.T
     np.testing.assert_allclose(sel.forward_path_.B, T, rtol=1e-12, atol=1e-12)
@@ -273,3 +273,26 @@ def test_beam_through_x_is_the_dense_beam(n_classes, refine, regularization):
     np.testing.assert_allclose(implicit.coef_, dense.coef_, rtol=1e-6, atol=1e-10)
     plain = SparseLDASelector(k, algorithm="implicit", refine=False, regularization=regularization).fit(X, y)
     assert implicit.objective_path_[k - 1] >= plain.objective_path_[k - 1] * (1 - 1e-12)
+
+
+def test_beam_width_auto_is_a_beam_of_three_with_more_than_two_classes():
+    """``beam_width='auto'``: width 3 where the beam runs on one fit's forward pass with more than
+    two classes, the same fit as ``beam_width=3``; the forward pass (width 1) with two classes
+    and wherever the beam cannot run or the fit does not end at its support."""
+    from pixsel import PathSelectorCV
+
+    X, y = _data(31, 4)
+    auto = SparseLDASelector(5).fit(X, y)
+    three = SparseLDASelector(5, beam_width=3).fit(X, y)
+    assert auto.beam_width_ == 3
+    np.testing.assert_array_equal(auto.get_support(indices=True), three.get_support(indices=True))
+    assert auto.objective_path_[4] == three.objective_path_[4]
+    for params, n_classes in [({}, 2), ({"criterion": "max-eig"}, 4), ({"direction": "dual"}, 4),
+                              ({"path": "full"}, 4), ({"stability": 2, "random_state": 0}, 4),
+                              ({"solver": "exact"}, 4), ({"criterion": "cv"}, 4),
+                              ({"groups": np.arange(24) // 2}, 4)]:
+        Xc, yc = _data(31, n_classes)
+        assert SparseLDASelector(3, **params).fit(Xc, yc).beam_width_ == 1, params
+    # PathSelectorCV's folds read every k from the forward path: no beam there, the refit keeps it
+    cv = PathSelectorCV(SparseLDASelector(), k_grid=[2, 4], cv=2).fit(X, y)
+    assert cv.selector_.beam_width_ == 3

@@ -135,14 +135,15 @@ def _path_fit_params(selector, k_max, n_features):
     not the greedy one (exact solver, refine, stability) or whose k is not a feature count
     (groups, forced features) are fitted at ``k_max`` as before."""
     params = selector.get_params(deep=False)
-    # refine='auto' (SparseLDASelector's default) swaps at n_features_to_select only: the folds
-    # read every k from the greedy path, so they run without it (the final refit keeps it)
+    # refine='auto' and beam_width='auto' (SparseLDASelector's defaults) search at n_features_to_select
+    # only: the folds read every k from the greedy path, so they run without them (the final refit keeps them)
     auto_refine = isinstance(selector, SparseLDASelector) and params.get("refine") == "auto"
+    auto_beam = isinstance(selector, SparseLDASelector) and params.get("beam_width") == "auto"
     plain = (params.get("path") == "auto" and params.get("solver", "greedy") == "greedy"
              and (auto_refine or not params.get("refine", False)) and params.get("stability") is None
              and params.get("always_select") is None and params.get("groups") is None
              and params.get("patch_size") is None)
-    off = {"refine": False} if auto_refine else {}
+    off = {**({"refine": False} if auto_refine else {}), **({"beam_width": 1} if auto_beam else {})}
     if not plain:
         return {"n_features_to_select": k_max, **off}
     k0 = max(1, min(-(-k_max // 2), k_max - 10))
