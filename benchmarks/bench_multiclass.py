@@ -184,6 +184,12 @@ def fastcan_rows(args):
             # leaves alone (on a busy 2-core machine its default threads cost it 4 x); the fits
             # take turns (one of each per round), so a burst of load falls on all of them alike
             with threadpool_limits(limits=args.threads or None):
+                for name in [n for n in fits if n == "FastCan beam"]:
+                    try:  # FastCan's beam refuses a k that leaves fewer than beam_width candidates
+                        fits[name]()
+                    except ValueError as exc:
+                        print(f"    {label} k={k}: FastCan beam_width={w} refused: {str(exc)[:120]}", flush=True)
+                        del fits[name]
                 times = {name: [] for name in fits}
                 for name, fit in fits.items():
                     sel = fit()  # warm-up
@@ -212,8 +218,9 @@ def fastcan_rows(args):
             if w > 1:
                 row["beam_width"] = w
                 beam = row["beam"]["median"]
-                print(f"    beam_width={w}: pixsel {fmt(row['beam'])} = {beam / ref:.2f} x FastCan's greedy, "
-                      f"{beam / row['FastCan beam']['median']:.2f} x FastCan's beam {fmt(row['FastCan beam'])}; "
+                peer = (f"{beam / row['FastCan beam']['median']:.2f} x FastCan's beam {fmt(row['FastCan beam'])}"
+                        if "FastCan beam" in row else "FastCan's beam refused this k")
+                print(f"    beam_width={w}: pixsel {fmt(row['beam'])} = {beam / ref:.2f} x FastCan's greedy, {peer}; "
                       f"dense form {fmt(row['beam dense form'])} = {row['beam dense form']['median'] / beam:.2f} x "
                       "pixsel's beam", flush=True)
             rows.append(row)

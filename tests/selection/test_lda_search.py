@@ -296,3 +296,13 @@ def test_beam_width_auto_is_a_beam_of_three_with_more_than_two_classes():
     # PathSelectorCV's folds read every k from the forward path: no beam there, the refit keeps it
     cv = PathSelectorCV(SparseLDASelector(), k_grid=[2, 4], cv=2).fit(X, y)
     assert cv.selector_.beam_width_ == 3
+
+
+def test_beam_width_auto_runs_the_forward_pass_on_a_dask_array():
+    """A Dask X: each beam step would be a pass over the chunks; 'auto' keeps the forward pass."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data(32, 4)
+    sel = SparseLDASelector(4).fit(da.from_array(X, chunks=(40, 24)), y)
+    assert sel.beam_width_ == 1
+    plain = SparseLDASelector(4, beam_width=1).fit(X, y)
+    np.testing.assert_array_equal(sel.get_support(indices=True), plain.get_support(indices=True))

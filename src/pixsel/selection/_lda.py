@@ -321,7 +321,8 @@ default='ledoit-wolf-floor'
         is the forward pass. ``'auto'`` runs a beam of width 3 with more than two classes where
         it can run on the fit's forward pass (``solver='greedy'``, ``direction`` ``'auto'`` or
         ``'forward'``, an additive criterion, single features, no ``stability``, not
-        ``path='full'``), else 1; with two classes, 1 (the quality benchmark: with more than
+        ``path='full'``) and ``X`` is a NumPy array (a Dask or device array runs the forward pass,
+        which reads the columns it needs 32 at a time in one pass over ``X``), else 1; with two classes, 1 (the quality benchmark: with more than
         two classes the beam reached FastCan's beam search within half a point in 97 of 112
         cells where the forward pass did in 92, within the time of FastCan's greedy search;
         with two classes it changed no cell but by single test samples). ``beam_width_`` says
@@ -593,7 +594,7 @@ default='ledoit-wolf-floor'
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
-        sweeps = self._check_search(owner, grouping, n_resamples, p, k, len(classes))
+        sweeps = self._check_search(owner, grouping, n_resamples, p, k, len(classes), in_memory=route.backend == "numpy")
         self.cv_results_ = None
         for name in ("best_params_", "direction_by_k_", "direction_scores_", "n_swaps_"):
             self.__dict__.pop(name, None)  # a refit without a choice keeps none from before
@@ -788,7 +789,7 @@ default='ledoit-wolf-floor'
             raise ValueError(f"{owner}: the beam search runs with criterion='trace' (or two classes): the gains of "
                              "the largest eigenvalue are not additive. Use criterion='trace' or beam_width=1.")
 
-    def _check_search(self, owner, grouping, n_resamples, p, k, n_classes):
+    def _check_search(self, owner, grouping, n_resamples, p, k, n_classes, in_memory=True):
         """The swap sweeps ``refine`` allows (0: none) and ``never_select_``, refused before any
         work where they cannot run."""
         E = check_excluded(self.never_select, p, always_select=check_forced(self.always_select, p, owner=owner),
@@ -801,8 +802,9 @@ default='ledoit-wolf-floor'
         self.never_select_ = E
         if isinstance(self.beam_width, str):
             check_options(self.beam_width, "beam_width", ("auto",), owner=owner)
-            # 'auto': a beam where it runs on one fit's forward pass to k, with more than two classes
-            wide = (n_classes > 2 and self.solver == "greedy" and grouping is None and not n_resamples
+            # 'auto': a beam where it runs on one fit's forward pass to k, with more than two classes, on a
+            # NumPy X (a Dask or device X runs the forward pass, which reads 32 columns per pass over X)
+            wide = (n_classes > 2 and in_memory and self.solver == "greedy" and grouping is None and not n_resamples
                     and self.direction in ("auto", "forward") and self.path != "full"
                     and self._additive(owner, n_classes))
             width = AUTO_BEAM_WIDTH if wide else 1
