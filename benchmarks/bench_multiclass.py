@@ -114,6 +114,7 @@ def selector_rows(args, data):
         row["default"], sel = timed(lambda: SparseLDASelector(k).fit(X, y), args.repeat)
         assert sel.get_support().sum() == k
         row["algorithm"], row["direction"], row["criterion"] = sel.algorithm_, sel.direction_, sel.criterion_
+        row["beam_width"] = sel.beam_width_
         row["max_eig"], sel_m = timed(lambda: SparseLDASelector(k, criterion="max-eig", direction="forward").fit(X, y),
                                       args.repeat)
         assert sel_m.get_support().sum() == k
@@ -126,7 +127,8 @@ def selector_rows(args, data):
         for key in ("default", "max_eig", "papers", "full_path"):
             row[f"ratio_{key}"] = row[key]["median"] / ref
         line = (f"{name}: n={n} p={p} C={row['classes']} k={k}: LDA(eigen) {fmt(row['lda_eigen'])}; "
-                f"SparseLDASelector defaults ({sel.criterion_}, {sel.algorithm_}, {sel.direction_}) {fmt(row['default'])} = "
+                f"SparseLDASelector defaults ({sel.criterion_}, {sel.algorithm_}, {sel.direction_}, beam {sel.beam_width_}) "
+                f"{fmt(row['default'])} = "
                 f"{row['ratio_default']:.2f} x LDA (goal <= 3); max-eig ({sel_m.direction_}) "
                 f"{fmt(row['max_eig'])} = {row['ratio_max_eig']:.2f} x; papers' settings (max-eig, dual) "
                 f"{fmt(row['papers'])} = {row['ratio_papers']:.2f} x; whole path (max-eig, dual) "
@@ -194,8 +196,10 @@ def fastcan_rows(args):
                 for name, fit in fits.items():
                     sel = fit()  # warm-up
                     assert int(np.sum(sel.get_support())) == k  # the fit did the work asked
-                    if name in ("default", "beam"):
-                        row["algorithm" if name == "default" else "beam algorithm"] = sel.algorithm_
+                    if name == "default":
+                        row["algorithm"], row["default beam_width"] = sel.algorithm_, sel.beam_width_
+                    elif name == "beam":
+                        row["beam algorithm"] = sel.algorithm_
                 # at least --repeat rounds, and more (up to 200) until a second has gone by: the
                 # millisecond fits get enough rounds for a median that a burst of load cannot move
                 start, rounds = time.perf_counter(), 0
@@ -212,7 +216,7 @@ def fastcan_rows(args):
             ref = row["FastCan"]["median"]
             row["ratio"] = row["default"]["median"] / ref
             print(f"{label} (n={len(ytr)}, p={Xtr.shape[1]}, {Y.shape[1]} classes) k={k}: default "
-                  f"({row['algorithm']}) {fmt(row['default'])} = {row['ratio']:.2f} x FastCan {fmt(row['FastCan'])} "
+                  f"({row['algorithm']}, beam {row['default beam_width']}) {fmt(row['default'])} = {row['ratio']:.2f} x FastCan {fmt(row['FastCan'])} "
                   f"(goal <= 2); dense form {fmt(row['dense form'])} = {row['dense form']['median'] / ref:.2f} x; "
                   f"load {row['load_average']}", flush=True)
             if w > 1:

@@ -320,6 +320,9 @@ LDA_ROWS = {
     # the same with a beam of width 3 over the forward pass (then the swaps)
     "pixsel LDA beam3": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf-floor",
                          "refine": "auto", "beam_width": 3},
+    # beam_width='auto': the beam of width 3 with more than two classes, the forward pass with two
+    "pixsel LDA beam auto": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf-floor",
+                             "refine": "auto", "beam_width": "auto"},
 }
 DEFAULT = "pixsel LDA (default)"
 #: The stability option as a user asks for it: the defaults with ``stability=20``.
