@@ -429,8 +429,8 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         At ``k = n_features_to_select_`` this is the fitted ``support_`` (the certified or refined
         one when asked for); ``k`` can go up to ``len(objective_path_)``: ``n_features_in_``, or
         where the forward pass stopped when only a forward pass was run (``n_features_to_select_``
-        with the implicit algorithm; ``max(2 k, k + 10)`` otherwise, unless the selector's
-        ``path='full'``).
+        with the implicit algorithm or a beam; ``max(2 k, k + 10)`` otherwise, unless the
+        selector's ``path='full'``).
 
         With ``always_select``, every support contains the forced features and ``k`` (which
         counts them) must be at least their number.

@@ -231,7 +231,8 @@ default='ledoit-wolf-floor'
         where ``k = n_features_to_select`` (a forward step costs ``O(p k)``, so a fit asked for
         ``k`` costs ``O(p k^2)`` rather than ``O(p^3)``), which leaves :meth:`get_support_at`
         the sizes around ``k``; through ``X`` (the implicit algorithm, each step a pass over
-        ``X``) it stops at ``k``. With two classes and a direction that runs the backward pass
+        ``X``) and with a beam (``beam_width``, the default with more than two classes) it stops
+        at ``k``. With two classes and a direction that runs the backward pass
         (``'backward'``, ``'dual'``, ``'cv'``) the forward path is whole, so both passes meet at
         every ``k``. ``'full'`` keeps the ``p x p`` form where ``algorithm='auto'`` would take
         the implicit one for a forward pass alone. The backward pass always starts from all
@@ -318,19 +319,20 @@ default='ledoit-wolf-floor'
         size are kept and each is extended by every feature (one rank-one update per extension;
         see :func:`pixsel.spectral.greedy_path`); every size reads the better of the beam's best
         support and the forward pass's, so the objective is never below the forward pass's. 1
-        is the forward pass. ``'auto'`` runs a beam of width 3 with more than two classes where
-        it can run on the fit's forward pass (``solver='greedy'``, ``direction`` ``'auto'`` or
-        ``'forward'``, an additive criterion, single features, no ``stability``, not
-        ``path='full'``) and ``X`` is a NumPy array (a Dask or device array runs the forward pass,
-        which reads the columns it needs 32 at a time in one pass over ``X``), else 1; with two classes, 1 (the quality benchmark: with more than
-        two classes the beam reached FastCan's beam search within half a point in 97 of 112
-        cells where the forward pass did in 92, within the time of FastCan's greedy search;
-        with two classes it changed no cell but by single test samples). ``beam_width_`` says
-        what ran. With the trace criterion (or ``'correlation'``) or two classes,
-        single features and ``solver='greedy'``. The beam and its forward pass stop at
-        ``n_features_to_select`` (unless ``path='full'``), so :meth:`get_support_at` reads the
-        sizes up to it; with the implicit algorithm each step reads the columns of its
-        ``beam_width`` new features in one pass over ``X``.
+        is the forward pass. A width above 1 runs with the trace criterion (or
+        ``'correlation'``) or two classes, single features and ``solver='greedy'``. The beam and
+        its forward pass stop at ``n_features_to_select`` (unless ``path='full'``), so
+        :meth:`get_support_at` reads the sizes up to it; with the implicit algorithm each step
+        reads the columns of its ``beam_width`` new features in one pass over ``X``.
+        ``'auto'`` runs a beam of width 3 with more than two classes where it can run on the
+        fit's forward pass (``solver='greedy'``, ``direction`` ``'auto'`` or ``'forward'``, an
+        additive criterion, single features, no ``stability``, not ``path='full'``) and ``X``
+        is a NumPy array (a Dask or device array keeps the forward pass, which reads the columns
+        it needs 32 at a time in one pass over ``X``); else, and with two classes, 1. On the
+        quality benchmark, with more than two classes, the beam reached FastCan's beam search
+        within half a point in 97 of 112 cells where the forward pass did in 92, within twice
+        the time of FastCan's greedy search; with two classes it changed no cell but by single
+        test samples. ``beam_width_`` says what ran.
     cv : int or cross-validation splitter, default=3
         Used only with ``direction='cv'`` or when ``criterion`` or ``regularization`` lists
         several values (with two classes the criteria coincide and only the regularizations are
@@ -355,8 +357,8 @@ default='ledoit-wolf-floor'
         that of ``support_``). ``n_path`` is ``n_features`` when a backward pass ran or the
         forward path is whole (``path='full'``); with only a forward pass it is where the
         forward pass stopped (see ``path``), and
-        ``n_features_to_select_`` with the implicit algorithm. Fit with ``path='full'`` for
-        every k.
+        ``n_features_to_select_`` with the implicit algorithm or a beam (``beam_width_ > 1``).
+        Fit with ``path='full'`` (or ``beam_width=1``) for the sizes past it.
     forward_path_, backward_path_ : SparsePath or None
         The greedy paths (order and objective per k). They carry no per-k certificate: call
         ``pixsel.spectral.certify(path)`` for one, or use ``pixsel.lda_paths``.
