@@ -152,10 +152,10 @@ def test_bad_input():
 def test_auto_runs_the_forward_pass_then_swaps():
     X, y = _classes(0)
     auto = SparseLDASelector(3).fit(X, y)
-    # more than two classes: beam_width='auto' widens the forward pass to a beam of 3
-    forward = SparseLDASelector(3, direction="forward", refine=True, beam_width=3).fit(X, y)
+    # at least 10 images a class: beam_width='auto' keeps the forward pass
+    forward = SparseLDASelector(3, direction="forward", refine=True).fit(X, y)
     assert auto.direction_ == "forward" and not hasattr(auto, "direction_by_k_")
-    assert auto.beam_width_ == 3
+    assert auto.beam_width_ == 1
     assert np.array_equal(auto.get_support(), forward.get_support())
     assert auto.n_swaps_ == forward.n_swaps_
     # the stability option's resamples run the greedy pass without swaps or beam, and so does its fit

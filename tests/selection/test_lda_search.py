@@ -275,13 +275,16 @@ def test_beam_through_x_is_the_dense_beam(n_classes, refine, regularization):
     assert implicit.objective_path_[k - 1] >= plain.objective_path_[k - 1] * (1 - 1e-12)
 
 
-def test_beam_width_auto_is_a_beam_of_three_with_more_than_two_classes():
+def test_beam_width_auto_is_a_beam_of_three_with_few_images_of_many_classes():
     """``beam_width='auto'``: width 3 where the beam runs on one fit's forward pass with more than
-    two classes, the same fit as ``beam_width=3``; the forward pass (width 1) with two classes
-    and wherever the beam cannot run or the fit does not end at its support."""
+    two classes and fewer than 10 images a class, the same fit as ``beam_width=3``; the forward
+    pass (width 1) with more images a class, with two classes and wherever the beam cannot run
+    or the fit does not end at its support."""
     from pixsel import PathSelectorCV
 
-    X, y = _data(31, 4)
+    X, y = _data(31, 4, n=36)  # 9 images a class
+    many = SparseLDASelector(5).fit(*_data(31, 4, n=40))  # 10 a class: the forward pass
+    assert many.beam_width_ == 1
     auto = SparseLDASelector(5).fit(X, y)
     three = SparseLDASelector(5, beam_width=3).fit(X, y)
     assert auto.beam_width_ == 3
@@ -291,7 +294,7 @@ def test_beam_width_auto_is_a_beam_of_three_with_more_than_two_classes():
                               ({"path": "full"}, 4), ({"stability": 2, "random_state": 0}, 4),
                               ({"solver": "exact"}, 4), ({"criterion": "cv"}, 4),
                               ({"groups": np.arange(24) // 2}, 4)]:
-        Xc, yc = _data(31, n_classes)
+        Xc, yc = _data(31, n_classes, n=36 if n_classes == 4 else 18)
         assert SparseLDASelector(3, **params).fit(Xc, yc).beam_width_ == 1, params
     # PathSelectorCV's folds read every k from the forward path: no beam there, the refit keeps it
     cv = PathSelectorCV(SparseLDASelector(), k_grid=[2, 4], cv=2).fit(X, y)
@@ -301,8 +304,9 @@ def test_beam_width_auto_is_a_beam_of_three_with_more_than_two_classes():
 def test_beam_width_auto_runs_the_forward_pass_on_a_dask_array():
     """A Dask X: each beam step would be a pass over the chunks; 'auto' keeps the forward pass."""
     da = pytest.importorskip("dask.array")
-    X, y = _data(32, 4)
-    sel = SparseLDASelector(4).fit(da.from_array(X, chunks=(40, 24)), y)
+    X, y = _data(32, 4, n=36)  # few images a class: a NumPy X would get the beam
+    assert SparseLDASelector(4).fit(X, y).beam_width_ == 3
+    sel = SparseLDASelector(4).fit(da.from_array(X, chunks=(12, 24)), y)
     assert sel.beam_width_ == 1
     plain = SparseLDASelector(4, beam_width=1).fit(X, y)
     np.testing.assert_array_equal(sel.get_support(indices=True), plain.get_support(indices=True))
