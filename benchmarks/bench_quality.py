@@ -320,7 +320,8 @@ LDA_ROWS = {
     # the same with a beam of width 3 over the forward pass (then the swaps)
     "pixsel LDA beam3": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf-floor",
                          "refine": "auto", "beam_width": 3},
-    # beam_width='auto': the beam of width 3 with more than two classes, the forward pass with two
+    # beam_width='auto' (the default): the beam of width 3 with more than two classes and fewer than 10
+    # images a class, the forward pass otherwise
     "pixsel LDA beam auto": {"criterion": "auto", "direction": "auto", "regularization": "ledoit-wolf-floor",
                              "refine": "auto", "beam_width": "auto"},
 }
