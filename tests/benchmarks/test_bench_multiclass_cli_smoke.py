@@ -24,7 +24,8 @@ def test_multiclass_cli_row_quick(tmp_path, run_script):
     assert row["same_support"] and now["select"]["runs"] == 1 and now["select"]["median"] > 0
     lines = [ln for _, ln in now["progress_sample"]]
     assert now["progress_lines"] == len(lines) >= 6
-    assert lines[0].startswith("pixsel select: reading ") and any("forward path (implicit): step 20 of 20" in ln
-                                                                   for ln in lines)
+    # the forward pass through X (then, with few images of many classes, the beam's sizes, under one name)
+    assert lines[0].startswith("pixsel select: reading ") and any(
+        "forward path (implicit)" in ln and "step 20 of 20" in ln for ln in lines)
     assert lines[-1].startswith("pixsel select: writing") or "still working" in lines[-1]
     assert "load average" in proc.stdout and "(exit)" in proc.stdout

@@ -356,7 +356,11 @@ def test_progress_reports_folds_and_steps():
         assert [e.done for e in path] == list(range(1, len(path) + 1)) and path[-1].total >= grid[-1]
         assert [(e.done, e.total) for e in scores] == [(i, len(grid)) for i in range(1, len(grid) + 1)]
     refit = [e for e in events if e.fold is None]
-    assert refit and {e.stage for e in refit} == {"forward path"} and events[-1] is refit[-1]
+    # the refit at the chosen k runs the default's beam (few images of many classes): its sizes are
+    # reported after the forward pass's steps, under one name; the folds ran the forward pass alone
+    assert refit and {e.stage for e in refit} == {"forward path, then beam of 3"} and events[-1] is refit[-1]
+    k = refit[-1].total
+    assert [e.done for e in refit] == list(range(1, k + 1)) * 2
     assert all(b.elapsed >= a.elapsed for a, b in zip(events, events[1:]))
 
 

@@ -154,3 +154,18 @@ def test_the_beams_top_candidates_are_the_stable_sorts():
         g[rng.random(p) < 0.2] = -np.inf
         w = int(rng.integers(1, 8))
         np.testing.assert_array_equal(_top(g, w), np.argsort(-g, kind="stable")[:w])
+
+
+def test_the_beams_sizes_are_reported_after_the_forward_pass():
+    """``callback``: the forward pass's steps, then every size the beam reaches, on the dense pair
+    and through a Gram operator alike."""
+    from pixsel.stats import CenteredGramOperator
+
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((30, 40))
+    op = CenteredGramOperator(X, alpha=0.2)
+    M = rng.standard_normal((40, 3))
+    for B in (op.columns(np.arange(40)), op):
+        calls = []
+        greedy_path(M, B, criterion="trace", max_k=6, beam_width=3, callback=lambda d, t: calls.append((d, t)))
+        assert calls == [(i, 6) for i in range(1, 7)] * 2

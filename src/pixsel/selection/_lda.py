@@ -248,8 +248,10 @@ default='ledoit-wolf-floor'
         search (nodes, best objective, certified bound, relative gap): a bar on a terminal,
         plain lines elsewhere. Library code is quiet by default. A callable receives the path
         steps instead, as ``progress(done, total, what)`` after each step (``what`` names the
-        pass: ``'forward path'``, ``'backward path'``, ``'forward path (implicit)'``) and
-        draws them itself; the exact search is then reported as with True.
+        pass: ``'forward path'``, ``'backward path'``, ``'forward path (implicit)'``; with a
+        beam, ``'forward path, then beam of 3'`` and the like, whose steps count the pass's
+        steps, then the beam's sizes) and draws them itself; the exact search is then reported
+        as with True.
     groups : array-like of shape (n_features,), 'channels' or None, default=None
         Select whole *groups* of features: one group id per feature. A group enters or leaves
         the support as a block and the criterion is that of the union of the chosen groups;
@@ -720,7 +722,8 @@ default='ledoit-wolf-floor'
                 # check_input=False: the pair is this fit's own statistics (a two-class pass on the
                 # NumPy route then skips the checks of the pair; every other call is checked)
                 fwd = greedy_path(a, B, direction="forward", criterion=criterion, max_k=max_k,
-                                  callback=progress("forward path"), always_select=plan.F, never_select=E,
+                                  callback=progress(self._forward_label("forward path")), always_select=plan.F,
+                                  never_select=E,
                                   beam_width=self.beam_width_, route=plan.route, check_input=False)
             if grouping is None and direction in ("backward", "dual", "cv") and getattr(plan, "lowrank", None) is not None:
                 U, lam = plan.lowrank  # n < p: removals update an n x n system, never a p x p inverse
@@ -781,6 +784,10 @@ default='ledoit-wolf-floor'
             )
         if self.solver == "exact":
             raise ValueError(f"{owner}: solver='exact' needs algorithm='dense' (the p x p within-class covariance).")
+
+    def _forward_label(self, label):
+        """The progress label of the forward pass: with a beam, its sizes follow the pass's steps."""
+        return label if self.beam_width_ == 1 else f"{label}, then beam of {self.beam_width_}"
 
     def _check_beam(self, owner, grouping, n_classes):
         """Refuse a beam search where it cannot run, before any work."""
@@ -1077,7 +1084,7 @@ default='ledoit-wolf-floor'
                 G = T.with_alpha(info.alpha)
             with path_progress(self) as progress:  # to k only: each step is a pass over X
                 path = greedy_path(a, G, max_k=k, criterion=total or criterion, beam_width=self.beam_width_,
-                                   callback=progress("forward path (implicit)"))
+                                   callback=progress(self._forward_label("forward path (implicit)")))
             self.classes_ = classes
             self.regularization_ = info.to_dict()
             self._set_paths(path, None, k, "forward")

@@ -136,7 +136,9 @@ def greedy_path(
         Forward only: keep the ``beam_width`` best distinct supports of every size and extend
         each by every feature (one rank-one update each); every size's support is the better of the
         beam's best and the forward pass's. 1 is the forward pass itself. A vector ``A`` or the
-        trace criterion, dense arrays; the path stops at ``max_k`` (every size without it).
+        trace criterion, dense arrays or a Gram operator ``B`` (its columns read as the beam needs
+        them); the path stops at ``max_k`` (every size without it). ``callback`` is called for
+        the forward pass's steps, then for every size the beam reaches.
     refine : bool or int, default False
         Swap refinement of the support of every size of the path (:func:`pixsel.spectral.swap_refine`,
         never below the support it starts from): True allows up to 100 swaps per size, an int
@@ -375,7 +377,7 @@ def _searched_implicit(A, B, width, sweeps, *, direction, criterion, form, certi
 
     return searched_path(implicit, A, B, beam_width=width, sweeps=sweeps, criterion=criterion,
                          form="vector" if A.ndim == 1 else "factor", max_k=max_k, always_select=None,
-                         never_select=None)
+                         never_select=None, callback=callback)
 
 
 def _is_operator(M):

@@ -81,6 +81,7 @@ def beam_path(
     forward: SparsePath,
     always_select: np.ndarray | None = None,
     never_select: np.ndarray | None = None,
+    callback=None,
 ) -> SparsePath:
     """Beam search of width ``width`` to ``max_k`` features (checked NumPy arrays, additive criterion).
 
@@ -88,7 +89,8 @@ def beam_path(
     ``columns(idx)``) or None; ``forward`` the forward pass to ``max_k`` on the same problem
     (the floor of every size). Returns a path whose ``order`` is the best final member's and
     whose ``info['supports']`` holds, per size, the support read at that size where it is not
-    ``order[:k]``; ``info['beam_width']`` is ``width``.
+    ``order[:k]``; ``info['beam_width']`` is ``width``. ``callback(size, max_k)``, when given, is
+    called after every size the beam reaches.
     """
     M = A[:, None] if A.ndim == 1 else A
     p = M.shape[0]
@@ -127,6 +129,8 @@ def beam_path(
             cols.read([j for _, _, j in chosen])
         beam = [beam[m].grown(j, value - beam[m].value, column(j), M) for value, m, j in chosen]
         best[t] = (np.array(beam[0].order, dtype=np.intp), beam[0].value)
+        if callback is not None:
+            callback(t, max_k)
     order = np.array(beam[0].order, dtype=np.intp)
     n = len(order)
     objective = np.full(n, np.nan)

@@ -55,7 +55,9 @@ def searched_path(
                                  "trace criterion then splits over a factor); pass a factor M with A = M M^T.")
             keep = w > 1e-14 * max(1.0, w.max())
             M = V[:, keep] * np.sqrt(w[keep])
-        path = beam_path(M, B, beam_width, max_k=n, forward=path, always_select=F, never_select=E)
+        # the beam's sizes are reported through the pass's callback, after the pass's own steps
+        path = beam_path(M, B, beam_width, max_k=n, forward=path, always_select=F, never_select=E,
+                         callback=options.get("callback"))
     if sweeps:
         supports = dict(path.info.get("supports", {}))
         objective = np.array(path.objective, dtype=np.float64)
