@@ -1093,7 +1093,12 @@ class _ShrunkGram:
             Y = _outer_root(A, self.gram)
             g2 = np.einsum("ij,ij->j", Y, Y)
             del Y
-        cross = np.einsum("ij,ij->j", A, self.prior_rows)
+        return self._shrunk_sq(g2)
+
+    def _shrunk_sq(self, g2):
+        """``a^2 g2 + 2 a b (G T)_jj + b^2 (T^2)_jj``: ``||G'_{:,j}||^2`` from ``g2`` in place of
+        ``||G_j||^2`` (its exact values, or bounds of them)."""
+        cross = np.einsum("ij,ij->j", self.A, self.prior_rows)
         return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
 
     def bounded(self, k):
@@ -1113,10 +1118,8 @@ class _ShrunkGram:
         A = self.A
         d = self.col_sq()
         lo, hi = _quadratic_bounds(self.gram, A, d)
-        cross = np.einsum("ij,ij->j", A, self.prior_rows)
-        a, b = self.a, self.b
-        U = a * a * lo + 2.0 * a * b * cross + b * b * self.prior.diag_sq()
-        return U, _PendingSq(A, self.gram, lo, a * a * (hi - lo), a * a)
+        weight = self.a * self.a
+        return self._shrunk_sq(lo), _PendingSq(A, self.gram, lo, weight * (hi - lo), weight)
 
 
 #: Directions of the bounds of :func:`_quadratic_bounds` (more of them narrow the bounds, so fewer

@@ -346,11 +346,16 @@ def _searched(A, B, beam_width, refine, *, direction, criterion, form, certifica
                                 kernel_options=kernel_options)
     if width > 1 and direction != "forward":
         raise ValueError("greedy_path: the beam search grows supports; use direction='forward' with beam_width > 1.")
-    if width > 1 and not (form == "vector" or as_criterion(criterion).additive):
-        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
-                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
+    _check_beam_criterion(width, form == "vector", criterion)
     return searched_path(_host_paths(route), A, B, beam_width=width, sweeps=sweeps, direction=direction,
                          criterion=criterion, form=form, **options)
+
+
+def _check_beam_criterion(width, vector, criterion):
+    """Refuse a beam wider than 1 where the gains do not add up (the largest eigenvalue of a factor)."""
+    if width > 1 and not (vector or as_criterion(criterion).additive):
+        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
+                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
 
 
 def _searched_implicit(A, B, width, sweeps, *, direction, criterion, form, certificate, kernel_options, max_k,
@@ -367,9 +372,7 @@ def _searched_implicit(A, B, width, sweeps, *, direction, criterion, form, certi
     if A.ndim not in (1, 2) or A.shape[0] != B.p or (A.ndim == 2 and A.shape[1] >= A.shape[0]):
         raise ValueError(f"greedy_path: with a Gram operator B, A is a vector ({B.p},) or a factor ({B.p}, r) with "
                          f"r < {B.p}; got shape {A.shape}.")
-    if width > 1 and not (A.ndim == 1 or as_criterion(criterion).additive):
-        raise ValueError("greedy_path: the beam search runs with a vector A or criterion='trace' (the gains of the "
-                         "largest eigenvalue are not additive); use criterion='trace' or beam_width=1.")
+    _check_beam_criterion(width, A.ndim == 1, criterion)
 
     def implicit(A, B, *, criterion, max_k, **_):
         return _implicit_path(A, B, direction=direction, criterion=criterion, form=form, max_k=max_k,
