@@ -248,7 +248,11 @@ def test_updated_sweep_matches_a_recompute_from_scratch(r, gram):
         St = sweep.S.copy()
         St[a] = sweep.out[b]
         St.sort()
-        sweep.move(a, b, *cols.state(M, St), St)
+        g, L, Wt = cols.check(M, St)  # the move's check: one Cholesky and a solve, no inverse
+        f2, P2, W2 = cols.state(M, St)
+        assert g == pytest.approx(f2, rel=1e-12) and np.allclose(Wt, W2, atol=1e-10)
+        np.testing.assert_allclose(np.tril(L) @ np.tril(L).T, B[np.ix_(St, St)], atol=1e-10)  # its factor
+        sweep.move(a, b, g, Wt, St)  # P of the new support by a downdate and a bordering of the old one
         S, out = sweep.S, sweep.out
         assert sorted(S.tolist() + out.tolist()) == list(range(p))
         P = np.linalg.inv(B[np.ix_(S, S)])
@@ -307,7 +311,8 @@ def test_compiled_sweep_chooses_the_numpy_sweeps_swap_with_the_same_value(r):
             St = sweep.S.copy()
             St[a] = sweep.out[b]
             St.sort()
-            sweep.move(a, b, *cols.state(M, St), St)
+            g, _, Wt = cols.check(M, St)
+            sweep.move(a, b, g, Wt, St)
     nothing = np.zeros(p, bool)  # every swap barred: no swap, on both paths
     assert sweep.best(nothing, enter, compiled=False)[0] == sweep.best(nothing, enter, compiled=True)[0] == -1
 
@@ -332,11 +337,31 @@ def test_compiled_and_numpy_searches_take_the_same_moves(r, monkeypatch):
     assert runs[0].objective == runs[1].objective
 
 
+@pytest.mark.parametrize("r", [0, 2])
+def test_a_large_table_on_the_numpy_route_takes_the_moves_of_the_search_from_scratch(r, monkeypatch):
+    # above _PLAIN_TABLE the NumPy route updates T, s0, R0 and P after each move (P by a downdate
+    # and a bordering, not an inverse): the same moves and the same value as from scratch
+    from pixsel._routes import compiled_kernels
+    from pixsel.spectral.greedy import _swap
+
+    rng = np.random.default_rng(111 + r)
+    M, B = _problem(rng, 50, r)
+    start = np.sort(rng.choice(50, 20, replace=False))
+    runs = []
+    for table in (10**9, 0):  # from scratch at every sweep, then updated
+        monkeypatch.setattr(_swap, "_PLAIN_TABLE", table)
+        with compiled_kernels(False):
+            runs.append(swap_refine(M, B, start, criterion="trace", always_select=start[:2]))
+    assert runs[0].support.tolist() == runs[1].support.tolist() and runs[0].n_swaps == runs[1].n_swaps > _swap._REFRESH
+    assert runs[1].objective == pytest.approx(runs[0].objective, rel=1e-12)
+    assert runs[1].objective == pytest.approx(objective_on_support(M, B, runs[1].support, criterion="trace"), rel=1e-12)
+
+
 @pytest.mark.parametrize("gram", [False, True])
 @pytest.mark.parametrize("r", [0, 2])
 def test_the_search_from_scratch_and_the_updated_one_take_the_same_moves(r, gram):
-    # swap_refine sweeps from scratch on small tables and on the NumPy route, updates on a Gram
-    # operator or a large table on the compiled route: the same moves either way, under masks
+    # swap_refine sweeps from scratch on small tables, updates on a Gram operator or a large table:
+    # the same moves either way, under masks
     from pixsel.spectral.greedy._swap import _additive, _Columns
 
     rng = np.random.default_rng(300 + r)

@@ -17,8 +17,8 @@ Two ways of valuing a swap, by criterion:
   from ``P = B_SS^{-1}``: dropping ``i`` is a rank-one downdate of ``P``, adding ``j`` a Schur
   complement (the formulas of :mod:`pixsel.spectral.exact._swap`, which this reuses); all
   ``k (p - k)`` values cost ``O(k p r)`` from ``T = P B_S,out``, the Schur complements and the
-  residuals of the features outside. Those are computed from scratch (``O(k^2 p + k p r)``) at
-  the start and every few moves; after each move in between they are updated, ``O(k p + p r + k^2)``:
+  residuals of the features outside. Those (and ``P``) are computed from scratch (``O(k^2 p + k p r)``)
+  at the start and every few moves; after each move in between they are updated, ``O(k p + p r + k^2)``:
   dropping ``i`` is the downdate ``T <- T - (P_:i / P_ii) T_i,:``, adding ``j`` a bordering whose
   row for ``j`` is ``-v / s`` and whose rank one ``u v^T / s`` joins the other rows, with
   ``u = T_:j`` (given ``S - i``), ``s`` the Schur complement of ``j`` and ``v_c = B_j,S-i t_c -
@@ -57,7 +57,8 @@ from scipy.linalg.blas import dger as _GER
 
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
-from ..exact._swap import _beats, _complement, _outside_of_columns, _value_of_block
+from .._linalg import lower_cholesky
+from ..exact._swap import _POTRS, _beats, _complement, _outside_of_columns, _value_of_block
 from ..._routes import compiled_enabled, compiled_loaded, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
@@ -195,8 +196,8 @@ def swap_refine(
     if additive:
         M = A[:, None] if A.ndim == 1 else A
         # the updated sweeps pay where a column is a pass over the data (a Gram operator) or the
-        # swaps are valued in one compiled pass over a large table; else the sweeps from scratch
-        updated = operator or (_compiled_sweep() and len(S) * (p - len(S)) > _PLAIN_TABLE)
+        # table is large; else the sweeps from scratch
+        updated = operator or len(S) * (p - len(S)) > _PLAIN_TABLE
         return _additive(M, _Columns(np.eye(p) if B is None else B), S, can_leave, can_enter, int(max_sweeps),
                          deadline, refresh=_REFRESH if updated else 1)
     if operator:
@@ -253,6 +254,16 @@ class _Columns:
         """``f(S)``, ``P = B_SS^{-1}`` and ``W = P M_S`` from one Cholesky of ``B_SS``."""
         return _value_of_block(M, self.block(S), S)
 
+    def check(self, M, S):
+        """``f(S)`` and ``W = B_SS^{-1} M_S`` from one Cholesky of ``B_SS``, without the inverse
+        (``O(k^3 / 3 + k^2 r)``; the inverse would add ``O(k^3)``), and the Cholesky factor."""
+        c = lower_cholesky(self.block(S))
+        MS = M[S]
+        W, info = _POTRS(c, MS, lower=True, overwrite_b=False)
+        if info != 0:  # pragma: no cover - LAPACK argument error only
+            raise ValueError(f"illegal value in {-info}th argument of internal potrs")
+        return float((MS * W).sum()), c, W
+
     def outside(self, M, S, P):
         """The features outside ``S`` (sorted) and their ``T = P B_S,out``, ``s0``, ``R0``
         (:func:`pixsel.spectral.exact._swap._outside_of_columns`)."""
@@ -272,8 +283,9 @@ class _Sweep:
     ``T = P B_S,out``, ``s0``, ``R0`` (the module docstring of :mod:`pixsel.spectral.exact._swap`).
 
     :meth:`move` updates ``T``, ``s0`` and ``R0`` for ``S - i + j`` by a downdate and a bordering
-    (``O(k q + q r + k^2)``, ``q = p - k``) instead of the ``k x k`` by ``k x q`` product; ``P``
-    and ``W`` of the new support are those of the Cholesky that checks the move."""
+    (``O(k q + q r + k^2)``, ``q = p - k``) instead of the ``k x k`` by ``k x q`` product, and
+    ``P`` by the same downdate and bordering (``O(k^2)`` instead of an inverse, ``O(k^3)``); ``W``
+    of the new support is that of the Cholesky solve that checks the move."""
 
     def __init__(self, M, B, S):
         self.M, self.B = M, B
@@ -325,9 +337,9 @@ class _Sweep:
                             can_leave[self.S], can_enter[self.out], self.S, self.out)
         return int(a), int(b), float(v)
 
-    def move(self, a, b, g, Pt, Wt, St):
-        """Take the swap of ``S[a]`` out and ``out[b]`` in; ``St`` is the new support sorted, ``g``,
-        ``Pt``, ``Wt`` its value, ``B_StSt^{-1}`` and ``P M_St`` (the move's check)."""
+    def move(self, a, b, g, Wt, St):
+        """Take the swap of ``S[a]`` out and ``out[b]`` in; ``St`` is the new support sorted, ``g``
+        and ``Wt`` its value and ``B_StSt^{-1} M_St`` (the move's check)."""
         M, B, S, out, T, P = self.M, self.B, self.S, self.out, self.T, self.P
         i, j = int(S[a]), int(out[b])
         Ta = T[a].copy()
@@ -350,13 +362,20 @@ class _Sweep:
         Tt = _GER(1.0, v, u / s, a=Tt, overwrite_a=True)
         T = self.T = Tt.T
         T[a] = -v / s
+        # P of S - i + j in the positions' order: the downdate P - P_:a P_a: / P_aa (row and column
+        # a then zero), then the bordering by j, whose column is -u / s and whose rank one
+        # u u^T / s joins the rest (the inverse of a bordered matrix)
+        Pa = P[:, a].copy()
+        P = P - np.outer(Pa, Pa / P[a, a])
+        P += np.outer(u, u / s)
+        P[a, :] = P[:, a] = -u / s
+        P[a, a] = 1.0 / s
         S = S.copy()
         S[a] = j
         out = out.copy()
         out[b] = i
-        # P and W of the new support in the positions' order, from its check's Cholesky (sorted)
-        rank = np.searchsorted(St, S)
-        P, W = Pt[np.ix_(rank, rank)], Wt[rank]
+        # W of the new support in the positions' order, from its check's solve (sorted)
+        W = Wt[np.searchsorted(St, S)]
         # i's own column, now outside: directly (O(k^2 + k r))
         BiS = B.column(i)[S]
         ti = P @ BiS
@@ -379,13 +398,16 @@ def _compiled_sweep():
     return compiled_enabled() and (compiled_loaded() or sys.modules.get(_JIT) is not None)
 
 
-#: On the compiled route, swap tables (``k (p - k)`` values) up to this size are searched from
-#: scratch at every sweep (``refresh=1``), and so is every table on the NumPy route (B an array):
-#: there the updates' bookkeeping costs more than recomputing. Measured on the default fit (from
-#: scratch against updated): USPS 3 vs 5, NumPy route, k = 10 / 50 / 100: 0.67 / 3.1 / 11.9 ms
-#: against 0.76 / 3.6 / 13.2 ms (the swaps alone); Extended Yale B, 5 per person, compiled route,
-#: k = 10 (about 10,000 values): 11.7 against 13.5 ms, k = 50: 73 against 53 ms; colon (a Gram
-#: operator) k = 5 / 50: 5.0 / 47.5 against 4.5 / 27.7 ms.
+#: Swap tables (``k (p - k)`` values) up to this size are searched from scratch at every sweep
+#: (``refresh=1``) where ``B`` is an array: there the updates' bookkeeping costs more than
+#: recomputing. Measured on the default fit (from scratch against updated): USPS 3 vs 5, NumPy
+#: route, k = 10 / 50 / 100: 0.67 / 3.1 / 11.9 ms against 0.76 / 3.6 / 13.2 ms (the swaps alone);
+#: Extended Yale B, 5 per person, compiled route, k = 10 (about 10,000 values): 11.7 against
+#: 13.5 ms, k = 50: 73 against 53 ms; colon (a Gram operator) k = 5 / 50: 5.0 / 47.5 against
+#: 4.5 / 27.7 ms. Larger tables take the updates on both routes since a move also updates ``P``
+#: (an ``O(k^2)`` bordering instead of an ``O(k^3)`` inverse): the swaps of the default fit on
+#: Extended Yale B with 5 images per person at k = 150 (NumPy route) took 310 ms from scratch
+#: against 139 ms updated, and with 10 per person at k = 618 about 1.3 s against 0.6 s.
 _PLAIN_TABLE = 16384
 
 
@@ -408,8 +430,8 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
     compiled = _compiled_sweep()
     limited = (not can_leave.all(), not can_enter.all())
     while n < max_sweeps and not _out_of_time(deadline):
-        if sweep.moves >= refresh:
-            sweep.reset(np.sort(sweep.S), sweep.f, *_sorted_state(sweep))
+        if sweep.moves >= refresh:  # from scratch: P as well, whose moves updated it
+            sweep.reset(np.sort(sweep.S), sweep.f, *_sorted_state(sweep, B))
         f = sweep.f
         a, b, value = sweep.best(can_leave, can_enter, compiled, limited)
         if a < 0 or not _beats(value, f):
@@ -418,18 +440,18 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
         St = sweep.S.copy()  # S - i + j, sorted
         St[a] = sweep.out[b]
         St.sort()
-        g, Pt, Wt = B.state(M, St)
+        g, L, Wt = B.check(M, St)
         if not _beats(g, f):  # the closed form and the refit disagree by rounding: stop here
             if not sweep.sorted:  # the sweep from scratch decides (as every sweep did before updates)
-                sweep.reset(np.sort(sweep.S), f, *_sorted_state(sweep))
+                sweep.reset(np.sort(sweep.S), f, *_sorted_state(sweep, B))
                 continue
             converged = True
             break
         drift = abs(value - g) > _DRIFT * abs(g)
         if refresh > 1 and not drift:
-            sweep.move(a, b, g, Pt, Wt, St)
+            sweep.move(a, b, g, Wt, St)
         else:
-            sweep.reset(St, g, Pt, Wt)
+            sweep.reset(St, g, _inverse_of_factor(L), Wt)
         n += 1
     return SwapResult(np.sort(sweep.S), sweep.f, f0, n, converged)
 
@@ -468,10 +490,18 @@ def _swap_values(T, s0, R0, P, W, f, num=None, den=None):
     return num
 
 
-def _sorted_state(sweep):
-    """``P`` and ``W`` of ``sweep`` in the sorted order of its support."""
-    order = np.argsort(sweep.S)
-    return sweep.P[np.ix_(order, order)], sweep.W[order]
+def _sorted_state(sweep, B):
+    """``P`` and ``W`` of ``sweep``'s support in its sorted order, from scratch (the moves since
+    the last recompute updated ``P``)."""
+    return B.state(sweep.M, np.sort(sweep.S))[1:]
+
+
+def _inverse_of_factor(c):
+    """``B_SS^{-1}`` (symmetrized) from the lower Cholesky factor ``c`` of ``B_SS``."""
+    P, info = _POTRS(c, np.eye(len(c)), lower=True, overwrite_b=True)
+    if info != 0:  # pragma: no cover - LAPACK argument error only
+        raise ValueError(f"illegal value in {-info}th argument of internal potrs")
+    return (P + P.T) / 2
 
 
 def _best(val, sweep):
