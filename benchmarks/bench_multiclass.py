@@ -186,11 +186,12 @@ def fastcan_rows(args):
             # leaves alone (on a busy 2-core machine its default threads cost it 4 x); the fits
             # take turns (one of each per round), so a burst of load falls on all of them alike
             with threadpool_limits(limits=args.threads or None):
-                try:  # FastCan's beam refuses a k that leaves fewer than beam_width candidates
-                    fits["FastCan beam"]()
-                except ValueError as exc:
-                    print(f"    {label} k={k}: FastCan beam_width={w} refused: {str(exc)[:120]}", flush=True)
-                    del fits["FastCan beam"]
+                if "FastCan beam" in fits:
+                    try:  # FastCan's beam refuses a k that leaves fewer than beam_width candidates
+                        fits["FastCan beam"]()
+                    except ValueError as exc:
+                        print(f"    {label} k={k}: FastCan beam_width={w} refused: {str(exc)[:120]}", flush=True)
+                        del fits["FastCan beam"]
                 times = {name: [] for name in fits}
                 for name, fit in fits.items():
                     sel = fit()  # warm-up
