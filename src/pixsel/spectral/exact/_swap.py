@@ -55,10 +55,15 @@ def _cholesky_inverse(BSS):
     """``B_SS^{-1}`` by ``cho_solve(cho_factor(B_SS, lower=True), I)``: a float64 block by the
     LAPACK calls those make (:func:`~pixsel.spectral._linalg.lower_cholesky`), with their checks;
     the same numbers, without SciPy's per-call wrappers (a swap search makes one per move)."""
-    c = lower_cholesky(BSS)
+    return _inverse_of_factor(lower_cholesky(BSS))
+
+
+def _inverse_of_factor(c):
+    """``B_SS^{-1}`` from the lower Cholesky factor ``c`` of ``B_SS`` (``cho_solve((c, True), I)``
+    by its LAPACK call)."""
+    k = len(c)
     if not (c.dtype == np.float64 and c.ndim == 2 and c.size):
-        return cho_solve((c, True), np.eye(len(BSS)))
-    k = len(BSS)
+        return cho_solve((c, True), np.eye(k))
     P, info = _POTRS(c, _identity(k) if k <= _SHARED_IDENTITY else np.eye(k), lower=True, overwrite_b=False)
     if info != 0:
         raise ValueError(f"illegal value in {-info}th argument of internal potrs")

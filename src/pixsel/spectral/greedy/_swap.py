@@ -58,7 +58,7 @@ from scipy.linalg.blas import dger as _GER
 from .._criteria import spectral_criterion
 from .._path import objective_on_support
 from .._linalg import lower_cholesky
-from ..exact._swap import _POTRS, _beats, _complement, _outside_of_columns, _value_of_block
+from ..exact._swap import _POTRS, _beats, _complement, _inverse_of_factor, _outside_of_columns, _value_of_block
 from ..._routes import compiled_enabled, compiled_loaded, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
@@ -365,9 +365,12 @@ class _Sweep:
         # P of S - i + j in the positions' order: the downdate P - P_:a P_a: / P_aa (row and column
         # a then zero), then the bordering by j, whose column is -u / s and whose rank one
         # u u^T / s joins the rest (the inverse of a bordered matrix)
+        # (in place: two rank-one updates of P's transpose, as for T; P is symmetric and the
+        # sweep's own, and a product x_i y_j on the transpose is the y_j x_i of P)
         Pa = P[:, a].copy()
-        P = P - np.outer(Pa, Pa / P[a, a])
-        P += np.outer(u, u / s)
+        Pt = _GER(-1.0, Pa / P[a, a], Pa, a=P.T, overwrite_a=True)
+        Pt = _GER(1.0, u / s, u, a=Pt, overwrite_a=True)
+        P = Pt.T
         P[a, :] = P[:, a] = -u / s
         P[a, a] = 1.0 / s
         S = S.copy()
@@ -451,7 +454,8 @@ def _additive(M, B, S, can_leave, can_enter, max_sweeps, deadline, refresh=_REFR
         if refresh > 1 and not drift:
             sweep.move(a, b, g, Wt, St)
         else:
-            sweep.reset(St, g, _inverse_of_factor(L), Wt)
+            P = _inverse_of_factor(L)
+            sweep.reset(St, g, (P + P.T) / 2, Wt)
         n += 1
     return SwapResult(np.sort(sweep.S), sweep.f, f0, n, converged)
 
@@ -494,14 +498,6 @@ def _sorted_state(sweep, B):
     """``P`` and ``W`` of ``sweep``'s support in its sorted order, from scratch (the moves since
     the last recompute updated ``P``)."""
     return B.state(sweep.M, np.sort(sweep.S))[1:]
-
-
-def _inverse_of_factor(c):
-    """``B_SS^{-1}`` (symmetrized) from the lower Cholesky factor ``c`` of ``B_SS``."""
-    P, info = _POTRS(c, np.eye(len(c)), lower=True, overwrite_b=True)
-    if info != 0:  # pragma: no cover - LAPACK argument error only
-        raise ValueError(f"illegal value in {-info}th argument of internal potrs")
-    return (P + P.T) / 2
 
 
 def _best(val, sweep):
