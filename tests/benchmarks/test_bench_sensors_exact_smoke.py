@@ -51,3 +51,30 @@ def test_kmeans_vs_random_quick(shared_data, tmp_path, run_script):
     digits = res["datasets"]["digits"]["rows"]
     assert digits["10"]["css_median"] > digits["10"]["random_median"]  # real clusters: the selection helps
     assert "cells with the median at or above random" in proc.stdout and "load average at end" in proc.stdout
+
+
+@pytest.mark.parametrize("budget, n, floor", [(580.0, 15, 5.0), (60.0, 15, 5.0), (20.0, 6, 5.0), (3.0, 1, 5.0)])
+def test_sensors_exact_plan_spends_the_budget_smallest_size_first(budget, n, floor):
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_sensors_exact", ROOT / "benchmarks" / "bench_sensors_exact.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for plan in ("halves", "equal"):
+        left, limits = budget, []
+        for i in range(n):  # every size uses its whole share (none certified early)
+            limits.append(mod.plan_limit(left, n - 1 - i, plan, floor))
+            left -= limits[-1]
+        assert sum(limits) == pytest.approx(budget) and min(limits) >= 0
+        if plan == "equal":
+            assert limits == pytest.approx([budget / n] * n)
+        elif budget >= floor * n:
+            assert min(limits) >= floor * (1 - 1e-12)  # every size keeps its floor
+            assert limits == sorted(limits, reverse=True) and limits[0] == pytest.approx(floor + (budget - floor * n) / 2)
+    # a size certified early leaves its time: the next share grows with what is left
+    assert mod.plan_limit(400.0, 5, "halves", 5.0) > mod.plan_limit(300.0, 5, "halves", 5.0)
