@@ -16,9 +16,10 @@ Side by side in one run, through the public API (``pixsel.spectral.exact``):
    next), first those whose gap is below ten times the goal (1 %), then, with what they leave,
    the others. Before the re-plan, before each size is searched again, and at the end, the open
    sizes' best supports are raised from their neighbours' (the support of ``k + 1`` less one
-   pixel, of ``k - 1`` plus one, each improved by swaps): where the best supports move on the
-   image between sizes, a size's own search can stop far below its neighbour's. Printed per size: status, certified gap (the relative gap of the documentation's "Status and certified gap") and
-   seconds per size; beside it the certified gap against the trivial bound ``lambda_max(A)``, the
+   pixel, of ``k - 1`` plus one, each improved by swaps): a size's own search can stop far
+   below what its neighbour's support gives.
+   Printed per size: status, certified gap (the relative gap of the documentation's "Status and
+   certified gap") and seconds per size; beside it the certified gap against the trivial bound ``lambda_max(A)``, the
    per-``k`` bound :func:`spca_bounds_path` gives ``pixsel path`` and the older
    :func:`pixsel.spectral.bounds.inclusion_bounds`;
 3. correlation matrices with published optima, every ``k``: Pitprops (13 variables, Jeffers
@@ -115,15 +116,18 @@ def solve(A, k, bounds, limit, initial=None):
 def from_neighbours(A, rows):
     """Raise the incumbents of the open sizes from their neighbours' supports.
 
-    A size's best support can be poor where the best supports change place on the image between
-    sizes: on the faces the support of ``k = 37`` less one pixel beat the first pass's best
-    support of ``k = 36`` by 1.1 %. For each size not certified optimal, the best support of
+    A size's search can stop with a best support well below what its neighbour's gives: on the
+    faces the best support of ``k = 37`` less one pixel beat the first pass's best support of
+    ``k = 36`` by 1.1 %. For each size not certified optimal, the best support of
     ``k + 1`` less the pixel whose removal keeps the most and the best support of ``k - 1``
     plus the pixel that adds the most are improved by :func:`pixsel.spectral.refine_support`
     (never worse) and replace the size's support when they are better; sweeps down then up the
     sizes, repeated while an incumbent rises. Updates ``rows`` (``k -> row``) in place and returns
     ``{k: (old, new objective)}`` of the sizes raised."""
-    lam = lambda S: float(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1])  # noqa: E731
+
+    def lam(S):
+        return float(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1])
+
     p, raised, changed = A.shape[0], {}, True
     while changed:
         changed = False
@@ -161,8 +165,9 @@ def replan(A, rows, left, goal_pct, near=10.0):
     round leaves, the others. Within a round each size gets a share of the time left in
     proportion to ``1 / gap`` among the sizes still waiting (a size whose gap is near the goal
     needs the least search to reach it, and one that finishes early leaves its time to the next)
-    and is searched again from its best support (``initial``); its bound is the smaller of the
-    two certified bounds, its support the better of the two. Updates ``rows`` (``k -> row``) in
+    and is searched again from its best support (``initial``), once its neighbours' supports
+    have been tried (:func:`from_neighbours` on ``k - 1, k, k + 1``); its bound is the smaller of
+    the two certified bounds, its support the better of the two. Updates ``rows`` (``k -> row``) in
     place and returns the sizes it searched again, in the order searched."""
     end = time.perf_counter() + left
     done = []

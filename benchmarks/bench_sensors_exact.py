@@ -11,8 +11,8 @@ pixels explain by least squares (the placement criterion of ``PixelReconstructor
 Rows, per ``k``:
 
 * ``exact``: ``ColumnSubsetSelector(k, solver='exact', time_limit=t_k)``, the sizes in increasing
-  order, each given half of what is left of the 10-minute budget beyond ``--floor`` seconds (5)
-  for each larger size (``--plan halves``, the default; ``--plan equal``: an equal share of what
+  order, each given ``--floor`` seconds (5) and half of what is left of the 10-minute budget
+  beyond ``--floor`` seconds for it and each larger size (``--plan halves``, the default; ``--plan equal``: an equal share of what
   is left, ``t_k = left / (sizes left)``; either way a size certified early leaves its time to
   the larger ones): its status, kept mass, certified upper bound, certified relative gap, time
   limit and fit time;
@@ -115,8 +115,8 @@ def main(argv=None):
     p.add_argument("--max-k", type=int, default=None)
     p.add_argument("--plan", choices=("halves", "equal"), default="halves",
                    help="how the budget is shared between the sizes, taken in increasing order: 'halves' (the "
-                        "default) gives each size half of what is left beyond --floor seconds for each larger "
-                        "size; 'equal' an equal share of what is left")
+                        "default) gives each size --floor seconds and half of what is left beyond --floor seconds "
+                        "for it and each larger size; 'equal' an equal share of what is left")
     p.add_argument("--floor", type=float, default=5.0, help="seconds kept for each larger size with --plan halves")
     args = p.parse_args(argv)
     side, per = (6, 100) if args.quick else (10, 250)
