@@ -151,9 +151,7 @@ def from_neighbours(A, rows):
                 if value > r["objective"] * (1 + 1e-12):
                     raised[k] = (raised.get(k, (r["objective"],))[0], value)
                     r["objective"], r["support"] = value, [int(i) for i in S]
-                    best = max(r["best_bound"], value)
-                    r.update(best_bound=best, best_gap_pct=100 * (best - value) / value,
-                             gap_pct=100 * (max(r["upper_bound"], value) - value) / value)
+                    _update_gaps(r)
                     changed = True
     return raised
 
@@ -198,10 +196,16 @@ def _research(A, r, limit):
         r["objective"], r["support"] = s["objective"], s["support"]
     if s["status"] in ("optimal", "gap_reached"):
         r["status"], r["upper_bound"] = s["status"], s["upper_bound"]
-    best = max(min(r["best_bound"], s["upper_bound"]), r["objective"])
+    r["best_bound"] = min(r["best_bound"], s["upper_bound"])
     r["upper_bound"] = min(r["upper_bound"], s["upper_bound"])
-    r.update(best_bound=best, best_gap_pct=100 * (best - r["objective"]) / r["objective"],
-             gap_pct=100 * (r["upper_bound"] - r["objective"]) / r["objective"])
+    _update_gaps(r)
+
+
+def _update_gaps(r):
+    """A row's gaps (per cent) from its best support's value and its two certified bounds."""
+    f = r["objective"]
+    r["best_bound"] = max(r["best_bound"], f)
+    r.update(best_gap_pct=100 * (r["best_bound"] - f) / f, gap_pct=100 * (max(r["upper_bound"], f) - f) / f)
 
 
 def plot(rows, lam, path, title):

@@ -14,6 +14,7 @@ printed by a benchmark is output, not a failure.
 """
 
 import contextlib
+import importlib.util
 import io
 import os
 import runpy
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _interpreter_warning_filters(stream):
@@ -95,3 +98,22 @@ def _run_script(script, *args, env=None, cwd=None):
 def run_script():
     """``run_script(script, *args, env=None, cwd=None)``: the script run in this process (see the module)."""
     return _run_script
+
+
+def _load_benchmark(name):
+    """The benchmark script ``benchmarks/<name>.py`` imported as a module (its folder on
+    ``sys.path`` while it imports, as when it runs), to test its helpers."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return mod
+
+
+@pytest.fixture(scope="session")
+def load_benchmark():
+    """``load_benchmark(name)``: ``benchmarks/<name>.py`` imported as a module."""
+    return _load_benchmark

@@ -1,11 +1,9 @@
 """bench_exact_images: the regression twin and every installed peer against brute force on a small
 instance, and the --quick smoke run (peers that are not installed are skipped with a message)."""
 
-import importlib.util
 import itertools
 import json
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +19,8 @@ PEER_MODULES = {"okridge": "okridge", "l0bnb": "l0bnb", "gurobi": "gurobipy", "s
 
 
 @pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_exact_images", ROOT / "benchmarks" / "bench_exact_images.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def bench(load_benchmark):
+    return load_benchmark("bench_exact_images")
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,8 @@ the brute-force optimum), that they raise a planted poor incumbent, and that the
 the time on the sizes near the goal first.
 """
 
-import importlib.util
 import itertools
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,15 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_exact_spca", ROOT / "benchmarks" / "bench_exact_spca.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def bench(load_benchmark):
+    return load_benchmark("bench_exact_spca")
 
 
 def _lam(A, S):

@@ -54,17 +54,8 @@ def test_kmeans_vs_random_quick(shared_data, tmp_path, run_script):
 
 
 @pytest.mark.parametrize("budget, n, floor", [(580.0, 15, 5.0), (60.0, 15, 5.0), (20.0, 6, 5.0), (3.0, 1, 5.0)])
-def test_sensors_exact_plan_spends_the_budget_smallest_size_first(budget, n, floor):
-    import importlib.util
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_sensors_exact", ROOT / "benchmarks" / "bench_sensors_exact.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def test_sensors_exact_plan_spends_the_budget_smallest_size_first(budget, n, floor, load_benchmark):
+    mod = load_benchmark("bench_sensors_exact")
     for plan in ("halves", "equal"):
         left, limits = budget, []
         for i in range(n):  # every size uses its whole share (none certified early)

@@ -1,24 +1,8 @@
 """Smoke runs (``--quick``) of the texture and clustering benchmarks of issue 7 (were in tests/projection)."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name):
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(BENCH))
-    return mod
 
 
 @pytest.mark.parametrize(
@@ -26,21 +10,21 @@ def _load(name):
     [("bench_slm_textures", "brodatz_112_640x640.npz", "accuracy"),
      ("bench_slm_clustering", "usps_full_16x16.npz", "table")],
 )
-def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, monkeypatch, capsys):
+def test_quick_benchmark_writes_results(name, data, key, shared_data, tmp_path, monkeypatch, capsys, load_benchmark):
     shared_data.path(data)  # skips when the file is absent
     monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
-    assert _load(name).main(["--quick"]) == 0
+    assert load_benchmark(name).main(["--quick"]) == 0
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
     assert any(k.startswith("ker.dict") for k in out[key]) and "KPCA" in out[key] and "KLPP" in out[key]
     assert "wrote" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name,key", [("bench_slm_speed", "kernel"), ("bench_slm_stability", "summary")])
-def test_quick_slm_speed_and_stability(name, key, shared_data, tmp_path, monkeypatch, capsys):
+def test_quick_slm_speed_and_stability(name, key, shared_data, tmp_path, monkeypatch, capsys, load_benchmark):
     for data in ("usps_3v5_split.npz", "extyaleb_32x32.npz", "usps_full_16x16.npz", "cmupie_32x32.npz"):
         shared_data.path(data)  # skips when a file is absent
     monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
-    assert _load(name).main(["--quick"]) == 0
+    assert load_benchmark(name).main(["--quick"]) == 0
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
     assert key in out and "goal" in capsys.readouterr().out
     if name == "bench_slm_stability":
@@ -49,10 +33,10 @@ def test_quick_slm_speed_and_stability(name, key, shared_data, tmp_path, monkeyp
         assert all(r["ratio"] > 0 for r in out["linear"]) and out["kernel"][0]["n_iter"] >= 1
 
 
-def test_quick_scores_top(shared_data, tmp_path, monkeypatch, capsys):
+def test_quick_scores_top(shared_data, tmp_path, monkeypatch, capsys, load_benchmark):
     shared_data.path("extyaleb_32x32.npz")
     monkeypatch.setenv("PIXSEL_RESULTS", str(tmp_path))
-    assert _load("bench_scores_top").main(["--quick"]) == 0
+    assert load_benchmark("bench_scores_top").main(["--quick"]) == 0
     out = json.loads(next(tmp_path.glob("*/*.json")).read_text())
     assert set(out["rate"]) >= {"uniform random", "subspace m=10 top", "subspace m=10 sampled"}
     assert 0.0 <= out["clump"]["subspace m=10 top"]["50"][0] <= 1.0
