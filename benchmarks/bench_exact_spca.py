@@ -6,18 +6,15 @@ Side by side in one run, through the public API (``pixsel.spectral.exact``):
    ``exact_support`` with each bound set (``'inclusion'``: the inclusion bound only;
    ``'cardinality'``: plus the row bounds, the default; ``'sdp'``: plus the dual bound of the
    sparse PCA relaxation), ``--limit`` seconds each (goal: certified optimal <= 60 s);
-2. all 1024 pixels, **every** ``k = 1..--large-max-k`` (default 50), ``exact_support(bounds='sdp')``
-   in ``--budget-large`` seconds in all (goal: every k <= 50 certified, or its certified gap
-   <= 0.1 %, in <= 1 h in all, the default budget): a first pass gives each size ``--limit-large``
-   seconds (default 36, half the hour over the 50 sizes), then the time it leaves is re-planned
-   from the gaps: the sizes still open above 0.1 % are searched again from their best support,
-   the smallest gap first, each with a share of the time left in proportion to ``1 / gap`` (a
-   size near the goal needs the least search, a size that finishes early leaves its time to the
-   next), first those whose gap is below ten times the goal (1 %), then, with what they leave,
-   the others. Before the re-plan, before each size is searched again, and at the end, the open
-   sizes' best supports are raised from their neighbours' (the support of ``k + 1`` less one
-   pixel, of ``k - 1`` plus one, each improved by swaps): a size's own search can stop far
-   below what its neighbour's support gives.
+2. all 1024 pixels, **every** ``k = 1..--large-max-k`` (default 50) in ``--budget-large`` seconds
+   in all (goal: every k <= 50 certified, or its certified gap <= 0.1 %, in <= 1 h in all, the
+   default budget), by :func:`pixsel.spectral.exact_spca_path`: a first pass gives each size
+   ``--limit-large`` seconds (default 36, half the hour over the 50 sizes) of
+   ``exact_support(bounds='sdp')``, then the neighbours' supports (``k + 1`` less one pixel,
+   ``k - 1`` plus one, improved by swaps) and the time left re-planned from the gaps (the sizes
+   still open above 0.1 % searched again from their best support, those below 1 % first, the
+   smallest gap first, each with a share in proportion to ``1 / gap``; the plan is described in
+   :mod:`pixsel.spectral.exact._spca_path`).
    Printed per size: status, certified gap (the relative gap of the documentation's "Status and
    certified gap") and seconds per size; beside it the certified gap against the trivial bound ``lambda_max(A)``, the
    per-``k`` bound :func:`spca_bounds_path` gives ``pixsel path`` and the older
@@ -48,8 +45,7 @@ import numpy as np
 from _common import blas_threads, out_dir, parser, write_results
 
 from pixsel.datasets import load_shared
-from pixsel.spectral import exact_support, refine_support
-from pixsel.spectral.bounds import inclusion_bounds, row_bound, sdp_dual_bound, spca_bounds_path
+from pixsel.spectral import exact_spca_path, exact_support
 
 #: the goal's gap: a size certified optimal or within this (per cent) counts as met
 GOAL_PCT = 0.1
@@ -113,99 +109,34 @@ def solve(A, k, bounds, limit, initial=None):
     }
 
 
-def from_neighbours(A, rows):
-    """Raise the incumbents of the open sizes from their neighbours' supports.
+def _progress(n_sizes):
+    """exact_spca_path's callback: a line per size searched (the size with the largest gap so far)."""
+    count = [0]
 
-    A size's search can stop with a best support well below what its neighbour's gives: on the
-    faces the best support of ``k = 37`` less one pixel beat the first pass's best support of
-    ``k = 36`` by 1.1 %. For each size not certified optimal, the best support of
-    ``k + 1`` less the pixel whose removal keeps the most and the best support of ``k - 1``
-    plus the pixel that adds the most are improved by :func:`pixsel.spectral.refine_support`
-    (never worse) and replace the size's support when they are better; sweeps down then up the
-    sizes, repeated while an incumbent rises. Updates ``rows`` (``k -> row``) in place and returns
-    ``{k: (old, new objective)}`` of the sizes raised."""
+    def report(state):
+        count[0] += 1
+        print(f"  search {count[0]} ({'first pass' if count[0] <= n_sizes else 're-plan'}), {state.elapsed:6.0f} s: "
+              f"largest gap {100 * state.gap / state.incumbent:.3g} %, {state.nodes} nodes", flush=True)
 
-    def lam(S):
-        return float(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1])
-
-    p, raised, changed = A.shape[0], {}, True
-    while changed:
-        changed = False
-        ks = sorted(rows)
-        for k in ks[::-1] + ks:
-            r = rows[k]
-            if r["status"] == "optimal" or not 1 < k < p:
-                continue
-            tries = []
-            if k + 1 in rows:  # drop the pixel whose removal keeps the most
-                S = list(rows[k + 1]["support"])
-                tries.append(max(([s for s in S if s != i] for i in S), key=lam))
-            if k - 1 in rows:  # add the pixel that adds the most
-                S = list(rows[k - 1]["support"])
-                out = np.setdiff1d(np.arange(p), S)
-                tries.append(S + [int(max(out, key=lambda j: lam(S + [int(j)])))])
-            for S in tries:
-                if lam(S) <= r["objective"] * (1 + 1e-12):
-                    continue  # refine only candidates that already beat the size's support
-                S, value, _ = refine_support(A, np.sort(S))
-                if value > r["objective"] * (1 + 1e-12):
-                    raised[k] = (raised.get(k, (r["objective"],))[0], value)
-                    r["objective"], r["support"] = value, [int(i) for i in S]
-                    _update_gaps(r)
-                    changed = True
-    return raised
+    return report
 
 
-def replan(A, rows, left, goal_pct, near=10.0):
-    """Spend ``left`` seconds on the sizes still open above ``goal_pct``, the smallest gaps first.
-
-    Two rounds: first the sizes whose gap is below ``near`` times the goal, then, with what that
-    round leaves, the others. Within a round each size gets a share of the time left in
-    proportion to ``1 / gap`` among the sizes still waiting (a size whose gap is near the goal
-    needs the least search to reach it, and one that finishes early leaves its time to the next)
-    and is searched again from its best support (``initial``), once its neighbours' supports
-    have been tried (:func:`from_neighbours` on ``k - 1, k, k + 1``); its bound is the smaller of
-    the two certified bounds, its support the better of the two. Updates ``rows`` (``k -> row``) in
-    place and returns the sizes it searched again, in the order searched."""
-    end = time.perf_counter() + left
-    done = []
-    for cap in (near * goal_pct, np.inf):
-        open_ = sorted((r for r in rows.values() if r["status"] not in ("optimal", "gap_reached")
-                        and goal_pct < r["best_gap_pct"] < cap and r["k"] not in done),
-                       key=lambda r: r["best_gap_pct"])
-        for i, r in enumerate(open_):
-            left = end - time.perf_counter()
-            if left <= 1.0:
-                break
-            w = np.array([1.0 / max(q["best_gap_pct"], goal_pct / 2) for q in open_[i:]])
-            k = r["k"]  # its neighbours may have found better supports since the first pass
-            from_neighbours(A, {j: rows[j] for j in (k - 1, k, k + 1) if j in rows})
-            _research(A, r, left * w[0] / w.sum())
-            done.append(r["k"])
-    return done
-
-
-def _research(A, r, limit):
-    """Search size ``r["k"]`` again for ``limit`` seconds from its best support; keep the best of both."""
-    s = solve(A, r["k"], "sdp", limit, initial=r["support"])
-    r["time_s"] += s["time_s"]
-    r["time_total_s"] += s["time_s"]
-    r["nodes"] += s["nodes"]
-    r["replanned_s"] = s["time_s"]
-    if s["objective"] > r["objective"]:
-        r["objective"], r["support"] = s["objective"], s["support"]
-    if s["status"] in ("optimal", "gap_reached"):
-        r["status"], r["upper_bound"] = s["status"], s["upper_bound"]
-    r["best_bound"] = min(r["best_bound"], s["upper_bound"])
-    r["upper_bound"] = min(r["upper_bound"], s["upper_bound"])
-    _update_gaps(r)
-
-
-def _update_gaps(r):
-    """A row's gaps (per cent) from its best support's value and its two certified bounds."""
-    f = r["objective"]
-    r["best_bound"] = max(r["best_bound"], f)
-    r.update(best_gap_pct=100 * (r["best_bound"] - f) / f, gap_pct=100 * (max(r["upper_bound"], f) - f) / f)
+def _rows(path, lam):
+    """The benchmark's rows (one per size) from the :class:`~pixsel.spectral.ExactPath`."""
+    rows = []
+    for i, k in enumerate(path.k.tolist()):
+        root = path.info["root_bounds"].get(k, {})
+        rows.append({
+            "k": k, "status": str(path.status[i]), "time_total_s": path.info["time_s"][i],
+            "nodes": path.info["nodes"][i], "objective": float(path.objective[i]),
+            "best_bound": float(path.upper_bound[i]), "best_gap_pct": 100 * float(path.relative_gap[i]),
+            "upper_bound": float(path.upper_bound[i]), "gap_pct": 100 * float(path.relative_gap[i]),
+            "row_root": root.get("row", np.nan), "sdp_root": root.get("sdp", np.nan),
+            "path_ub": root.get("path", np.nan), "inclusion_bounds": root.get("inclusion", np.nan),
+            "lambda_max": lam, "support": path.supports[i].tolist(),
+            "replanned_s": sum(t for j, t in path.info["replanned"] if j == k),
+        })
+    return rows
 
 
 def plot(rows, lam, path, title):
@@ -249,8 +180,8 @@ def main(argv=None):
                     help="seconds per size on 1024 pixels in the first pass (default 36: half an hour for k = 1..50)")
     ap.add_argument("--budget-large", type=float, default=3600.0,
                     help="seconds for every size of the 1024 pixels in all (default 3600, the goal's hour): what the "
-                         "first pass leaves goes to the sizes still open above 0.1 %%, the smallest gaps first; "
-                         "0: the first pass alone")
+                         "first pass leaves goes to the sizes still open above 0.1 %%, the smallest gaps first "
+                         "(exact_spca_path's time_limit)")
     ap.add_argument("--large-max-k", type=int, default=50, help="sizes k = 1..this on 1024 pixels (default 50)")
     ap.add_argument("--parts", default="80,1024,classic", help="which parts run (comma-separated: 80, 1024, classic)")
     ap.add_argument("--small-limit", type=float, default=30.0, help="seconds per solve, classic instances")
@@ -289,68 +220,37 @@ def main(argv=None):
         lam = float(np.linalg.eigvalsh(A)[-1])
         print(f"\n2. Extended Yale B, all {A.shape[0]} pixels, lambda_max = {lam:.6g} (the trivial bound), "
               f"limit {args.limit_large:g} s per k")
-        t = t_large = time.perf_counter()
-        path_ub = spca_bounds_path(A, max(ks1024))
-        t_path = time.perf_counter() - t
-        incl = inclusion_bounds(A, None, criterion="max-eig", form="full")
-        print(f"per-k bounds for `pixsel path`: spca_bounds_path for k = 1..{max(ks1024)} in {t_path:.1f} s")
-        print(f"{'k':>3} | {'status':>10} | {'time s':>7} | {'nodes':>5} | {'objective':>10} | {'bound':>10} | "
-              f"{'gap %':>6} | {'row root':>10} | {'sdp root':>10} | {'path ub':>10} | {'inclusion_bounds':>16} | "
-              f"bound / lambda_max | best gap %")
         if "1024" not in parts:
             ks1024 = ()
-        for k in ks1024:
-            rb = row_bound(A, k, psd=True)
-            t = time.perf_counter()
-            sb, _ = sdp_dual_bound(A, k, max_iter=20, time_limit=0.25 * args.limit_large)
-            t_sdp = time.perf_counter() - t
-            r = solve(A, k, "sdp", args.limit_large)
-            r.update(k=k, row_root=rb, sdp_root=sb, sdp_root_time_s=t_sdp, path_ub=float(path_ub[k - 1]),
-                     inclusion_bounds=float(incl[k - 1]), lambda_max=lam)
-            # every bound above is certified for all supports of size k: the smallest one is the
-            # certificate of this size (a solve stopped early may report a looser one)
-            best_ub = max(min(r["upper_bound"], rb, sb, r["path_ub"], r["inclusion_bounds"]), r["objective"])
-            r.update(best_bound=best_ub, best_gap_pct=100 * (best_ub - r["objective"]) / r["objective"],
-                     time_total_s=r["time_s"] + t_sdp)
-            out["yale1024"][str(k)] = r
-            print(f"{k:>3} | {r['status']:>10} | {r['time_s']:7.1f} | {r['nodes']:5d} | {r['objective']:10.6g} | "
-                  f"{r['upper_bound']:10.6g} | {r['gap_pct']:6.3g} | {rb:10.6g} | {sb:10.6g} | {path_ub[k - 1]:10.6g} | "
-                  f"{incl[k - 1]:16.6g} | {r['upper_bound'] / lam:18.3f} | {r['best_gap_pct']:.3g}", flush=True)
-        replanned = []
-        by_k = {r["k"]: r for r in out["yale1024"].values()}
-        if ks1024 and args.budget_large > 0:
-            t = time.perf_counter()
-            raised = from_neighbours(A, by_k)
-            print(f"from the neighbours' supports ({time.perf_counter() - t:.1f} s): " + (", ".join(
-                f"k = {k} {o:.6g} -> {v:.6g} (+{100 * (v / o - 1):.2f} %)" for k, (o, v) in sorted(raised.items()))
-                or "no size raised"), flush=True)
-            # the time left, less a reserve for the last sweep of the neighbours' supports
-            left = args.budget_large - (time.perf_counter() - t_large) - NEIGHBOUR_RESERVE_S
-            replanned = replan(A, by_k, left, GOAL_PCT)
-            print(f"re-planned: {len(replanned)} open size(s) searched again from their best support in the "
-                  f"{max(left, 0):.0f} s the first pass left of {args.budget_large:g} s, the smallest gaps first "
-                  f"(below {10 * GOAL_PCT:g} % first):", flush=True)
-            for k in replanned:
-                r = by_k[k]
-                print(f"{k:>3} | {r['status']:>10} | +{r['replanned_s']:6.1f} s | {r['nodes']:5d} | {r['objective']:10.6g} | "
-                      f"{r['upper_bound']:10.6g} | best gap {r['best_gap_pct']:.3g} %", flush=True)
-            t = time.perf_counter()
-            raised = from_neighbours(A, by_k)
-            print(f"the last sweep of the neighbours' supports ({time.perf_counter() - t:.1f} s): " + (", ".join(
-                f"k = {k} {o:.6g} -> {v:.6g} (+{100 * (v / o - 1):.2f} %), best gap {by_k[k]['best_gap_pct']:.3g} %"
-                for k, (o, v) in sorted(raised.items())) or "no size raised"), flush=True)
-        wall = time.perf_counter() - t_large
-        rows = list(out["yale1024"].values())
-        if rows:
+        if ks1024:
+            budget = args.budget_large
+            path = exact_spca_path(A, max(ks1024), time_limit=budget, first_limit=args.limit_large, goal=GOAL_PCT / 100,
+                                   callback=_progress(len(ks1024)))
+            rows = _rows(path, lam)
+            out["yale1024"] = {str(r["k"]): r for r in rows}
+            print(f"{'k':>3} | {'status':>10} | {'time s':>7} | {'nodes':>7} | {'objective':>10} | {'bound':>10} | "
+                  f"{'gap %':>6} | {'row root':>10} | {'sdp root':>10} | {'path ub':>10} | {'inclusion_bounds':>16} | "
+                  f"bound / lambda_max")
+            for r in rows:
+                print(f"{r['k']:>3} | {r['status']:>10} | {r['time_total_s']:7.1f} | {r['nodes']:7d} | "
+                      f"{r['objective']:10.6g} | {r['best_bound']:10.6g} | {r['best_gap_pct']:6.3g} | {r['row_root']:10.6g} | "
+                      f"{r['sdp_root']:10.6g} | {r['path_ub']:10.6g} | {r['inclusion_bounds']:16.6g} | "
+                      f"{r['best_bound'] / lam:18.3f}")
+            print("from the neighbours' supports: " + (", ".join(
+                f"k = {k} {o:.6g} -> {v:.6g} (+{100 * (v / o - 1):.2f} %)"
+                for k, (o, v) in sorted(path.info["raised"].items())) or "no size raised"))
+            print(f"re-planned: {len(path.info['replanned'])} open size(s) searched again from their best support in "
+                  f"the time the first pass left of {budget:g} s, the smallest gaps first (below {10 * GOAL_PCT:g} % "
+                  "first): " + (", ".join(f"k = {k} +{t:.1f} s" for k, t in path.info["replanned"]) or "none"))
             cert = [r for r in rows if r["status"] in ("optimal", "gap_reached")]
             close = [r for r in rows if r["status"] in ("optimal", "gap_reached") or r["best_gap_pct"] <= GOAL_PCT]
             tot = sum(r["time_total_s"] for r in rows)
             worst = max(rows, key=lambda r: r["best_gap_pct"])
             print(f"SUMMARY Yale B {A.shape[0]} pixels, k = 1..{max(ks1024)}: {len(cert)} certified optimal, "
-                  f"{len(close)} certified or gap <= 0.1 %, in {tot:.0f} s with the root bounds, {wall:.0f} s of wall "
-                  f"clock for the part (goal: all "
-                  f"{len(rows)} in <= 3600 s); largest gap {worst['best_gap_pct']:.3g} % at k = {worst['k']} (best "
-                  f"certified bound: the solver's or a root bound); load {os.getloadavg()}", flush=True)
+                  f"{len(close)} certified or gap <= 0.1 %, in {tot:.0f} s with the root bounds, {path.time:.0f} s of "
+                  f"wall clock for the part (goal: all {len(rows)} in <= 3600 s); largest gap "
+                  f"{worst['best_gap_pct']:.3g} % at k = {worst['k']} (best certified bound: the solver's or a root "
+                  f"bound); load {os.getloadavg()}", flush=True)
             plot(rows, lam, out_dir(args) / "exact_spca.png",
                  f"Sparse PCA, Extended Yale B, {A.shape[0]} pixels, every k: {args.limit_large:g} s per size,\n"
                  f"then the gaps re-planned ({len(cert)}/{len(rows)} certified optimal, {tot:.0f} s)")

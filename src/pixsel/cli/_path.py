@@ -42,10 +42,16 @@ def add_parser(sub):
     add_regularization_argument(p)
     p.add_argument("--solver", choices=["greedy", "exact"], default="greedy",
                    help="exact: also certify the best support of every k in one leaps-and-bounds search "
-                        "(pixsel.spectral.exact_path; at most 256 features) and draw optimum and bound per k; needs "
+                        "(pixsel.spectral.exact_path; at most 256 features) and draw optimum and bound per k; "
+                        "gspca on more than 256 features: every k <= 50, each size its own search, the "
+                        "--time-limit planned from the gaps (pixsel.spectral.exact_spca_path); needs "
                         "Numba: pip install 'pixsel[numba]'")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="with --solver exact: stop after SECONDS; every k still gets a certified bound")
+                   help="with --solver exact: stop after SECONDS; every k still gets a certified bound "
+                        "(required for gspca on more than 256 features)")
+    p.add_argument("--max-k", type=int, default=None, metavar="K",
+                   help="with --solver exact: certify the sizes k = 1..K only (default: every k; gspca on more "
+                        "than 256 features: 50)")
     p.add_argument("--n-jobs", type=int, default=1, metavar="N",
                    help="with --solver exact: worker processes (the sizes run as parallel tasks, the same "
                         "optima; -1: every CPU)")
@@ -72,6 +78,7 @@ def _run(args, stages):
 
         require_compiled("--solver exact")
     data = load_labelled(args, need_labels=args.method != "gspca", stages=stages)
+    _check_many_features(args, data.X.shape[1])
     stages.stage("loading the paths (scikit-learn, SciPy)", "loading")
     from ..selection import lda_paths, pca_paths
     from ..viz import plot_exact_path, plot_paths
@@ -103,7 +110,8 @@ def _run(args, stages):
     if ps.upper_bound is not None:
         report["upper_bound"] = ps.upper_bound
     if args.solver == "exact":
-        stages.stage("exact path: leaps-and-bounds search of every k", "exact path")
+        stages.stage("exact path: every k, the time planned from the gaps" if _many_features(args, data.X.shape[1])
+                     else "exact path: leaps-and-bounds search of every k", "exact path")
     exact = _exact(args, ps) if args.solver == "exact" else None
     interrupted = exact is not None and exact.search_status == "interrupted"
     report["status"] = "interrupted" if interrupted else "completed"
@@ -151,21 +159,48 @@ def _percent(value):
     return f"{value:,.0f} %" if value >= 100 else f"{value:.3g} %"
 
 
+def _many_features(args, p):
+    """Sparse PCA past exact_path's 256 features: each size its own search, planned within --time-limit."""
+    from ..spectral.exact import MAX_FEATURES
+
+    return args.solver == "exact" and args.method == "gspca" and p > MAX_FEATURES
+
+
+def _check_many_features(args, p):
+    """Before any work: what --solver exact needs on more than 256 features (sparse PCA)."""
+    from ._errors import UsageError
+
+    if args.max_k is not None and not 1 <= args.max_k <= p:
+        raise UsageError(f"--max-k must be between 1 and the number of features ({p}); got {args.max_k}.")
+    if args.max_k is not None and args.solver != "exact":
+        raise UsageError("--max-k sets the sizes the exact search certifies; pass --solver exact with it, or drop it.")
+    if _many_features(args, p) and args.time_limit is None:
+        raise UsageError(f"--solver exact on {p} features (more than 256) plans every k (default k <= 50) within a "
+                         "time limit; pass --time-limit SECONDS (for example 3600).")
+    if _many_features(args, p) and args.n_jobs != 1:
+        raise UsageError(f"--n-jobs runs the leaps-and-bounds search of at most 256 features in parallel; on {p} "
+                         "features the sizes are searched one after another: drop --n-jobs.")
+
+
 def _exact(args, ps):
     """The certified path of the greedy paths' own problem (``SparsePath.A``, ``.B``); the bound
     per k is the smaller of the search's and the greedy certificate's (both hold)."""
     import numpy as np
 
     from .._progress import search_progress
-    from ..spectral import criterion_named, exact_path
+    from ..spectral import criterion_named, exact_path, exact_spca_path
 
     fw = ps.paths["forward"]
+    many = _many_features(args, fw.A.shape[0])
     with search_progress(show_progress(args), desc="exact path") as callback:
-        # the paths' own objective on their own pair (the correlation criterion: the trace of (A, B + A));
-        # sparse PCA's paths (no criterion name) are the largest eigenvalue's
-        crit = criterion_named(ps.criterion or "max-eig")
-        res = exact_path(fw.A, fw.B, criterion=crit, time_limit=args.time_limit, callback=callback,
-                         n_jobs=args.n_jobs)
+        if many:  # every k <= 50, each size its own search
+            res = exact_spca_path(fw.A, args.max_k, time_limit=args.time_limit, callback=callback)
+        else:
+            # the paths' own objective on their own pair (the correlation criterion: the trace of (A, B + A));
+            # sparse PCA's paths (no criterion name) are the largest eigenvalue's
+            crit = criterion_named(ps.criterion or "max-eig")
+            res = exact_path(fw.A, fw.B, criterion=crit, max_k=args.max_k, time_limit=args.time_limit,
+                             callback=callback, n_jobs=args.n_jobs)
     if ps.upper_bound is not None:
         ub = np.maximum(np.minimum(res.upper_bound, ps.upper_bound[: res.max_k]), res.objective)
         # where the greedy certificate meets the best found, that size is proved as well

@@ -24,6 +24,7 @@ Greedy paths (one support per ``k``)
 Exact search (certified optimum)
     * :func:`exact_support` -- the best support of one size ``k`` by branch and bound.
     * :func:`exact_path` -- the certified best support of every size.
+    * :func:`exact_spca_path` -- sparse PCA of every size on many features, the time planned from the gaps.
     * :func:`exact_group_support` -- the best ``k`` groups by branch and bound.
     * :func:`exact_path_batch` -- the certified paths of many small pairs in one compiled loop.
     * :func:`plain_search` -- the depth-first search of ESLDA with the inclusion bound only, a
@@ -69,6 +70,7 @@ from .exact._allk import ExactPath, exact_path
 from .exact._batch import ExactPathBatch, exact_path_batch
 from .exact._result import ExactResult, SearchState
 from .exact._solve import exact_support, plain_search
+from .exact._spca_path import exact_spca_path
 from .greedy._lowrank import lowrank_backward_path
 from .greedy._rank_one import rank_one_greedy_path
 from .greedy._refine import refine_support
@@ -97,6 +99,7 @@ __all__ = [
     "group_greedy_path",
     "exact_support",
     "exact_path",
+    "exact_spca_path",
     "exact_group_support",
     "group_swap_refine",
     "group_beam_search",

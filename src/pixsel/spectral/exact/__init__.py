@@ -62,16 +62,19 @@ where every dual point certifies -- live in :mod:`pixsel.spectral.bounds` as pla
 Modules: ``_search`` (incumbent, queue, limits, progress records through a callback),
 ``_factor`` (vector / factor branch and bound), ``_full`` (full-matrix branch and bound),
 ``_plain`` (ESLDA's depth-first search, :func:`plain_search`), ``_allk`` (the certified
-path of every size in one tree, :func:`exact_path`), ``_batch`` (the paths of a stack of small
+path of every size in one tree, :func:`exact_path`), ``_spca_path`` (sparse PCA of every size
+past ``exact_path``'s 256 features, the time planned from the gaps, :func:`exact_spca_path`), ``_batch`` (the paths of a stack of small
 pairs in one compiled loop, :func:`exact_path_batch`), ``_result`` (the result
 and progress types), ``_solve`` (the validated public functions), ``_exclude`` (``never_select``:
 the search on the pair restricted to the other features, mapped back).
 """
 
+from ._allk import MAX_FEATURES
 from ._solve import BOUND_SETS
 
 # The family's functions and results (exact_support, exact_path, exact_path_batch, plain_search
 # and their result types) are exported once, by :mod:`pixsel.spectral`; the named bound sets of
-# ``exact_support(bounds=...)`` are this package's own public name. The search internals are
+# ``exact_support(bounds=...)`` and the most features :func:`exact_path` searches (past it, sparse PCA
+# runs :func:`exact_spca_path`) are this package's own public names. The search internals are
 # imported from the private modules where they live.
-__all__ = ["BOUND_SETS"]
+__all__ = ["BOUND_SETS", "MAX_FEATURES"]

@@ -1191,7 +1191,8 @@ def exact_path(
         raise ValueError(
             f"exact_path searches every size of at most {MAX_FEATURES} features (it keeps one p x p "
             f"inverse per tree level); got {p}. Select fewer candidate features first (for example "
-            "the union of the greedy supports), or certify single sizes with exact_support."
+            "the union of the greedy supports), certify single sizes with exact_support, or, for sparse PCA "
+            "(B = None), plan every size within a time limit with exact_spca_path."
         )
     max_k = p if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
     time_limit, node_limit, gap_tol = _check_limits(time_limit, node_limit, gap_tol, owner)
