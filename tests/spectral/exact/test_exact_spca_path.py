@@ -165,6 +165,11 @@ def test_bad_parameters_name_the_fix(kwargs, match):
         exact_spca_path(_correlated(0), **kwargs)
 
 
+def test_a_missing_time_limit_names_the_fix():
+    with pytest.raises(TypeError, match="time_limit=SECONDS"):
+        exact_spca_path(_correlated(0), 3, time_limit=None)
+
+
 def test_indefinite_or_non_finite_input_is_refused():
     A = np.array([[1.0, 2.0], [2.0, 1.0]])
     with pytest.raises(ValueError, match="positive semi-definite"):

@@ -194,6 +194,9 @@ def exact_spca_path(
                          f"smallest eigenvalue is {lam_min:.3g}. Pass the covariance of the data "
                          "(np.cov(X, rowvar=False)), or exact_support for one size of a symmetric A.")
     max_k = min(p, 50) if max_k is None else check_int(max_k, "max_k", low=1, high=p, owner=owner)
+    if time_limit is None:
+        raise TypeError(f"{owner} plans every size within a time limit; pass time_limit=SECONDS for all the sizes "
+                        "together (for example 3600), or exact_support(A, None, k) for one size without a limit.")
     time_limit = check_real(time_limit, "time_limit", low=0.0, owner=owner, low_open=True)
     goal = check_real(goal, "goal", low=0.0, owner=owner)
     if first_limit is None:
