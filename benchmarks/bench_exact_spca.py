@@ -49,8 +49,6 @@ from pixsel.spectral import exact_spca_path, exact_support
 
 #: the goal's gap: a size certified optimal or within this (per cent) counts as met
 GOAL_PCT = 0.1
-#: Seconds of the hour kept for the last sweep of the neighbours' supports (about 10 s on the faces).
-NEIGHBOUR_RESERVE_S = 30.0
 
 #: Pitprops correlation matrix (Jeffers, J. N. R., "Two case studies in the application of
 #: principal component analysis", Applied Statistics 16, 225-236, 1967; as printed by Zou, Hastie
