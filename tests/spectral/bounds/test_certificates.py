@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pixsel.spectral.bounds._certificates import certify, dual_certificate, inclusion_bounds
+from pixsel.spectral.bounds._certificates import _SLACK, _rayleigh_exceeds, certify, dual_certificate, inclusion_bounds
 from pixsel.spectral import greedy_path
 from pixsel.spectral.thresholding._renormalize import renormalize, simple_thresholding
 
@@ -73,6 +73,99 @@ def test_dual_feasibility_of_Y():
             Y = mu * P @ np.outer(a, a) @ P / (a @ P @ a)
         assert np.linalg.eigvalsh(Y - Bi)[0] >= -1e-9
         assert np.linalg.eigvalsh(Y)[0] >= -1e-9
+
+
+def _textbook_certificate(A, support, n_rho=3):
+    """The certificate as first written: a full eigendecomposition, every Gram matrix formed and
+    factorized (no screening); the oracle of the fast one's answers."""
+    p = A.shape[0]
+    I = np.sort(np.asarray(support))
+    t = len(I)
+    theta, V = np.linalg.eigh(A[np.ix_(I, I)])
+    lam, v = theta[-1], V[:, -1]
+    if t == p:
+        return lam * (1 + _SLACK), True
+    g = A[:, I] @ v / np.sqrt(lam)
+    c = g * g
+    inI = np.zeros(p, dtype=bool)
+    inI[I] = True
+    lo, hi = c[~inI].max(), c[inI].min()
+    if not lo < hi:
+        return np.inf, False
+    dA = np.diag(A)
+    for f in np.linspace(0, 1, n_rho + 2)[1:-1]:
+        rho = lo + f * (hi - lo)
+        alpha, beta = np.zeros(p), np.zeros(p)
+        sq = np.sqrt(c[inI] - rho)
+        alpha[inI], beta[inI] = g[inI] / sq, -rho / sq
+        out = ~inI & (dA > rho)
+        resid = dA[out] - c[out]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu = rho * (dA[out] - rho) / (rho - c[out])
+            al = np.where(resid > 0, np.sqrt(mu / resid), 0.0)
+        alpha[out], beta[out] = al, -al * g[out]
+        keep = (alpha != 0) | (beta != 0)
+        al, be, ag = alpha[keep], beta[keep], alpha[keep] * g[keep]
+        G = al[:, None] * A[np.ix_(keep, keep)] * al[None, :] + np.outer(ag, be) + np.outer(be, ag) + np.outer(be, be)
+        sigma = lam - rho * t
+        if sigma <= 0:
+            continue
+        try:
+            np.linalg.cholesky(sigma * (1 + _SLACK) * np.eye(len(al)) - G)
+        except np.linalg.LinAlgError:
+            continue
+        return lam + _SLACK * sigma + _SLACK * abs(lam), True
+    return np.inf, False
+
+
+@pytest.mark.parametrize("kind", ["planted", "brownian", "random"])
+def test_dual_certificate_screens_change_no_answer(kind):
+    """The leading eigenpair alone and the two screens before each factorization (the diagonal, a
+    few power steps) give the textbook certificate's answer on every support of both greedy paths."""
+    rng = np.random.default_rng(11)
+    p = 40
+    if kind == "planted":  # a strong sparse component: many sizes proved
+        u = np.zeros(p)
+        u[:8] = rng.standard_normal(8)
+        X = rng.standard_normal((200, p)) * 0.5 + rng.standard_normal((200, 1)) * u * 2
+    elif kind == "brownian":  # neighbouring pixels move together
+        X = np.cumsum(rng.standard_normal((200, p)), axis=1)
+    else:
+        X = rng.standard_normal((200, p)) @ (np.eye(p) + 0.3 * rng.standard_normal((p, p)))
+    A = np.cov(X, rowvar=False)
+    proved = 0
+    for d in ("forward", "backward"):
+        path = greedy_path(A, direction=d)
+        for k in range(1, p + 1):
+            fast, ref = dual_certificate(A, path.support(k)), _textbook_certificate(A, path.support(k))
+            assert fast[1] == ref[1], (kind, d, k)
+            if ref[1]:
+                proved += 1
+                assert fast[0] == pytest.approx(ref[0], rel=1e-12)
+    assert proved >= 2  # the full support at least, on both paths
+
+
+def test_rayleigh_screen_is_sound():
+    """A True from the power steps means the Gram matrix's largest eigenvalue exceeds the shift
+    (checked by forming it); a matrix below the shift is never screened out."""
+    rng = np.random.default_rng(5)
+    said = {True: 0, False: 0}
+    for _ in range(200):
+        p = int(rng.integers(3, 30))
+        F = rng.standard_normal((p + 5, p))
+        A = F.T @ F / p
+        keep = rng.random(p) < 0.7
+        keep[0] = True
+        m = int(keep.sum())
+        al, ag, be = rng.standard_normal(m), rng.standard_normal(m), rng.standard_normal(m) * 0.3
+        G = al[:, None] * A[np.ix_(keep, keep)] * al[None, :] + np.outer(ag, be) + np.outer(be, ag) + np.outer(be, be)
+        top = np.linalg.eigvalsh(G)[-1]
+        shift = top * rng.uniform(0.5, 1.5)
+        answer = _rayleigh_exceeds(A, keep, al, ag, be, shift)
+        said[answer] += 1
+        if answer:
+            assert top > shift
+    assert said[True] > 20 and said[False] > 20
 
 
 def test_dual_certificate_full_support():
