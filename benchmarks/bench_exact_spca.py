@@ -166,7 +166,7 @@ def plot(rows, lam, path, title):
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=9)
     ax2.bar(k, [r["time_total_s"] for r in rows], color=np.where(cert, "0.3", "0.75"))
-    ax2.set_ylabel("seconds\n(solve + root SDP)")
+    ax2.set_ylabel("seconds\n(search + root bounds)")
     ax2.set_xlabel("k (pixels)")
     ax2.grid(alpha=0.3)
     fig.tight_layout()
