@@ -204,7 +204,7 @@ def dual_certificate(A: ArrayLike, support: ArrayLike, *, n_rho: int = 3) -> tup
         Gram = al[:, None] * A[np.ix_(keep, keep)] * al[None, :]
         Gram += np.outer(ag, be) + np.outer(be, ag) + np.outer(be, be)
         Mtx = -Gram
-        Mtx[np.diag_indices_from(Mtx)] += sigma * (1 + _SLACK)
+        Mtx[np.diag_indices_from(Mtx)] += shift
         try:
             np.linalg.cholesky(Mtx)
         except np.linalg.LinAlgError:

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..._threads import blas_limit
 from ..._validation import check_int, check_pair, check_real
+from .._dispatch import greedy_path
 from .._path import objective_on_support
 from ..bounds import inclusion_bounds, row_bound, spca_bounds_path
 from ..greedy import refine_support
@@ -234,7 +235,6 @@ def exact_spca_path(
         r["bound"] = min(r["bound"], res.upper_bound)
         interrupted = interrupted or res.status == "interrupted"
         report()
-        return res
 
     def raise_from_neighbours(some, deadline):
         """:func:`from_neighbours` on ``some`` sizes, recorded as (first value, last value) per size."""
@@ -286,8 +286,6 @@ def _result(A, rows, max_k, path_ub, interrupted, seconds, info):
     """The :class:`ExactPath` of the rows; sizes never searched keep the greedy support."""
     missing = [k for k in range(1, max_k + 1) if k not in rows]
     if missing:
-        from .._dispatch import greedy_path
-
         g = greedy_path(A, max_k=max_k)
         for k in missing:
             S = [int(i) for i in g.support(k)]
