@@ -130,19 +130,21 @@ def test_the_time_left_goes_to_the_open_sizes_by_their_gaps(monkeypatch):
     its ``1 / gap`` share of the time left; sizes within the goal are not searched again."""
     A = _correlated(5, p=12)
     calls = []
-    real = _spca_path.exact_support
+    real = _spca_path.spca_size
 
-    def recording(A_, B, k, *, time_limit, bounds, initial=None):
-        calls.append((k, time_limit, None if initial is None else list(initial)))
-        if initial is None:  # the first pass: stop at once, leaving each size open with its root bounds
-            return real(A_, B, k, time_limit=time_limit, bounds=bounds, node_limit=1)
-        return real(A_, B, k, time_limit=time_limit, bounds=bounds, initial=initial)
+    def recording(A_, k, time_limit, initial, spectrum):
+        calls.append((k, time_limit, list(initial)))
+        if len(calls) <= 6:  # the first pass: stop at once, leaving each size open with its root bounds
+            return real(A_, k, 0.0, initial, spectrum)
+        return real(A_, k, time_limit, initial, spectrum)
 
-    monkeypatch.setattr(_spca_path, "exact_support", recording)
+    monkeypatch.setattr(_spca_path, "spca_size", recording)
     monkeypatch.setattr(_spca_path, "from_neighbours", lambda A, rows, deadline=None: {})
     path = exact_spca_path(A, 6, time_limit=40, first_limit=0.01, goal=1e-3)
     first = calls[:6]
-    assert [c[0] for c in first] == list(range(1, 7)) and all(c[2] is None for c in first)
+    # the first pass: every size once, in order, from the greedy support improved by swaps
+    assert [c[0] for c in first] == list(range(1, 7)) and all(len(c[2]) == c[0] for c in first)
+    assert all(c[1] <= 0.01 for c in first)
     again = calls[6:]
     assert [c[0] for c in again] == [k for k, _ in path.info["replanned"]]
     assert all(c[2] is not None and len(c[2]) == c[0] for c in again)  # from the size's best support
@@ -152,6 +154,22 @@ def test_the_time_left_goes_to_the_open_sizes_by_their_gaps(monkeypatch):
     # the second searches, run to their end, prove every size they take up
     assert all(path.certified[k - 1] or path.relative_gap[k - 1] <= 1e-3 for k in range(1, 7))
     assert all(path.certified[k - 1] for k, _ in path.info["replanned"])
+
+
+def test_sizes_past_the_time_limit_keep_the_greedy_support_and_a_certified_bound(monkeypatch):
+    """A limit spent before a size's turn (here by the set-up alone) searches nothing more: each
+    size keeps the greedy support and its root bounds, never below the optimum, status
+    ``'time_limit'``; the plan does not overrun its limit by a search per size."""
+    A = _correlated(3, p=9)
+    calls = []
+    monkeypatch.setattr(_spca_path, "spca_size", lambda *a: calls.append(a))
+    path = exact_spca_path(A, 5, time_limit=1e-6)
+    assert calls == []
+    assert path.status.tolist() == ["time_limit"] * 5 and path.info["nodes"] == [0] * 5
+    for k in range(1, 6):
+        S = path.supports[k - 1]
+        assert len(S) == k and path.objective[k - 1] == pytest.approx(_lam(A, S), rel=1e-12)
+        assert path.upper_bound[k - 1] >= _brute(A, k)[0] * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -140,6 +140,25 @@ def test_stopped_bound_never_below_optimum(form, criterion):
             assert res.gap == pytest.approx(res.upper_bound - res.objective, abs=1e-12)
 
 
+@pytest.mark.parametrize("with_B", [False, True], ids=["sparse-pca", "pair"])
+def test_a_search_stopped_before_its_root_reports_the_root_bound(with_B):
+    """Stopped before its first node, a full-matrix search reports the bound known at the root
+    (the root's inclusion bound lambda_max(A) / lambda_min(B), or the SDP dual bound where smaller),
+    not an unbounded gap; never below the brute-force optimum."""
+    rng = np.random.default_rng(3)
+    p, k = 10, 4
+    X = np.cumsum(rng.standard_normal((30, p)), axis=1)
+    A = X.T @ X / 30
+    B = np.eye(p) + 0.3 * np.diag(rng.random(p)) if with_B else None
+    Bf = np.eye(p) if B is None else B
+    best = brute_force(A, Bf, k, "max-eig")
+    for bounds in ("cardinality", "sdp"):
+        res = exact_support(A, B, k, time_limit=0.0, bounds=bounds)
+        assert res.status == "time_limit" and res.n_nodes <= 1  # the tick that stopped it
+        top = np.linalg.eigvalsh(A)[-1] / np.linalg.eigvalsh(Bf)[0]
+        assert best * (1 - 1e-9) <= res.upper_bound <= top * (1 + 1e-12)
+
+
 def test_node_limit_status_and_time_limit():
     rng = np.random.default_rng(11)
     p, k = 30, 15

@@ -56,7 +56,7 @@ class FullBnB:
     reuse = True
 
     def __init__(self, A, B, k, search, *, bounds=("row",), sdp_iter=60, sdp_time=None, node_iter=0, sdp_branch=False,
-                 fixing=False):
+                 fixing=False, spectrum=None):
         self.A = A
         self.fixing = fixing
         self.n_fixed = 0
@@ -65,10 +65,19 @@ class FullBnB:
         self.k = k
         self.s = search
         self.bounds = tuple(bounds)
-        wB = np.linalg.eigvalsh(B)
-        self.lmin_B, self.lmax_B = float(wB[0]), float(wB[-1])
         self.identity = bool(np.array_equal(B, np.eye(len(B))))
-        self.psd = bool(np.linalg.eigvalsh(A)[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
+        if self.identity:  # sparse PCA: no eigendecomposition of B
+            self.lmin_B = self.lmax_B = 1.0
+        else:
+            wB = np.linalg.eigvalsh(B)
+            self.lmin_B, self.lmax_B = float(wB[0]), float(wB[-1])
+        if spectrum is None:
+            wA = np.linalg.eigvalsh(A)
+            spectrum = (float(wA[0]), float(wA[-1]))
+        # (smallest, largest) eigenvalue of A: given by a caller that searches many sizes of one A
+        self.psd = bool(spectrum[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
+        # the root's inclusion bound, lambda_max(A, B) <= lambda_max(A) / lambda_min(B) (exact for B = I)
+        self.top = generalize(spectrum[1], self.lmin_B, self.lmax_B)
         self.Z = None
         self.node_iter = node_iter
         self.sdp_branch = sdp_branch
@@ -79,8 +88,10 @@ class FullBnB:
             self.Z, self.sdp_root = Z, generalize(b, self.lmin_B, self.lmax_B)
 
     def root_bound(self):
-        """The best bound computed before the search (the dual bound at the root), or inf."""
-        return self.sdp_root
+        """The best bound computed before the search: the dual bound at the root or the root's
+        inclusion bound (from the eigenvalues of ``A``), whichever is smaller; the key of the root
+        node, so that a search stopped before its first node still reports a certified bound."""
+        return min(self.sdp_root, self.top)
 
     def _row(self, Imask, Umask, memo=None):
         if memo is None:

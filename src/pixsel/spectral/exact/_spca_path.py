@@ -44,7 +44,7 @@ from ..bounds import inclusion_bounds, row_bound, spca_bounds_path
 from ..greedy import refine_support
 from ._allk import ExactPath
 from ._result import CERTIFIED, SearchState
-from ._solve import exact_support
+from ._solve import spca_size
 
 from typing import TYPE_CHECKING
 
@@ -190,7 +190,8 @@ def exact_spca_path(
     owner = "exact_spca_path"
     A, _ = check_pair(A, None, form="full", owner=owner)
     p = A.shape[0]
-    lam_min = float(np.linalg.eigvalsh(A)[0])
+    eig = np.linalg.eigvalsh(A)
+    lam_min = float(eig[0])
     if lam_min < -1e-10 * max(float(np.abs(np.diag(A)).max()), 1.0):
         raise ValueError(f"{owner} needs a positive semi-definite A (a covariance or correlation matrix); its "
                          f"smallest eigenvalue is {lam_min:.3g}. Pass the covariance of the data "
@@ -219,11 +220,11 @@ def exact_spca_path(
                              bound=max(r["bound"], r["objective"]), gap=max(r["bound"] - r["objective"], 0.0),
                              elapsed=time.perf_counter() - t0))
 
-    def search(k, limit, initial=None, bound=np.inf):
+    def search(k, limit, initial, bound=np.inf):
         """Search size k for ``limit`` seconds; keep the better support and the smaller bound."""
         nonlocal interrupted
         t = time.perf_counter()
-        res = exact_support(A, None, k, time_limit=limit, bounds="sdp", initial=initial)
+        res = spca_size(A, k, limit, initial, spectrum)
         r = rows.setdefault(k, {"support": [int(i) for i in res.support], "objective": res.objective,
                                 "bound": bound, "status": res.status, "time_s": 0.0, "nodes": 0})
         r["time_s"] += time.perf_counter() - t
@@ -241,9 +242,11 @@ def exact_spca_path(
         for k, (before, after) in from_neighbours(A, some, deadline).items():
             info["raised"][k] = (info["raised"].get(k, (before,))[0], after)
 
+    spectrum = (lam_min, float(eig[-1]))
     with blas_limit(1):
         path_ub = spca_bounds_path(A, max_k)
         incl = inclusion_bounds(A, None, criterion="max-eig", form="full")
+        greedy = greedy_path(A, max_k=max_k)
         try:
             end = t0 + time_limit - reserve
             for k in range(1, max_k + 1):  # 1. the first pass
@@ -252,10 +255,17 @@ def exact_spca_path(
                 root = {"row": row_bound(A, k, psd=True), "path": float(path_ub[k - 1]),
                         "inclusion": float(incl[k - 1])}
                 info["root_bounds"][k] = root
-                root_s = time.perf_counter() - t
                 # every root bound is certified for all supports of size k: the smallest counts
-                search(k, limit, bound=min(root.values()))
-                rows[k]["time_s"] += root_s  # the root bounds count as the size's time
+                S = np.sort(greedy.support(k))
+                if t >= end:  # no time left for a search: the greedy support and the root bounds
+                    rows[k] = {"support": [int(i) for i in S], "objective": _lam(A, S), "bound": min(root.values()),
+                               "status": "time_limit", "time_s": time.perf_counter() - t, "nodes": 0}
+                    continue
+                if 1 < k < p:  # the incumbent: the greedy support improved by swaps, as exact_support starts
+                    S = refine_support(A, S)[0]
+                pre = time.perf_counter() - t
+                search(k, max(limit - pre, 0.0), S, bound=min(root.values()))
+                rows[k]["time_s"] += pre  # the root bounds and the swaps count as the size's time
                 if interrupted:
                     break
             if not interrupted:  # 2. the neighbours' supports
@@ -279,16 +289,15 @@ def exact_spca_path(
                     raise_from_neighbours(rows, t0 + time_limit)
         except KeyboardInterrupt:
             interrupted = True
-    return _result(A, rows, max_k, path_ub, interrupted, time.perf_counter() - t0, info)
+    return _result(A, rows, max_k, path_ub, greedy, interrupted, time.perf_counter() - t0, info)
 
 
-def _result(A, rows, max_k, path_ub, interrupted, seconds, info):
+def _result(A, rows, max_k, path_ub, greedy, interrupted, seconds, info):
     """The :class:`ExactPath` of the rows; sizes never searched keep the greedy support."""
     missing = [k for k in range(1, max_k + 1) if k not in rows]
     if missing:
-        g = greedy_path(A, max_k=max_k)
         for k in missing:
-            S = [int(i) for i in g.support(k)]
+            S = [int(i) for i in greedy.support(k)]
             rows[k] = {"support": S, "objective": _lam(A, S), "bound": float(path_ub[k - 1]),
                        "status": "interrupted", "time_s": 0.0, "nodes": 0}
     supports = [np.sort(np.asarray(rows[k]["support"], dtype=np.intp)) for k in range(1, max_k + 1)]
