@@ -1101,7 +1101,11 @@ def exact_path(
         The largest size of interest (default ``p``). The search still walks down from all
         ``p`` features, but prunes every size above ``max_k``.
     time_limit : float or None
-        Seconds after which the search stops; every size then gets a certified bound.
+        Seconds after which the search stops; every size then gets a certified bound. A search
+        stopped with open sizes then spends at most ``max(2, 0.02 * time_limit)`` seconds more
+        on each of two finishing steps (two-pixel exchanges for the open sizes' supports, and,
+        for a vector, the perspective relaxation's caps on their bounds), so a call with a
+        limit of a few seconds returns a few seconds after it.
     node_limit : int or None
         Nodes after which the search stops.
     gap_tol : float, default 0
