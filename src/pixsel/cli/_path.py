@@ -54,7 +54,8 @@ def add_parser(sub):
                         "than 256 features: 50)")
     p.add_argument("--n-jobs", type=int, default=1, metavar="N",
                    help="with --solver exact: worker processes (the sizes run as parallel tasks, the same "
-                        "optima; -1: every CPU)")
+                        "optima; -1: every CPU); gspca on more than 256 features: sizes searched at once, "
+                        "on as many threads")
     add_output_arguments(p, "pixsel-path")
     p.set_defaults(func=run)
 
@@ -177,9 +178,6 @@ def _check_many_features(args, p):
     if _many_features(args, p) and args.time_limit is None:
         raise UsageError(f"--solver exact on {p} features (more than 256) plans every k (default k <= 50) within a "
                          "time limit; pass --time-limit SECONDS (for example 3600).")
-    if _many_features(args, p) and args.n_jobs != 1:
-        raise UsageError(f"--n-jobs runs the leaps-and-bounds search of at most 256 features in parallel; on {p} "
-                         "features the sizes are searched one after another: drop --n-jobs.")
 
 
 def _exact(args, ps):
@@ -194,7 +192,7 @@ def _exact(args, ps):
     many = _many_features(args, fw.A.shape[0])
     with search_progress(show_progress(args), desc="exact path") as callback:
         if many:  # every k <= 50, each size its own search
-            res = exact_spca_path(fw.A, args.max_k, time_limit=args.time_limit, callback=callback)
+            res = exact_spca_path(fw.A, args.max_k, time_limit=args.time_limit, callback=callback, n_jobs=args.n_jobs)
         else:
             # the paths' own objective on their own pair (the correlation criterion: the trace of (A, B + A));
             # sparse PCA's paths (no criterion name) are the largest eigenvalue's

@@ -34,11 +34,12 @@ def _brownian(p):
     return np.minimum.outer(t, t) / p  # a random walk's covariance: every pixel correlated with the next
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize("A", [_correlated(0), _correlated(1, p=9), _brownian(9)], ids=["random0", "random1", "brownian"])
-def test_every_size_certified_and_equal_to_brute_force(A):
+def test_every_size_certified_and_equal_to_brute_force(A, n_jobs):
     A0 = A.copy()
     p = A.shape[0]
-    path = exact_spca_path(A, p, time_limit=60)
+    path = exact_spca_path(A, p, time_limit=60, n_jobs=n_jobs)
     np.testing.assert_array_equal(A, A0)  # the caller's array is not modified
     assert path.max_k == p and path.search_status == "optimal" and path.certified.all()
     for k in range(1, p + 1):
@@ -93,6 +94,40 @@ def test_ctrl_c_returns_what_the_plan_holds():
         assert path.objective[k - 1] <= opt * (1 + 1e-12) and path.upper_bound[k - 1] >= opt * (1 - 1e-9)
 
 
+def test_ctrl_c_stops_the_searches_under_way_on_other_threads(monkeypatch):
+    """With two threads, Ctrl-C (raised by the callback after the first size, in its thread) also
+    stops the search another thread is running: it ends at its next node with status
+    'interrupted' instead of running out its time, and every size keeps a certified bound."""
+    A = _correlated(4, p=11)
+    real = _spca_path.spca_size
+    started = []
+
+    def long_search(A_, k, limit, initial, spectrum, halt):
+        started.append(k)
+        if k > 1:  # a search that would run for its whole limit, unless the plan halts it
+            assert halt.wait(timeout=120), "the plan never halted the search under way"
+        return real(A_, k, limit, initial, spectrum, halt)
+
+    def stop(state):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_spca_path, "spca_size", long_search)
+    path = exact_spca_path(A, 5, time_limit=600, n_jobs=2, callback=stop)
+    assert sorted(started) == [1, 2]  # two at once; no size handed out after Ctrl-C
+    assert path.search_status == "interrupted"
+    assert path.status[0] == "optimal" and (path.status[1:] == "interrupted").all()
+    assert path.info["nodes"][1] <= 1  # size 2 stopped at its first node
+    for k in range(1, 6):
+        opt, _ = _brute(A, k)
+        assert path.objective[k - 1] == pytest.approx(_lam(A, path.support(k)), rel=1e-12)
+        assert path.objective[k - 1] <= opt * (1 + 1e-12) and path.upper_bound[k - 1] >= opt * (1 - 1e-9)
+
+
+def test_n_jobs_zero_names_the_fix():
+    with pytest.raises(ValueError, match="n_jobs"):
+        exact_spca_path(_correlated(0), 3, time_limit=5, n_jobs=0)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_neighbours_raise_a_poor_incumbent_and_never_pass_the_optimum(seed):
     A = _correlated(seed)
@@ -132,11 +167,11 @@ def test_the_time_left_goes_to_the_open_sizes_by_their_gaps(monkeypatch):
     calls = []
     real = _spca_path.spca_size
 
-    def recording(A_, k, time_limit, initial, spectrum):
+    def recording(A_, k, time_limit, initial, spectrum, halt):
         calls.append((k, time_limit, list(initial)))
         if len(calls) <= 6:  # the first pass: stop at once, leaving each size open with its root bounds
-            return real(A_, k, 0.0, initial, spectrum)
-        return real(A_, k, time_limit, initial, spectrum)
+            return real(A_, k, 0.0, initial, spectrum, halt)
+        return real(A_, k, time_limit, initial, spectrum, halt)
 
     monkeypatch.setattr(_spca_path, "spca_size", recording)
     monkeypatch.setattr(_spca_path, "from_neighbours", lambda A, rows, deadline=None: {})

@@ -323,6 +323,7 @@ class _PathSearch:
         self.current = None
         self.n_nodes = 0
         self.partner = None  # (count_node's turn for another search; the path search has none)
+        self.halt = None  # (count_node's stop from another thread; the path search has none)
         self.node_offset = 0  # nodes spent before the tree (the enumeration of small sizes)
         self.tree_info = {"windows": 0, "forward_tried": 0, "forward_pruned": 0}
         self.enum = None  # a completed enumeration the tree may extend (see _extend_enumeration)

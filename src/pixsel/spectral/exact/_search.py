@@ -39,6 +39,8 @@ def count_node(search, time_mask=0):
     nodes whose count has ``count & time_mask == 0`` (0: every node); calls its ``report()``
     every 1024 nodes when it has a callback."""
     search.n_nodes += 1
+    if search.halt is not None and search.halt.is_set():
+        raise Stop("interrupted")
     if search.node_limit is not None and search.n_nodes > search.node_limit:
         search.n_nodes -= 1
         raise Stop("node_limit")
@@ -75,6 +77,9 @@ class Search:
         self.partner = None
         #: the backward greedy path of the start, where it ran (the enumeration's order)
         self.backward_path = None
+        #: a ``threading.Event`` whose setting stops the search at its next node (status
+        #: ``'interrupted'``): Ctrl-C for a search that runs outside the main thread
+        self.halt = None
 
     # incumbent / threshold
     def _set_theta(self):

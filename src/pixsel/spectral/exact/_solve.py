@@ -427,12 +427,12 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, r
                      _on_host(route, A), t0)
 
 
-def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0):
+def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0, halt=None):
     """:func:`_solve` after the checks: the incumbents, the search (or a closed form) and the result."""
     time_limit, node_limit, gap_tol = limits
     with blas_limit(1):
         search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
-        search.t0, search.route = t0, route
+        search.t0, search.route, search.halt = t0, route, halt
         with follow(route):  # the greedy starts (and the swaps of sparse PCA) on the route
             _start(A, B, form, k, criterion, initial, search, route)
         if k == 1 or k == A.shape[0]:
@@ -623,19 +623,22 @@ def _run_full(A, B, k, search, bounds, fixing, spectrum=None):
     return search.run(solver.dive)
 
 
-def spca_size(A: np.ndarray, k: int, time_limit: float, initial: np.ndarray, spectrum: tuple[float, float]) -> ExactResult:
+def spca_size(A: np.ndarray, k: int, time_limit: float, initial: np.ndarray, spectrum: tuple[float, float],
+              halt: Any = None) -> ExactResult:
     """One size of :func:`~pixsel.spectral.exact.exact_spca_path`: ``exact_support(A, None, k,
     time_limit=time_limit, bounds='sdp', initial=initial)`` on an ``A`` the caller checked once
     (symmetric positive semi-definite float64, held unchanged) whose smallest and largest
     eigenvalues it passes (``spectrum``): the checks, the route and the eigendecomposition of
-    ``A`` are not repeated at every size (on 1024 pixels about 0.15 s a size)."""
+    ``A`` are not repeated at every size (on 1024 pixels about 0.15 s a size). ``halt`` (a
+    ``threading.Event`` or None) stops the search at its next node once set (status
+    ``'interrupted'``), for a search in a worker thread, which Ctrl-C does not reach."""
     t0 = time.perf_counter()
 
     def run(A, B, form, k, criterion, search):
         return _run_full(A, B, k, search, "sdp", True, spectrum)
 
     return _searched(A, np.eye(A.shape[0]), "full", k, MaxEig(), (time_limit, None, 0.0), initial, None, run,
-                     _on_host(exact_route(None, A, None), A), t0)
+                     _on_host(exact_route(None, A, None), A), t0, halt)
 
 
 def plain_search(

@@ -32,7 +32,9 @@ does what the sparse PCA hour on the 1024 Extended Yale B pixels measured best
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -43,6 +45,7 @@ from .._path import objective_on_support
 from ..bounds import inclusion_bounds, row_bound, spca_bounds_path
 from ..greedy import refine_support
 from ._allk import ExactPath
+from ._allk_parallel import effective_jobs
 from ._result import CERTIFIED, SearchState
 from ._solve import spca_size
 
@@ -134,6 +137,7 @@ def exact_spca_path(
     time_limit: float,
     first_limit: float | None = None,
     goal: float = 1e-3,
+    n_jobs: int | None = None,
     callback: Callable[[SearchState], None] | None = None,
 ) -> ExactPath:
     """Certified sparse PCA supports of every size ``k = 1..max_k``, the time planned from the gaps.
@@ -165,9 +169,17 @@ def exact_spca_path(
     goal : float, default 1e-3
         The relative gap at which a size counts as closed: sizes above it share the time the
         first pass leaves.
+    n_jobs : int or None
+        Sizes searched at once, on as many threads (``None``: 1; ``-1``: every CPU; ``-2``: all
+        but one). The plan is the same, with the time shared over the threads: in the first
+        pass a size's turn gives it its share of ``n_jobs`` times the time left, in the
+        re-plan its ``1 / gap`` share of ``n_jobs`` times the time left (never more than the
+        time left). The searches share ``A`` (no copies) and spend their time in LAPACK, which
+        runs outside Python's interpreter lock.
     callback : callable or None
         Called after every size's search with a :class:`SearchState` of the size with the
-        largest relative gap so far (``nodes`` summed over the searches).
+        largest relative gap so far (``nodes`` summed over the searches); from the thread that
+        ran the search, one call at a time.
 
     Returns
     -------
@@ -208,6 +220,7 @@ def exact_spca_path(
     if first_limit is None:
         first_limit = FIRST_SHARE * time_limit / max_k
     first_limit = check_real(first_limit, "first_limit", low=0.0, owner=owner, low_open=True)
+    n_jobs = effective_jobs(n_jobs, owner)
     reserve = min(NEIGHBOUR_RESERVE_S, time_limit / 20)
     t0 = time.perf_counter()
     info = {"first_limit": first_limit, "raised": {}, "replanned": [], "root_bounds": {}}
@@ -223,22 +236,53 @@ def exact_spca_path(
                              bound=max(r["bound"], r["objective"]), gap=max(r["bound"] - r["objective"], 0.0),
                              elapsed=time.perf_counter() - t0))
 
+    lock = threading.Lock()  # the rows and info, shared with the workers
+    halt = threading.Event()  # set on Ctrl-C: the workers' searches stop at their next node
+
     def search(k, limit, initial, bound=np.inf):
         """Search size k for ``limit`` seconds; keep the better support and the smaller bound."""
         nonlocal interrupted
         t = time.perf_counter()
-        res = spca_size(A, k, limit, initial, spectrum)
-        r = rows.setdefault(k, {"support": [int(i) for i in res.support], "objective": res.objective,
-                                "bound": bound, "status": res.status, "time_s": 0.0, "nodes": 0})
-        r["time_s"] += time.perf_counter() - t
-        r["nodes"] += res.n_nodes
-        if res.objective > r["objective"]:
-            r["objective"], r["support"] = res.objective, [int(i) for i in res.support]
-        if res.status in CERTIFIED:
-            r["status"] = res.status
-        r["bound"] = min(r["bound"], res.upper_bound)
-        interrupted = interrupted or res.status == "interrupted"
-        report()
+        res = spca_size(A, k, limit, initial, spectrum, halt)
+        with lock:
+            r = rows.setdefault(k, {"support": [int(i) for i in res.support], "objective": res.objective,
+                                    "bound": bound, "status": res.status, "time_s": 0.0, "nodes": 0})
+            r["time_s"] += time.perf_counter() - t
+            r["nodes"] += res.n_nodes
+            if res.objective > r["objective"]:
+                r["objective"], r["support"] = res.objective, [int(i) for i in res.support]
+            if res.status in CERTIFIED:
+                r["status"] = res.status
+            r["bound"] = min(r["bound"], res.upper_bound)
+            interrupted = interrupted or res.status == "interrupted"
+            report()
+
+    def first(k, t, limit):
+        """Size k's first search (its turn came at ``t``, with ``limit`` seconds from then)."""
+        root = {"row": row_bound(A, k, psd=True), "path": float(path_ub[k - 1]),
+                "inclusion": float(incl[k - 1])}
+        # every root bound is certified for all supports of size k: the smallest counts
+        S = np.sort(greedy.support(k))
+        if t >= end:  # no time left for a search: the greedy support and the root bounds
+            with lock:
+                info["root_bounds"][k] = root
+                rows[k] = {"support": [int(i) for i in S], "objective": _lam(A, S), "bound": min(root.values()),
+                           "status": "time_limit", "time_s": time.perf_counter() - t, "nodes": 0}
+            return
+        if 1 < k < p:  # the incumbent: the greedy support improved by swaps, as exact_support starts
+            S = refine_support(A, S)[0]
+        pre = time.perf_counter() - t
+        search(k, max(limit - pre, 0.0), S, bound=min(root.values()))
+        with lock:
+            info["root_bounds"][k] = root
+            rows[k]["time_s"] += pre  # the root bounds and the swaps count as the size's time
+
+    def again(k, limit, initial):
+        """Size k's search in the re-plan, from its best support."""
+        t = time.perf_counter()
+        search(k, limit, initial)
+        with lock:
+            info["replanned"].append((k, time.perf_counter() - t))
 
     def raise_from_neighbours(some, deadline):
         """:func:`from_neighbours` on ``some`` sizes, recorded as (first value, last value) per size."""
@@ -250,27 +294,17 @@ def exact_spca_path(
         path_ub = spca_bounds_path(A, max_k)
         incl = inclusion_bounds(A, None, criterion="max-eig", form="full")
         greedy = greedy_path(A, max_k=max_k)
+        end = t0 + time_limit - reserve
+        pool = _Workers(n_jobs)
         try:
-            end = t0 + time_limit - reserve
             for k in range(1, max_k + 1):  # 1. the first pass
-                t = time.perf_counter()
-                limit = min(first_limit, max(end - t, 0.0) / (max_k + 1 - k))
-                root = {"row": row_bound(A, k, psd=True), "path": float(path_ub[k - 1]),
-                        "inclusion": float(incl[k - 1])}
-                info["root_bounds"][k] = root
-                # every root bound is certified for all supports of size k: the smallest counts
-                S = np.sort(greedy.support(k))
-                if t >= end:  # no time left for a search: the greedy support and the root bounds
-                    rows[k] = {"support": [int(i) for i in S], "objective": _lam(A, S), "bound": min(root.values()),
-                               "status": "time_limit", "time_s": time.perf_counter() - t, "nodes": 0}
-                    continue
-                if 1 < k < p:  # the incumbent: the greedy support improved by swaps, as exact_support starts
-                    S = refine_support(A, S)[0]
-                pre = time.perf_counter() - t
-                search(k, max(limit - pre, 0.0), S, bound=min(root.values()))
-                rows[k]["time_s"] += pre  # the root bounds and the swaps count as the size's time
+                pool.wait_free()
                 if interrupted:
                     break
+                t = time.perf_counter()
+                left = max(end - t, 0.0)  # the sizes left share it over the workers
+                pool.run(first, k, t, min(first_limit, left * n_jobs / (max_k + 1 - k), left))
+            pool.wait_all()
             if not interrupted:  # 2. the neighbours' supports
                 raise_from_neighbours(rows, end)
                 done = set()
@@ -278,21 +312,64 @@ def exact_spca_path(
                     order = replan_order({k: _gap(r) for k, r in rows.items()
                                           if r["status"] not in CERTIFIED and k not in done}, goal)[_round]
                     for i, k in enumerate(order):
+                        pool.wait_free()
                         left = end - time.perf_counter()
                         if left <= 1.0 or interrupted:
                             break
-                        # the neighbours may have found better supports since the first pass
-                        raise_from_neighbours({j: rows[j] for j in (k - 1, k, k + 1) if j in rows}, end)
-                        w = np.array([1.0 / max(_gap(rows[j]), goal / 2) for j in order[i:]])
-                        before = rows[k]["time_s"]
-                        search(k, left * w[0] / w.sum(), initial=rows[k]["support"])
-                        info["replanned"].append((k, rows[k]["time_s"] - before))
+                        with lock:
+                            # the neighbours may have found better supports since the first pass
+                            raise_from_neighbours({j: rows[j] for j in (k - 1, k, k + 1) if j in rows}, end)
+                            w = np.array([1.0 / max(_gap(rows[j]), goal / 2) for j in order[i:]])
+                            initial = list(rows[k]["support"])
+                        pool.run(again, k, min(left * n_jobs * w[0] / w.sum(), left), initial)
                         done.add(k)
+                    pool.wait_all()  # the next round reads the gaps this one leaves
                 if not interrupted:  # 4. the last sweep
                     raise_from_neighbours(rows, t0 + time_limit)
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            if pool.running:  # Ctrl-C or an error with searches under way: stop them at their next node
+                halt.set()
+            pool.close()
     return _result(A, rows, max_k, path_ub, greedy, interrupted, time.perf_counter() - t0, info)
+
+
+class _Workers:
+    """Runs the plan's searches: in this thread with one job, else on ``n_jobs`` threads, at most
+    ``n_jobs`` at once (a search's time goes to LAPACK calls on large blocks of ``A``, which
+    release the interpreter's lock, so the threads share ``A`` and run side by side)."""
+
+    def __init__(self, n_jobs):
+        self.n_jobs = n_jobs
+        self.pool = ThreadPoolExecutor(n_jobs, thread_name_prefix="exact_spca_path") if n_jobs > 1 else None
+        self.running = set()
+
+    def run(self, fn, *args):
+        if self.pool is None:
+            fn(*args)
+        else:
+            self.running.add(self.pool.submit(fn, *args))
+
+    def _wait(self, until):
+        while self.running and until():
+            done, _ = wait(self.running, timeout=0.5, return_when=FIRST_COMPLETED)  # a timeout: Ctrl-C gets through
+            for f in done:
+                self.running.discard(f)
+                f.result()  # a worker's error is raised here
+
+    def wait_free(self):
+        """Until a worker is free."""
+        self._wait(lambda: len(self.running) >= self.n_jobs)
+
+    def wait_all(self):
+        """Until every search handed out has ended."""
+        self._wait(lambda: True)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.running.clear()
 
 
 def _result(A, rows, max_k, path_ub, greedy, interrupted, seconds, info):
