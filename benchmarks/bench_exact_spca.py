@@ -34,7 +34,9 @@ certified sizes drawn at the floor, filled) and the seconds spent.
 
 Run: ``python benchmarks/bench_exact_spca.py`` (``--quick``: k = 5 on the 80 pixels, the 128
 highest-variance pixels instead of 1024 at k = 1..4, 1-10 s limits, Pitprops only;
-``--parts 1024,classic`` skips the 80-pixel comparison of bound sets).
+``--parts 1024,classic`` skips the 80-pixel comparison of bound sets; ``--n-jobs 1,2`` runs the
+1024-pixel plan once per thread count, one after the other with the same budget, and prints
+their summaries side by side).
 """
 
 from __future__ import annotations
