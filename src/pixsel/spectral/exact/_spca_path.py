@@ -262,10 +262,11 @@ def exact_spca_path(
         root = {"row": row_bound(A, k, psd=True), "path": float(path_ub[k - 1]),
                 "inclusion": float(incl[k - 1])}
         # every root bound is certified for all supports of size k: the smallest counts
+        with lock:
+            info["root_bounds"][k] = root
         S = np.sort(greedy.support(k))
         if t >= end:  # no time left for a search: the greedy support and the root bounds
             with lock:
-                info["root_bounds"][k] = root
                 rows[k] = {"support": [int(i) for i in S], "objective": _lam(A, S), "bound": min(root.values()),
                            "status": "time_limit", "time_s": time.perf_counter() - t, "nodes": 0}
             return
@@ -274,7 +275,6 @@ def exact_spca_path(
         pre = time.perf_counter() - t
         search(k, max(limit - pre, 0.0), S, bound=min(root.values()))
         with lock:
-            info["root_bounds"][k] = root
             rows[k]["time_s"] += pre  # the root bounds and the swaps count as the size's time
 
     def again(k, limit, initial):
