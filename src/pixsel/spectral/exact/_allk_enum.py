@@ -45,6 +45,7 @@ the kernel runs a budget of nodes, returns to Python (time limit, Ctrl-C) and re
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 from ..._optional import numba as _require_numba
@@ -329,11 +330,16 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
 _compiled = []
 
 
-def _compiled_kernel():
-    if not _compiled:
-        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
+#: held while the kernel is wrapped on its first call (threads calling at once wrap it once)
+_COMPILE_LOCK = threading.Lock()
 
-        _compiled.append(numba.njit(cache=True)(_kernel))
+
+def _compiled_kernel():
+    with _COMPILE_LOCK:
+        if not _compiled:
+            numba = _require_numba()  # optional: a clear error naming its extra where it is missing
+
+            _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]
 
 

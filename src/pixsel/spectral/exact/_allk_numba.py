@@ -15,6 +15,8 @@ and compute the eigenvalue only for the children that pass.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from ..._optional import numba as _require_numba
 
@@ -452,21 +454,23 @@ def _chol_pd(G, thr, r):  # pragma: no cover - compiled
 
 
 _compiled = []
+_COMPILE_LOCK = threading.Lock()
 
 
 def _compiled_kernel():
     """The compiled kernel, built on the first call (the helpers it calls are compiled first and
     bound to their module names, which is where numba looks them up)."""
     global _offer, _chol_pd, _card_gershgorin, _any_open, _symmetrize
-    if not _compiled:
-        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
+    with _COMPILE_LOCK:  # threads calling at once wrap each helper once (a second wrap is a TypeError)
+        if not _compiled:
+            numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
-        _offer = numba.njit(cache=True)(_offer)
-        _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)
-        _chol_pd = numba.njit(cache=True)(_chol_pd)
-        _any_open = numba.njit(cache=True)(_any_open)
-        _symmetrize = numba.njit(cache=True)(_symmetrize)
-        _compiled.append(numba.njit(cache=True)(_kernel))
+            _offer = numba.njit(cache=True)(_offer)
+            _card_gershgorin = numba.njit(cache=True)(_card_gershgorin)
+            _chol_pd = numba.njit(cache=True)(_chol_pd)
+            _any_open = numba.njit(cache=True)(_any_open)
+            _symmetrize = numba.njit(cache=True)(_symmetrize)
+            _compiled.append(numba.njit(cache=True)(_kernel))
     return _compiled[0]
 
 

@@ -27,6 +27,8 @@ reported value is recomputed from scratch on its support.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from ..._optional import numba as _require_numba
 
@@ -36,6 +38,9 @@ __all__ = ["solve_batch"]
 #: the oracle that the tests compare the compiled loops with.
 _COMPILED = True
 _compiled = []
+#: held while the kernels are wrapped on their first call: two threads doing it at once would wrap
+#: an already compiled helper (a TypeError from Numba); re-entrant, drop_values wraps the batch's
+_COMPILE_LOCK = threading.RLock()
 
 
 def _entry(A, B, i, j, theta, shifted):
@@ -486,13 +491,14 @@ def _batch(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum):
 
 
 def _compiled_batch():
-    if not _compiled:
-        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
+    with _COMPILE_LOCK:  # threads on their first call (exact_spca_path's workers) wrap each helper once
+        if not _compiled:
+            numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
-        g = globals()
-        for name in ("_entry", "_cholesky_of", "_cholesky", "_reduced", "_below", "_value", "_eig", "_drop_value", "_add_value", "_indices", "_offer", "_enumerate", "_solve_pair"):
-            g[name] = numba.njit(cache=True, nogil=True)(g[name])
-        _compiled.append(numba.njit(cache=True, nogil=True)(_batch))
+            g = globals()
+            for name in ("_entry", "_cholesky_of", "_cholesky", "_reduced", "_below", "_value", "_eig", "_drop_value", "_add_value", "_indices", "_offer", "_enumerate", "_solve_pair"):
+                g[name] = numba.njit(cache=True, nogil=True)(g[name])
+            _compiled.append(numba.njit(cache=True, nogil=True)(_batch))
     return _compiled[0]
 
 
@@ -537,8 +543,10 @@ def drop_values(d, X, rows):
     if not _COMPILED:
         return _drop_rows(d, X, rows)
     if not _compiled_drop:
-        numba = _require_numba()  # optional: a clear error naming its extra where it is missing
+        with _COMPILE_LOCK:
+            if not _compiled_drop:
+                numba = _require_numba()  # optional: a clear error naming its extra where it is missing
 
-        _compiled_batch()  # compiles _drop_value and binds it where _drop_rows looks it up
-        _compiled_drop.append(numba.njit(cache=True, nogil=True)(_drop_rows))
+                _compiled_batch()  # compiles _drop_value and binds it where _drop_rows looks it up
+                _compiled_drop.append(numba.njit(cache=True, nogil=True)(_drop_rows))
     return _compiled_drop[0](d, X, rows)
