@@ -335,6 +335,8 @@ _COMPILE_LOCK = threading.Lock()
 
 
 def _compiled_kernel():
+    if _compiled:  # every step asks: no lock once built
+        return _compiled[0]
     with _COMPILE_LOCK:
         if not _compiled:
             numba = _require_numba()  # optional: a clear error naming its extra where it is missing

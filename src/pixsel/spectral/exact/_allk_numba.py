@@ -461,6 +461,8 @@ def _compiled_kernel():
     """The compiled kernel, built on the first call (the helpers it calls are compiled first and
     bound to their module names, which is where numba looks them up)."""
     global _offer, _chol_pd, _card_gershgorin, _any_open, _symmetrize
+    if _compiled:  # every step asks: no lock once built
+        return _compiled[0]
     with _COMPILE_LOCK:  # threads calling at once wrap each helper once (a second wrap is a TypeError)
         if not _compiled:
             numba = _require_numba()  # optional: a clear error naming its extra where it is missing

@@ -491,6 +491,8 @@ def _batch(A, B, inc, incmask, gfw, gbw, nodes, rtol, kenum):
 
 
 def _compiled_batch():
+    if _compiled:  # no lock once built
+        return _compiled[0]
     with _COMPILE_LOCK:  # threads on their first call (exact_spca_path's workers) wrap each helper once
         if not _compiled:
             numba = _require_numba()  # optional: a clear error naming its extra where it is missing
