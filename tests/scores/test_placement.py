@@ -1197,3 +1197,76 @@ def test_budgeted_paths_from_one_setup_equal_paths_from_their_own(seed, data, mo
                 assert res.support.tolist() == ref[3].tolist()
                 assert res.support_objective == pytest.approx(ref[4], rel=1e-12)
     assert np.array_equal(A, before)
+
+
+# --- the single-precision Gram matrix of many pixels, and the kept mass from exact columns
+
+
+def _smooth_images(seed, n, shape, scale=1.0):
+    """Images with neighbouring pixels correlated (a blurred random field plus a little noise)."""
+    from scipy.ndimage import gaussian_filter
+
+    rng = np.random.default_rng(seed)
+    X = gaussian_filter(rng.standard_normal((n, *shape)), sigma=(0, 2.0, 2.0)) + 0.01 * rng.standard_normal((n, *shape))
+    X = X.reshape(n, -1) * scale
+    return X - X.mean(0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e20, 1e-20])
+def test_placement_gram_is_a_rounded_gram_matrix_with_its_exact_diagonal(scale):
+    from pixsel.scores import placement_gram
+    from pixsel.scores._placement import SINGLE_GRAM_MIN_FEATURES, SINGLE_GRAM_RTOL
+
+    A = _smooth_images(0, 600, (24, 24), scale)  # 576 features, more images: single precision
+    assert A.shape[1] >= SINGLE_GRAM_MIN_FEATURES
+    before = A.copy()
+    G, rtol = placement_gram(A)
+    exact = A.T @ A
+    assert rtol == SINGLE_GRAM_RTOL and G.dtype == np.float64 and np.array_equal(A, before)
+    top = np.max(np.diag(exact))
+    err = np.max(np.abs(G - exact)) / top
+    assert 0 < err < 0.1 * rtol  # rounded (not the exact product), well inside the accuracy it claims
+    np.testing.assert_allclose(np.diag(G), np.diag(exact), rtol=1e-12)
+    np.testing.assert_array_equal(G, G.T)
+    # few features, or no more images than pixels: the exact product
+    for B in (A[:, :100], A[:500]):
+        G2, r2 = placement_gram(B)
+        assert r2 == 0.0
+        np.testing.assert_allclose(G2, B.T @ B, rtol=1e-12, atol=1e-12 * np.max(np.abs(B)) ** 2)
+    Z, rz = placement_gram(np.zeros((600, 576)))
+    assert rz == 0.0 and not Z.any()
+
+
+def test_kept_mass_of_every_prefix_is_the_pseudo_inverse_objective():
+    from pixsel.scores import kept_mass
+    from pixsel.scores._column_subset import column_subset_objective
+
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((30, 12)) @ rng.standard_normal((12, 20))  # rank 12 of 20 columns
+    A[:, 5] = 2.0 * A[:, 1] - A[:, 7]  # a column inside the span of two others
+    G = A.T @ A
+    feats = [1, 7, 5, 0, 13, 2, 19]
+    mass = kept_mass(G[:, feats], feats)
+    want = [column_subset_objective(G, feats[:t + 1]) for t in range(len(feats))]
+    np.testing.assert_allclose(mass, want, rtol=1e-10)
+    assert mass[2] == mass[1]  # column 5 adds nothing once 1 and 7 are in
+
+
+def test_greedy_and_swaps_on_the_single_precision_gram_match_the_exact_ones_on_correlated_pixels():
+    from pixsel.scores import kept_mass, placement_gram
+    from pixsel.scores._column_subset import column_subset_objective
+
+    A = _smooth_images(1, 700, (24, 24))
+    G, rtol = placement_gram(A)
+    exact = A.T @ A
+    for k in (5, 20, 60):
+        ref = refine_placement(A, k, gram=exact, max_swaps=100)
+        got = refine_placement(A, k, gram=G, max_swaps=100, gram_rtol=rtol)
+        # the same path and placement here; in general a path whose gains tie within the rounding may
+        # differ, so the kept masses are compared, each computed exactly from its own columns
+        m_ref = kept_mass(exact[:, ref.order], ref.order)
+        m_got = kept_mass(exact[:, got.order], got.order)
+        np.testing.assert_allclose(m_got, m_ref, rtol=1e-6)
+        np.testing.assert_allclose(m_got, got.objective, rtol=1e-5)  # the rounded masses, within the accuracy
+        assert column_subset_objective(exact, got.support) >= column_subset_objective(exact, ref.support) * (1 - 1e-6)
+        assert got.support_objective >= got.objective[-1]

@@ -413,3 +413,63 @@ def test_auto_shrunk_fit_is_the_brute_force_greedy_and_the_textbook_model(n):
     mean, std, _ = _shrunk_textbook(F, (6, 7), rho, np.sort(S), 0.05, Xte[:, np.sort(S)])
     np.testing.assert_allclose(rec.predict(Xte).reshape(20, -1), mean, rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)
+
+
+# --- many pixels: the placement ranks them on a single-precision Gram matrix, the model is exact
+
+
+@pytest.mark.parametrize("shrinkage", [None, 0.3])
+def test_many_pixels_place_on_the_rounded_gram_and_model_on_exact_columns(shrinkage, monkeypatch):
+    from scipy.ndimage import gaussian_filter
+
+    import pixsel.selection._reconstruct as rec_module
+    from pixsel.scores import placement_gram
+    from pixsel.scores._column_subset import column_subset_objective
+
+    rng = np.random.default_rng(31)
+    shape = (24, 24)  # 576 pixels: A^T A in single precision for the placement
+    X = gaussian_filter(rng.standard_normal((720, *shape)), sigma=(0, 2.0, 2.0)) + 0.02 * rng.standard_normal((720, *shape))
+    X = 50.0 * X + 120.0
+    Xtr, Xte = X[:650], X[650:].reshape(70, -1)
+    F = Xtr.reshape(650, -1)
+    A = F - F.mean(0)
+    assert placement_gram(A)[1] > 0
+    k = 12
+    rec = PixelReconstructor(k, alpha=0.02, shrinkage=shrinkage).fit(Xtr)
+    calls = []
+    monkeypatch.setattr(rec_module, "placement_gram", lambda B: calls.append(1) or (B.T @ B, 0.0))
+    ref = PixelReconstructor(k, alpha=0.02, shrinkage=shrinkage).fit(Xtr)  # the same fit on the exact Gram matrix
+    assert calls
+    if shrinkage is None:  # the swaps ran on the rounded Gram matrix (more images than pixels, no shrinkage)
+        assert rec.n_swaps_ == ref.n_swaps_ >= 1
+    assert rec.order_.tolist() == ref.order_.tolist() and rec.sensors_.tolist() == ref.sensors_.tolist()
+    # the exact route's masses are the greedy's running sums: equal up to their rounding
+    np.testing.assert_allclose(rec.objective_path_, ref.objective_path_, rtol=1e-8)
+    np.testing.assert_allclose(rec.objective_, ref.objective_, rtol=1e-8)
+    np.testing.assert_allclose(rec.predict(Xte), ref.predict(Xte), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(rec.std_, ref.std_, rtol=1e-8, atol=1e-8)
+    S = np.sort(rec.sensors_)
+    if shrinkage is None:  # against the textbook: kept masses by pseudo-inverse, the Gaussian conditional
+        G = A.T @ A
+        want = [column_subset_objective(G, rec.order_[:t + 1]) / np.trace(G) for t in range(k)]
+        np.testing.assert_allclose(rec.objective_path_, want, rtol=1e-10)
+        assert rec.objective_ == pytest.approx(column_subset_objective(G, S) / np.trace(G), rel=1e-10)
+        mean, std = _textbook(F, S, 0.02, Xte[:, S])
+    else:
+        mean, std, _ = _shrunk_textbook(F, shape, shrinkage, S, 0.02, Xte[:, S])
+    np.testing.assert_allclose(rec.predict(Xte).reshape(70, -1), mean, rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)
+
+
+def test_many_colour_pixels_keep_the_exact_path_masses(monkeypatch):
+    import pixsel.selection._reconstruct as rec_module
+
+    rng = np.random.default_rng(32)
+    X = rng.standard_normal((700, 6)) @ rng.standard_normal((6, 14 * 14 * 3)) + 0.3 * rng.standard_normal((700, 588))
+    X = X.reshape(700, 14, 14, 3)  # 588 features: single precision for the placement
+    rec = PixelReconstructor(9, alpha=0.05).fit(X)
+    monkeypatch.setattr(rec_module, "placement_gram", lambda B: (B.T @ B, 0.0))
+    ref = PixelReconstructor(9, alpha=0.05).fit(X)
+    assert rec.order_.tolist() == ref.order_.tolist()
+    np.testing.assert_allclose(rec.objective_path_, ref.objective_path_, rtol=1e-8)
+    np.testing.assert_allclose(rec.std_, ref.std_, rtol=1e-8, atol=1e-8)

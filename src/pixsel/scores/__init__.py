@@ -39,7 +39,8 @@ from ._baselines import (
 )
 from ._column_subset import column_subset_objective, greedy_column_subset, pivoted_qr_columns
 from ._krylov import KrylovSVD, block_krylov_svd
-from ._placement import PlacementConstraints, PlacementResult, greedy_placement, placement_constraints, refine_placement
+from ._placement import (PlacementConstraints, PlacementResult, greedy_placement, kept_mass, placement_constraints,
+                         placement_gram, refine_placement)
 from ._reconstruction import (
     conditional_solve,
     fold_prior_products,
@@ -75,6 +76,8 @@ __all__ = [
     "column_subset_objective",
     "greedy_placement",
     "refine_placement",
+    "placement_gram",
+    "kept_mass",
     "PlacementResult",
     "placement_constraints",
     "PlacementConstraints",

@@ -103,7 +103,8 @@ if TYPE_CHECKING:
 
     from ..stats import DCTPrior
 
-__all__ = ["greedy_placement", "refine_placement", "placement_constraints", "PlacementConstraints", "PlacementResult"]
+__all__ = ["greedy_placement", "refine_placement", "placement_constraints", "placement_gram", "kept_mass",
+           "PlacementConstraints", "PlacementResult"]
 
 #: A residual squared norm below this fraction of the largest squared column norm of ``A`` is
 #: numerically inside the span of the chosen columns (the value of the p-form kernel).
@@ -504,7 +505,8 @@ class _State:
 
 def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
                      callback: Callable | None = None, gram: ArrayLike | None = None, shrinkage: float = 0.0,
-                     prior: DCTPrior | None = None, prior_rows: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
+                     prior: DCTPrior | None = None, prior_rows: ArrayLike | None = None,
+                     gram_rtol: float = 0.0) -> tuple[NDArray, NDArray]:
     """Greedy column subset in the n-form (``O(n p)`` per step), under placement constraints.
 
     With a budget the path is the better (more kept mass; the first on a tie) of two greedy
@@ -536,6 +538,12 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
         ``T``, needed when ``shrinkage > 0`` (:class:`pixsel.stats.DCTPrior`).
     prior_rows : array-like of shape (n_samples, n_pixels), optional
         ``A T`` when the caller has it (``prior.apply(A)``); computed here when not given.
+    gram_rtol : float, default=0.0
+        The relative accuracy of ``gram`` when it is not exact (the second value of
+        :func:`placement_gram`): a residual squared norm below this fraction of the largest
+        squared column norm counts as inside the span of the chosen columns (0: the default
+        tolerance of an exact Gram matrix, ``1e-10``). The path is then the greedy's on ``gram``
+        as given, and so are the returned masses.
 
     Returns
     -------
@@ -562,7 +570,7 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     >>> order.tolist(), np.round(f, 3).tolist()
     ([1, 0], [2.5, 3.0])
     """
-    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=False)
+    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=False, gram_rtol=gram_rtol)
     run = _greedy(start, k, callback)
     if _budgeted(constraints, k):  # the better of the plain and the cost-ratio greedy, from one set-up
         alt = _greedy(start, k, None, per_cost=True)
@@ -626,7 +634,7 @@ class PlacementResult:
 def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: PlacementConstraints | None = None,
                      max_swaps: int = MAX_SWAP_SWEEPS, callback: Callable | None = None,
                      gram: ArrayLike | None = None, shrinkage: float = 0.0, prior: DCTPrior | None = None,
-                     prior_rows: ArrayLike | None = None) -> PlacementResult:
+                     prior_rows: ArrayLike | None = None, gram_rtol: float = 0.0) -> PlacementResult:
     """The greedy placement, then swaps at ``k``: one placed pixel out, one other in, while the kept mass rises.
 
     A greedy path is nested, so its ``k`` pixels can miss sets that no sequence of single
@@ -651,7 +659,7 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
 
     Parameters
     ----------
-    A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows
+    A, k, block, constraints, callback, gram, shrinkage, prior, prior_rows, gram_rtol
         As :func:`greedy_placement` (with ``shrinkage`` the swaps raise the kept mass under the
         shrunk Gram matrix).
     max_swaps : int, default=100
@@ -679,7 +687,8 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     if isinstance(max_swaps, bool) or not isinstance(max_swaps, numbers.Integral) or max_swaps < 0:
         raise ValueError(f"refine_placement: max_swaps must be an int >= 0; got {max_swaps!r}.")
     best, per_cost = None, False
-    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0)
+    start = _Start(A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z=max_swaps > 0,
+                   gram_rtol=gram_rtol)
     for rule in (False, True) if _budgeted(constraints, k) else (False,):  # both paths from one set-up
         run = _greedy(start, k, None if rule else callback, keep_z=max_swaps > 0, per_cost=rule)
         found = (run, *_swaps(run, int(max_swaps)))
@@ -688,6 +697,117 @@ def refine_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     run, support, value, n_swaps, converged = best
     columns = run.basis.columns if run.basis.op is not None else None
     return PlacementResult(run.order, run.objective, support, value, n_swaps, converged, columns, per_cost)
+
+
+#: Features from which :func:`placement_gram` accumulates ``A^T A`` in single precision.
+SINGLE_GRAM_MIN_FEATURES = 512
+#: The least relative accuracy :func:`placement_gram` gives with a single-precision Gram matrix
+#: (the residual floor of the greedy on it): ``max(SINGLE_GRAM_RTOL, 4 sqrt(n) u)``, ``u``
+#: single precision's unit roundoff ``6e-8``, far above the rounding of sums of ``n`` products (a few
+#: ``1e-7`` of the largest squared norm measured at ``n = 600-2000``) and far below the residual of
+#: a pixel that still adds to the kept mass.
+SINGLE_GRAM_RTOL = 1e-5
+#: Largest and smallest magnitude of data squared in single precision without scaling it first.
+_SINGLE_RANGE = (1e-12, 1e12)
+
+
+def placement_gram(A: ArrayLike) -> tuple[NDArray, float]:
+    """``A^T A`` for the greedy placement and its swaps to rank pixels with, and its relative accuracy.
+
+    With more images than pixels the greedy's first cost is the ``p x p`` Gram matrix, ``n p^2 / 2``
+    multiply-adds, more than the greedy steps and the swaps together at ``k`` up to a few hundred.
+    Ranking pixels does not need it to sixteen digits: from ``SINGLE_GRAM_MIN_FEATURES`` (512)
+    features it is accumulated in single precision (the same product at twice the speed), returned
+    in double precision with its relative accuracy (``1e-5``, or ``4 sqrt(n)`` times single
+    precision's unit roundoff ``6e-8`` past 1,700 images), which the caller passes on as
+    ``gram_rtol`` to :func:`greedy_placement` or :func:`refine_placement`.
+    The placement is then the greedy's on this matrix; its kept masses and any model of the chosen
+    pixels should be computed from exact columns (``A^T A[:, S]``, ``n p k`` multiply-adds, and
+    :func:`kept_mass`). Fewer features, or no more images than pixels (where the greedy works on
+    ``A`` and the caller forms ``A A^T``): the exact ``A^T A`` and 0.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, n_features)
+        Centred data (not modified).
+
+    Returns
+    -------
+    gram : ndarray of shape (n_features, n_features)
+        ``A^T A``, float64; its diagonal (the columns' squared norms) is exact either way.
+    rtol : float
+        0.0 when ``gram`` is exact, else its accuracy relative to the largest squared column norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.random.default_rng(0).standard_normal((700, 600))
+    >>> G, rtol = placement_gram(A)
+    >>> rtol, bool(np.abs(G - A.T @ A).max() <= 1e-5 * np.abs(A.T @ A).max())
+    (1e-05, True)
+    >>> placement_gram(A[:, :10])[1]   # few features: exact
+    0.0
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n, p = A.shape
+    if p < SINGLE_GRAM_MIN_FEATURES or n <= p:
+        return A.T @ A, 0.0
+    sq = np.einsum("ij,ij->j", A, A)  # the exact diagonal, and the data's range: max |a_ij| <= sqrt(max sq)
+    top = float(np.sqrt(np.max(sq)))
+    if top == 0.0:
+        return np.zeros((p, p)), 0.0
+    lo, hi = _SINGLE_RANGE
+    scale = 1.0 if lo <= top <= hi else top  # squares and their sums inside single precision's range
+    A32 = A.astype(np.float32) if scale == 1.0 else (A * (1.0 / scale)).astype(np.float32)
+    G = (A32.T @ A32).astype(np.float64)  # one SYRK in single precision
+    if scale != 1.0:
+        G *= scale * scale
+    np.fill_diagonal(G, sq)
+    return G, max(SINGLE_GRAM_RTOL, 4.0 * np.sqrt(n) * float(np.finfo(np.float32).epsneg))
+
+
+def kept_mass(columns: ArrayLike, features: ArrayLike) -> NDArray:
+    """The kept mass ``||P_S A||_F^2`` of every prefix ``S`` of ``features``, from their Gram columns.
+
+    Parameters
+    ----------
+    columns : array-like of shape (n_features, m)
+        ``G[:, features]`` for a Gram matrix ``G`` (``A^T A``, or the shrunk Gram matrix of
+        :func:`greedy_placement` with ``shrinkage``).
+    features : array-like of shape (m,) of int
+        The chosen features in order.
+
+    Returns
+    -------
+    mass : ndarray of shape (m,)
+        ``mass[t] = trace(G_{:,S} G_SS^{-1} G_{S,:})`` for the first ``t + 1`` features (a feature
+        whose residual is below ``1e-10`` of the largest of their squared norms adds nothing, as in
+        the greedy); ``O(p m^2)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.1]])
+    >>> G = A.T @ A
+    >>> np.round(kept_mass(G[:, [1, 0]], [1, 0]), 3).tolist()   # as greedy_placement(A, 2)
+    [2.5, 3.0]
+    """
+    C = np.asarray(columns, dtype=np.float64)
+    idx = np.asarray(features, dtype=np.intp)
+    m = idx.size
+    W = np.zeros((m, C.shape[0]))  # row t: w_t = A^T q_t, the direction the t-th feature adds
+    out = np.empty(m)
+    diag = C[idx, np.arange(m)]
+    floor = _RESIDUAL_RTOL * max(float(np.max(diag, initial=0.0)), np.finfo(float).tiny)
+    total = 0.0
+    for t in range(m):
+        e = C[:, t] - W[:t].T @ W[:t, idx[t]]  # the residual Gram matrix's column
+        d = float(e[idx[t]])
+        if d > floor:
+            W[t] = e / np.sqrt(d)
+            total += float(W[t] @ W[t])
+        out[t] = total
+    return out
 
 
 #: A swap is taken only when it raises the kept mass by more than this fraction (rounding of the
@@ -915,7 +1035,7 @@ class _Start:
     from the more exact state and does not make it exact again.
     """
 
-    def __init__(self, A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z):
+    def __init__(self, A, k, block, constraints, gram, shrinkage, prior, prior_rows, keep_z, gram_rtol=0.0):
         A = np.asarray(A, dtype=np.float64)
         c, k = int(block), int(k)
         L = A.shape[1] // c
@@ -951,7 +1071,8 @@ class _Start:
         self.D, self.U = D, U
         if self.pending is not None:
             self.pending.start = U[:, 0, 0]  # a view: the exact values found along a path land in U too
-        self.floor = _RESIDUAL_RTOL * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
+        rtol = _RESIDUAL_RTOL if gram is None else max(_RESIDUAL_RTOL, float(gram_rtol))
+        self.floor = rtol * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
 
     def path(self):
         """A path's own mutable state: ``(basis, D, U, pending)``, copies of the set-up's."""

@@ -15,8 +15,10 @@ from ..scores import (
     fold_prior_products,
     fold_products,
     fold_products_from_outer,
+    kept_mass,
     noise_cv_errors,
     placement_constraints,
+    placement_gram,
     refine_placement,
 )
 from ..stats import DCTPrior, dct_shrinkage_intensity, dct_shrinkage_intensity_bound, dct_spectrum
@@ -309,7 +311,9 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.mean_ = X.mean(axis=0, dtype=np.float64)
         A = np.subtract(X, self.mean_, dtype=np.float64)
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
-        G = A.T @ A if n > p else A @ A.T  # the smaller Gram matrix: the greedy's, and the folds'
+        # the smaller Gram matrix: the greedy's, and the folds'; A^T A of many pixels in single
+        # precision (gram_rtol > 0), for the placement alone: the model's columns are exact below
+        G, gram_rtol = placement_gram(A) if n > p else (A @ A.T, 0.0)
         rho, prior, AT = 0.0, None, None
         # the squared norms of the images, read once for the bound and the folds (more images than pixels)
         row_sq = np.einsum("ij,ij->i", A, A) if n > p and (auto or shrink == "auto") else None
@@ -335,7 +339,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         if swaps is None:  # more images than pixels and the sample covariance kept: the swaps pay
             swaps = MAX_SWAP_SWEEPS if c == 1 and n > p and rho == 0 else 0
         res = refine_placement(A, k, block=c, constraints=cons, gram=G, max_swaps=swaps, shrinkage=rho,
-                               prior=prior, prior_rows=AT)
+                               prior=prior, prior_rows=AT, gram_rtol=gram_rtol)
         order, mass, placed = res.order, res.objective, res.support
         # the covariance columns of the path's pixels, then of the pixels the swaps brought in
         pixels = np.concatenate([order, np.setdiff1d(placed, order)])
@@ -345,13 +349,14 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         index[all_cols] = np.arange(all_cols.size)
         # with shrinkage the placement computed the columns of G' = (1 - rho) A^T A + rho (n - 1) T
         # and of T at every pixel it took: the model's covariance columns without a pass over A
-        shrunk = res.columns if rho > 0 else None
+        shrunk = res.columns if rho > 0 and not gram_rtol else None
         if shrunk is not None and not all(int(i) in shrunk for i in all_cols):
             shrunk = None
         folds = None
         if n > p:
-            var = np.diagonal(G) / (n - 1)
-            S = G[:, all_cols]
+            var = np.diagonal(G) / (n - 1)  # exact, also where G was accumulated in single precision
+            # the model's columns: exact ones A^T A[:, all_cols] where G is rounded
+            S = G[:, all_cols] if not gram_rtol else (A[:, all_cols].T @ A).T
             if auto:
                 folds = fold_products(A, S[:, index[cols]], cols, _CV_FOLDS, row_sq=row_sq)
         else:
@@ -375,6 +380,11 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                     Tc = TS[:, at]
                     TtT = Tc.T @ Tc
                 prior_cv = {"rho": rho, "Tss": TS[cols][:, at], "trace": prior.trace(), "TtT": TtT}
+        placed_mass = res.support_objective
+        if gram_rtol:  # the path's and the placement's kept masses from exact columns, not the rounded Gram matrix
+            Gc = S if rho == 0 else (1.0 - rho) * S + (rho * (n - 1)) * TS
+            mass = kept_mass(Gc[:, :k * c], all_cols[:k * c])[c - 1::c]
+            placed_mass = float(kept_mass(Gc[:, index[cols]], cols)[-1])
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
@@ -411,7 +421,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         self.order_ = order
         self.sensors_ = placed
         self.objective_path_ = mass / total if total > 0 else np.zeros(k)
-        self.objective_ = res.support_objective / total if total > 0 else 0.0
+        self.objective_ = placed_mass / total if total > 0 else 0.0
         if swaps:
             self.n_swaps_ = res.n_swaps
         self.support_ = self.get_support_at(k)
