@@ -64,6 +64,25 @@ def test_same_pixels_order_and_path_as_the_gram_matrix_greedy(seed, n):
     assert sel.image_shape_ == (h, w) and sel.get_support_image().sum() == k
 
 
+def test_many_pixels_rank_on_the_rounded_gram_with_the_exact_greedy_path_and_masses():
+    """From 512 pixels, more images than pixels: the ranking runs on A^T A in single precision; on
+    correlated images the path is the p-form greedy's on the exact Gram matrix, its masses exact."""
+    from scipy.ndimage import gaussian_filter
+
+    from pixsel.scores import placement_gram
+
+    rng = np.random.default_rng(5)
+    X = gaussian_filter(rng.standard_normal((700, 24, 24)), sigma=(0, 2.0, 2.0)) + 0.01 * rng.standard_normal((700, 24, 24))
+    A = X.reshape(700, -1) - X.reshape(700, -1).mean(axis=0)
+    assert placement_gram(A)[1] > 0
+    order, mass = greedy_column_subset(A.T @ A, 30)
+    sel = ColumnSubsetSelector(30).fit(X)
+    assert sel.order_.tolist() == order.tolist()
+    np.testing.assert_allclose(sel.objective_path_, mass / np.sum(A**2), rtol=1e-9)
+    G = A.T @ A
+    assert sel.objective_path_[-1] == pytest.approx(column_subset_objective(G, order) / np.trace(G), rel=1e-10)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_qr_path_is_the_kept_mass_of_each_prefix(seed):
     rng = np.random.default_rng(seed)

@@ -10,7 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
-from ..scores import greedy_placement, pivoted_qr_columns, placement_constraints
+from ..scores import greedy_placement, kept_mass, pivoted_qr_columns, placement_constraints, placement_gram
 from ..spectral import criterion_named
 from ._base import ImageSelectorMixin
 from ._exact_fit import SOLVERS, _exact_fit_attributes
@@ -45,8 +45,9 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         ``'greedy'``: at each step the pixel that increases the kept mass the most ("An efficient
         greedy method for unsupervised feature selection", Farahat, Ghodsi and Kamel, ICDM 2011),
         run on the data itself (:func:`~pixsel.scores.greedy_placement`): ``O(n p)`` per pixel
-        when there are fewer images than pixels, else ``O(n p^2)`` for the Gram matrix and
-        ``O(p^2)`` per pixel. ``'qr'``: the pivots of
+        when there are fewer images than pixels, else ``O(n p^2)`` for the Gram matrix (from 512
+        pixels and for ``k`` up to ``p / 8`` accumulated in single precision for the ranking,
+        :func:`~pixsel.scores.placement_gram`; the kept masses are exact) and ``O(p^2)`` per pixel. ``'qr'``: the pivots of
         the column-pivoted QR decomposition (Businger and Golub, 1965), each the pixel of largest
         residual after projecting out the previous ones: cheaper per step, blind to how much
         of the other pixels a candidate explains.
@@ -176,7 +177,14 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         total = float(np.einsum("ij,ij->", A, A))
         C = self._exact_covariance(A, total, owner) if self.solver == "exact" else None  # refused before work
         if self.method == "greedy":
-            order, mass = greedy_placement(A, k)
+            # A^T A of many pixels in single precision for the ranking (as PixelReconstructor), the
+            # path's kept masses then from exact columns: n p k multiply-adds, which pay for
+            # themselves against the n p^2 / 4 saved up to k = p / 8
+            G, rtol = placement_gram(A) if A.shape[0] > p and 8 * k <= p else (None, 0.0)
+            order, mass = greedy_placement(A, k, gram=G, gram_rtol=rtol)
+            if rtol:
+                mass = kept_mass((A[:, order].T @ A).T, order)
+            del G
         else:
             order = pivoted_qr_columns(A, k)
             # the kept mass of each prefix of the pivots: the same kernel with the pivots imposed
