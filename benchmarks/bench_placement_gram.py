@@ -8,8 +8,10 @@ runs there (the greedy and its swaps, :func:`pixsel.scores.refine_placement`) on
 matrix and on the single-precision one, side by side in one process: the time of the Gram
 matrix and of the placement, whether the path and the placed pixels are the same, the relative
 difference of their kept masses (each computed exactly from its own columns), and the held-out
-relative error of the default reconstruction from each placement. Median and spread (max - min)
-of 3 repetitions, one BLAS thread, load printed. ``--quick``: 1100 Yale B training images, k = 5 and 10.
+relative error of the default reconstruction from each placement; then the same for the greedy
+path alone as ``ColumnSubsetSelector`` runs it (no swaps; with the single-precision matrix, for
+``k`` up to ``p / 8``, its kept masses recomputed from exact columns, counted in its time).
+Median and spread (max - min) of 3 repetitions, one BLAS thread, load printed. ``--quick``: 1100 Yale B training images, k = 5 and 10.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from _common import blas_threads, parser, write_results
 from bench_sensors import load
 
 from pixsel import PixelReconstructor
-from pixsel.scores import kept_mass, placement_gram, refine_placement
+from pixsel.scores import greedy_placement, kept_mass, placement_gram, refine_placement
 
 K_FULL = (5, 10, 20, 50, 100, 150)
 K_QUICK = (5, 10)
@@ -42,6 +44,18 @@ def one_route(A, k, single):
         assert rtol > 0, "placement_gram did not take single precision here"
     t_place, res = _timed(lambda: refine_placement(A, k, gram=G, gram_rtol=rtol))
     return t_gram, t_place, res
+
+
+def greedy_route(A, k, single):
+    """(seconds, (order, masses)) of ``ColumnSubsetSelector``'s greedy path on the exact or the rounded Gram
+    matrix, the rounded one's kept masses recomputed from exact columns."""
+    def run():
+        G, rtol = placement_gram(A) if single else (A.T @ A, 0.0)
+        order, mass = greedy_placement(A, k, gram=G, gram_rtol=rtol)
+        if rtol:
+            mass = kept_mass((A[:, order].T @ A).T, order)
+        return order, mass
+    return _timed(run)
 
 
 def held_out_error(Xtr, Xte, sensors):
@@ -86,6 +100,16 @@ def main(argv=None):
                     g, pl = np.array(ts).T
                     row[route] = {part: dict(median=float(np.median(v)), spread=float(np.ptp(v)))
                                   for part, v in (("gram", g), ("placement", pl), ("total", g + pl))}
+                if 8 * k <= A.shape[1]:  # ColumnSubsetSelector's greedy path, where it takes the single route
+                    gt = {"exact": [], "single": []}
+                    paths = {}
+                    for _ in range(REPEAT):
+                        for route in ("exact", "single"):
+                            t, paths[route] = greedy_route(A, k, route == "single")
+                            gt[route].append(t)
+                    row["greedy"] = {r: dict(median=float(np.median(v)), spread=float(np.ptp(v))) for r, v in gt.items()}
+                    row["greedy"]["same_order"] = paths["exact"][0].tolist() == paths["single"][0].tolist()
+                    row["greedy"]["mass_rel_diff"] = float(np.max(np.abs(paths["single"][1] / paths["exact"][1] - 1)))
                 ratio = row["single"]["total"]["median"] / row["exact"]["total"]["median"]
                 row["ratio"] = ratio
                 per_k[k] = row
@@ -96,6 +120,12 @@ def main(argv=None):
                       f"(spread {1e3 * s['total']['spread']:.1f})  single/exact {ratio:.2f}  same path {row['same_order']}, "
                       f"same pixels {row['same_support']}, kept mass {row['mass_rel_diff']:+.1e}, held-out error "
                       f"{row['error']['exact']:.4f} / {row['error']['single']:.4f}  (load {row['load'][0]:.2f})")
+                if "greedy" in row:
+                    g = row["greedy"]
+                    print(f"         greedy path alone (ColumnSubsetSelector): exact {1e3 * g['exact']['median']:6.1f} ms "
+                          f"(spread {1e3 * g['exact']['spread']:.1f})  single {1e3 * g['single']['median']:6.1f} ms (spread "
+                          f"{1e3 * g['single']['spread']:.1f})  single/exact {g['single']['median'] / g['exact']['median']:.2f}"
+                          f"  same path {g['same_order']}, kept masses within {g['mass_rel_diff']:.1e}")
             record["datasets"][name] = {str(k): v for k, v in per_k.items()}
     record["load_end"] = os.getloadavg()
     path = write_results(args, record)

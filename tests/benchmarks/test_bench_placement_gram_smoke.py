@@ -26,4 +26,6 @@ def test_placement_gram_quick(shared_data, tmp_path, run_script):
         for e in row["error"].values():
             assert 0 < e < 1
     assert rows["10"]["error"]["single"] < rows["5"]["error"]["single"]
+    for row in rows.values():  # k <= p / 8: ColumnSubsetSelector's greedy path measured as well
+        assert row["greedy"]["exact"]["median"] > 0 and isinstance(row["greedy"]["same_order"], bool)
     assert "load average at start" in proc.stdout and "single/exact" in proc.stdout
