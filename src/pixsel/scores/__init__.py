@@ -18,7 +18,8 @@ neighbour graph) is a :mod:`pixsel.stats` function.
   :func:`column_subset_objective`;
 * sensor placement: :func:`greedy_placement` (the greedy column subset in ``O(n p)`` per step,
   under the constraints of :func:`placement_constraints`; :func:`refine_placement` adds swaps at
-  ``k``), and the reconstruction from the
+  ``k``; :func:`placement_gram` the Gram matrix they rank on, in single precision for many
+  pixels, and :func:`kept_mass` the exact masses of a path from its columns), and the reconstruction from the
   sensors' readings: :func:`conditional_solve` (the Gaussian conditional mean map and posterior
   variance) and :func:`noise_cv_errors` (the cross-validated error of each noise level, from
   :func:`fold_products` or :func:`fold_products_from_outer`).
