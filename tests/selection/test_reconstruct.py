@@ -418,7 +418,7 @@ def test_auto_shrunk_fit_is_the_brute_force_greedy_and_the_textbook_model(n):
 # --- many pixels: the placement ranks them on a single-precision Gram matrix, the model is exact
 
 
-@pytest.mark.parametrize("shrinkage", [None, 0.3])
+@pytest.mark.parametrize("shrinkage", [None, 0.3])  # with shrinkage the fit takes the exact A^T A again
 def test_many_pixels_place_on_the_rounded_gram_and_model_on_exact_columns(shrinkage, monkeypatch):
     from scipy.ndimage import gaussian_filter
 

@@ -766,7 +766,7 @@ def placement_gram(A: ArrayLike) -> tuple[NDArray, float]:
     if scale != 1.0:
         G *= scale * scale
     np.fill_diagonal(G, sq)
-    return G, max(SINGLE_GRAM_RTOL, 4.0 * np.sqrt(n) * float(np.finfo(np.float32).epsneg))
+    return G, float(max(SINGLE_GRAM_RTOL, 4.0 * np.sqrt(n) * float(np.finfo(np.float32).epsneg)))
 
 
 def kept_mass(columns: ArrayLike, features: ArrayLike) -> NDArray:

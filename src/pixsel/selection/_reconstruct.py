@@ -312,7 +312,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         A = np.subtract(X, self.mean_, dtype=np.float64)
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
         # the smaller Gram matrix: the greedy's, and the folds'; A^T A of many pixels in single
-        # precision (gram_rtol > 0), for the placement alone: the model's columns are exact below
+        # precision (gram_rtol > 0), for the placement alone: the model's columns are exact below,
+        # and a shrunk model takes the exact matrix (its spectrum and intensity are read from it)
         G, gram_rtol = placement_gram(A) if n > p else (A @ A.T, 0.0)
         rho, prior, AT = 0.0, None, None
         # the squared norms of the images, read once for the bound and the folds (more images than pixels)
@@ -321,6 +322,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                                                                         row_sq=row_sq) < AUTO_SHRINKAGE_MIN:
             shrink = None  # the intensity is below the threshold (its bound from the lowest frequencies says so)
         if shrink:
+            if gram_rtol:  # the shrunk model's spectrum and intensity, and its greedy, on the exact A^T A
+                G, gram_rtol = A.T @ A, 0.0
             # the spectrum from the p x p Gram matrix when there are more images than pixels (no
             # pass over the images), else from the images' coefficients, kept for A T
             coef = None
@@ -349,7 +352,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         index[all_cols] = np.arange(all_cols.size)
         # with shrinkage the placement computed the columns of G' = (1 - rho) A^T A + rho (n - 1) T
         # and of T at every pixel it took: the model's covariance columns without a pass over A
-        shrunk = res.columns if rho > 0 and not gram_rtol else None
+        shrunk = res.columns if rho > 0 else None
         if shrunk is not None and not all(int(i) in shrunk for i in all_cols):
             shrunk = None
         folds = None
@@ -381,10 +384,9 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
                     TtT = Tc.T @ Tc
                 prior_cv = {"rho": rho, "Tss": TS[cols][:, at], "trace": prior.trace(), "TtT": TtT}
         placed_mass = res.support_objective
-        if gram_rtol:  # the path's and the placement's kept masses from exact columns, not the rounded Gram matrix
-            Gc = S if rho == 0 else (1.0 - rho) * S + (rho * (n - 1)) * TS
-            mass = kept_mass(Gc[:, :k * c], all_cols[:k * c])[c - 1::c]
-            placed_mass = float(kept_mass(Gc[:, index[cols]], cols)[-1])
+        if gram_rtol:  # (no shrinkage) the path's and the placement's kept masses from exact columns
+            mass = kept_mass(S[:, :k * c], all_cols[:k * c])[c - 1::c]
+            placed_mass = float(kept_mass(S[:, index[cols]], cols)[-1])
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
