@@ -1074,8 +1074,7 @@ class _Start:
         self.D, self.U = D, U
         if self.pending is not None:
             self.pending.start = U[:, 0, 0]  # a view: the exact values found along a path land in U too
-        rtol = _RESIDUAL_RTOL if gram is None else max(_RESIDUAL_RTOL, float(gram_rtol))
-        self.floor = rtol * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
+        self.floor = max(_RESIDUAL_RTOL, float(gram_rtol)) * max(float(np.max(np.einsum("lcc->lc", D), initial=0.0)), np.finfo(float).tiny)
 
     def path(self):
         """A path's own mutable state: ``(basis, D, U, pending)``, copies of the set-up's."""
