@@ -313,8 +313,14 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         auto = self.alpha == "auto" and n >= _AUTO_MIN_SAMPLES
         # the smaller Gram matrix: the greedy's, and the folds'; A^T A of many pixels in single
         # precision (gram_rtol > 0), for the placement alone: the model's columns are exact below,
-        # and a shrunk model takes the exact matrix (its spectrum and intensity are read from it)
-        G, gram_rtol = placement_gram(A) if n > p else (A @ A.T, 0.0)
+        # and a shrunk model takes the exact matrix (its spectrum and intensity are read from it):
+        # at once for a given shrinkage, after the intensity's bound for 'auto'
+        if n <= p:
+            G, gram_rtol = A @ A.T, 0.0
+        elif isinstance(shrink, float):
+            G, gram_rtol = A.T @ A, 0.0
+        else:
+            G, gram_rtol = placement_gram(A)
         rho, prior, AT = 0.0, None, None
         # the squared norms of the images, read once for the bound and the folds (more images than pixels)
         row_sq = np.einsum("ij,ij->i", A, A) if n > p and (auto or shrink == "auto") else None
