@@ -217,3 +217,43 @@ def test_fitted_route(nothing_loaded, make, target):
     est = make().fit(X, y[:200] % 2) if target else make().fit(X)
     assert est.route_ == "numpy"
     assert "NumPy kernels" in est.route_reason_ and "p = 24" in est.route_reason_
+
+
+_FRESH_LARGE = r"""
+import json, sys
+import numpy as np
+from pixsel import SparseLDASelector, SparsePCASelector
+rng = np.random.default_rng(0)
+X = rng.standard_normal((700, 520))  # p >= 512: the compiled route, whatever this process loaded
+y = rng.integers(0, int(sys.argv[1]), 700)
+X += 0.3 * rng.standard_normal((int(sys.argv[1]), 520))[y]
+est = eval(sys.argv[2])
+est = est.fit(X) if isinstance(est, SparsePCASelector) else est.fit(X, y)
+numba = any(m == "numba" or (m.startswith("pixsel.") and m.endswith("_jit")) for m in sys.modules)
+print(json.dumps({"route": est.route_, "reason": est.route_reason_, "numba": numba}))
+"""
+
+
+@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
+@pytest.mark.parametrize("n_classes, make, compiled", [
+    (5, "SparseLDASelector(8)", False),  # the correlation criterion's forward pass and swaps: BLAS work
+    (2, "SparseLDASelector(8)", False),
+    (5, "SparseLDASelector(8, criterion='trace', beam_width=3)", False),
+    (5, "SparseLDASelector(8, stability=2, random_state=0)", False),
+    (5, "SparseLDASelector(8, criterion='max-eig')", True),  # the secular steps
+    (2, "SparseLDASelector(8, direction='backward')", True),
+    (0, "SparsePCASelector(8)", True),
+])
+def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compiled):
+    """On the compiled route (p >= 512), ``route_`` is ``'compiled'`` exactly when the fit ran a
+    Numba kernel: the oracle is a fresh process, where a greedy kernel imports its Numba module
+    right before its first compiled call; a search with no compiled kernel reports ``'numpy'``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _FRESH_LARGE, str(max(n_classes, 2)), make], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["numba"] == compiled, got
+    assert got["route"] == ("compiled" if compiled else "numpy"), got
+    assert "p = 520 features: the Numba-compiled kernels" in got["reason"]
+    assert ("this one has none" in got["reason"]) == (not compiled)

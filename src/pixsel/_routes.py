@@ -40,7 +40,9 @@ the route passed to them, else the size of their first argument) and :func:`comp
 (:func:`follow`); their own compiled engines (``exact_path``'s tree, ``exact_support``'s partner
 search) load when they run, at every size. A fitted :class:`~pixsel.SparseLDASelector` or
 :class:`~pixsel.SparsePCASelector` keeps the name and the reason of its route (``route_``,
-``route_reason_``).
+``route_reason_``) as the fit ran it: a ``'compiled'`` route whose search has no Numba loop (the
+forward pass of the trace criterion, say) is reported as ``'numpy'``, which each greedy kernel
+tells by :func:`note_compiled` on its compiled branch (:func:`record_compiled`).
 
 The rows are tried in that order. Besides the greedy family's ``'compiled'`` size rule, the
 size-dependent row is ``'implicit'``, and only for
@@ -114,6 +116,8 @@ __all__ = [
     "compiled_pays",
     "compiled_loaded",
     "compiled_enabled",
+    "note_compiled",
+    "record_compiled",
     "require_compiled",
     "follow",
     "compiled_kernels",
@@ -263,6 +267,34 @@ def compiled_enabled() -> bool:
     before importing their Numba module, so a NumPy route never imports Numba.
     """
     return HAVE_NUMBA and _COMPILED.get() is not False
+
+
+#: The records open in this context (:func:`record_compiled`), innermost last: each a one-item
+#: list set to True when a greedy kernel runs a Numba loop (:func:`note_compiled`).
+_RAN = contextvars.ContextVar("pixsel_compiled_ran", default=())
+
+
+def note_compiled() -> None:
+    """Say that a greedy kernel runs a Numba loop now: every open :func:`record_compiled` learns it.
+
+    Called on the compiled branch of each greedy kernel (where it imports its Numba module), so a
+    fit on the ``'compiled'`` route can tell whether its search had a compiled kernel at all.
+    """
+    for box in _RAN.get():
+        box[0] = True
+
+
+@contextlib.contextmanager
+def record_compiled():
+    """Within: a record (a one-item list, ``[False]`` at the start) that :func:`note_compiled` sets
+    to ``[True]`` when a greedy kernel runs a Numba loop in this context (records nest: an inner
+    fit's kernels also set the outer records; a thread started inside does not report to them)."""
+    box = [False]
+    token = _RAN.set(_RAN.get() + (box,))
+    try:
+        yield box
+    finally:
+        _RAN.reset(token)
 
 
 def require_compiled(needed_for: str) -> None:

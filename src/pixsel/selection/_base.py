@@ -315,6 +315,15 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         algorithm = self.algorithm if algorithm is None else algorithm
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
 
+    def _settle_route(self, ran):
+        """``route_`` as the fit ran it: a ``'compiled'`` route whose search ran no Numba loop (its
+        steps have none, e.g. the forward pass of the trace criterion) is reported as ``'numpy'``,
+        its reason saying so. ``ran``: the fit's :func:`pixsel._routes.record_compiled` record."""
+        if self.route_ == "compiled" and not ran[0]:
+            self.route_ = "numpy"
+            self.route_reason_ = (f"{self.route_reason_} where the search has them; this one has none, so "
+                                  "its steps ran as NumPy and BLAS products")
+
     def _resolve_forced(self, n_features, k, owner, *, grouping=None, n_resamples=0, implicit=False):
         """``always_select_`` (sorted indices, empty for None), checked against ``k`` and what the
         data decided: the groups of a colour stack, the implicit algorithm chosen by ``'auto'``

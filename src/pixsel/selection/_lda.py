@@ -13,7 +13,7 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 
 from .._array_api import to_numpy
-from .._routes import follow, lowrank_backward_pays
+from .._routes import follow, lowrank_backward_pays, record_compiled
 from .._backend import any_nonzero, codes_on_route, fit_route, positive_definite, store_on_route, support_weights, validate_fit
 from .._validation import (
     MAX_SWAP_SWEEPS, Interval, StrOptions, check_classification_labels, check_excluded, check_forced, check_int, check_options, check_params,
@@ -417,7 +417,9 @@ default='ledoit-wolf-floor'
     route_, route_reason_ : str
         Which kernels ran the greedy path and why, in one sentence: ``'compiled'`` (Numba, on
         a large problem or once this process has loaded them), ``'numpy'`` (a small problem:
-        the NumPy kernels answer before the compiled ones would load), ``'implicit'`` (no
+        the NumPy kernels answer before the compiled ones would load; or a search with no
+        compiled kernel, such as the forward pass of the trace and correlation criteria, whose
+        steps are BLAS products on any route), ``'implicit'`` (no
         ``p x p`` matrix), ``'array_api'`` (another library's arrays on their device),
         ``'host'`` (another library's arrays on a CPU) or ``'dask'``. The selection is the same
         on every route (up to rounding).
@@ -575,9 +577,11 @@ default='ledoit-wolf-floor'
             store_groups(self, None, plan.image_shape)
             store_on_route(self, plan.route)
             return self
-        a, B, kernel_criterion = self._statistics(X, y, plan)
-        fwd, bwd = self._search(a, B, kernel_criterion, plan)
-        self._store(X, y, a, B, kernel_criterion, fwd, bwd, plan, owner)
+        with record_compiled() as ran:  # whether the search had a compiled kernel to run
+            a, B, kernel_criterion = self._statistics(X, y, plan)
+            fwd, bwd = self._search(a, B, kernel_criterion, plan)
+            self._store(X, y, a, B, kernel_criterion, fwd, bwd, plan, owner)
+        self._settle_route(ran)
         return self
 
     def _plan(self, X, y, owner):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
+from .._routes import record_compiled
 from .._validation import StrOptions, check_params
 from ..spectral import DIRECTIONS, certify, greedy_path, greedy_sparse_component, leading_component, refine_support
 from ..stats import covariance, gram_operator
@@ -136,7 +137,9 @@ class SparsePCASelector(_PathSelector):
     route_, route_reason_ : str
         Which kernels ran the greedy path and why, in one sentence: ``'compiled'`` (Numba, on
         a large problem or once this process has loaded them), ``'numpy'`` (a small problem:
-        the NumPy kernels answer before the compiled ones would load), ``'implicit'`` (no
+        the NumPy kernels answer before the compiled ones would load; or a search with no
+        compiled kernel, such as the forward pass of the trace and correlation criteria, whose
+        steps are BLAS products on any route), ``'implicit'`` (no
         ``p x p`` matrix), ``'array_api'`` (another library's arrays on their device),
         ``'host'`` (another library's arrays on a CPU) or ``'dask'``. The selection is the same
         on every route (up to rounding).
@@ -283,11 +286,13 @@ class SparsePCASelector(_PathSelector):
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         self.algorithm_ = route.algorithm
         self.route_, self.route_reason_ = route.name, route.reason
-        if grouping is not None:
-            value, comp, ub = self._fit_groups(X, grouping, k)
-        else:
-            C, comp, ub = self._search(X, k, F, route, owner)
-            value, comp, ub = self._improve(X, C, k, comp, ub, F, n_resamples, route)
+        with record_compiled() as ran:  # whether the search had a compiled kernel to run
+            if grouping is not None:
+                value, comp, ub = self._fit_groups(X, grouping, k)
+            else:
+                C, comp, ub = self._search(X, k, F, route, owner)
+                value, comp, ub = self._improve(X, C, k, comp, ub, F, n_resamples, route)
+        self._settle_route(ran)
         self._store_component(value, comp, ub)
         store_groups(self, grouping, image_shape)
         store_on_route(self, route)

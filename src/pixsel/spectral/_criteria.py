@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._routes import compiled_enabled
+from .._routes import compiled_enabled, note_compiled
 
 from typing import TYPE_CHECKING
 
@@ -219,6 +219,7 @@ class MaxEig(Criterion):
             return G[0, 0] + Uc[:, 0] ** 2 / dc, 0
         theta, V = np.linalg.eigh(G)
         if method == "auto" and compiled_enabled():  # else the batched eigh (a small problem's NumPy route)
+            note_compiled()
             from .greedy._multiclass_jit import top_eig_added  # Numba: imported on the first multiclass step
 
             vals, n_solved = top_eig_added(theta, np.ascontiguousarray(Uc @ V), dc, -np.inf)

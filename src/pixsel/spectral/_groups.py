@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from .._routes import compiled_enabled, sized_kernels
+from .._routes import compiled_enabled, note_compiled, sized_kernels
 from .._validation import check_int, check_options
 from ._criteria import as_criterion
 from ._forms import check_form_pair
@@ -520,6 +520,7 @@ def _compiled(name):
     Imported on first use, so that importing pixsel does not pay for Numba."""
     if not compiled_enabled():
         return None
+    note_compiled()
     from . import _groups_jit
     return getattr(_groups_jit, name)
 

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dsyev as _syev
 
-from ..._routes import compiled_enabled
+from ..._routes import compiled_enabled, note_compiled
 from ._secular import EPS as _EPS
 from ._secular import arrow4_max, eig2_max, secular_border, secular_deleted, top2
 
@@ -37,6 +37,7 @@ def _compiled():
     """:mod:`pixsel.spectral.greedy._fullrank_jit` (Numba; imported on first use), or ``None``."""
     if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
         return None
+    note_compiled()
     from . import _fullrank_jit
     return _fullrank_jit
 

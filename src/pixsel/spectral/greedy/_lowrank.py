@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.linalg as sla
 
-from ..._routes import compiled_enabled
+from ..._routes import compiled_enabled, note_compiled
 from .._criteria import as_criterion
 from .._path import SparsePath
 
@@ -150,6 +150,7 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, dense_below=
         d = np.empty(p)
         Kinv, G = _refreshed(Ul, Ml, lam, p, W, d)
     if compiled and m > switch:
+        note_compiled()
         from ._lowrank_jit import lowrank_backward_steps  # Numba: imported on first use
 
         trace = bool(criterion.additive or M.shape[1] == 1)  # one column: both criteria are the trace

@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ..._routes import compiled_enabled
+from ..._routes import compiled_enabled, note_compiled
 from .._criteria import as_criterion
 from .._operators import DenseOperator, IdentityOperator
 from .._path import SparsePath
@@ -96,6 +96,7 @@ def _backward(M, B, criterion, method="auto", progress=None):
     compiled = criterion.additive or criterion.largest_eigenvalue  # the two updates the loop holds
     compiled = compiled and compiled_enabled()  # and the route did not choose NumPy (a small problem)
     if method == "auto" and r > 1 and compiled and not (criterion.additive and p <= _NUMPY_TRACE_BACKWARD_MAX):
+        note_compiled()
         from ._multiclass_jit import backward_path  # Numba: imported on first use
 
         P, W, G = np.ascontiguousarray(P), np.ascontiguousarray(W), np.ascontiguousarray(G)

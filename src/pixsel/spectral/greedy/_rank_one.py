@@ -52,7 +52,7 @@ import scipy.linalg as sla
 from scipy.linalg import blas, lapack
 
 from ..._array_api import get_namespace, host_view
-from ..._routes import choose, compiled_enabled, sized_kernels
+from ..._routes import choose, compiled_enabled, note_compiled, sized_kernels
 from ..._validation import check_int, check_options, check_pair, check_real
 from .._linalg import lower_cholesky, solve_lower
 from .._path import SparsePath
@@ -267,6 +267,7 @@ def _compiled(name):
     """
     if not compiled_enabled():  # the route chose the NumPy loop (a small problem)
         return None
+    note_compiled()
     from . import _rank_one_jit
     return getattr(_rank_one_jit, name)
 

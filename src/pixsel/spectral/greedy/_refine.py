@@ -61,7 +61,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpotrf as _potrf
 
-from ..._routes import compiled_enabled, sized_kernels
+from ..._routes import compiled_enabled, note_compiled, sized_kernels
 from ._fullrank_krylov import forward_krylov
 from .._operators import DenseOperator
 from ._secular import EPS as _EPS
@@ -190,6 +190,7 @@ def _deleted_top(theta, w2, lo, hi):
     (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
     if not compiled_enabled():  # the route chose the NumPy kernels
         return secular_deleted(theta, w2, lo, hi)
+    note_compiled()
     from ._refine_jit import deleted_top_rows
     f64 = np.float64
     return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
@@ -200,6 +201,7 @@ def _second_root_jit():
     """:func:`pixsel.spectral.greedy._refine_jit.second_root_rows` (or ``None`` without Numba)."""
     if not compiled_enabled():  # the route chose the NumPy kernels
         return None
+    note_compiled()
     from ._refine_jit import second_root_rows
     return second_root_rows
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ..._routes import compiled_enabled
+from ..._routes import compiled_enabled, note_compiled
 
 __all__ = ["EPS", "secular_border", "secular_deleted", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
 
@@ -32,6 +32,7 @@ def _compiled(name):
     use: importing pixsel does not pay for Numba), or ``None`` where the route chose NumPy."""
     if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
         return None
+    note_compiled()
     from . import _secular_jit
     return getattr(_secular_jit, name)
 

@@ -59,7 +59,7 @@ from .._criteria import spectral_criterion
 from .._path import objective_on_support
 from .._linalg import lower_cholesky
 from ..exact._swap import _POTRS, _beats, _complement, _inverse_of_factor, _outside_of_columns, _value_of_block
-from ..._routes import compiled_enabled, compiled_loaded, sized_kernels
+from ..._routes import compiled_enabled, compiled_loaded, note_compiled, sized_kernels
 from ..._validation import MAX_SWAP_SWEEPS, index_set
 
 from typing import TYPE_CHECKING
@@ -323,6 +323,7 @@ class _Sweep:
             a, b = _best(val, self)
             v = float(val[a, b])
             return (a, b, v) if v > -math.inf else (-1, -1, -math.inf)
+        note_compiled()
         from ._swap_jit import best_swap
 
         W, R0 = self.W, self.R0
