@@ -242,6 +242,7 @@ print(json.dumps({"route": est.route_, "reason": est.route_reason_, "numba": num
     (5, "SparseLDASelector(8, stability=2, random_state=0)", False),
     (5, "SparseLDASelector(8, criterion='max-eig')", True),  # the secular steps
     (2, "SparseLDASelector(8, direction='backward')", True),
+    (2, "SparseLDASelector(3, solver='exact', time_limit=30)", None),  # the search's only engine: compiled
     (0, "SparsePCASelector(8)", True),
 ])
 def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compiled):
@@ -253,7 +254,10 @@ def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compil
                          text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "p = 520 features: the Numba-compiled kernels" in got["reason"]
+    if compiled is None:  # the exact search: the compiled route stands, whether its engine was needed or not
+        assert got["route"] == "compiled" and "this one has none" not in got["reason"], got
+        return
     assert got["numba"] == compiled, got
     assert got["route"] == ("compiled" if compiled else "numpy"), got
-    assert "p = 520 features: the Numba-compiled kernels" in got["reason"]
     assert ("this one has none" in got["reason"]) == (not compiled)

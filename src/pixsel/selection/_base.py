@@ -316,10 +316,11 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
 
     def _settle_route(self, ran):
-        """``route_`` as the fit ran it: a ``'compiled'`` route whose search ran no Numba loop (its
-        steps have none, e.g. the forward pass of the trace criterion) is reported as ``'numpy'``,
-        its reason saying so. ``ran``: the fit's :func:`pixsel._routes.record_compiled` record."""
-        if self.route_ == "compiled" and not ran[0]:
+        """``route_`` as the fit ran it: a ``'compiled'`` route whose greedy search ran no Numba loop
+        (its steps have none, e.g. the forward pass of the trace criterion) is reported as
+        ``'numpy'``, its reason saying so; not with ``solver='exact'``, whose search has only a
+        compiled engine. ``ran``: the fit's :func:`pixsel._routes.record_compiled` record."""
+        if self.route_ == "compiled" and not ran[0] and self.solver != "exact":
             self.route_ = "numpy"
             self.route_reason_ = (f"{self.route_reason_} where the search has them; this one has none, so "
                                   "its steps ran as NumPy and BLAS products")
