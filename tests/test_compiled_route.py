@@ -243,7 +243,6 @@ print(json.dumps({"route": est.route_, "reason": est.route_reason_, "numba": num
     (5, "SparseLDASelector(8, criterion='max-eig')", True),  # the secular steps
     (2, "SparseLDASelector(8, direction='backward')", True),
     (2, "SparseLDASelector(3, solver='exact', time_limit=30)", None),  # the search's only engine: compiled
-    (0, "SparsePCASelector(8)", True),
 ])
 def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compiled):
     """On the compiled route (p >= 512), ``route_`` is ``'compiled'`` exactly when the fit ran a
@@ -261,3 +260,46 @@ def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compil
     assert got["numba"] == compiled, got
     assert got["route"] == ("compiled" if compiled else "numpy"), got
     assert ("this one has none" in got["reason"]) == (not compiled)
+
+
+_FRESH_PCA = r"""
+import json, sys
+import numpy as np
+from pixsel import SparsePCASelector
+from pixsel._routes import compiled_kernels
+rng = np.random.default_rng(0)
+X = rng.standard_normal((700, 520)) @ (np.eye(520) + 0.2 * rng.standard_normal((520, 520)))
+first = SparsePCASelector(8).fit(X)
+out = {"route": first.route_, "reason": first.route_reason_, "numba": "numba" in sys.modules}
+with compiled_kernels(True):  # something loads the compiled kernels of a full matrix
+    forced = SparsePCASelector(8).fit(X)
+later = SparsePCASelector(8).fit(X)
+out.update(later_route=later.route_, later_reason=later.route_reason_,
+           same=first.get_support().tolist() == later.get_support().tolist() == forced.get_support().tolist(),
+           objectives=[first.objective_path_.tolist(), later.objective_path_.tolist()])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
+def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
+    """Sparse PCA's greedy (a full matrix) takes the NumPy kernels at every size in a fresh
+    process, importing no Numba at p = 520; once the process has loaded the compiled kernels of a
+    full matrix, a fit at that size runs them, with the same support and objectives."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _FRESH_PCA], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["route"] == "numpy" and not got["numba"], got
+    assert "p = 520 features of a full matrix: the NumPy kernels" in got["reason"]
+    assert got["later_route"] == "compiled" and "has loaded the compiled kernels" in got["later_reason"], got
+    assert got["same"]
+    np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
+
+
+def test_full_matrix_rule(nothing_loaded):
+    """The size rule does not apply to a full matrix's greedy kernels; the exact family keeps it."""
+    big = _routes.COMPILED_MIN_FEATURES * 8
+    assert compiled_pays(big, form="full")[0] is False
+    assert compiled_pays(big, form="full", family="exact")[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(big, form="vector")[0] is _routes.HAVE_NUMBA

@@ -89,7 +89,10 @@ def test_compiled_row_when_numba_imports(monkeypatch):
     monkeypatch.setattr(_routes, "HAVE_NUMBA", True)
     # as in a fresh process: no compiled kernel loaded yet (other tests may have loaded them)
     monkeypatch.setattr(_routes, "COMPILED_MODULES", {form: () for form in _routes.COMPILED_MODULES})
-    assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "compiled"
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024, n_classes=2).name == "compiled"
+    # sparse PCA's full matrix: the NumPy kernels until its compiled ones are loaded, at every size
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "numpy"
+    assert choose("exact", xp=np, n_features=1024).name == "compiled"  # its greedy starts keep the size rule
     assert choose("greedy", xp=np, n_samples=10, n_features=5).name == "numpy"  # small: the NumPy kernels
     assert choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=40).name == "compiled"  # rank 39
     assert choose("exact", xp=np).name == "compiled"

@@ -25,7 +25,10 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
                 (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
                 numerator of rank above ``COMPILED_MAX_NUMPY_RANK``), or of any size once this
                 process has loaded the compiled kernels of its form (:func:`compiled_loaded`:
-                an earlier fit ran them, so they cost nothing more to use).
+                an earlier fit ran them, so they cost nothing more to use). The greedy kernels
+                of a full matrix (sparse PCA, :data:`LOADED_ONLY_FORMS`) take only the second
+                rule: their NumPy kernels come within hundredths of a second of the compiled
+                ones, which a new process would spend half a second loading.
 ``'numpy'``     NumPy input otherwise: the NumPy kernels (the oracles of the compiled ones), which
                 answer a small problem before Numba would have loaded, so a first fit on 8x8 digits
                 neither compiles nor loads a compiled kernel.
@@ -113,6 +116,7 @@ __all__ = [
     "COMPILED_MIN_FEATURES",
     "COMPILED_MAX_NUMPY_RANK",
     "COMPILED_MODULES",
+    "LOADED_ONLY_FORMS",
     "compiled_pays",
     "compiled_loaded",
     "compiled_enabled",
@@ -178,6 +182,13 @@ COMPILED_MIN_FEATURES = 512
 #: grows as ``r^3``, where the compiled ones solve a secular equation per candidate.
 COMPILED_MAX_NUMPY_RANK = 16
 
+#: Numerator forms whose greedy kernels run compiled only once this process has loaded them, at
+#: every size: a full ``p x p`` matrix (sparse PCA), whose NumPy kernels come within a few
+#: hundredths of a second of the compiled ones per fit (32x32 faces: ``benchmarks/bench_first_fit.py
+#: --faces --compiled``, its "again" column) where loading the compiled ones costs a new process
+#: about half a second, and compiling them, with an empty cache, some fifteen.
+LOADED_ONLY_FORMS = frozenset({"full"})
+
 #: The Numba modules of the greedy kernels, by the form of the numerator (a vector for two-class
 #: LDA, a factor for more classes, a full matrix for sparse PCA): once one is imported, this process
 #: has run (compiled or loaded from Numba's cache) the kernels of that form. Each kernel's helper
@@ -211,13 +222,15 @@ def compiled_loaded(form=None) -> bool:
     return "numba" in sys.modules and any(sys.modules.get(name) is not None for name in names)
 
 
-def compiled_pays(n_features, rank=1, form=None):
+def compiled_pays(n_features, rank=1, form=None, *, family="greedy"):
     """Whether a compiled family's kernels should run compiled on a NumPy problem of this size, and why.
 
     The compiled kernels run on large problems (``p >= COMPILED_MIN_FEATURES``, or a numerator of
     rank above :data:`COMPILED_MAX_NUMPY_RANK`), and on small ones once this process has loaded
     them (:func:`compiled_loaded`); the NumPy kernels on a small problem otherwise, where they
-    answer sooner than Numba would load (or compile) the compiled ones.
+    answer sooner than Numba would load (or compile) the compiled ones. The greedy kernels of a
+    full matrix (:data:`LOADED_ONLY_FORMS`) follow the second rule at every size: compiled once
+    loaded, NumPy before.
 
     Parameters
     ----------
@@ -228,6 +241,9 @@ def compiled_pays(n_features, rank=1, form=None):
     form : {'vector', 'factor', 'full'} or None
         The numerator's form, whose compiled kernels :func:`compiled_loaded` looks for; None: a
         factor when ``rank > 1``, else any form.
+    family : str, default='greedy'
+        The kernel family; the exact searches (``'exact'``) keep the size rule for their greedy
+        starts (their own engines are compiled at every size).
 
     Returns
     -------
@@ -238,6 +254,8 @@ def compiled_pays(n_features, rank=1, form=None):
     --------
     >>> compiled_pays(1024)[0], compiled_pays(64, rank=40)[0]
     (True, True)
+    >>> compiled_pays(1024, form="full")[0] == compiled_loaded("full")   # sparse PCA: once loaded
+    True
     >>> compiled_pays(64, form="vector")[0] == compiled_loaded("vector")
     True
     """
@@ -248,6 +266,13 @@ def compiled_pays(n_features, rank=1, form=None):
     p, r = int(n_features), int(rank)
     if form is None and r > 1:
         form = "factor"
+    if form in LOADED_ONLY_FORMS and family == "greedy":
+        if compiled_loaded(form):
+            return True, (f"p = {p} features, and this process has loaded the compiled kernels of a full matrix "
+                          "already: the Numba-compiled kernels")
+        return False, (f"p = {p} features of a full matrix: the NumPy kernels, within a few hundredths of a "
+                       "second of the compiled ones, which would cost this process about half a second to "
+                       "load (seconds to compile)")
     if p >= COMPILED_MIN_FEATURES:
         return True, f"p = {p} features: the Numba-compiled kernels"
     if r > COMPILED_MAX_NUMPY_RANK:
@@ -749,7 +774,7 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
         form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
-        pays, why = compiled_pays(n_features if sized else None, rank, form)
+        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)

@@ -366,3 +366,35 @@ def test_two_pole_deleted_root_equals_newton_and_the_exact_value(seed):
         lo, hi = np.full(k, th2), th1 - (th1 - th2) * w2[:, -1]
         new = deleted_top_rows(theta, np.ascontiguousarray(w2), lo, hi, 100)
         np.testing.assert_allclose(new, secular_deleted(theta, w2, lo, hi), rtol=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_numpy_two_pole_deleted_root_equals_the_exact_value(seed):
+    """``deleted_top`` on the NumPy route (the vectorized two-pole iteration) gives ``eigvalsh`` of
+    every ``A_{S-i}``, including decoupled rows (``w_1 = 0``, Newton's), a double top eigenvalue
+    (no gap) and closed brackets; it agrees with the Newton solver."""
+    from pixsel._routes import compiled_kernels
+    from pixsel.spectral.greedy._secular import deleted_top, secular_deleted
+
+    rng = np.random.default_rng(1200 + seed)
+    for k in (2, 3, 12, 60):
+        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
+        if seed == 3 and k > 2:  # a feature uncorrelated with the rest: w_1 = 0 on its row
+            A[0, 1:] = A[1:, 0] = 0.0
+            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
+        if seed == 2 and k > 3:  # two uncoupled copies of a block: every eigenvalue double, no gap
+            h = k // 2
+            A = np.zeros((2 * h, 2 * h))
+            A[:h, :h] = A[h:, h:] = _cov(rng, h, mix=0.5)
+        m = A.shape[0]
+        theta, V = np.linalg.eigh(A)
+        exact = np.array([_lmax(A, np.delete(np.arange(m), i)) for i in range(m)])
+        w2 = V * V
+        th1, th2 = theta[-1], theta[-2]
+        lo, hi = np.full(m, th2), np.maximum(th1 - (th1 - th2) * w2[:, -1], th2)
+        with compiled_kernels(False):
+            got = deleted_top(theta, w2, lo, hi)
+            newton = secular_deleted(theta, w2, lo, hi, compiled=False)
+        scale = abs(theta).max()
+        np.testing.assert_allclose(got, exact, rtol=1e-12, atol=1e-13 * scale)
+        np.testing.assert_allclose(got, newton, rtol=1e-13, atol=1e-14 * scale)

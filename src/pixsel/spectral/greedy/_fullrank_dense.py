@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted, top2
+from ._secular import arrow3_max, eig2_max, secular_border, deleted_top, top2
 
 __all__ = ["forward_secular", "forward_partial", "backward_secular"]
 
@@ -245,7 +245,7 @@ def backward_secular(A, B, criterion):
             scale = np.abs(theta).max() + 1e-300
             surv = np.flatnonzero(upper >= lower.max() - 1e-10 * scale)
             vals = np.full(size, -np.inf)
-            vals[surv] = secular_deleted(theta, wh[surv], lower[surv], upper[surv])
+            vals[surv] = deleted_top(theta, wh[surv], lower[surv], upper[surv])
             n_secular += len(surv)
         jpos = int(np.argmax(vals))
         order[step] = S[jpos]

@@ -28,7 +28,7 @@ from scipy.linalg.lapack import dsyev as _syev
 
 from ..._routes import compiled_enabled, note_compiled
 from ._secular import EPS as _EPS
-from ._secular import arrow4_max, eig2_max, secular_border, secular_deleted, top2
+from ._secular import arrow4_max, eig2_max, secular_border, deleted_top, top2
 
 __all__ = ["forward_krylov", "backward_krylov"]
 
@@ -404,7 +404,7 @@ def _deleted_tops(ASS, surv):
     th1, th2 = theta[-1], theta[-2]
     a1 = wh[:, -1]
     hi = th1 - (th1 - th2) * a1
-    return secular_deleted(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
+    return deleted_top(theta, wh, np.minimum(np.full(len(surv), th2), hi), hi)
 
 
 

@@ -65,7 +65,7 @@ from ..._routes import compiled_enabled, note_compiled, sized_kernels
 from ._fullrank_krylov import forward_krylov
 from .._operators import DenseOperator
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, secular_deleted
+from ._secular import arrow3_max, deleted_top, eig2_max, secular_border
 
 from typing import TYPE_CHECKING
 
@@ -186,15 +186,9 @@ def _remove_values(theta, V, screen=False):
 
 
 def _deleted_top(theta, w2, lo, hi):
-    """:func:`secular_deleted` by the two-pole iteration of :mod:`pixsel.spectral.greedy._refine_jit`
-    (three or four steps a row instead of some thirty), or NumPy's Newton without Numba."""
-    if not compiled_enabled():  # the route chose the NumPy kernels
-        return secular_deleted(theta, w2, lo, hi)
-    note_compiled()
-    from ._refine_jit import deleted_top_rows
-    f64 = np.float64
-    return deleted_top_rows(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
-                            np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), 100)
+    """:func:`secular_deleted` by the two-pole iteration (:func:`pixsel.spectral.greedy._secular.deleted_top`:
+    three or four steps a row instead of some thirty, compiled or NumPy as the route chose)."""
+    return deleted_top(theta, w2, lo, hi)
 
 
 def _second_root_jit():

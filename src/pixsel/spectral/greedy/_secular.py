@@ -21,7 +21,7 @@ import scipy.linalg as sla
 
 from ..._routes import compiled_enabled, note_compiled
 
-__all__ = ["EPS", "secular_border", "secular_deleted", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
+__all__ = ["EPS", "secular_border", "secular_deleted", "deleted_top", "eig2_max", "arrow3_max", "arrow4_max", "top2"]
 
 EPS = np.finfo(np.float64).eps
 _EPS = EPS
@@ -122,6 +122,80 @@ def secular_deleted(theta, w2, lo, hi, max_iter=100, compiled=True):
             lam[ia] = new
             active[ia[done]] = False
     return lam
+
+
+def deleted_top(theta, w2, lo, hi, max_iter=100):
+    """The root of :func:`secular_deleted` in ``[lo, hi]`` within ``[theta_2, theta_1]``, by the
+    two-pole iteration: three or four vectorized sweeps where Newton takes some thirty.
+
+    ``theta`` ascending (``theta_1 = theta[-1]``, ``theta_2 = theta[-2]``), each row's
+    ``[lo, hi]`` within ``[theta_2, theta_1]`` and bracketing its root. Each sweep replaces the
+    terms of ``theta_2`` and below by ``s / (lam - theta_2) + c`` with the value and slope they
+    have at the current point (``c >= 0``: the lower poles are farther away) and moves to the root
+    of ``w_1 / (lam - theta_1) + s / (lam - theta_2) + c`` (a quadratic); a step that leaves the
+    bracket, which the sign of the sum keeps, is replaced by bisection. A row stops when its step
+    is at rounding level or its bracket is. The NumPy form of
+    :func:`pixsel.spectral.greedy._refine_jit.deleted_top_rows`, row for row the same iteration
+    (with or without Numba, the route chooses; rows with no pole at ``theta_1`` take
+    :func:`secular_deleted`'s Newton).
+    """
+    jit = _compiled_deleted_top()
+    if jit is not None:
+        f64 = np.float64
+        return jit(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
+                   np.ascontiguousarray(lo, dtype=f64), np.ascontiguousarray(hi, dtype=f64), max_iter)
+    theta = np.asarray(theta, dtype=np.float64)
+    w2 = np.asarray(w2, dtype=np.float64)
+    lo = np.array(lo, dtype=np.float64)
+    hi = np.array(hi, dtype=np.float64)
+    th1, th2 = theta[-1], theta[-2]
+    gap = th1 - th2
+    w1 = w2[:, -1]
+    wide = hi - lo > 4 * _EPS * np.maximum(np.abs(hi), 1e-300)
+    pole = (w1 > 0.0) & (gap > 0.0)
+    lam = np.where(pole, hi, 0.5 * (lo + hi))  # a closed bracket: its end (or its middle, no pole)
+    newton = ~pole & wide  # no pole at theta_1 in the bracket: Newton
+    if newton.any():
+        lam[newton] = secular_deleted(theta, w2[newton], lo[newton], hi[newton], max_iter, compiled=False)
+    active = pole & wide
+    lam[active] = 0.5 * (lo[active] + hi[active])
+    low_theta, low_w2 = theta[:-1], w2[:, :-1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for ia in _sweeps(active, max_iter):
+            la = lam[ia]
+            diff = la[:, None] - low_theta[None, :]
+            q = low_w2[ia] / diff
+            p = q.sum(axis=1)  # the terms of theta_2 and below, and their slope
+            dp = -(q / diff).sum(axis=1)
+            g = p + w1[ia] / (la - th1)
+            right = g > 0  # root to the right
+            lo_a = np.where(right, la, lo[ia])
+            hi_a = np.where(right, hi[ia], la)
+            lo[ia], hi[ia] = lo_a, hi_a
+            y0 = la - th2
+            s = -dp * y0 * y0
+            c = np.maximum(p - s / y0, 0.0)
+            # root y = lam - theta_2 in (0, gap) of c y^2 + (w1 + s - c gap) y - s gap = 0
+            b = w1[ia] + s - c * gap
+            disc = np.sqrt(b * b + 4.0 * c * s * gap)
+            y = np.where(b > 0.0, 2.0 * s * gap / (b + disc), np.where(c > 0.0, (disc - b) / (2.0 * c), -1.0))
+            new = th2 + y
+            converged = np.abs(new - la) <= 4 * _EPS * np.abs(la)  # a step at rounding level: keep la
+            outside = ~((new > lo_a) & (new < hi_a)) | ~np.isfinite(new)
+            new = np.where(outside, 0.5 * (lo_a + hi_a), new)
+            closed = hi_a - lo_a <= 4 * _EPS * np.maximum(np.abs(hi_a), 1e-300)
+            lam[ia] = np.where(converged, la, new)
+            active[ia[converged | closed]] = False
+    return lam
+
+
+def _compiled_deleted_top():
+    """:func:`pixsel.spectral.greedy._refine_jit.deleted_top_rows`, or ``None`` where the route chose NumPy."""
+    if not compiled_enabled():
+        return None
+    note_compiled()
+    from ._refine_jit import deleted_top_rows
+    return deleted_top_rows
 
 
 def eig2_max(a, b, c):
