@@ -291,7 +291,7 @@ def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["route"] == "numpy" and not got["numba"], got
-    assert "p = 520 features of a full matrix: the NumPy kernels" in got["reason"]
+    assert "p = 520 features of a full matrix, a path of 8 steps: the NumPy kernels" in got["reason"]
     assert got["later_route"] == "compiled" and "has loaded the compiled kernels" in got["later_reason"], got
     assert got["same"]
     np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
@@ -299,7 +299,34 @@ def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
 
 def test_full_matrix_rule(nothing_loaded):
     """The size rule does not apply to a full matrix's greedy kernels; the exact family keeps it."""
-    big = _routes.COMPILED_MIN_FEATURES * 8
-    assert compiled_pays(big, form="full")[0] is False
-    assert compiled_pays(big, form="full", family="exact")[0] is _routes.HAVE_NUMBA
-    assert compiled_pays(big, form="vector")[0] is _routes.HAVE_NUMBA
+    big, short = _routes.COMPILED_MIN_FEATURES * 8, _routes.LOADED_ONLY_MAX_STEPS
+    assert compiled_pays(big, form="full", steps=short)[0] is False
+    # a longer path, or one of unknown length (a whole path), keeps the size rule
+    assert compiled_pays(big, form="full", steps=short + 1)[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(big, form="full")[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(big, form="full", steps=short, family="exact")[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(big, form="vector", steps=short)[0] is _routes.HAVE_NUMBA
+
+
+def test_full_matrix_rule_at_the_kernels_doors(nothing_loaded):
+    """A direct ``greedy_path`` of a full matrix follows the same rule: NumPy for a short forward
+    path, the size rule for the whole path."""
+    seen = []
+    original = _routes._decided
+
+    def recording(route, A, steps=None):
+        out = original(route, A, steps)
+        seen.append(out)
+        return out
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((600, 520))
+    C = np.cov(X, rowvar=False)
+    try:
+        _routes._decided = recording
+        path = greedy_path(C, max_k=5, certificate=None)
+    finally:
+        _routes._decided = original
+    assert seen == [False] and path.order.size == 5
+    assert _routes._decided(None, C) is _routes.HAVE_NUMBA  # the whole path: the size rule
+    assert _routes._decided(None, C, 5) is False

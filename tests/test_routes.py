@@ -5,7 +5,7 @@ import pytest
 
 from pixsel import _routes
 from pixsel._array_api import _force_array_api
-from pixsel._routes import IMPLICIT_MIN_FEATURES, ROUTE_NAMES, Route, choose, implicit_pays
+from pixsel._routes import resize, IMPLICIT_MIN_FEATURES, ROUTE_NAMES, Route, choose, implicit_pays
 
 xps = pytest.importorskip("array_api_strict")
 CPU = xps.Device("CPU_DEVICE")
@@ -90,8 +90,11 @@ def test_compiled_row_when_numba_imports(monkeypatch):
     # as in a fresh process: no compiled kernel loaded yet (other tests may have loaded them)
     monkeypatch.setattr(_routes, "COMPILED_MODULES", {form: () for form in _routes.COMPILED_MODULES})
     assert choose("greedy", xp=np, n_samples=2000, n_features=1024, n_classes=2).name == "compiled"
-    # sparse PCA's full matrix: the NumPy kernels until its compiled ones are loaded, at every size
-    assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "numpy"
+    # sparse PCA's full matrix, a short forward path: the NumPy kernels until its compiled ones are
+    # loaded, at every size; a long path or one of unknown length: the size rule
+    assert resize(choose("greedy", xp=np), n_samples=2000, n_features=1024, path_steps=20).name == "numpy"
+    assert resize(choose("greedy", xp=np), n_samples=2000, n_features=1024, path_steps=1000).name == "compiled"
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024).name == "compiled"
     assert choose("exact", xp=np, n_features=1024).name == "compiled"  # its greedy starts keep the size rule
     assert choose("greedy", xp=np, n_samples=10, n_features=5).name == "numpy"  # small: the NumPy kernels
     assert choose("greedy", xp=np, n_samples=100, n_features=64, n_classes=40).name == "compiled"  # rank 39

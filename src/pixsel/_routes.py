@@ -182,12 +182,19 @@ COMPILED_MIN_FEATURES = 512
 #: grows as ``r^3``, where the compiled ones solve a secular equation per candidate.
 COMPILED_MAX_NUMPY_RANK = 16
 
-#: Numerator forms whose greedy kernels run compiled only once this process has loaded them, at
-#: every size: a full ``p x p`` matrix (sparse PCA), whose NumPy kernels come within a few
-#: hundredths of a second of the compiled ones per fit (32x32 faces: ``benchmarks/bench_first_fit.py
-#: --faces --compiled``, its "again" column) where loading the compiled ones costs a new process
-#: about half a second, and compiling them, with an empty cache, some fifteen.
+#: Numerator forms whose short greedy paths (at most :data:`LOADED_ONLY_MAX_STEPS` forward steps)
+#: run compiled only once this process has loaded the kernels, at every size: a full ``p x p``
+#: matrix (sparse PCA), whose NumPy kernels come within a few hundredths of a second of the
+#: compiled ones per fit (32x32 faces at k = 20: ``benchmarks/bench_first_fit.py --faces
+#: --compiled``, its "again" column) where loading the compiled ones costs a new process about
+#: half a second, and compiling them, with an empty cache, some fifteen.
 LOADED_ONLY_FORMS = frozenset({"full"})
+
+#: ... for paths of at most this many forward steps: the NumPy kernels' excess grows with the
+#: steps (measured by hand on the greedy path of a sample covariance, one BLAS thread: 0.07-0.10 s
+#: at 128 steps on 48x48 and 64x64 Brodatz patches, 0.20-0.33 s at 256, 1.0 s for the whole path
+#: of 1024 pixels of faces), and a longer path, or one of unknown length, keeps the size rule.
+LOADED_ONLY_MAX_STEPS = 128
 
 #: The Numba modules of the greedy kernels, by the form of the numerator (a vector for two-class
 #: LDA, a factor for more classes, a full matrix for sparse PCA): once one is imported, this process
@@ -222,14 +229,15 @@ def compiled_loaded(form=None) -> bool:
     return "numba" in sys.modules and any(sys.modules.get(name) is not None for name in names)
 
 
-def compiled_pays(n_features, rank=1, form=None, *, family="greedy"):
+def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None):
     """Whether a compiled family's kernels should run compiled on a NumPy problem of this size, and why.
 
     The compiled kernels run on large problems (``p >= COMPILED_MIN_FEATURES``, or a numerator of
     rank above :data:`COMPILED_MAX_NUMPY_RANK`), and on small ones once this process has loaded
     them (:func:`compiled_loaded`); the NumPy kernels on a small problem otherwise, where they
     answer sooner than Numba would load (or compile) the compiled ones. The greedy kernels of a
-    full matrix (:data:`LOADED_ONLY_FORMS`) follow the second rule at every size: compiled once
+    full matrix (:data:`LOADED_ONLY_FORMS`) on a forward path of at most
+    :data:`LOADED_ONLY_MAX_STEPS` steps follow the second rule at every size: compiled once
     loaded, NumPy before.
 
     Parameters
@@ -244,6 +252,8 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy"):
     family : str, default='greedy'
         The kernel family; the exact searches (``'exact'``) keep the size rule for their greedy
         starts (their own engines are compiled at every size).
+    steps : int or None
+        The forward steps of the path the kernels run (None: unknown, or not a forward path).
 
     Returns
     -------
@@ -254,7 +264,9 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy"):
     --------
     >>> compiled_pays(1024)[0], compiled_pays(64, rank=40)[0]
     (True, True)
-    >>> compiled_pays(1024, form="full")[0] == compiled_loaded("full")   # sparse PCA: once loaded
+    >>> compiled_pays(1024, form="full", steps=20)[0] == compiled_loaded("full")   # sparse PCA: once loaded
+    True
+    >>> compiled_pays(1024, form="full")[0]   # a whole path: the size rule
     True
     >>> compiled_pays(64, form="vector")[0] == compiled_loaded("vector")
     True
@@ -266,13 +278,13 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy"):
     p, r = int(n_features), int(rank)
     if form is None and r > 1:
         form = "factor"
-    if form in LOADED_ONLY_FORMS and family == "greedy":
+    if form in LOADED_ONLY_FORMS and family == "greedy" and steps is not None and int(steps) <= LOADED_ONLY_MAX_STEPS:
         if compiled_loaded(form):
             return True, (f"p = {p} features, and this process has loaded the compiled kernels of a full matrix "
                           "already: the Numba-compiled kernels")
-        return False, (f"p = {p} features of a full matrix: the NumPy kernels, within a few hundredths of a "
-                       "second of the compiled ones, which would cost this process about half a second to "
-                       "load (seconds to compile)")
+        return False, (f"p = {p} features of a full matrix, a path of {int(steps)} steps: the NumPy kernels, "
+                       "within a few hundredths of a second of the compiled ones, which would cost this process "
+                       "about half a second to load (seconds to compile)")
     if p >= COMPILED_MIN_FEATURES:
         return True, f"p = {p} features: the Numba-compiled kernels"
     if r > COMPILED_MAX_NUMPY_RANK:
@@ -365,24 +377,25 @@ def _size_of(A):
     return (int(shape[0]) if len(shape) else None), 1, ("full" if len(shape) == 2 else None)
 
 
-def _decided(route, A):
+def _decided(route, A, steps=None):
     """The compiled/NumPy decision for a call: its route's, when it is one of those two rows;
     :func:`compiled_pays` for the size of ``A`` otherwise (a direct call, or a route that
     placed the data elsewhere, such as Dask statistics handed to the NumPy kernels)."""
     if route is not None and route.name in ("compiled", "numpy"):
         return route.name == "compiled"
-    return compiled_pays(*_size_of(A))[0]
+    return compiled_pays(*_size_of(A), steps=steps)[0]
 
 
 @contextlib.contextmanager
-def follow(route, A=None):
+def follow(route, A=None, *, steps=None):
     """Within: the compiled families' kernels follow ``route`` (compiled or NumPy; for another row,
-    the size of ``A``), unless an outer entry point or :func:`compiled_kernels` decided already.
+    the size of ``A`` and the forward ``steps`` of its path), unless an outer entry point or
+    :func:`compiled_kernels` decided already.
     The exact searches run their greedy starts under it."""
     if _COMPILED.get() is not None:
         yield
         return
-    token = _COMPILED.set(_decided(route, A))  # compiled_kernels' effect, without its second generator
+    token = _COMPILED.set(_decided(route, A, steps))  # compiled_kernels' effect, without its second generator
     try:
         yield
     finally:
@@ -396,7 +409,8 @@ def sized_kernels(fn):
 
     @functools.wraps(fn)
     def entry(A, *args, **kwargs):
-        with follow(kwargs.get("route"), A):
+        steps = kwargs.get("max_k") if kwargs.get("direction", "forward") == "forward" else None
+        with follow(kwargs.get("route"), A, steps=steps):
             return fn(A, *args, **kwargs)
 
     return entry
@@ -724,7 +738,7 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto", forward_steps=None, row_products=False) -> Route:
+           algorithm="auto", forward_steps=None, row_products=False, path_steps=None) -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
@@ -733,7 +747,9 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     the ``p x p`` matrix (the third rule of :func:`implicit_pays`); ``row_products``: it also needs
     the ``n x n`` products of the rows there.
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
-    such as the exact search that a greedy fit runs with ``solver='exact'``.
+    such as the exact search that a greedy fit runs with ``solver='exact'``. ``path_steps``: the
+    forward greedy steps the fit runs in all, when it runs only forward paths (the compiled rule
+    of a full matrix, :func:`compiled_pays`).
 
     Examples
     --------
@@ -745,11 +761,11 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps)
 
 
 def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None,
-            row_products=False):
+            row_products=False, path_steps=None):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -774,7 +790,7 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
         form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
-        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family)
+        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family, steps=path_steps)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)

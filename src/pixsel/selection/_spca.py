@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .._array_api import to_numpy
 from .._backend import fit_route, store_on_route, validate_fit
-from .._routes import record_compiled
+from .._routes import follow, record_compiled
 from .._validation import StrOptions, check_params
 from ..spectral import DIRECTIONS, certify, greedy_path, greedy_sparse_component, leading_component, refine_support
 from ..stats import covariance, gram_operator
@@ -282,11 +284,19 @@ class SparsePCASelector(_PathSelector):
             raise ValueError(f"{owner}: stability counts single features; use it without groups, "
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
-        route = self._sized_route(route, X, k=k, **({} if grouping is None else {"algorithm": "dense"}))
+        # the forward steps in all (the compiled rule of a full matrix), where the fit runs only forward
+        # paths of single features
+        forward = self.direction == "forward" and self.solver != "exact" and grouping is None
+        steps = k * (1 + n_resamples) if forward else None
+        route = self._sized_route(route, X, k=k, path_steps=steps,
+                                  **({} if grouping is None else {"algorithm": "dense"}))
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         self.algorithm_ = route.algorithm
         self.route_, self.route_reason_ = route.name, route.reason
-        with record_compiled() as ran:  # whether the search had a compiled kernel to run
+        # every kernel of the fit (the refinement and the forced features' path included) follows
+        # the route's compiled/NumPy decision
+        sized = follow(route) if route.name in ("compiled", "numpy") else contextlib.nullcontext()
+        with record_compiled() as ran, sized:  # whether the search had a compiled kernel to run
             if grouping is not None:
                 value, comp, ub = self._fit_groups(X, grouping, k)
             else:
