@@ -25,10 +25,10 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
                 (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
                 numerator of rank above ``COMPILED_MAX_NUMPY_RANK``), or of any size once this
                 process has loaded the compiled kernels of its form (:func:`compiled_loaded`:
-                an earlier fit ran them, so they cost nothing more to use). The greedy kernels
-                of a full matrix (sparse PCA, :data:`LOADED_ONLY_FORMS`) take only the second
-                rule: their NumPy kernels come within hundredths of a second of the compiled
-                ones, which a new process would spend half a second loading.
+                an earlier fit ran them, so they cost nothing more to use). A short forward
+                path of a full matrix (sparse PCA, :data:`LOADED_ONLY_FORMS`) takes only the
+                second rule: its NumPy kernels come within hundredths of a second of the
+                compiled ones, which a new process would spend half a second loading.
 ``'numpy'``     NumPy input otherwise: the NumPy kernels (the oracles of the compiled ones), which
                 answer a small problem before Numba would have loaded, so a first fit on 8x8 digits
                 neither compiles nor loads a compiled kernel.
