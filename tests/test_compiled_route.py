@@ -291,8 +291,8 @@ def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["route"] == "numpy" and not got["numba"], got
-    assert "p = 520 features of a full matrix, a path of 8 steps: the NumPy kernels" in got["reason"]
-    assert got["later_route"] == "compiled" and "has loaded the compiled kernels" in got["later_reason"], got
+    assert "p = 520 features, a full matrix, a path of 8 steps: the NumPy kernels" in got["reason"]
+    assert got["later_route"] == "compiled" and "has loaded their compiled kernels" in got["later_reason"], got
     assert got["same"]
     np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
 
@@ -330,3 +330,4 @@ def test_full_matrix_rule_at_the_kernels_doors(nothing_loaded):
     assert seen == [False] and path.order.size == 5
     assert _routes._decided(None, C) is _routes.HAVE_NUMBA  # the whole path: the size rule
     assert _routes._decided(None, C, 5) is False
+

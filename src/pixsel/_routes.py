@@ -182,18 +182,19 @@ COMPILED_MIN_FEATURES = 512
 #: grows as ``r^3``, where the compiled ones solve a secular equation per candidate.
 COMPILED_MAX_NUMPY_RANK = 16
 
-#: Numerator forms whose short greedy paths (at most :data:`LOADED_ONLY_MAX_STEPS` forward steps)
-#: run compiled only once this process has loaded the kernels, at every size: a full ``p x p``
-#: matrix (sparse PCA), whose NumPy kernels come within a few hundredths of a second of the
-#: compiled ones per fit (32x32 faces at k = 20: ``benchmarks/bench_first_fit.py --faces
-#: --compiled``, its "again" column) where loading the compiled ones costs a new process about
-#: half a second, and compiling them, with an empty cache, some fifteen.
+#: Numerator forms whose greedy kernels run compiled only once this process has loaded them, at
+#: every size (the loaded rule of :func:`compiled_pays`), where loading them costs a new process
+#: about half a second and compiling them, with an empty cache, some fifteen: a full matrix
+#: (sparse PCA) on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps, whose NumPy
+#: kernels come within a few hundredths of a second of the compiled ones per fit (32x32 faces at
+#: k = 20: ``benchmarks/bench_first_fit.py --faces --compiled``, its "again" column).
 LOADED_ONLY_FORMS = frozenset({"full"})
 
-#: ... for paths of at most this many forward steps: the NumPy kernels' excess grows with the
-#: steps (measured by hand on the greedy path of a sample covariance, one BLAS thread: 0.07-0.10 s
-#: at 128 steps on 48x48 and 64x64 Brodatz patches, 0.20-0.33 s at 256, 1.0 s for the whole path
-#: of 1024 pixels of faces), and a longer path, or one of unknown length, keeps the size rule.
+#: The most forward steps of a full matrix's path under the loaded rule: the NumPy kernels' excess
+#: grows with the steps (measured by hand on the greedy path of a sample covariance, one BLAS
+#: thread: 0.07-0.10 s at 128 steps on 48x48 and 64x64 Brodatz patches, 0.20-0.33 s at 256, 1.0 s
+#: for the whole path of 1024 pixels of faces), and a longer path, or one of unknown length,
+#: keeps the size rule.
 LOADED_ONLY_MAX_STEPS = 128
 
 #: The Numba modules of the greedy kernels, by the form of the numerator (a vector for two-class
@@ -236,9 +237,9 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     rank above :data:`COMPILED_MAX_NUMPY_RANK`), and on small ones once this process has loaded
     them (:func:`compiled_loaded`); the NumPy kernels on a small problem otherwise, where they
     answer sooner than Numba would load (or compile) the compiled ones. The greedy kernels of a
-    full matrix (:data:`LOADED_ONLY_FORMS`) on a forward path of at most
-    :data:`LOADED_ONLY_MAX_STEPS` steps follow the second rule at every size: compiled once
-    loaded, NumPy before.
+    full matrix on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps
+    (:data:`LOADED_ONLY_FORMS`) follow the second rule at every size: compiled once loaded,
+    NumPy before.
 
     Parameters
     ----------
@@ -278,13 +279,15 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     p, r = int(n_features), int(rank)
     if form is None and r > 1:
         form = "factor"
-    if form in LOADED_ONLY_FORMS and family == "greedy" and steps is not None and int(steps) <= LOADED_ONLY_MAX_STEPS:
+    short = steps is not None and int(steps) <= LOADED_ONLY_MAX_STEPS
+    if form in LOADED_ONLY_FORMS and family == "greedy" and short:
+        what = f"a full matrix, a path of {int(steps)} steps"
         if compiled_loaded(form):
-            return True, (f"p = {p} features, and this process has loaded the compiled kernels of a full matrix "
+            return True, (f"p = {p} features, {what}, and this process has loaded their compiled kernels "
                           "already: the Numba-compiled kernels")
-        return False, (f"p = {p} features of a full matrix, a path of {int(steps)} steps: the NumPy kernels, "
-                       "within a few hundredths of a second of the compiled ones, which would cost this process "
-                       "about half a second to load (seconds to compile)")
+        return False, (f"p = {p} features, {what}: the NumPy kernels, within a few hundredths of a second of "
+                       "the compiled ones, which would cost this process about half a second to load (seconds "
+                       "to compile)")
     if p >= COMPILED_MIN_FEATURES:
         return True, f"p = {p} features: the Numba-compiled kernels"
     if r > COMPILED_MAX_NUMPY_RANK:
@@ -738,7 +741,7 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto", forward_steps=None, row_products=False, path_steps=None) -> Route:
+           algorithm="auto", forward_steps=None, row_products=False, path_steps=None, search="greedy") -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
@@ -749,7 +752,9 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
     such as the exact search that a greedy fit runs with ``solver='exact'``. ``path_steps``: the
     forward greedy steps the fit runs in all, when it runs only forward paths (the compiled rule
-    of a full matrix, :func:`compiled_pays`).
+    of a full matrix, :func:`compiled_pays`); ``search='exact'``: the fit's search is the exact one
+    (``solver='exact'``), whose compiled engine loads the compiled kernels anyway, so its greedy
+    starts keep the size rule.
 
     Examples
     --------
@@ -761,11 +766,12 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps,
+                   search)
 
 
 def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None,
-            row_products=False, path_steps=None):
+            row_products=False, path_steps=None, search="greedy"):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -790,7 +796,8 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
         form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
-        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family, steps=path_steps)
+        pays, why = compiled_pays(n_features if sized else None, rank, form,
+                                  family="exact" if search == "exact" else family, steps=path_steps)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)
