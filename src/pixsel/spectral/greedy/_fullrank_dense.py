@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ._secular import EPS as _EPS
-from ._secular import arrow3_max, eig2_max, secular_border, deleted_top, top2
+from ._secular import arrow3_max, deleted_top, eig2_max, secular_border, top2
 
 __all__ = ["forward_secular", "forward_partial", "backward_secular"]
 

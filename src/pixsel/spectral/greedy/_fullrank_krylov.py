@@ -28,7 +28,7 @@ from scipy.linalg.lapack import dsyev as _syev
 
 from ..._routes import compiled_enabled, note_compiled
 from ._secular import EPS as _EPS
-from ._secular import arrow4_max, eig2_max, secular_border, deleted_top, top2
+from ._secular import arrow4_max, deleted_top, eig2_max, secular_border, top2
 
 __all__ = ["forward_krylov", "backward_krylov"]
 
