@@ -344,6 +344,17 @@ def test_memoized_grow_shrink_equals_fresh_removals(seed):
         assert move[0].tolist() == best_T.tolist() and move[1] == pytest.approx(best, rel=1e-12)
 
 
+def _deletion_cases(rng, seed):
+    """Covariances of 2, 3, 12 and 60 features for the deleted-row roots; with ``seed = 3`` a
+    feature uncorrelated with the rest (``w_1 = 0`` on its row)."""
+    for k in (2, 3, 12, 60):
+        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
+        if seed == 3 and k > 2:
+            A[0, 1:] = A[1:, 0] = 0.0
+            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
+        yield A
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_two_pole_deleted_root_equals_newton_and_the_exact_value(seed):
     """``deleted_top_rows`` (the two-pole iteration) gives the same removal values as the Newton
@@ -352,12 +363,8 @@ def test_two_pole_deleted_root_equals_newton_and_the_exact_value(seed):
     from pixsel.spectral.greedy._refine_jit import deleted_top_rows
     from pixsel.spectral.greedy._secular import secular_deleted
 
-    rng = np.random.default_rng(1100 + seed)
-    for k in (2, 3, 12, 60):
-        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
-        if seed == 3 and k > 2:  # a feature uncorrelated with the rest: w_1 = 0 on its row
-            A[0, 1:] = A[1:, 0] = 0.0
-            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
+    for A in _deletion_cases(np.random.default_rng(1100 + seed), seed):
+        k = A.shape[0]
         theta, V = np.linalg.eigh(A)
         exact = np.array([_lmax(A, np.delete(np.arange(k), i)) for i in range(k)])
         np.testing.assert_allclose(_remove_values(theta, V), exact, rtol=1e-12)
@@ -377,13 +384,9 @@ def test_numpy_two_pole_deleted_root_equals_the_exact_value(seed):
     from pixsel.spectral.greedy._secular import deleted_top, secular_deleted
 
     rng = np.random.default_rng(1200 + seed)
-    for k in (2, 3, 12, 60):
-        A = _cov(rng, k, mix=0.3 + 0.2 * seed)
-        if seed == 3 and k > 2:  # a feature uncorrelated with the rest: w_1 = 0 on its row
-            A[0, 1:] = A[1:, 0] = 0.0
-            A[0, 0] = 0.5 * np.linalg.eigvalsh(A[1:, 1:])[-1]
-        if seed == 2 and k > 3:  # two uncoupled copies of a block: every eigenvalue double, no gap
-            h = k // 2
+    for A in _deletion_cases(rng, seed):
+        if seed == 2 and A.shape[0] > 3:  # two uncoupled copies of a block: every eigenvalue double, no gap
+            h = A.shape[0] // 2
             A = np.zeros((2 * h, 2 * h))
             A[:h, :h] = A[h:, h:] = _cov(rng, h, mix=0.5)
         m = A.shape[0]
