@@ -198,3 +198,35 @@ def test_simple_thresholding(oracle):
         for k in (1, 3, p):
             assert path.objective[k - 1] == pytest.approx(oracle.value(A, B, path.support(k)), rel=1e-9)
         assert path.objective[-1] == pytest.approx(oracle.value(A, B, range(p)), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_inclusion_bounds_from_a_given_spectrum_are_the_same_and_certify_decomposes_once(seed, monkeypatch):
+    """A full ``A``'s spectrum given to ``inclusion_bounds`` (as ``certify`` now passes it) gives the
+    bounds computed from ``A`` (to rounding, both never below the brute-force optimum), for a
+    positive semidefinite ``A`` and an indefinite one; ``certify`` on a sparse PCA path
+    decomposes ``A`` once."""
+    from itertools import combinations
+
+    rng = np.random.default_rng(300 + seed)
+    p = 7
+    Z = rng.standard_normal((12, p))
+    for A in (Z.T @ Z / 12, Z.T @ Z / 12 - 0.5 * np.eye(p)):
+        own = inclusion_bounds(A)
+        given = inclusion_bounds(A, spectrum=np.linalg.eigvalsh(A)[::-1])  # any order
+        np.testing.assert_allclose(given, own, rtol=1e-12, atol=1e-12)
+        best = [max(np.linalg.eigvalsh(A[np.ix_(S, S)])[-1] for S in combinations(range(p), k)) for k in range(1, p + 1)]
+        assert np.all(given >= np.array(best) - 1e-12)
+    calls = []
+    original = np.linalg.eigvalsh
+
+    def counting(M, *args, **kwargs):
+        if np.shape(M) == (p, p):
+            calls.append(1)
+        return original(M, *args, **kwargs)
+
+    path = greedy_path(Z.T @ Z / 12, max_k=4, certificate=None)
+    monkeypatch.setattr(np.linalg, "eigvalsh", counting)
+    certify(path, dual=False, relaxation=False)
+    assert len(calls) == 1
+    assert np.all(path.upper_bound >= path.objective - 1e-12)

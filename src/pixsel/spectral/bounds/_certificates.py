@@ -74,6 +74,7 @@ def inclusion_bounds(
     *,
     criterion: Literal["max-eig", "trace"] = "max-eig",
     form: Literal["vector", "factor", "full"] | None = None,
+    spectrum: ArrayLike | None = None,
 ) -> NDArray:
     """Per-``k`` upper bounds (1)-(3) of the module docstring, shape ``(p,)``.
 
@@ -84,6 +85,9 @@ def inclusion_bounds(
         when None).
     B : ndarray of shape (p, p) or None
     criterion : {'max-eig', 'trace'}
+    spectrum : ndarray of shape (p,), optional
+        The eigenvalues of a full ``A`` when the caller has them (``np.linalg.eigvalsh(A)``); with
+        ``B`` None they are the generalized ones too, so ``A`` is not decomposed here.
 
     Examples
     --------
@@ -103,8 +107,9 @@ def inclusion_bounds(
             return np.full(p, np.inf)
     F = A[:, None] if form == "vector" else A
     if form == "full":
-        gen = sla.eigh(A, Bd, eigvals_only=True)
-        psd = np.linalg.eigvalsh(A)[0] >= -1e-12 * max(np.abs(A).max(), 1e-300)
+        ev = np.linalg.eigvalsh(A) if spectrum is None else np.sort(np.asarray(spectrum, dtype=np.float64))
+        gen = ev if Bd is None else sla.eigh(A, Bd, eigvals_only=True)  # B = I: the same spectrum, once
+        psd = _psd_spectrum(ev, A)
         dA = np.diag(A)
     else:
         G = F.T @ (F if Bd is None else sla.solve(Bd, F, assume_a="pos"))
@@ -234,9 +239,16 @@ def _rayleigh_exceeds(A, keep, al, ag, be, shift, n_iter=6):
     return False
 
 
-def _row_and_relaxation(A, B, n, relaxation, max_features):
+def _psd_spectrum(ev, A):
+    """Whether the spectrum ``ev`` (ascending) of ``A`` is that of a positive semidefinite matrix,
+    to rounding."""
+    return bool(ev[0] >= -1e-12 * max(np.abs(A).max(), 1e-300))
+
+
+def _row_and_relaxation(A, B, n, relaxation, max_features, psd=None):
     """Bound (5) of the module docstring for ``k = 1..n`` (imported lazily: ``spectral.exact``
-    imports this module's package back)."""
+    imports this module's package back); ``psd``: whether ``A`` is positive semidefinite, when
+    the caller knows."""
 
     A = np.asarray(A, dtype=np.float64)
     A = (A + A.T) / 2
@@ -244,14 +256,14 @@ def _row_and_relaxation(A, B, n, relaxation, max_features):
     identity = B is None or np.array_equal(np.asarray(B), np.eye(p))
     if identity:
         relax = relaxation is True or (relaxation == "auto" and p <= max_features)
-        return spca_bounds_path(A, n, relaxation=relax)
+        return spca_bounds_path(A, n, relaxation=relax, psd=psd)
     try:
         wB = sla.eigvalsh(np.asarray(B, dtype=np.float64))
     except np.linalg.LinAlgError:
         return np.full(n, np.inf)
     if not wB[0] > 0:
         return np.full(n, np.inf)
-    rb = row_bounds_path(A, n)
+    rb = row_bounds_path(A, n, psd=psd)
     return np.array([generalize(b, wB[0], wB[-1]) for b in rb])
 
 
@@ -300,11 +312,15 @@ def certify(
     B = path.B
     if B is not None and form == "vector" and np.allclose(B, np.eye(B.shape[0])):
         B = None
-    ub = inclusion_bounds(A, B, criterion=criterion, form=form)[: len(path.objective)]
+    # a full A's spectrum, once: the inclusion bounds and the row bounds' semidefiniteness read it
+    spectrum = np.linalg.eigvalsh(np.asarray(A, dtype=np.float64)) if form == "full" else None
+    ub = inclusion_bounds(A, B, criterion=criterion, form=form, spectrum=spectrum)[: len(path.objective)]
     proved = None
     p = np.asarray(A).shape[0]
     if form == "full" and criterion.largest_eigenvalue:
-        ub = np.minimum(ub, _row_and_relaxation(A, B, len(path.objective), relaxation, max_relaxation_features))
+        psd = _psd_spectrum(spectrum, np.asarray(A, dtype=np.float64))
+        ub = np.minimum(ub, _row_and_relaxation(A, B, len(path.objective), relaxation, max_relaxation_features,
+                                                psd=psd))
     use_dual = dual is True or (dual == "auto" and p <= max_dual_features)
     if use_dual and form == "full" and B is None and criterion.largest_eigenvalue:
         proved = np.zeros(len(path.objective), dtype=bool)

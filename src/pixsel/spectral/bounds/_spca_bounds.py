@@ -570,6 +570,7 @@ def sdp_bounds_path(A: ArrayLike, max_k: int | None = None, *, n_rho: int = 48) 
 
 def spca_bounds_path(
     A: ArrayLike, max_k: int | None = None, *, relaxation: bool = True, refine: Iterable[int] = (), max_iter: int = 60,
+    psd: bool | None = None,
 ) -> np.ndarray:
     """Certified upper bounds on sparse PCA for every ``k``: the smallest of all bounds here.
 
@@ -588,6 +589,9 @@ def spca_bounds_path(
     refine : iterable of int
         Cardinalities at which :func:`sdp_dual_bound` runs its accelerated iterations.
     max_iter : int
+    psd : bool or None
+        Whether ``A`` is positive semidefinite (enables the trace bound); None: checked (one
+        eigenvalue decomposition of ``A``, which a caller that has its spectrum can spare).
 
     Returns
     -------
@@ -602,7 +606,7 @@ def spca_bounds_path(
     """
     A, _, max_k = _path_sizes(A, max_k)
     A = (A + A.T) / 2
-    ub = row_bounds_path(A, max_k)
+    ub = row_bounds_path(A, max_k, psd=psd)
     if relaxation:
         ub = np.minimum(ub, sdp_bounds_path(A, max_k))
     for k in refine:
