@@ -741,7 +741,7 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto", forward_steps=None, row_products=False, path_steps=None, search="greedy") -> Route:
+           algorithm="auto", forward_steps=None, row_products=False, path_steps=None) -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
@@ -752,9 +752,7 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
     such as the exact search that a greedy fit runs with ``solver='exact'``. ``path_steps``: the
     forward greedy steps the fit runs in all, when it runs only forward paths (the compiled rule
-    of a full matrix, :func:`compiled_pays`); ``search='exact'``: the fit's search is the exact one
-    (``solver='exact'``), whose compiled engine loads the compiled kernels anyway, so its greedy
-    starts keep the size rule.
+    of a full matrix, :func:`compiled_pays`).
 
     Examples
     --------
@@ -766,12 +764,11 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps,
-                   search)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps)
 
 
 def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None,
-            row_products=False, path_steps=None, search="greedy"):
+            row_products=False, path_steps=None):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -796,8 +793,7 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
         form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
-        pays, why = compiled_pays(n_features if sized else None, rank, form,
-                                  family="exact" if search == "exact" else family, steps=path_steps)
+        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family, steps=path_steps)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)

@@ -285,8 +285,8 @@ class SparsePCASelector(_PathSelector):
                              "patch_size or a colour image stack (flatten X to (n_samples, n_features)).")
         k = self._resolve_k(p) if grouping is None else grouping.k
         # the forward steps in all (the compiled rule of a full matrix), where the fit runs only forward
-        # paths of single features
-        forward = self.direction == "forward" and grouping is None
+        # paths of single features (an exact search loads the compiled kernels for its engine anyway)
+        forward = self.direction == "forward" and self.solver != "exact" and grouping is None
         steps = k * (1 + n_resamples) if forward else None
         route = self._sized_route(route, X, k=k, path_steps=steps,
                                   **({} if grouping is None else {"algorithm": "dense"}))

@@ -313,12 +313,13 @@ def certify(
     if B is not None and form == "vector" and np.allclose(B, np.eye(B.shape[0])):
         B = None
     # a full A's spectrum, once: the inclusion bounds and the row bounds' semidefiniteness read it
-    spectrum = np.linalg.eigvalsh(np.asarray(A, dtype=np.float64)) if form == "full" else None
+    Af = np.asarray(A, dtype=np.float64)
+    spectrum = np.linalg.eigvalsh(Af) if form == "full" else None
     ub = inclusion_bounds(A, B, criterion=criterion, form=form, spectrum=spectrum)[: len(path.objective)]
     proved = None
     p = np.asarray(A).shape[0]
     if form == "full" and criterion.largest_eigenvalue:
-        psd = _psd_spectrum(spectrum, np.asarray(A, dtype=np.float64))
+        psd = _psd_spectrum(spectrum, Af)
         ub = np.minimum(ub, _row_and_relaxation(A, B, len(path.objective), relaxation, max_relaxation_features,
                                                 psd=psd))
     use_dual = dual is True or (dual == "auto" and p <= max_dual_features)

@@ -177,18 +177,12 @@ def _remove_values(theta, V, screen=False):
         rq = (th1 * (1 - 2 * a1) + a1 * (wh @ theta)) / (1 - a1)
     lo = np.minimum(np.maximum(th2, np.where(1 - a1 > 1e-12, rq, th2)), hi)
     if not screen:
-        return _deleted_top(theta, wh, lo, hi)
+        return deleted_top(theta, wh, lo, hi)
     margin = 1e-10 * (abs(th1) + abs(theta[0]))  # rounding in the bracket
     surv = np.flatnonzero(hi + margin >= lo.max())
     vals = np.full(k, -np.inf)
-    vals[surv] = _deleted_top(theta, wh[surv], lo[surv], hi[surv])
+    vals[surv] = deleted_top(theta, wh[surv], lo[surv], hi[surv])
     return vals
-
-
-def _deleted_top(theta, w2, lo, hi):
-    """:func:`secular_deleted` by the two-pole iteration (:func:`pixsel.spectral.greedy._secular.deleted_top`:
-    three or four steps a row instead of some thirty, compiled or NumPy as the route chose)."""
-    return deleted_top(theta, w2, lo, hi)
 
 
 def _second_root_jit():

@@ -16,6 +16,8 @@ gives the two largest eigenpairs of a small matrix. Used by the full-rank greedy
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -27,14 +29,14 @@ EPS = np.finfo(np.float64).eps
 _EPS = EPS
 
 
-def _compiled(name):
-    """The Numba row loop ``name`` of :mod:`pixsel.spectral.greedy._secular_jit` (imported on first
-    use: importing pixsel does not pay for Numba), or ``None`` where the route chose NumPy."""
+def _compiled(name, module="_secular_jit"):
+    """The Numba row loop ``name`` of ``pixsel.spectral.greedy.<module>`` (:mod:`._secular_jit` by
+    default; imported on first use: importing pixsel does not pay for Numba), or ``None`` where the
+    route chose NumPy."""
     if not compiled_enabled():  # the route chose the NumPy kernels (a small problem)
         return None
     note_compiled()
-    from . import _secular_jit
-    return getattr(_secular_jit, name)
+    return getattr(importlib.import_module(f".{module}", __package__), name)
 
 
 def _rows(x, n):
@@ -139,7 +141,7 @@ def deleted_top(theta, w2, lo, hi, max_iter=100):
     (with or without Numba, the route chooses; rows with no pole at ``theta_1`` take
     :func:`secular_deleted`'s Newton).
     """
-    jit = _compiled_deleted_top()
+    jit = _compiled("deleted_top_rows", "_refine_jit")
     if jit is not None:
         f64 = np.float64
         return jit(np.ascontiguousarray(theta, dtype=f64), np.ascontiguousarray(w2, dtype=f64),
@@ -187,15 +189,6 @@ def deleted_top(theta, w2, lo, hi, max_iter=100):
             lam[ia] = np.where(converged, la, new)
             active[ia[converged | closed]] = False
     return lam
-
-
-def _compiled_deleted_top():
-    """:func:`pixsel.spectral.greedy._refine_jit.deleted_top_rows`, or ``None`` where the route chose NumPy."""
-    if not compiled_enabled():
-        return None
-    note_compiled()
-    from ._refine_jit import deleted_top_rows
-    return deleted_top_rows
 
 
 def eig2_max(a, b, c):
