@@ -130,24 +130,40 @@ def _pair(p, seed=0):
 
 
 def test_entry_point_follows_the_size(nothing_loaded, monkeypatch):
+    """A direct ``greedy_path`` decides by the size of its first argument: a small multiclass factor
+    takes the NumPy kernels, a large one the compiled ones; a two-class vector the NumPy kernels at
+    every size until its compiled ones are loaded (the loaded rule)."""
     got = _record_panel_kernel(monkeypatch)
     a, B = _pair(40)
     small = greedy_path(a, B)
     assert not any(got)  # a NumPy loop (p = 40: the unblocked one, which asks for no panel kernel)
-    got.clear()
     a_big, B_big = _pair(_routes.COMPILED_MIN_FEATURES)
-    greedy_path(a_big, B_big)
-    assert got and all(got)  # the compiled panel loop
+    seen = []
+    original = _routes._decided
+
+    def recording(route, A, steps=None):
+        seen.append(original(route, A, steps))
+        return seen[-1]
+
+    monkeypatch.setattr(_routes, "_decided", recording)
+    got.clear()
+    big = greedy_path(a_big, B_big)
+    assert seen == [False] and not any(got)  # p = 512, two classes: the NumPy panel loop
+    M = np.random.default_rng(1).standard_normal((_routes.COMPILED_MIN_FEATURES, 3))
+    greedy_path(M, B_big, max_k=3)
+    greedy_path(M[:40], B, max_k=3)
+    assert seen[1:] == [_routes.HAVE_NUMBA, False]  # a factor: the size rule
+    if not _routes.HAVE_NUMBA:
+        return
     got.clear()
     with compiled_kernels(True):  # forced: the outermost decision wins over the size
         forced = greedy_path(a, B)
-    assert got and all(got)
+        forced_big = greedy_path(a_big, B_big)
+    assert got and all(got)  # the compiled panel loop
     np.testing.assert_array_equal(small.order, forced.order)
     np.testing.assert_allclose(small.objective, forced.objective, rtol=1e-10)
-    got.clear()
-    with compiled_kernels(False):
-        greedy_path(a_big, B_big)
-    assert got and not any(got)
+    np.testing.assert_array_equal(big.order, forced_big.order)
+    np.testing.assert_allclose(big.objective, forced_big.objective, rtol=1e-10)
 
 
 def test_sized_kernels_outermost_decision_wins(nothing_loaded):
@@ -237,11 +253,10 @@ print(json.dumps({"route": est.route_, "reason": est.route_reason_, "numba": num
 @pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
 @pytest.mark.parametrize("n_classes, make, compiled", [
     (5, "SparseLDASelector(8)", False),  # the correlation criterion's forward pass and swaps: BLAS work
-    (2, "SparseLDASelector(8)", False),
     (5, "SparseLDASelector(8, criterion='trace', beam_width=3)", False),
     (5, "SparseLDASelector(8, stability=2, random_state=0)", False),
     (5, "SparseLDASelector(8, criterion='max-eig')", True),  # the secular steps
-    (2, "SparseLDASelector(8, direction='backward')", True),
+    (5, "SparseLDASelector(8, criterion='max-eig', direction='backward')", True),
     (2, "SparseLDASelector(3, solver='exact', time_limit=30)", None),  # the search's only engine: compiled
 ])
 def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compiled):
@@ -297,6 +312,48 @@ def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
     np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
 
 
+_FRESH_TWO_CLASS = r"""
+import json, sys
+import numpy as np
+from pixsel import SparseLDASelector
+from pixsel._routes import compiled_kernels
+rng = np.random.default_rng(0)
+X = rng.standard_normal((700, 520))
+y = rng.integers(0, 2, 700)
+X += 0.3 * rng.standard_normal((2, 520))[y]
+make = lambda: eval(sys.argv[1])
+first = make().fit(X, y)
+out = {"route": first.route_, "reason": first.route_reason_, "numba": "numba" in sys.modules}
+with compiled_kernels(True):  # something loads the compiled kernels of a vector
+    forced = make().fit(X, y)
+later = make().fit(X, y)
+out.update(later_route=later.route_, later_reason=later.route_reason_,
+           same=first.get_support().tolist() == later.get_support().tolist() == forced.get_support().tolist(),
+           objectives=[first.objective_path_.tolist(), later.objective_path_.tolist()])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
+@pytest.mark.parametrize("make", ["SparseLDASelector(8, direction='backward')",
+                                  "SparseLDASelector(8, direction='dual', path='full')"])
+def test_two_class_fits_run_numpy_kernels_until_the_compiled_ones_are_loaded(make):
+    """Two-class LDA (a vector) takes the NumPy kernels at every size in a fresh process, importing
+    no Numba at p = 520, on a backward pass and on a whole dual path alike; once the process has
+    loaded the compiled kernels of a vector, a fit at that size runs them (its ``route_`` says so:
+    the backward steps have a Numba loop), with the same support and objectives."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _FRESH_TWO_CLASS, make], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["route"] == "numpy" and not got["numba"], got
+    assert "p = 520 features, a two-class vector: the NumPy kernels" in got["reason"]
+    assert got["later_route"] == "compiled" and "has loaded their compiled kernels" in got["later_reason"], got
+    assert got["same"]
+    np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
+
+
 def test_full_matrix_rule(nothing_loaded):
     """The size rule does not apply to a full matrix's greedy kernels; the exact family keeps it."""
     big, short = _routes.COMPILED_MIN_FEATURES * 8, _routes.LOADED_ONLY_MAX_STEPS
@@ -305,7 +362,17 @@ def test_full_matrix_rule(nothing_loaded):
     assert compiled_pays(big, form="full", steps=short + 1)[0] is _routes.HAVE_NUMBA
     assert compiled_pays(big, form="full")[0] is _routes.HAVE_NUMBA
     assert compiled_pays(big, form="full", steps=short, family="exact")[0] is _routes.HAVE_NUMBA
-    assert compiled_pays(big, form="vector", steps=short)[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(big, form="factor", rank=4, steps=short)[0] is _routes.HAVE_NUMBA  # not a loaded-only form
+
+
+def test_two_class_rule(nothing_loaded):
+    """A two-class vector takes the loaded rule on a path of any length; the exact family keeps the
+    size rule."""
+    big = _routes.COMPILED_MIN_FEATURES * 8
+    for steps in (None, 8, _routes.LOADED_ONLY_MAX_STEPS + 1, big):
+        pays, why = compiled_pays(big, form="vector", steps=steps)
+        assert pays is False and "a two-class vector: the NumPy kernels" in why
+    assert compiled_pays(big, form="vector", family="exact")[0] is _routes.HAVE_NUMBA
 
 
 def test_full_matrix_rule_at_the_kernels_doors(nothing_loaded):

@@ -89,7 +89,13 @@ def test_compiled_row_when_numba_imports(monkeypatch):
     monkeypatch.setattr(_routes, "HAVE_NUMBA", True)
     # as in a fresh process: no compiled kernel loaded yet (other tests may have loaded them)
     monkeypatch.setattr(_routes, "COMPILED_MODULES", {form: () for form in _routes.COMPILED_MODULES})
-    assert choose("greedy", xp=np, n_samples=2000, n_features=1024, n_classes=2).name == "compiled"
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024, n_classes=10).name == "compiled"
+    # two classes (a vector): the NumPy kernels until the compiled ones are loaded, at every size,
+    # unless the fit runs the exact search (solver='exact'), which keeps the size rule
+    assert choose("greedy", xp=np, n_samples=2000, n_features=1024, n_classes=2).name == "numpy"
+    assert choose("greedy", xp=np, n_samples=2000, n_features=8192, n_classes=2, algorithm="dense").name == "numpy"
+    assert resize(choose("greedy", xp=np), n_samples=2000, n_features=1024, n_classes=2,
+                  search="exact").name == "compiled"
     # sparse PCA's full matrix, a short forward path: the NumPy kernels until its compiled ones are
     # loaded, at every size; a long path or one of unknown length: the size rule
     assert resize(choose("greedy", xp=np), n_samples=2000, n_features=1024, path_steps=20).name == "numpy"

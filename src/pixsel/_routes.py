@@ -25,10 +25,10 @@ without a ``p x p`` matrix, on the sizes. ``Route.name`` is one of:
                 (:func:`compiled_pays`: ``p >= COMPILED_MIN_FEATURES``, or a multiclass
                 numerator of rank above ``COMPILED_MAX_NUMPY_RANK``), or of any size once this
                 process has loaded the compiled kernels of its form (:func:`compiled_loaded`:
-                an earlier fit ran them, so they cost nothing more to use). A short forward
-                path of a full matrix (sparse PCA, :data:`LOADED_ONLY_FORMS`) takes only the
-                second rule: its NumPy kernels come within hundredths of a second of the
-                compiled ones, which a new process would spend half a second loading.
+                an earlier fit ran them, so they cost nothing more to use). Two-class paths and
+                short forward paths of a full matrix (sparse PCA; :data:`LOADED_ONLY_FORMS`)
+                take only the second rule: their NumPy kernels come close to the compiled ones,
+                which a new process would spend half a second loading.
 ``'numpy'``     NumPy input otherwise: the NumPy kernels (the oracles of the compiled ones), which
                 answer a small problem before Numba would have loaded, so a first fit on 8x8 digits
                 neither compiles nor loads a compiled kernel.
@@ -184,17 +184,25 @@ COMPILED_MAX_NUMPY_RANK = 16
 
 #: Numerator forms whose greedy kernels run compiled only once this process has loaded them, at
 #: every size (the loaded rule of :func:`compiled_pays`), where loading them costs a new process
-#: about half a second and compiling them, with an empty cache, some fifteen: a full matrix
-#: (sparse PCA) on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps, whose NumPy
-#: kernels come within a few hundredths of a second of the compiled ones per fit (32x32 faces at
-#: k = 20: ``benchmarks/bench_first_fit.py --faces --compiled``, its "again" column).
-LOADED_ONLY_FORMS = frozenset({"full"})
+#: about half a second and compiling them, with an empty cache, some fifteen:
+#:
+#: * a vector (two-class LDA), on any path: its NumPy kernels are blocked BLAS, as fast as the
+#:   compiled ones on a forward pass and within a fifth on the backward and dual passes (measured
+#:   by hand on whole paths, one BLAS thread: 0.17 against 0.16 s for a backward pass and 0.22
+#:   against 0.19 s for a dual pass of the 1024 pixels of Extended Yale B, 3.8 against 3.2 s for a
+#:   dual pass of 64x64 Olivetti faces; twice as long, 0.16 against 0.08 s, in the ``n``-form
+#:   backward pass of 190 faces), so a fit pays less than the load;
+#: * a full matrix (sparse PCA) on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps,
+#:   whose NumPy kernels come within a few hundredths of a second of the compiled ones per fit
+#:   (32x32 faces at k = 20: ``benchmarks/bench_first_fit.py --faces --compiled``, its "again"
+#:   column).
+LOADED_ONLY_FORMS = frozenset({"vector", "full"})
 
 #: The most forward steps of a full matrix's path under the loaded rule: the NumPy kernels' excess
 #: grows with the steps (measured by hand on the greedy path of a sample covariance, one BLAS
 #: thread: 0.07-0.10 s at 128 steps on 48x48 and 64x64 Brodatz patches, 0.20-0.33 s at 256, 1.0 s
 #: for the whole path of 1024 pixels of faces), and a longer path, or one of unknown length,
-#: keeps the size rule.
+#: keeps the size rule. A vector's paths take the loaded rule at any length.
 LOADED_ONLY_MAX_STEPS = 128
 
 #: The Numba modules of the greedy kernels, by the form of the numerator (a vector for two-class
@@ -237,9 +245,9 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     rank above :data:`COMPILED_MAX_NUMPY_RANK`), and on small ones once this process has loaded
     them (:func:`compiled_loaded`); the NumPy kernels on a small problem otherwise, where they
     answer sooner than Numba would load (or compile) the compiled ones. The greedy kernels of a
-    full matrix on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps
-    (:data:`LOADED_ONLY_FORMS`) follow the second rule at every size: compiled once loaded,
-    NumPy before.
+    vector (two-class LDA), and of a full matrix on a forward path of at most
+    :data:`LOADED_ONLY_MAX_STEPS` steps (:data:`LOADED_ONLY_FORMS`), follow the second rule at
+    every size: compiled once loaded, NumPy before.
 
     Parameters
     ----------
@@ -271,6 +279,10 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     True
     >>> compiled_pays(64, form="vector")[0] == compiled_loaded("vector")
     True
+    >>> compiled_pays(4096, form="vector")[0] == compiled_loaded("vector")   # two classes: once loaded
+    True
+    >>> compiled_pays(4096, form="vector", family="exact")[0]   # an exact search's greedy start: the size rule
+    True
     """
     if not HAVE_NUMBA:
         return False, "Numba is not installed: the NumPy kernels"
@@ -280,14 +292,15 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     if form is None and r > 1:
         form = "factor"
     short = steps is not None and int(steps) <= LOADED_ONLY_MAX_STEPS
-    if form in LOADED_ONLY_FORMS and family == "greedy" and short:
-        what = f"a full matrix, a path of {int(steps)} steps"
+    if form in LOADED_ONLY_FORMS and family == "greedy" and (form == "vector" or short):
+        what = "a two-class vector" if form == "vector" else f"a full matrix, a path of {int(steps)} steps"
         if compiled_loaded(form):
             return True, (f"p = {p} features, {what}, and this process has loaded their compiled kernels "
                           "already: the Numba-compiled kernels")
-        return False, (f"p = {p} features, {what}: the NumPy kernels, within a few hundredths of a second of "
-                       "the compiled ones, which would cost this process about half a second to load (seconds "
-                       "to compile)")
+        near = ("as fast as the compiled ones or within a fifth" if form == "vector"
+                else "within a few hundredths of a second of the compiled ones")
+        return False, (f"p = {p} features, {what}: the NumPy kernels, {near}, which would cost this process "
+                       "about half a second to load (seconds to compile)")
     if p >= COMPILED_MIN_FEATURES:
         return True, f"p = {p} features: the Numba-compiled kernels"
     if r > COMPILED_MAX_NUMPY_RANK:
@@ -741,7 +754,7 @@ def choose(
 
 
 def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=None, k=None,
-           algorithm="auto", forward_steps=None, row_products=False, path_steps=None) -> Route:
+           algorithm="auto", forward_steps=None, row_products=False, path_steps=None, search=None) -> Route:
     """``route`` completed with the sizes a fit knows once its data is validated: the same
     placement (the data's library, device, Dask), the size-dependent rows (implicit, compiled)
     decided. An estimator's ``fit`` asks :func:`choose` once (before validation, for the placement)
@@ -752,7 +765,10 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     ``family`` (default: the route's) gives the same data's route for another family's kernels,
     such as the exact search that a greedy fit runs with ``solver='exact'``. ``path_steps``: the
     forward greedy steps the fit runs in all, when it runs only forward paths (the compiled rule
-    of a full matrix, :func:`compiled_pays`).
+    of a full matrix, :func:`compiled_pays`). ``search``: the kernel family whose compiled rule
+    the fit follows, when it is not the route's own: ``'exact'`` for a greedy selector with
+    ``solver='exact'``, whose greedy path and exact search then take the exact family's size rule
+    (the exact search's own route decides the same for the calls it makes).
 
     Examples
     --------
@@ -764,11 +780,12 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     family = route.family if family is None else family
     _check(family, algorithm)
     return _decide(family, route.xp if route.foreign else None, route.device, route.backend == "dask",
-                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps)
+                   n_samples, n_features, n_classes, k, algorithm, forward_steps, row_products, path_steps,
+                   search)
 
 
 def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algorithm, forward_steps=None,
-            row_products=False, path_steps=None):
+            row_products=False, path_steps=None, search=None):
     """The table's rows in order (:func:`choose` after its checks)."""
     backend, where = _backend(family, xp, device, dask)
     results_xp = xp if backend in ("host", "device") else np
@@ -793,7 +810,8 @@ def _decide(family, xp, device, dask, n_samples, n_features, n_classes, k, algor
         sized = family in SIZED_FAMILIES
         rank = 1 if n_classes is None else max(int(n_classes) - 1, 1)
         form = "full" if n_classes is None else ("vector" if rank == 1 else "factor")  # sparse PCA / LDA
-        pays, why = compiled_pays(n_features if sized else None, rank, form, family=family, steps=path_steps)
+        pays, why = compiled_pays(n_features if sized else None, rank, form, family=search or family,
+                                  steps=path_steps)
         if pays:
             return Route("compiled", f"{where}: {why}", algorithm="dense", **route)
         return Route("numpy", f"{where}: {why}", algorithm="dense", **route)

@@ -313,7 +313,8 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         fit runs a forward pass of that many steps alone (:func:`pixsel._routes.implicit_pays`)."""
         n, p = X.shape
         algorithm = self.algorithm if algorithm is None else algorithm
-        return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, **sizes)
+        search = "exact" if getattr(self, "solver", None) == "exact" else None  # the exact search's compiled rule
+        return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, search=search, **sizes)
 
     def _settle_route(self, ran):
         """``route_`` as the fit ran it: a ``'compiled'`` route whose greedy search ran no Numba loop
