@@ -141,8 +141,8 @@ def test_entry_point_follows_the_size(nothing_loaded, monkeypatch):
     seen = []
     original = _routes._decided
 
-    def recording(route, A, steps=None):
-        seen.append(original(route, A, steps))
+    def recording(route, A, steps=None, family="greedy"):
+        seen.append(original(route, A, steps, family))
         return seen[-1]
 
     monkeypatch.setattr(_routes, "_decided", recording)
@@ -373,6 +373,36 @@ def test_two_class_rule(nothing_loaded):
         pays, why = compiled_pays(big, form="vector", steps=steps)
         assert pays is False and "a two-class vector: the NumPy kernels" in why
     assert compiled_pays(big, form="vector", family="exact")[0] is _routes.HAVE_NUMBA
+    # paths over groups: a vector keeps the size rule, a full matrix's short path takes the loaded rule
+    assert compiled_pays(big, form="vector", family="groups")[0] is _routes.HAVE_NUMBA
+    assert compiled_pays(64, form="vector", family="groups")[0] is False
+    assert compiled_pays(big, form="full", steps=8, family="groups")[0] is False
+
+
+def test_group_paths_keep_the_size_rule_at_the_door(nothing_loaded, monkeypatch):
+    """A direct ``group_greedy_path`` of a vector decides by the groups' rule (the size rule), a
+    ``greedy_path`` of the same vector by the two-class loaded rule; a fit over groups says so."""
+    from pixsel.spectral import group_greedy_path
+
+    seen = []
+    original = _routes._decided
+
+    def recording(route, A, steps=None, family="greedy"):
+        seen.append((family, original(route, A, steps, family)))
+        return seen[-1][1]
+
+    monkeypatch.setattr(_routes, "_decided", recording)
+    a, B = _pair(_routes.COMPILED_MIN_FEATURES)
+    groups = np.arange(a.size) // 4
+    grouped = group_greedy_path(a, B, groups, max_k=3)
+    greedy_path(a, B, max_k=3)
+    assert seen == [("groups", _routes.HAVE_NUMBA), ("greedy", False)]
+    with compiled_kernels(False):
+        reference = group_greedy_path(a, B, groups, max_k=3)
+    np.testing.assert_array_equal(grouped.order, reference.order)
+    r = _routes.resize(_routes.choose("greedy", xp=np), n_samples=900, n_features=a.size, n_classes=2,
+                       algorithm="dense", search="groups")
+    assert r.name == ("compiled" if _routes.HAVE_NUMBA else "numpy")
 
 
 def test_full_matrix_rule_at_the_kernels_doors(nothing_loaded):
@@ -381,8 +411,8 @@ def test_full_matrix_rule_at_the_kernels_doors(nothing_loaded):
     seen = []
     original = _routes._decided
 
-    def recording(route, A, steps=None):
-        out = original(route, A, steps)
+    def recording(route, A, steps=None, family="greedy"):
+        out = original(route, A, steps, family)
         seen.append(out)
         return out
 

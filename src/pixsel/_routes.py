@@ -191,7 +191,10 @@ COMPILED_MAX_NUMPY_RANK = 16
 #:   by hand on whole paths, one BLAS thread: 0.17 against 0.16 s for a backward pass and 0.22
 #:   against 0.19 s for a dual pass of the 1024 pixels of Extended Yale B, 3.8 against 3.2 s for a
 #:   dual pass of 64x64 Olivetti faces; twice as long, 0.16 against 0.08 s, in the ``n``-form
-#:   backward pass of 190 faces), so a fit pays less than the load;
+#:   backward pass of 190 faces), so a fit pays less than the load. Not its paths over groups of
+#:   features, which keep the size rule: their NumPy block updates fall behind the compiled steps
+#:   by more than the load on large images (3.6 against 2.1 s forward, 6.9 against 5.1 s backward,
+#:   4096 pixels in 2x2 groups; 0.11 against 0.04 s at 1024);
 #: * a full matrix (sparse PCA) on a forward path of at most :data:`LOADED_ONLY_MAX_STEPS` steps,
 #:   whose NumPy kernels come within a few hundredths of a second of the compiled ones per fit
 #:   (32x32 faces at k = 20: ``benchmarks/bench_first_fit.py --faces --compiled``, its "again"
@@ -260,7 +263,9 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
         factor when ``rank > 1``, else any form.
     family : str, default='greedy'
         The kernel family; the exact searches (``'exact'``) keep the size rule for their greedy
-        starts (their own engines are compiled at every size).
+        starts (their own engines are compiled at every size); ``'groups'``, the greedy paths over
+        groups of features, keep it for a vector (a full matrix's short paths take the loaded
+        rule there too).
     steps : int or None
         The forward steps of the path the kernels run (None: unknown, or not a forward path).
 
@@ -283,6 +288,8 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     True
     >>> compiled_pays(4096, form="vector", family="exact")[0]   # an exact search's greedy start: the size rule
     True
+    >>> compiled_pays(4096, form="vector", family="groups")[0]   # a path over groups: the size rule
+    True
     """
     if not HAVE_NUMBA:
         return False, "Numba is not installed: the NumPy kernels"
@@ -292,7 +299,11 @@ def compiled_pays(n_features, rank=1, form=None, *, family="greedy", steps=None)
     if form is None and r > 1:
         form = "factor"
     short = steps is not None and int(steps) <= LOADED_ONLY_MAX_STEPS
-    if form in LOADED_ONLY_FORMS and family == "greedy" and (form == "vector" or short):
+    if form == "vector":  # any path, but not over groups: their steps keep the size rule
+        loaded_only = family == "greedy"
+    else:  # a full matrix's short forward path, over single features or groups
+        loaded_only = form in LOADED_ONLY_FORMS and family in ("greedy", "groups") and short
+    if loaded_only:
         what = "a two-class vector" if form == "vector" else f"a full matrix, a path of {int(steps)} steps"
         if compiled_loaded(form):
             return True, (f"p = {p} features, {what}, and this process has loaded their compiled kernels "
@@ -393,40 +404,43 @@ def _size_of(A):
     return (int(shape[0]) if len(shape) else None), 1, ("full" if len(shape) == 2 else None)
 
 
-def _decided(route, A, steps=None):
+def _decided(route, A, steps=None, family="greedy"):
     """The compiled/NumPy decision for a call: its route's, when it is one of those two rows;
     :func:`compiled_pays` for the size of ``A`` otherwise (a direct call, or a route that
     placed the data elsewhere, such as Dask statistics handed to the NumPy kernels)."""
     if route is not None and route.name in ("compiled", "numpy"):
         return route.name == "compiled"
-    return compiled_pays(*_size_of(A), steps=steps)[0]
+    return compiled_pays(*_size_of(A), family=family, steps=steps)[0]
 
 
 @contextlib.contextmanager
-def follow(route, A=None, *, steps=None):
+def follow(route, A=None, *, steps=None, family="greedy"):
     """Within: the compiled families' kernels follow ``route`` (compiled or NumPy; for another row,
-    the size of ``A`` and the forward ``steps`` of its path), unless an outer entry point or
-    :func:`compiled_kernels` decided already.
+    the size of ``A`` and the forward ``steps`` of its path, by the rule of ``family``), unless an
+    outer entry point or :func:`compiled_kernels` decided already.
     The exact searches run their greedy starts under it."""
     if _COMPILED.get() is not None:
         yield
         return
-    token = _COMPILED.set(_decided(route, A, steps))  # compiled_kernels' effect, without its second generator
+    token = _COMPILED.set(_decided(route, A, steps, family))  # compiled_kernels' effect, without its second generator
     try:
         yield
     finally:
         _COMPILED.reset(token)
 
 
-def sized_kernels(fn):
+def sized_kernels(fn=None, *, family="greedy"):
     """Decorate a kernel family's entry point: every kernel it calls follows the route passed to it
-    (``route=``), or :func:`compiled_pays` for the size of its first argument, unless an outer
+    (``route=``), or :func:`compiled_pays` for the size of its first argument (by the rule of
+    ``family``: ``@sized_kernels(family='groups')`` for the paths over groups), unless an outer
     entry point or :func:`compiled_kernels` decided already."""
+    if fn is None:
+        return functools.partial(sized_kernels, family=family)
 
     @functools.wraps(fn)
     def entry(A, *args, **kwargs):
         steps = kwargs.get("max_k") if kwargs.get("direction", "forward") == "forward" else None
-        with follow(kwargs.get("route"), A, steps=steps):
+        with follow(kwargs.get("route"), A, steps=steps, family=family):
             return fn(A, *args, **kwargs)
 
     return entry
@@ -768,7 +782,8 @@ def resize(route, *, family=None, n_samples=None, n_features=None, n_classes=Non
     of a full matrix, :func:`compiled_pays`). ``search``: the kernel family whose compiled rule
     the fit follows, when it is not the route's own: ``'exact'`` for a greedy selector with
     ``solver='exact'``, whose greedy path and exact search then take the exact family's size rule
-    (the exact search's own route decides the same for the calls it makes).
+    (the exact search's own route decides the same for the calls it makes); ``'groups'`` for a fit
+    over groups of features.
 
     Examples
     --------

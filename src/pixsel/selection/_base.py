@@ -306,14 +306,16 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
     def _resolve_k(self, n_features):
         return resolve_k(self.n_features_to_select, n_features, type(self).__name__, cap=True)
 
-    def _sized_route(self, route, X, *, algorithm=None, **sizes):
+    def _sized_route(self, route, X, *, algorithm=None, groups=False, **sizes):
         """The route of ``route``'s data with the sizes known (``algorithm='auto'`` resolved by
         the route table, :func:`pixsel._routes.choose`); ``algorithm`` overrides the parameter
         (groups of features run on the dense statistics); ``forward_steps`` among the sizes: the
-        fit runs a forward pass of that many steps alone (:func:`pixsel._routes.implicit_pays`)."""
+        fit runs a forward pass of that many steps alone (:func:`pixsel._routes.implicit_pays`);
+        ``groups``: the fit's paths run over groups of features (their compiled rule)."""
         n, p = X.shape
         algorithm = self.algorithm if algorithm is None else algorithm
-        search = "exact" if getattr(self, "solver", None) == "exact" else None  # the exact search's compiled rule
+        # the compiled rule of the search the fit runs: the exact search's, or that of the paths over groups
+        search = "exact" if getattr(self, "solver", None) == "exact" else ("groups" if groups else None)
         return resize(route, n_samples=int(n), n_features=int(p), algorithm=algorithm, search=search, **sizes)
 
     def _settle_route(self, ran):

@@ -622,7 +622,7 @@ default='ledoit-wolf-floor'
         steps = self._forward_steps(p, k, len(classes), grouping, n_resamples, sweeps, criterion, regularization)
         lw = is_shrinkage(regularization)  # its intensity through X: the n x n products
         route = self._sized_route(route, X, n_classes=len(classes), k=k, forward_steps=steps, row_products=lw,
-                                  **({} if grouping is None else {"algorithm": "dense"}))
+                                  **({} if grouping is None else {"algorithm": "dense", "groups": True}))
         self.algorithm_ = route.algorithm
         self.route_, self.route_reason_ = route.name, route.reason
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)

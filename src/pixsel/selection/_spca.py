@@ -289,7 +289,7 @@ class SparsePCASelector(_PathSelector):
         forward = self.direction == "forward" and self.solver != "exact" and grouping is None
         steps = k * (1 + n_resamples) if forward else None
         route = self._sized_route(route, X, k=k, path_steps=steps,
-                                  **({} if grouping is None else {"algorithm": "dense"}))
+                                  **({} if grouping is None else {"algorithm": "dense", "groups": True}))
         F = self._resolve_forced(p, k, owner, grouping=grouping, n_resamples=n_resamples, implicit=route.implicit)
         self.algorithm_ = route.algorithm
         self.route_, self.route_reason_ = route.name, route.reason

@@ -258,7 +258,7 @@ class GroupPath:
         return weights_on_support(self.A, self.B, self.support(k))
 
 
-@sized_kernels  # small NumPy problems run the NumPy loops (pixsel._routes.compiled_pays)
+@sized_kernels(family="groups")  # small NumPy problems run the NumPy loops (pixsel._routes.compiled_pays)
 def group_greedy_path(
     A: ArrayLike,
     B: ArrayLike | None = None,
