@@ -23,7 +23,7 @@ from pixsel._array_api import (
 from pixsel.pls import cardinal_spls, spls_eta
 from pixsel.scores import block_krylov_svd
 from pixsel.spectral import fisher_thresholding_path, greedy_path, rank_one_greedy_path, simple_thresholding_path
-from pixsel.stats import class_means, class_statistics, class_sums, column_moments
+from pixsel.stats import class_means, class_statistics, class_sums, column_moments, regularize
 
 
 def _data(n=300, p=14, C=3, seed=0):
@@ -120,6 +120,26 @@ def test_statistics_are_numpys(lib, dtype, cpu_policy):
     cs = class_sums(Xl, lib.asarray(y))
     _same(lib, cs.squares, class_sums(Xh, y).squares.astype(dtype), 100 * rtol)
     np.testing.assert_array_equal(lib.host(Xl), Xh)  # never modified
+
+
+@pytest.mark.parametrize("regularization", ["ledoit-wolf-floor", "ledoit-wolf", "auto", 0.5])
+def test_regularize_is_numpys(lib, regularization, cpu_policy):
+    """On a CPU the regularized ``B`` (the default Ledoit-Wolf intensity's fourth moment over X
+    included) is NumPy's own, returned in B's library, device and dtype, with NumPy's intensity;
+    on another device the array-API regularization, equal to rounding."""
+    X, y = _data()
+    Xl, yl = lib.asarray(X, "float64"), lib.asarray(y)
+    st, ref = class_statistics(Xl, yl), class_statistics(X, y)
+    got, info = regularize(st.within, regularization, X=Xl, y=yl, means=st.means, classes=st.classes)
+    want, winfo = regularize(ref.within, regularization, X=X, y=y, means=ref.means, classes=ref.classes)
+    _in(lib, got, "float64")
+    _same(lib, got, want)
+    assert info.method == winfo.method
+    if lib.cpu:
+        assert (info.alpha, info.shrinkage) == (winfo.alpha, winfo.shrinkage)
+    else:
+        np.testing.assert_allclose([info.alpha, info.shrinkage], [winfo.alpha, winfo.shrinkage], rtol=1e-10)
+    np.testing.assert_array_equal(lib.host(Xl), X)  # never modified
 
 
 @pytest.mark.parametrize("form", ["vector", "factor", "full"])

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-from .._array_api import get_namespace, is_numpy
+from .._array_api import call_on_host, get_namespace, is_numpy
+from .._routes import placement
 
 __all__ = ["Regularization", "regularize", "ridge_regularization", "regularized_factor", "ledoit_wolf_from_rows",
            "shrinkage_regularization", "is_shrinkage", "AUTO_RIDGE", "SHRINKAGE_FLOOR"]
@@ -257,8 +258,10 @@ def regularize(
     -------
     B_reg : ndarray of shape (p, p)
         float64 for NumPy (and Dask) input. A ``B`` of another array library (PyTorch, CuPy,
-        array-api-strict) is regularized in that library, on its device and in its dtype; the
-        Ledoit-Wolf moment ``sum_i ||r_i||^4`` is then computed from ``X`` on the device too.
+        array-api-strict) comes back in that library, on its device and in its dtype: on a CPU
+        computed by NumPy's code on views of the arrays (:func:`pixsel._routes.placement`), on
+        another device there, the Ledoit-Wolf moment ``sum_i ||r_i||^4`` from ``X`` on the device
+        too.
     info : Regularization
 
     Examples
@@ -270,6 +273,8 @@ def regularize(
     """
     xp, dev = get_namespace(B, names=["B"])
     if not is_numpy(xp):
+        if placement(xp, dev) == "host":  # another library on a CPU: NumPy's code on host views, no copy
+            return call_on_host(regularize, xp, dev, B, regularization, X=X, y=y, means=means, classes=classes)
         return _regularize_xp(xp, dev, B, regularization, X, y, means, classes)
     B = np.asarray(B, dtype=np.float64)
     p = B.shape[0]
