@@ -23,7 +23,9 @@ from pixsel._array_api import (
 from pixsel.pls import cardinal_spls, spls_eta
 from pixsel.scores import block_krylov_svd
 from pixsel.spectral import fisher_thresholding_path, greedy_path, rank_one_greedy_path, simple_thresholding_path
-from pixsel.stats import class_means, class_statistics, class_sums, column_moments, regularize
+from pixsel.stats import (
+    class_means, class_statistics, class_sums, column_moments, ledoit_wolf_from_rows, regularize,
+)
 
 
 def _data(n=300, p=14, C=3, seed=0):
@@ -139,6 +141,22 @@ def test_regularize_is_numpys(lib, regularization, cpu_policy):
         assert (info.alpha, info.shrinkage) == (winfo.alpha, winfo.shrinkage)
     else:
         np.testing.assert_allclose([info.alpha, info.shrinkage], [winfo.alpha, winfo.shrinkage], rtol=1e-10)
+    np.testing.assert_array_equal(lib.host(Xl), X)  # never modified
+
+
+def test_ledoit_wolf_from_rows_is_numpys(lib, cpu_policy):
+    """The implicit fit's Ledoit-Wolf intensity (no ``p x p`` matrix): on a CPU NumPy's own
+    number from a view of X, on another device the array-API one, equal to rounding."""
+    X, y = _data()
+    Xl = lib.asarray(X, "float64")
+    st, ref = class_statistics(Xl, lib.asarray(y)), class_statistics(X, y)
+    got = ledoit_wolf_from_rows(Xl, y, lib.host(st.means), st.classes)  # the labels on the host, as a fit has them
+    want = ledoit_wolf_from_rows(X, y, ref.means, ref.classes)
+    assert isinstance(got, float) and 0.0 < want < 1.0
+    if lib.cpu:
+        assert got == want
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-10)
     np.testing.assert_array_equal(lib.host(Xl), X)  # never modified
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-from .._array_api import call_on_host, get_namespace, is_numpy
+from .._array_api import call_on_host, get_namespace, host_view, is_numpy
 from .._routes import placement
 
 __all__ = ["Regularization", "regularize", "ridge_regularization", "regularized_factor", "ledoit_wolf_from_rows",
@@ -174,7 +174,8 @@ def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes:
     operations, where forming ``B`` costs ``n p^2``), and ``sum_i ||r_i||^4`` from the rows'
     norms. The same intensity as :func:`regularize` with ``'ledoit-wolf'`` (tested). A NumPy
     ``X`` (one float64 copy of ``R``), a Dask array (the products chunk by chunk) or an array of
-    another library (on its device; the intensity comes back as a float).
+    another library (a view on a CPU, NumPy's code; on its device otherwise; the intensity comes
+    back as a float).
 
     Examples
     --------
@@ -203,6 +204,8 @@ def ledoit_wolf_from_rows(X: ArrayLike, y: ArrayLike, means: ArrayLike, classes:
         trace, fourth, sum_sq = float(trace), float(fourth), float(sum_sq)
     else:
         xp, dev = get_namespace(X, names=["X"])
+        if not is_numpy(xp) and placement(xp, dev) == "host":  # another library on a CPU: a view, NumPy's code
+            X, xp = host_view(X), np
         if is_numpy(xp):
             R = _centred_rows(X, means, idx)
         else:  # on X's device, in float64 where the device has it
