@@ -111,3 +111,23 @@ def test_certificate_bounds_the_default_selection():
     X = _data(5)
     sel = SparsePCASelector(3, certificate=True).fit(X)
     assert np.isfinite(sel.upper_bound_) and sel.gap_ >= -1e-9 and sel.absolute_gap_ >= -1e-9 * sel.upper_bound_
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SparsePCASelector(5),
+    lambda: SparsePCASelector(5, direction="dual", certificate=True),
+    lambda: SparsePCASelector(2, patch_size=(2, 2)),  # whole 2 x 2 parts
+])
+def test_8_bit_images_give_the_float_images_selection(make):
+    """An 8-bit image stack's covariance comes from the integers (exact single-precision products):
+    the same pixels, values and bounds as the same images in float64, to rounding; the stack is
+    not modified."""
+    rng = np.random.default_rng(4)
+    base = rng.standard_normal((1500, 6, 6)) @ (np.eye(6) + 0.5 * rng.standard_normal((6, 6)))
+    X8 = np.clip(base * 30 + 128, 0, 255).astype(np.uint8)
+    before = X8.copy()
+    got, ref = make().fit(X8), make().fit(X8.astype(np.float64))
+    np.testing.assert_array_equal(got.get_support(), ref.get_support())
+    np.testing.assert_allclose(got.explained_variance_, ref.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(got.upper_bound_, ref.upper_bound_, rtol=1e-10)
+    assert np.array_equal(X8, before)

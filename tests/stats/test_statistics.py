@@ -15,6 +15,7 @@ from pixsel.stats import (
     class_statistics,
     class_sums,
     column_moments,
+    covariance,
     graph_moments,
     heat_kernel_knn_graph,
     regularize,
@@ -365,6 +366,29 @@ def test_small_integer_statistics_are_exact_beyond_float32_range(dtype):
     np.testing.assert_allclose(st.means, means, rtol=1e-15)
     got = class_statistics(da.from_array(X, chunks=(1300, p)), y)
     np.testing.assert_allclose(got.within, W, rtol=1e-13, atol=1e-14 * np.abs(W).max())
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.bool_, np.float64])
+def test_covariance_is_numpys_for_every_image_dtype(dtype):
+    """8-bit images take the exact single-precision products (2500 rows: beyond one float32
+    tile), other dtypes np.cov: the sample covariance to rounding, exactly symmetric, in C order
+    (the kernels read its rows; the 8-bit path's would be Fortran order), the caller's array
+    untouched."""
+    rng = np.random.default_rng(3)
+    if dtype == np.bool_:
+        X = rng.random((2500, 9)) < 0.3
+    else:
+        lo, hi = (np.iinfo(dtype).min, np.iinfo(dtype).max) if dtype != np.float64 else (-1e3, 1e3)
+        X = rng.uniform(lo, hi, (2500, 9)).astype(dtype)
+    X[:, 4] = X[0, 4]  # a constant pixel: variance 0
+    before = X.copy()
+    C = covariance(X)
+    ref = np.cov(X.astype(np.float64), rowvar=False)
+    np.testing.assert_allclose(C, ref, rtol=1e-12, atol=1e-13 * np.abs(ref).max())
+    assert C.dtype == np.float64 and C.flags.c_contiguous and np.array_equal(C, C.T)
+    assert np.array_equal(X, before)
+    if dtype != np.float64:  # exact integer sums: a constant pixel's variance is 0, not rounding
+        assert C[4, 4] == 0
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])

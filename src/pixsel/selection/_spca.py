@@ -276,6 +276,8 @@ class SparsePCASelector(_PathSelector):
         owner = check_params(self)  # the parameters, then the options that cannot run together
         X, image_shape = self._flatten_images(X)
         route = fit_route("greedy", X, chunked=False)
+        # 8-bit NumPy images: their covariance from the integers themselves (stats.covariance)
+        raw8 = X if isinstance(X, np.ndarray) and X.dtype in (np.uint8, np.int8, np.bool_) else None
         X, _ = validate_fit(self, route, X, dtype=[np.float64, np.float32])
         p = X.shape[1]
         grouping = fit_groups(self, p, image_shape)  # k counts groups when features are grouped
@@ -298,9 +300,9 @@ class SparsePCASelector(_PathSelector):
         sized = follow(route) if route.name in ("compiled", "numpy") else contextlib.nullcontext()
         with record_compiled() as ran, sized:  # whether the search had a compiled kernel to run
             if grouping is not None:
-                value, comp, ub = self._fit_groups(X, grouping, k)
+                value, comp, ub = self._fit_groups(X, grouping, k, raw8)
             else:
-                C, comp, ub = self._search(X, k, F, route, owner)
+                C, comp, ub = self._search(X, k, F, route, owner, raw8)
                 value, comp, ub = self._improve(X, C, k, comp, ub, F, n_resamples, route)
         self._settle_route(ran)
         self._store_component(value, comp, ub)
@@ -326,10 +328,11 @@ class SparsePCASelector(_PathSelector):
                 "or algorithm='dense' (which forms the p x p covariance)."
             )
 
-    def _fit_groups(self, X, grouping, k):
+    def _fit_groups(self, X, grouping, k, raw8=None):
         """Whole groups: the covariance, the group path(s), the exact group search when asked;
-        returns the variance, the component and the upper bound of the support at ``k``."""
-        C = covariance(X)
+        returns the variance, the component and the upper bound of the support at ``k``.
+        ``raw8``: the 8-bit images ``X`` was converted from, if any (their covariance, exactly)."""
+        C = covariance(X if raw8 is None else raw8)
         direction = self.direction
         fwd, bwd = group_paths(grouping, C, None, direction, max_k=k if direction == "forward" else None)
         self._set_paths(fwd, bwd, k, direction)
@@ -343,9 +346,12 @@ class SparsePCASelector(_PathSelector):
             value = self.exact_result_.objective  # the certified value, not its recomputation
         return float(value), comp, ub
 
-    def _search(self, X, k, F, route, owner):
+    def _search(self, X, k, F, route, owner, raw8=None):
         """The statistics and the greedy path(s), stored; returns the covariance (None on the
-        implicit route), the component at ``k`` and its upper bound (``inf`` unless certified)."""
+        implicit route), the component at ``k`` and its upper bound (``inf`` unless certified).
+        ``raw8``: the 8-bit NumPy images ``X`` was converted from, if any (their covariance from
+        the integers, :func:`pixsel.stats.covariance`)."""
+        cov_X = X if raw8 is None else raw8
         n, p = X.shape
         direction, ub = self.direction, np.inf
         if route.implicit:
@@ -356,11 +362,11 @@ class SparsePCASelector(_PathSelector):
             fwd.objective = fwd.objective * n / (n - 1)
             comp = fwd.weights(k)
         elif len(F):  # forward from the forced features, every candidate evaluated exactly
-            C = covariance(X, route=route)
+            C = covariance(cov_X, route=route)
             fwd, bwd = greedy_path(to_numpy(C, np.float64), max_k=k, always_select=F), None
             comp = leading_component(to_numpy(C, np.float64), fwd.support(k))[1]
         else:
-            C = covariance(X, route=route)
+            C = covariance(cov_X, route=route)
             fwd, bwd, best, _, comp = greedy_sparse_component(C, k, direction, route=route)
             comp = to_numpy(comp, np.float64)
             if self.certificate:

@@ -745,12 +745,20 @@ def _class_statistics_xp(xp, dev, X, y, classes):
 
 
 def covariance(X: ArrayLike, *, route: Any = None) -> Any:
-    """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input;
+    """The sample covariance (normalized by ``n - 1``) of ``X``: float64 NumPy for NumPy input
+    (of 8-bit images, ``uint8``, ``int8`` or ``bool``, from :func:`class_statistics`' exact
+    single-precision products, about twice as fast as :func:`numpy.cov` on a float64 copy);
     in X's library, on its device and in its float dtype for another library (``route``, the
     calling fit's :class:`pixsel._routes.Route`, is passed to :func:`class_statistics`)."""
     xp, _ = get_namespace(X)
     p = X.shape[1]
     if is_numpy(xp):
+        X = np.asarray(X)
+        if _small_int_offset(X.dtype) is not None and X.shape[0] > 1:
+            # 8-bit images: class_statistics' exact single-precision products, twice np.cov's speed
+            st = class_statistics(X, np.zeros(X.shape[0], dtype=np.intp))
+            C = st.within * (st.n_samples / (st.n_samples - 1))
+            return C.T if not C.flags.c_contiguous else C  # exactly symmetric: its transpose, in C order
         return np.cov(check_finite(np.asarray(X, dtype=np.float64)), rowvar=False).reshape(p, p)
     st = class_statistics(X, None, route=route)  # one class: the within scatter is the covariance / n
     return st.within * (st.n_samples / (st.n_samples - 1))
