@@ -277,54 +277,21 @@ def test_fitted_route_says_whether_a_compiled_kernel_ran(n_classes, make, compil
     assert ("this one has none" in got["reason"]) == (not compiled)
 
 
-_FRESH_PCA = r"""
+_FRESH_LOADED = r"""
 import json, sys
 import numpy as np
-from pixsel import SparsePCASelector
+from pixsel import SparseLDASelector, SparsePCASelector
 from pixsel._routes import compiled_kernels
 rng = np.random.default_rng(0)
-X = rng.standard_normal((700, 520)) @ (np.eye(520) + 0.2 * rng.standard_normal((520, 520)))
-first = SparsePCASelector(8).fit(X)
-out = {"route": first.route_, "reason": first.route_reason_, "numba": "numba" in sys.modules}
-with compiled_kernels(True):  # something loads the compiled kernels of a full matrix
-    forced = SparsePCASelector(8).fit(X)
-later = SparsePCASelector(8).fit(X)
-out.update(later_route=later.route_, later_reason=later.route_reason_,
-           same=first.get_support().tolist() == later.get_support().tolist() == forced.get_support().tolist(),
-           objectives=[first.objective_path_.tolist(), later.objective_path_.tolist()])
-print(json.dumps(out))
-"""
-
-
-@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
-def test_sparse_pca_runs_numpy_kernels_until_the_compiled_ones_are_loaded():
-    """Sparse PCA's greedy (a full matrix) takes the NumPy kernels at every size in a fresh
-    process, importing no Numba at p = 520; once the process has loaded the compiled kernels of a
-    full matrix, a fit at that size runs them, with the same support and objectives."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    out = subprocess.run([sys.executable, "-c", _FRESH_PCA], capture_output=True, text=True, env=env, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["route"] == "numpy" and not got["numba"], got
-    assert "p = 520 features, a full matrix, a path of 8 steps: the NumPy kernels" in got["reason"]
-    assert got["later_route"] == "compiled" and "has loaded their compiled kernels" in got["later_reason"], got
-    assert got["same"]
-    np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
-
-
-_FRESH_TWO_CLASS = r"""
-import json, sys
-import numpy as np
-from pixsel import SparseLDASelector
-from pixsel._routes import compiled_kernels
-rng = np.random.default_rng(0)
-X = rng.standard_normal((700, 520))
-y = rng.integers(0, 2, 700)
-X += 0.3 * rng.standard_normal((2, 520))[y]
-make = lambda: eval(sys.argv[1])
+if sys.argv[1] == "pca":  # a full matrix
+    X, y = rng.standard_normal((700, 520)) @ (np.eye(520) + 0.2 * rng.standard_normal((520, 520))), None
+else:  # two classes: a vector
+    X, y = rng.standard_normal((700, 520)), rng.integers(0, 2, 700)
+    X += 0.3 * rng.standard_normal((2, 520))[y]
+make = lambda: eval(sys.argv[2])
 first = make().fit(X, y)
 out = {"route": first.route_, "reason": first.route_reason_, "numba": "numba" in sys.modules}
-with compiled_kernels(True):  # something loads the compiled kernels of a vector
+with compiled_kernels(True):  # something loads the compiled kernels of this form
     forced = make().fit(X, y)
 later = make().fit(X, y)
 out.update(later_route=later.route_, later_reason=later.route_reason_,
@@ -335,20 +302,24 @@ print(json.dumps(out))
 
 
 @pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled route needs Numba")
-@pytest.mark.parametrize("make", ["SparseLDASelector(8, direction='backward')",
-                                  "SparseLDASelector(8, direction='dual', path='full')"])
-def test_two_class_fits_run_numpy_kernels_until_the_compiled_ones_are_loaded(make):
-    """Two-class LDA (a vector) takes the NumPy kernels at every size in a fresh process, importing
-    no Numba at p = 520, on a backward pass and on a whole dual path alike; once the process has
-    loaded the compiled kernels of a vector, a fit at that size runs them (its ``route_`` says so:
-    the backward steps have a Numba loop), with the same support and objectives."""
+@pytest.mark.parametrize("data, make, rule", [
+    ("pca", "SparsePCASelector(8)", "a full matrix, a path of 8 steps"),
+    ("lda", "SparseLDASelector(8, direction='backward')", "a two-class vector"),
+    ("lda", "SparseLDASelector(8, direction='dual', path='full')", "a two-class vector"),
+])
+def test_loaded_only_forms_run_numpy_kernels_until_the_compiled_ones_are_loaded(data, make, rule):
+    """Sparse PCA's short forward path (a full matrix) and two-class paths of any length (a
+    vector: a backward pass, a whole dual path) take the NumPy kernels at every size in a fresh
+    process, importing no Numba at p = 520; once the process has loaded the compiled kernels of
+    their form, a fit at that size runs them (its ``route_`` says so: these searches have a Numba
+    loop), with the same support and objectives."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    out = subprocess.run([sys.executable, "-c", _FRESH_TWO_CLASS, make], capture_output=True, text=True, env=env,
-                         timeout=600)
+    out = subprocess.run([sys.executable, "-c", _FRESH_LOADED, data, make], capture_output=True, text=True,
+                         env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["route"] == "numpy" and not got["numba"], got
-    assert "p = 520 features, a two-class vector: the NumPy kernels" in got["reason"]
+    assert f"p = 520 features, {rule}: the NumPy kernels" in got["reason"]
     assert got["later_route"] == "compiled" and "has loaded their compiled kernels" in got["later_reason"], got
     assert got["same"]
     np.testing.assert_allclose(*got["objectives"], rtol=1e-9)
