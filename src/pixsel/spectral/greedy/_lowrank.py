@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.blas import dger
 
 from ..._routes import compiled_enabled, note_compiled
 from .._criteria import as_criterion
@@ -173,16 +174,20 @@ def lowrank_backward(M, U, lam, criterion="trace", *, refresh=None, dense_below=
         order[step] = idx[j]
         uj = Ul[j].copy()
         c = Kinv @ uj
-        col = -(Ul[:m] @ c)
+        col = Ul[:m] @ c
+        col *= -1.0
         col[j] += 1.0
         col /= lam  # P[:, j]
         pjj = col[j]
         wj = W[j].copy()
         G -= np.outer(wj, wj) / pjj
         G = (G + G.T) / 2
-        W[:m] -= np.outer(col, wj / pjj)
+        # the rank-one updates in place, one pass each (BLAS ger on the transposes, Fortran-ordered
+        # views of W and K^{-1}, which are C-ordered: np.empty_like of a C-ordered copy, and
+        # _refreshed's np.ascontiguousarray; a copy would leave them unchanged)
+        dger(-1.0 / pjj, wj, col, a=W[:m].T, overwrite_a=True)
         d[:m] -= col * col / pjj
-        Kinv += np.outer(c, c) / (lam * pjj)
+        dger(1.0 / (lam * pjj), c, c, a=Kinv.T, overwrite_a=True)
         last = m - 1  # the last live row takes the removed one's place
         if j != last:
             Ul[j], Ml[j], W[j], d[j], idx[j] = Ul[last], Ml[last], W[last], d[last], idx[last]
