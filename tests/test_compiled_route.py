@@ -95,6 +95,20 @@ def test_numpy_route_gives_the_compiled_results(nothing_loaded, make, which):
     np.testing.assert_allclose(numpy_est.objective_path_, compiled_est.objective_path_, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.skipif(not _routes.HAVE_NUMBA, reason="the compiled kernels need Numba")
+def test_forced_compiled_kernels_are_reported(nothing_loaded):
+    """Inside ``compiled_kernels(True)`` a fit whose route chose NumPy runs the compiled kernels, and
+    says so (``route_``); one whose search has no Numba loop (a short two-class forward pass) stays
+    ``'numpy'``."""
+    X, y = load_digits(return_X_y=True)
+    with compiled_kernels(True):
+        dual = SparseLDASelector(8, direction="dual").fit(X, y % 2)
+        forward = SparseLDASelector(8, direction="forward", refine=False).fit(X, y % 2)
+    assert dual.route_ == "compiled" and "forced" in dual.route_reason_, dual.route_reason_
+    assert forward.route_ == "numpy" and "forced" not in forward.route_reason_
+    assert SparseLDASelector(8, direction="dual").fit(X, y % 2).route_ == "numpy"  # outside the block
+
+
 def test_rule(nothing_loaded):
     assert compiled_pays(_routes.COMPILED_MIN_FEATURES - 1)[0] is False
     assert compiled_pays(_routes.COMPILED_MIN_FEATURES)[0] is True

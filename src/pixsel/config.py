@@ -67,9 +67,9 @@ def compiled_kernels(enabled: bool | None = True):
 
     By default each fit picks its kernels by size: problems of fewer than 512 features run the
     NumPy kernels until this process has loaded the compiled ones (a first fit then neither
-    compiles nor loads Numba's code), larger ones run compiled, except short sparse PCA paths,
-    whose NumPy kernels are about as fast: they too run NumPy's until the compiled ones are
-    loaded. The two give the same supports; the block lets a user compare them, time one route
+    compiles nor loads Numba's code), larger ones run compiled, except two-class paths and short
+    sparse PCA paths, whose NumPy kernels come close: they too run NumPy's until the compiled
+    ones are loaded. The two give the same supports; the block lets a user compare them, time one route
     on their data, or load the compiled kernels once for a long run of fits. It holds for the
     thread (or asyncio task) that entered it, until it exits.
 

@@ -322,11 +322,17 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
         """``route_`` as the fit ran it: a ``'compiled'`` route whose greedy search ran no Numba loop
         (its steps have none, e.g. the forward pass of the trace criterion) is reported as
         ``'numpy'``, its reason saying so; not with ``solver='exact'``, whose search has only a
-        compiled engine. ``ran``: the fit's :func:`pixsel._routes.record_compiled` record."""
+        compiled engine. A ``'numpy'`` route whose search ran a Numba loop all the same (inside
+        :func:`pixsel.config.compiled_kernels`, which overrides the route) is reported as
+        ``'compiled'``. ``ran``: the fit's :func:`pixsel._routes.record_compiled` record."""
         if self.route_ == "compiled" and not ran[0] and self.solver != "exact":
             self.route_ = "numpy"
             self.route_reason_ = (f"{self.route_reason_} where the search has them; this one has none, so "
                                   "its steps ran as NumPy and BLAS products")
+        elif self.route_ == "numpy" and ran[0]:
+            self.route_ = "compiled"
+            self.route_reason_ = (f"{self.route_reason_}; but the compiled kernels were forced "
+                                  "(pixsel.config.compiled_kernels(True)), and they ran")
 
     def _resolve_forced(self, n_features, k, owner, *, grouping=None, n_resamples=0, implicit=False):
         """``always_select_`` (sorted indices, empty for None), checked against ``k`` and what the
