@@ -190,8 +190,8 @@ COMPILED_MAX_NUMPY_RANK = 16
 #:   compiled ones on a forward pass and within a fifth on the backward and dual passes (measured
 #:   by hand on whole paths, one BLAS thread: 0.17 against 0.16 s for a backward pass and 0.22
 #:   against 0.19 s for a dual pass of the 1024 pixels of Extended Yale B, 3.8 against 3.2 s for a
-#:   dual pass of 64x64 Olivetti faces; twice as long, 0.16 against 0.08 s, in the ``n``-form
-#:   backward pass of 190 faces), so a fit pays less than the load. Not its paths over groups of
+#:   dual pass of 64x64 Olivetti faces; 1.6 times as long, 0.12 against 0.075 s, in a backward fit
+#:   by the ``n``-form pass on 190 faces), so a fit pays less than the load. Not its paths over groups of
 #:   features, which keep the size rule: their NumPy block updates fall behind the compiled steps
 #:   by more than the load on large images (3.6 against 2.1 s forward, 6.9 against 5.1 s backward,
 #:   4096 pixels in 2x2 groups; 0.11 against 0.04 s at 1024);
