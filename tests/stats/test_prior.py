@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.fft import dctn
 
-from pixsel.stats import DCTPrior, dct_shrinkage_intensity, dct_spectrum
+from pixsel.stats import DCTPrior, _prior, dct_shrinkage_intensity, dct_spectrum
 
 
 def _phi(h, w):
@@ -19,8 +19,16 @@ def _images(seed, n, h, w):
     return X - X.mean(axis=0)
 
 
-@pytest.mark.parametrize(("n", "h", "w"), [(9, 4, 5), (40, 3, 6)])
-def test_prior_products_equal_the_dense_matrix(n, h, w):
+@pytest.fixture(params=["products", "fast"])
+def transform(request, monkeypatch):
+    """Both ways of transforming a stack: the products with the DCT matrices (small images) and
+    SciPy's fast DCT (large ones), here forced at every size."""
+    monkeypatch.setattr(_prior, "_FFT_MIN_SIDE", 1 if request.param == "fast" else 10**9)
+    return request.param
+
+
+@pytest.mark.parametrize(("n", "h", "w"), [(9, 4, 5), (40, 3, 6), (20, 17, 16)])
+def test_prior_products_equal_the_dense_matrix(n, h, w, transform):
     A = _images(n, n, h, w)
     before = A.copy()
     lam, coef = dct_spectrum(A, (h, w), return_coefficients=True)
@@ -87,7 +95,7 @@ def test_spectrum_from_the_gram_matrix_is_the_images_spectrum(n, h, w):
         dct_spectrum(A, (h, w), gram=A @ A.T)
 
 
-def test_prior_applied_over_the_coefficients_in_place():
+def test_prior_applied_over_the_coefficients_in_place(transform):
     """overwrite=True filters the caller's coefficients in place (no copy of the data) into A T; a
     float32 or non-contiguous array is copied, never written."""
     n, h, w = 37, 4, 5
