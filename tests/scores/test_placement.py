@@ -1237,6 +1237,45 @@ def test_placement_gram_is_a_rounded_gram_matrix_with_its_exact_diagonal(scale):
     assert rz == 0.0 and not Z.any()
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e20])
+def test_placement_outer_gram_is_rounded_from_many_pixels_with_its_exact_diagonal(scale):
+    """outer=True: A A^T, in single precision with fewer images than (at least 512) pixels."""
+    from pixsel.scores import placement_gram
+    from pixsel.scores._placement import SINGLE_GRAM_RTOL
+
+    A = _smooth_images(2, 300, (24, 24), scale)  # 300 images of 576 pixels
+    before = A.copy()
+    M, rtol = placement_gram(A, outer=True)
+    exact = A @ A.T
+    assert M.shape == (300, 300) and M.dtype == np.float64 and np.array_equal(A, before)
+    assert rtol == SINGLE_GRAM_RTOL
+    err = np.max(np.abs(M - exact)) / np.max(np.diag(exact))
+    assert 0 < err < 0.1 * rtol  # rounded, well inside the accuracy it claims
+    np.testing.assert_allclose(np.diag(M), np.diag(exact), rtol=1e-12)
+    np.testing.assert_array_equal(M, M.T)
+    # few pixels, or more images than pixels: the exact product
+    for B in (A[:, :100], np.vstack([A, A])):
+        M2, r2 = placement_gram(B, outer=True)
+        assert r2 == 0.0
+        np.testing.assert_allclose(M2, B @ B.T, rtol=1e-12, atol=1e-12 * np.max(np.abs(B)) ** 2)
+
+
+def test_greedy_on_the_single_precision_outer_gram_keeps_the_exact_path_and_masses():
+    """The n-form greedy ranks on a rounded A A^T and reads its masses from A: on correlated
+    pixels the same path as on the exact matrix, the same masses to rounding."""
+    from pixsel.scores import placement_gram
+
+    A = _smooth_images(3, 200, (24, 24))
+    M, rtol = placement_gram(A, outer=True)
+    assert rtol > 0
+    for k in (5, 30):
+        ref = refine_placement(A, k, gram=A @ A.T, max_swaps=50)
+        got = refine_placement(A, k, gram=M, max_swaps=50)
+        assert got.order.tolist() == ref.order.tolist() and sorted(got.support) == sorted(ref.support)
+        np.testing.assert_allclose(got.objective, ref.objective, rtol=1e-10)
+        np.testing.assert_allclose(got.support_objective, ref.support_objective, rtol=1e-10)
+
+
 def test_kept_mass_of_every_prefix_is_the_pseudo_inverse_objective():
     from pixsel.scores import kept_mass
     from pixsel.scores._column_subset import column_subset_objective

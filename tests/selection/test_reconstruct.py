@@ -461,6 +461,59 @@ def test_many_pixels_place_on_the_rounded_gram_and_model_on_exact_columns(shrink
     np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("shrinkage", ["auto", 0.6])
+def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exact_columns(shrinkage, monkeypatch):
+    """From 512 pixels with fewer images than pixels a shrunk fit ranks on A A^T, the spectrum and
+    A T in single precision: the double-precision route's sensors, its masses the exact kept
+    masses of the model's own covariance columns, and the textbook's conditional to the accuracy
+    of a single-precision spectrum."""
+    from scipy.ndimage import gaussian_filter
+
+    import pixsel.scores._placement as placement_module
+    import pixsel.selection._reconstruct as rec_module
+    from pixsel.scores import kept_mass
+
+    rng = np.random.default_rng(41)
+    shape = (24, 24)  # 576 pixels, 120 training images
+    X = gaussian_filter(rng.standard_normal((150, *shape)), sigma=(0, 1.5, 1.5)) + 0.3 * rng.standard_normal((150, *shape))
+    X = 40.0 * X + 100.0
+    Xtr, Xte = X[:120], X[120:].reshape(30, -1)
+    seen = []
+    spectrum = rec_module.dct_spectrum
+
+    def spy(*args, **kwargs):
+        seen.append(np.dtype(kwargs.get("dtype", np.float64)))
+        return spectrum(*args, **kwargs)
+
+    monkeypatch.setattr(rec_module, "dct_spectrum", spy)
+    k = 15
+    rec = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr)
+    assert seen == [np.float32] and rec.shrinkage_ > 0.05  # the single-precision route ran, shrunk
+    monkeypatch.setattr(placement_module, "SINGLE_GRAM_MIN_FEATURES", 10**9)
+    ref = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr)  # all in double precision
+    assert seen[1:] == [np.float64]
+    assert rec.order_.tolist() == ref.order_.tolist() and rec.sensors_.tolist() == ref.sensors_.tolist()
+    assert rec.shrinkage_ == pytest.approx(ref.shrinkage_, rel=1e-5)
+    np.testing.assert_allclose(rec.objective_path_, ref.objective_path_, rtol=1e-5)
+    np.testing.assert_allclose(rec.predict(Xte), ref.predict(Xte), rtol=1e-5, atol=1e-5 * 100)
+    np.testing.assert_allclose(rec.std_, ref.std_, rtol=1e-5)
+    # the masses: exact kept masses of the fitted model's covariance columns (not the rounded sums)
+    n = 120
+    cols = rec._cov[:, :k] * (n - 1)
+    total = float(rec._var.sum()) * (n - 1)
+    np.testing.assert_allclose(rec.objective_path_, kept_mass(cols, rec._cols[:k]) / total, rtol=1e-12)
+    S = np.sort(rec.sensors_)
+    mean, std, _ = _shrunk_textbook(Xtr.reshape(n, -1), shape, rec.shrinkage_, S, 0.05, Xte[:, S])
+    np.testing.assert_allclose(rec.predict(Xte).reshape(30, -1), mean, rtol=1e-5, atol=1e-5 * 100)
+    np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-5)
+    # images of an unusual scale keep double precision (the steps' products in range): the same fit
+    monkeypatch.undo()
+    monkeypatch.setattr(rec_module, "dct_spectrum", spy)
+    big = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr * 1e8)
+    assert seen[2:] == [np.float64] and big.sensors_.tolist() == ref.sensors_.tolist()
+    np.testing.assert_allclose(big.objective_path_, ref.objective_path_, rtol=1e-9)
+
+
 def test_many_colour_pixels_keep_the_exact_path_masses(monkeypatch):
     import pixsel.selection._reconstruct as rec_module
 

@@ -95,9 +95,26 @@ def test_spectrum_from_the_gram_matrix_is_the_images_spectrum(n, h, w):
         dct_spectrum(A, (h, w), gram=A @ A.T)
 
 
+@pytest.mark.parametrize(("n", "h", "w"), [(37, 4, 5), (30, 17, 16)])
+def test_spectrum_in_single_precision(n, h, w, transform):
+    """dtype=float32 transforms in single precision: float32 coefficients, the spectrum in double
+    precision to about 1e-6 relative of the exact one; any other dtype is refused."""
+    A = _images(7, n, h, w) * 1e3
+    lam, coef = dct_spectrum(A, (h, w), return_coefficients=True)
+    lam32, coef32 = dct_spectrum(A, (h, w), return_coefficients=True, dtype=np.float32)
+    assert coef32.dtype == np.float32 and lam32.dtype == np.float64
+    np.testing.assert_allclose(coef32, coef, rtol=0, atol=1e-5 * np.abs(coef).max())
+    np.testing.assert_allclose(lam32, lam, rtol=1e-5)
+    assert not np.array_equal(lam32, lam)  # rounded: the single-precision route ran
+    np.testing.assert_allclose(dct_spectrum(A, (h, w), dtype=np.float32), lam, rtol=1e-5)
+    with pytest.raises(ValueError, match="float32"):
+        dct_spectrum(A, (h, w), dtype=np.float16)
+
+
 def test_prior_applied_over_the_coefficients_in_place(transform):
-    """overwrite=True filters the caller's coefficients in place (no copy of the data) into A T; a
-    float32 or non-contiguous array is copied, never written."""
+    """overwrite=True filters the caller's coefficients in place (no copy of the data) into A T, in
+    their precision (float32 coefficients give A T to single precision); a non-contiguous array
+    is copied, never written, and so are coefficients without overwrite."""
     n, h, w = 37, 4, 5
     A = _images(5, n, h, w)
     lam, coef = dct_spectrum(A, (h, w), return_coefficients=True)
@@ -107,8 +124,12 @@ def test_prior_applied_over_the_coefficients_in_place(transform):
     prior = DCTPrior(lam)
     c32 = coef.astype(np.float32)
     before32 = c32.copy()
-    np.testing.assert_allclose(prior.apply(None, coefficients=c32, overwrite=True), expected, rtol=1e-5, atol=1e-5)
-    assert np.array_equal(c32, before32)
+    kept = prior.apply(None, coefficients=c32, overwrite=False)
+    assert kept.dtype == np.float64 and np.array_equal(c32, before32)  # copied, in double precision
+    np.testing.assert_allclose(kept, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    single = prior.apply(None, coefficients=c32, overwrite=True)
+    assert single.dtype == np.float32 and np.shares_memory(single, c32)  # written over them
+    np.testing.assert_allclose(single, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
     strided = np.asfortranarray(coef)
     out = prior.apply(None, coefficients=strided, overwrite=True)
     np.testing.assert_allclose(out, expected, atol=1e-10)

@@ -123,6 +123,7 @@ _RULE_RTOL = 1e-9
 #: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product,
 #: triangular product and matrix-vector product
 _DGER, _DGEMM, _DSYMV, _DTRMM, _DGEMV = get_blas_funcs(("ger", "gemm", "symv", "trmm", "gemv"), (np.empty(1),))
+_SGEMV = get_blas_funcs("gemv", (np.empty(1, dtype=np.float32),))
 #: LAPACK's float64 Cholesky factorization with pivoting (for positive semidefinite matrices)
 (_DPSTRF,) = get_lapack_funcs(("pstrf",), (np.empty(1),))
 
@@ -540,7 +541,12 @@ def greedy_placement(A: ArrayLike, k: int, *, block: int = 1, constraints: Place
     prior : DCTPrior, optional
         ``T``, needed when ``shrinkage > 0`` (:class:`pixsel.stats.DCTPrior`).
     prior_rows : array-like of shape (n_samples, n_pixels), optional
-        ``A T`` when the caller has it (``prior.apply(A)``); computed here when not given.
+        ``A T`` when the caller has it (``prior.apply(A)``); computed here when not given. It
+        may be in single precision (``prior.apply`` of single-precision coefficients): with
+        fewer images than pixels the greedy's passes then read a single-precision copy of ``A``
+        too (half the memory traffic), which moves the ranking, the masses and the columns by
+        about ``1e-6`` relative, as a single-precision ``A A^T`` of :func:`placement_gram` does
+        (:func:`kept_mass` of exact columns gives exact masses).
     gram_rtol : float, default=0.0
         The relative accuracy of ``gram`` when it is not exact (the second value of
         :func:`placement_gram`): a residual squared norm below this fraction of the largest
@@ -617,7 +623,9 @@ class PlacementResult:
         With ``shrinkage > 0``: ``{pixel: (G'[:, pixel], T[:, pixel])}`` for every pixel the
         greedy and the swaps took, the columns of the shrunk Gram matrix and of the prior they
         computed (the covariance columns of a model on them, with no further pass over the
-        data); None without shrinkage.
+        data); None without shrinkage. With ``prior_rows`` in single precision and fewer
+        images than pixels the ``G'`` columns are rounded to about ``1e-6`` relative as well
+        (the passes read a single-precision copy of ``A``).
     per_cost : bool
         True when, under a budget, the greedy that ranks pixels by gain per unit cost (then its
         swaps) kept more mass than the greedy by gain and its placement was returned: ``order``
@@ -714,7 +722,7 @@ SINGLE_GRAM_RTOL = 1e-5
 _SINGLE_RANGE = (1e-12, 1e12)
 
 
-def placement_gram(A: ArrayLike) -> tuple[NDArray, float]:
+def placement_gram(A: ArrayLike, *, outer: bool = False) -> tuple[NDArray, float]:
     """``A^T A`` for the greedy placement and its swaps to rank pixels with, and its relative accuracy.
 
     With more images than pixels the greedy's first cost is the ``p x p`` Gram matrix, ``n p^2 / 2``
@@ -729,17 +737,25 @@ def placement_gram(A: ArrayLike) -> tuple[NDArray, float]:
     :func:`kept_mass`). Fewer features, or no more images than pixels (where the greedy works on
     ``A`` and the caller forms ``A A^T``): the exact ``A^T A`` and 0.
 
+    With ``outer=True`` it is the other Gram matrix, ``A A^T`` (``n x n``), which the greedy ranks
+    on with fewer images than pixels: from ``SINGLE_GRAM_MIN_FEATURES`` features it is accumulated
+    in single precision as well. The greedy's residual norms and kept masses read ``A`` itself
+    there, so the rounding moves only the ranking's numerators (and, with shrinkage, the
+    directions by the same relative amount: :func:`kept_mass` gives the exact masses).
+
     Parameters
     ----------
     A : array-like of shape (n_samples, n_features)
         Centred data (not modified).
+    outer : bool, default=False
+        Return ``A A^T`` (with fewer images than pixels) instead of ``A^T A``.
 
     Returns
     -------
-    gram : ndarray of shape (n_features, n_features)
-        ``A^T A``, float64; its diagonal (the columns' squared norms) is exact either way.
+    gram : ndarray of shape (n_features, n_features), or (n_samples, n_samples) with ``outer``
+        ``A^T A`` (``A A^T``), float64; its diagonal (the squared norms) is exact either way.
     rtol : float
-        0.0 when ``gram`` is exact, else its accuracy relative to the largest squared column norm.
+        0.0 when ``gram`` is exact, else its accuracy relative to the largest squared norm.
 
     Examples
     --------
@@ -750,23 +766,29 @@ def placement_gram(A: ArrayLike) -> tuple[NDArray, float]:
     (1e-05, True)
     >>> placement_gram(A[:, :10])[1]   # few features: exact
     0.0
+    >>> M, rtol = placement_gram(A[:500], outer=True)   # 500 images of 600 pixels: A A^T
+    >>> M.shape, rtol, bool(np.abs(M - A[:500] @ A[:500].T).max() <= 1e-5 * np.abs(M).max())
+    ((500, 500), 1e-05, True)
     """
     A = np.asarray(A, dtype=np.float64)
     n, p = A.shape
-    if p < SINGLE_GRAM_MIN_FEATURES or n <= p:
-        return A.T @ A, 0.0
-    sq = np.einsum("ij,ij->j", A, A)  # the exact diagonal, and the data's range: max |a_ij| <= sqrt(max sq)
+    if p < SINGLE_GRAM_MIN_FEATURES or (n <= p) != bool(outer):
+        return (A @ A.T if outer else A.T @ A), 0.0
+    # the exact diagonal, and the data's range: max |a_ij| <= sqrt(max sq)
+    sq = np.einsum("ij,ij->i" if outer else "ij,ij->j", A, A)
+    m = sq.size
     top = float(np.sqrt(np.max(sq)))
     if top == 0.0:
-        return np.zeros((p, p)), 0.0
+        return np.zeros((m, m)), 0.0
     lo, hi = _SINGLE_RANGE
     scale = 1.0 if lo <= top <= hi else top  # squares and their sums inside single precision's range
     A32 = A.astype(np.float32) if scale == 1.0 else (A * (1.0 / scale)).astype(np.float32)
-    G = (A32.T @ A32).astype(np.float64)  # one SYRK in single precision
+    G = (A32 @ A32.T if outer else A32.T @ A32).astype(np.float64)  # one SYRK in single precision
     if scale != 1.0:
         G *= scale * scale
     np.fill_diagonal(G, sq)
-    return G, float(max(SINGLE_GRAM_RTOL, 4.0 * np.sqrt(n) * float(np.finfo(np.float32).epsneg)))
+    terms = p if outer else n  # the products each entry sums
+    return G, float(max(SINGLE_GRAM_RTOL, 4.0 * np.sqrt(terms) * float(np.finfo(np.float32).epsneg)))
 
 
 def kept_mass(columns: ArrayLike, features: ArrayLike) -> NDArray:
@@ -891,7 +913,7 @@ class _Basis:
                 Ae = op.a * _symv(op.gram, ai) + op.b * op.prior_rows[:, col]  # A e, e = G'_{:,col} - F F_col
                 if r:
                     Ae -= self.AF[:, :r] @ F[col]
-                P = _rows_times(np.stack([ai, Ae]), self.B)  # A^T a_col and A^T A e
+                P = _rows_times(np.stack([ai, Ae]), op.rows)  # A^T a_col and A^T A e
                 t = op.prior.column(col)
                 g = op.a * P[0] + op.b * t
             else:
@@ -1186,7 +1208,12 @@ class _ShrunkGram:
             self.gram = np.asarray(gram, dtype=np.float64)
         else:  # A^T A with more images than pixels, else A A^T
             self.gram = A.T @ A if self.explicit else A @ A.T
-        self.prior_rows = prior.apply(A) if prior_rows is None else np.asarray(prior_rows, dtype=np.float64)
+        # A T: the caller's may be in single precision; with fewer images than pixels the passes
+        # over A then read a single-precision copy of it as well (half the memory traffic)
+        rows = prior.apply(A) if prior_rows is None else np.asarray(prior_rows)
+        self.prior_rows = rows if rows.dtype in (np.float64, np.float32) else rows.astype(np.float64)
+        self.single = self.prior_rows.dtype == np.float32 and not self.explicit
+        self.rows = A.astype(np.float32) if self.single else A  # the data the steps' passes read
         self._col_sq = None
 
     def column(self, i):
@@ -1221,7 +1248,7 @@ class _ShrunkGram:
     def _shrunk_sq(self, g2):
         """``a^2 g2 + 2 a b (G T)_jj + b^2 (T^2)_jj``: ``||G'_{:,j}||^2`` from ``g2`` in place of
         ``||G_j||^2`` (its exact values, or bounds of them)."""
-        cross = np.einsum("ij,ij->j", self.A, self.prior_rows)
+        cross = np.einsum("ij,ij->j", self.rows, self.prior_rows)  # in single precision with single rows
         return self.a * self.a * g2 + 2.0 * self.a * self.b * cross + self.b * self.b * self.prior.diag_sq()
 
     def bounded(self, k):
@@ -1311,6 +1338,7 @@ class _PendingSq:
         self.A, self.M = A, M
         self.lo, self.width, self.weight = lo, width, weight
         self.pending = np.ones(lo.size, dtype=bool)
+        self.done = 0  # numerators made exact (not pending)
         #: the initial numerators (a view into the set-up's ``U``, see :class:`_Start`) and the
         #: set-up's own bounds: a value a path makes exact is made exact there too, for the paths
         #: that start later (they copy it: :meth:`copy`); None: no set-up to record in
@@ -1330,10 +1358,15 @@ class _PendingSq:
     def settle(self, gain, cand, d, u, scale=None):
         """Make ``u`` (and ``gain = u / d``, in place) exact at every candidate whose upper gain
         reaches the best lower one: the best candidate and its ties are then exact. ``scale``: the
-        candidates are ranked by ``gain * scale`` (positive; the gain per cost) instead."""
+        candidates are ranked by ``gain * scale`` (positive; the gain per cost) instead.
+
+        One pass suffices but for rounding: an exact value is at least its lower bound, so the
+        best lower gain can only rise, and every candidate still pending had its upper gain below
+        the old best (a pass repeats only when rounding lowered the best).
+        """
+        if not cand.any():
+            return
         while True:
-            if not cand.any():
-                return
             J = np.flatnonzero(cand & self.pending)
             if scale is None:
                 best = float(np.max(gain[cand]))
@@ -1343,12 +1376,14 @@ class _PendingSq:
                 J = J[(u[J] + self.width[J]) / d[J] * scale[J] >= best]
             if J.size == 0:
                 return
-            if np.count_nonzero(~self.pending) + J.size > _SETTLE_ALL * self.pending.size:
+            self.done += J.size
+            if self.done > _SETTLE_ALL * self.pending.size:
                 J = np.flatnonzero(self.pending)  # many made exact already: all the rest at once
+                self.done = self.pending.size
                 Y = _outer_root(self.A[:, J], self.M)
                 g2 = np.einsum("ij,ij->j", Y, Y)
             else:
-                AJ = self.A[:, J]
+                AJ = np.take(self.A, J, axis=1)
                 g2 = np.einsum("ij,ij->j", self.M @ AJ, AJ)  # a_j^T (A A^T) a_j
             exact = self.weight * (g2 - self.lo[J])
             u[J] += exact
@@ -1358,10 +1393,13 @@ class _PendingSq:
                 root.start[J[up]] += exact[up]
                 root.width[J] = 0.0
                 root.pending[J] = False
+                root.done = int(np.count_nonzero(~root.pending))
             self.width[J] = 0.0
             self.pending[J] = False
             J = J[cand[J]]
             gain[J] = u[J] / d[J]
+            if float(np.max(gain[cand] if scale is None else gain[cand] * scale[cand])) >= best:
+                return  # the best rose (or stayed): no pending candidate can reach it
 
 
 def _outer_root(A, M):
@@ -1644,12 +1682,17 @@ def _rows_times(V, B):
     matrix-vector product per row (BLAS ``dgemv`` on ``B^T``, Fortran-ordered: no copy). ``B`` is
     read once per row, but a product this flat runs at memory speed as ``dgemv`` and well below it
     as a matrix product (OpenBLAS packs ``B`` for ``dgemm``): two rows this way take about half the
-    time of one blocked product (the data pass of every greedy step with fewer images than pixels)."""
-    if not (B.dtype == np.float64 and B.flags.c_contiguous):
+    time of one blocked product (the data pass of every greedy step with fewer images than pixels).
+    A single-precision ``B`` (a rounded copy of the data) is read by ``sgemv``, half the memory
+    traffic; the result is in double precision either way."""
+    if not B.flags.c_contiguous or B.dtype not in (np.float64, np.float32):
         return V @ B
     out = np.empty((V.shape[0], B.shape[1]))
     for r in range(V.shape[0]):
-        out[r] = _DGEMV(1.0, B.T, V[r])
+        if B.dtype == np.float64:
+            out[r] = _DGEMV(1.0, B.T, V[r])
+        else:
+            out[r] = _SGEMV(1.0, B.T, V[r].astype(np.float32))
     return out
 
 

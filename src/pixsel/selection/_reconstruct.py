@@ -46,6 +46,12 @@ _AUTO_MIN_SAMPLES, _AUTO_FALLBACK = 2 * _CV_FOLDS, 0.01
 #: 0.05; it lowered it by 1-9 % above 0.06 (textures: 0.88).
 AUTO_SHRINKAGE_MIN = 0.05
 
+#: With fewer images than pixels (from 512 pixels) the placement ranks in single precision (the
+#: spectrum's and ``A T``'s transforms, ``A A^T`` and the steps' passes: half the time) when the
+#: largest centred image norm lies in this range, so that its products (up to about the norm's
+#: fourth power times the pixels) stay inside single precision's range.
+_SINGLE_DATA_RANGE = (1e-6, 1e6)
+
 #: Eigenvalues of the measured block below this fraction of its largest are dropped in the solve
 #: (only reached with ``alpha=0`` on measurements that duplicate each other).
 _EIG_RTOL = 1e-12
@@ -315,8 +321,17 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         # precision (gram_rtol > 0), for the placement alone: the model's columns are exact below,
         # and a shrunk model takes the exact matrix (its spectrum and intensity are read from it):
         # at once for a given shrinkage, after the intensity's bound for 'auto'
+        # fewer images than pixels: A A^T in single precision from 512 pixels, and the transforms
+        # of the shrunk fit's spectrum and A T as well (``single``): they rank the pixels; the
+        # model's covariance columns and the kept masses are computed from exact columns below
+        single = False
         if n <= p:
-            G, gram_rtol = A @ A.T, 0.0
+            G, outer_rtol = placement_gram(A, outer=True)
+            # single precision needs the products of the steps inside its range: images whose
+            # largest norm is within _SINGLE_DATA_RANGE (pixel values of any usual scale)
+            top = float(np.sqrt(np.max(np.diagonal(G), initial=0.0)))
+            single = outer_rtol > 0 and _SINGLE_DATA_RANGE[0] <= top <= _SINGLE_DATA_RANGE[1]
+            gram_rtol = 0.0
         elif isinstance(shrink, float):
             G, gram_rtol = A.T @ A, 0.0
         else:
@@ -336,7 +351,8 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
             if n > p:
                 lam = dct_spectrum(A, shape[:2], gram=G)
             else:
-                lam, coef = dct_spectrum(A, shape[:2], return_coefficients=True)
+                lam, coef = dct_spectrum(A, shape[:2], return_coefficients=True,
+                                         dtype=np.float32 if single else np.float64)
             rho = dct_shrinkage_intensity(A, lam, gram=G) if shrink == "auto" else float(shrink)
             if shrink == "auto" and rho < AUTO_SHRINKAGE_MIN:
                 rho = 0.0  # the data do not ask for it: the plain fit
@@ -358,7 +374,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         index[all_cols] = np.arange(all_cols.size)
         # with shrinkage the placement computed the columns of G' = (1 - rho) A^T A + rho (n - 1) T
         # and of T at every pixel it took: the model's covariance columns without a pass over A
-        shrunk = res.columns if rho > 0 else None
+        shrunk = res.columns if rho > 0 and not single else None  # (rounded where the ranking was single)
         if shrunk is not None and not all(int(i) in shrunk for i in all_cols):
             shrunk = None
         folds = None
@@ -393,6 +409,11 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         if gram_rtol:  # (no shrinkage) the path's and the placement's kept masses from exact columns
             mass = kept_mass(S[:, :k * c], all_cols[:k * c])[c - 1::c]
             placed_mass = float(kept_mass(S[:, index[cols]], cols)[-1])
+        elif single and rho > 0:  # the directions moved with the rounded A A^T and A T: exact masses
+            Gc = (1.0 - rho) * S + (rho * (n - 1)) * TS  # G'[:, all_cols] from the exact columns
+            mass = kept_mass(Gc[:, :k], all_cols[:k])
+            placed_mass = float(kept_mass(Gc[:, index[cols]], cols)[-1])
+            del Gc
         total = float(var.sum() * (n - 1))
         del G
         if self.basis == "pixels":
