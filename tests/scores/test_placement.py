@@ -1031,6 +1031,29 @@ def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     assert np.array_equal(A, before)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_single_precision_rows_round_the_numerators_and_columns_only(seed):
+    """A T in single precision: the operator reads a rounded copy of A for its passes and its
+    exact start (bounds only up to p / 512 steps), its numerators and a step's columns within
+    single precision's accuracy of the double-precision operator's; the data untouched."""
+    from pixsel.scores._placement import _ShrunkGram
+
+    A, prior = _bounded_data(seed)
+    before = A.copy()
+    ref = _ShrunkGram(A, None, 0.6, prior, None)
+    op = _ShrunkGram(A, None, 0.6, prior, prior.apply(A).astype(np.float32))
+    assert op.single and op.rows.dtype == np.float32 and not ref.single and ref.rows is A
+    assert not op.bounded(1) and ref.bounded(5)  # 400 pixels: p / 512 < 1
+    exact = ref.column_sq()
+    np.testing.assert_allclose(op.column_sq(), exact, rtol=1e-5, atol=1e-6 * np.abs(exact).max())
+    w = np.random.default_rng(seed).standard_normal((2, A.shape[0]))
+    from pixsel.scores._placement import _rows_times
+
+    want = w @ A
+    np.testing.assert_allclose(_rows_times(w, op.rows), want, rtol=0, atol=1e-5 * np.abs(want).max())
+    assert np.array_equal(A, before)
+
+
 @pytest.mark.parametrize("settle_all, wide", [(1 / 4, False), (0.0, False), (1.0, True)])
 @pytest.mark.parametrize("seed", range(8))
 def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, wide, monkeypatch):

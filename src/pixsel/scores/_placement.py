@@ -123,7 +123,8 @@ _RULE_RTOL = 1e-9
 #: BLAS's float64 rank-one update and matrix product, in place, symmetric matrix-vector product,
 #: triangular product and matrix-vector product
 _DGER, _DGEMM, _DSYMV, _DTRMM, _DGEMV = get_blas_funcs(("ger", "gemm", "symv", "trmm", "gemv"), (np.empty(1),))
-_SGEMV = get_blas_funcs("gemv", (np.empty(1, dtype=np.float32),))
+#: their single-precision matrix-vector and triangular products (passes over a rounded copy of the data)
+_SGEMV, _STRMM = get_blas_funcs(("gemv", "trmm"), (np.empty(1, dtype=np.float32),))
 #: LAPACK's float64 Cholesky factorization with pivoting (for positive semidefinite matrices)
 (_DPSTRF,) = get_lapack_funcs(("pstrf",), (np.empty(1),))
 
@@ -1236,11 +1237,10 @@ class _ShrunkGram:
     def column_sq(self):
         """``||G'_{:,j}||^2 = a^2 ||G_j||^2 + 2 a b (G T)_jj + b^2 (T^2)_jj``, with ``(G T)_jj =
         sum_m A_mj (A T)_mj`` and ``||G_j||^2 = ||(L^T A)_j||^2`` (``A A^T = L L^T``)."""
-        A = self.A
         if self.explicit:
             g2 = np.einsum("ij,ij->j", self.gram, self.gram)
         else:
-            Y = _outer_root(A, self.gram)
+            Y = _outer_root(self.rows, self.gram)  # in single precision with a single-precision copy
             g2 = np.einsum("ij,ij->j", Y, Y)
             del Y
         return self._shrunk_sq(g2)
@@ -1255,9 +1255,11 @@ class _ShrunkGram:
         """Whether :meth:`column_sq_bounds` pays for a path of ``k`` steps: fewer images than pixels,
         enough images that ``n^2 p`` is worth saving, and few steps (each makes some numerators
         exact, ``n^2`` each: about ten per step on textures, so past ``p / 64`` steps the exact
-        start costs less)."""
+        start costs less); with a single-precision copy of the data, whose exact start costs half
+        as much, past ``p / 512`` steps."""
         n, p = self.A.shape
-        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n and k <= p * _BOUND_MAX_STEPS
+        most = _BOUND_MAX_STEPS_SINGLE if self.single else _BOUND_MAX_STEPS
+        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n and k <= p * most
 
     def column_sq_bounds(self):
         """Lower values of :meth:`column_sq` and the :class:`_PendingSq` that makes any of them exact.
@@ -1281,6 +1283,10 @@ _BOUND_DIRS, _BOUND_ITERS = 16, 2
 _BOUND_MIN_SAMPLES = 8 * _BOUND_DIRS
 #: Most steps for the bounds, as a fraction of the pixels (see :meth:`_ShrunkGram.bounded`).
 _BOUND_MAX_STEPS = 1 / 64
+#: The same with a single-precision copy of the data, whose exact start (a triangular product in
+#: single precision) costs half as much: on 400 textures of 64x64 (one thread) the bounds and the
+#: values the path made exact took 7.7 / 9.5 / 25 ms at k = 5 / 10 / 50, the exact start 10 ms.
+_BOUND_MAX_STEPS_SINGLE = 1 / 512
 #: Once this fraction of the numerators has been made exact one by one, the rest are made exact
 #: at once (a triangular product, half the multiply-adds of one at a time).
 _SETTLE_ALL = 1 / 4
@@ -1411,13 +1417,15 @@ def _outer_root(A, M):
     """
     n = M.shape[0]
     if n == 0 or A.shape[1] == 0:
-        return np.zeros(A.shape)
+        return np.zeros(A.shape, dtype=A.dtype)
     c, piv, rank, info = _DPSTRF(M, lower=1)
     if info < 0:
         raise ValueError(f"pstrf failed with info={info}")
     c[rank:, rank:] = 0.0  # pstrf leaves the trailing block of a rank-deficient M unfactored
     Ap = A[piv - 1]  # a C-ordered copy: Ap^T is Fortran-ordered, overwritten by the product
     # (Ap^T L)^T = L^T Ap; trmm reads only the lower triangle of c (above it: M's entries)
+    if A.dtype == np.float32:  # a single-precision copy of the data: the product in single precision
+        return _STRMM(1.0, c.astype(np.float32), Ap.T, side=1, lower=1, overwrite_b=1).T
     return _DTRMM(1.0, c, Ap.T, side=1, lower=1, overwrite_b=1).T
 
 
