@@ -1002,6 +1002,27 @@ def test_quadratic_bounds_hold_for_any_directions(seed, s, iters):
         np.testing.assert_allclose(hi - lo, 0.0, atol=1e-8 * np.linalg.norm(M) * d.max())
 
 
+@pytest.mark.parametrize("s, iters", [(1, 0), (16, 2), (130, 1)])
+@pytest.mark.parametrize("seed", range(4))
+def test_quadratic_bounds_from_single_precision_products_still_hold(seed, s, iters):
+    """With a single-precision copy of A the products run in single precision and the bounds widen
+    by their rounding's bounds: still lo <= a_j^T M a_j <= hi at every column, and no wider than
+    a few thousandths of the largest value beyond the double-precision bounds."""
+    from pixsel.scores._placement import _quadratic_bounds
+
+    A, _ = _bounded_data(seed)
+    M = A @ A.T
+    d = np.einsum("ij,ij->j", A, A)
+    rows = A.astype(np.float32)
+    lo, hi = _quadratic_bounds(M, A, d, s, iters, rows=rows)
+    lo64, hi64 = _quadratic_bounds(M, A, d, s, iters)
+    exact = np.einsum("ij,ij->j", M @ A, A)
+    tol = 1e-12 * np.abs(exact).max()
+    assert np.all(lo <= exact + tol) and np.all(exact <= hi + tol) and np.all(lo >= 0)
+    assert np.all(hi - lo >= (hi64 - lo64) * (1 - 1e-9) - tol)  # never narrower than the exact products'
+    assert np.max((hi - lo) - (hi64 - lo64)) <= 5e-3 * np.abs(exact).max()
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
     """lo <= ||G'_j||^2 <= lo + width at every pixel; settling makes the best pixel's numerator exact,
@@ -1034,7 +1055,7 @@ def test_first_step_bounds_hold_and_settle_to_the_exact_numerators(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_single_precision_rows_round_the_numerators_and_columns_only(seed):
     """A T in single precision: the operator reads a rounded copy of A for its passes and its
-    exact start (bounds only up to p / 512 steps), its numerators and a step's columns within
+    exact start, its numerators and a step's columns within
     single precision's accuracy of the double-precision operator's; the data untouched."""
     from pixsel.scores._placement import _ShrunkGram
 
@@ -1043,7 +1064,7 @@ def test_single_precision_rows_round_the_numerators_and_columns_only(seed):
     ref = _ShrunkGram(A, None, 0.6, prior, None)
     op = _ShrunkGram(A, None, 0.6, prior, prior.apply(A).astype(np.float32))
     assert op.single and op.rows.dtype == np.float32 and not ref.single and ref.rows is A
-    assert not op.bounded(1) and ref.bounded(5)  # 400 pixels: p / 512 < 1
+    assert op.bounded(5) and not op.bounded(7)  # the same rule: at most p / 64 steps
     exact = ref.column_sq()
     np.testing.assert_allclose(op.column_sq(), exact, rtol=1e-5, atol=1e-6 * np.abs(exact).max())
     w = np.random.default_rng(seed).standard_normal((2, A.shape[0]))
@@ -1067,7 +1088,7 @@ def test_bounded_first_step_gives_the_path_of_the_exact_one(seed, settle_all, wi
     monkeypatch.setattr(_placement, "_BOUND_MAX_STEPS", 1.0)  # the bounds at every k of these 400 pixels
     monkeypatch.setattr(_placement, "_SETTLE_ALL", settle_all)
     if wide:
-        monkeypatch.setattr(_placement._quadratic_bounds, "__defaults__", (1, 0))
+        monkeypatch.setattr(_placement._quadratic_bounds, "__defaults__", (1, 0, None))
     A, prior = _bounded_data(seed)
     p = A.shape[1]
     labels = np.arange(p) % 5

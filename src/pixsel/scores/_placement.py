@@ -1255,11 +1255,12 @@ class _ShrunkGram:
         """Whether :meth:`column_sq_bounds` pays for a path of ``k`` steps: fewer images than pixels,
         enough images that ``n^2 p`` is worth saving, and few steps (each makes some numerators
         exact, ``n^2`` each: about ten per step on textures, so past ``p / 64`` steps the exact
-        start costs less); with a single-precision copy of the data, whose exact start costs half
-        as much, past ``p / 512`` steps."""
+        start costs less). The same with a single-precision copy of the data, whose exact start
+        costs half as much: ``bench_sensors`` on the textures (400 images of 64x64) took as long
+        or longer at k = 10-50 with it (59-60 against 53 ms at k = 10, 68-71 against 61 at
+        k = 20)."""
         n, p = self.A.shape
-        most = _BOUND_MAX_STEPS_SINGLE if self.single else _BOUND_MAX_STEPS
-        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n and k <= p * most
+        return not self.explicit and n >= _BOUND_MIN_SAMPLES and p > n and k <= p * _BOUND_MAX_STEPS
 
     def column_sq_bounds(self):
         """Lower values of :meth:`column_sq` and the :class:`_PendingSq` that makes any of them exact.
@@ -1269,7 +1270,7 @@ class _ShrunkGram:
         """
         A = self.A
         d = self.col_sq()
-        lo, hi = _quadratic_bounds(self.gram, A, d)
+        lo, hi = _quadratic_bounds(self.gram, A, d, rows=self.rows if self.single else None)
         weight = self.a * self.a
         return self._shrunk_sq(lo), _PendingSq(A, self.gram, lo, weight * (hi - lo), weight)
 
@@ -1283,10 +1284,6 @@ _BOUND_DIRS, _BOUND_ITERS = 16, 2
 _BOUND_MIN_SAMPLES = 8 * _BOUND_DIRS
 #: Most steps for the bounds, as a fraction of the pixels (see :meth:`_ShrunkGram.bounded`).
 _BOUND_MAX_STEPS = 1 / 64
-#: The same with a single-precision copy of the data, whose exact start (a triangular product in
-#: single precision) costs half as much: on 400 textures of 64x64 (one thread) the bounds and the
-#: values the path made exact took 7.7 / 9.5 / 25 ms at k = 5 / 10 / 50, the exact start 10 ms.
-_BOUND_MAX_STEPS_SINGLE = 1 / 512
 #: Once this fraction of the numerators has been made exact one by one, the rest are made exact
 #: at once (a triangular product, half the multiply-adds of one at a time).
 _SETTLE_ALL = 1 / 4
@@ -1295,7 +1292,7 @@ _SETTLE_ALL = 1 / 4
 _BOUND_SLACK = 1e-10
 
 
-def _quadratic_bounds(M, A, d, s=_BOUND_DIRS, iters=_BOUND_ITERS):
+def _quadratic_bounds(M, A, d, s=_BOUND_DIRS, iters=_BOUND_ITERS, rows=None):
     """``lo <= a_j^T M a_j <= hi`` for every column ``a_j`` of ``A`` (``M`` positive semidefinite,
     ``d_j = ||a_j||^2``), from ``s`` orthonormal directions ``V`` close to the top eigenvectors of ``M``.
 
@@ -1307,6 +1304,13 @@ def _quadratic_bounds(M, A, d, s=_BOUND_DIRS, iters=_BOUND_ITERS):
     positive semidefinite: ``lam^4 <= trace(B^4)``). Any ``V`` gives valid bounds; one close to
     the top eigenvectors gives narrow ones (``lam`` near the ``(s+1)``-th eigenvalue). Cost: ``2 s
     n p`` for ``[V R]^T A`` and ``O(n^3 / 2)`` for ``B^2``.
+
+    ``rows``: a single-precision copy of ``A``. The two products then run in single precision
+    (half the time), and the bounds widen by their rounding errors' bounds. Entry ``m`` of
+    ``Z^T a`` (``Z = [V R]``) is off by at most ``eps ||z_m|| ||a||``, with ``eps = (n + 3) u``
+    (``u`` single precision's unit roundoff: both factors rounded, then sums of ``n``
+    products). That error passes through ``mid`` and the rest's squared norm to first and
+    second order. ``||B^2||_F`` is off by at most ``((n + 3) u) ||B||_F^2``.
     """
     n = M.shape[0]
     s = min(int(s), n)
@@ -1323,12 +1327,30 @@ def _quadratic_bounds(M, A, d, s=_BOUND_DIRS, iters=_BOUND_ITERS):
     X = W - 0.5 * V * theta
     B = M - X @ V.T
     B -= V @ X.T
-    lam = float(np.sqrt(np.linalg.norm(B @ B.T)))  # B symmetric: B B^T = B^2 (one symmetric product)
-    CR = np.concatenate([V, R], axis=1).T @ A  # c_j and R^T a_j of every column
+    Z = np.concatenate([V, R], axis=1)
+    if rows is None:
+        lam = float(np.sqrt(np.linalg.norm(B @ B.T)))  # B symmetric: B B^T = B^2 (one symmetric product)
+        CR = Z.T @ A  # c_j and R^T a_j of every column
+    else:
+        eps = (n + 3) * float(np.finfo(np.float32).eps) / 2
+        eps /= 1.0 - eps
+        B32 = B.astype(np.float32)
+        P = B32 @ B32.T
+        sq = float(np.einsum("ij,ij->", P, P, dtype=np.float64))
+        lam = float(np.sqrt(np.sqrt(sq) + eps * float(np.einsum("ij,ij->", B, B))))
+        CR = (Z.T.astype(np.float32) @ rows).astype(np.float64)
     C = CR[:s]
     mid = np.einsum("m,mj,mj->j", theta, C, C) + 2.0 * np.einsum("mj,mj->j", C, CR[s:])
     rest = np.maximum(d - np.einsum("mj,mj->j", C, C), 0.0)
     slack = _BOUND_SLACK * float(np.linalg.norm(M)) * d
+    if rows is not None:  # the single-precision products' rounding, to first and second order
+        root = np.sqrt(d)
+        rn = np.linalg.norm(R, axis=0)  # ||r_m|| (||v_m|| = 1)
+        absC = np.abs(C)
+        first = 2.0 * (np.abs(theta) @ absC + np.abs(CR[s:]).sum(axis=0) + rn @ absC)
+        second = float(np.abs(theta).sum() + 2.0 * rn.sum())
+        slack = slack + eps * root * first + (eps * eps) * d * second
+        rest = rest + 2.0 * eps * root * absC.sum(axis=0) + s * (eps * eps) * d
     return np.maximum(mid - slack, 0.0), mid + lam * rest + slack
 
 
@@ -1373,13 +1395,15 @@ class _PendingSq:
         if not cand.any():
             return
         while True:
-            J = np.flatnonzero(cand & self.pending)
+            # the pending candidates whose upper gain (u + width) / d (times scale) reaches the best
+            # lower one, compared without a division (d > 0 at every candidate)
+            upper = u + self.width
             if scale is None:
                 best = float(np.max(gain[cand]))
-                J = J[(u[J] + self.width[J]) / d[J] >= best]
             else:
                 best = float(np.max(gain[cand] * scale[cand]))
-                J = J[(u[J] + self.width[J]) / d[J] * scale[J] >= best]
+                upper *= scale
+            J = np.flatnonzero(cand & self.pending & (upper >= best * d))
             if J.size == 0:
                 return
             self.done += J.size
