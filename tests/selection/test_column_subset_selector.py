@@ -83,24 +83,6 @@ def test_many_pixels_rank_on_the_rounded_gram_with_the_exact_greedy_path_and_mas
     assert sel.objective_path_[-1] == pytest.approx(column_subset_objective(G, order) / np.trace(G), rel=1e-10)
 
 
-def test_fewer_images_than_many_pixels_rank_on_the_rounded_outer_gram_with_exact_masses():
-    """From 512 pixels, fewer images than pixels: the n-form ranks on A A^T in single precision;
-    on correlated images the path is the p-form greedy's on the exact Gram matrix, its masses exact."""
-    from scipy.ndimage import gaussian_filter
-
-    from pixsel.scores import placement_gram
-
-    rng = np.random.default_rng(6)
-    X = gaussian_filter(rng.standard_normal((200, 24, 24)), sigma=(0, 2.0, 2.0)) + 0.01 * rng.standard_normal((200, 24, 24))
-    A = X.reshape(200, -1) - X.reshape(200, -1).mean(axis=0)
-    assert placement_gram(A, outer=True)[1] > 0
-    G = A.T @ A
-    order, mass = greedy_column_subset(G, 30)
-    sel = ColumnSubsetSelector(30).fit(X)
-    assert sel.order_.tolist() == order.tolist()
-    np.testing.assert_allclose(sel.objective_path_, mass / np.trace(G), rtol=1e-9)
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_qr_path_is_the_kept_mass_of_each_prefix(seed):
     rng = np.random.default_rng(seed)

@@ -514,6 +514,39 @@ def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exa
     np.testing.assert_allclose(big.objective_path_, ref.objective_path_, rtol=1e-9)
 
 
+@pytest.mark.parametrize("shrinkage", ["auto", None, 0.3])
+def test_sample_covariance_weighing_more_keeps_the_exact_fit(shrinkage, monkeypatch):
+    """Fewer images than (576) pixels where the sample covariance weighs more than the prior (an
+    intensity below 0.5, a given one below it, or none): the fit is the double-precision one, the
+    same numbers as with the single-precision route switched off (its rounding moves late steps
+    of such paths); 'auto' reads its intensity in single precision first, then redoes it exactly."""
+    import pixsel.scores._placement as placement_module
+    import pixsel.selection._reconstruct as rec_module
+
+    rng = np.random.default_rng(42)
+    X = rng.standard_normal((200, 20)) @ rng.standard_normal((20, 576)) + 0.5 * rng.standard_normal((200, 576))
+    X = (20.0 * X + 100.0).reshape(200, 24, 24)
+    seen = []
+    spectrum = rec_module.dct_spectrum
+
+    def spy(*args, **kwargs):
+        seen.append(np.dtype(kwargs.get("dtype", np.float64)))
+        return spectrum(*args, **kwargs)
+
+    monkeypatch.setattr(rec_module, "dct_spectrum", spy)
+    rec = PixelReconstructor(40, shrinkage=shrinkage).fit(X)
+    if shrinkage == "auto":
+        assert 0.05 < rec.shrinkage_ < 0.5 and seen == [np.float32, np.float64]
+    else:
+        assert seen == ([] if shrinkage is None else [np.float64])
+    monkeypatch.setattr(placement_module, "SINGLE_GRAM_MIN_FEATURES", 10**9)
+    ref = PixelReconstructor(40, shrinkage=shrinkage).fit(X)
+    assert rec.order_.tolist() == ref.order_.tolist() and rec.shrinkage_ == ref.shrinkage_
+    np.testing.assert_array_equal(rec.objective_path_, ref.objective_path_)
+    np.testing.assert_array_equal(rec.std_, ref.std_)
+    assert rec.alpha_ == ref.alpha_
+
+
 def test_many_colour_pixels_keep_the_exact_path_masses(monkeypatch):
     import pixsel.selection._reconstruct as rec_module
 

@@ -181,8 +181,6 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             # path's kept masses then from exact columns: n p k multiply-adds, which pay for
             # themselves against the n p^2 / 4 saved up to k = p / 8
             G, rtol = placement_gram(A) if A.shape[0] > p and 8 * k <= p else (None, 0.0)
-            if A.shape[0] <= p:  # the n-form ranks on A A^T (single precision from 512 pixels) and
-                G = placement_gram(A, outer=True)[0]  # reads its masses from A: exact either way
             order, mass = greedy_placement(A, k, gram=G, gram_rtol=rtol)
             if rtol:
                 mass = kept_mass((A[:, order].T @ A).T, order)
