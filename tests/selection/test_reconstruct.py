@@ -461,23 +461,12 @@ def test_many_pixels_place_on_the_rounded_gram_and_model_on_exact_columns(shrink
     np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("shrinkage", ["auto", 0.6])
-def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exact_columns(shrinkage, monkeypatch):
-    """From 512 pixels with fewer images than pixels a shrunk fit ranks on A A^T, the spectrum and
-    A T in single precision: the double-precision route's sensors, its masses the exact kept
-    masses of the model's own covariance columns, and the textbook's conditional to the accuracy
-    of a single-precision spectrum."""
-    from scipy.ndimage import gaussian_filter
-
-    import pixsel.scores._placement as placement_module
+@pytest.fixture
+def spectrum_dtypes(monkeypatch):
+    """The precision of every ``dct_spectrum`` call a fit makes, in order (a spy on the estimator's
+    module)."""
     import pixsel.selection._reconstruct as rec_module
-    from pixsel.scores import kept_mass
 
-    rng = np.random.default_rng(41)
-    shape = (24, 24)  # 576 pixels, 120 training images
-    X = gaussian_filter(rng.standard_normal((150, *shape)), sigma=(0, 1.5, 1.5)) + 0.3 * rng.standard_normal((150, *shape))
-    X = 40.0 * X + 100.0
-    Xtr, Xte = X[:120], X[120:].reshape(30, -1)
     seen = []
     spectrum = rec_module.dct_spectrum
 
@@ -486,11 +475,32 @@ def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exa
         return spectrum(*args, **kwargs)
 
     monkeypatch.setattr(rec_module, "dct_spectrum", spy)
+    return seen
+
+
+@pytest.mark.parametrize("shrinkage", ["auto", 0.6])
+def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exact_columns(shrinkage, monkeypatch, spectrum_dtypes):
+    """From 512 pixels with fewer images than pixels a shrunk fit ranks on A A^T, the spectrum and
+    A T in single precision: the double-precision route's sensors, its masses the exact kept
+    masses of the model's own covariance columns, and the textbook's conditional to the accuracy
+    of a single-precision spectrum."""
+    from scipy.ndimage import gaussian_filter
+
+    import pixsel.scores._placement as placement_module
+    from pixsel.scores import kept_mass
+
+    rng = np.random.default_rng(41)
+    shape = (24, 24)  # 576 pixels, 120 training images
+    X = gaussian_filter(rng.standard_normal((150, *shape)), sigma=(0, 1.5, 1.5)) + 0.3 * rng.standard_normal((150, *shape))
+    X = 40.0 * X + 100.0
+    Xtr, Xte = X[:120], X[120:].reshape(30, -1)
+    seen = spectrum_dtypes
     k = 15
     rec = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr)
     assert seen == [np.float32] and rec.shrinkage_ > 0.05  # the single-precision route ran, shrunk
-    monkeypatch.setattr(placement_module, "SINGLE_GRAM_MIN_FEATURES", 10**9)
-    ref = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr)  # all in double precision
+    with monkeypatch.context() as m:
+        m.setattr(placement_module, "SINGLE_GRAM_MIN_FEATURES", 10**9)
+        ref = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr)  # all in double precision
     assert seen[1:] == [np.float64]
     assert rec.order_.tolist() == ref.order_.tolist() and rec.sensors_.tolist() == ref.sensors_.tolist()
     assert rec.shrinkage_ == pytest.approx(ref.shrinkage_, rel=1e-5)
@@ -507,33 +517,23 @@ def test_fewer_images_than_many_pixels_rank_in_single_precision_and_model_on_exa
     np.testing.assert_allclose(rec.predict(Xte).reshape(30, -1), mean, rtol=1e-5, atol=1e-5 * 100)
     np.testing.assert_allclose(rec.std_.ravel(), std, rtol=1e-5)
     # images of an unusual scale keep double precision (the steps' products in range): the same fit
-    monkeypatch.undo()
-    monkeypatch.setattr(rec_module, "dct_spectrum", spy)
     big = PixelReconstructor(k, alpha=0.05, shrinkage=shrinkage).fit(Xtr * 1e8)
     assert seen[2:] == [np.float64] and big.sensors_.tolist() == ref.sensors_.tolist()
     np.testing.assert_allclose(big.objective_path_, ref.objective_path_, rtol=1e-9)
 
 
 @pytest.mark.parametrize("shrinkage", ["auto", None, 0.3])
-def test_sample_covariance_weighing_more_keeps_the_exact_fit(shrinkage, monkeypatch):
+def test_sample_covariance_weighing_more_keeps_the_exact_fit(shrinkage, monkeypatch, spectrum_dtypes):
     """Fewer images than (576) pixels where the sample covariance weighs more than the prior (an
     intensity below 0.5, a given one below it, or none): the fit is the double-precision one, the
     same numbers as with the single-precision route switched off (its rounding moves late steps
     of such paths); 'auto' reads its intensity in single precision first, then redoes it exactly."""
     import pixsel.scores._placement as placement_module
-    import pixsel.selection._reconstruct as rec_module
 
     rng = np.random.default_rng(42)
     X = rng.standard_normal((200, 20)) @ rng.standard_normal((20, 576)) + 0.5 * rng.standard_normal((200, 576))
     X = (20.0 * X + 100.0).reshape(200, 24, 24)
-    seen = []
-    spectrum = rec_module.dct_spectrum
-
-    def spy(*args, **kwargs):
-        seen.append(np.dtype(kwargs.get("dtype", np.float64)))
-        return spectrum(*args, **kwargs)
-
-    monkeypatch.setattr(rec_module, "dct_spectrum", spy)
+    seen = spectrum_dtypes
     rec = PixelReconstructor(40, shrinkage=shrinkage).fit(X)
     if shrinkage == "auto":
         assert 0.05 < rec.shrinkage_ < 0.5 and seen == [np.float32, np.float64]
