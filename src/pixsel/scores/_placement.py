@@ -1427,7 +1427,7 @@ class _PendingSq:
                 root.start[J[up]] += exact[up]
                 root.width[J] = 0.0
                 root.pending[J] = False
-                root.done = int(np.count_nonzero(~root.pending))
+                root.done += int(np.count_nonzero(up))
             self.width[J] = 0.0
             self.pending[J] = False
             J = J[cand[J]]
