@@ -96,11 +96,37 @@ def test_place_exact_is_the_brute_force_optimum(tmp_path):
     assert column_subset_objective(G, rec["sensors"]) / np.trace(G) > best - 1e-9
 
 
+def test_place_exact_with_installed_and_excluded_pixels(tmp_path):
+    """--exact with --always-select and --never-select: the best 4 pixels that contain the installed
+    two and avoid the excluded ones (brute force over every such placement), the installed first."""
+    from itertools import combinations
+
+    from pixsel.scores._column_subset import column_subset_objective
+
+    path, X = _full_rank(tmp_path)
+    out = tmp_path / "exact"
+    assert main(["place", str(path), "-k", "4", "--exact", "60", "--alpha", "0", "--always-select", "12,3",
+                 "--never-select", "7,8,13", "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    assert rec["exact"]["status"] == "optimal"
+    train = np.random.default_rng(rec["seed"]).permutation(100)[rec["n_test"]:]
+    A = X[train] - X[train].mean(axis=0)
+    G = A.T @ A
+    free = [j for j in range(25) if j not in (12, 3, 7, 8, 13)]
+    best = max(column_subset_objective(G, [12, 3, *S]) for S in combinations(free, 2)) / np.trace(G)
+    assert rec["sensors"][:2] == [12, 3] and not {7, 8, 13} & set(rec["sensors"])
+    assert abs(rec["kept_mass_fraction"][-1] - best) < 1e-9
+    unconstrained = max(column_subset_objective(G, list(S)) for S in combinations(range(25), 4)) / np.trace(G)
+    assert best < unconstrained  # the constraints bind here: the check is not the unconstrained optimum's
+
+
 def test_place_exact_user_errors_exit_2(tmp_path, capsys):
     path, _ = _full_rank(tmp_path)
     out = tmp_path / "bad"
     assert main(["place", str(path), "-k", "3", "--exact", "5", "--min-distance", "2", "--out", str(out)]) == 2
-    assert "--exact places K sensors without constraints" in capsys.readouterr().err
+    assert "--exact certifies placements under --always-select and --never-select only" in capsys.readouterr().err
+    assert main(["place", str(path), "-k", "2", "--exact", "5", "--always-select", "0,1,2", "--out", str(out)]) == 2
+    assert "3 installed sensors (always_select) are more than k=2" in capsys.readouterr().err
     assert main(["place", str(path), "-k", "3", "--exact", "5", "--shrinkage", "0.5", "--out", str(out)]) == 2
     assert "drop --shrinkage or --exact" in capsys.readouterr().err
     assert main(["place", str(_data(tmp_path)), "-k", "3", "--exact", "5", "--out", str(out)]) == 2  # 48 images of 100 pixels

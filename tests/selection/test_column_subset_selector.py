@@ -165,3 +165,40 @@ def test_exact_refuses_a_singular_covariance_before_the_search(small_images, mak
                                          r"solver='greedy'"):
         ColumnSubsetSelector(3, solver="exact").fit(X)
     ColumnSubsetSelector(3).fit(X)  # the greedy takes it
+
+
+@pytest.mark.parametrize("solver", ["greedy", "exact"])
+def test_installed_and_excluded_pixels(solver):
+    """always_select / never_select: the installed pixels first, in the order given, none excluded;
+    with the exact solver the certified support is the brute-force best among the supports that
+    contain the installed pixels and avoid the excluded ones (which is not the unconstrained best)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 9)) @ rng.standard_normal((9, 9))
+    X0 = X.copy()
+    A = X - X.mean(axis=0)
+    G = A.T @ A
+    F, E, k = [7, 2], [0, 5], 4
+    sel = ColumnSubsetSelector(k, solver=solver, always_select=F, never_select=E).fit(X)
+    assert sel.order_[:2].tolist() == F and not set(E) & set(sel.order_.tolist()) and np.array_equal(X, X0)
+    assert sel.always_select_.tolist() == [2, 7] and sel.never_select_.tolist() == E
+    free = [j for j in range(9) if j not in F + E]
+    best = max(column_subset_objective(G, [*F, *T]) for T in combinations(free, k - 2)) / np.trace(G)
+    np.testing.assert_allclose(sel.objective_path_[-1], column_subset_objective(G, sel.order_) / np.trace(G))
+    if solver == "exact":
+        assert sel.status_ == "optimal"
+        np.testing.assert_allclose(sel.objective_path_[-1], best, rtol=1e-10)
+        assert sel.upper_bound_ >= best - 1e-12
+        free_best = max(column_subset_objective(G, list(S)) for S in combinations(range(9), k)) / np.trace(G)
+        assert best < free_best
+    else:
+        assert sel.objective_path_[-1] <= best + 1e-12
+
+
+def test_installed_and_excluded_pixels_bad_input():
+    X = np.random.default_rng(0).standard_normal((40, 8))
+    for kw, msg in [(dict(always_select=[0, 1, 2]), "are more than k=2"),
+                    (dict(always_select=[1], never_select=[1]), "in both always_select and never_select"),
+                    (dict(never_select=list(range(7))), "fewer than k=2"),
+                    (dict(method="qr", never_select=[0]), "method='qr' takes no always_select")]:
+        with pytest.raises(ValueError, match=msg):
+            ColumnSubsetSelector(2, **kw).fit(X)

@@ -73,6 +73,14 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         Report the exact search (nodes, best kept mass, certified bound, relative gap) once it
         has run a few seconds: a bar on a terminal, plain lines elsewhere. Library code is quiet
         by default.
+    always_select : array-like of int or bool or None, default=None
+        Pixels every selection contains (installed sensors; flattened indices or a mask),
+        counted in ``n_features_to_select`` and chosen first, in the order given. With
+        ``solver='exact'`` the certified support is the best one that contains them (the search
+        runs on the covariance of the other pixels given these, the kept mass they add).
+    never_select : array-like of int or bool or None, default=None
+        Pixels no selection contains, with either solver. Disjoint from ``always_select``.
+        ``method='qr'`` takes neither (use ``method='greedy'``).
 
     Attributes
     ----------
@@ -98,6 +106,9 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         objective`` of the returned support (0 when certified optimal).
     absolute_gap_ : float
         Only with ``solver='exact'``: ``upper_bound_`` less the support's kept mass fraction.
+    always_select_, never_select_ : ndarray of int
+        The forced and the excluded pixels, sorted (empty without ``always_select`` /
+        ``never_select``).
     n_features_in_ : int
     image_shape_ : tuple or None
         ``(h, w)`` or ``(h, w, c)`` when ``X`` was an image stack (flattened in C order;
@@ -139,12 +150,15 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         "node_limit": [Interval(Integral, 0, None, closed="left"), None],
         "gap_tol": [Interval(Real, 0, None, closed="left")],
         "progress": ["boolean"],
+        "always_select": ["array-like", None],
+        "never_select": ["array-like", None],
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy",
                  solver: Literal["greedy", "exact"] = "greedy", time_limit: float | None = None,
                  node_limit: int | None = None, gap_tol: float = 0.0,
-                 progress: bool = False) -> None:
+                 progress: bool = False, always_select: ArrayLike | None = None,
+                 never_select: ArrayLike | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
         self.solver = solver
@@ -152,6 +166,8 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         self.node_limit = node_limit
         self.gap_tol = gap_tol
         self.progress = progress
+        self.always_select = always_select
+        self.never_select = never_select
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Choose ``n_features_to_select`` pixels of ``X`` (``y`` is ignored).
@@ -173,6 +189,15 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         p = X.shape[1]
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)
+        constrained = self.always_select is not None or self.never_select is not None
+        if constrained and self.method == "qr":
+            raise ValueError(f"{owner}: method='qr' takes no always_select or never_select (its pivots are the "
+                             "decomposition's); use method='greedy', which honours both.")
+        # checked before any work; None without constraints (the greedy's unconstrained route)
+        cons = placement_constraints(p, k, always_select=self.always_select, never_select=self.never_select,
+                                     owner=owner) if constrained else None
+        self.always_select_ = np.sort(cons.always) if cons is not None else np.zeros(0, dtype=np.intp)
+        self.never_select_ = np.flatnonzero(cons.never) if cons is not None else np.zeros(0, dtype=np.intp)
         A = np.asarray(X, dtype=np.float64) - X.mean(axis=0, dtype=np.float64)
         total = float(np.einsum("ij,ij->", A, A))
         C = self._exact_covariance(A, total, owner) if self.solver == "exact" else None  # refused before work
@@ -181,7 +206,7 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             # path's kept masses then from exact columns: n p k multiply-adds, which pay for
             # themselves against the n p^2 / 4 saved up to k = p / 8
             G, rtol = placement_gram(A) if A.shape[0] > p and 8 * k <= p else (None, 0.0)
-            order, mass = greedy_placement(A, k, gram=G, gram_rtol=rtol)
+            order, mass = greedy_placement(A, k, gram=G, gram_rtol=rtol, constraints=cons)
             if rtol:
                 mass = kept_mass((A[:, order].T @ A).T, order)
             del G
@@ -196,9 +221,12 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             # no initial support: the search starts from its own forward and backward greedy supports,
             # each improved by exchanges (at least the greedy's kept mass)
             best = np.flatnonzero(_exact_fit_attributes(self, pair_A, pair_B, k, criterion=crit))
-            # the certified pixels in the greedy's order among themselves: each prefix's kept mass
+            # the certified pixels in the greedy's order among themselves (the installed ones first,
+            # in the order given): each prefix's kept mass
             outside = np.setdiff1d(np.arange(p), best)
-            order, mass = greedy_placement(A, k, constraints=placement_constraints(p, k, never_select=outside))
+            forced = None if cons is None or not len(cons.always) else cons.always
+            order, mass = greedy_placement(A, k, constraints=placement_constraints(
+                p, k, always_select=forced, never_select=outside))
         self.n_features_to_select_ = k
         self.order_ = order
         ranking = np.full(p, k + 1, dtype=np.intp)

@@ -64,8 +64,15 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None, ro
             A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
             node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
             initial=initial, callback=callback, never_select=_excluded(est), route=route,
+            always_select=_forced(est),
         )
     return store_exact_result(est, res, k, len(res.weights))
+
+
+def _forced(est):
+    """The estimator's fitted ``always_select_`` where it forces features, else None."""
+    F = getattr(est, "always_select_", None)
+    return None if F is None or not len(F) else np.asarray(F, dtype=np.intp)
 
 
 def _excluded(est):

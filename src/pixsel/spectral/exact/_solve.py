@@ -12,13 +12,14 @@ import numpy as np
 from ..._array_api import get_namespace, to_host
 from ..._routes import choose, follow, require_compiled, resize
 from ..._threads import blas_limit
-from ..._validation import check_int, check_options, check_pair, check_real
+from ..._validation import check_excluded, check_forced, check_int, check_options, check_pair, check_real
 from .._criteria import MaxEig, spectral_criterion
 from .._dispatch import greedy_path
 from .._path import objective_on_support, weights_on_support
 from ..bounds._certificates import inclusion_bounds
 from ..greedy import refine_support
 from ._exclude import lift_result, restrict_initial, restricted
+from ._force import forced_pair
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
 from ._plain import PLAIN_BRANCH_RULES, plain_dfs
@@ -460,6 +461,73 @@ def _excluded_support(A, B, k, never_select, criterion, initial, options):
     return lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, **options), R, E, p)
 
 
+def _forced_support(A, B, k, always_select, never_select, criterion, initial, options):
+    """:func:`exact_support` with the features of ``always_select`` in every support (and none of
+    ``never_select``), or None where it forces none: the forced features' objective plus the
+    search of ``k - len(always_select)`` others on the pair given them (:mod:`._force`)."""
+    owner = "exact_support"
+    A, B, form, k, crit = _validate(A, B, k, criterion, owner)
+    p = A.shape[0]
+    F = check_forced(always_select, p, owner=owner)
+    if not len(F):
+        return None
+    E = check_excluded(never_select, p, always_select=F, k=k, owner=owner)
+    if len(F) > k:
+        raise ValueError(f"{owner}: always_select has {len(F)} features, more than k = {k} (k counts the forced "
+                         f"features); ask for k >= {len(F)} or force fewer.")
+    if not (form == "vector" or crit.additive or (form == "factor" and A.shape[1] == 1)):
+        raise ValueError(f"{owner}: always_select in the exact search needs an objective that adds up over "
+                         "features: a vector a (two classes) or criterion='trace'; the largest generalized "
+                         "eigenvalue of a matrix pair does not. Pass criterion='trace', or use the greedy "
+                         "path's always_select.")
+    R = np.setdiff1d(np.arange(p), np.union1d(F, E))
+    t0 = time.perf_counter()
+    inner_initial = None
+    if initial is not None:
+        S0 = np.unique(np.asarray(initial))
+        if (S0.ndim != 1 or len(S0) != k or not np.issubdtype(S0.dtype, np.integer) or S0[0] < 0
+                or S0[-1] >= p or np.setdiff1d(F, S0).size or np.intersect1d(S0, E).size):
+            raise ValueError(f"{owner}: initial must hold {k} distinct indices in [0, {p - 1}] that contain every "
+                             f"always_select feature and no never_select one; got {np.asarray(initial).tolist()}.")
+        inner_initial = np.searchsorted(R, np.setdiff1d(S0, F)).astype(np.intp)
+    inner, f_forced = None, 0.0
+    if k > len(F):
+        M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
+        Mp, Bp, f_forced = forced_pair(M, B, F, R, owner)
+        callback = options.get("callback")
+        if callback is not None:  # the states in the whole problem's values: the forced features' objective added
+            options = dict(options, callback=lambda st: callback(dataclasses.replace(
+                st, incumbent=st.incumbent + f_forced, bound=st.bound + f_forced)))
+        inner = exact_support(Mp[:, 0] if form == "vector" else Mp, Bp, k - len(F),
+                              criterion="max-eig" if form == "vector" else "trace", initial=inner_initial,
+                              **options)
+        support = np.sort(np.concatenate([F, R[inner.support]]))
+    else:
+        support = F
+    obj = objective_on_support(A, B, support, criterion=crit)
+    status = "optimal" if inner is None else inner.status
+    # as a search's own result: a proved optimum is the direct value of its support (the reduced
+    # problem's value differs from it by rounding only); else the reduced certificate plus f(F)
+    ub = obj if status == "optimal" else max(inner.upper_bound + f_forced, obj)
+    info = {} if inner is None else dict(inner.info)
+    info["always_select"] = F.copy()
+    if len(E):
+        info["never_select"] = E.copy()
+    return ExactResult(
+        support=support,
+        objective=obj,
+        weights=weights_on_support(A if form != "factor" else A @ A.T, B, support),
+        upper_bound=float(ub),
+        gap=float(max(ub - obj, 0.0)),
+        n_nodes=0 if inner is None else inner.n_nodes,
+        time=time.perf_counter() - t0,
+        status=status,
+        k=k,
+        criterion=crit.name,
+        info=info,
+    )
+
+
 def exact_support(
     A: ArrayLike,
     B: ArrayLike | None = None,
@@ -476,6 +544,7 @@ def exact_support(
     fixing: bool | None = None,
     never_select: ArrayLike | None = None,
     route: Route | None = None,
+    always_select: ArrayLike | None = None,
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -555,6 +624,15 @@ def exact_support(
         Where the search's greedy starts run (:func:`pixsel._routes.choose`, ``'exact'`` family:
         the compiled greedy kernels or the NumPy ones, by the size); an estimator passes the
         route its ``fit`` resolved, None asks the route table once for the arrays given.
+    always_select : array-like of int or None, default None
+        Features every support contains (installed sensors, forced pixels), counted in ``k``.
+        For objectives that add up over features, a vector ``a`` or ``'trace'`` (the column
+        subset's kept mass is one): the objective of the forced features ``F`` plus that of the
+        others given them (Schur complements of ``B_FF``, :mod:`pixsel.spectral.exact._force`),
+        so the search runs on the pair of the other features at size ``k - len(F)``, and its
+        certificate, raised by ``f(F)``, bounds every support of size ``k`` containing ``F``.
+        ``info['always_select']`` holds the sorted forced indices; ``initial`` must contain
+        them. Refused for ``'max-eig'`` with a matrix ``A`` (not additive).
 
     Returns
     -------
@@ -582,6 +660,12 @@ def exact_support(
     ('optimal', [0, 2])
     """
     require_compiled("The exact search (exact_support)")  # a compiled branch and bound: Numba is optional
+    if always_select is not None:
+        options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
+                       branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
+        res = _forced_support(A, B, k, always_select, never_select, criterion, initial, options)
+        if res is not None:
+            return res
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
