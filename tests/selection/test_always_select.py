@@ -155,7 +155,7 @@ def test_spca_forced_forward_matches_brute_force():
     (dict(always_select=[1, 1]), "repeats"),
     (dict(always_select=[0.5]), "integer"),
     (dict(always_select=[0, 1, 2], n_features_to_select=2), "at least 3"),
-    (dict(always_select=[0], solver="exact"), "solver='greedy'"),
+    (dict(always_select=[0], solver="exact", criterion="max-eig"), "adds up over the features"),
     (dict(always_select=[0], stability=3), "stability=None"),
     (dict(always_select=[0], algorithm="implicit"), "algorithm='dense'"),
     (dict(always_select=[0], groups=np.arange(10) // 2), "without groups"),
@@ -183,3 +183,29 @@ def test_k_equal_to_forced_selects_exactly_them():
         sel.forward_path_.A, sel.forward_path_.B, [0, 4, 9], criterion="trace"), rtol=1e-10)
     every = SparsePCASelector(10, always_select=np.arange(10)).fit(X)
     assert every.support_.all()
+
+
+@pytest.mark.parametrize("n_classes,criterion", [(2, "auto"), (3, "trace"), (3, "auto")])
+def test_lda_exact_is_the_best_support_with_the_forced_features(n_classes, criterion):
+    """solver='exact' with always_select: the certified support is the best of the supports of size
+    k that contain the forced features (each valued by the same selector with all k forced, the
+    greedy then has nothing to choose), and here it is not the unconstrained optimum."""
+    from itertools import combinations
+
+    rng = np.random.default_rng(n_classes)
+    X = rng.standard_normal((90, 8))
+    y = np.arange(90) % n_classes
+    X[y == 1, :3] += 0.8
+    X[y == n_classes - 1, 5] -= 0.7
+    kw = dict(criterion=criterion, algorithm="dense", refine=False)
+    sel = SparseLDASelector(3, solver="exact", always_select=[6], **kw).fit(X, y)
+    S = sel.get_support(indices=True)
+    assert sel.status_ == "optimal" and 6 in S
+    values = {T: SparseLDASelector(3, always_select=[6, *T], **kw).fit(X, y).objective_path_[2]
+              for T in combinations([j for j in range(8) if j != 6], 2)}
+    best = max(values.values())
+    np.testing.assert_allclose(sel.objective_path_[2], best, rtol=1e-9)  # (the path's entry at k = 3)
+    np.testing.assert_allclose(values[tuple(j for j in S if j != 6)], best, rtol=1e-9)
+    assert sel.upper_bound_ >= best * (1 - 1e-12)
+    free = SparseLDASelector(3, solver="exact", **kw).fit(X, y)
+    assert 6 not in free.get_support(indices=True) and free.objective_path_[2] > best

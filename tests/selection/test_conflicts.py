@@ -18,7 +18,9 @@ from pixsel import PathSelectorCV, SparseLDASelector, SparseLinearModelProjectio
 
 LDA_CONFLICTS = [
     ({"criterion": ["trace", "max-eig"], "solver": "exact", "always_select": [0]},
-     "always_select runs with solver='greedy' only"),
+     "always_select with solver='exact' needs an objective that adds up"),
+    ({"criterion": "max-eig", "solver": "exact", "always_select": [0]},
+     "always_select with solver='exact' needs an objective that adds up"),
     ({"stability": 5, "algorithm": "implicit"}, "stability needs algorithm='dense'"),
     ({"stability": 5, "algorithm": "implicit", "criterion": "cv"}, "stability needs algorithm='dense'"),
     ({"stability": 5, "solver": "exact"}, "stability selection reads greedy paths"),
