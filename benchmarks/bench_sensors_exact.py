@@ -25,6 +25,12 @@ Rows, per ``k``:
 The exact search runs once (its objective is deterministic and the 10-minute budget is the
 claim); the greedy and QR times are medians of 3 runs. ``--quick``: 6x6 patches, ``k <= 6``,
 a 20-second budget. The load average is printed.
+
+With ``--installed I,J,...`` (installed sensors) and ``--exclude-border`` the exact and greedy
+rows place under those constraints (``always_select`` and ``never_select``; every placement
+contains the installed pixels and none of the border), from ``k`` = installed + 1; the two QR
+rows, which take no constraints, are left out, and the principal components' mass is then a
+looser bound.
 """
 
 from __future__ import annotations
@@ -118,6 +124,9 @@ def main(argv=None):
                         "default) gives each size --floor seconds and half of what is left beyond --floor seconds "
                         "for it and each larger size; 'equal' an equal share of what is left")
     p.add_argument("--floor", type=float, default=5.0, help="seconds kept for each larger size with --plan halves")
+    p.add_argument("--installed", default=None, metavar="I,J,...",
+                   help="installed sensors (flattened pixel indices): every placement contains them")
+    p.add_argument("--exclude-border", action="store_true", help="no placement uses a pixel of the patch border")
     args = p.parse_args(argv)
     side, per = (6, 100) if args.quick else (10, 250)
     max_k = args.max_k or (6 if args.quick else 20)
@@ -125,38 +134,51 @@ def main(argv=None):
     print(f"load average at start: {os.getloadavg()}")
     A = patches(side, per)
     n, p_ = A.shape
+    installed = [int(v) for v in args.installed.split(",") if v.strip()] if args.installed else []
+    rr, cc = np.divmod(np.arange(p_), side)
+    border = np.flatnonzero((rr == 0) | (rr == side - 1) | (cc == 0) | (cc == side - 1)) if args.exclude_border else []
+    cons = dict(always_select=installed or None, never_select=list(border) or None)
+    constrained = bool(installed) or bool(len(border))
     pca = np.cumsum(np.sort(np.linalg.eigvalsh(A.T @ A))[::-1]) / float(np.sum(A * A))
-    print(f"\n{n} Brodatz patches of {side}x{side} ({len(TEXTURES)} textures), k = 1..{max_k}, "
-          f"exact budget {budget:.0f} s in all")
+    print(f"\n{n} Brodatz patches of {side}x{side} ({len(TEXTURES)} textures), k = {len(installed) + 1}..{max_k}, "
+          f"exact budget {budget:.0f} s in all" + (f"; installed {installed}, {len(border)} border pixels excluded "
+                                                   "(the QR rows, which take no constraints, left out)"
+                                                   if constrained else ""))
     head = (f"{'k':>3} {'status':>11} {'exact':>8} {'bound':>8} {'gap %':>7} {'time s':>7} {'greedy':>8} "
             f"{'exact/greedy':>12} {'pixsel qr':>9} {'PySensors QR':>12} {'PCA':>8}")
     print(head)
     rows = []
     t_all = time.perf_counter()
     with blas_threads(args):
-        for k in range(1, max_k + 1):
+        for k in range(len(installed) + 1, max_k + 1):
             left = max(budget - (time.perf_counter() - t_all), 0.0)
             limit = plan_limit(left, max_k - k, args.plan, args.floor)
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # a stopped search is reported below
-                ex = ColumnSubsetSelector(k, solver="exact", time_limit=limit).fit(A)
+                ex = ColumnSubsetSelector(k, solver="exact", time_limit=limit, **cons).fit(A)
             t_exact = time.perf_counter() - t
             assert ex.get_support().sum() == k
+            assert set(installed) <= set(ex.order_.tolist()) and not set(border) & set(ex.order_.tolist())
             obj = kept_mass(A, ex.get_support(indices=True))
             assert abs(obj - ex.objective_path_[-1]) < 1e-8, "the selector's kept mass is not its support's"
             assert ex.upper_bound_ <= pca[k - 1] * (1 + 1e-8), "the certified bound is above the PCA bound"
-            t_g, g = median_time(lambda: ColumnSubsetSelector(k).fit(A))
-            t_q, q = median_time(lambda: ColumnSubsetSelector(k, method="qr").fit(A))
-            ps_qr, t_ps = pysensors_qr(A, k)
+            t_g, g = median_time(lambda: ColumnSubsetSelector(k, **cons).fit(A))
+            if constrained:  # neither QR takes the constraints: no row to compare
+                q_mass, t_q, ps_qr, t_ps = (float("nan"),) * 4
+            else:
+                t_q, q = median_time(lambda: ColumnSubsetSelector(k, method="qr").fit(A))
+                q_mass = kept_mass(A, q.get_support(indices=True))
+                ps_qr, t_ps = pysensors_qr(A, k)
             row = dict(k=k, status=ex.status_, exact=obj, bound=ex.upper_bound_, gap=ex.gap_, time=t_exact,
                        time_limit=limit, nodes=ex.n_nodes_, greedy=kept_mass(A, g.get_support(indices=True)),
-                       greedy_time=t_g, pixsel_qr=kept_mass(A, q.get_support(indices=True)), pixsel_qr_time=t_q,
+                       greedy_time=t_g, pixsel_qr=q_mass, pixsel_qr_time=t_q,
                        pysensors_qr=ps_qr, pysensors_qr_time=t_ps, pca=float(pca[k - 1]), load=os.getloadavg()[0])
             rows.append(row)
+            qr_cells = ("-", "-") if constrained else (f"{row['pixsel_qr']:.5f}", f"{ps_qr:.5f}")
             print(f"{k:>3} {row['status']:>11} {obj:8.5f} {row['bound']:8.5f} {100 * row['gap']:7.3f} "
-                  f"{t_exact:7.1f} {row['greedy']:8.5f} {obj / row['greedy']:12.5f} {row['pixsel_qr']:9.5f} "
-                  f"{ps_qr:12.5f} {row['pca']:8.5f}   (load {row['load']:.2f})", flush=True)
+                  f"{t_exact:7.1f} {row['greedy']:8.5f} {obj / row['greedy']:12.5f} {qr_cells[0]:>9} "
+                  f"{qr_cells[1]:>12} {row['pca']:8.5f}   (load {row['load']:.2f})", flush=True)
     total = time.perf_counter() - t_all
     within = [r for r in rows if r["gap"] <= GOAL_GAP]
     worst = max(rows, key=lambda r: r["gap"])
@@ -164,11 +186,13 @@ def main(argv=None):
     print(f"\nexact fits: {total:.0f} s in all; certified optimal: {sum(r['status'] == 'optimal' for r in rows)} of "
           f"{len(rows)} sizes; within {100 * GOAL_GAP:.1f} %: {len(within)} of {len(rows)}; largest gap "
           f"{100 * worst['gap']:.2f} % at k = {worst['k']}")
-    print(f"goal (every k <= {max_k} certified within {100 * GOAL_GAP:.1f} % in {budget:.0f} s): "
+    print(f"goal (every k <= {max_k} certified within {100 * GOAL_GAP:.1f} % in {budget:.0f} s"
+          f"{', under the constraints' if constrained else ''}): "
           f"{'met' if met else 'not met'}")
     print(f"load average at end: {os.getloadavg()}")
     path = write_results(args, {"side": side, "n_patches": n, "budget_s": budget, "total_s": total, "rows": rows,
-                                "goal_met": met, "load_end": os.getloadavg()})
+                                "goal_met": met, "installed": installed, "excluded": [int(b) for b in border],
+                                "load_end": os.getloadavg()})
     fig = plot(rows, side, out_dir(args) / "bench_sensors_exact.png")
     print(f"wrote {path} and {fig}")
     return rows

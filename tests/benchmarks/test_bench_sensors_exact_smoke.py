@@ -38,6 +38,30 @@ def test_sensors_exact_quick(shared_data, tmp_path, run_script):
     assert (tmp_path / "bench_sensors_exact" / "bench_sensors_exact.png").stat().st_size > 10_000
 
 
+def test_sensors_exact_quick_with_installed_and_excluded_pixels(shared_data, tmp_path, run_script, load_benchmark):
+    """--installed and --exclude-border: every placement holds the installed pixels and no border
+    pixel, the sizes start above the installed count, the certified placement is at least the
+    constrained greedy's and, at k = 3, the brute-force best of the constrained placements (which
+    is not the unconstrained best: the constraints bind)."""
+    from itertools import combinations
+
+    shared_data.path("brodatz_112_640x640.npz")
+    proc = _run(run_script, "bench_sensors_exact.py", tmp_path, "--max-k", "4", "--installed", "14,21",
+                "--exclude-border")
+    res = json.loads((tmp_path / "bench_sensors_exact" / "bench_sensors_exact.json").read_text())
+    rows = res["rows"]
+    assert [r["k"] for r in rows] == [3, 4] and res["installed"] == [14, 21] and len(res["excluded"]) == 20
+    for r in rows:
+        assert r["status"] == "optimal" and r["greedy"] - 1e-12 <= r["exact"] <= r["pca"] + 1e-12
+    assert "installed [14, 21], 20 border pixels excluded" in proc.stdout and "under the constraints" in proc.stdout
+    bench = load_benchmark("bench_sensors_exact")
+    A = bench.patches(6, 100)  # the --quick patches
+    inner = [j for j in range(36) if j not in res["excluded"] and j not in (14, 21)]
+    best = max(bench.kept_mass(A, [14, 21, j]) for j in inner)
+    assert abs(rows[0]["exact"] - best) < 1e-9
+    assert best < max(bench.kept_mass(A, list(S)) for S in combinations(range(36), 3))
+
+
 def test_kmeans_vs_random_quick(shared_data, tmp_path, run_script):
     shared_data.path("uci_sonar.npz")
     proc = _run(run_script, "bench_kmeans_vs_random.py", tmp_path, "--ks", "5", "10", "--max-test", "300")
