@@ -193,13 +193,14 @@ def main(argv=None):
     path = write_results(args, {"side": side, "n_patches": n, "budget_s": budget, "total_s": total, "rows": rows,
                                 "goal_met": met, "installed": installed, "excluded": [int(b) for b in border],
                                 "load_end": os.getloadavg()})
-    fig = plot(rows, side, out_dir(args) / "bench_sensors_exact.png")
+    fig = plot(rows, side, out_dir(args) / "bench_sensors_exact.png",
+               note=f"; {len(installed)} installed, border excluded" if constrained else "")
     print(f"wrote {path} and {fig}")
     return rows
 
 
-def plot(rows, side, path):
-    """Kept mass against k (left) and the certified gap (right)."""
+def plot(rows, side, path, note=""):
+    """Kept mass against k (left) and the certified gap (right); ``note`` ends the title."""
     from matplotlib.figure import Figure
 
     k = [r["k"] for r in rows]
@@ -209,7 +210,8 @@ def plot(rows, side, path):
     ax.plot(k, [r["bound"] for r in rows], "--", color="#1f5fa8", label="certified bound")
     ax.plot(k, [r["exact"] for r in rows], "-o", color="#1f5fa8", ms=3, lw=1.8, label="exact search (best found)")
     ax.plot(k, [r["greedy"] for r in rows], "-", color="#2ca02c", lw=1.1, label="greedy (default)")
-    ax.plot(k, [r["pysensors_qr"] for r in rows], "--", color="#d62728", lw=1.1, label="PySensors QR")
+    if all(isinstance(r["pysensors_qr"], float) and np.isfinite(r["pysensors_qr"]) for r in rows):  # (none constrained)
+        ax.plot(k, [r["pysensors_qr"] for r in rows], "--", color="#d62728", lw=1.1, label="PySensors QR")
     ax.set_xlabel("k (pixels)")
     ax.set_ylabel("kept mass (fraction of the variance)")
     ax.grid(alpha=0.3)
@@ -220,7 +222,7 @@ def plot(rows, side, path):
     bx.set_ylabel("certified gap (%; 1e-4 = optimal)")
     bx.grid(alpha=0.3)
     bx.legend(fontsize=7)
-    fig.suptitle(f"Column-subset placement on {side}x{side} Brodatz patches", fontsize=10)
+    fig.suptitle(f"Column-subset placement on {side}x{side} Brodatz patches{note}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path
