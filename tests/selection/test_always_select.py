@@ -155,7 +155,6 @@ def test_spca_forced_forward_matches_brute_force():
     (dict(always_select=[1, 1]), "repeats"),
     (dict(always_select=[0.5]), "integer"),
     (dict(always_select=[0, 1, 2], n_features_to_select=2), "at least 3"),
-    (dict(always_select=[0], solver="exact", criterion="max-eig"), "adds up over the features"),
     (dict(always_select=[0], stability=3), "stability=None"),
     (dict(always_select=[0], algorithm="implicit"), "algorithm='dense'"),
     (dict(always_select=[0], groups=np.arange(10) // 2), "without groups"),
@@ -185,7 +184,7 @@ def test_k_equal_to_forced_selects_exactly_them():
     assert every.support_.all()
 
 
-@pytest.mark.parametrize("n_classes,criterion", [(2, "auto"), (3, "trace"), (3, "auto")])
+@pytest.mark.parametrize("n_classes,criterion", [(2, "auto"), (3, "trace"), (3, "auto"), (3, "max-eig")])
 def test_lda_exact_is_the_best_support_with_the_forced_features(n_classes, criterion):
     """solver='exact' with always_select: the certified support is the best of the supports of size
     k that contain the forced features (each valued by the same selector with all k forced, the
@@ -209,3 +208,27 @@ def test_lda_exact_is_the_best_support_with_the_forced_features(n_classes, crite
     assert sel.upper_bound_ >= best * (1 - 1e-12)
     free = SparseLDASelector(3, solver="exact", **kw).fit(X, y)
     assert 6 not in free.get_support(indices=True) and free.objective_path_[2] > best
+
+
+def test_spca_exact_is_the_best_support_with_the_forced_features():
+    """SparsePCASelector(solver='exact', always_select=F): the certified support is the brute-force
+    best of the supports of size k that contain F (largest eigenvalue of the covariance block), and
+    here not the unconstrained optimum."""
+    from itertools import combinations
+
+    X, _ = _data(4)
+    p = X.shape[1]
+    C = np.cov(X.T)
+
+    def lam(S):
+        return float(np.linalg.eigvalsh(C[np.ix_(S, S)])[-1])
+
+    free_best = max(combinations(range(p), 3), key=lambda S: lam(list(S)))
+    F = [j for j in range(p) if j not in free_best][:1]
+    sel = SparsePCASelector(3, solver="exact", always_select=F, refine=False).fit(X)
+    S = sel.get_support(indices=True)
+    best = max(lam([*F, *T]) for T in combinations([j for j in range(p) if j not in F], 2))
+    assert sel.status_ == "optimal" and F[0] in S
+    np.testing.assert_allclose(lam(list(S)), best, rtol=1e-9)
+    np.testing.assert_allclose(sel.explained_variance_, best, rtol=1e-9)
+    assert sel.upper_bound_ >= best * (1 - 1e-12) and best < lam(list(free_best))

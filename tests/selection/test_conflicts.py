@@ -17,10 +17,6 @@ import pixsel.selection._spca
 from pixsel import PathSelectorCV, SparseLDASelector, SparseLinearModelProjection, SparsePCASelector, SPLSSelector
 
 LDA_CONFLICTS = [
-    ({"criterion": ["trace", "max-eig"], "solver": "exact", "always_select": [0]},
-     "always_select with solver='exact' needs an objective that adds up"),
-    ({"criterion": "max-eig", "solver": "exact", "always_select": [0]},
-     "always_select with solver='exact' needs an objective that adds up"),
     ({"stability": 5, "algorithm": "implicit"}, "stability needs algorithm='dense'"),
     ({"stability": 5, "algorithm": "implicit", "criterion": "cv"}, "stability needs algorithm='dense'"),
     ({"stability": 5, "solver": "exact"}, "stability selection reads greedy paths"),
@@ -41,7 +37,6 @@ LDA_CONFLICTS = [
 PCA_CONFLICTS = [
     ({"always_select": [0], "direction": "dual"}, "always_select runs the forward pass only"),
     ({"always_select": [0], "certificate": True}, "always_select runs the forward pass only"),
-    ({"always_select": [0], "solver": "exact"}, "always_select runs with solver='greedy' only"),
     ({"always_select": [0], "algorithm": "implicit"}, "always_select needs algorithm='dense'"),
     ({"stability": 5, "solver": "exact"}, "stability selection reads greedy paths"),
     ({"stability": 5, "algorithm": "implicit"}, "stability needs algorithm='dense'"),

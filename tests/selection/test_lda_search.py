@@ -128,8 +128,6 @@ def _never_called():
         ({"always_select": [1, 2], "never_select": [2, 3]}, "both always_select and never_select"),
         ({"never_select": list(range(20))}, "leaves 4 of the 24 features, fewer than the 5"),
         ({"refine": True, "solver": "exact"}, "Use refine=False with solver='exact'"),
-        ({"never_select": [0], "always_select": [1], "solver": "exact", "criterion": "max-eig"},
-         "always_select with solver='exact' needs an objective that adds up"),
         ({"never_select": list(range(20)), "solver": "exact"}, "leaves 4 of the 24 features, fewer than the 5"),
         ({"refine": True, "stability": 3}, "stability"),
         ({"refine": -1}, "refine"),

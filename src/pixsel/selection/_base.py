@@ -283,8 +283,6 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
             if self.stability is not None:
                 raise ValueError(f"{owner}: always_select cannot be combined with stability (the forced features "
                                  "would be counted in every resample); use stability=None.")
-            if self.solver == "exact" and (why := self._exact_forced_refusal(owner)) is not None:
-                raise ValueError(why)
             k, n_forced = self.n_features_to_select, np.unique(np.asarray(self.always_select)).size
             if isinstance(k, numbers.Integral) and 1 <= k < n_forced:  # a fraction is checked on the data
                 raise ValueError(f"{owner}: n_features_to_select={k} is smaller than the {n_forced} features of "
@@ -292,15 +290,6 @@ class _PathSelector(ImageSelectorMixin, ArrayAPISelectorMixin, DaskSelectorMixin
                                  "features or force fewer.")
         if self.algorithm == "implicit":
             self._check_implicit(owner)
-
-    def _exact_forced_refusal(self, owner):
-        """Why ``always_select`` cannot run with ``solver='exact'`` (None where it can). The exact
-        search forces features only for objectives that add up over them
-        (:func:`pixsel.spectral.exact_support`, ``always_select``); a selector whose objective
-        does says so by overriding this."""
-        return (f"{owner}: always_select runs with solver='greedy' only (the exact search forces features "
-                "only for objectives that add up over them, not for the largest eigenvalue); use "
-                "solver='greedy' or always_select=None.")
 
     def _check_implicit(self, owner):
         """What ``algorithm='implicit'`` cannot run (given, or chosen by ``'auto'`` on the data)."""

@@ -297,10 +297,9 @@ default='ledoit-wolf-floor'
         evaluates every candidate exactly (``O(p k^3)`` per step, for modest ``p`` and ``k``),
         and ``direction`` must be ``'forward'``. ``objective_path_`` is NaN below ``|F|``.
         Dense algorithm, without groups or ``stability``. With ``solver='exact'`` the certified
-        support is the best that contains ``F`` (the search on the conditioned problem,
-        :func:`pixsel.spectral.exact_support`'s ``always_select``): two classes, or the
-        ``'auto'``, ``'trace'`` and ``'correlation'`` criteria; not ``'max-eig'`` (or ``'cv'``
-        and lists, which may choose it).
+        support is the best that contains ``F`` (:func:`pixsel.spectral.exact_support`'s
+        ``always_select``: the search on the conditioned problem where the criterion splits,
+        ``F`` fixed in at the root of the search for the largest eigenvalue).
     refine : 'auto', bool or int, default='auto'
         Improve the support at ``n_features_to_select`` by swaps: exchange one selected feature
         for one unselected while the objective rises, each exchange valued from the current
@@ -781,19 +780,6 @@ default='ledoit-wolf-floor'
             instead = ("pass direction='forward' or 'dual'" if self.direction == "cv"
                        else "pass one criterion and one regularization")
             self._check_resamplable(False, owner, what, instead)
-
-    def _exact_forced_refusal(self, owner):
-        """See the base: the exact search forces features for every criterion but the largest
-        eigenvalue with more than two classes ('max-eig', or 'cv' and lists, which may choose it),
-        which is not known before the data: refused for it whatever the classes."""
-        crit = self.criterion
-        names = [crit] if isinstance(crit, str) and crit != "cv" else list(CV_CRITERIA if crit == "cv" else crit)
-        if "max-eig" not in names:
-            return None
-        return (f"{owner}: always_select with solver='exact' needs an objective that adds up over the features: "
-                "criterion='auto', 'trace' or 'correlation' (the largest eigenvalue, which criterion="
-                f"{crit!r} may choose, does not with more than two classes); pass one of those criteria, or "
-                "solver='greedy'.")
 
     def _check_implicit(self, owner):
         """See the base; every regularization runs through ``X``."""

@@ -119,8 +119,10 @@ class SparsePCASelector(_PathSelector):
         and the ``k`` of :meth:`get_support_at` count them, so both must be at least their
         number. The largest eigenvalue does not split over a forced set, so the forward pass
         from ``F`` evaluates every candidate's variance ``lambda_max(C_SS)`` exactly (``O(p k^3)``
-        per step, for modest ``p`` and ``k``); ``direction='forward'``, ``solver='greedy'`` and
-        the dense algorithm only, without groups or ``stability``. ``refine`` does not apply
+        per step, for modest ``p`` and ``k``); ``direction='forward'`` and the dense algorithm
+        only, without groups or ``stability``. With ``solver='exact'`` the certified support is
+        the best that contains ``F`` (the search fixes ``F`` in at its root, from the forward
+        pass's support). ``refine`` does not apply
         (its swaps would drop forced features); ``certificate`` is refused.
         ``objective_path_`` is NaN below ``|F|``.
 

@@ -126,7 +126,6 @@ def test_all_forced_and_bad_input():
         (dict(always_select=[0], never_select=[0, 3], k=2), "both always_select and never_select"),
         (dict(always_select=[7], k=2), "outside [0, 5]"),
         (dict(always_select=[0], k=2, initial=[1, 2]), "contain every always_select feature"),
-        (dict(always_select=[0], k=2, criterion="max-eig"), "adds up over features"),
     ]
     for kw, msg in bad:
         kw = {"criterion": "trace", **kw}
@@ -138,3 +137,46 @@ def test_all_forced_and_bad_input():
     Bs[np.ix_([0, 1], [0, 1])] = [[1.0, 1.0], [1.0, 1.0]]  # B_FF singular: B is refused before any reduction
     with pytest.raises(ValueError, match="positive definite"):
         exact_support(A, Bs, 3, criterion="trace", always_select=[0, 1])
+
+
+MAX_EIG_FORMS = ["factor", "psd", "spca", "indefinite"]
+
+
+def _max_eig_problem(rng, p, form):
+    X = rng.standard_normal((p + 3, p))
+    B = X.T @ X / (p + 3) + 0.05 * np.eye(p)
+    Y = rng.standard_normal((p, p))
+    if form == "factor":
+        return rng.standard_normal((p, 3)), B
+    if form == "psd":
+        return Y @ Y.T / p, B
+    if form == "spca":
+        return Y @ Y.T / p, None
+    return (Y + Y.T) / 2, B
+
+
+@pytest.mark.parametrize("form", MAX_EIG_FORMS)
+def test_the_largest_eigenvalue_with_forced_features_fixed_at_the_root(form):
+    """'max-eig' of a matrix pair does not split over the forced features: the search fixes them in
+    at its root. The support is the brute-force best of those that contain F (and avoid E), the
+    bound never below it, also when a node limit stops the search."""
+    rng = np.random.default_rng(11 + len(form))
+    statuses = set()
+    for _ in range(8):
+        p = int(rng.integers(6, 10))
+        A, B = _max_eig_problem(rng, p, form)
+        Bf = np.eye(p) if B is None else B
+        F = sorted(rng.choice(p, int(rng.integers(1, 3)), replace=False).tolist())
+        rest = [j for j in range(p) if j not in F]
+        E = sorted(rng.choice(rest, int(rng.integers(0, 3)), replace=False).tolist())
+        k = int(rng.integers(len(F) + 1, min(p - len(E), len(F) + 4) + 1))
+        best, argbest = _best(A, Bf, k, F, E, "max-eig")
+        res = exact_support(A, B, k, criterion="max-eig", always_select=F, never_select=E or None)
+        assert res.status == "optimal" and tuple(res.support.tolist()) == argbest
+        np.testing.assert_allclose(res.objective, best, rtol=1e-9)
+        np.testing.assert_array_equal(res.info["always_select"], F)
+        stopped = exact_support(A, B, k, criterion="max-eig", always_select=F, never_select=E or None, node_limit=1)
+        assert set(F) <= set(stopped.support.tolist()) and not set(E) & set(stopped.support.tolist())
+        assert stopped.upper_bound >= best - 1e-9 * abs(best)
+        statuses.add(stopped.status)
+    assert "node_limit" in statuses

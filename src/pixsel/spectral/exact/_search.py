@@ -80,6 +80,13 @@ class Search:
         #: a ``threading.Event`` whose setting stops the search at its next node (status
         #: ``'interrupted'``): Ctrl-C for a search that runs outside the main thread
         self.halt = None
+        #: the features every support contains (a boolean mask), or None: the root node's fixed-in
+        #: set, where the objective is not additive (``exact_support(always_select=...)``)
+        self.forced = None
+
+    def root_in(self):
+        """The root node's fixed-in mask: the forced features (none without them)."""
+        return np.zeros(self.p, bool) if self.forced is None else self.forced.copy()
 
     # incumbent / threshold
     def _set_theta(self):

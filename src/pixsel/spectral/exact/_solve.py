@@ -176,6 +176,20 @@ def _start(A, B, form, k, criterion, initial, search, route=None):
     """
     p = A.shape[0]
     spca = form == "full" and criterion.largest_eigenvalue and np.array_equal(B, np.eye(p))
+    if search.forced is not None:
+        # forced features: the forward greedy from them (the only pass that keeps them for the
+        # largest eigenvalue), or the caller's start, which must contain them; no swaps
+        F = np.flatnonzero(search.forced)
+        if initial is None:
+            S = greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k, route=route,
+                            always_select=F).support(k)
+        else:
+            S = np.unique(np.asarray(initial, dtype=np.intp))
+            if S.shape != (k,) or S.min() < 0 or S.max() >= p or np.setdiff1d(F, S).size:
+                raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}] that contain every "
+                                 f"always_select feature; got {np.asarray(initial).tolist()}.")
+        search.offer(objective_on_support(A, B, S, criterion=criterion), S)
+        return
     if initial is None:
         cands = [greedy_path(A, B, direction="forward", criterion=criterion, form=form, max_k=k,
                              route=route).support(k)]
@@ -414,7 +428,7 @@ def _result(A, B, form, k, criterion, search, status, t0):
     )
 
 
-def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None):
+def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None, forced=None):
     """Validate, resolve the route once (:func:`exact_route`), offer the incumbents (the greedy
     kernels on the route), then ``run(A, B, form, k, criterion, search)`` (unless a closed form
     applies) with BLAS on one thread, and build the result."""
@@ -425,15 +439,19 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, r
     for name, (value, choices) in options.items():
         check_options(value, name, choices, owner=owner)
     return _searched(A, B, form, k, criterion, (time_limit, node_limit, gap_tol), initial, callback, run,
-                     _on_host(route, A), t0)
+                     _on_host(route, A), t0, forced=forced)
 
 
-def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0, halt=None):
-    """:func:`_solve` after the checks: the incumbents, the search (or a closed form) and the result."""
+def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0, halt=None, forced=None):
+    """:func:`_solve` after the checks: the incumbents, the search (or a closed form) and the result.
+    ``forced``: sorted indices every support contains (the root node's fixed-in set)."""
     time_limit, node_limit, gap_tol = limits
     with blas_limit(1):
         search = Search(A.shape[0], k, gap_tol, time_limit, node_limit, callback)
         search.t0, search.route, search.halt = t0, route, halt
+        if forced is not None and len(forced):
+            search.forced = np.zeros(A.shape[0], bool)
+            search.forced[forced] = True
         with follow(route):  # the greedy starts (and the swaps of sparse PCA) on the route
             _start(A, B, form, k, criterion, initial, search, route)
         if k == 1 or k == A.shape[0]:
@@ -443,9 +461,10 @@ def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t
         return _result(A, B, form, k, criterion, search, status, t0)
 
 
-def _excluded_support(A, B, k, never_select, criterion, initial, options):
+def _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=None):
     """:func:`exact_support` without the features of ``never_select``, or None where it excludes
-    none: the search on the other features, mapped back (:mod:`._exclude`)."""
+    none: the search on the other features, mapped back (:mod:`._exclude`); ``always_select``
+    (checked, disjoint from them) is forced there too."""
     owner = "exact_support"
     A, B, form, k, _ = _validate(A, B, k, criterion, owner)
     p = A.shape[0]
@@ -458,28 +477,30 @@ def _excluded_support(A, B, k, never_select, criterion, initial, options):
         initial = restrict_initial(initial, E, R, p, owner)
         if len(initial) != k:
             raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}]; got {np.asarray(given).tolist()}.")
-    return lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, **options), R, E, p)
+    forced = None if always_select is None else np.searchsorted(R, always_select).astype(np.intp)
+    res = lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, always_select=forced,
+                                    **options), R, E, p)
+    if always_select is not None:
+        res.info["always_select"] = np.asarray(always_select, dtype=np.intp).copy()
+    return res
 
 
 def _forced_support(A, B, k, always_select, never_select, criterion, initial, options):
     """:func:`exact_support` with the features of ``always_select`` in every support (and none of
-    ``never_select``), or None where it forces none: the forced features' objective plus the
-    search of ``k - len(always_select)`` others on the pair given them (:mod:`._force`)."""
+    ``never_select``): ``(result, F)``. For objectives that add up over features, the forced
+    features' objective plus the search of ``k - len(F)`` others on the pair given them
+    (:mod:`._force`); otherwise ``(None, F)``, the checked forced features, which the search
+    then fixes in at its root. ``(None, None)`` where it forces none."""
     owner = "exact_support"
     A, B, form, k, crit = _validate(A, B, k, criterion, owner)
     p = A.shape[0]
     F = check_forced(always_select, p, owner=owner)
     if not len(F):
-        return None
+        return None, None
     E = check_excluded(never_select, p, always_select=F, k=k, owner=owner)
     if len(F) > k:
         raise ValueError(f"{owner}: always_select has {len(F)} features, more than k = {k} (k counts the forced "
                          f"features); ask for k >= {len(F)} or force fewer.")
-    if not (form == "vector" or crit.additive or (form == "factor" and A.shape[1] == 1)):
-        raise ValueError(f"{owner}: always_select in the exact search needs an objective that adds up over "
-                         "features: a vector a (two classes) or criterion='trace'; the largest generalized "
-                         "eigenvalue of a matrix pair does not. Pass criterion='trace', or use the greedy "
-                         "path's always_select.")
     R = np.setdiff1d(np.arange(p), np.union1d(F, E))
     t0 = time.perf_counter()
     inner_initial = None
@@ -490,6 +511,8 @@ def _forced_support(A, B, k, always_select, never_select, criterion, initial, op
             raise ValueError(f"{owner}: initial must hold {k} distinct indices in [0, {p - 1}] that contain every "
                              f"always_select feature and no never_select one; got {np.asarray(initial).tolist()}.")
         inner_initial = np.searchsorted(R, np.setdiff1d(S0, F)).astype(np.intp)
+    if k > len(F) and not (form == "vector" or crit.additive or (form == "factor" and A.shape[1] == 1)):
+        return None, F  # the largest eigenvalue of a matrix pair does not split: fixed in at the root
     inner, f_forced = None, 0.0
     if k > len(F):
         M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
@@ -525,7 +548,7 @@ def _forced_support(A, B, k, always_select, never_select, criterion, initial, op
         k=k,
         criterion=crit.name,
         info=info,
-    )
+    ), F
 
 
 def exact_support(
@@ -631,8 +654,12 @@ def exact_support(
         others given them (Schur complements of ``B_FF``, :mod:`pixsel.spectral.exact._force`),
         so the search runs on the pair of the other features at size ``k - len(F)``, and its
         certificate, raised by ``f(F)``, bounds every support of size ``k`` containing ``F``.
+        The largest generalized eigenvalue of a matrix pair (``'max-eig'``, sparse PCA) does not
+        split so: there ``F`` is fixed in at the root of the tree (every node's fixed-in set
+        contains it), the search starts from the forward greedy from ``F``, and its bounds,
+        valid for the supports of each node, bound the constrained problem.
         ``info['always_select']`` holds the sorted forced indices; ``initial`` must contain
-        them. Refused for ``'max-eig'`` with a matrix ``A`` (not additive).
+        them.
 
     Returns
     -------
@@ -660,16 +687,17 @@ def exact_support(
     ('optimal', [0, 2])
     """
     require_compiled("The exact search (exact_support)")  # a compiled branch and bound: Numba is optional
+    forced = None
     if always_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
-        res = _forced_support(A, B, k, always_select, never_select, criterion, initial, options)
+        res, forced = _forced_support(A, B, k, always_select, never_select, criterion, initial, options)
         if res is not None:
             return res
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
-        res = _excluded_support(A, B, k, never_select, criterion, initial, options)
+        res = _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=forced)
         if res is not None:
             return res
     use_bounds = bounds != "inclusion"
@@ -688,12 +716,15 @@ def exact_support(
         else:
             solver = FactorBnB(A, B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
         p = A.shape[0]
-        search.heap = [(-math.inf, 0, np.zeros(p, bool), np.ones(p, bool))]
+        search.heap = [(-math.inf, 0, search.root_in(), np.ones(p, bool))]
         return search.run(solver.dive)
 
     options = {"branch_rule": (branch_rule, BRANCH_RULES), "bounds": (bounds, BOUNDS)}
-    return _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options, run,
-                  route)
+    res = _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options,
+                 run, route, forced=forced)
+    if forced is not None:
+        res.info["always_select"] = forced.copy()
+    return res
 
 
 def _run_full(A, B, k, search, bounds, fixing, spectrum=None):
@@ -703,7 +734,7 @@ def _run_full(A, B, k, search, bounds, fixing, spectrum=None):
                      sdp_time=None if search.time_limit is None else 0.25 * search.time_limit,
                      node_iter=10 if "sdp-node" in BOUND_SETS[bounds] else 0, fixing=fixing, spectrum=spectrum)
     p = A.shape[0]
-    search.heap = [(-solver.root_bound(), 0, np.zeros(p, bool), np.ones(p, bool))]
+    search.heap = [(-solver.root_bound(), 0, search.root_in(), np.ones(p, bool))]
     return search.run(solver.dive)
 
 
