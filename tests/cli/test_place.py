@@ -120,11 +120,35 @@ def test_place_exact_with_installed_and_excluded_pixels(tmp_path):
     assert best < unconstrained  # the constraints bind here: the check is not the unconstrained optimum's
 
 
+def test_place_exact_with_a_minimum_distance(tmp_path):
+    """--exact --min-distance 3.5: the best 3 pixels of the 5 x 5 images pairwise at least 3.5 apart
+    (brute force over every such placement), which the distance makes differ from the free optimum."""
+    from itertools import combinations
+
+    from pixsel.scores._column_subset import column_subset_objective
+
+    path, X = _full_rank(tmp_path)
+    out = tmp_path / "exact"
+    assert main(["place", str(path), "-k", "3", "--exact", "60", "--alpha", "0", "--min-distance", "3.5",
+                 "--out", str(out), "-q"]) == 0
+    rec = json.loads((out / "place.json").read_text())
+    assert rec["exact"]["status"] == "optimal"
+    train = np.random.default_rng(rec["seed"]).permutation(100)[rec["n_test"]:]
+    A = X[train] - X[train].mean(axis=0)
+    G = A.T @ A
+    rc = np.array(np.divmod(np.arange(25), 5)).T
+
+    def apart(S):
+        return all(np.hypot(*(rc[i] - rc[j])) >= 3.5 for i, j in combinations(S, 2))
+
+    best = max(column_subset_objective(G, list(S)) for S in combinations(range(25), 3) if apart(S)) / np.trace(G)
+    assert apart(rec["sensors"]) and abs(rec["kept_mass_fraction"][-1] - best) < 1e-9
+    assert best < max(column_subset_objective(G, list(S)) for S in combinations(range(25), 3)) / np.trace(G)
+
+
 def test_place_exact_user_errors_exit_2(tmp_path, capsys):
     path, _ = _full_rank(tmp_path)
     out = tmp_path / "bad"
-    assert main(["place", str(path), "-k", "3", "--exact", "5", "--min-distance", "2", "--out", str(out)]) == 2
-    assert "--exact certifies placements under --always-select and --never-select only" in capsys.readouterr().err
     assert main(["place", str(path), "-k", "2", "--exact", "5", "--always-select", "0,1,2", "--out", str(out)]) == 2
     assert "3 installed sensors (always_select) are more than k=2" in capsys.readouterr().err
     assert main(["place", str(path), "-k", "3", "--exact", "5", "--shrinkage", "0.5", "--out", str(out)]) == 2

@@ -199,6 +199,58 @@ def test_installed_and_excluded_pixels_bad_input():
     for kw, msg in [(dict(always_select=[0, 1, 2]), "are more than k=2"),
                     (dict(always_select=[1], never_select=[1]), "in both always_select and never_select"),
                     (dict(never_select=list(range(7))), "fewer than k=2"),
-                    (dict(method="qr", never_select=[0]), "method='qr' takes no always_select")]:
+                    (dict(method="qr", never_select=[0]), "method='qr' takes no placement constraint"),
+                    (dict(min_distance=2.0), "image_shape")]:
         with pytest.raises(ValueError, match=msg):
             ColumnSubsetSelector(2, **kw).fit(X)
+
+
+def _regions_data():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((200, 6)) @ rng.standard_normal((6, 16)) + 0.3 * rng.standard_normal((200, 16))
+    return X.reshape(200, 4, 4)
+
+
+_ROWS, _COLS = np.divmod(np.arange(16), 4)
+_REGIONS = (_ROWS >= 2) * 2 + (_COLS >= 2)  # four 2 x 2 quadrants
+_COSTS = 1 + _COLS / 3.0
+
+
+def _admits(S, kw):
+    S = list(S)
+    if "min_distance" in kw and any(np.hypot(_ROWS[i] - _ROWS[j], _COLS[i] - _COLS[j]) < kw["min_distance"]
+                                    for i, j in combinations(S, 2)):
+        return False
+    counts = np.bincount(_REGIONS[S], minlength=4)
+    if "max_per_region" in kw and counts.max() > kw["max_per_region"]:
+        return False
+    if "min_per_region" in kw and any(counts[r] < m for r, m in kw["min_per_region"].items()):
+        return False
+    if set(kw.get("always_select", [])) - set(S) or set(kw.get("never_select", [])) & set(S):
+        return False
+    return "budget" not in kw or _COSTS[S].sum() <= kw["budget"] + 1e-9
+
+
+@pytest.mark.parametrize("kw", [dict(min_distance=2.0), dict(max_per_region=1), dict(min_per_region={0: 2}),
+                                dict(budget=4.0), dict(budget=4.5, always_select=[0], never_select=[5]),
+                                dict(min_distance=1.5, always_select=[5])])
+def test_exact_placement_under_budget_regions_and_distance(kw):
+    """The exact solver under each constraint: the brute-force best feasible placement (here below the
+    unconstrained best, so the constraint binds), at least the constrained greedy's; the greedy's
+    placement feasible too."""
+    X = _regions_data()
+    A = X.reshape(200, 16) - X.reshape(200, 16).mean(axis=0)
+    G = A.T @ A
+    extra = dict(kw)
+    if "max_per_region" in kw or "min_per_region" in kw:
+        extra["regions"] = _REGIONS.reshape(4, 4)
+    if "budget" in kw:
+        extra["costs"] = _COSTS
+    for k in (3, 4):
+        best = max(column_subset_objective(G, list(S)) for S in combinations(range(16), k) if _admits(S, kw))
+        ex = ColumnSubsetSelector(k, solver="exact", **extra).fit(X)
+        gr = ColumnSubsetSelector(k, **extra).fit(X)
+        assert ex.status_ == "optimal" and _admits(ex.order_, kw) and _admits(gr.order_, kw)
+        np.testing.assert_allclose(ex.objective_path_[-1], best / np.trace(G), rtol=1e-10)
+        assert ex.objective_path_[-1] >= gr.objective_path_[-1] - 1e-12
+    assert best < max(column_subset_objective(G, list(S)) for S in combinations(range(16), 4)) - 1e-9

@@ -7,9 +7,9 @@ relative error at every k of the path, the parameters) and, for image data,
 (a few held-out images above their reconstructions), ``DIR/uncertainty.png`` (the posterior
 standard deviation of every pixel given the sensors) and ``DIR/error_vs_k.png``. With
 ``--exact SECONDS`` the sensors are the certified best ``K`` pixels for the kept mass
-(``ColumnSubsetSelector(solver='exact')``; with ``--always-select`` and ``--never-select``, the
-best that contain the installed pixels and avoid the excluded ones), and ``place.json`` adds the
-search's status and gap.
+(``ColumnSubsetSelector(solver='exact')``; under ``--always-select``, ``--never-select`` and
+``--min-distance``, the best placement that satisfies them), and ``place.json`` adds the search's
+status and gap.
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ def add_parser(sub):
     p.add_argument("--exact", type=float, default=None, metavar="SECONDS",
                    help="certified placement: the best K pixels for the kept mass, searched for at most SECONDS "
                         "(ColumnSubsetSelector(solver='exact')); place.json reports the status and the certified "
-                        "gap; with --always-select and --never-select, the best K that contain and avoid those "
-                        "pixels. Grey images only; needs Numba: pip install 'pixsel[numba]'")
+                        "gap; under --always-select, --never-select and --min-distance, the best K placements "
+                        "that satisfy them. Grey images only; needs Numba: pip install 'pixsel[numba]'")
     p.add_argument("--refine", nargs="?", const="yes", default="auto", choices=tuple(_REFINE),
                    help="improve the K greedy sensors by swaps that raise the kept mass, under the same constraints "
                         "(PixelReconstructor(refine=...)): yes (also --refine alone), no, or auto: swaps with more "
@@ -107,9 +107,6 @@ def run(args):
         if args.shrinkage not in ("auto", "none"):
             raise ValueError("--exact certifies the kept mass of the sample covariance, and the sensors are "
                              "reconstructed under it: drop --shrinkage or --exact.")
-        if args.min_distance is not None:
-            raise ValueError("--exact certifies placements under --always-select and --never-select only: drop "
-                             "--min-distance, or drop --exact for the greedy placement that honours it.")
         from .._routes import require_compiled
 
         require_compiled("--exact")  # before the data are read: the exact search needs the extra `numba`
@@ -130,7 +127,9 @@ def run(args):
             raise ValueError("--exact places pixels of grey images; these images have colour channels. Drop --exact "
                              "for the greedy placement, which measures every channel of a pixel.")
         exact = ColumnSubsetSelector(args.k, solver="exact", time_limit=args.exact, progress=not args.quiet,
-                                     always_select=always, never_select=_indices(args.never_select)).fit(X[train])
+                                     always_select=always, never_select=_indices(args.never_select),
+                                     min_distance=args.min_distance,
+                                     image_shape=None if shape is None else shape[:2]).fit(X[train])
         always = exact.order_.tolist()
     rec = PixelReconstructor(args.k, alpha=args.alpha, min_distance=args.min_distance,
                              always_select=always, never_select=_indices(args.never_select),

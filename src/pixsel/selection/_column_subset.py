@@ -10,7 +10,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
-from ..scores import greedy_placement, kept_mass, pivoted_qr_columns, placement_constraints, placement_gram
+from ..scores import (greedy_placement, kept_mass, pivoted_qr_columns, placement_constraints, placement_gram,
+                      refine_placement)
 from ..spectral import criterion_named
 from ._base import ImageSelectorMixin
 from ._exact_fit import SOLVERS, _exact_fit_attributes
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["ColumnSubsetSelector"]
 
 _METHODS = ("greedy", "qr")
+#: The placement constraints the selector takes (those of :func:`pixsel.scores.placement_constraints`).
+_CONSTRAINTS = ("always_select", "never_select", "regions", "max_per_region", "min_per_region", "min_distance",
+                "costs", "budget")
 
 
 class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
@@ -80,7 +84,25 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         runs on the covariance of the other pixels given these, the kept mass they add).
     never_select : array-like of int or bool or None, default=None
         Pixels no selection contains, with either solver. Disjoint from ``always_select``.
-        ``method='qr'`` takes neither (use ``method='greedy'``).
+    regions : array-like of int of shape (height, width) or (n_pixels,), default=None
+        A label image of regions, with ``max_per_region`` and/or ``min_per_region``.
+    max_per_region, min_per_region : int or dict, default=None
+        At most / at least this many chosen pixels per region (an int for every region, or
+        ``{label: count}``), installed ones counted.
+    min_distance : float, default=None
+        Every two chosen pixels at least this far apart (Euclidean, in pixels; needs the image
+        shape: an image stack, or ``image_shape``).
+    costs : array-like of shape (height, width) or (n_pixels,), default=None
+        Cost of each pixel, with ``budget``: the chosen pixels cost at most ``budget`` in total.
+    budget : float, default=None
+    image_shape : tuple of int, default=None
+        ``(height, width)`` when ``X`` holds flattened images (an image stack gives it).
+        The constraints are those of :class:`PixelReconstructor` (checked before any work by
+        :func:`pixsel.scores.placement_constraints`), honoured by the greedy at every step and,
+        with ``solver='exact'``, by the search at every node
+        (:func:`pixsel.spectral.exact_support`'s ``always_select``, ``never_select`` and
+        ``constraints``), which then starts from the constrained greedy's placement.
+        ``method='qr'`` takes none of them (use ``method='greedy'``).
 
     Attributes
     ----------
@@ -152,13 +174,23 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         "progress": ["boolean"],
         "always_select": ["array-like", None],
         "never_select": ["array-like", None],
+        "regions": ["array-like", None],
+        "max_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
+        "min_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
+        "min_distance": [Interval(Real, 0, None, closed="left"), None],
+        "costs": ["array-like", None],
+        "budget": [Interval(Real, 0, None, closed="left"), None],
+        "image_shape": [tuple, None],
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy",
                  solver: Literal["greedy", "exact"] = "greedy", time_limit: float | None = None,
                  node_limit: int | None = None, gap_tol: float = 0.0,
                  progress: bool = False, always_select: ArrayLike | None = None,
-                 never_select: ArrayLike | None = None) -> None:
+                 never_select: ArrayLike | None = None, regions: ArrayLike | None = None,
+                 max_per_region: int | dict | None = None, min_per_region: int | dict | None = None,
+                 min_distance: float | None = None, costs: ArrayLike | None = None, budget: float | None = None,
+                 image_shape: tuple[int, ...] | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.method = method
         self.solver = solver
@@ -168,6 +200,13 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         self.progress = progress
         self.always_select = always_select
         self.never_select = never_select
+        self.regions = regions
+        self.max_per_region = max_per_region
+        self.min_per_region = min_per_region
+        self.min_distance = min_distance
+        self.costs = costs
+        self.budget = budget
+        self.image_shape = image_shape
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
         """Choose ``n_features_to_select`` pixels of ``X`` (``y`` is ignored).
@@ -189,13 +228,17 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         p = X.shape[1]
         k = resolve_k(self.n_features_to_select, p, owner, cap=True)
-        constrained = self.always_select is not None or self.never_select is not None
+        if getattr(self, "image_shape_", None) is None and self.image_shape is not None:
+            self.image_shape_ = tuple(int(d) for d in self.image_shape)
+        given = {name: getattr(self, name) for name in _CONSTRAINTS if getattr(self, name) is not None}
+        constrained = bool(given)
         if constrained and self.method == "qr":
-            raise ValueError(f"{owner}: method='qr' takes no always_select or never_select (its pivots are the "
-                             "decomposition's); use method='greedy', which honours both.")
+            raise ValueError(f"{owner}: method='qr' takes no placement constraint ({', '.join(given)}; its pivots "
+                             "are the decomposition's); use method='greedy', which honours them.")
         # checked before any work; None without constraints (the greedy's unconstrained route)
-        cons = placement_constraints(p, k, always_select=self.always_select, never_select=self.never_select,
-                                     owner=owner) if constrained else None
+        shape = getattr(self, "image_shape_", None)
+        shape = None if shape is None else shape[:2]
+        cons = placement_constraints(p, k, image_shape=shape, owner=owner, **given) if constrained else None
         self.always_select_ = np.sort(cons.always) if cons is not None else np.zeros(0, dtype=np.intp)
         self.never_select_ = np.flatnonzero(cons.never) if cons is not None else np.zeros(0, dtype=np.intp)
         A = np.asarray(X, dtype=np.float64) - X.mean(axis=0, dtype=np.float64)
@@ -220,7 +263,11 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             self.objective_path_ = mass / total
             # no initial support: the search starts from its own forward and backward greedy supports,
             # each improved by exchanges (at least the greedy's kept mass)
-            best = np.flatnonzero(_exact_fit_attributes(self, pair_A, pair_B, k, criterion=crit))
+            # under budget, region or distance constraints the search starts from the constrained
+            # greedy's placement improved by swaps (the greedy passes of the search do not know them)
+            start = None if cons is None else refine_placement(A, k, constraints=cons).support
+            best = np.flatnonzero(_exact_fit_attributes(self, pair_A, pair_B, k, criterion=crit, initial=start,
+                                                        constraints=cons))
             # the certified pixels in the greedy's order among themselves (the installed ones first,
             # in the order given): each prefix's kept mass
             outside = np.setdiff1d(np.arange(p), best)

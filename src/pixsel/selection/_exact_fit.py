@@ -39,7 +39,7 @@ def relative_gap(upper_bound, objective):
     return gap / abs(objective) if objective != 0 else float("inf")
 
 
-def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None, route=None):
+def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None, route=None, constraints=None):
     """Solve exactly at ``k`` and store the certificate on ``est``; return the support mask.
 
     Parameters
@@ -64,7 +64,7 @@ def _exact_fit_attributes(est, A, B, k, *, criterion="max-eig", initial=None, ro
             A, B, k, criterion=criterion, time_limit=getattr(est, "time_limit", None),
             node_limit=getattr(est, "node_limit", None), gap_tol=getattr(est, "gap_tol", 0.0),
             initial=initial, callback=callback, never_select=_excluded(est), route=route,
-            always_select=_forced(est),
+            always_select=_forced(est), constraints=constraints,
         )
     return store_exact_result(est, res, k, len(res.weights))
 

@@ -122,6 +122,14 @@ class FactorBnB:
                 u = m + len(free)
                 if m > k or u < k:
                     return
+                if s.feasible is not None:  # placement constraints: prune, or drop what no completion takes
+                    ok, out = s.feasible.node(st["U"][alive & inI], st["U"][free], k - m)
+                    if not ok:
+                        return
+                    if out.any():
+                        for t in free[out]:
+                            self._exclude(st, int(t))
+                        continue
                 fU = self.crit(st["G"])
                 if s.discard(fU):
                     return

@@ -83,6 +83,8 @@ class Search:
         #: the features every support contains (a boolean mask), or None: the root node's fixed-in
         #: set, where the objective is not additive (``exact_support(always_select=...)``)
         self.forced = None
+        #: placement constraints checked at every node (:class:`._feasible.Feasibility`), or None
+        self.feasible = None
 
     def root_in(self):
         """The root node's fixed-in mask: the forced features (none without them)."""

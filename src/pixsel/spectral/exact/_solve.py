@@ -19,6 +19,7 @@ from .._path import objective_on_support, weights_on_support
 from ..bounds._certificates import inclusion_bounds
 from ..greedy import refine_support
 from ._exclude import lift_result, restrict_initial, restricted
+from ._feasible import Feasibility
 from ._force import forced_pair
 from ._factor import BRANCH_RULES, FactorBnB
 from ._full import FullBnB
@@ -176,6 +177,19 @@ def _start(A, B, form, k, criterion, initial, search, route=None):
     """
     p = A.shape[0]
     spca = form == "full" and criterion.largest_eigenvalue and np.array_equal(B, np.eye(p))
+    if search.feasible is not None:
+        # placement constraints: the caller's start where it satisfies them (the greedy passes do
+        # not know them); without one the search starts with no incumbent
+        if initial is not None:
+            S = np.unique(np.asarray(initial, dtype=np.intp))
+            if S.shape != (k,) or S.min() < 0 or S.max() >= p:
+                raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}]; got "
+                                 f"{np.asarray(initial).tolist()}.")
+            if search.forced is not None and np.setdiff1d(np.flatnonzero(search.forced), S).size:
+                raise ValueError("initial must contain every always_select feature.")
+            if search.feasible.admits(S):
+                search.offer(objective_on_support(A, B, S, criterion=criterion), S)
+        return
     if search.forced is not None:
         # forced features: the forward greedy from them (the only pass that keeps them for the
         # largest eigenvalue), or the caller's start, which must contain them; no swaps
@@ -428,7 +442,8 @@ def _result(A, B, form, k, criterion, search, status, t0):
     )
 
 
-def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None, forced=None):
+def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, route=None, forced=None,
+           feasible=None):
     """Validate, resolve the route once (:func:`exact_route`), offer the incumbents (the greedy
     kernels on the route), then ``run(A, B, form, k, criterion, search)`` (unless a closed form
     applies) with BLAS on one thread, and build the result."""
@@ -439,10 +454,11 @@ def _solve(A, B, k, owner, criterion, limits, initial, callback, options, run, r
     for name, (value, choices) in options.items():
         check_options(value, name, choices, owner=owner)
     return _searched(A, B, form, k, criterion, (time_limit, node_limit, gap_tol), initial, callback, run,
-                     _on_host(route, A), t0, forced=forced)
+                     _on_host(route, A), t0, forced=forced, feasible=feasible)
 
 
-def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0, halt=None, forced=None):
+def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t0, halt=None, forced=None,
+              feasible=None):
     """:func:`_solve` after the checks: the incumbents, the search (or a closed form) and the result.
     ``forced``: sorted indices every support contains (the root node's fixed-in set)."""
     time_limit, node_limit, gap_tol = limits
@@ -452,16 +468,21 @@ def _searched(A, B, form, k, criterion, limits, initial, callback, run, route, t
         if forced is not None and len(forced):
             search.forced = np.zeros(A.shape[0], bool)
             search.forced[forced] = True
+        search.feasible = feasible
         with follow(route):  # the greedy starts (and the swaps of sparse PCA) on the route
             _start(A, B, form, k, criterion, initial, search, route)
-        if k == 1 or k == A.shape[0]:
+        if (k == 1 or k == A.shape[0]) and feasible is None:
             status = _closed_form(A, B, form, k, criterion, search)
         else:
             status = run(A, B, form, k, criterion, search)
+        if search.best_support is None:  # (placement constraints) no support found
+            raise ValueError(f"No support of size {k} satisfying the placement constraints was found"
+                             + (" (the search stopped first: raise time_limit / node_limit)." if status != "optimal"
+                                else ": none exists. Relax the constraints or lower k."))
         return _result(A, B, form, k, criterion, search, status, t0)
 
 
-def _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=None):
+def _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=None, feasible=None):
     """:func:`exact_support` without the features of ``never_select``, or None where it excludes
     none: the search on the other features, mapped back (:mod:`._exclude`); ``always_select``
     (checked, disjoint from them) is forced there too."""
@@ -479,13 +500,14 @@ def _excluded_support(A, B, k, never_select, criterion, initial, options, always
             raise ValueError(f"initial must hold {k} distinct indices in [0, {p - 1}]; got {np.asarray(given).tolist()}.")
     forced = None if always_select is None else np.searchsorted(R, always_select).astype(np.intp)
     res = lift_result(exact_support(AR, BR, k, criterion=criterion, initial=initial, always_select=forced,
-                                    **options), R, E, p)
+                                    constraints=None if feasible is None else feasible.restrict(R), **options),
+                      R, E, p)
     if always_select is not None:
         res.info["always_select"] = np.asarray(always_select, dtype=np.intp).copy()
     return res
 
 
-def _forced_support(A, B, k, always_select, never_select, criterion, initial, options):
+def _forced_support(A, B, k, always_select, never_select, criterion, initial, options, feasible=None):
     """:func:`exact_support` with the features of ``always_select`` in every support (and none of
     ``never_select``): ``(result, F)``. For objectives that add up over features, the forced
     features' objective plus the search of ``k - len(F)`` others on the pair given them
@@ -511,8 +533,11 @@ def _forced_support(A, B, k, always_select, never_select, criterion, initial, op
             raise ValueError(f"{owner}: initial must hold {k} distinct indices in [0, {p - 1}] that contain every "
                              f"always_select feature and no never_select one; got {np.asarray(initial).tolist()}.")
         inner_initial = np.searchsorted(R, np.setdiff1d(S0, F)).astype(np.intp)
-    if k > len(F) and not (form == "vector" or crit.additive or (form == "factor" and A.shape[1] == 1)):
-        return None, F  # the largest eigenvalue of a matrix pair does not split: fixed in at the root
+    if k > len(F) and (feasible is not None
+                       or not (form == "vector" or crit.additive or (form == "factor" and A.shape[1] == 1))):
+        # the largest eigenvalue of a matrix pair does not split, and placement constraints read the
+        # whole support: the forced features fixed in at the root
+        return None, F
     inner, f_forced = None, 0.0
     if k > len(F):
         M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
@@ -568,6 +593,7 @@ def exact_support(
     never_select: ArrayLike | None = None,
     route: Route | None = None,
     always_select: ArrayLike | None = None,
+    constraints: Any = None,
 ) -> ExactResult:
     """The best support of size ``k`` for a sparse generalized eigenproblem, with a certificate.
 
@@ -660,6 +686,17 @@ def exact_support(
         valid for the supports of each node, bound the constrained problem.
         ``info['always_select']`` holds the sorted forced indices; ``initial`` must contain
         them.
+    constraints : PlacementConstraints or None, default None
+        Placement constraints (:func:`pixsel.scores.placement_constraints`): a budget on the
+        features' costs, at most and at least so many per region, a minimum distance between
+        chosen pixels (its installed and excluded pixels are ``always_select`` and
+        ``never_select``). They change which supports count, not the objective, so the bounds
+        still hold; each node is pruned when no feasible completion can exist, and the free
+        features no feasible completion takes are excluded (:mod:`pixsel.spectral.exact._feasible`);
+        every support offered is feasible. The greedy starts do not know them: ``initial``
+        (a feasible support, e.g. the constrained greedy's) is the start, without it the search
+        starts with none. Not with the largest eigenvalue of a full matrix ``A`` (sparse PCA);
+        not with the compiled partner search. A ``ValueError`` when no feasible support exists.
 
     Returns
     -------
@@ -688,28 +725,36 @@ def exact_support(
     """
     require_compiled("The exact search (exact_support)")  # a compiled branch and bound: Numba is optional
     forced = None
+    feasible = constraints if constraints is None or isinstance(constraints, Feasibility) else \
+        Feasibility.from_placement(constraints)
     if always_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
-        res, forced = _forced_support(A, B, k, always_select, never_select, criterion, initial, options)
+        res, forced = _forced_support(A, B, k, always_select, never_select, criterion, initial, options,
+                                      feasible=feasible)
         if res is not None:
             return res
     if never_select is not None:
         options = dict(time_limit=time_limit, node_limit=node_limit, gap_tol=gap_tol, callback=callback,
                        branch_rule=branch_rule, bounds=bounds, fixing=fixing, route=route)
-        res = _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=forced)
+        res = _excluded_support(A, B, k, never_select, criterion, initial, options, always_select=forced,
+                                feasible=feasible)
         if res is not None:
             return res
     use_bounds = bounds != "inclusion"
 
     def run(A, B, form, k, criterion, search):
         additive = form == "vector" or (criterion.additive or (form == "factor" and A.shape[1] == 1))
-        if additive:
+        if additive and search.feasible is None:  # (the compiled partner does not know the constraints)
             M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
             kind = _Partner.choose(M, B, k, search)
             if kind is not None:
                 search.partner = _Partner(kind, M, B, k, search)
         if form == "full" and not criterion.additive:
+            if search.feasible is not None:
+                raise ValueError("exact_support: placement constraints (budget, regions, distance) run in the "
+                                 "search of vectors and factors; the largest eigenvalue of a full matrix A "
+                                 "(sparse PCA) takes always_select and never_select only.")
             return _run_full(A, B, k, search, bounds, use_bounds if fixing is None else bool(fixing))
         if form == "full":
             solver = FactorBnB(_factor_of_psd(A), B, k, criterion, search, branch_rule=branch_rule, use_bounds=use_bounds)
@@ -721,7 +766,7 @@ def exact_support(
 
     options = {"branch_rule": (branch_rule, BRANCH_RULES), "bounds": (bounds, BOUNDS)}
     res = _solve(A, B, k, "exact_support", criterion, (time_limit, node_limit, gap_tol), initial, callback, options,
-                 run, route, forced=forced)
+                 run, route, forced=forced, feasible=feasible)
     if forced is not None:
         res.info["always_select"] = forced.copy()
     return res
