@@ -26,11 +26,11 @@ The exact search runs once (its objective is deterministic and the 10-minute bud
 claim); the greedy and QR times are medians of 3 runs. ``--quick``: 6x6 patches, ``k <= 6``,
 a 20-second budget. The load average is printed.
 
-With ``--installed I,J,...`` (installed sensors) and ``--exclude-border`` the exact and greedy
-rows place under those constraints (``always_select`` and ``never_select``; every placement
-contains the installed pixels and none of the border), from ``k`` = installed + 1; the two QR
-rows, which take no constraints, are left out, and the principal components' mass is then a
-looser bound.
+With ``--installed I,J,...`` (installed sensors), ``--exclude-border`` and ``--min-distance D``
+the exact and greedy rows place under those constraints (``always_select``, ``never_select``,
+``min_distance``; every placement contains the installed pixels, none of the border, and no two
+pixels closer than ``D``), from ``k`` = installed + 1; the two QR rows, which take no
+constraints, are left out, and the principal components' mass is then a looser bound.
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def main(argv=None):
     p.add_argument("--installed", default=None, metavar="I,J,...",
                    help="installed sensors (flattened pixel indices): every placement contains them")
     p.add_argument("--exclude-border", action="store_true", help="no placement uses a pixel of the patch border")
+    p.add_argument("--min-distance", type=float, default=None, metavar="D",
+                   help="no two pixels of a placement closer than D (Euclidean, in pixels)")
     args = p.parse_args(argv)
     side, per = (6, 100) if args.quick else (10, 250)
     max_k = args.max_k or (6 if args.quick else 20)
@@ -137,13 +139,14 @@ def main(argv=None):
     installed = [int(v) for v in args.installed.split(",") if v.strip()] if args.installed else []
     rr, cc = np.divmod(np.arange(p_), side)
     border = np.flatnonzero((rr == 0) | (rr == side - 1) | (cc == 0) | (cc == side - 1)) if args.exclude_border else []
-    cons = dict(always_select=installed or None, never_select=list(border) or None)
-    constrained = bool(installed) or bool(len(border))
+    cons = dict(always_select=installed or None, never_select=list(border) or None, min_distance=args.min_distance,
+                image_shape=(side, side))
+    constrained = bool(installed) or bool(len(border)) or args.min_distance is not None
     pca = np.cumsum(np.sort(np.linalg.eigvalsh(A.T @ A))[::-1]) / float(np.sum(A * A))
     print(f"\n{n} Brodatz patches of {side}x{side} ({len(TEXTURES)} textures), k = {len(installed) + 1}..{max_k}, "
-          f"exact budget {budget:.0f} s in all" + (f"; installed {installed}, {len(border)} border pixels excluded "
-                                                   "(the QR rows, which take no constraints, left out)"
-                                                   if constrained else ""))
+          f"exact budget {budget:.0f} s in all" + (f"; installed {installed}, {len(border)} border pixels excluded, "
+                                                   f"minimum distance {args.min_distance} (the QR rows, which take "
+                                                   "no constraints, left out)" if constrained else ""))
     head = (f"{'k':>3} {'status':>11} {'exact':>8} {'bound':>8} {'gap %':>7} {'time s':>7} {'greedy':>8} "
             f"{'exact/greedy':>12} {'pixsel qr':>9} {'PySensors QR':>12} {'PCA':>8}")
     print(head)
@@ -160,6 +163,10 @@ def main(argv=None):
             t_exact = time.perf_counter() - t
             assert ex.get_support().sum() == k
             assert set(installed) <= set(ex.order_.tolist()) and not set(border) & set(ex.order_.tolist())
+            if args.min_distance:  # every two pixels of the certified placement far enough apart
+                rc = np.array(np.divmod(ex.order_, side)).T
+                d = np.sqrt(((rc[:, None] - rc[None]) ** 2).sum(-1)) + np.eye(len(rc)) * side
+                assert d.min() >= args.min_distance * (1 - 1e-12)
             obj = kept_mass(A, ex.get_support(indices=True))
             assert abs(obj - ex.objective_path_[-1]) < 1e-8, "the selector's kept mass is not its support's"
             assert ex.upper_bound_ <= pca[k - 1] * (1 + 1e-8), "the certified bound is above the PCA bound"
@@ -192,9 +199,11 @@ def main(argv=None):
     print(f"load average at end: {os.getloadavg()}")
     path = write_results(args, {"side": side, "n_patches": n, "budget_s": budget, "total_s": total, "rows": rows,
                                 "goal_met": met, "installed": installed, "excluded": [int(b) for b in border],
+                                "min_distance": args.min_distance,
                                 "load_end": os.getloadavg()})
     fig = plot(rows, side, out_dir(args) / "bench_sensors_exact.png",
-               note=f"; {len(installed)} installed, border excluded" if constrained else "")
+               note=f"; {len(installed)} installed, {len(border)} excluded, min. distance {args.min_distance}"
+               if constrained else "")
     print(f"wrote {path} and {fig}")
     return rows
 

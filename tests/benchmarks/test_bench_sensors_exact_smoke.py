@@ -62,6 +62,16 @@ def test_sensors_exact_quick_with_installed_and_excluded_pixels(shared_data, tmp
     assert best < max(bench.kept_mass(A, list(S)) for S in combinations(range(36), 3))
 
 
+def test_sensors_exact_quick_with_a_minimum_distance(shared_data, tmp_path, run_script):
+    """--min-distance: the benchmark asserts every certified placement's pixels at least that far
+    apart; the sizes are certified and at least the constrained greedy's kept mass."""
+    shared_data.path("brodatz_112_640x640.npz")
+    _run(run_script, "bench_sensors_exact.py", tmp_path, "--max-k", "3", "--min-distance", "2")
+    res = json.loads((tmp_path / "bench_sensors_exact" / "bench_sensors_exact.json").read_text())
+    assert res["min_distance"] == 2.0 and [r["k"] for r in res["rows"]] == [1, 2, 3]
+    assert all(r["status"] == "optimal" and r["exact"] >= r["greedy"] - 1e-12 for r in res["rows"])
+
+
 def test_kmeans_vs_random_quick(shared_data, tmp_path, run_script):
     shared_data.path("uci_sonar.npz")
     proc = _run(run_script, "bench_kmeans_vs_random.py", tmp_path, "--ks", "5", "10", "--max-test", "300")
