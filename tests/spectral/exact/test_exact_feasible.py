@@ -89,3 +89,5 @@ def test_constraints_are_refused_where_the_search_cannot_hold_them():
                                  costs=np.ones(6), budget=1.5)  # two pixels of cost 1: none fits 1.5
     with pytest.raises(ValueError, match="none exists"):
         exact_support(A, B, 2, criterion="trace", constraints=tight)
+    with pytest.raises(ValueError, match="always_select features break them"):  # k = |F|: no search, still checked
+        exact_support(A, B, 2, criterion="trace", constraints=tight, always_select=[0, 1])

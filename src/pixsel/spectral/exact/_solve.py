@@ -552,6 +552,9 @@ def _forced_support(A, B, k, always_select, never_select, criterion, initial, op
         support = np.sort(np.concatenate([F, R[inner.support]]))
     else:
         support = F
+        if feasible is not None and not feasible.admits(F):
+            raise ValueError(f"No support of size {k} satisfying the placement constraints was found: the "
+                             f"{k} always_select features break them. Relax the constraints or force others.")
     obj = objective_on_support(A, B, support, criterion=crit)
     status = "optimal" if inner is None else inner.status
     # as a search's own result: a proved optimum is the direct value of its support (the reduced
