@@ -261,10 +261,10 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
             crit = criterion_named("column-subset")
             pair_A, pair_B, _ = crit.pair(C)
             self.objective_path_ = mass / total
-            # no initial support: the search starts from its own forward and backward greedy supports,
-            # each improved by exchanges (at least the greedy's kept mass)
-            # under budget, region or distance constraints the search starts from the constrained
-            # greedy's placement improved by swaps (the greedy passes of the search do not know them)
+            # without constraints no initial support: the search starts from its own forward and
+            # backward greedy supports, each improved by exchanges (at least the greedy's kept mass);
+            # with any, from the constrained greedy's placement improved by swaps (the search's own
+            # greedy passes do not know budgets, regions or distances)
             start = None if cons is None else refine_placement(A, k, constraints=cons).support
             best = np.flatnonzero(_exact_fit_attributes(self, pair_A, pair_B, k, criterion=crit, initial=start,
                                                         constraints=cons))
