@@ -81,7 +81,8 @@ class Search:
         #: ``'interrupted'``): Ctrl-C for a search that runs outside the main thread
         self.halt = None
         #: the features every support contains (a boolean mask), or None: the root node's fixed-in
-        #: set, where the objective is not additive (``exact_support(always_select=...)``)
+        #: set, where the objective is not additive or placement constraints are given
+        #: (``exact_support(always_select=...)``)
         self.forced = None
         #: placement constraints checked at every node (:class:`._feasible.Feasibility`), or None
         self.feasible = None
