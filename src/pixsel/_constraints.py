@@ -109,6 +109,20 @@ class HasMethods(_sk.HasMethods):
 N_FEATURES_TO_SELECT = [Interval(numbers.Integral, None, None, closed="neither"),
                         Interval(RealNotInt, 0, 1, closed="right")]
 
+#: The placement constraints of ``PixelReconstructor`` and ``ColumnSubsetSelector`` (the parameters
+#: of :func:`pixsel.scores.placement_constraints`) and the image shape they read.
+PLACEMENT_PARAMETERS = {
+    "always_select": ["array-like", None],
+    "never_select": ["array-like", None],
+    "regions": ["array-like", None],
+    "max_per_region": [Interval(numbers.Integral, 0, None, closed="left"), dict, None],
+    "min_per_region": [Interval(numbers.Integral, 0, None, closed="left"), dict, None],
+    "min_distance": [Interval(numbers.Real, 0, None, closed="left"), None],
+    "costs": ["array-like", None],
+    "budget": [Interval(numbers.Real, 0, None, closed="left"), None],
+    "image_shape": [tuple, None],
+}
+
 
 _TYPE_WORDS = {list: "a list", tuple: "a tuple", str: "a str", dict: "a dict", bool: "a bool"}
 

@@ -43,11 +43,11 @@ __all__ = [
 # -- declarative parameter constraints ------------------------------------------------------------
 #
 # ``InvalidParameterError``, ``Interval``, ``RealNotInt``, ``StrOptions``, ``HasMethods``,
-# ``N_FEATURES_TO_SELECT`` and ``check_params`` live in :mod:`pixsel._constraints`, which imports
+# ``N_FEATURES_TO_SELECT``, ``PLACEMENT_PARAMETERS`` and ``check_params`` live in :mod:`pixsel._constraints`, which imports
 # scikit-learn; they are read from here on first use, so that the kernels that import this module
 # do not import scikit-learn.
 _CONSTRAINT_NAMES = frozenset(("InvalidParameterError", "Interval", "RealNotInt", "StrOptions", "HasMethods",
-                               "N_FEATURES_TO_SELECT", "check_params"))
+                               "N_FEATURES_TO_SELECT", "PLACEMENT_PARAMETERS", "check_params"))
 
 
 def __getattr__(name):

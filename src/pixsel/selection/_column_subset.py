@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import N_FEATURES_TO_SELECT, Interval, StrOptions, check_input, check_params, resolve_k
+from .._validation import (N_FEATURES_TO_SELECT, PLACEMENT_PARAMETERS, Interval, StrOptions, check_input,
+                           check_params, resolve_k)
 from ..scores import (greedy_placement, kept_mass, pivoted_qr_columns, placement_constraints, placement_gram,
                       refine_placement)
 from ..spectral import criterion_named
@@ -27,8 +28,7 @@ __all__ = ["ColumnSubsetSelector"]
 
 _METHODS = ("greedy", "qr")
 #: The placement constraints the selector takes (those of :func:`pixsel.scores.placement_constraints`).
-_CONSTRAINTS = ("always_select", "never_select", "regions", "max_per_region", "min_per_region", "min_distance",
-                "costs", "budget")
+_CONSTRAINTS = tuple(name for name in PLACEMENT_PARAMETERS if name != "image_shape")
 
 
 class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
@@ -172,15 +172,7 @@ class ColumnSubsetSelector(ImageSelectorMixin, SelectorMixin, BaseEstimator):
         "node_limit": [Interval(Integral, 0, None, closed="left"), None],
         "gap_tol": [Interval(Real, 0, None, closed="left")],
         "progress": ["boolean"],
-        "always_select": ["array-like", None],
-        "never_select": ["array-like", None],
-        "regions": ["array-like", None],
-        "max_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
-        "min_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
-        "min_distance": [Interval(Real, 0, None, closed="left"), None],
-        "costs": ["array-like", None],
-        "budget": [Interval(Real, 0, None, closed="left"), None],
-        "image_shape": [tuple, None],
+        **PLACEMENT_PARAMETERS,
     }
 
     def __init__(self, n_features_to_select: int | float = 10, *, method: Literal["greedy", "qr"] = "greedy",

@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import MAX_SWAP_SWEEPS, Interval, RealNotInt, StrOptions, check_input, check_params, resolve_k
+from .._validation import (MAX_SWAP_SWEEPS, PLACEMENT_PARAMETERS, Interval, RealNotInt, StrOptions, check_input,
+                           check_params, resolve_k)
 from ..scores import (
     conditional_solve,
     fold_prior_products,
@@ -231,15 +232,7 @@ class PixelReconstructor(SelectorMixin, BaseEstimator):
         "basis": [StrOptions({"pixels", "pca"})],
         "n_basis": [Interval(Integral, 1, None, closed="left"), None],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
-        "always_select": ["array-like", None],
-        "never_select": ["array-like", None],
-        "regions": ["array-like", None],
-        "max_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
-        "min_per_region": [Interval(Integral, 0, None, closed="left"), dict, None],
-        "min_distance": [Interval(Real, 0, None, closed="left"), None],
-        "costs": ["array-like", None],
-        "budget": [Interval(Real, 0, None, closed="left"), None],
-        "image_shape": [tuple, None],
+        **PLACEMENT_PARAMETERS,
         "refine": [StrOptions({"auto"}), "boolean", Interval(Integral, 0, None, closed="left")],
         "shrinkage": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both"), None],
     }

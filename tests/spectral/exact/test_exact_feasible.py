@@ -11,22 +11,11 @@ import numpy as np
 import pytest
 
 from pixsel.scores import PlacementConstraints, placement_constraints
-from pixsel.spectral import criterion_named, exact_support
+from pixsel.spectral import exact_support
 from pixsel.spectral.exact._feasible import Feasibility
 
+from .test_exact_force import _problem  # the same random pairs (vector, factor, column subset)
 from .test_exact_support import _value  # the textbook objective, one copy
-
-
-def _problem(rng, p, kind):
-    X = rng.standard_normal((p + 3, p))
-    B = X.T @ X / (p + 3) + 0.05 * np.eye(p)
-    if kind == "vector":
-        return rng.standard_normal(p), B, "max-eig"
-    if kind == "factor":
-        return rng.standard_normal((p, 3)), B, "trace"
-    Y = rng.standard_normal((4 * p, p)) @ rng.standard_normal((p, p))
-    A, B, _ = criterion_named("column-subset").pair(np.cov(Y.T))
-    return A, B, "trace"
 
 
 def _constraints(rng, p, k, which, side=3):
