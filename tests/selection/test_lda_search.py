@@ -142,10 +142,63 @@ def test_conflicts_are_refused_before_any_work(params, match):
     assert calls == []
 
 
-def test_refine_with_groups_is_refused():
-    X, y = _data(8)
-    with pytest.raises(ValueError, match="refine swaps single features"):
-        SparseLDASelector(3, refine=True, groups=np.arange(24) // 2).fit(X, y)
+def _correlated(seed, n_classes):
+    """Strongly correlated features: draws where the greedy union is not a 1-swap optimum."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), 60 // n_classes)
+    means = rng.standard_normal((n_classes, 24)) * 0.8
+    return means[y] + rng.standard_normal((60, 24)) @ (np.eye(24) + 1.5 * rng.standard_normal((24, 24)) / np.sqrt(24)), y
+
+
+# the draws' seeds where the swaps move (found by a scan of seeds 0-11; the test asserts they do)
+@pytest.mark.parametrize(("n_classes", "criterion", "seed"),
+                         [(2, "trace", 7), (4, "trace", 5), (4, "correlation", 0), (4, "max-eig", 0), (4, "trace", 1)])
+def test_group_swaps_never_below_the_greedy_union(n_classes, criterion, seed):
+    """``refine`` with groups exchanges whole groups at ``k``: never below the greedy union, the
+    objective recomputed from scratch on the fitted pair, the other sizes the greedy group path's."""
+    X, y = _correlated(seed, n_classes)
+    groups = np.arange(24) % 8  # 8 groups of 3 scattered features
+    k = 3
+    kw = dict(groups=groups, criterion=criterion, direction="forward")
+    plain = SparseLDASelector(k, refine=False, **kw).fit(X, y)
+    ref = SparseLDASelector(k, refine=True, **kw).fit(X, y)
+    S0, S = plain.get_support(indices=True), ref.get_support(indices=True)
+    assert ref.group_support_.sum() == k and len(S) == 3 * k
+    assert set(np.unique(groups[S])) == set(np.flatnonzero(ref.group_support_))
+    f0, f = _objective(plain, S0), _objective(ref, S)
+    assert f >= f0 * (1 - 1e-12)
+    assert ref.objective_path_[k - 1] == pytest.approx(f, rel=1e-9)
+    assert (ref.n_swaps_ > 0) == (set(S) != set(S0))
+    assert ref.n_swaps_ > 0 or seed == 1  # seed 1: the greedy union is already a local optimum
+    np.testing.assert_array_equal(ref.get_support_at(k - 1), plain.get_support_at(k - 1))
+    # no exchange of one group for another, valued from scratch, beats the refined union
+    chosen = sorted(np.flatnonzero(ref.group_support_))
+    for i in chosen:
+        for j in set(range(8)) - set(chosen):
+            T = np.flatnonzero(np.isin(groups, [c for c in chosen if c != i] + [j]))
+            assert _objective(ref, T) <= f * (1 + 1e-9)
+    # 'auto' swaps single features only: with groups it is the greedy union
+    auto = SparseLDASelector(k, **kw).fit(X, y)
+    np.testing.assert_array_equal(auto.get_support(), plain.get_support())
+
+
+@pytest.mark.parametrize(("n_classes", "seed"), [(2, 0), (4, 2)])  # draws where the beam beats the greedy union
+def test_group_beam_never_below_the_greedy_union_and_exhaustive_is_the_best_union(n_classes, seed):
+    from itertools import combinations
+
+    X, y = _correlated(seed, n_classes)
+    groups = np.arange(24) // 4  # 6 groups of 4 neighbouring features
+    k = 3
+    kw = dict(groups=groups, criterion="trace", direction="forward", refine=False)
+    plain = SparseLDASelector(k, **kw).fit(X, y)
+    beam = SparseLDASelector(k, beam_width=2, **kw).fit(X, y)
+    assert beam.beam_width_ == 2 and beam.group_support_.sum() == k
+    f = _objective(beam, beam.get_support(indices=True))
+    assert f > _objective(plain, plain.get_support(indices=True)) * (1 + 1e-6)
+    assert beam.objective_path_[k - 1] == pytest.approx(f, rel=1e-9)
+    every = SparseLDASelector(k, beam_width=20, **kw).fit(X, y)  # C(6, t) <= 20: every union kept
+    best = max(_objective(plain, np.flatnonzero(np.isin(groups, js))) for js in combinations(range(6), k))
+    assert _objective(every, every.get_support(indices=True)) == pytest.approx(best, rel=1e-10)
 
 
 @pytest.mark.parametrize("n_classes", [2, 4])

@@ -327,3 +327,73 @@ def test_group_beam_is_never_below_greedy_and_exhaustive_width_is_the_optimum(fo
     np.testing.assert_array_equal(wide.groups, codes)
     with pytest.raises(ValueError, match="width"):
         _groups.group_beam_search(A, B, groups, k, width=0)
+
+
+# ---------------------------------------------------------------- additive objectives: block gains
+def _additive_problem(seed):
+    """A factor or a vector pair with unequal groups (the trace criterion adds up over features)."""
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(5, 14))
+    G = int(rng.integers(2, p + 1))
+    groups = np.concatenate([np.arange(G), rng.integers(0, G, p - G)])
+    rng.shuffle(groups)
+    X = rng.standard_normal((p + 3, p))
+    B = X.T @ X / (p + 3) + 0.1 * np.eye(p)
+    r = int(rng.integers(1, 4))
+    A = rng.standard_normal(p) if r == 1 else rng.standard_normal((p, r))
+    return A, B, groups, G, rng
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_additive_swaps_and_beams_match_their_stacked_oracle(seed):
+    """With the trace criterion (or a vector) every candidate is valued from the union's block gains
+    (one Cholesky per union); the stacked eigenproblem of each candidate union is the oracle: the
+    same moves, unions and objectives."""
+    A, B, groups, G, rng = _additive_problem(seed)
+    k = int(rng.integers(1, G + 1))
+    path = group_greedy_path(A, B, groups, criterion="trace", max_k=k)
+    fast = _groups.group_swap_refine(A, B, groups, path.groups_at(k), criterion="trace")
+    slow = _groups.group_swap_refine(A, B, groups, path.groups_at(k), criterion="trace", _fast=False)
+    np.testing.assert_array_equal(fast.groups, slow.groups)
+    assert fast.n_swaps == slow.n_swaps and fast.converged == slow.converged
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-10)
+    # the local optimum is one: no exchange, valued from scratch, is better
+    assert _all_swaps_best(A, B, groups, list(fast.groups), "trace") <= fast.objective * (1 + 1e-9)
+    for width in (1, 2, 3):
+        fb = _groups.group_beam_search(A, B, groups, k, width=width, criterion="trace")
+        sb = _groups.group_beam_search(A, B, groups, k, width=width, criterion="trace", _fast=False)
+        np.testing.assert_array_equal(fb.groups, sb.groups)
+        np.testing.assert_allclose(fb.objective_path, sb.objective_path, rtol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_additive_exhaustive_beam_and_one_swap_sizes_are_the_brute_force_optimum(seed):
+    from math import comb
+
+    A, B, groups, G, _ = _additive_problem(100 + seed)
+    for k in sorted({1, max(1, G - 1), min(2, G)}):
+        codes, best = brute_force_groups(A, B, groups, k, criterion="trace")
+        wide = _groups.group_beam_search(A, B, groups, k, width=max(comb(G, t) for t in range(1, k + 1)),
+                                         criterion="trace")
+        assert wide.objective == pytest.approx(best, rel=1e-10)
+        if k in (1, G - 1):  # every union one exchange from every other: the local optimum is global
+            start = np.arange(G)[:k] if not np.array_equal(np.arange(G)[:k], codes) else np.arange(G)[G - k:]
+            res = _groups.group_swap_refine(A, B, groups, start, criterion="trace")
+            assert res.objective == pytest.approx(best, rel=1e-10)
+
+
+def test_additive_swaps_and_beams_with_the_identity_denominator():
+    """``B = None`` (the identity) with a factor: the block gains read the identity's blocks."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((9, 2))
+    groups = np.array([0, 1, 1, 2, 3, 3, 4, 4, 4])
+    for k in (1, 2, 3):
+        codes, best = brute_force_groups(A, None, groups, k, criterion="trace")
+        start = np.arange(k) if not np.array_equal(np.arange(k), codes) else np.arange(5 - k, 5)
+        fast = _groups.group_swap_refine(A, None, groups, start, criterion="trace")
+        slow = _groups.group_swap_refine(A, None, groups, start, criterion="trace", _fast=False)
+        np.testing.assert_array_equal(fast.groups, slow.groups)
+        # with B = I the trace adds up over groups: the swaps reach the best union
+        assert fast.objective == pytest.approx(best, rel=1e-12)
+        assert _groups.group_beam_search(A, None, groups, k, width=1, criterion="trace").objective == \
+            pytest.approx(best, rel=1e-12)

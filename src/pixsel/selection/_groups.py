@@ -21,7 +21,7 @@ import numpy as np
 
 from .._array_api import to_numpy
 from .._validation import resolve_k
-from ..spectral import check_groups, exact_group_support, group_greedy_path
+from ..spectral import check_groups, exact_group_support, group_beam_search, group_greedy_path, group_swap_refine
 from ._exact_fit import store_exact_result
 
 __all__ = ["pixel_groups", "patch_groups"]
@@ -170,6 +170,28 @@ def store_groups(est, grouping, image_shape):
         est.image_support_ = mask.any(axis=2) if mask.ndim == 3 else mask
     else:
         est.image_support_ = None
+
+
+def search_groups_at_k(est, grouping, A, B, k, *, criterion="max-eig", beam_width=1, sweeps=0):
+    """The beam over groups (``beam_width > 1``) and the group swaps (``sweeps`` moves at most) at
+    ``k``: ``support_`` and ``objective_path_[k - 1]`` take the better union they find, never one
+    below the greedy union; ``n_swaps_`` counts the swaps (:func:`pixsel.spectral.group_beam_search`,
+    :func:`pixsel.spectral.group_swap_refine`). The other sizes keep the greedy group path."""
+    A = to_numpy(A, np.float64)
+    B = None if B is None else to_numpy(B, np.float64)
+    chosen = np.unique(grouping.codes[to_numpy(est.support_).astype(bool)])
+    value = float(est.objective_path_[k - 1])
+    if beam_width > 1:
+        res = group_beam_search(A, B, grouping.codes, k, width=beam_width, criterion=criterion)
+        if res.objective > value:
+            chosen, value = res.groups, res.objective
+    if sweeps:
+        res = group_swap_refine(A, B, grouping.codes, chosen, criterion=criterion, max_sweeps=sweeps)
+        est.n_swaps_ = res.n_swaps
+        if res.n_swaps:
+            chosen, value = res.groups, res.objective
+    est.support_ = np.isin(grouping.codes, chosen)
+    est.objective_path_[k - 1] = value
 
 
 def exact_group_fit(est, grouping, A, B, k, *, criterion="max-eig"):

@@ -26,7 +26,7 @@ from ..stats import (
     regularized_factor, ridge_regularization, shrinkage_regularization,
 )
 from ._base import PATH_CONSTRAINTS, PATHS, _PathSelector, forward_length, path_progress
-from ._groups import exact_group_fit, fit_groups, group_paths, store_groups
+from ._groups import exact_group_fit, fit_groups, group_paths, search_groups_at_k, store_groups
 from ._shrinkage_scores import _nested_order, _ShrinkageLDAStatistics
 
 from typing import TYPE_CHECKING
@@ -311,9 +311,16 @@ default='ledoit-wolf-floor'
         up to 100 swaps; an int: at most that many (0 is False). With the implicit algorithm the
         closed-form swaps (two classes, ``'trace'``, ``'correlation'``) read the columns of the
         covariance on the support through ``X`` (one pass over ``X`` for each new column, no
-        ``p x p`` matrix). ``'auto'``: True where it can run (single features,
-        ``solver='greedy'``, without ``stability``; with the implicit algorithm, not with
-        ``'max-eig'`` and more than two classes), False elsewhere; True refuses the others.
+        ``p x p`` matrix). With groups (a colour stack, ``patch_size`` or ``groups``) the swaps
+        exchange one whole group for another (:func:`pixsel.spectral.group_swap_refine`; with
+        the trace criterion, ``'correlation'`` or two classes every exchange is valued from one
+        Cholesky factor of the union without the group that leaves). ``'auto'``: True where it
+        can run on single features (``solver='greedy'``, without ``stability``; with the implicit
+        algorithm, not with ``'max-eig'`` and more than two classes), False elsewhere and with
+        groups (on the groups benchmark's colour patches and face parts the swaps raised the
+        median held-out accuracy in no cell, 0 to 1.2 points below the greedy union, at 1.3-3.4
+        times the fit's time);
+        True refuses ``solver='exact'`` and ``stability``.
     never_select : array-like of int or None, default=None
         Features no support contains (FastCan's ``indices_exclude``): the greedy passes, the
         swaps and the exact search (``solver='exact'``: its certificate bounds every support
@@ -326,10 +333,14 @@ default='ledoit-wolf-floor'
         see :func:`pixsel.spectral.greedy_path`); every size reads the better of the beam's best
         support and the forward pass's, so the objective is never below the forward pass's. 1
         is the forward pass. A width above 1 runs with the trace criterion (or
-        ``'correlation'``) or two classes, single features and ``solver='greedy'``. The beam and
+        ``'correlation'``) or two classes and ``solver='greedy'``. The beam and
         its forward pass stop at ``n_features_to_select`` (unless ``path='full'``), so
         :meth:`get_support_at` reads the sizes up to it; with the implicit algorithm each step
-        reads the columns of its ``beam_width`` new features in one pass over ``X``.
+        reads the columns of its ``beam_width`` new features in one pass over ``X``. With
+        groups the beam keeps the best unions of whole groups
+        (:func:`pixsel.spectral.group_beam_search`, each extension valued from one Cholesky
+        factor of its union) and its union at ``n_features_to_select`` replaces the greedy one
+        when better; the other sizes read the greedy group path.
         ``'auto'`` runs a beam of width 3 with more than two classes and fewer than 10 training
         images a class on average, where it can run on the fit's forward pass
         (``solver='greedy'``, ``direction`` ``'auto'`` or ``'forward'``, an additive criterion,
@@ -758,7 +769,10 @@ default='ledoit-wolf-floor'
             chosen = np.array(self.direction_by_k_) == "backward"
             K = len(chosen)
             self.objective_path_[:K] = np.where(chosen, bwd.objective[:K], fwd.objective[:K])
-        if plan.sweeps:
+        if grouping is not None and (plan.sweeps or self.beam_width_ > 1):  # whole groups in and out, at k
+            search_groups_at_k(self, grouping, a, B, k, criterion=criterion, beam_width=self.beam_width_,
+                               sweeps=plan.sweeps)
+        elif plan.sweeps:
             self._refine_support(a, B, k, plan.F, criterion, plan.sweeps)
         self._stabilize(X, y, k, plan.n_resamples, plan.route)
         if self.solver == "exact" and grouping is not None:
@@ -796,14 +810,11 @@ default='ledoit-wolf-floor'
         """The progress label of the forward pass: with a beam, its sizes follow the pass's steps."""
         return label if self.beam_width_ == 1 else f"{label}, then beam of {self.beam_width_}"
 
-    def _check_beam(self, owner, grouping, n_classes):
+    def _check_beam(self, owner, n_classes):
         """Refuse a beam search where it cannot run, before any work."""
         if self.solver == "exact":
             raise ValueError(f"{owner}: beam_width widens the greedy search; solver='exact' already returns the "
                              "certified optimum. Use beam_width=1 with solver='exact'.")
-        if grouping is not None:
-            raise ValueError(f"{owner}: beam_width searches single features; use it without groups, patch_size or a "
-                             "colour image stack, or beam_width=1.")
         if self.direction == "backward":
             raise ValueError(f"{owner}: beam_width widens the forward pass; use direction='auto', 'forward', 'dual' "
                              "or 'cv', or beam_width=1.")
@@ -834,7 +845,7 @@ default='ledoit-wolf-floor'
         else:
             width = check_search(self.beam_width, False, owner=owner)[0]
             if width > 1:
-                self._check_beam(owner, grouping, n_classes)
+                self._check_beam(owner, n_classes)
         self.beam_width_ = width
         refine = self.refine
         if isinstance(refine, str):
@@ -850,9 +861,6 @@ default='ledoit-wolf-floor'
         if sweeps and self.solver == "exact":
             raise ValueError(f"{owner}: refine improves a greedy support; solver='exact' already returns the "
                              "certified optimum. Use refine=False with solver='exact'.")
-        if sweeps and grouping is not None:
-            raise ValueError(f"{owner}: refine swaps single features; use it without groups, patch_size or a "
-                             "colour image stack (flatten X to (n_samples, n_features)), or refine=False.")
         if sweeps and n_resamples:
             raise ValueError(f"{owner}: refine improves the support of one fit, and stability replaces it by the "
                              "most frequent features; use refine=False with stability.")

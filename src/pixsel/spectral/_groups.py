@@ -35,6 +35,9 @@ eliminations in one call, and sparse PCA's candidates by the block secular equat
 eigendecomposition of the support, screened by bounds. The NumPy loops here are their oracle
 (same orders, objectives to rounding). :func:`group_swap_refine` exchanges one group in for one
 out while the objective rises; :func:`group_beam_search` grows the best few unions side by side.
+Where the objective adds up, both value their candidates by the forward block gains from one
+Cholesky factor per union (:class:`_UnionGains`), and the stacked eigenproblems of every candidate
+union, which they use otherwise, are the tests' oracle.
 
 The exact search (:func:`exact_group_support`) branches over groups (include the next group or
 exclude it) with the inclusion-principle bound: every completion of a node is a subset of the
@@ -862,6 +865,93 @@ def brute_force_groups(A, B, groups, k, *, criterion="max-eig"):
     return arg, best
 
 
+
+# ------------------------------------------------------------------------------------------ block gains
+class _UnionGains:
+    """Exact gains of adding whole groups to a union, for an additive objective of a vector or a
+    factor ``M`` (``f(T) = tr(M_T^T B_TT^{-1} M_T)``; the trace criterion, or ``r = 1``).
+
+    For a union ``T`` (one Cholesky factor ``L`` of ``B_TT``, ``Y = L^{-1} B_{T,:}``,
+    ``Z = L^{-1} M_T``): ``f(T) = ||Z||^2``, and adding a group ``J`` outside ``T`` gains
+    ``tr(Q_J^T R_JJ^{-1} Q_J)`` with the Schur complement ``R_JJ = B_JJ - Y_J^T Y_J`` and the
+    residual ``Q = M - Y^T Z`` (the block-inverse formula of the forward path). Every group's
+    gain comes from one batched ``g x g`` Cholesky over the padded groups, no refit per
+    candidate: ``O(t^2 p + t p g)`` for a union of ``t`` features. :meth:`gains` returns None
+    where a factorization fails (a union or a group dependent on the others), and the callers
+    then value their candidates one by one (:func:`_stacked_objectives`).
+    """
+
+    def __init__(self, M, B, members):
+        self.M = M[:, None] if M.ndim == 1 else M
+        p = self.M.shape[0]
+        self.B = np.eye(p) if B is None else B
+        self.pad = _padded(members, p)
+        gmax = self.pad.shape[1]
+        Bx = _extended(B, p, gmax)
+        self.Bblk = Bx[self.pad[:, :, None], self.pad[:, None, :]]
+        self.gmax = gmax
+
+    def gains(self, T, outside):
+        """``(f(T), gains of the groups `outside`)`` or None when a factorization fails."""
+        M, B, p = self.M, self.B, self.M.shape[0]
+        t = len(T)
+        Y = np.zeros((t, p + self.gmax))
+        try:
+            if t:
+                L = np.linalg.cholesky(B[np.ix_(T, T)])
+                Y[:, :p] = sla.solve_triangular(L, B[T], lower=True, check_finite=False)
+                Z = sla.solve_triangular(L, M[T], lower=True, check_finite=False)
+                fT = float(np.sum(Z * Z))
+                Q = M - Y[:, :p].T @ Z
+            else:
+                fT, Q = 0.0, M
+            Qx = np.vstack([Q, np.zeros((self.gmax, M.shape[1]))])
+            pad = self.pad[outside]
+            Yo = Y[:, pad]  # (t, n, g)
+            R = self.Bblk[outside] - np.einsum("tja,tjb->jab", Yo, Yo)
+            C = np.linalg.cholesky(R)
+        except np.linalg.LinAlgError:
+            return None
+        W = np.linalg.solve(C, Qx[pad])
+        return fT, np.einsum("jab,jab->j", W, W)
+
+
+def _union_gains(A, B, form, criterion, members, fast=True):
+    """A :class:`_UnionGains` where the objective adds up (a vector, or a factor with the trace
+    criterion), else None (every candidate is valued by its own eigenproblem)."""
+    if not fast or form == "full" or not (form == "vector" or criterion.additive or A.shape[1] == 1):
+        return None
+    return _UnionGains(A, B, members)
+
+
+def _beam_scores(blocks, beam, ext, n_groups, members):
+    """The objective of every extension in ``ext`` (sorted tuples of group codes) from the gains of
+    each union of ``beam``; an extension reached from two unions takes the first one's value.
+    None where a factorization fails."""
+    value = {}
+    for m in beam:
+        outside = np.setdiff1d(np.arange(n_groups), np.asarray(m, dtype=np.intp))
+        T = np.sort(np.concatenate([members[j] for j in m])) if m else np.zeros(0, dtype=np.intp)
+        got = blocks.gains(T, outside)
+        if got is None:
+            return None
+        for j, g in zip(outside.tolist(), (got[0] + got[1]).tolist()):
+            value.setdefault(tuple(sorted(m + (j,))), g)
+    return np.array([value[e] for e in ext])
+
+
+def _swap_scores(blocks, chosen, outside, union):
+    """The objective of every exchange ``chosen - i + j`` (rows ``i`` in ``chosen``'s order,
+    ``j`` in ``outside``'s, flattened as the pairs are listed), or None where a factorization fails."""
+    scores = np.empty((len(chosen), len(outside)))
+    for row, i in enumerate(chosen):
+        got = blocks.gains(union([c for c in chosen if c != i]), outside)
+        if got is None:
+            return None
+        scores[row] = got[0] + got[1]
+    return scores.ravel()
+
+
 # ------------------------------------------------------------------------------------------ swap
 @dataclass
 class GroupSwapResult:
@@ -901,16 +991,21 @@ def group_swap_refine(
     form: Literal["auto", "vector", "factor", "full"] = "auto",
     max_sweeps: int = 100,
     time_limit: float | None = None,
+    _fast: bool = True,
 ) -> GroupSwapResult:
     """Raise the objective of a union of ``k`` groups by exchanging one group in for one out.
 
-    Every sweep values all ``k (n_groups - k)`` exchanges exactly (their unions' eigenproblems,
-    stacked) and takes the best one when it raises the objective recomputed from scratch, so the
-    value never falls and the search cannot cycle; it stops at a 1-swap local optimum over
-    groups, after ``max_sweeps`` moves or at ``time_limit``. A greedy path over groups is nested;
-    this can reach unions that no sequence of single additions reaches. Each sweep costs about
-    ``k n_groups`` eigenproblems of the union's size: meant for the supports the estimators
-    select (tens of groups), not for thousands of groups at large ``k``.
+    Every sweep values all ``k (n_groups - k)`` exchanges exactly and takes the best one when it
+    raises the objective recomputed from scratch, so the value never falls and the search cannot
+    cycle; it stops at a 1-swap local optimum over groups, after ``max_sweeps`` moves or at
+    ``time_limit``. A greedy path over groups is nested; this can reach unions that no sequence
+    of single additions reaches. Where the objective adds up (a vector, or a factor with the
+    trace criterion) the exchanges that drop group ``i`` are valued together from one Cholesky
+    factor of the union without ``i`` (the block gains of every other group, batched): a sweep
+    costs ``k`` such factorizations, ``O(k t^2 p)`` for a union of ``t`` features. Otherwise
+    (the largest eigenvalue of a factor or a full matrix) each exchanged union is valued by its
+    own eigenproblem, stacked: about ``k n_groups`` eigenproblems of the union's size a sweep,
+    meant for tens of groups.
 
     Parameters
     ----------
@@ -959,21 +1054,24 @@ def group_swap_refine(
     Bx = None if B is None else _extended(B, p, width)
 
     def union(js):
-        return np.sort(np.concatenate([members[j] for j in js]))
+        return np.sort(np.concatenate([members[j] for j in js])) if len(js) else np.zeros(0, dtype=np.intp)
 
     value = start_value = objective_on_support(A, B, union(chosen), criterion=criterion)
     n_swaps, converged = 0, max_sweeps > 0 and len(chosen) == G
+    blocks = _union_gains(A, B, form, criterion, members, _fast)
     while n_swaps < max_sweeps and len(chosen) < G:
         if deadline is not None and time.perf_counter() > deadline:
             break
         outside = np.setdiff1d(np.arange(G), chosen)
         pairs = [(i, j) for i in chosen for j in outside]
-        index = np.empty((len(pairs), width), dtype=np.intp)
-        for row, (i, j) in enumerate(pairs):
-            feats = union([c for c in chosen if c != i] + [j])
-            index[row, : len(feats)] = feats
-            index[row, len(feats):] = p + np.arange(width - len(feats))
-        scores = _stacked_objectives(Ax, Bx, index, criterion)
+        scores = None if blocks is None else _swap_scores(blocks, chosen, outside, union)
+        if scores is None:  # every exchanged union valued by its own eigenproblem
+            index = np.empty((len(pairs), width), dtype=np.intp)
+            for row, (i, j) in enumerate(pairs):
+                feats = union([c for c in chosen if c != i] + [j])
+                index[row, : len(feats)] = feats
+                index[row, len(feats):] = p + np.arange(width - len(feats))
+            scores = _stacked_objectives(Ax, Bx, index, criterion)
         best = _first_within(scores)
         if not scores[best] > value * (1.0 + 1e-12) + 1e-300:
             converged = True
@@ -1023,6 +1121,7 @@ def group_beam_search(
     width: int = 4,
     criterion: Literal["max-eig", "trace"] = "max-eig",
     form: Literal["auto", "vector", "factor", "full"] = "auto",
+    _fast: bool = True,
 ) -> GroupBeamResult:
     """Beam search over groups: the ``width`` best distinct unions of each size, grown side by side.
 
@@ -1032,7 +1131,10 @@ def group_beam_search(
     extensions forming the next beam. The greedy union can leave the beam, so the result of every
     size is the better of the beam's best and the greedy path's: never below the greedy path.
     Width 1 is the greedy path; a width of at least ``binom(n_groups, k)`` keeps every union and
-    finds the best one. A step costs about ``width n_groups`` eigenproblems of the union's size.
+    finds the best one. Where the objective adds up (a vector, or a factor with the trace
+    criterion) every extension of a union is valued from one Cholesky factor of that union (the
+    block gains of the groups outside it); otherwise a step costs about ``width n_groups``
+    eigenproblems of the union's size.
 
     Parameters
     ----------
@@ -1069,16 +1171,19 @@ def group_beam_search(
     Ax = np.zeros((p + span, p + span))
     Ax[:p, :p] = full
     Bx = None if B is None else _extended(B, p, span)
+    blocks = _union_gains(A, B, form, criterion, members, _fast)
     beam = [()]
     best_sets, best_values = [], np.empty(k)
     for t in range(1, k + 1):
         ext = sorted({tuple(sorted(m + (j,))) for m in beam for j in range(G) if j not in m})
-        index = np.empty((len(ext), span), dtype=np.intp)
-        for row, js in enumerate(ext):
-            feats = np.concatenate([members[j] for j in js])
-            index[row, : len(feats)] = feats
-            index[row, len(feats):] = p + np.arange(span - len(feats))
-        scores = _stacked_objectives(Ax, Bx, index, criterion)
+        scores = None if blocks is None else _beam_scores(blocks, beam, ext, G, members)
+        if scores is None:  # every extension valued by its own eigenproblem
+            index = np.empty((len(ext), span), dtype=np.intp)
+            for row, js in enumerate(ext):
+                feats = np.concatenate([members[j] for j in js])
+                index[row, : len(feats)] = feats
+                index[row, len(feats):] = p + np.arange(span - len(feats))
+            scores = _stacked_objectives(Ax, Bx, index, criterion)
         if width == 1:
             top = [_first_within(scores)]  # the greedy path's tie rule
         else:
