@@ -112,7 +112,7 @@ def test_gates():
     assert "partner" not in exact_support(A, B, 5, time_limit=0.5).info  # 'max-eig' of a full A
     M = rng.standard_normal((40, 3))
     assert "partner" not in exact_support(M, B, 5, time_limit=0.5).info  # 'max-eig' of rank 3
-    search = type("S", (), {"node_limit": None})()
+    search = type("S", (), {"node_limit": None, "feasible": None, "forced": None})()
     choose = solve_mod._Partner.choose
     assert choose(M, np.eye(40), 5, search) == "enumeration"
     assert choose(M, np.eye(40), 38, search) == "enumeration"
@@ -237,3 +237,73 @@ def test_warm_partner_runs_each_kind_once(monkeypatch):
     assert [name for name, _ in built] == ["EnumKernel", "of_sizes"]
     assert not any(kern.open for _, kern in built)
     assert solve_mod._PARTNERS_READY == {"enumeration", "tree"}
+
+
+# ------------------------------------------------------------------ a minimum distance (conflicts)
+def _conflicts(rng, p):
+    """A random symmetric conflict graph (about a third of the pairs)."""
+    C = np.triu(rng.random((p, p)) < 0.35, 1)
+    return C | C.T
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_enumeration_skips_conflicting_pairs(r):
+    """The enumeration kernel with a conflict matrix, against brute force over the conflict-free
+    supports: every size up to K (vectors and trace of factors, Brownian and random pairs, any
+    order, resumed a node at a time or in chunks); every support it reports is conflict-free."""
+    import itertools
+
+    rng = np.random.default_rng(60 + r)
+    for trial in range(16):
+        p = int(rng.integers(5, 12))
+        X = rng.standard_normal((p + 3, p)).cumsum(axis=1 if trial % 2 else 0)
+        B = X.T @ X / (p + 3) + 0.02 * np.eye(p)
+        M = rng.standard_normal((p, r))
+        conf = _conflicts(rng, p)
+        K = int(rng.integers(2, p))
+        kern = _allk_enum.EnumKernel(M, B, K, rng.permutation(p), np.full(K + 1, -np.inf), conflict=conf)
+        while kern.open:
+            kern.step(1 if trial % 2 else 64)
+        found = kern.improved()
+        for j in range(1, K + 1):
+            free = [S for S in itertools.combinations(range(p), j) if not conf[np.ix_(S, S)].any()]
+            if not free:
+                assert not np.isfinite(kern.inc[j]) and j not in found
+                continue
+            best = max(_value(M[:, 0] if r == 1 else M, B, list(S), "trace") for S in free)
+            np.testing.assert_allclose(kern.inc[j], best, rtol=1e-9)
+            S = found[j][1]
+            assert len(np.unique(S)) == j and not conf[np.ix_(S, S)].any()
+
+
+def test_forced_enumeration_under_a_minimum_distance(forced):
+    """exact_support with a minimum distance alone runs the enumeration beside the branch and
+    bound (before, none ran under placement constraints): the brute-force best feasible support
+    on 5 x 4 images, the partner started and, in some solves, the one that proves the optimum;
+    a budget beside the distance keeps the partner off."""
+    import itertools
+
+    from pixsel.scores import placement_constraints
+    from pixsel.spectral.exact._feasible import Feasibility
+
+    rng = np.random.default_rng(8)
+    completed = 0
+    for trial in range(12):
+        p, k = 20, int(rng.integers(3, 6))
+        a, B = _hard_vector(rng, p)
+        A = a if trial % 2 else np.column_stack([a, rng.standard_normal(p)])
+        criterion = "max-eig" if trial % 2 else "trace"
+        cons = placement_constraints(p, k, min_distance=1.5, image_shape=(5, 4))
+        fe = Feasibility.from_placement(cons)
+        feas = [S for S in itertools.combinations(range(p), k) if fe.admits(list(S))]
+        best, arg = max((_value(A, B, list(S), criterion), S) for S in feas)
+        res = exact_support(A, B, k, criterion=criterion, constraints=cons)
+        assert res.status == "optimal" and tuple(res.support.tolist()) == arg
+        assert res.objective == pytest.approx(best, rel=1e-9)
+        info = res.info["partner"]
+        assert info["started"]
+        completed += info["completed"]
+    assert completed >= 3
+    both = placement_constraints(20, 3, min_distance=1.5, image_shape=(5, 4), costs=np.ones(20), budget=3.0)
+    res = exact_support(*_hard_vector(rng, 20), 3, constraints=both)
+    assert "partner" not in res.info

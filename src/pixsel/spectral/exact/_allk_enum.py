@@ -83,19 +83,25 @@ def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) ->
     return best
 
 
-def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, T, Rt, rem, w):  # pragma: no cover - compiled
+def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, conf, T, Rt, rem, w):  # pragma: no cover - compiled
     """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done).
 
     A node at depth ``m`` holds, over its ``nc[m]`` candidates (``ids[m]``, global indices), the
     Schur complement ``Sd[m]`` and residual ``Rd[m]`` given ``F[:m]``; its children follow the order
     ``perm[m]`` (positions in the node's list) with ``sb[m, i]`` the gain of the suffix from ``i``.
     ``Kd[m]``: the largest size still needed below the node (sizes whose incumbent its inclusion
-    bound cannot beat are dropped from the top of its range). ``T``, ``Rt``, ``rem``, ``w``: scratch.
+    bound cannot beat are dropped from the top of its range). ``conf``: a ``p x p`` boolean matrix of
+    the pairs of features (positions in the root's order) that no support may hold together (a
+    placement's minimum distance), or ``1 x 1`` for none: a child keeps only the candidates that do
+    not conflict with the feature it adds, and the pair loops skip conflicting pairs, so every
+    support valued is conflict-free (the suffix bounds of the unfiltered lists still bound the
+    filtered subtrees). ``T``, ``Rt``, ``rem``, ``w``: scratch.
     Once a node has ordered its children it rewrites ``Sd[m]``, ``Rd[m]`` and ``ids[m]`` in that
     order (``perm[m]`` becomes the identity), so that each child's matrix is built from contiguous
     rows; only upper triangles are kept (every reader reads ``S[j, l]`` with ``j <= l``)."""
     p = Sd.shape[1]
     r = Rd.shape[2]
+    has_conf = conf.shape[0] > 1
     m = state[0]
     done = 0
     dg = np.empty(p)
@@ -131,7 +137,24 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 best = -np.inf
                 bl = -1
                 inv = 1.0 / sjj
-                if r == 1:
+                if has_conf:
+                    # pairs that may be held together only (no screen: the check breaks its vector loop)
+                    gj = idm[j]
+                    for l in range(j + 1, c):
+                        if conf[gj, idm[l]]:
+                            continue
+                        u = S[j, l] * inv
+                        sl = dg[l] - u * S[j, l]
+                        acc = 0.0
+                        for q in range(r):
+                            x = R[l, q] - u * R[j, q]
+                            acc += x * x
+                        if sl > 0.0:
+                            ww = acc / sl
+                            if ww > best:
+                                best = ww
+                                bl = l
+                elif r == 1:
                     # the hot loop (a vector a): the best ratio x^2 / sl kept as a fraction, so that
                     # a pair costs multiplications only; the row of S and the diagonal are contiguous
                     rj = R[j, 0]
@@ -288,6 +311,15 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
             for q in range(m + 1):
                 inc_sup[m + 1, q] = F[q]
         cc = c - i - 1
+        if has_conf:  # the child's candidates: those after x that x does not conflict with (positions in rem)
+            xg = idm[x]
+            kept = 0
+            for a in range(cc):
+                ya = i + 1 + a
+                if not conf[xg, idm[ya]]:
+                    rem[kept] = ya
+                    kept += 1
+            cc = kept
         # sizes m + 2 .. top remain in the child's subtree
         top = min(Km, m + 1 + cc)
         if top < m + 2:
@@ -307,17 +339,30 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         inv = 1.0 / sxx
         # the child's S (upper triangle) and R over its candidates, in the node's order (the
         # node's arrays are in that order: x is at position i, its candidates follow it)
-        for a in range(cc):
-            ya = i + 1 + a
-            w[a] = S[x, ya]
-            idn[a] = idm[ya]
-        for a in range(cc):
-            ya = i + 1 + a
-            u = w[a] * inv
-            for q in range(r):
-                Rn[a, q] = R[ya, q] - u * R[x, q]
-            for b in range(a, cc):
-                Sn[a, b] = S[ya, i + 1 + b] - u * w[b]
+        if has_conf:  # the kept candidates, gathered (still in the node's order: S[ya, yb] with ya < yb)
+            for a in range(cc):
+                ya = rem[a]
+                w[a] = S[x, ya]
+                idn[a] = idm[ya]
+            for a in range(cc):
+                ya = rem[a]
+                u = w[a] * inv
+                for q in range(r):
+                    Rn[a, q] = R[ya, q] - u * R[x, q]
+                for b in range(a, cc):
+                    Sn[a, b] = S[ya, rem[b]] - u * w[b]
+        else:
+            for a in range(cc):
+                ya = i + 1 + a
+                w[a] = S[x, ya]
+                idn[a] = idm[ya]
+            for a in range(cc):
+                ya = i + 1 + a
+                u = w[a] * inv
+                for q in range(r):
+                    Rn[a, q] = R[ya, q] - u * R[x, q]
+                for b in range(a, cc):
+                    Sn[a, b] = S[ya, i + 1 + b] - u * w[b]
         nc[m + 1] = cc
         fd[m + 1] = v
         Kd[m + 1] = top
@@ -350,15 +395,19 @@ class EnumKernel:
 
     ``order``: the features' order in the root's list (the root orders its children itself, so
     it only breaks ties); ``inc`` the incumbents by size (index = size), raised in place; supports
-    are reported in the original indices. ``off``: sizes not wanted (already solved): their
+    are reported in the original indices. ``conflict``: a ``p x p`` boolean matrix of the pairs no
+    support may hold (None: none; see :func:`_kernel`). ``off``: sizes not wanted (already solved): their
     incumbents are set to ``+inf`` inside the kernel, so that no subtree is kept for them alone
     and nothing is reported for them (extending a completed enumeration of ``1..K`` to size
     ``K + 1`` enumerates that size only).
     """
 
-    def __init__(self, M, B, K, order, inc, off=()):
+    def __init__(self, M, B, K, order, inc, off=(), conflict=None):
         p, r = M.shape
         self.order = np.asarray(order, dtype=np.int64)
+        # pairs no support holds together, in the root's order (1 x 1: none)
+        self.conf = np.zeros((1, 1), bool) if conflict is None else \
+            np.ascontiguousarray(np.asarray(conflict, dtype=bool)[np.ix_(self.order, self.order)])
         self.p, self.r, self.K = p, r, K
         self.Sd = np.zeros((K + 1, p, p))
         self.Rd = np.zeros((K + 1, p, r))
@@ -395,7 +444,8 @@ class EnumKernel:
 
     def step(self, budget):
         return _compiled_kernel()(self.K, int(budget), self.Sd, self.Rd, self.ids, self.nc, self.perm, self.sb, self.fd,
-                                  self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, *self._scratch)
+                                  self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, self.conf,
+                                  *self._scratch)
 
     def improved(self):
         """``{size: (value, support in original indices)}`` for every size the enumeration raised."""

@@ -55,6 +55,11 @@ class Feasibility:
             self.conflict = d2 < float(min_distance) ** 2 * (1 - 1e-12)
             np.fill_diagonal(self.conflict, False)
 
+    @property
+    def conflicts_only(self):
+        """Whether a minimum distance is the only constraint (the compiled enumeration knows it)."""
+        return self.conflict is not None and self.costs is None and self.caps is None and self.floors is None
+
     @classmethod
     def from_placement(cls, cons):
         """From resolved :class:`pixsel.scores.PlacementConstraints` (its installed and excluded

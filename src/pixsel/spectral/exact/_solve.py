@@ -245,12 +245,13 @@ def keep_order(backward_path, p):
     return np.array(order, dtype=np.intp)
 
 
-def _partner_kernel(kind, M, B, k, order):
+def _partner_kernel(kind, M, B, k, order, conflict=None):
     """The compiled search of size ``k`` a partner runs: the enumeration (branching in
-    ``order``) or ``exact_path``'s tree with every other size switched off."""
+    ``order``; ``conflict``: the pairs of features no support holds, or None) or
+    ``exact_path``'s tree with every other size switched off."""
     p = B.shape[0]
     if kind == "enumeration":
-        return _allk_enum.EnumKernel(M, B, k, order, np.full(k + 1, -np.inf), off=range(1, k))
+        return _allk_enum.EnumKernel(M, B, k, order, np.full(k + 1, -np.inf), off=range(1, k), conflict=conflict)
     return _allk_numba.PathKernel.of_sizes(M, B, k, True, np.full(p + 1, -np.inf), [None] * (p + 1), [k])
 
 
@@ -296,13 +297,18 @@ class _Partner:
 
     @staticmethod
     def choose(M, B, k, search):
-        """The kind of partner for this problem, or ``None``."""
+        """The kind of partner for this problem, or ``None``. Under placement constraints only a
+        minimum distance is known to a partner (the enumeration skips conflicting pairs), and only
+        without features fixed in at the root."""
         p, r = M.shape
         if not _USE_PARTNER or search.node_limit is not None or not 2 <= k <= p - 2:
             return None
+        constrained = search.feasible is not None
+        if constrained and (not search.feasible.conflicts_only or search.forced is not None):
+            return None
         if 3 <= k <= _ENUM_MAX_FRACTION * p and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES:
             return "enumeration"
-        if (p + 1) * (p * p + p * r + r * r) * 8 <= _PARTNER_MAX_BYTES:
+        if not constrained and (p + 1) * (p * p + p * r + r * r) * 8 <= _PARTNER_MAX_BYTES:
             return "tree"
         return None
 
@@ -315,7 +321,9 @@ class _Partner:
                 bw = greedy_path(self.M, self.B, direction="backward", criterion="trace", form="factor",
                                  route=self.search.route)
             order = keep_order(bw, self.B.shape[0])
-        self.kern = _partner_kernel(self.kind, self.M, self.B, self.k, order)
+        feasible = self.search.feasible
+        self.kern = _partner_kernel(self.kind, self.M, self.B, self.k, order,
+                                    conflict=None if feasible is None else feasible.conflict)
 
     def _share_incumbent(self):
         """The branch and bound's incumbent prunes the partner's search."""
@@ -332,7 +340,8 @@ class _Partner:
         search, kern, k = self.search, self.kern, self.k
         if self.kind == "enumeration":
             for value, S in kern.improved().values():
-                search.offer(value, S)
+                if search.feasible is None or search.feasible.admits(S):  # (conflict-free by construction)
+                    search.offer(value, S)
             kern._inc0[k] = kern.inc[k]
         else:
             inc, sup = kern.incumbents()
@@ -698,8 +707,11 @@ def exact_support(
         features no feasible completion takes are excluded (:mod:`pixsel.spectral.exact._feasible`);
         every support offered is feasible. The greedy starts do not know them: ``initial``
         (a feasible support, e.g. the constrained greedy's) is the start, without it the search
-        starts with none. Not with the largest eigenvalue of a full matrix ``A`` (sparse PCA);
-        not with the compiled partner search. A ``ValueError`` when no feasible support exists.
+        starts with none. Not with the largest eigenvalue of a full matrix ``A`` (sparse PCA).
+        The compiled enumeration that joins the search of an additive objective after 0.25 s
+        runs under a minimum distance alone (it skips the conflicting pairs), not beside a
+        budget, regions or features fixed in with them. A ``ValueError`` when no feasible
+        support exists.
 
     Returns
     -------
@@ -748,7 +760,7 @@ def exact_support(
 
     def run(A, B, form, k, criterion, search):
         additive = form == "vector" or (criterion.additive or (form == "factor" and A.shape[1] == 1))
-        if additive and search.feasible is None:  # (the compiled partner does not know the constraints)
+        if additive:  # (under placement constraints: a minimum distance alone, see _Partner.choose)
             M = A[:, None] if form == "vector" else (_factor_of_psd(A) if form == "full" else A)
             kind = _Partner.choose(M, B, k, search)
             if kind is not None:
