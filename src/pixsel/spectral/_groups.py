@@ -865,7 +865,6 @@ def brute_force_groups(A, B, groups, k, *, criterion="max-eig"):
     return arg, best
 
 
-
 # ------------------------------------------------------------------------------------------ block gains
 class _UnionGains:
     """Exact gains of adding whole groups to a union, for an additive objective of a vector or a
