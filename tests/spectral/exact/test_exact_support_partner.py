@@ -246,8 +246,9 @@ def _conflicts(rng, p):
     return C | C.T
 
 
+@pytest.mark.parametrize("gram", [False, True])
 @pytest.mark.parametrize("r", [1, 3])
-def test_enumeration_skips_conflicting_pairs(r):
+def test_enumeration_skips_conflicting_pairs(r, gram):
     """The enumeration kernel with a conflict matrix, against brute force over the conflict-free
     supports: every size up to K (vectors and trace of factors, Brownian and random pairs, any
     order, resumed a node at a time or in chunks); every support it reports is conflict-free."""
@@ -261,7 +262,7 @@ def test_enumeration_skips_conflicting_pairs(r):
         M = rng.standard_normal((p, r))
         conf = _conflicts(rng, p)
         K = int(rng.integers(2, p))
-        kern = _allk_enum.EnumKernel(M, B, K, rng.permutation(p), np.full(K + 1, -np.inf), conflict=conf)
+        kern = _allk_enum.EnumKernel(M, B, K, rng.permutation(p), np.full(K + 1, -np.inf), conflict=conf, gram=gram)
         while kern.open:
             kern.step(1 if trial % 2 else 64)
         found = kern.improved()
@@ -307,3 +308,55 @@ def test_forced_enumeration_under_a_minimum_distance(forced):
     both = placement_constraints(20, 3, min_distance=1.5, image_shape=(5, 4), costs=np.ones(20), budget=3.0)
     res = exact_support(*_hard_vector(rng, 20), 3, constraints=both)
     assert "partner" not in res.info
+
+
+# ------------------------------------------------------------------ the Gram mode (factors of many columns)
+@pytest.mark.parametrize("r", [1, 3, 12])
+def test_gram_mode_is_the_residual_mode(r):
+    """The enumeration keeping the Gram matrix of the residual rows (``p x p``) walks the same tree as
+    the one keeping the residual (``p x r``): every size's optimum (against brute force), the same
+    nodes, pair evaluations and pruned subtrees, with and without a good incumbent, resumed a node
+    at a time or in chunks; the rule picks it for factors of many columns."""
+    import itertools
+
+    rng = np.random.default_rng(70 + r)
+    for trial in range(10):
+        p = int(rng.integers(5, 12))
+        X = rng.standard_normal((p + 3, p)).cumsum(axis=1 if trial % 2 else 0)
+        B = X.T @ X / (p + 3) + 0.02 * np.eye(p)
+        M = rng.standard_normal((p, r))
+        K = int(rng.integers(3, p))
+        order = rng.permutation(p)
+        opt = [max(_value(M, B, list(S), "trace") for S in itertools.combinations(range(p), j))
+               for j in range(1, K + 1)]
+        inc = np.full(K + 1, -np.inf)
+        if trial % 3 == 0:  # a good incumbent makes the pruning bite
+            inc[1:] = np.array(opt) * (1 - 1e-6)
+        kerns = [_allk_enum.EnumKernel(M, B, K, order, inc, gram=g) for g in (False, True)]
+        for kern in kerns:
+            while kern.open:
+                kern.step(1 if trial % 2 else 64)
+        plain, gram = kerns
+        assert gram.gram and not plain.gram
+        np.testing.assert_array_equal(gram.state[1:], plain.state[1:])  # nodes, pairs, pruned subtrees
+        for j in range(1, K + 1):
+            np.testing.assert_allclose(gram.inc[j], opt[j - 1], rtol=1e-9)
+    assert _allk_enum.gram_mode(100, 100) and not _allk_enum.gram_mode(100, 1) and not _allk_enum.gram_mode(100, 9)
+
+
+def test_column_subset_partner_runs_in_gram_mode(forced):
+    """The column subset's pair (``A = C C^T``, ``B = C``; its factor has ``p`` columns): the
+    enumeration partner in the Gram mode, from the first node, finds the brute-force optimum."""
+    import itertools
+
+    from pixsel.spectral._criteria import criterion_named
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 14)).cumsum(axis=1)
+    C = X.T @ X / 60
+    A, Bc, _ = criterion_named("column-subset").pair(C)
+    for k in (3, 4, 5):
+        best = max(_value(A, Bc, list(S), "trace") for S in itertools.combinations(range(14), k))
+        res = exact_support(A, Bc, k, criterion=criterion_named("column-subset"))
+        assert res.status == "optimal" and res.info["partner"]["started"]
+        assert res.objective == pytest.approx(best, rel=1e-9)

@@ -50,13 +50,26 @@ import threading
 import numpy as np
 from ..._optional import numba as _require_numba
 
-__all__ = ["EnumKernel", "enumeration_growth", "enumeration_size", "enumeration_work"]
+__all__ = ["EnumKernel", "enumeration_bytes", "enumeration_growth", "enumeration_size", "enumeration_work",
+           "gram_mode"]
 
 #: the largest estimated work (``C(p, K - 2) (p - K + 2)^2 / 2`` pair evaluations) enumerated
 WORK_BUDGET = 1.2e10
 #: nodes per :meth:`EnumKernel.step` between two checks of the caller's limits (a node costs at
 #: most ``O(p^2 r)``)
 CHUNK = 2048
+
+
+def gram_mode(p: int, r: int) -> bool:
+    """Whether the enumeration keeps the Gram matrix of the residual rows (``p x p``) rather than
+    the residual (``p x r``): for factors of many columns, where valuing a pair in ``O(r)`` costs
+    more than keeping ``p x p`` matrices (the column subset's factor has ``r = p``)."""
+    return p >= 2 and r >= max(8, p // 4)
+
+
+def enumeration_bytes(p: int, r: int, K: int) -> int:
+    """The bytes of an :class:`EnumKernel`'s per-depth matrices for sizes up to ``K``."""
+    return (K + 1) * p * (p + (p if gram_mode(p, r) else r)) * 8
 
 
 def enumeration_work(p: int, r: int, K: int) -> float:
@@ -83,7 +96,8 @@ def enumeration_size(p: int, r: int, max_k: int, budget: float | None = None) ->
     return best
 
 
-def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, conf, T, Rt, rem, w):  # pragma: no cover - compiled
+def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, inc_sup, conf, gram, T, Rt, Gt, rem,
+            w):  # pragma: no cover - compiled
     """Run up to ``budget`` node visits; ``state = [depth, nodes, pairs, pruned]`` (depth -1: done).
 
     A node at depth ``m`` holds, over its ``nc[m]`` candidates (``ids[m]``, global indices), the
@@ -95,7 +109,11 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
     placement's minimum distance), or ``1 x 1`` for none: a child keeps only the candidates that do
     not conflict with the feature it adds, and the pair loops skip conflicting pairs, so every
     support valued is conflict-free (the suffix bounds of the unfiltered lists still bound the
-    filtered subtrees). ``T``, ``Rt``, ``rem``, ``w``: scratch.
+    filtered subtrees). ``gram``: ``Rd[m]`` holds the Gram matrix ``G = R R^T`` of the residual
+    rows over the node's candidates (upper triangle, ``p x p``) instead of ``R`` (``p x r``): a
+    pair is then valued in ``O(1)`` (``|R_l - u R_j|^2 = G_ll - 2 u G_jl + u^2 G_jj``) instead of
+    ``O(r)``, for factors of many columns (the column subset's ``M``, ``r = p``); the same tree,
+    the same values to rounding. ``T``, ``Rt``, ``Gt`` (``gram`` only), ``rem``, ``w``: scratch.
     Once a node has ordered its children it rewrites ``Sd[m]``, ``Rd[m]`` and ``ids[m]`` in that
     order (``perm[m]`` becomes the identity), so that each child's matrix is built from contiguous
     rows; only upper triangles are kept (every reader reads ``S[j, l]`` with ``j <= l``)."""
@@ -121,11 +139,17 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
             # every child (size m + 1) and, at m = Km - 2, every pair of candidates (size m + 2)
             for j in range(c):
                 dg[j] = S[j, j]
+            if gram:
+                for j in range(c):
+                    w[j] = R[j, j]  # the squared residual norms
             for j in range(c):
                 sjj = dg[j]
                 acc = 0.0
-                for q in range(r):
-                    acc += R[j, q] * R[j, q]
+                if gram:
+                    acc = w[j]
+                else:
+                    for q in range(r):
+                        acc += R[j, q] * R[j, q]
                 v = f + acc / sjj
                 if v > inc[m + 1]:
                     inc[m + 1] = v
@@ -137,7 +161,22 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 best = -np.inf
                 bl = -1
                 inv = 1.0 / sjj
-                if has_conf:
+                if gram:
+                    # |R_l - u R_j|^2 from the Gram matrix: O(1) a pair
+                    gjj = w[j]
+                    gj = idm[j]
+                    for l in range(j + 1, c):
+                        if has_conf and conf[gj, idm[l]]:
+                            continue
+                        u = S[j, l] * inv
+                        sl = dg[l] - u * S[j, l]
+                        acc = w[l] - 2.0 * u * R[j, l] + u * u * gjj
+                        if sl > 0.0:
+                            ww = acc / sl
+                            if ww > best:
+                                best = ww
+                                bl = l
+                elif has_conf:
                     # pairs that may be held together only (no screen: the check breaks its vector loop)
                     gj = idm[j]
                     for l in range(j + 1, c):
@@ -217,8 +256,12 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
             for a in range(c):
                 for b in range(a + 1):
                     T[a, b] = S[b, a]
-                for q in range(r):
-                    Rt[a, q] = R[a, q]
+                if gram:
+                    for b in range(a + 1):
+                        Gt[a, b] = R[b, a]
+                else:
+                    for q in range(r):
+                        Rt[a, q] = R[a, q]
                 rem[a] = a
             nr = c
             cum = 0.0
@@ -230,8 +273,11 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                     txx = T[a, a]
                     if txx > 0.0:
                         acc = 0.0
-                        for q in range(r):
-                            acc += Rt[a, q] * Rt[a, q]
+                        if gram:
+                            acc = Gt[a, a]
+                        else:
+                            for q in range(r):
+                                acc += Rt[a, q] * Rt[a, q]
                         g = acc / txx
                         if g < bg:
                             bg = g
@@ -257,10 +303,23 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                         t = T[b, ba]
                         T[b, ba] = T[n1, b]
                         T[n1, b] = t
-                    for q in range(r):
-                        t = Rt[ba, q]
-                        Rt[ba, q] = Rt[n1, q]
-                        Rt[n1, q] = t
+                    if gram:  # the same swap in the lower-stored Gram matrix
+                        t = Gt[ba, ba]
+                        Gt[ba, ba] = Gt[n1, n1]
+                        Gt[n1, n1] = t
+                        for b in range(ba):
+                            t = Gt[ba, b]
+                            Gt[ba, b] = Gt[n1, b]
+                            Gt[n1, b] = t
+                        for b in range(ba + 1, n1):
+                            t = Gt[b, ba]
+                            Gt[b, ba] = Gt[n1, b]
+                            Gt[n1, b] = t
+                    else:
+                        for q in range(r):
+                            t = Rt[ba, q]
+                            Rt[ba, q] = Rt[n1, q]
+                            Rt[n1, q] = t
                     y = rem[ba]
                     rem[ba] = rem[n1]
                     rem[n1] = y
@@ -273,10 +332,18 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 for a in range(n1):
                     w[a] = T[n1, a]
                     dg[a] = w[a] * inv
+                if gram:  # G_ab -= u_a G_nb + u_b G_na - u_a u_b G_nn (n = n1; lower-stored, b <= a)
+                    gnn = Gt[n1, n1]
+                    for a in range(n1):
+                        u = dg[a]
+                        gna = Gt[n1, a]
+                        for b in range(a + 1):
+                            Gt[a, b] -= u * Gt[n1, b] + dg[b] * (gna - u * gnn)
                 for a in range(n1):
                     u = dg[a]
-                    for q in range(r):
-                        Rt[a, q] -= u * Rt[n1, q]
+                    if not gram:
+                        for q in range(r):
+                            Rt[a, q] -= u * Rt[n1, q]
                     wa = w[a]
                     for b in range(a + 1):
                         T[a, b] -= dg[b] * wa
@@ -287,14 +354,23 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                 for b in range(a, c):
                     pb = perm[m, b]
                     T[a, b] = S[pa, pb] if pa <= pb else S[pb, pa]
-                for q in range(r):
-                    Rt[a, q] = R[pa, q]
+                if gram:
+                    for b in range(a, c):
+                        pb = perm[m, b]
+                        Gt[a, b] = R[pa, pb] if pa <= pb else R[pb, pa]
+                else:
+                    for q in range(r):
+                        Rt[a, q] = R[pa, q]
                 rem[a] = idm[pa]
             for a in range(c):
                 for b in range(a, c):
                     S[a, b] = T[a, b]
-                for q in range(r):
-                    R[a, q] = Rt[a, q]
+                if gram:
+                    for b in range(a, c):
+                        R[a, b] = Gt[a, b]
+                else:
+                    for q in range(r):
+                        R[a, q] = Rt[a, q]
                 idm[a] = rem[a]
                 perm[m, a] = a
         cur[m] = i
@@ -302,8 +378,11 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         F[m] = idm[x]
         sxx = S[x, x]
         acc = 0.0
-        for q in range(r):
-            acc += R[x, q] * R[x, q]
+        if gram:
+            acc = R[x, x]
+        else:
+            for q in range(r):
+                acc += R[x, q] * R[x, q]
         v = f + acc / sxx
         state[1] += 1
         if v > inc[m + 1]:
@@ -339,7 +418,25 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
         inv = 1.0 / sxx
         # the child's S (upper triangle) and R over its candidates, in the node's order (the
         # node's arrays are in that order: x is at position i, its candidates follow it)
-        if has_conf:  # the kept candidates, gathered (still in the node's order: S[ya, yb] with ya < yb)
+        if gram:  # G'_ab = G_ab - u_a G_xb - u_b G_xa + u_a u_b G_xx over the kept candidates (x first)
+            if not has_conf:
+                for a in range(cc):
+                    rem[a] = i + 1 + a
+            gxx = R[x, x]
+            for a in range(cc):
+                ya = rem[a]
+                w[a] = S[x, ya]
+                dg[a] = R[x, ya]
+                idn[a] = idm[ya]
+            for a in range(cc):
+                ya = rem[a]
+                u = w[a] * inv
+                ga = dg[a] - u * gxx
+                for b in range(a, cc):
+                    yb = rem[b]
+                    Sn[a, b] = S[ya, yb] - u * w[b]
+                    Rn[a, b] = R[ya, yb] - u * dg[b] - w[b] * inv * ga
+        elif has_conf:  # the kept candidates, gathered (still in the node's order: S[ya, yb] with ya < yb)
             for a in range(cc):
                 ya = rem[a]
                 w[a] = S[x, ya]
@@ -396,23 +493,31 @@ class EnumKernel:
     ``order``: the features' order in the root's list (the root orders its children itself, so
     it only breaks ties); ``inc`` the incumbents by size (index = size), raised in place; supports
     are reported in the original indices. ``conflict``: a ``p x p`` boolean matrix of the pairs no
-    support may hold (None: none; see :func:`_kernel`). ``off``: sizes not wanted (already solved): their
+    support may hold (None: none; see :func:`_kernel`). ``gram``: keep the Gram matrix of the
+    residual rows rather than the residual (None: :func:`gram_mode`'s rule). ``off``: sizes not
+    wanted (already solved): their
     incumbents are set to ``+inf`` inside the kernel, so that no subtree is kept for them alone
     and nothing is reported for them (extending a completed enumeration of ``1..K`` to size
     ``K + 1`` enumerates that size only).
     """
 
-    def __init__(self, M, B, K, order, inc, off=(), conflict=None):
+    def __init__(self, M, B, K, order, inc, off=(), conflict=None, gram=None):
         p, r = M.shape
         self.order = np.asarray(order, dtype=np.int64)
+        self.gram = gram_mode(p, r) if gram is None else bool(gram) and p >= 2
         # pairs no support holds together, in the root's order (1 x 1: none)
         self.conf = np.zeros((1, 1), bool) if conflict is None else \
             np.ascontiguousarray(np.asarray(conflict, dtype=bool)[np.ix_(self.order, self.order)])
         self.p, self.r, self.K = p, r, K
         self.Sd = np.zeros((K + 1, p, p))
-        self.Rd = np.zeros((K + 1, p, r))
         self.Sd[0] = np.asarray(B, dtype=np.float64)[np.ix_(self.order, self.order)]
-        self.Rd[0] = np.asarray(M, dtype=np.float64)[self.order]
+        Mo = np.asarray(M, dtype=np.float64)[self.order]
+        if self.gram:  # the Gram matrix of the residual rows (M M^T at the root)
+            self.Rd = np.zeros((K + 1, p, p))
+            self.Rd[0] = Mo @ Mo.T
+        else:
+            self.Rd = np.zeros((K + 1, p, r))
+            self.Rd[0] = Mo
         self.ids = np.zeros((K + 1, p), np.int64)  # per depth: the node's candidates (indices in order)
         self.ids[0] = np.arange(p)
         self.nc = np.zeros(K + 1, np.int64)
@@ -431,7 +536,8 @@ class EnumKernel:
             if 1 <= j <= K:
                 self.inc[j] = np.inf
         self.inc_sup = np.full((K + 1, max(K, 1)), -1, np.int64)
-        self._scratch = (np.zeros((p, p)), np.zeros((p, r)), np.zeros(p, np.int64), np.zeros(p))
+        self._scratch = (np.zeros((p, p)), np.zeros((1, 1)) if self.gram else np.zeros((p, r)),
+                         np.zeros((p, p)) if self.gram else np.zeros((1, 1)), np.zeros(p, np.int64), np.zeros(p))
         self._inc0 = self.inc.copy()
 
     @property
@@ -445,7 +551,7 @@ class EnumKernel:
     def step(self, budget):
         return _compiled_kernel()(self.K, int(budget), self.Sd, self.Rd, self.ids, self.nc, self.perm, self.sb, self.fd,
                                   self.Kd, self.cur, self.F, self.state, self.inc, self.inc_sup, self.conf,
-                                  *self._scratch)
+                                  self.gram, *self._scratch)
 
     def improved(self):
         """``{size: (value, support in original indices)}`` for every size the enumeration raised."""

@@ -306,7 +306,7 @@ class _Partner:
         constrained = search.feasible is not None
         if constrained and (not search.feasible.conflicts_only or search.forced is not None):
             return None
-        if 3 <= k <= _ENUM_MAX_FRACTION * p and (k + 1) * p * (p + r) * 8 <= _PARTNER_MAX_BYTES:
+        if 3 <= k <= _ENUM_MAX_FRACTION * p and _allk_enum.enumeration_bytes(p, r, k) <= _PARTNER_MAX_BYTES:
             return "enumeration"
         if not constrained and (p + 1) * (p * p + p * r + r * r) * 8 <= _PARTNER_MAX_BYTES:
             return "tree"
