@@ -180,24 +180,7 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                             if ww > best:
                                 best = ww
                                 bl = l
-                elif has_conf:
-                    # pairs that may be held together only (no screen: the check breaks its vector loop)
-                    gj = idm[j]
-                    for l in range(j + 1, c):
-                        if conf[gj, idm[l]]:
-                            continue
-                        u = S[j, l] * inv
-                        sl = dg[l] - u * S[j, l]
-                        acc = 0.0
-                        for q in range(r):
-                            x = R[l, q] - u * R[j, q]
-                            acc += x * x
-                        if sl > 0.0:
-                            ww = acc / sl
-                            if ww > best:
-                                best = ww
-                                bl = l
-                elif r == 1:
+                elif r == 1 and not has_conf:
                     # the hot loop (a vector a): the best ratio x^2 / sl kept as a fraction, so that
                     # a pair costs multiplications only; the row of S and the diagonal are contiguous
                     rj = R[j, 0]
@@ -229,7 +212,12 @@ def _kernel(K, budget, Sd, Rd, ids, nc, perm, sb, fd, Kd, cur, F, state, inc, in
                     if bl >= 0:
                         best = ba / bs
                 else:
+                    # a factor, or pairs that may be held together only (no screen: the check
+                    # breaks its vector loop)
+                    gj = idm[j]
                     for l in range(j + 1, c):
+                        if has_conf and conf[gj, idm[l]]:
+                            continue
                         u = S[j, l] * inv
                         sl = dg[l] - u * S[j, l]
                         acc = 0.0
