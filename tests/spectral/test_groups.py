@@ -397,3 +397,20 @@ def test_additive_swaps_and_beams_with_the_identity_denominator():
         assert fast.objective == pytest.approx(best, rel=1e-12)
         assert _groups.group_beam_search(A, None, groups, k, width=1, criterion="trace").objective == \
             pytest.approx(best, rel=1e-12)
+
+
+def test_group_beam_reads_a_given_greedy_path():
+    """A caller's forward path (to k or further) is the beam's floor as the one it computes: the
+    same result; a backward path or one that stops short is refused."""
+    A, B, groups, G, rng = _additive_problem(7)
+    k = max(1, G - 1)
+    path = group_greedy_path(A, B, groups, criterion="trace")
+    own = _groups.group_beam_search(A, B, groups, k, width=2, criterion="trace")
+    given = _groups.group_beam_search(A, B, groups, k, width=2, criterion="trace", greedy=path)
+    np.testing.assert_array_equal(given.groups, own.groups)
+    np.testing.assert_array_equal(given.objective_path, own.objective_path)
+    back = group_greedy_path(A, B, groups, criterion="trace", direction="backward")
+    short = group_greedy_path(A, B, groups, criterion="trace", max_k=k - 1) if k > 1 else back
+    for bad in (back, short):
+        with pytest.raises(ValueError, match="forward group path"):
+            _groups.group_beam_search(A, B, groups, k, width=2, criterion="trace", greedy=bad)

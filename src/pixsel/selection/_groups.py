@@ -181,8 +181,10 @@ def search_groups_at_k(est, grouping, A, B, k, *, criterion="max-eig", beam_widt
     B = None if B is None else to_numpy(B, np.float64)
     chosen = np.unique(grouping.codes[to_numpy(est.support_).astype(bool)])
     value = float(est.objective_path_[k - 1])
-    if beam_width > 1:
-        res = group_beam_search(A, B, grouping.codes, k, width=beam_width, criterion=criterion)
+    if beam_width > 1:  # the fit's forward group path is the beam's floor: not computed again
+        fwd = est.forward_path_
+        res = group_beam_search(A, B, grouping.codes, k, width=beam_width, criterion=criterion,
+                                greedy=fwd if fwd is not None and len(fwd.order) >= k else None)
         if res.objective > value:
             chosen, value = res.groups, res.objective
     if sweeps:

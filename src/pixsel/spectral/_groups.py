@@ -1120,6 +1120,7 @@ def group_beam_search(
     width: int = 4,
     criterion: Literal["max-eig", "trace"] = "max-eig",
     form: Literal["auto", "vector", "factor", "full"] = "auto",
+    greedy: GroupPath | None = None,
     _fast: bool = True,
 ) -> GroupBeamResult:
     """Beam search over groups: the ``width`` best distinct unions of each size, grown side by side.
@@ -1144,6 +1145,9 @@ def group_beam_search(
         Number of groups, in ``[1, n_groups]``.
     width : int
         Unions kept per size (>= 1).
+    greedy : GroupPath or None
+        The forward greedy path over the same groups of the same pair and criterion, to ``k`` or
+        further, where the caller has it (a selector's ``forward_path_``); None computes it.
 
     Returns
     -------
@@ -1162,7 +1166,11 @@ def group_beam_search(
     G = len(labels)
     k = check_int(k, "k", low=1, high=G, owner=owner)
     width = check_int(width, "width", low=1, owner=owner)
-    greedy = group_greedy_path(A, B, codes, criterion=criterion, form=form, max_k=k)
+    if greedy is None:
+        greedy = group_greedy_path(A, B, codes, criterion=criterion, form=form, max_k=k)
+    elif greedy.direction != "forward" or len(greedy.order) < k or not np.array_equal(greedy.codes, codes):
+        raise ValueError(f"{owner}: greedy must be the forward group path of these groups to k = {k} or further; "
+                         "pass greedy=None to compute it.")
     members = _members(codes, G)
     sizes = np.bincount(codes, minlength=G)
     full = A if form == "full" else (np.outer(A, A) if form == "vector" else A @ A.T)
